@@ -1,0 +1,12 @@
+import { Command } from 'commander';
+import { DESIGN_IDS } from '../config.js';
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('fleetlimit')
+    .description(`One rate limit shared by K gateways. Designs: ${DESIGN_IDS.join(', ')}.`)
+    .version('0.1.0')
+    .showHelpAfterError();
+  return program;
+}

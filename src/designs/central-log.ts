@@ -1,0 +1,60 @@
+import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
+import { type FleetParams, type KeyLimiter, NEED_STORE, type Verdict } from './key-limiter.js';
+
+/**
+ * central-log: every request asks the store, which admits iff its window count + cost <= L.
+ * Exact; a store round trip per request. The gateway keeps only the last reply, for headers
+ * and for the simulator's skip (nothing can change until the oldest admit leaves the window).
+ */
+export class CentralLogKey implements KeyLimiter {
+  readonly design = 'central-log' as const;
+  private count = 0;
+  private oldestExpiry = Number.POSITIVE_INFINITY;
+
+  constructor(private readonly p: FleetParams) {}
+
+  decide(_now: number, _cost: number): Verdict {
+    return NEED_STORE;
+  }
+
+  onLogReply(reply: LogAdmitReply, _now: number, _cost: number): boolean {
+    this.count = reply.count;
+    this.oldestExpiry = reply.oldestExpiry;
+    return reply.allowed;
+  }
+
+  onAskReply(_reply: AskReply, _now: number, _cost: number): boolean {
+    throw new Error('central-log never asks for grants');
+  }
+
+  askSize(_cost: number): number {
+    return 0;
+  }
+
+  noteRejected(_n: number, _now: number): void {}
+
+  nextChangeAt(_now: number): number {
+    return this.oldestExpiry;
+  }
+
+  remaining(now: number): number {
+    const count = now >= this.oldestExpiry ? this.count - 1 : this.count;
+    return Math.max(0, this.p.policy.limit - count);
+  }
+
+  resetAt(_now: number): number {
+    return this.oldestExpiry;
+  }
+
+  syncEntry(_key: string, _now: number): SyncEntry | null {
+    return null;
+  }
+
+  applySync(_reply: SyncReply, _now: number): void {}
+
+  syncFailed(_now: number): void {}
+
+  isIdle(now: number): boolean {
+    return now >= this.oldestExpiry || this.count === 0;
+  }
+}

@@ -1,0 +1,53 @@
+import type { DesignId, Policy } from '../config.js';
+import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
+
+/** What a local decision asks for. NEED_STORE: this request must wait on a store round trip. */
+export const DENY = 0;
+export const ALLOW = 1;
+export const NEED_STORE = 2;
+export type Verdict = typeof DENY | typeof ALLOW | typeof NEED_STORE;
+
+/** Everything a design needs to know about the fleet it runs in. */
+export interface FleetParams {
+  readonly policy: Policy;
+  /** K: gateways sharing the limit. */
+  readonly gateways: number;
+  /** Δ: the sync interval. */
+  readonly syncMs: number;
+  /** How long a grant stays valid without a sync (lease designs). */
+  readonly leaseTtlMs: number;
+  /** How far ahead a sync reply lists expiries. */
+  readonly horizonMs: number;
+}
+
+/**
+ * One key's decision state on one gateway: a small state machine driven by `now`, with no clock,
+ * no timers and no I/O. The gateway runtime and the simulator both drive these same objects.
+ *
+ * Protocol:
+ * - `decide(now, cost)` → ALLOW (already counted), DENY, or NEED_STORE; on NEED_STORE the caller
+ *   makes the design's request-path store call and hands the reply to `onLogReply` / `onAskReply`.
+ * - `noteRejected(n, now)`: n arrivals were rejected without calling decide (the simulator's skip).
+ * - `nextChangeAt(now)`: while decide says DENY, the earliest instant it might not, absent a sync.
+ * - `syncEntry(key, now)` takes what this key tells the store at a sync (null: nothing), and
+ *   `applySync(reply, now)` takes the answer; `syncFailed(now)` puts the taken pushes back.
+ */
+export interface KeyLimiter {
+  readonly design: DesignId;
+  decide(now: number, cost: number): Verdict;
+  onLogReply(reply: LogAdmitReply, now: number, cost: number): boolean;
+  onAskReply(reply: AskReply, now: number, cost: number): boolean;
+  /** Slots the NEED_STORE call asks for (leases-ask). */
+  askSize(cost: number): number;
+  noteRejected(n: number, now: number): void;
+  nextChangeAt(now: number): number;
+  /** Slots still usable now, as this gateway sees it (for the RateLimit header). */
+  remaining(now: number): number;
+  /** When the next slot frees up as this gateway sees it (Infinity if it knows of none). */
+  resetAt(now: number): number;
+  syncEntry(key: string, now: number): SyncEntry | null;
+  applySync(reply: SyncReply, now: number): void;
+  syncFailed(now: number): void;
+  /** Nothing left in the window, nothing to push, nothing held: the state can be dropped. */
+  isIdle(now: number): boolean;
+}

@@ -1,0 +1,140 @@
+import { requireCost, requireKey, requireTime } from '../config.js';
+import { createKeyLimiter } from '../designs/index.js';
+import { ALLOW, DENY, type KeyLimiter } from '../designs/key-limiter.js';
+import type { Store, SyncEntry } from '../store/contract.js';
+import type { Decision } from './decision.js';
+import { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from './options.js';
+
+export interface SyncStats {
+  /** Keys exchanged with the store in this sync. */
+  keys: number;
+  /** Keys whose state was dropped because nothing of them is left. */
+  dropped: number;
+}
+
+/**
+ * One gateway over a synchronous store (the in-memory store): decisions and syncs are plain calls,
+ * `now` is always passed in. The Redis runtime drives the same key state machines asynchronously.
+ */
+export class Gateway {
+  readonly id: string;
+  readonly options: ResolvedOptions;
+  private readonly keys = new Map<string, KeyLimiter>();
+  private seq = 0;
+  private lastSyncAt = Number.NaN;
+
+  constructor(
+    opts: GatewayOptions,
+    private readonly store: Store,
+  ) {
+    this.options = resolveGatewayOptions(opts);
+    this.id = this.options.id;
+  }
+
+  /** Keys this gateway holds state for. */
+  get keyCount(): number {
+    return this.keys.size;
+  }
+
+  admit(key: string, now: number, cost = 1): Decision {
+    requireKey(key);
+    requireTime('now', now);
+    requireCost(cost);
+    const { design, policy, fleet } = this.options;
+    let lim = this.keys.get(key);
+    if (lim === undefined) {
+      lim = createKeyLimiter(design, fleet, now);
+      // central-log keeps nothing between requests: the store holds its whole state
+      if (design !== 'central-log') this.keys.set(key, lim);
+    }
+    let verdict = lim.decide(now, cost);
+    let allowed: boolean;
+    if (verdict === ALLOW) allowed = true;
+    else if (verdict === DENY) allowed = false;
+    else if (design === 'central-log')
+      allowed = lim.onLogReply(this.store.logAdmit(key, policy, now, cost), now, cost);
+    else {
+      const reply = this.store.ask(this.id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now);
+      allowed = lim.onAskReply(reply, now, cost);
+    }
+    verdict = allowed ? ALLOW : DENY;
+    const resetAt = lim.resetAt(now);
+    const decision: Decision = {
+      allowed,
+      remaining: lim.remaining(now),
+      resetMs: Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0,
+    };
+    if (!allowed) decision.retryAfterMs = this.retryAfter(lim, now);
+    return decision;
+  }
+
+  private retryAfter(lim: KeyLimiter, now: number): number {
+    const change = lim.nextChangeAt(now);
+    const nextSync = Number.isNaN(this.lastSyncAt)
+      ? now + this.options.fleet.syncMs
+      : this.lastSyncAt + this.options.fleet.syncMs;
+    const design = this.options.design;
+    // central-log and split never learn anything at a sync
+    const at = design === 'central-log' || design === 'split' ? change : Math.min(change, nextSync);
+    return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(this.options.policy.windowMs);
+  }
+
+  /** One batched exchange with the store for every key this gateway holds; drops idle keys. */
+  sync(now: number): SyncStats {
+    requireTime('now', now);
+    const entries: SyncEntry[] = [];
+    const owners: KeyLimiter[] = [];
+    let dropped = 0;
+    for (const [key, lim] of this.keys) {
+      const e = lim.syncEntry(key, now);
+      if (e === null) {
+        if (lim.isIdle(now)) {
+          this.keys.delete(key);
+          dropped++;
+        }
+        continue;
+      }
+      entries.push(e);
+      owners.push(lim);
+    }
+    this.lastSyncAt = now;
+    // an empty sync still goes out: it is the store's heartbeat and lets it sweep idle keys
+    const { policy, fleet } = this.options;
+    const seq = ++this.seq;
+    let result: ReturnType<Store['sync']>;
+    try {
+      result = this.store.sync(
+        {
+          gatewayId: this.id,
+          seq,
+          policy,
+          leaseTtlMs: fleet.leaseTtlMs,
+          horizonMs: fleet.horizonMs,
+          entries,
+        },
+        now,
+      );
+    } catch (err) {
+      for (const lim of owners) lim.syncFailed(now);
+      throw err;
+    }
+    for (let i = 0; i < owners.length; i++) {
+      const lim = owners[i];
+      lim.applySync(result.replies[i], now);
+      if (lim.isIdle(now)) {
+        this.keys.delete(entries[i].key);
+        dropped++;
+      }
+    }
+    return { keys: entries.length, dropped };
+  }
+
+  /** The key's state machine, if held (tests and tools). */
+  limiterFor(key: string): KeyLimiter | undefined {
+    return this.keys.get(key);
+  }
+}
+
+export function createGateway(opts: GatewayOptions & { store: Store }): Gateway {
+  return new Gateway(opts, opts.store);
+}

@@ -1,0 +1,95 @@
+import type { Policy } from '../config.js';
+
+/**
+ * The store contract: every design talks to the shared store only through these calls.
+ * Times are milliseconds on the store's clock. `sync` covers many keys in one call, because a
+ * gateway holds state for many keys and a sync of N keys must be one round trip, not N.
+ *
+ * `Store` is the synchronous form (the exact in-memory store, used by the simulator and tests);
+ * `AsyncStore` is the same contract over a network (Redis).
+ */
+
+/** What one gateway says about one key at a sync. */
+export interface SyncEntry {
+  key: string;
+  /** Timestamps of this gateway's admits since its last sync, ascending; one per slot spent. */
+  admits: number[];
+  /** The shared-counter family: reply with the key's admitted count and soon-to-expire admits. */
+  read: boolean;
+  /** Lease designs: hand back every outstanding grant of this gateway for this key (spent ones are in `admits`). */
+  release: boolean;
+  /** Lease designs: slots asked for; 0 asks nothing. */
+  ask: number;
+}
+
+export interface SyncRequest {
+  gatewayId: string;
+  /** Increases by one per sync of this gateway; a retried request with a seq already applied is not applied twice. */
+  seq: number;
+  policy: Policy;
+  /** How long a grant stays outstanding without a sync before the store takes it back. */
+  leaseTtlMs: number;
+  /** Report expiries up to this far ahead of the store's now (the gateway's view ages out on its own until then). */
+  horizonMs: number;
+  entries: SyncEntry[];
+}
+
+/** The store's answer for one key, after the entry's pushes were applied. */
+export interface SyncReply {
+  /** Admitted in the window at the store's now (outstanding grants not included). */
+  count: number;
+  /**
+   * Expiry instants of counted admits that expire before `horizon`, ascending. Past the horizon the
+   * gateway knows nothing more about expiries and must keep its count (it errs towards rejecting).
+   */
+  expiries: number[];
+  horizon: number;
+  /** Slots granted to this gateway (lease designs). */
+  granted: number;
+  /** The instant those grants lapse unless renewed by a sync. */
+  grantExpiresAt: number;
+}
+
+export interface SyncResult {
+  /** The store's time when it applied the sync. */
+  now: number;
+  replies: SyncReply[];
+}
+
+/** central-log's request-path call: admit iff the window's count + cost <= limit, atomically. */
+export interface LogAdmitReply {
+  allowed: boolean;
+  /** Count in the window after this call. */
+  count: number;
+  /** When the oldest counted admit leaves the window (Infinity if none). */
+  oldestExpiry: number;
+  now: number;
+}
+
+/** leases-ask's request-path call: grant up to `ask` slots now. */
+export interface AskReply {
+  granted: number;
+  grantExpiresAt: number;
+  now: number;
+}
+
+export interface Store {
+  logAdmit(key: string, policy: Policy, now: number, cost: number): LogAdmitReply;
+  sync(req: SyncRequest, now: number): SyncResult;
+  ask(gatewayId: string, key: string, policy: Policy, leaseTtlMs: number, ask: number, now: number): AskReply;
+  /** Keys the store holds state for. */
+  readonly keyCount: number;
+}
+
+export interface AsyncStore {
+  logAdmit(key: string, policy: Policy, now: number, cost: number): Promise<LogAdmitReply>;
+  sync(req: SyncRequest, now: number): Promise<SyncResult>;
+  ask(
+    gatewayId: string,
+    key: string,
+    policy: Policy,
+    leaseTtlMs: number,
+    ask: number,
+    now: number,
+  ): Promise<AskReply>;
+}

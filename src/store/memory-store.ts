@@ -1,0 +1,222 @@
+import type { Policy } from '../config.js';
+import { MinHeap } from '../util/min-heap.js';
+import { expiryOf } from '../window/expiry.js';
+import { TimeLog } from '../window/time-log.js';
+import type {
+  AskReply,
+  LogAdmitReply,
+  Store,
+  SyncEntry,
+  SyncReply,
+  SyncRequest,
+  SyncResult,
+} from './contract.js';
+
+interface Lease {
+  slots: number;
+  expiresAt: number;
+}
+
+/** One key's state in the store: every admitted timestamp still in the window, and outstanding grants. */
+class KeyRecord {
+  readonly log = new TimeLog();
+  leases: Map<string, Lease> | null = null;
+  /** When the record is next looked at by the sweep; -1 once deleted. */
+  sweepAt = 0;
+  constructor(
+    readonly key: string,
+    /** The policy the record was last touched with: the sweep ages the record by it. */
+    public policy: Policy,
+  ) {}
+
+  /** Prunes aged-out admits and lapsed grants; returns the outstanding slots of every gateway but `except`. */
+  prune(now: number, policy: Policy, except?: string): number {
+    this.log.dropExpired(now, policy.windowMs, policy.windowKind);
+    let outstanding = 0;
+    if (this.leases !== null) {
+      for (const [gw, lease] of this.leases) {
+        if (lease.expiresAt <= now) this.leases.delete(gw);
+        else if (gw !== except) outstanding += lease.slots;
+      }
+      if (this.leases.size === 0) this.leases = null;
+    }
+    return outstanding;
+  }
+
+  /** The last instant anything in this record still matters. */
+  deadline(policy: Policy): number {
+    let d = Number.NEGATIVE_INFINITY;
+    const n = this.log.size;
+    if (n > 0) d = expiryOf(this.log.at(n - 1), policy.windowMs, policy.windowKind);
+    if (this.leases !== null) for (const l of this.leases.values()) if (l.expiresAt > d) d = l.expiresAt;
+    return d;
+  }
+
+  isEmpty(): boolean {
+    return this.log.size === 0 && this.leases === null;
+  }
+}
+
+/**
+ * The exact in-memory store: every admitted timestamp per key, pruned as it ages out; grants per
+ * gateway per key with a TTL. Keys with nothing left are dropped, by a lazy sweep ordered by deadline.
+ */
+export class MemoryStore implements Store {
+  private readonly records = new Map<string, KeyRecord>();
+  private readonly sweep = new MinHeap<KeyRecord>();
+  /** The last sync seq applied per gateway: a retried sync must not push its admits twice. */
+  private readonly lastSeq = new Map<string, number>();
+
+  get keyCount(): number {
+    return this.records.size;
+  }
+
+  logAdmit(key: string, policy: Policy, now: number, cost: number): LogAdmitReply {
+    this.sweepDue(now);
+    const rec = this.record(key, policy);
+    const outstanding = rec.prune(now, policy);
+    const log = rec.log;
+    const allowed = log.size + outstanding + cost <= policy.limit;
+    if (allowed) for (let i = 0; i < cost; i++) log.insert(now);
+    const count = log.size;
+    const oldestExpiry =
+      count === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.at(0), policy.windowMs, policy.windowKind);
+    this.settle(rec, policy, now);
+    return { allowed, count, oldestExpiry, now };
+  }
+
+  sync(req: SyncRequest, now: number): SyncResult {
+    const last = this.lastSeq.get(req.gatewayId);
+    if (last !== undefined && req.seq < last) {
+      throw new RangeError(`gateway ${req.gatewayId}: sync seq ${req.seq} is older than ${last}`);
+    }
+    // A retry of a sync that landed (same seq) pushes nothing again; its release, ask and read
+    // set state rather than add to it, so they are safe to apply twice.
+    const replay = last === req.seq;
+    this.sweepDue(now);
+    const policy = req.policy;
+    const replies = new Array<SyncReply>(req.entries.length);
+    for (let i = 0; i < req.entries.length; i++)
+      replies[i] = this.syncOne(req, req.entries[i], policy, now, replay);
+    this.lastSeq.set(req.gatewayId, req.seq);
+    return { now, replies };
+  }
+
+  ask(
+    gatewayId: string,
+    key: string,
+    policy: Policy,
+    leaseTtlMs: number,
+    ask: number,
+    now: number,
+  ): AskReply {
+    this.sweepDue(now);
+    const rec = this.record(key, policy);
+    const others = rec.prune(now, policy, gatewayId);
+    const mine = rec.leases?.get(gatewayId);
+    const held = mine === undefined ? 0 : mine.slots;
+    const granted = Math.max(0, Math.min(ask, policy.limit - rec.log.size - others - held));
+    let grantExpiresAt = mine === undefined ? now : mine.expiresAt;
+    if (granted > 0) {
+      grantExpiresAt = now + leaseTtlMs;
+      if (rec.leases === null) rec.leases = new Map();
+      rec.leases.set(gatewayId, { slots: held + granted, expiresAt: grantExpiresAt });
+    }
+    this.settle(rec, policy, now);
+    return { granted, grantExpiresAt, now };
+  }
+
+  /** Admitted count in the window for a key (tests and the simulator's checks). */
+  countOf(key: string, policy: Policy, now: number): number {
+    const rec = this.records.get(key);
+    if (rec === undefined) return 0;
+    rec.log.dropExpired(now, policy.windowMs, policy.windowKind);
+    return rec.log.size;
+  }
+
+  /** Slots granted and not yet handed back, over all gateways. */
+  outstandingOf(key: string, policy: Policy, now: number): number {
+    const rec = this.records.get(key);
+    return rec === undefined ? 0 : rec.prune(now, policy);
+  }
+
+  private syncOne(req: SyncRequest, e: SyncEntry, policy: Policy, now: number, replay: boolean): SyncReply {
+    const rec = this.record(e.key, policy);
+    if (e.release && rec.leases !== null) {
+      rec.leases.delete(req.gatewayId);
+      if (rec.leases.size === 0) rec.leases = null;
+    }
+    const others = rec.prune(now, policy, req.gatewayId);
+    const log = rec.log;
+    const { windowMs, windowKind } = policy;
+    if (!replay) for (const t of e.admits) if (expiryOf(t, windowMs, windowKind) > now) log.insert(t);
+    const count = log.size;
+
+    let granted = 0;
+    let grantExpiresAt = now;
+    if (e.ask > 0) {
+      const mine = rec.leases?.get(req.gatewayId);
+      const held = mine === undefined ? 0 : mine.slots;
+      granted = Math.max(0, Math.min(e.ask, policy.limit - count - others - held));
+      if (granted > 0) {
+        grantExpiresAt = now + req.leaseTtlMs;
+        if (rec.leases === null) rec.leases = new Map();
+        rec.leases.set(req.gatewayId, { slots: held + granted, expiresAt: grantExpiresAt });
+      }
+    }
+
+    let expiries: number[] = EMPTY;
+    let horizon = now;
+    if (e.read) {
+      horizon = now + req.horizonMs;
+      let n = 0;
+      while (n < count && expiryOf(log.at(n), windowMs, windowKind) < horizon) n++;
+      expiries = new Array<number>(n);
+      for (let i = 0; i < n; i++) expiries[i] = expiryOf(log.at(i), windowMs, windowKind);
+    }
+    this.settle(rec, policy, now);
+    return { count, expiries, horizon, granted, grantExpiresAt };
+  }
+
+  private record(key: string, policy: Policy): KeyRecord {
+    let rec = this.records.get(key);
+    if (rec === undefined) {
+      rec = new KeyRecord(key, policy);
+      this.records.set(key, rec);
+      rec.sweepAt = Number.NaN; // not scheduled yet
+    } else rec.policy = policy;
+    return rec;
+  }
+
+  /** Drops an empty record at once, or makes sure the sweep will look at it when it may have emptied. */
+  private settle(rec: KeyRecord, policy: Policy, _now: number): void {
+    if (rec.isEmpty()) {
+      this.records.delete(rec.key);
+      rec.sweepAt = -1;
+      return;
+    }
+    if (Number.isNaN(rec.sweepAt)) {
+      rec.sweepAt = rec.deadline(policy);
+      this.sweep.push(rec.sweepAt, rec);
+    }
+  }
+
+  private sweepDue(now: number): void {
+    const heap = this.sweep;
+    while (heap.peekTime() <= now) {
+      const rec = heap.pop()!;
+      if (rec.sweepAt === -1 || this.records.get(rec.key) !== rec) continue;
+      const policy = rec.policy;
+      rec.prune(now, policy);
+      if (rec.isEmpty()) {
+        this.records.delete(rec.key);
+        rec.sweepAt = -1;
+      } else {
+        rec.sweepAt = rec.deadline(policy);
+        heap.push(rec.sweepAt, rec);
+      }
+    }
+  }
+}
+
+const EMPTY: number[] = [];

@@ -1,0 +1,107 @@
+import type { WindowKind } from '../config.js';
+import { expiryOf } from './expiry.js';
+
+/**
+ * A sorted deque of admit timestamps (ms) backed by a growable Float64Array.
+ * Appends are near the tail (pushes arrive nearly in time order), removals at the head (ageing out),
+ * so both are amortised O(1) with no allocation once the buffer has grown.
+ */
+export class TimeLog {
+  private buf: Float64Array;
+  private head = 0;
+  private len = 0;
+
+  constructor(capacity = 4) {
+    this.buf = new Float64Array(capacity);
+  }
+
+  get size(): number {
+    return this.len;
+  }
+
+  /** The i-th oldest timestamp (0 = oldest). */
+  at(i: number): number {
+    const b = this.buf;
+    return b[(this.head + i) & (b.length - 1)];
+  }
+
+  first(): number {
+    return this.len === 0 ? Number.POSITIVE_INFINITY : this.at(0);
+  }
+
+  /** Inserts keeping the log sorted; equal timestamps keep arrival order. */
+  insert(t: number): void {
+    if (this.len === this.buf.length) this.grow();
+    const b = this.buf;
+    const mask = b.length - 1;
+    let i = this.len;
+    // shift larger entries one place towards the tail
+    while (i > 0) {
+      const prev = b[(this.head + i - 1) & mask];
+      if (prev <= t) break;
+      b[(this.head + i) & mask] = prev;
+      i--;
+    }
+    b[(this.head + i) & mask] = t;
+    this.len++;
+  }
+
+  shift(): number {
+    const t = this.buf[this.head];
+    this.head = (this.head + 1) & (this.buf.length - 1);
+    this.len--;
+    return t;
+  }
+
+  /** Drops entries whose timestamp is <= cutoff; returns how many. */
+  dropThrough(cutoff: number): number {
+    let n = 0;
+    while (this.len > 0 && this.buf[this.head] <= cutoff) {
+      this.head = (this.head + 1) & (this.buf.length - 1);
+      this.len--;
+      n++;
+    }
+    return n;
+  }
+
+  /** Drops entries whose timestamp is < cutoff; returns how many. */
+  dropBefore(cutoff: number): number {
+    let n = 0;
+    while (this.len > 0 && this.buf[this.head] < cutoff) {
+      this.head = (this.head + 1) & (this.buf.length - 1);
+      this.len--;
+      n++;
+    }
+    return n;
+  }
+
+  /** Drops every entry that no longer counts at `now`; returns how many. */
+  dropExpired(now: number, windowMs: number, kind: WindowKind): number {
+    let n = 0;
+    while (this.len > 0 && expiryOf(this.buf[this.head], windowMs, kind) <= now) {
+      this.head = (this.head + 1) & (this.buf.length - 1);
+      this.len--;
+      n++;
+    }
+    return n;
+  }
+
+  clear(): void {
+    this.head = 0;
+    this.len = 0;
+  }
+
+  toArray(): number[] {
+    const out = new Array<number>(this.len);
+    for (let i = 0; i < this.len; i++) out[i] = this.at(i);
+    return out;
+  }
+
+  private grow(): void {
+    const old = this.buf;
+    const next = new Float64Array(old.length * 2);
+    for (let i = 0; i < this.len; i++) next[i] = old[(this.head + i) & (old.length - 1)];
+    this.buf = next;
+    this.head = 0;
+  }
+}

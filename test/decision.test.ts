@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { DESIGN_IDS } from '../src/config.js';
+import { createGateway } from '../src/gateway/gateway.js';
+import { MemoryStore } from '../src/store/memory-store.js';
+
+describe('decisions are values with remaining, reset and retry-after', () => {
+  it('central-log counts down and reports when the oldest admit leaves the window', () => {
+    const gw = createGateway({
+      id: 'a',
+      design: 'central-log',
+      limit: 3,
+      windowMs: 1000,
+      gateways: 1,
+      syncMs: 100,
+      store: new MemoryStore(),
+    });
+    expect(gw.admit('k', 0)).toMatchObject({ allowed: true, remaining: 2, resetMs: 1000 });
+    expect(gw.admit('k', 100)).toMatchObject({ allowed: true, remaining: 1, resetMs: 900 });
+    expect(gw.admit('k', 200)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(gw.admit('k', 300)).toEqual({ allowed: false, remaining: 0, resetMs: 700, retryAfterMs: 700 });
+    expect(gw.admit('k', 1000).allowed).toBe(true);
+  });
+
+  it('shared-counter learns the others at sync (push, then read)', () => {
+    const store = new MemoryStore();
+    const opts = {
+      design: 'shared-counter' as const,
+      limit: 4,
+      windowMs: 1000,
+      gateways: 2,
+      syncMs: 100,
+      store,
+    };
+    const a = createGateway({ id: 'a', ...opts });
+    const b = createGateway({ id: 'b', ...opts });
+    expect(a.admit('k', 0).allowed).toBe(true);
+    expect(a.admit('k', 1).allowed).toBe(true);
+    expect(b.admit('k', 2).allowed).toBe(true);
+    a.sync(10);
+    b.sync(10);
+    expect(b.admit('k', 20)).toMatchObject({ allowed: true, remaining: 0 });
+    const d = b.admit('k', 30);
+    expect(d.allowed).toBe(false);
+    // the next change b knows of: its next sync at 110 (before the first expiry at 1000)
+    expect(d.retryAfterMs).toBe(80);
+  });
+
+  it('every design answers with the same shape', () => {
+    for (const design of DESIGN_IDS) {
+      const gw = createGateway({
+        id: 'x',
+        design,
+        limit: 10,
+        windowMs: 1000,
+        gateways: 2,
+        syncMs: 100,
+        store: new MemoryStore(),
+      });
+      gw.sync(0);
+      const d = gw.admit('k', 1);
+      expect(typeof d.allowed).toBe('boolean');
+      expect(Number.isFinite(d.remaining)).toBe(true);
+      expect(Number.isFinite(d.resetMs)).toBe(true);
+    }
+  });
+});
