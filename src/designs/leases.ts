@@ -129,6 +129,10 @@ export class LeaseKey implements KeyLimiter {
     this.inflight = EMPTY;
   }
 
+  unsyncedAdmits(): number {
+    return this.pending.length + this.inflight.length;
+  }
+
   isIdle(now: number): boolean {
     return (
       this.pending.length === 0 &&

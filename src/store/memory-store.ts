@@ -134,6 +134,13 @@ export class MemoryStore implements Store {
     return rec.log.size;
   }
 
+  /** When the key's newest admit stops counting (-Infinity if none): until then its count is not 0. */
+  latestExpiry(key: string): number {
+    const rec = this.records.get(key);
+    if (rec === undefined || rec.log.size === 0) return Number.NEGATIVE_INFINITY;
+    return expiryOf(rec.log.at(rec.log.size - 1), rec.policy.windowMs, rec.policy.windowKind);
+  }
+
   /** Slots granted and not yet handed back, over all gateways. */
   outstandingOf(key: string, policy: Policy, now: number): number {
     const rec = this.records.get(key);
