@@ -144,7 +144,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
   };
   const nextPageload = (): number =>
     Math.min(nextBurst, plTime.length > 0 ? plTime[0] : Number.POSITIVE_INFINITY);
-  const refresh = (g: number) => tree.set(g, nextArr[g] < nextSync[g] ? nextArr[g] : nextSync[g]);
+  const refresh = (g: number) => tree.set(g, Math.min(nextArr[g], nextSync[g]));
   for (let g = 0; g < K; g++) refresh(g);
   tree.set(K, nextPageload());
 
