@@ -29,7 +29,8 @@ const KEY = 'k';
  * - 'none': its state never changes at a sync (central-log, split);
  * - 'lazy': a sync with nothing to push whose read is overwritten before the gateway's next arrival
  *   changes nothing, so only the last sync before each arrival, and syncs with pushes, are run;
- * - 'every': every sync changes the store (lease grants) and is run.
+ * - 'every': a sync may change the store (lease grants); the syncs of an idle gateway that would be
+ *   granted exactly what it holds are applied without the store (LeaseKey.fastForwardIdle).
  */
 function syncKind(design: RunParams['design']): 'none' | 'lazy' | 'every' {
   if (design === 'central-log' || design === 'split') return 'none';
@@ -104,6 +105,9 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     windowKind: params.windowKind,
     gateways: K,
     syncMs: D,
+    // Syncs here are never late, so every decision falls within Δ of the sync it was made on: a
+    // horizon of Δ lists every expiry a decision can see (the production default is 4Δ).
+    horizonMs: D,
   });
   const policy = fleet.policy;
   const design = params.design;
@@ -123,7 +127,9 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
 
   const lims: (KeyLimiter | null)[] = new Array(K).fill(null);
   const nextArr = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
+  // sync instants are phase + n·Δ, always computed from n so that skipping syncs changes no instant
   const nextSync = new Float64Array(K);
+  const nextSyncIdx = new Float64Array(K);
   const phase = new Float64Array(K);
   const seq = new Int32Array(K);
   const tree = new EventTree(K + 1);
@@ -131,6 +137,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
   for (let g = 0; g < K; g++) {
     phase[g] = params.alignedSyncs ? 0 : rng.uniform() * D;
     nextSync[g] = kind === 'none' ? Number.POSITIVE_INFINITY : phase[g];
+    nextSyncIdx[g] = 0;
     if (!pageload && lambda[g] > 0) nextArr[g] = rng.exponential(lambda[g]);
   }
   // page loads: each burst is 10 requests 100 ms apart, each routed on its own
@@ -251,8 +258,26 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     }
   };
 
-  /** The sync instant of g at or after t. */
-  const syncAtOrAfter = (g: number, t: number) => phase[g] + Math.max(0, Math.ceil((t - phase[g]) / D)) * D;
+  const instant = (g: number, idx: number) => phase[g] + idx * D;
+  /** The index of g's first sync instant at or after t. */
+  const idxAtOrAfter = (g: number, t: number) => {
+    if (t === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
+    let i = Math.max(0, Math.ceil((t - phase[g]) / D));
+    // guard the float division: the instant itself decides
+    while (i > 0 && instant(g, i - 1) >= t) i--;
+    while (instant(g, i) < t) i++;
+    return i;
+  };
+  const setNextSync = (g: number, idx: number) => {
+    nextSyncIdx[g] = idx;
+    nextSync[g] = idx === Number.POSITIVE_INFINITY ? idx : instant(g, idx);
+  };
+  /** An arrival at g makes its next sync instant needed again, whatever was skipped. */
+  const needSyncAfter = (g: number, t: number) => {
+    if (kind === 'none') return;
+    const need = idxAtOrAfter(g, t);
+    if (need < nextSyncIdx[g]) setNextSync(g, need);
+  };
 
   /** Next arrival at g can be no earlier than this (page loads: the next burst may go anywhere). */
   const arrivalBound = (g: number): number => {
@@ -273,7 +298,10 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
       // page-load stream
       if (plTime.length > 0 && plTime[0] <= nextBurst) {
         plTime.shift();
-        arrive(plGw.shift()!, t);
+        const g = plGw.shift()!;
+        needSyncAfter(g, t);
+        arrive(g, t);
+        refresh(g);
       } else {
         for (let i = 0; i < 10; i++) {
           const at = nextBurst + i * 100;
@@ -293,27 +321,39 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     if (nextSync[g] <= nextArr[g]) {
       // a sync of gateway g
       const s = nextSync[g];
+      const idx = nextSyncIdx[g];
       doSync(g, s);
-      let next = s + D;
-      if (kind === 'lazy') {
-        const lim = lims[g];
-        const bound = arrivalBound(g);
-        if (lim === null) {
-          // no state held: the first sync that matters is the one after the next arrival
-          next = Math.max(next, syncAtOrAfter(g, bound));
-        } else if (lim.unsyncedAdmits() === 0) {
-          // Nothing to push: only the last sync before the next arrival matters, as long as no sync
-          // in between would find the key idle and drop the state (not before the store's newest
-          // admit expires; later pushes only add to it).
-          const last = Math.min(syncAtOrAfter(g, bound) - D, syncAtOrAfter(g, store.latestExpiry(KEY)));
-          if (last > next) next = last;
+      let next = idx + 1;
+      const lim = lims[g];
+      const bound = arrivalBound(g);
+      if (lim === null) {
+        // no state held: the first sync that matters is the one after the next arrival
+        next = Math.max(next, idxAtOrAfter(g, bound));
+      } else if (kind === 'lazy' && lim.unsyncedAdmits() === 0) {
+        // Nothing to push: only the last sync before the next arrival matters, as long as no sync
+        // in between would find the key idle and drop the state (not before the store's newest
+        // admit expires; later pushes only add to it).
+        const last = Math.min(idxAtOrAfter(g, bound) - 1, idxAtOrAfter(g, store.latestExpiry(KEY)));
+        if (last > next) next = last;
+      } else if (kind === 'every' && lim instanceof LeaseKey) {
+        const before = Math.min(idxAtOrAfter(g, bound), idxAtOrAfter(g, end)) - next;
+        if (before > 0) {
+          const held = lim.slots(s);
+          const n = lim.fastForwardIdle((i) => instant(g, next + i), before);
+          if (n > 0) {
+            returnedSum += held * n;
+            leaseSyncs += n;
+            if (held > 0) store.renewLease(KEY, gatewayIds[g], instant(g, next + n - 1) + fleet.leaseTtlMs);
+            next += n;
+          }
         }
       }
-      nextSync[g] = next;
+      setNextSync(g, next);
       refresh(g);
       continue;
     }
     // an arrival at gateway g (steady or flood stream)
+    needSyncAfter(g, t);
     const ok = arrive(g, t);
     let from = t;
     if (!ok && skip) {
@@ -334,10 +374,6 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
       }
     }
     nextArr[g] = from + rng.exponential(lambda[g]);
-    if (kind === 'lazy' && nextSync[g] > from) {
-      // an arrival (or a push to make) means the next sync instant is needed again
-      nextSync[g] = Math.min(nextSync[g], syncAtOrAfter(g, from));
-    }
     refresh(g);
   }
 
