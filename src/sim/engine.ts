@@ -245,8 +245,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
       if (entry !== null) {
         request.gatewayId = gatewayIds[g];
         request.seq = ++seq[g];
-        request.entries = [entry];
-        const reply = store.sync(request, s).replies[0];
+        const reply = store.syncKey(request, entry, s);
         if (lim instanceof LeaseKey) {
           returnedSum += lim.lastReturned;
           leaseSyncs++;

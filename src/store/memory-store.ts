@@ -129,6 +129,19 @@ export class MemoryStore implements Store {
   }
 
   sync(req: SyncRequest, now: number): SyncResult {
+    const replay = this.begin(req, now);
+    const replies = new Array<SyncReply>(req.entries.length);
+    for (let i = 0; i < req.entries.length; i++) replies[i] = this.syncOne(req, req.entries[i], req.policy, now, replay);
+    return { now, replies };
+  }
+
+  /** A sync of one key (the simulator's single-key fast path): the same as sync() with one entry. */
+  syncKey(req: SyncRequest, entry: SyncEntry, now: number): SyncReply {
+    return this.syncOne(req, entry, req.policy, now, this.begin(req, now));
+  }
+
+  /** Checks and records the sync's seq; returns true for a retry of the last applied sync. */
+  private begin(req: SyncRequest, now: number): boolean {
     const last = this.lastSeq.get(req.gatewayId);
     if (last !== undefined && req.seq < last) {
       throw new RangeError(`gateway ${req.gatewayId}: sync seq ${req.seq} is older than ${last}`);
@@ -137,12 +150,8 @@ export class MemoryStore implements Store {
     // set state rather than add to it, so they are safe to apply twice.
     const replay = last === req.seq;
     this.sweepDue(now);
-    const policy = req.policy;
-    const replies = new Array<SyncReply>(req.entries.length);
-    for (let i = 0; i < req.entries.length; i++)
-      replies[i] = this.syncOne(req, req.entries[i], policy, now, replay);
-    this.lastSeq.set(req.gatewayId, req.seq);
-    return { now, replies };
+    if (!replay) this.lastSeq.set(req.gatewayId, req.seq);
+    return replay;
   }
 
   ask(
