@@ -367,6 +367,8 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
         if (n > 0) {
           requests += n;
           rejected += n;
+          // every central-log request asks the store, the rejected ones too
+          if (design === 'central-log') roundTrips += n;
           lim.noteRejected(n, t + (until - t) * rng.uniform() ** (1 / n));
         }
         from = until;
