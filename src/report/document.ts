@@ -71,8 +71,8 @@ dl.facts dd{margin:0}
 nav ol{padding-left:1.4em;margin:.3em 0}
 .table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;margin:0 0 1.2em;border:1px solid #e2e2e2}
 table{border-collapse:collapse;font-size:.88em;font-variant-numeric:tabular-nums;white-space:nowrap}
-th,td{padding:4px 10px;border-bottom:1px solid #eee;text-align:left}
-thead th{background:#f0f0ee;border-bottom:2px solid #ccc;position:sticky;top:0}
+th,td{padding:4px 8px;border-bottom:1px solid #eee;text-align:left}
+thead th{background:#f0f0ee;border-bottom:2px solid #ccc;white-space:normal;vertical-align:bottom;min-width:4em}
 tbody th{font-weight:600;background:#fafaf8}
 tbody tr:hover td{background:#f5f9ff}
 figure{margin:0 0 1.5em}

@@ -30,10 +30,10 @@ export function formatPercent(v: number): string {
   return `${formatNumber(v)} %`;
 }
 
-/** "1.02 ± 0.013", or just the mean when there is no spread to report (one seed). */
+/** "1.02 ± 0.01", or just the mean when there is no spread to report (one seed). One digit of an error is all it carries. */
 export function formatMeanSe(mean: number, se: number, n: number): string {
   if (n < 2 || !Number.isFinite(se)) return formatNumber(mean);
-  return `${formatNumber(mean)} ± ${formatNumber(se, 2)}`;
+  return `${formatNumber(mean)} ± ${formatNumber(se, 1)}`;
 }
 
 /** A multiple of something, "1.5×" for a load column header. */

@@ -71,7 +71,10 @@ function facts(results: StudyResults): [string, string][] {
     ['version', results.version],
     ['grid', results.grid],
     ['started', results.startedAt],
-    ['runs', `${rows.length} (${configs.length} configurations × ${seedRange} seeds)`],
+    [
+      'runs',
+      `${formatNumber(rows.length)} (${formatNumber(configs.length)} configurations × ${seedRange} seeds)`,
+    ],
     ['wall time', formatDuration(results.wallSeconds)],
     ['designs', list(DESIGN_IDS.filter((d) => present.has(d)))],
     ['gateways K', list(distinct(rows, 'gateways'))],

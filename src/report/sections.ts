@@ -148,7 +148,7 @@ export function floodAtK8Section(all: readonly RunRow[]): Section {
     (r) => r.load,
     (d) => d,
     loadLabel,
-    'design \\ flood rate',
+    'design · flood rate →',
     meanSe('admittedPerWindow'),
   );
   const svg = lineChart({
@@ -203,7 +203,7 @@ export function floodAllSection(all: readonly RunRow[]): Section {
   });
   const span: Block = {
     kind: 'text',
-    text: `${aggregates.length} configurations: K ∈ {${ks.join(', ')}}, Δ ∈ {${ds.map(formatNumber).join(', ')}} s, ${distinct(rows, 'load').length} flood rates.`,
+    text: `${formatNumber(aggregates.length)} configurations: K ∈ {${ks.join(', ')}}, Δ ∈ {${ds.map((d) => formatNumber(d)).join(', ')}} s, ${distinct(rows, 'load').length} flood rates.`,
   };
   return {
     id,
@@ -250,7 +250,7 @@ export function sharedCounterVariantsSection(all: readonly RunRow[]): Section {
     (r) => r.load,
     (v) => v,
     loadLabel,
-    'variant \\ flood rate',
+    'variant · flood rate →',
     meanSe('admittedPerWindow'),
   );
   const xs = distinct(rows, 'load');
@@ -316,7 +316,7 @@ export function honestByKSection(all: readonly RunRow[]): Section {
     (r) => r.gateways,
     (d) => d,
     (k) => `K = ${k}`,
-    'design \\ gateways',
+    'design · gateways →',
     rejectedWithWorst,
   );
   const svg = lineChart({
@@ -354,7 +354,7 @@ export function honestByDeltaSection(all: readonly RunRow[]): Section {
     (r) => r.syncS,
     (d) => d,
     (s) => `Δ = ${seconds(s)}`,
-    'design \\ sync interval',
+    'design · sync interval →',
     rejectedWithWorst,
   );
   const svg = lineChart({
@@ -395,7 +395,7 @@ export function pageLoadSection(all: readonly RunRow[]): Section {
     (r) => `${percentLoad(r.load)}, ${r.routing}`,
     (d) => d,
     (c) => c,
-    'design \\ load, routing',
+    'design · load, routing →',
     rejectedWithWorst,
   );
   return { id, title, blocks: [intro, ...tableBlocks(t)] };
@@ -428,7 +428,7 @@ function leaseTable(rows: readonly RunRow[]) {
     (r) => r.syncS,
     (k) => k,
     (s) => `Δ = ${seconds(s)}`,
-    'design, K \\ Δ',
+    'design, K · sync interval →',
     leaseCell,
   );
 }
@@ -502,8 +502,8 @@ export function busyKeySection(all: readonly RunRow[]): Section {
       { title: 'Δ', align: 'right' },
       { title: 'load', align: 'right' },
       { title: 'routing' },
-      { title: 'admitted per window (× L)', align: 'right' },
-      { title: 'worst window (× L)', align: 'right' },
+      { title: 'admitted per W (× L)', align: 'right' },
+      { title: 'worst W (× L)', align: 'right' },
       { title: 'rejected', align: 'right' },
       { title: 'round trips per request', align: 'right' },
     ],
