@@ -335,9 +335,8 @@ export function honestByDeltaSection(all: readonly RunRow[]): Section {
     kind: 'text',
     text:
       'The same client as above at K = 8, for every sync interval Δ. ' +
-      `${HONEST_CELL} A longer Δ leaves each gateway longer on an old view of the others, which costs designs ` +
-      'that guess the others’ share (and lease designs, whose grants are sized per interval) more than the ' +
-      'shared counter.',
+      `${HONEST_CELL} A longer Δ leaves each gateway longer on an old view of the others; read along a row to see ` +
+      'how a design’s rejections and its worst window move as Δ grows.',
   };
   const rows = honestSteady(all).filter((r) => r.gateways === 8);
   if (rows.length === 0)
@@ -373,9 +372,8 @@ export function pageLoadSection(all: readonly RunRow[]): Section {
     kind: 'text',
     text:
       'A client loading pages: bursts of 10 requests spread over one second, the bursts arriving at random so the ' +
-      `mean rate is the given share of the limit. Columns are load and routing. ${HONEST_CELL} Bursts land on ` +
-      'gateways faster than a sync, so designs that only learn of each other at syncs are tested harder here than ' +
-      'by steady traffic.',
+      `mean rate is the given share of the limit. Columns are load and routing. ${HONEST_CELL} A burst lands on ` +
+      'the gateways within a second, faster than most syncs; compare with the steady client above.',
   };
   const rows = all.filter(
     (r) => r.group === 'honest' && r.traffic === 'pageload' && r.gateways === 8 && r.syncS === 1,
@@ -476,8 +474,8 @@ export function busyKeySection(all: readonly RunRow[]): Section {
     kind: 'text',
     text:
       'One key with a high limit, under honest steady traffic at the given share of it, for each design, K, Δ and ' +
-      'routing. A busy key is where per-request store calls hurt most and where a per-gateway share of the limit is ' +
-      'large enough for local decisions to work. Admitted per window and the worst window are multiples of L (the ' +
+      'routing. A busy key is where per-request store calls cost most, and where each gateway’s share L/K is large, ' +
+      'which gives local decisions room to work. Admitted per window and the worst window are multiples of L (the ' +
       'worst above 1 means over-admission); rejected % and admitted per window carry ± the standard error over seeds.',
   };
   const rows = all.filter((r) => r.group === 'busy');
