@@ -212,6 +212,14 @@ export function floodAllSection(all: readonly RunRow[]): Section {
   };
 }
 
+/** The default set-up keeps shared-counter's look from the other charts; the variants take otherwise unused ones. */
+const VARIANT_STYLE: Record<string, number> = {
+  'sliding window, own sync phases': designStyle('shared-counter'),
+  'fixed window, own sync phases': designStyle('track-share'),
+  'sliding window, aligned syncs': designStyle('assume-others'),
+  'fixed window, aligned syncs': designStyle('split'),
+};
+
 function variantLabel(r: RunRow): string {
   return `${r.windowKind} window, ${r.alignedSyncs ? 'aligned syncs' : 'own sync phases'}`;
 }
@@ -254,9 +262,9 @@ export function sharedCounterVariantsSection(all: readonly RunRow[]): Section {
     meanSe('admittedPerWindow'),
   );
   const xs = distinct(rows, 'load');
-  const series: ChartSeries[] = variants.map((v, i) => ({
+  const series: ChartSeries[] = variants.map((v) => ({
     name: v,
-    style: i,
+    style: VARIANT_STYLE[v] ?? designStyle('shared-counter'),
     points: xs
       .map((x) => rows.filter((r) => variantLabel(r) === v && r.load === x))
       .filter((c) => c.length > 0)

@@ -64,7 +64,6 @@ function metrics(p: RunParams, group: RunRow['group']): Omit<RunRow, keyof RunPa
     admitted = Math.min(p.load, 1 + over[p.design]) * (p.design.startsWith('leases') ? 0.97 : 1);
     if (p.windowKind === 'fixed' && p.alignedSyncs && p.load >= 10) admitted = K;
     rejected = 100 * (1 - admitted / p.load);
-    stranded = p.design.startsWith('leases') ? 0 : 0;
     trips = p.design === 'central-log' ? 1 : p.design === 'leases-ask' ? 0.002 * K : 0;
   } else {
     const base: Record<DesignId, number> = {
