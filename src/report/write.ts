@@ -1,6 +1,9 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+/** The study folder on disk: the only part of src/report that does I/O; everything it writes comes from pure renderers. */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { StudyResults } from '../sim/types.js';
+import { rowsToCsv } from './csv.js';
+import { renderReport } from './report.js';
 
 /** Writes results.json, results.csv, report.md (+ charts/) and report.html into dir; returns report.html's path. */
 export function writeStudyOutputs(dir: string, results: StudyResults): string {
@@ -16,20 +19,15 @@ export function rerenderReport(dir: string): string {
 }
 
 function renderStudyReport(dir: string, results: StudyResults): string {
-  const keys = Object.keys(results.rows[0] ?? {});
-  const csv = [
-    keys.join(','),
-    ...results.rows.map((r) => keys.map((k) => String((r as never)[k])).join(',')),
-  ];
-  writeFileSync(join(dir, 'results.csv'), `${csv.join('\n')}\n`);
-  const md = [
-    `# fleetlimit study (${results.grid})`,
-    '',
-    ...results.checks.map((c) => `- ${c.passed ? 'PASS' : 'FAIL'} ${c.name}: ${c.detail}`),
-  ];
-  writeFileSync(join(dir, 'report.md'), `${md.join('\n')}\n`);
-  const html = `<!doctype html><meta charset="utf-8"><pre>${md.join('\n')}</pre>`;
+  writeFileSync(join(dir, 'results.csv'), rowsToCsv(results.rows));
+  const report = renderReport(results);
+  const charts = join(dir, 'charts');
+  // A re-render under a narrower grid draws fewer charts; stale ones from an earlier run must not linger.
+  rmSync(charts, { recursive: true, force: true });
+  mkdirSync(charts, { recursive: true });
+  for (const c of report.charts) writeFileSync(join(charts, `${c.name}.svg`), c.svg);
+  writeFileSync(join(dir, 'report.md'), report.markdown);
   const path = resolve(join(dir, 'report.html'));
-  writeFileSync(path, html);
+  writeFileSync(path, report.html);
   return path;
 }
