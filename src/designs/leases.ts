@@ -147,9 +147,9 @@ export class LeaseKey implements KeyLimiter {
     this.lastReturned = this.slots(now);
     this.grant = 0;
     this.deniedUntilSync = false;
-    const admits = this.inflight === EMPTY ? this.pending : this.inflight.concat(this.pending);
-    this.inflight = admits;
-    this.pending = [];
+    this.inflight = takeAdmits(this.inflight, this.pending);
+    if (this.pending.length > 0) this.pending = [];
+    const admits = this.inflight;
     this.lastSyncAt = now;
     return { key, admits, read: false, release: true, ask };
   }
@@ -180,3 +180,9 @@ export class LeaseKey implements KeyLimiter {
 }
 
 const EMPTY: number[] = [];
+
+/** What a sync pushes: a failed sync's admits, then those made since. Empty needs no new array. */
+function takeAdmits(inflight: number[], pending: number[]): number[] {
+  if (inflight === EMPTY) return pending.length === 0 ? EMPTY : pending;
+  return inflight.concat(pending);
+}

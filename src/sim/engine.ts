@@ -334,7 +334,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
         // admit expires; later pushes only add to it).
         const last = Math.min(idxAtOrAfter(g, bound) - 1, idxAtOrAfter(g, store.latestExpiry(KEY)));
         if (last > next) next = last;
-      } else if (kind === 'every' && lim instanceof LeaseKey) {
+      } else if (kind === 'every' && lim instanceof LeaseKey && lim.unsyncedAdmits() === 0) {
         const before = Math.min(idxAtOrAfter(g, bound), idxAtOrAfter(g, end)) - next;
         if (before > 0) {
           const held = lim.slots(s);
