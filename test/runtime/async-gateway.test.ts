@@ -146,6 +146,51 @@ describe('AsyncGateway: fail modes', () => {
     await gw.stop();
   });
 
+  it('local: a fleet flooded through an outage admits at most K·ceil(L/K), and the store gets every admit once', async () => {
+    const store = new TestAsyncStore(undefined, () => Date.now());
+    const K = 3;
+    const fleet = Array.from({ length: K }, (_, i) =>
+      createAsyncGateway({
+        id: `gw-${i}`,
+        design: 'track-share',
+        limit: 10,
+        windowMs: 60_000,
+        gateways: K,
+        syncMs: 100,
+        store,
+        clock: () => Date.now(),
+        random: () => i / K,
+      }),
+    );
+    for (const g of fleet) g.start();
+    await advance(100);
+    store.mode = 'hang';
+    await advance(600);
+    let admitted = 0;
+    for (let i = 0; i < 60; i++) {
+      const d = local(fleet[i % K].admitNow('k'));
+      expect(d.degraded).toBe(true);
+      if (d.allowed) admitted++;
+    }
+    expect(admitted).toBe(K * Math.ceil(10 / K));
+    store.mode = 'ok';
+    await advance(500);
+    expect(store.memory.countOf('k', fleet[0].options.policy, Date.now())).toBe(admitted);
+    for (const g of fleet) expect(g.stats()).toMatchObject({ storeDown: false, unsyncedAdmits: 0 });
+    await Promise.all(fleet.map((g) => g.stop()));
+  });
+
+  it('holds no state for keys whose outage admits aged out while the store is still away', async () => {
+    const { gw, store } = setup({ design: 'shared-counter', windowMs: 1_000 });
+    store.mode = 'fail';
+    gw.start();
+    await advance(450);
+    for (let i = 0; i < 100; i++) local(gw.admitNow(`k${i}`));
+    expect(gw.stats().unsyncedAdmits).toBe(100);
+    await advance(1_200);
+    expect(gw.stats()).toMatchObject({ unsyncedAdmits: 0, keys: 0, storeDown: true });
+  });
+
   it('closed: rejects every request while the store is away, flagged degraded', async () => {
     const { gw, store } = setup({ design: 'shared-counter', failMode: 'closed' });
     store.mode = 'fail';

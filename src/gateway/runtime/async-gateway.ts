@@ -447,8 +447,21 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   private async runSync(final: boolean): Promise<boolean> {
-    if (this.frozen !== null && !(await this.send(this.frozen))) return false;
+    if (this.frozen !== null && !(await this.send(this.frozen))) {
+      this.sweep();
+      return false;
+    }
     return this.send(this.buildBatch(final));
+  }
+
+  /**
+   * While the store is away no batch is built, and building one is what normally drops idle keys; without
+   * this, a long outage with many distinct keys would hold every key it ever saw.
+   */
+  private sweep(): void {
+    const now = this.now();
+    for (const [key, lim] of this.keys) if (lim.isIdle(now)) this.keys.delete(key);
+    for (const [key, fb] of this.fallbacks) if (fb.isIdle(now)) this.fallbacks.delete(key);
   }
 
   private buildBatch(final: boolean): Batch {

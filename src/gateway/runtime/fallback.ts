@@ -67,8 +67,12 @@ export class Fallback {
     this.sending = EMPTY;
   }
 
+  /** Nothing that still counts and nothing in flight; unpushed admits that aged out are dropped here. */
   isIdle(now: number): boolean {
-    return this.unconfirmed === 0 && this.live(now) === 0;
+    if (this.live(now) > 0 || this.sending.length > 0) return false;
+    // every unpushed admit is in the window log, so with none live they have all aged out
+    this.unpushed = [];
+    return true;
   }
 }
 
