@@ -343,6 +343,7 @@ describe('AsyncGateway: metrics and options', () => {
     expect(field({ failMode: 'maybe' })).toBe('failMode');
     expect(field({ storeTimeoutMs: 0 })).toBe('storeTimeoutMs');
     expect(field({ staleAfterMs: -1 })).toBe('staleAfterMs');
+    expect(field({ staleAfterMs: 1001 })).toBe('staleAfterMs');
     expect(field({ clock: 5 })).toBe('clock');
     expect(field({ store: {} })).toBe('store');
     expect(field({ limit: 0 })).toBe('limit');

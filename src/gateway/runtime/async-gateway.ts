@@ -35,7 +35,7 @@ export interface AsyncGatewayOptions extends GatewayOptions {
   failMode?: FailMode;
   /** A store call slower than this, in ms, counts as failed: syncs and request-path calls alike. @default 200 */
   storeTimeoutMs?: number;
-  /** The store counts as unreachable once the last good store reply is older than this, in ms. @default 2·syncMs + storeTimeoutMs */
+  /** The store counts as unreachable once the last good store reply is older than this, in ms; at most windowMs. @default min(2·syncMs + storeTimeoutMs, windowMs) */
   staleAfterMs?: number;
   /** Local time in ms. Only the runtime reads it; the designs get `now` passed in. @default Date.now */
   clock?: () => number;
@@ -128,8 +128,11 @@ type Timer = { kind: 'timeout' | 'interval'; handle: ReturnType<typeof setTimeou
  *
  * Bounded memory while the store is away: nothing is queued per request. A limiter keeps only its
  * own admits since its last answered sync, and it admits only while its estimate of the window is
- * below L; the degraded admits of the fail modes keep at most ceil(L/K) (`local`) or L (`open`)
- * per key that still count, dropping those that aged out (the store would ignore them).
+ * below L, so at most L of them count at any instant; it collects them only until the fail mode takes
+ * over, at most staleAfterMs (<= W) plus one Δ (<= W) after the last answered sync, so at most 3L per
+ * key. The degraded admits of the fail modes keep at most ceil(L/K) (`local`) or L (`open`) per key
+ * that still count, dropping those that aged out (the store would ignore them), and keys with nothing
+ * left are swept at each failed sync.
  *
  * Time: decisions run on local time + the store's offset (store now − local now at the midpoint of
  * the last sync), never going backwards, so every gateway ages its window on the store's clock.
@@ -178,10 +181,19 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.store = requireStore(opts.store);
     this.failMode = requireFailMode(opts.failMode ?? 'local');
     this.storeTimeoutMs = requirePositiveFinite('storeTimeoutMs', opts.storeTimeoutMs ?? 200);
+    const { syncMs } = this.options.fleet;
+    const { windowMs } = this.options.policy;
     this.staleAfterMs = requirePositiveFinite(
       'staleAfterMs',
-      opts.staleAfterMs ?? 2 * this.options.fleet.syncMs + this.storeTimeoutMs,
+      opts.staleAfterMs ?? Math.min(2 * syncMs + this.storeTimeoutMs, windowMs),
     );
+    // bounds the unsynced admits a limiter can collect before the fail mode takes over (see the class comment)
+    if (this.staleAfterMs > windowMs) {
+      throw new ConfigError(
+        'staleAfterMs',
+        `must not exceed windowMs (${windowMs}), got ${this.staleAfterMs}`,
+      );
+    }
     this.clock = requireFunction('clock', opts.clock ?? Date.now);
     this.random = requireFunction('random', opts.random ?? Math.random);
     this.createdAt = this.clock();
@@ -311,7 +323,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     if (this.failMode === 'open') {
       // beyond L per window the store's count would say nothing more: keep the queue bounded
       fb.record(now, cost, policy.limit);
-      return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true }, true);
+      const resetAt = fb.resetAt(now);
+      const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+      const remaining = Math.max(0, policy.limit - fb.live(now));
+      return this.count({ allowed: true, remaining, resetMs, degraded: true }, true);
     }
     const live = fb.live(now);
     const allowed = live + cost - 1 < share;
