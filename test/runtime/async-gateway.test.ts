@@ -273,6 +273,56 @@ describe('AsyncGateway: fail modes', () => {
     expect(store.calls.ask).toBe(asks);
   });
 
+  it('leases, local: a fleet flooded through an outage never exceeds L, and the store counts every admit', async () => {
+    const store = new TestAsyncStore(undefined, () => Date.now());
+    const fleet = [0, 1].map((i) =>
+      createAsyncGateway({
+        id: `gw-${i}`,
+        design: 'leases',
+        limit: 10,
+        windowMs: 60_000,
+        gateways: 2,
+        syncMs: 100,
+        store,
+        clock: () => Date.now(),
+        random: () => i / 2,
+      }),
+    );
+    for (const g of fleet) g.start();
+    let admitted = 0;
+    const flood = (n: number) => {
+      for (let i = 0; i < n; i++) if (local(fleet[i % 2].admitNow('k')).allowed) admitted++;
+    };
+    flood(4);
+    await advance(100); // first grants
+    flood(6);
+    store.mode = 'hang';
+    for (let t = 0; t < 8; t++) {
+      await advance(100);
+      flood(20);
+    }
+    expect(fleet.every((g) => g.stats().storeDown)).toBe(true);
+    expect(admitted).toBeGreaterThan(0);
+    expect(admitted).toBeLessThanOrEqual(10);
+    store.mode = 'ok';
+    await advance(500);
+    expect(store.memory.countOf('k', fleet[0].options.policy, Date.now())).toBe(admitted);
+    await Promise.all(fleet.map((g) => g.stop()));
+  });
+
+  it('stop() on a hung store gives up after the timeouts and says so', async () => {
+    const { gw, store } = setup({ design: 'shared-counter' });
+    gw.start();
+    await advance(50);
+    local(gw.admitNow('a'));
+    store.mode = 'hang';
+    await advance(100); // this sync hangs and times out: its batch is kept for a resend
+    const stopped = gw.stop();
+    await advance(1_000);
+    await expect(stopped).resolves.toBe(false);
+    expect(gw.running).toBe(false);
+  });
+
   it('split never depends on the store, so it is never degraded', async () => {
     const { gw, store } = setup({ design: 'split' });
     store.mode = 'fail';
@@ -306,6 +356,18 @@ describe('AsyncGateway: metrics and options', () => {
     ]) {
       expect(text).toContain(line);
     }
+  });
+
+  it('serves several gateways from one registry, labelled by id', async () => {
+    const a = setup({ design: 'split', id: 'gw-a' }).gw;
+    const b = setup({ design: 'split', id: 'gw-b' }).gw;
+    const registry = new Registry();
+    a.registerMetrics(registry);
+    b.registerMetrics(registry);
+    local(b.admitNow('x'));
+    const text = await registry.metrics();
+    expect(text).toContain('fleetlimit_decisions_total{gateway="gw-a",outcome="allowed",degraded="false"} 0');
+    expect(text).toContain('fleetlimit_decisions_total{gateway="gw-b",outcome="allowed",degraded="false"} 1');
   });
 
   it('emits sync and syncError events', async () => {
