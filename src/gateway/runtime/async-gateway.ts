@@ -233,8 +233,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const design = this.options.design;
     if (design !== 'split') {
       const fb = this.fallbacks.get(key);
+      if (this.storeDown(design)) return this.degraded(key, now, cost);
       // a key stays on the fallback until the store has its outage admits, or it would count without them
-      if (this.storeDown(design) || (fb !== undefined && fb.unconfirmed > 0)) {
+      if (fb !== undefined && fb.unconfirmed > 0) {
+        // the store is back: push them now rather than at the next tick (and without one, for central-log)
+        if (!this.failing) this.tick();
         return this.degraded(key, now, cost);
       }
     }
