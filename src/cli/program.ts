@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { DESIGN_IDS } from '../config.js';
+import { addSimCommand } from './sim-command.js';
+import { addStudyCommands } from './study-command.js';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -8,5 +10,7 @@ export function buildProgram(): Command {
     .description(`One rate limit shared by K gateways. Designs: ${DESIGN_IDS.join(', ')}.`)
     .version('0.1.0')
     .showHelpAfterError();
+  addSimCommand(program);
+  addStudyCommands(program);
   return program;
 }

@@ -54,6 +54,10 @@ export class CentralLogKey implements KeyLimiter {
 
   syncFailed(_now: number): void {}
 
+  unsyncedAdmits(): number {
+    return 0;
+  }
+
   isIdle(now: number): boolean {
     return now >= this.oldestExpiry || this.count === 0;
   }

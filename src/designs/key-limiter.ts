@@ -48,6 +48,8 @@ export interface KeyLimiter {
   syncEntry(key: string, now: number): SyncEntry | null;
   applySync(reply: SyncReply, now: number): void;
   syncFailed(now: number): void;
+  /** Own admits not yet pushed to the store (including a sync in flight). */
+  unsyncedAdmits(): number;
   /** Nothing left in the window, nothing to push, nothing held: the state can be dropped. */
   isIdle(now: number): boolean;
 }

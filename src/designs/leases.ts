@@ -11,6 +11,9 @@ import { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdic
  * and one that runs out asks the store at once (a round trip on that request), sized by the same
  * rule. If the store grants nothing it rejects until its next sync.
  *
+ * The mean is over sync intervals: m ← m + α·(arrivals − m) with α = 1 − e^(−Δ/W), Δ the configured
+ * interval, so its time constant is W.
+ *
  * A grant lapses at the store after the lease TTL; the gateway stops spending it at the same
  * instant, so a gateway cut off from the store never spends slots the store has taken back.
  */
@@ -27,6 +30,7 @@ export class LeaseKey implements KeyLimiter {
   private deniedUntilSync = false;
   /** Slots handed back unused at the last sync (stranded budget, for the study). */
   lastReturned = 0;
+  private readonly alpha: number;
 
   constructor(
     private readonly p: FleetParams,
@@ -35,6 +39,7 @@ export class LeaseKey implements KeyLimiter {
   ) {
     this.design = askWhenEmpty ? 'leases-ask' : 'leases';
     this.lastSyncAt = now;
+    this.alpha = 1 - Math.exp(-p.syncMs / p.policy.windowMs);
   }
 
   /** Slots this gateway may still spend. */
@@ -100,13 +105,44 @@ export class LeaseKey implements KeyLimiter {
     return this.lastSyncAt + this.p.syncMs;
   }
 
+  /** The per-interval update of the mean: the one place it is computed. */
+  private nextMean(arrivals: number): number {
+    return this.meanArrivals + this.alpha * (arrivals - this.meanArrivals);
+  }
+
+  /** What a sync at `now` asks for, given the mean after this interval. */
+  private askAt(now: number, arrivals: number, mean: number): number {
+    const quiet = this.askWhenEmpty ? arrivals === 0 : now - this.lastArrivalAt >= this.p.policy.windowMs;
+    return quiet ? 0 : Math.ceil(1.5 * mean) + 1;
+  }
+
+  /**
+   * Applies the syncs at `at(0) … at(count − 1)` of an idle gateway (no arrivals, nothing to push)
+   * without asking the store, for as long as each would ask for exactly the slots it holds: such a
+   * sync hands back n slots and is granted the same n (the store can always re-grant what a gateway
+   * held), so only the mean, the lease's renewal and the bookkeeping change. Returns how many syncs
+   * it applied; the caller renews the lease in the store to the last one. The simulator uses this to
+   * skip store calls that cannot change anything; the update is the same as syncEntry + applySync.
+   */
+  fastForwardIdle(at: (i: number) => number, count: number): number {
+    if (this.arrivals !== 0 || this.pending.length > 0 || this.inflight.length > 0) return 0;
+    for (let i = 0; i < count; i++) {
+      const t = at(i);
+      const held = this.slots(t);
+      const mean = this.nextMean(0);
+      if (this.askAt(t, 0, mean) !== held) return i;
+      this.meanArrivals = mean;
+      this.lastReturned = held;
+      this.deniedUntilSync = false;
+      this.lastSyncAt = t;
+      this.grantExpiresAt = held > 0 ? t + this.p.leaseTtlMs : t;
+    }
+    return count;
+  }
+
   syncEntry(key: string, now: number): SyncEntry {
-    const dt = Math.max(0, now - this.lastSyncAt);
-    const alpha = 1 - Math.exp(-dt / this.p.policy.windowMs);
-    this.meanArrivals += alpha * (this.arrivals - this.meanArrivals);
-    const quiet = this.askWhenEmpty
-      ? this.arrivals === 0
-      : now - this.lastArrivalAt >= this.p.policy.windowMs;
+    this.meanArrivals = this.nextMean(this.arrivals);
+    const ask = this.askAt(now, this.arrivals, this.meanArrivals);
     this.arrivals = 0;
     this.lastReturned = this.slots(now);
     this.grant = 0;
@@ -115,7 +151,7 @@ export class LeaseKey implements KeyLimiter {
     this.inflight = admits;
     this.pending = [];
     this.lastSyncAt = now;
-    return { key, admits, read: false, release: true, ask: quiet ? 0 : this.sizeRule() };
+    return { key, admits, read: false, release: true, ask };
   }
 
   applySync(reply: SyncReply, _now: number): void {
@@ -127,6 +163,10 @@ export class LeaseKey implements KeyLimiter {
   syncFailed(_now: number): void {
     if (this.inflight.length > 0) this.pending = this.inflight.concat(this.pending);
     this.inflight = EMPTY;
+  }
+
+  unsyncedAdmits(): number {
+    return this.pending.length + this.inflight.length;
   }
 
   isIdle(now: number): boolean {

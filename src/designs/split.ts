@@ -66,6 +66,10 @@ export class SplitKey implements KeyLimiter {
 
   syncFailed(_now: number): void {}
 
+  unsyncedAdmits(): number {
+    return 0;
+  }
+
   isIdle(now: number): boolean {
     return this.live(now) === 0;
   }

@@ -1,6 +1,7 @@
 import type { DesignId } from '../config.js';
 import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
+import { TimeLog } from '../window/time-log.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './key-limiter.js';
 
 const EMPTY: number[] = [];
@@ -142,6 +143,10 @@ export abstract class SyncedKey implements KeyLimiter {
     this.inflightIdx = 0;
   }
 
+  unsyncedAdmits(): number {
+    return this.pending.length + this.inflight.length;
+  }
+
   isIdle(now: number): boolean {
     return this.known(now) === 0 && this.pending.length === 0 && this.inflight.length === 0;
   }
@@ -162,20 +167,20 @@ export class AssumeOthersKey extends SyncedKey {
 }
 
 /**
- * track-share measures its share at every sync from two numbers it already has:
- *   own   = its admits that the sync just pushed (and that still count),
- *   total = the store's count now − what the previous reply's count has become by now
- *           (what every gateway added since the previous sync, by the store's own log).
- * Both are smoothed as exponentially weighted means of per-interval counts with time constant W,
- * and share = mean(own) / mean(total), clamped to [1/(4K), 1]. The floor keeps a gateway whose
- * share was tiny or zero from dividing by almost nothing when traffic moves to it; until the first
- * measurement the share is 1/K. With K = 1 own and total are the same numbers, so share = 1 exactly.
+ * track-share divides its own admits since the last sync by its share of the key's traffic, measured
+ * at every sync as (own admits still in the window) / (the store's count in the window, after the
+ * push): a moving average over one window W, so it follows a change of routing within about W. The
+ * share is clamped to [1/(4K), 1]: the floor keeps a gateway whose share was tiny or zero from
+ * dividing by almost nothing when traffic moves to it. Until the first sync that finds admits in the
+ * window the share is 1/K. With K = 1 both counts are the same log, so the share is exactly 1.
+ *
+ * The measurement depends only on the state at the sync, not on earlier syncs, so a sync with nothing
+ * to push whose read is overwritten before the next decision changes nothing (the simulator skips those).
  */
 export class TrackShareKey extends SyncedKey {
   readonly design = 'track-share' as const;
   private share: number;
-  private meanOwn = 0;
-  private meanTotal = 0;
+  private readonly own = new TimeLog(2);
 
   constructor(p: FleetParams) {
     super(p);
@@ -190,32 +195,22 @@ export class TrackShareKey extends SyncedKey {
     return 1 / this.share;
   }
 
+  override decide(now: number, cost: number): Verdict {
+    const v = super.decide(now, cost);
+    if (v === ALLOW) for (let i = 0; i < cost; i++) this.own.insert(now);
+    return v;
+  }
+
   protected override beforeApply(reply: SyncReply, now: number): void {
-    const own = this.ownInFlight(now);
-    if (Number.isNaN(this.lastSyncAt)) {
-      // first sync of this key: the previous view was empty
-      this.learn(own, reply.count, 1);
-      return;
-    }
-    const before = this.known(now);
-    const dt = now - this.lastSyncAt;
-    const alpha = 1 - Math.exp(-dt / this.p.policy.windowMs);
-    this.learn(own, reply.count - before, alpha);
-  }
-
-  private learn(own: number, total: number, alpha: number): void {
-    this.meanOwn += alpha * (own - this.meanOwn);
-    this.meanTotal += alpha * (Math.max(total, own) - this.meanTotal);
-    if (this.meanTotal > 0) {
-      const floor = 1 / (4 * this.p.gateways);
-      this.share = Math.min(1, Math.max(floor, this.meanOwn / this.meanTotal));
-    }
-  }
-
-  private ownInFlight(now: number): number {
     const { windowMs, windowKind } = this.p.policy;
-    let n = 0;
-    for (const t of this.inflight) if (expiryOf(t, windowMs, windowKind) > now) n++;
-    return n;
+    this.own.dropExpired(now, windowMs, windowKind);
+    if (reply.count > 0) {
+      const floor = 1 / (4 * this.p.gateways);
+      this.share = Math.min(1, Math.max(floor, this.own.size / reply.count));
+    }
+  }
+
+  override isIdle(now: number): boolean {
+    return super.isIdle(now) && this.own.size === 0;
   }
 }

@@ -21,6 +21,9 @@ interface Lease {
 class KeyRecord {
   readonly log = new TimeLog();
   leases: Map<string, Lease> | null = null;
+  /** Sum of outstanding slots, and a lower bound on the earliest lapse: prune walks the leases only then. */
+  private leaseTotal = 0;
+  private leaseCheckAt = Number.POSITIVE_INFINITY;
   /** When the record is next looked at by the sweep; -1 once deleted. */
   sweepAt = 0;
   constructor(
@@ -32,15 +35,55 @@ class KeyRecord {
   /** Prunes aged-out admits and lapsed grants; returns the outstanding slots of every gateway but `except`. */
   prune(now: number, policy: Policy, except?: string): number {
     this.log.dropExpired(now, policy.windowMs, policy.windowKind);
-    let outstanding = 0;
-    if (this.leases !== null) {
-      for (const [gw, lease] of this.leases) {
-        if (lease.expiresAt <= now) this.leases.delete(gw);
-        else if (gw !== except) outstanding += lease.slots;
+    const leases = this.leases;
+    if (leases === null) return 0;
+    if (now >= this.leaseCheckAt) {
+      let total = 0;
+      let check = Number.POSITIVE_INFINITY;
+      for (const [gw, lease] of leases) {
+        if (lease.expiresAt <= now) leases.delete(gw);
+        else {
+          total += lease.slots;
+          if (lease.expiresAt < check) check = lease.expiresAt;
+        }
       }
-      if (this.leases.size === 0) this.leases = null;
+      this.leaseTotal = total;
+      this.leaseCheckAt = check;
+      if (leases.size === 0) {
+        this.leases = null;
+        return 0;
+      }
     }
-    return outstanding;
+    if (except === undefined) return this.leaseTotal;
+    const mine = leases.get(except);
+    return mine === undefined ? this.leaseTotal : this.leaseTotal - mine.slots;
+  }
+
+  /** Sets a gateway's outstanding grant (0 hands it all back). */
+  setLease(gw: string, slots: number, expiresAt: number): void {
+    let leases = this.leases;
+    const old = leases?.get(gw);
+    if (old !== undefined) this.leaseTotal -= old.slots;
+    if (slots <= 0) {
+      if (old !== undefined) leases!.delete(gw);
+      if (leases !== null && leases.size === 0) {
+        this.leases = null;
+        this.leaseTotal = 0;
+        this.leaseCheckAt = Number.POSITIVE_INFINITY;
+      }
+      return;
+    }
+    if (leases === null) leases = this.leases = new Map();
+    if (old !== undefined) {
+      old.slots = slots;
+      old.expiresAt = expiresAt;
+    } else leases.set(gw, { slots, expiresAt });
+    this.leaseTotal += slots;
+    if (expiresAt < this.leaseCheckAt) this.leaseCheckAt = expiresAt;
+  }
+
+  slotsOf(gw: string): number {
+    return this.leases?.get(gw)?.slots ?? 0;
   }
 
   /** The last instant anything in this record still matters. */
@@ -86,6 +129,20 @@ export class MemoryStore implements Store {
   }
 
   sync(req: SyncRequest, now: number): SyncResult {
+    const replay = this.begin(req, now);
+    const replies = new Array<SyncReply>(req.entries.length);
+    for (let i = 0; i < req.entries.length; i++)
+      replies[i] = this.syncOne(req, req.entries[i], req.policy, now, replay);
+    return { now, replies };
+  }
+
+  /** A sync of one key (the simulator's single-key fast path): the same as sync() with one entry. */
+  syncKey(req: SyncRequest, entry: SyncEntry, now: number): SyncReply {
+    return this.syncOne(req, entry, req.policy, now, this.begin(req, now));
+  }
+
+  /** Checks and records the sync's seq; returns true for a retry of the last applied sync. */
+  private begin(req: SyncRequest, now: number): boolean {
     const last = this.lastSeq.get(req.gatewayId);
     if (last !== undefined && req.seq < last) {
       throw new RangeError(`gateway ${req.gatewayId}: sync seq ${req.seq} is older than ${last}`);
@@ -94,12 +151,8 @@ export class MemoryStore implements Store {
     // set state rather than add to it, so they are safe to apply twice.
     const replay = last === req.seq;
     this.sweepDue(now);
-    const policy = req.policy;
-    const replies = new Array<SyncReply>(req.entries.length);
-    for (let i = 0; i < req.entries.length; i++)
-      replies[i] = this.syncOne(req, req.entries[i], policy, now, replay);
-    this.lastSeq.set(req.gatewayId, req.seq);
-    return { now, replies };
+    if (!replay) this.lastSeq.set(req.gatewayId, req.seq);
+    return replay;
   }
 
   ask(
@@ -119,8 +172,7 @@ export class MemoryStore implements Store {
     let grantExpiresAt = mine === undefined ? now : mine.expiresAt;
     if (granted > 0) {
       grantExpiresAt = now + leaseTtlMs;
-      if (rec.leases === null) rec.leases = new Map();
-      rec.leases.set(gatewayId, { slots: held + granted, expiresAt: grantExpiresAt });
+      rec.setLease(gatewayId, held + granted, grantExpiresAt);
     }
     this.settle(rec, policy, now);
     return { granted, grantExpiresAt, now };
@@ -134,6 +186,19 @@ export class MemoryStore implements Store {
     return rec.log.size;
   }
 
+  /** When the key's newest admit stops counting (-Infinity if none): until then its count is not 0. */
+  latestExpiry(key: string): number {
+    const rec = this.records.get(key);
+    if (rec === undefined || rec.log.size === 0) return Number.NEGATIVE_INFINITY;
+    return expiryOf(rec.log.at(rec.log.size - 1), rec.policy.windowMs, rec.policy.windowKind);
+  }
+
+  /** Extends a gateway's outstanding grant to lapse at `expiresAt` (the simulator's skipped idle syncs). */
+  renewLease(key: string, gatewayId: string, expiresAt: number): void {
+    const lease = this.records.get(key)?.leases?.get(gatewayId);
+    if (lease !== undefined && expiresAt > lease.expiresAt) lease.expiresAt = expiresAt;
+  }
+
   /** Slots granted and not yet handed back, over all gateways. */
   outstandingOf(key: string, policy: Policy, now: number): number {
     const rec = this.records.get(key);
@@ -142,11 +207,8 @@ export class MemoryStore implements Store {
 
   private syncOne(req: SyncRequest, e: SyncEntry, policy: Policy, now: number, replay: boolean): SyncReply {
     const rec = this.record(e.key, policy);
-    if (e.release && rec.leases !== null) {
-      rec.leases.delete(req.gatewayId);
-      if (rec.leases.size === 0) rec.leases = null;
-    }
     const others = rec.prune(now, policy, req.gatewayId);
+    if (e.release) rec.setLease(req.gatewayId, 0, now);
     const log = rec.log;
     const { windowMs, windowKind } = policy;
     if (!replay) for (const t of e.admits) if (expiryOf(t, windowMs, windowKind) > now) log.insert(t);
@@ -155,13 +217,11 @@ export class MemoryStore implements Store {
     let granted = 0;
     let grantExpiresAt = now;
     if (e.ask > 0) {
-      const mine = rec.leases?.get(req.gatewayId);
-      const held = mine === undefined ? 0 : mine.slots;
+      const held = rec.slotsOf(req.gatewayId);
       granted = Math.max(0, Math.min(e.ask, policy.limit - count - others - held));
       if (granted > 0) {
         grantExpiresAt = now + req.leaseTtlMs;
-        if (rec.leases === null) rec.leases = new Map();
-        rec.leases.set(req.gatewayId, { slots: held + granted, expiresAt: grantExpiresAt });
+        rec.setLease(req.gatewayId, held + granted, grantExpiresAt);
       }
     }
 

@@ -1,0 +1,85 @@
+/** results.csv: one line per run, every RunRow field, in a fixed column order. */
+import type { RunRow } from '../sim/types.js';
+
+export const CSV_COLUMNS = [
+  'version',
+  'group',
+  'design',
+  'gateways',
+  'syncS',
+  'limit',
+  'windowS',
+  'windowKind',
+  'alignedSyncs',
+  'traffic',
+  'load',
+  'routing',
+  'minutes',
+  'seed',
+  'admittedPerWindow',
+  'worstWindow',
+  'rejectedPct',
+  'roundTripsPerRequest',
+  'syncs',
+  'requests',
+  'admitted',
+  'windowsOverLimit',
+  'strandedPct',
+] as const satisfies readonly (keyof RunRow)[];
+
+// Adding a field to RunRow without a CSV column fails the type-check here rather than dropping data silently.
+type Unlisted = Exclude<keyof RunRow, (typeof CSV_COLUMNS)[number]>;
+export const CSV_COVERS_EVERY_FIELD: [Unlisted] extends [never] ? true : Unlisted = true;
+
+/** RFC 4180 quoting: a field with a comma, quote, CR or LF, or edge spaces, is quoted with inner quotes doubled. */
+export function csvField(value: unknown): string {
+  const text = value === null || value === undefined ? '' : String(value);
+  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function rowsToCsv(rows: readonly RunRow[]): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const row of rows) lines.push(CSV_COLUMNS.map((c) => csvField(row[c])).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/** Parses RFC 4180 text into records of fields; the inverse of the quoting above. */
+export function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let quoted = false;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+      } else field += c;
+      i++;
+      continue;
+    }
+    if (c === '"') quoted = true;
+    else if (c === ',') {
+      record.push(field);
+      field = '';
+    } else if (c === '\r' || c === '\n') {
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = '';
+      if (c === '\r' && text[i + 1] === '\n') i++;
+    } else field += c;
+    i++;
+  }
+  if (field !== '' || record.length > 0) {
+    record.push(field);
+    records.push(record);
+  }
+  return records;
+}

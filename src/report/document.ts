@@ -1,0 +1,138 @@
+/**
+ * The report as data: sections of paragraphs, tables and charts. Built once, rendered twice (Markdown and HTML),
+ * so both outputs always say the same thing.
+ */
+import { escapeMarkdown, escapeXml } from './escape.js';
+import { htmlTable, markdownTable, type Table } from './tables.js';
+
+export type Block =
+  | { kind: 'text'; text: string }
+  | { kind: 'heading'; text: string }
+  | { kind: 'table'; table: Table }
+  | { kind: 'chart'; name: string; title: string; svg: string }
+  /** a part of the report the study's rows cannot fill, e.g. under a narrowed --only grid */
+  | { kind: 'missing'; text: string };
+
+export interface Section {
+  /** stable anchor, also used to find a section in tests */
+  id: string;
+  title: string;
+  blocks: Block[];
+}
+
+export interface ReportDocument {
+  title: string;
+  /** label → value lines shown under the title */
+  facts: readonly [string, string][];
+  sections: readonly Section[];
+}
+
+export function toMarkdown(doc: ReportDocument): string {
+  const out: string[] = [`# ${escapeMarkdown(doc.title)}`, ''];
+  for (const [label, value] of doc.facts)
+    out.push(`- **${escapeMarkdown(label)}:** ${escapeMarkdown(value)}`);
+  out.push('');
+  for (const s of doc.sections) {
+    out.push(`<a id="${s.id}"></a>`, '', `## ${escapeMarkdown(s.title)}`, '');
+    for (const b of s.blocks) {
+      switch (b.kind) {
+        case 'text':
+          out.push(escapeMarkdown(b.text), '');
+          break;
+        case 'heading':
+          out.push(`### ${escapeMarkdown(b.text)}`, '');
+          break;
+        case 'table':
+          out.push(markdownTable(b.table), '');
+          break;
+        case 'chart':
+          out.push(`![${escapeMarkdown(b.title)}](charts/${b.name}.svg)`, '');
+          break;
+        case 'missing':
+          out.push(`*${escapeMarkdown(b.text)}*`, '');
+          break;
+      }
+    }
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+const CSS = `
+*{box-sizing:border-box}
+body{margin:0;background:#f6f6f4;color:#1a1a1a;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
+main{max-width:1000px;margin:0 auto;padding:16px 20px 48px;background:#fff}
+h1{font-size:1.7em;margin:.6em 0 .3em}
+h2{font-size:1.3em;margin:2em 0 .4em;padding-top:.6em;border-top:1px solid #ddd}
+h3{font-size:1.05em;margin:1.4em 0 .3em}
+p{margin:.5em 0 1em;max-width:48em}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0 0 1em}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0}
+nav ol{padding-left:1.4em;margin:.3em 0}
+.table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;margin:0 0 1.2em;border:1px solid #e2e2e2}
+table{border-collapse:collapse;font-size:.88em;font-variant-numeric:tabular-nums;white-space:nowrap}
+th,td{padding:4px 8px;border-bottom:1px solid #eee;text-align:left}
+thead th{background:#f0f0ee;border-bottom:2px solid #ccc;white-space:normal;vertical-align:bottom;min-width:4em}
+tbody th{font-weight:600;background:#fafaf8}
+tbody tr:hover td{background:#f5f9ff}
+figure{margin:0 0 1.5em}
+figure svg{display:block;width:100%;height:auto;max-width:100%;border:1px solid #e2e2e2}
+figcaption{font-size:.85em;color:#555;margin-top:4px}
+.missing{color:#7a5a00;background:#fff8e1;border-left:4px solid #e0b000;padding:6px 10px}
+.pass{color:#0a6b2c;font-weight:700}
+.fail{color:#b00020;font-weight:700}
+@media (max-width:600px){main{padding:10px 10px 32px}body{font-size:15px}}
+`;
+
+export function toHtml(doc: ReportDocument): string {
+  const out: string[] = [
+    '<!DOCTYPE html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeXml(doc.title)}</title>`,
+    `<style>${CSS}</style>`,
+    '</head>',
+    '<body>',
+    '<main>',
+    `<h1>${escapeXml(doc.title)}</h1>`,
+    '<dl class="facts">',
+  ];
+  for (const [label, value] of doc.facts)
+    out.push(`<dt>${escapeXml(label)}</dt><dd>${escapeXml(value)}</dd>`);
+  out.push('</dl>');
+  out.push('<nav><strong>Contents</strong><ol>');
+  for (const s of doc.sections) out.push(`<li><a href="#${s.id}">${escapeXml(s.title)}</a></li>`);
+  out.push('</ol></nav>');
+  for (const s of doc.sections) {
+    out.push(`<section id="${s.id}">`, `<h2>${escapeXml(s.title)}</h2>`);
+    for (const b of s.blocks) {
+      switch (b.kind) {
+        case 'text':
+          out.push(`<p>${escapeXml(b.text)}</p>`);
+          break;
+        case 'heading':
+          out.push(`<h3>${escapeXml(b.text)}</h3>`);
+          break;
+        case 'table':
+          out.push(markResults(htmlTable(b.table)));
+          break;
+        case 'chart':
+          out.push(`<figure>${b.svg}<figcaption>${escapeXml(b.title)}</figcaption></figure>`);
+          break;
+        case 'missing':
+          out.push(`<p class="missing">${escapeXml(b.text)}</p>`);
+          break;
+      }
+    }
+    out.push('</section>');
+  }
+  out.push('</main>', '</body>', '</html>');
+  return `${out.join('\n')}\n`;
+}
+
+/** Colours the checks' PASS/FAIL cells; the words stay, so the result reads the same without colour. */
+function markResults(html: string): string {
+  return html.replace(/<td>(PASS|FAIL)<\/td>/g, (_, r: string) => `<td class="${r.toLowerCase()}">${r}</td>`);
+}

@@ -1,0 +1,86 @@
+/** renderReport: the study's results in, report.md, report.html and the charts out. No I/O. */
+import { DESIGN_IDS } from '../config.js';
+import type { RunRow, StudyResults } from '../sim/types.js';
+import { aggregateRuns, distinct } from './aggregate.js';
+import { type ReportDocument, type Section, toHtml, toMarkdown } from './document.js';
+import { formatDuration, formatNumber } from './format.js';
+import {
+  busyKeySection,
+  checksSection,
+  floodAllSection,
+  floodAtK8Section,
+  honestByDeltaSection,
+  honestByKSection,
+  howToReadSection,
+  leasesSection,
+  pageLoadSection,
+  sharedCounterVariantsSection,
+} from './sections.js';
+
+export interface RenderedReport {
+  markdown: string;
+  html: string;
+  /** one SVG per chart; the Markdown links them as charts/<name>.svg, the HTML inlines them */
+  charts: { name: string; svg: string }[];
+}
+
+export function renderReport(results: StudyResults): RenderedReport {
+  const doc = reportDocument(results);
+  const charts = doc.sections.flatMap((s) =>
+    s.blocks.flatMap((b) => (b.kind === 'chart' ? [{ name: b.name, svg: `${b.svg}\n` }] : [])),
+  );
+  return { markdown: toMarkdown(doc), html: toHtml(doc), charts };
+}
+
+export function reportDocument(results: StudyResults): ReportDocument {
+  const rows = results.rows;
+  const sections: Section[] = [
+    howToReadSection(),
+    floodAtK8Section(rows),
+    floodAllSection(rows),
+    sharedCounterVariantsSection(rows),
+    honestByKSection(rows),
+    honestByDeltaSection(rows),
+    pageLoadSection(rows),
+    leasesSection(rows),
+    busyKeySection(rows),
+    checksSection(results.checks),
+  ];
+  return { title: 'fleetlimit study report', facts: facts(results), sections };
+}
+
+function list(values: readonly (string | number)[]): string {
+  return values.length === 0
+    ? 'none'
+    : values.map((v) => (typeof v === 'number' ? formatNumber(v) : v)).join(', ');
+}
+
+function facts(results: StudyResults): [string, string][] {
+  const rows: readonly RunRow[] = results.rows;
+  const configs = aggregateRuns(rows);
+  const seeds = configs.map((a) => a.seeds.length);
+  const seedRange =
+    seeds.length === 0
+      ? 'none'
+      : Math.min(...seeds) === Math.max(...seeds)
+        ? `${seeds[0]}`
+        : `${Math.min(...seeds)}–${Math.max(...seeds)}`;
+  const present = new Set(rows.map((r) => r.design));
+  const passed = results.checks.filter((c) => c.passed).length;
+  return [
+    ['version', results.version],
+    ['grid', results.grid],
+    ['started', results.startedAt],
+    [
+      'runs',
+      `${formatNumber(rows.length)} (${formatNumber(configs.length)} configurations × ${seedRange} seeds)`,
+    ],
+    ['wall time', formatDuration(results.wallSeconds)],
+    ['designs', list(DESIGN_IDS.filter((d) => present.has(d)))],
+    ['gateways K', list(distinct(rows, 'gateways'))],
+    ['sync interval Δ (s)', list(distinct(rows, 'syncS'))],
+    ['limits L', list(distinct(rows, 'limit'))],
+    ['windows W (s)', list(distinct(rows, 'windowS'))],
+    ['checks', `${passed} of ${results.checks.length} passed`],
+  ];
+}

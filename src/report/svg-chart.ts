@@ -1,0 +1,374 @@
+/**
+ * A small, dependency-free SVG chart renderer: line and scatter charts on linear or log axes.
+ *
+ * The output is a pure function of the spec (no random ids, no clock), scales through its viewBox, and
+ * stays readable in greyscale: each series gets a colour, a marker shape and, for lines, a dash pattern.
+ * No element carries an id, so any number of charts can be inlined in one HTML page.
+ */
+import { escapeXml } from './escape.js';
+import { formatNumber } from './format.js';
+
+export type AxisScale = 'linear' | 'log';
+
+export interface ChartAxis {
+  /** the axis title, with its unit, e.g. "flood rate (× L per window)" */
+  title: string;
+  scale?: AxisScale;
+  /** forces the domain to include this value */
+  min?: number;
+  max?: number;
+}
+
+export interface ChartPoint {
+  x: number;
+  y: number;
+}
+
+export interface ChartSeries {
+  name: string;
+  points: readonly ChartPoint[];
+  /** index into the palette/marker/dash cycle; defaults to the series' position, pass it to keep a colour per design across charts */
+  style?: number;
+}
+
+export interface ReferenceLine {
+  /** a horizontal line at this y */
+  y: number;
+  label: string;
+}
+
+export interface ChartSpec {
+  title: string;
+  x: ChartAxis;
+  y: ChartAxis;
+  series: readonly ChartSeries[];
+  referenceLines?: readonly ReferenceLine[];
+  /** in SVG user units; the chart scales to its container through the viewBox */
+  width?: number;
+  height?: number;
+}
+
+export type ChartKind = 'line' | 'scatter';
+
+// Okabe–Ito colours: distinguishable with the common colour-vision deficiencies; yellow left out (poor on white).
+const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
+const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'triangle-down', 'cross', 'plus'] as const;
+const DASHES = ['', '7 3', '2 3', '9 3 2 3', '4 2', '12 3 2 3 2 3', '1 2'];
+
+export interface SeriesStyle {
+  colour: string;
+  shape: (typeof SHAPES)[number];
+  dash: string;
+}
+
+export function seriesStyle(index: number): SeriesStyle {
+  const i = ((index % PALETTE.length) + PALETTE.length) % PALETTE.length;
+  return { colour: PALETTE[i]!, shape: SHAPES[i % SHAPES.length]!, dash: DASHES[i % DASHES.length]! };
+}
+
+export function lineChart(spec: ChartSpec): string {
+  return renderChart('line', spec);
+}
+
+export function scatterChart(spec: ChartSpec): string {
+  return renderChart('scatter', spec);
+}
+
+const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif';
+const CHAR_WIDTH = 6.6; // mean advance of a 12px sans-serif character; sizes the legend
+const MARKER = 4.5;
+
+interface Scale {
+  kind: AxisScale;
+  lo: number;
+  hi: number;
+  ticks: number[];
+  /** value → 0..1 along the axis */
+  unit(v: number): number;
+}
+
+export function renderChart(kind: ChartKind, spec: ChartSpec): string {
+  const width = spec.width ?? 760;
+  const height = spec.height ?? 460;
+  const xLog = spec.x.scale === 'log';
+  const yLog = spec.y.scale === 'log';
+
+  // Points a log axis cannot place (zero or negative) are dropped and counted, then named in a note under the
+  // chart, so a reader knows the line is missing points rather than seeing them silently vanish.
+  let droppedLog = 0;
+  let droppedNonFinite = 0;
+  const series = spec.series.map((s, i) => {
+    const kept: (ChartPoint | null)[] = [];
+    for (const p of s.points) {
+      if (!Number.isFinite(p.x) || !Number.isFinite(p.y)) {
+        droppedNonFinite++;
+        kept.push(null);
+      } else if ((xLog && p.x <= 0) || (yLog && p.y <= 0)) {
+        droppedLog++;
+        kept.push(null);
+      } else kept.push(p);
+    }
+    return { name: s.name, points: kept, style: seriesStyle(s.style ?? i) };
+  });
+  const refs = (spec.referenceLines ?? []).filter((r) => Number.isFinite(r.y) && (!yLog || r.y > 0));
+
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (const s of series)
+    for (const p of s.points)
+      if (p) {
+        xs.push(p.x);
+        ys.push(p.y);
+      }
+  const hasData = xs.length > 0;
+  for (const r of refs) ys.push(r.y);
+  for (const [axis, list] of [
+    [spec.x, xs],
+    [spec.y, ys],
+  ] as const) {
+    for (const v of [axis.min, axis.max])
+      if (v !== undefined && Number.isFinite(v) && (axis.scale !== 'log' || v > 0)) list.push(v);
+  }
+  const xScale = makeScale(xLog ? 'log' : 'linear', xs);
+  const yScale = makeScale(yLog ? 'log' : 'linear', ys);
+
+  const notes: string[] = [];
+  if (droppedLog > 0)
+    notes.push(
+      `${droppedLog} point${droppedLog === 1 ? '' : 's'} at zero not shown: a log scale cannot place them.`,
+    );
+  if (droppedNonFinite > 0)
+    notes.push(
+      `${droppedNonFinite} point${droppedNonFinite === 1 ? '' : 's'} without a finite value not shown.`,
+    );
+
+  const legendChars = Math.max(0, ...series.map((s) => s.name.length));
+  const legendWidth = series.length > 0 ? Math.min(width * 0.38, 40 + legendChars * CHAR_WIDTH) : 0;
+  const left = 74;
+  const top = 44;
+  const right = legendWidth + 18;
+  const bottom = 58 + notes.length * 16;
+  const plotW = Math.max(40, width - left - right);
+  const plotH = Math.max(40, height - top - bottom);
+  const px = (v: number) => left + xScale.unit(v) * plotW;
+  const py = (v: number) => top + plotH - yScale.unit(v) * plotH;
+
+  const out: string[] = [];
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" ` +
+      `role="img" aria-label="${escapeXml(spec.title)}" font-family="${escapeXml(FONT)}" font-size="12">`,
+  );
+  out.push(`<title>${escapeXml(spec.title)}</title>`);
+  out.push(`<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`);
+  out.push(
+    `<text x="${n(width / 2)}" y="24" text-anchor="middle" font-size="16" font-weight="bold" fill="#111111">${escapeXml(spec.title)}</text>`,
+  );
+
+  // Grid and tick labels.
+  out.push('<g stroke="#e3e3e3" stroke-width="1">');
+  for (const t of xScale.ticks)
+    out.push(`<line x1="${n(px(t))}" y1="${top}" x2="${n(px(t))}" y2="${top + plotH}"/>`);
+  for (const t of yScale.ticks)
+    out.push(`<line x1="${left}" y1="${n(py(t))}" x2="${left + plotW}" y2="${n(py(t))}"/>`);
+  out.push('</g>');
+  out.push(`<g fill="#333333" font-size="11">`);
+  for (const t of xScale.ticks)
+    out.push(
+      `<text x="${n(px(t))}" y="${n(top + plotH + 16)}" text-anchor="middle">${escapeXml(tickLabel(t))}</text>`,
+    );
+  for (const t of yScale.ticks)
+    out.push(`<text x="${left - 6}" y="${n(py(t) + 4)}" text-anchor="end">${escapeXml(tickLabel(t))}</text>`);
+  out.push('</g>');
+  out.push(
+    `<rect x="${left}" y="${top}" width="${n(plotW)}" height="${n(plotH)}" fill="none" stroke="#888888" stroke-width="1"/>`,
+  );
+
+  // Axis titles; the scale kind is part of the title so a log axis is never mistaken for a linear one.
+  const xTitle = spec.x.title + (xLog ? ' — log scale' : '');
+  const yTitle = spec.y.title + (yLog ? ' — log scale' : '');
+  out.push(
+    `<text x="${n(left + plotW / 2)}" y="${n(top + plotH + 38)}" text-anchor="middle" font-size="13" fill="#111111">${escapeXml(xTitle)}</text>`,
+  );
+  const yMid = n(top + plotH / 2);
+  out.push(
+    `<text x="18" y="${yMid}" transform="rotate(-90 18 ${yMid})" text-anchor="middle" font-size="13" fill="#111111">${escapeXml(yTitle)}</text>`,
+  );
+
+  for (const r of refs) {
+    const y = n(py(r.y));
+    out.push(
+      `<line x1="${left}" y1="${y}" x2="${n(left + plotW)}" y2="${y}" stroke="#222222" stroke-width="1.5" stroke-dasharray="10 4 2 4"/>`,
+    );
+    out.push(
+      `<text x="${n(left + plotW - 4)}" y="${n(py(r.y) - 5)}" text-anchor="end" font-size="11" fill="#222222">${escapeXml(r.label)}</text>`,
+    );
+  }
+
+  if (!hasData) {
+    out.push(
+      `<text x="${n(left + plotW / 2)}" y="${n(top + plotH / 2)}" text-anchor="middle" font-size="14" fill="#555555">no data to plot</text>`,
+    );
+  }
+
+  for (const s of series) {
+    const { colour, dash } = s.style;
+    out.push(`<g>`);
+    if (kind === 'line') {
+      // A dropped point breaks the line rather than bridging the gap, so no segment implies data that is not there.
+      for (const run of runsOf(s.points)) {
+        if (run.length < 2) continue;
+        const d = run.map((p, i) => `${i === 0 ? 'M' : 'L'}${n(px(p.x))} ${n(py(p.y))}`).join(' ');
+        out.push(
+          `<path d="${d}" fill="none" stroke="${colour}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`,
+        );
+      }
+    }
+    for (const p of s.points) if (p) out.push(marker(s.style, px(p.x), py(p.y), kind === 'scatter'));
+    out.push('</g>');
+  }
+
+  if (series.length > 0) {
+    const lx = left + plotW + 14;
+    out.push(`<g font-size="12" fill="#111111">`);
+    series.forEach((s, i) => {
+      const y = top + 10 + i * 20;
+      if (kind === 'line') {
+        out.push(
+          `<line x1="${lx}" y1="${y}" x2="${lx + 26}" y2="${y}" stroke="${s.style.colour}" stroke-width="2"${s.style.dash ? ` stroke-dasharray="${s.style.dash}"` : ''}/>`,
+        );
+      }
+      out.push(marker(s.style, lx + 13, y, false));
+      out.push(`<text x="${lx + 32}" y="${y + 4}">${escapeXml(s.name)}</text>`);
+    });
+    out.push('</g>');
+  }
+
+  notes.forEach((note, i) => {
+    out.push(
+      `<text x="${left}" y="${n(height - 10 - (notes.length - 1 - i) * 16)}" font-size="11" font-style="italic" fill="#444444">${escapeXml(note)}</text>`,
+    );
+  });
+
+  out.push('</svg>');
+  return out.join('\n');
+}
+
+function runsOf(points: readonly (ChartPoint | null)[]): ChartPoint[][] {
+  const runs: ChartPoint[][] = [[]];
+  for (const p of points) {
+    if (p) runs[runs.length - 1]!.push(p);
+    else if (runs[runs.length - 1]!.length > 0) runs.push([]);
+  }
+  return runs;
+}
+
+function marker(style: SeriesStyle, x: number, y: number, translucent: boolean): string {
+  const { colour, shape } = style;
+  const r = MARKER;
+  const fill = `fill="${colour}"${translucent ? ' fill-opacity="0.7"' : ''} stroke="${colour}" stroke-width="1"`;
+  switch (shape) {
+    case 'circle':
+      return `<circle cx="${n(x)}" cy="${n(y)}" r="${r}" ${fill}/>`;
+    case 'square':
+      return `<rect x="${n(x - r * 0.9)}" y="${n(y - r * 0.9)}" width="${n(r * 1.8)}" height="${n(r * 1.8)}" ${fill}/>`;
+    case 'triangle':
+      return `<path d="M${n(x)} ${n(y - r * 1.15)} L${n(x + r)} ${n(y + r * 0.75)} L${n(x - r)} ${n(y + r * 0.75)} Z" ${fill}/>`;
+    case 'triangle-down':
+      return `<path d="M${n(x)} ${n(y + r * 1.15)} L${n(x + r)} ${n(y - r * 0.75)} L${n(x - r)} ${n(y - r * 0.75)} Z" ${fill}/>`;
+    case 'diamond':
+      return `<path d="M${n(x)} ${n(y - r * 1.2)} L${n(x + r)} ${n(y)} L${n(x)} ${n(y + r * 1.2)} L${n(x - r)} ${n(y)} Z" ${fill}/>`;
+    case 'cross':
+      return `<path d="M${n(x - r)} ${n(y - r)} L${n(x + r)} ${n(y + r)} M${n(x - r)} ${n(y + r)} L${n(x + r)} ${n(y - r)}" fill="none" stroke="${colour}" stroke-width="2"/>`;
+    case 'plus':
+      return `<path d="M${n(x - r * 1.2)} ${n(y)} L${n(x + r * 1.2)} ${n(y)} M${n(x)} ${n(y - r * 1.2)} L${n(x)} ${n(y + r * 1.2)}" fill="none" stroke="${colour}" stroke-width="2"/>`;
+  }
+}
+
+/** Coordinates to one decimal: deterministic, compact, and finite by construction of the scales. */
+function n(v: number): string {
+  return String(Math.round(v * 10) / 10);
+}
+
+function tickLabel(v: number): string {
+  const abs = Math.abs(v);
+  if (abs >= 1e6) return `${formatNumber(v / 1e6)}M`;
+  if (abs >= 1e4) return `${formatNumber(v / 1e3)}k`;
+  return formatNumber(v);
+}
+
+/** m × 10^e built from its decimal text, so 3 × 10^-1 is 0.3 and not 0.30000000000000004. */
+function decimal(m: number, e: number): number {
+  return Number(`${m}e${e}`);
+}
+
+export function makeScale(kind: AxisScale, values: readonly number[]): Scale {
+  const finite = values.filter((v) => Number.isFinite(v) && (kind === 'linear' || v > 0));
+  if (kind === 'log') return logScale(finite);
+  return linearScale(finite);
+}
+
+function linearScale(values: readonly number[]): Scale {
+  let lo = values.length ? Math.min(...values) : 0;
+  let hi = values.length ? Math.max(...values) : 1;
+  if (lo === hi) {
+    const pad = lo === 0 ? 1 : Math.abs(lo) * 0.1;
+    lo -= pad;
+    hi += pad;
+  }
+  const step = niceStep((hi - lo) / 6);
+  const start = Math.floor(lo / step) * step;
+  const end = Math.ceil(hi / step) * step;
+  const ticks: number[] = [];
+  const count = Math.round((end - start) / step);
+  for (let i = 0; i <= count; i++) ticks.push(Number((start + i * step).toPrecision(12)));
+  const span = end - start;
+  return { kind: 'linear', lo: start, hi: end, ticks, unit: (v) => (v - start) / span };
+}
+
+function niceStep(raw: number): number {
+  const e = Math.floor(Math.log10(raw));
+  const f = raw / 10 ** e;
+  const m = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+  return decimal(m, e);
+}
+
+const STEPS_125 = [1, 2, 5];
+
+/**
+ * Log axes tick at 1-2-5 within a narrow range and at decades across a wide one; the domain ends on a tick so
+ * every data point lies between two labelled values.
+ */
+function logScale(values: readonly number[]): Scale {
+  let min = values.length ? Math.min(...values) : 1;
+  let max = values.length ? Math.max(...values) : 10;
+  if (min === max) {
+    min /= 2;
+    max *= 2;
+  }
+  const decades = Math.log10(max / min);
+  let ticks: number[];
+  if (decades > 3) {
+    const e0 = Math.floor(Math.log10(min) + 1e-9);
+    const e1 = Math.ceil(Math.log10(max) - 1e-9);
+    // Past about eight decades the labels would crowd; label every other one.
+    const every = e1 - e0 > 8 ? 2 : 1;
+    ticks = [];
+    for (let e = e0; e <= e1; e += every) ticks.push(decimal(1, e));
+    if (ticks[ticks.length - 1]! < max) ticks.push(decimal(1, e1));
+  } else {
+    const all: number[] = [];
+    const e0 = Math.floor(Math.log10(min) + 1e-9) - 1;
+    const e1 = Math.ceil(Math.log10(max) - 1e-9) + 1;
+    for (let e = e0; e <= e1; e++) for (const m of STEPS_125) all.push(decimal(m, e));
+    const below = all.filter((t) => t <= min * (1 + 1e-9));
+    const above = all.filter((t) => t >= max * (1 - 1e-9));
+    const lo = below[below.length - 1] ?? all[0]!;
+    const hi = above[0] ?? all[all.length - 1]!;
+    ticks = all.filter((t) => t >= lo && t <= hi);
+  }
+  const lo = ticks[0]!;
+  const hi = ticks[ticks.length - 1]!;
+  const l0 = Math.log10(lo);
+  const span = Math.log10(hi) - l0 || 1;
+  return { kind: 'log', lo, hi, ticks, unit: (v) => (Math.log10(v) - l0) / span };
+}

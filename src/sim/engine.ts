@@ -1,0 +1,401 @@
+import { createKeyLimiter } from '../designs/index.js';
+import { ALLOW, type FleetParams, type KeyLimiter, NEED_STORE } from '../designs/key-limiter.js';
+import { LeaseKey } from '../designs/leases.js';
+import { resolveGatewayOptions } from '../gateway/options.js';
+import type { SyncRequest } from '../store/contract.js';
+import { MemoryStore } from '../store/memory-store.js';
+import { Random } from './random.js';
+import type { RunMetrics, RunParams } from './types.js';
+
+export interface EngineOptions {
+  /**
+   * Count the arrivals a gateway must reject anyway in one Poisson draw (default true). While a
+   * gateway's decision cannot change before its next sync or its next known expiry, every arrival in
+   * that span is rejected; how many arrive is one draw. Exact in distribution.
+   */
+  skip?: boolean;
+  /** Record every request's decision in order (the per-arrival checks). Implies skip = false. */
+  recordDecisions?: boolean;
+}
+
+export interface RunOutput extends RunMetrics {
+  decisions?: Uint8Array;
+}
+
+const KEY = 'k';
+
+/**
+ * How a design's syncs can be scheduled without changing a single decision:
+ * - 'none': its state never changes at a sync (central-log, split);
+ * - 'lazy': a sync with nothing to push whose read is overwritten before the gateway's next arrival
+ *   changes nothing, so only the last sync before each arrival, and syncs with pushes, are run;
+ * - 'every': a sync may change the store (lease grants); the syncs of an idle gateway that would be
+ *   granted exactly what it holds are applied without the store (LeaseKey.fastForwardIdle).
+ */
+function syncKind(design: RunParams['design']): 'none' | 'lazy' | 'every' {
+  if (design === 'central-log' || design === 'split') return 'none';
+  if (design === 'leases' || design === 'leases-ask') return 'every';
+  return 'lazy';
+}
+
+/** Weights of each gateway for a request: even, or proportional to 1/i. */
+export function routingWeights(routing: RunParams['routing'], k: number): Float64Array {
+  const w = new Float64Array(k);
+  let sum = 0;
+  for (let i = 0; i < k; i++) sum += w[i] = routing === 'even' ? 1 : 1 / (i + 1);
+  for (let i = 0; i < k; i++) w[i] /= sum;
+  return w;
+}
+
+/**
+ * A tournament tree over the gateways' next event times: O(log K) update, O(1) minimum.
+ * Leaf K is the page-load stream.
+ */
+class EventTree {
+  readonly size: number;
+  private readonly time: Float64Array;
+  private readonly win: Int32Array;
+
+  constructor(leaves: number) {
+    let size = 1;
+    while (size < leaves) size *= 2;
+    this.size = size;
+    this.time = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
+    this.win = new Int32Array(2 * size);
+    for (let i = 0; i < size; i++) this.win[size + i] = i;
+    for (let n = size - 1; n >= 1; n--) this.win[n] = this.win[2 * n];
+  }
+
+  set(leaf: number, t: number): void {
+    const time = this.time;
+    const win = this.win;
+    time[leaf] = t;
+    let n = (leaf + this.size) >> 1;
+    while (n >= 1) {
+      const l = win[2 * n];
+      const r = win[2 * n + 1];
+      win[n] = time[r] < time[l] ? r : l;
+      n >>= 1;
+    }
+  }
+
+  minLeaf(): number {
+    return this.win[1];
+  }
+
+  minTime(): number {
+    return this.time[this.win[1]];
+  }
+}
+
+/** One simulated run of one key on virtual time. The decisions are the library's own state machines. */
+export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunOutput {
+  const record = opts.recordDecisions === true;
+  const skip = !record && opts.skip !== false;
+  const K = params.gateways;
+  const W = params.windowS * 1000;
+  const D = params.syncS * 1000;
+  const L = params.limit;
+  const end = params.minutes * 60_000;
+  const { fleet } = resolveGatewayOptions({
+    id: 'sim',
+    design: params.design,
+    limit: L,
+    windowMs: W,
+    windowKind: params.windowKind,
+    gateways: K,
+    syncMs: D,
+    // Syncs here are never late, so every decision falls within Δ of the sync it was made on: a
+    // horizon of Δ lists every expiry a decision can see (the production default is 4Δ).
+    horizonMs: D,
+  });
+  const policy = fleet.policy;
+  const design = params.design;
+  const kind = syncKind(design);
+  const rng = new Random(params.seed);
+  const store = new MemoryStore();
+
+  // traffic: per-gateway Poisson streams (steady, flood) or page-load bursts
+  const ratePerMs = (params.load * L) / W;
+  const weights = routingWeights(params.routing, K);
+  const cumWeights = new Float64Array(K);
+  for (let i = 0, c = 0; i < K; i++) cumWeights[i] = c += weights[i];
+  const pageload = params.traffic === 'pageload';
+  const lambda = new Float64Array(K);
+  for (let g = 0; g < K; g++) lambda[g] = pageload ? 0 : ratePerMs * weights[g];
+  const burstRate = ratePerMs / 10;
+
+  const lims: (KeyLimiter | null)[] = new Array(K).fill(null);
+  const nextArr = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
+  // sync instants are phase + n·Δ, always computed from n so that skipping syncs changes no instant
+  const nextSync = new Float64Array(K);
+  const nextSyncIdx = new Float64Array(K);
+  const phase = new Float64Array(K);
+  const seq = new Int32Array(K);
+  const tree = new EventTree(K + 1);
+
+  for (let g = 0; g < K; g++) {
+    phase[g] = params.alignedSyncs ? 0 : rng.uniform() * D;
+    nextSync[g] = kind === 'none' ? Number.POSITIVE_INFINITY : phase[g];
+    nextSyncIdx[g] = 0;
+    if (!pageload && lambda[g] > 0) nextArr[g] = rng.exponential(lambda[g]);
+  }
+  // page loads: each burst is 10 requests 100 ms apart, each routed on its own
+  const plTime: number[] = [];
+  const plGw: number[] = [];
+  let nextBurst = pageload && burstRate > 0 ? rng.exponential(burstRate) : Number.POSITIVE_INFINITY;
+  const pickGateway = (): number => {
+    const u = rng.uniform();
+    for (let i = 0; i < K - 1; i++) if (u < cumWeights[i]) return i;
+    return K - 1;
+  };
+  const nextPageload = (): number =>
+    Math.min(nextBurst, plTime.length > 0 ? plTime[0] : Number.POSITIVE_INFINITY);
+  const refresh = (g: number) => tree.set(g, Math.min(nextArr[g], nextSync[g]));
+  for (let g = 0; g < K; g++) refresh(g);
+  tree.set(K, nextPageload());
+
+  // metrics
+  let requests = 0;
+  let rejected = 0;
+  let admitted = 0;
+  let admittedAfterFirstWindow = 0;
+  let roundTrips = 0;
+  let returnedSum = 0;
+  let leaseSyncs = 0;
+  const recent = new Float64Array(1 << 12);
+  let recentBuf = recent;
+  let rHead = 0;
+  let rLen = 0;
+  let worst = 0;
+  let overLimit = 0;
+  let fixedIdx = -1;
+  let fixedCount = 0;
+  const fixed = params.windowKind === 'fixed';
+  const decisions: number[] | null = record ? [] : null;
+
+  const noteAdmit = (t: number) => {
+    admitted++;
+    if (t >= W) admittedAfterFirstWindow++;
+    // trailing W-long span ending at t
+    let mask = recentBuf.length - 1;
+    while (rLen > 0 && t - recentBuf[rHead] >= W) {
+      rHead = (rHead + 1) & mask;
+      rLen--;
+    }
+    if (rLen === recentBuf.length) {
+      const grown = new Float64Array(recentBuf.length * 2);
+      for (let i = 0; i < rLen; i++) grown[i] = recentBuf[(rHead + i) & mask];
+      recentBuf = grown;
+      rHead = 0;
+      mask = grown.length - 1;
+    }
+    recentBuf[(rHead + rLen) & mask] = t;
+    rLen++;
+    if (rLen > worst) worst = rLen;
+    if (fixed) {
+      const idx = Math.floor(t / W);
+      if (idx !== fixedIdx) {
+        fixedIdx = idx;
+        fixedCount = 0;
+      }
+      if (++fixedCount === L + 1) overLimit++;
+    } else if (rLen > L) overLimit++;
+  };
+
+  const limiterOf = (g: number, t: number): KeyLimiter => {
+    let lim = lims[g];
+    if (lim === null) lim = lims[g] = createKeyLimiter(design, fleet, t);
+    return lim;
+  };
+
+  /** One request at gateway g at time t; returns whether it was admitted. */
+  const arrive = (g: number, t: number): boolean => {
+    const lim = limiterOf(g, t);
+    requests++;
+    const v = lim.decide(t, 1);
+    let ok: boolean;
+    if (v === NEED_STORE) {
+      roundTrips++;
+      ok =
+        design === 'central-log'
+          ? lim.onLogReply(store.logAdmit(KEY, policy, t, 1), t, 1)
+          : lim.onAskReply(store.ask(`g${g}`, KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t), t, 1);
+    } else ok = v === ALLOW;
+    if (ok) noteAdmit(t);
+    else rejected++;
+    if (decisions !== null) decisions.push(ok ? 1 : 0);
+    return ok;
+  };
+
+  const request: SyncRequest = {
+    gatewayId: '',
+    seq: 0,
+    policy,
+    leaseTtlMs: fleet.leaseTtlMs,
+    horizonMs: fleet.horizonMs,
+    entries: [],
+  };
+  const gatewayIds = Array.from({ length: K }, (_, g) => `g${g}`);
+
+  const doSync = (g: number, s: number) => {
+    const lim = lims[g];
+    if (lim !== null) {
+      const entry = lim.syncEntry(KEY, s);
+      if (entry !== null) {
+        request.gatewayId = gatewayIds[g];
+        request.seq = ++seq[g];
+        const reply = store.syncKey(request, entry, s);
+        if (lim instanceof LeaseKey) {
+          returnedSum += lim.lastReturned;
+          leaseSyncs++;
+        }
+        lim.applySync(reply, s);
+      }
+      // the gateway drops a key's state once nothing of it is left
+      if (lim.isIdle(s)) lims[g] = null;
+    }
+  };
+
+  const instant = (g: number, idx: number) => phase[g] + idx * D;
+  /** The index of g's first sync instant at or after t. */
+  const idxAtOrAfter = (g: number, t: number) => {
+    if (t === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
+    let i = Math.max(0, Math.ceil((t - phase[g]) / D));
+    // guard the float division: the instant itself decides
+    while (i > 0 && instant(g, i - 1) >= t) i--;
+    while (instant(g, i) < t) i++;
+    return i;
+  };
+  const setNextSync = (g: number, idx: number) => {
+    nextSyncIdx[g] = idx;
+    nextSync[g] = idx === Number.POSITIVE_INFINITY ? idx : instant(g, idx);
+  };
+  /** An arrival at g makes its next sync instant needed again, whatever was skipped. */
+  const needSyncAfter = (g: number, t: number) => {
+    if (kind === 'none') return;
+    const need = idxAtOrAfter(g, t);
+    if (need < nextSyncIdx[g]) setNextSync(g, need);
+  };
+
+  /** Next arrival at g can be no earlier than this (page loads: the next burst may go anywhere). */
+  const arrivalBound = (g: number): number => {
+    if (!pageload) return nextArr[g];
+    const b = nextBurst;
+    for (let i = 0; i < plTime.length; i++) {
+      if (plTime[i] >= b) break;
+      if (plGw[i] === g) return plTime[i];
+    }
+    return b;
+  };
+
+  for (;;) {
+    const leaf = tree.minLeaf();
+    const t = tree.minTime();
+    if (!(t < end)) break;
+    if (leaf === K) {
+      // page-load stream
+      if (plTime.length > 0 && plTime[0] <= nextBurst) {
+        plTime.shift();
+        const g = plGw.shift()!;
+        needSyncAfter(g, t);
+        arrive(g, t);
+        refresh(g);
+      } else {
+        for (let i = 0; i < 10; i++) {
+          const at = nextBurst + i * 100;
+          const g = pickGateway();
+          // keep the queue sorted: bursts may overlap
+          let j = plTime.length;
+          while (j > 0 && plTime[j - 1] > at) j--;
+          plTime.splice(j, 0, at);
+          plGw.splice(j, 0, g);
+        }
+        nextBurst += rng.exponential(burstRate);
+      }
+      tree.set(K, nextPageload());
+      continue;
+    }
+    const g = leaf;
+    if (nextSync[g] <= nextArr[g]) {
+      // a sync of gateway g
+      const s = nextSync[g];
+      const idx = nextSyncIdx[g];
+      doSync(g, s);
+      let next = idx + 1;
+      const lim = lims[g];
+      const bound = arrivalBound(g);
+      if (lim === null) {
+        // no state held: the first sync that matters is the one after the next arrival
+        next = Math.max(next, idxAtOrAfter(g, bound));
+      } else if (kind === 'lazy' && lim.unsyncedAdmits() === 0) {
+        // Nothing to push: only the last sync before the next arrival matters, as long as no sync
+        // in between would find the key idle and drop the state (not before the store's newest
+        // admit expires; later pushes only add to it).
+        const last = Math.min(idxAtOrAfter(g, bound) - 1, idxAtOrAfter(g, store.latestExpiry(KEY)));
+        if (last > next) next = last;
+      } else if (kind === 'every' && lim instanceof LeaseKey) {
+        const before = Math.min(idxAtOrAfter(g, bound), idxAtOrAfter(g, end)) - next;
+        if (before > 0) {
+          const held = lim.slots(s);
+          const n = lim.fastForwardIdle((i) => instant(g, next + i), before);
+          if (n > 0) {
+            returnedSum += held * n;
+            leaseSyncs += n;
+            if (held > 0) store.renewLease(KEY, gatewayIds[g], instant(g, next + n - 1) + fleet.leaseTtlMs);
+            next += n;
+          }
+        }
+      }
+      setNextSync(g, next);
+      refresh(g);
+      continue;
+    }
+    // an arrival at gateway g (steady or flood stream)
+    needSyncAfter(g, t);
+    const ok = arrive(g, t);
+    let from = t;
+    if (!ok && skip) {
+      const lim = lims[g]!;
+      let until = lim.nextChangeAt(t);
+      // the next sync instant after t (lazy scheduling never skips past it once an arrival came)
+      const ns = kind === 'none' ? Number.POSITIVE_INFINITY : nextSync[g];
+      if (ns < until) until = ns;
+      if (until > end) until = end;
+      if (until > t) {
+        const n = rng.poisson(lambda[g] * (until - t));
+        if (n > 0) {
+          requests += n;
+          rejected += n;
+          // every central-log request asks the store, the rejected ones too
+          if (design === 'central-log') roundTrips += n;
+          lim.noteRejected(n, t + (until - t) * rng.uniform() ** (1 / n));
+        }
+        from = until;
+      }
+    }
+    nextArr[g] = from + rng.exponential(lambda[g]);
+    refresh(g);
+  }
+
+  // every gateway syncs every Δ, whether or not the simulator had to run that sync
+  let syncs = 0;
+  for (let g = 0; g < K; g++) if (phase[g] < end) syncs += Math.ceil((end - phase[g]) / D);
+
+  const windowsAfterFirst = Math.max(end - W, 0) / W;
+  const out: RunOutput = {
+    admittedPerWindow: windowsAfterFirst > 0 ? admittedAfterFirstWindow / windowsAfterFirst / L : 0,
+    worstWindow: worst / L,
+    rejectedPct: requests > 0 ? (100 * rejected) / requests : 0,
+    roundTripsPerRequest: requests > 0 ? roundTrips / requests : 0,
+    syncs,
+    requests,
+    admitted,
+    windowsOverLimit: overLimit,
+    strandedPct: leaseSyncs > 0 ? (100 * (returnedSum / leaseSyncs) * K) / L : 0,
+  };
+  if (decisions !== null) out.decisions = Uint8Array.from(decisions);
+  return out;
+}
+
+export type { FleetParams };

@@ -1,0 +1,113 @@
+import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import {
+  checkAlignedFixedWindow,
+  checkErlang,
+  checkLeaseViolations,
+  checkSingleGatewayEquivalence,
+} from './checks.js';
+import { runSimulation } from './engine.js';
+import type { GridRun } from './grid.js';
+import { VERSION } from './run.js';
+import type { CheckResult, RunMetrics, RunRow, StudyResults } from './types.js';
+
+export interface StudyOptions {
+  grid: string;
+  /** worker threads; 0 runs in this thread. Default: one per core. */
+  workers?: number;
+  onProgress?: (done: number, total: number, elapsedMs: number) => void;
+  /** run the checks that need their own simulations (Erlang, K = 1, aligned fixed window) */
+  checks?: boolean;
+  quickChecks?: boolean;
+}
+
+function workerUrl(): URL | null {
+  const url = new URL('./study-worker.js', import.meta.url);
+  // under a TypeScript loader (tests) there is no compiled worker: run in-thread
+  return existsSync(fileURLToPath(url)) ? url : null;
+}
+
+/** Runs the grid on all cores; rows come back in grid order whatever the finishing order. */
+export async function runGrid(runs: GridRun[], opts: StudyOptions): Promise<RunMetrics[]> {
+  const results = new Array<RunMetrics>(runs.length);
+  const started = performance.now();
+  const url = workerUrl();
+  const nWorkers = Math.min(opts.workers ?? cpus().length, runs.length);
+  if (url === null || nWorkers <= 0) {
+    for (let i = 0; i < runs.length; i++) {
+      results[i] = runSimulation(runs[i].params);
+      opts.onProgress?.(i + 1, runs.length, performance.now() - started);
+    }
+    return results;
+  }
+  // longest runs first, so the last worker is not left alone with a long run
+  const order = runs.map((_, i) => i).sort((a, b) => cost(runs[b]) - cost(runs[a]));
+  let next = 0;
+  let done = 0;
+  await new Promise<void>((resolve, reject) => {
+    const workers: Worker[] = [];
+    const feed = (w: Worker) => {
+      if (next < order.length) {
+        const id = order[next++];
+        w.postMessage({ id, params: runs[id].params });
+      }
+    };
+    for (let i = 0; i < nWorkers; i++) {
+      const w = new Worker(url);
+      workers.push(w);
+      w.on('message', (m: { id: number; metrics: RunMetrics }) => {
+        results[m.id] = m.metrics;
+        done++;
+        opts.onProgress?.(done, runs.length, performance.now() - started);
+        if (done === runs.length) {
+          for (const x of workers) void x.terminate();
+          resolve();
+        } else feed(w);
+      });
+      w.on('error', (err) => {
+        for (const x of workers) void x.terminate();
+        reject(err);
+      });
+      feed(w);
+    }
+  });
+  return results;
+}
+
+/** A rough relative cost of a run, to schedule long runs first. */
+function cost(r: GridRun): number {
+  const p = r.params;
+  const syncs = (p.gateways * p.minutes * 60) / p.syncS;
+  const arrivals = p.minutes * p.load * p.limit * (p.traffic === 'flood' ? 0.01 : 1);
+  return syncs * (p.design.startsWith('leases') ? 1 : 0.2) + arrivals;
+}
+
+export async function runStudy(runs: GridRun[], opts: StudyOptions): Promise<StudyResults> {
+  const t0 = performance.now();
+  const startedAt = new Date().toISOString();
+  const metrics = await runGrid(runs, opts);
+  const rows: RunRow[] = runs.map((r, i) => ({
+    group: r.group,
+    ...r.params,
+    ...metrics[i],
+    version: VERSION,
+  }));
+  const checks: CheckResult[] = [];
+  if (opts.checks !== false) {
+    const q = opts.quickChecks === true;
+    checks.push(checkErlang(q ? 3 : 5, q ? 200 : 300));
+    checks.push(checkSingleGatewayEquivalence(q ? 10 : 30));
+    checks.push(checkAlignedFixedWindow(20));
+  }
+  checks.push(checkLeaseViolations(rows));
+  return {
+    version: VERSION,
+    grid: opts.grid,
+    startedAt,
+    wallSeconds: (performance.now() - t0) / 1000,
+    rows,
+    checks,
+  };
+}

@@ -1,0 +1,75 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../src/cli/program.js';
+
+async function runCli(args: string[]): Promise<{ out: string; code: number | undefined }> {
+  let out = '';
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => {
+    out += chunk;
+    return true;
+  }) as typeof process.stdout.write;
+  const prev = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'fleetlimit', ...args]);
+  } finally {
+    process.stdout.write = write;
+  }
+  const code = process.exitCode as number | undefined;
+  process.exitCode = prev;
+  return { out, code };
+}
+
+describe('fleetlimit sim', () => {
+  it('--json prints the means, every seed and every parameter', async () => {
+    const { out } = await runCli(
+      'sim --design shared-counter --gateways 8 --sync 1 --traffic flood --load 100 --minutes 5 --seeds 3 --json'.split(
+        ' ',
+      ),
+    );
+    const r = JSON.parse(out);
+    for (const k of [
+      'admittedPerWindow',
+      'worstWindow',
+      'rejectedPct',
+      'roundTripsPerRequest',
+      'syncs',
+      'requests',
+      'admitted',
+    ]) {
+      expect(typeof r[k]).toBe('number');
+      expect(r.perSeed[k]).toHaveLength(3);
+    }
+    expect(r).toMatchObject({ design: 'shared-counter', gateways: 8, syncS: 1, load: 100, seeds: [1, 2, 3] });
+    const again = JSON.parse(
+      (await runCli('sim --gateways 8 --sync 1 --load 100 --minutes 5 --seeds 3 --json'.split(' '))).out,
+    );
+    expect(again.admittedPerWindow).toBe(r.admittedPerWindow);
+  });
+
+  it('prints a readable summary without --json', async () => {
+    const { out } = await runCli('sim --design leases --minutes 3 --seed 4'.split(' '));
+    expect(out).toMatch(/admitted per window\s+1\.000 × L/);
+  });
+
+  it('bad flags get an error naming the flag', async () => {
+    await expect(runCli(['sim', '--gateways', '65'])).rejects.toThrow(/--gateways: must be at most 64/);
+    await expect(runCli(['sim', '--sync', '0'])).rejects.toThrow(/--sync/);
+    await expect(runCli(['sim', '--sync', '90'])).rejects.toThrow(/--sync: must not exceed --window/);
+    await expect(runCli(['sim', '--traffic', 'tsunami'])).rejects.toThrow(/--traffic/);
+    await expect(runCli(['sim', '--load', 'x'])).rejects.toThrow(/--load/);
+  });
+});
+
+describe('the installed command', () => {
+  it('npx fleetlimit --help works from the build that npm ci makes', () => {
+    if (!existsSync('dist/cli/main.js')) execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
+    const out = execFileSync(process.execPath, ['dist/cli/main.js', '--help'], { encoding: 'utf8' });
+    expect(out).toMatch(/Usage: fleetlimit/);
+    expect(out).toMatch(/study/);
+  });
+});

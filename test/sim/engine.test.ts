@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { DESIGN_IDS } from '../../src/config.js';
+import { runSimulation } from '../../src/sim/engine.js';
+import { Random } from '../../src/sim/random.js';
+import type { RunParams } from '../../src/sim/types.js';
+
+const base: RunParams = {
+  design: 'shared-counter',
+  gateways: 8,
+  syncS: 1,
+  limit: 100,
+  windowS: 60,
+  windowKind: 'sliding',
+  alignedSyncs: false,
+  traffic: 'flood',
+  load: 100,
+  routing: 'even',
+  minutes: 10,
+  seed: 1,
+};
+
+function stats(xs: number[]) {
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const v = xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1);
+  return { m, se: Math.sqrt(v / xs.length) };
+}
+
+describe('the simulator', () => {
+  it('the same seed gives the same numbers bit for bit', () => {
+    for (const design of DESIGN_IDS) {
+      const a = runSimulation({ ...base, design, seed: 7 });
+      const b = runSimulation({ ...base, design, seed: 7 });
+      expect(b).toEqual(a);
+    }
+  });
+
+  it('Poisson draws have the right mean and variance, small and large means (fixed seed)', () => {
+    const rng = new Random(3);
+    for (const mu of [0.3, 5, 11.9, 12, 40, 1000, 1e6]) {
+      const n = 20_000;
+      let s = 0;
+      let s2 = 0;
+      for (let i = 0; i < n; i++) {
+        const k = rng.poisson(mu);
+        s += k;
+        s2 += k * k;
+      }
+      const mean = s / n;
+      const variance = s2 / n - mean * mean;
+      // mean within 4 standard errors; variance within 10 %
+      expect(Math.abs(mean - mu)).toBeLessThan(4 * Math.sqrt(mu / n));
+      expect(Math.abs(variance / mu - 1)).toBeLessThan(0.1);
+    }
+  });
+
+  it('counting forced rejections in one draw matches the per-arrival run in distribution (fixed seeds)', () => {
+    const cases: Partial<RunParams>[] = [
+      { design: 'shared-counter', load: 30 },
+      { design: 'assume-others', load: 10, gateways: 4 },
+      { design: 'central-log', load: 10 },
+      { design: 'leases-ask', load: 10, syncS: 0.3 },
+      { design: 'track-share', load: 3, routing: 'uneven' },
+    ];
+    for (const c of cases) {
+      const skip: number[] = [];
+      const each: number[] = [];
+      const rejSkip: number[] = [];
+      const rejEach: number[] = [];
+      for (let seed = 1; seed <= 8; seed++) {
+        const p = { ...base, ...c, seed };
+        const a = runSimulation(p);
+        const b = runSimulation(p, { skip: false });
+        skip.push(a.admittedPerWindow);
+        each.push(b.admittedPerWindow);
+        rejSkip.push(a.rejectedPct);
+        rejEach.push(b.rejectedPct);
+      }
+      const s = stats(skip);
+      const e = stats(each);
+      const tol = 4 * Math.hypot(s.se, e.se) + 1e-9;
+      expect(Math.abs(s.m - e.m), `${c.design} admitted/window ${s.m} vs ${e.m}`).toBeLessThanOrEqual(tol);
+      const rs = stats(rejSkip);
+      const re = stats(rejEach);
+      expect(Math.abs(rs.m - re.m)).toBeLessThanOrEqual(4 * Math.hypot(rs.se, re.se) + 1e-9);
+    }
+  });
+
+  it('central-log and the lease designs never exceed L; split never exceeds K·ceil(L/K)', () => {
+    for (const load of [1.5, 30, 1000]) {
+      for (const design of ['central-log', 'leases', 'leases-ask'] as const) {
+        const r = runSimulation({ ...base, design, load, gateways: 16, syncS: 0.3 });
+        expect(r.windowsOverLimit).toBe(0);
+        expect(r.worstWindow).toBeLessThanOrEqual(1);
+      }
+      const s = runSimulation({ ...base, design: 'split', load, gateways: 16 });
+      expect(Math.round(s.worstWindow * 100)).toBeLessThanOrEqual(16 * Math.ceil(100 / 16));
+    }
+  });
+
+  it('counts round trips: 1 per request for central-log, asks for leases-ask, 0 otherwise', () => {
+    expect(
+      runSimulation({ ...base, design: 'central-log', traffic: 'steady', load: 0.5 }).roundTripsPerRequest,
+    ).toBe(1);
+    expect(runSimulation({ ...base, design: 'shared-counter' }).roundTripsPerRequest).toBe(0);
+    const ask = runSimulation({
+      ...base,
+      design: 'leases-ask',
+      traffic: 'steady',
+      load: 0.8,
+    }).roundTripsPerRequest;
+    expect(ask).toBeGreaterThan(0);
+    expect(ask).toBeLessThan(1);
+  });
+
+  it('a faster flood gets more through the shared counter, and assume-others holds an even flood nearer L', () => {
+    const slow = runSimulation({ ...base, load: 3 }).admittedPerWindow;
+    const fast = runSimulation({ ...base, load: 300 }).admittedPerWindow;
+    const assume = runSimulation({ ...base, design: 'assume-others', load: 300 }).admittedPerWindow;
+    expect(fast).toBeGreaterThan(slow);
+    expect(assume).toBeLessThan(fast);
+  });
+});
