@@ -23,3 +23,4 @@ export { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from
 export type * from './store/contract.js';
 export { MemoryStore } from './store/memory-store.js';
 export { expiryOf } from './window/expiry.js';
+export * from './gateway/runtime/index.js';
