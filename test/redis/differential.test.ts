@@ -36,7 +36,7 @@ const fleetCase = fc
         key: fc.constantFrom(...KEYS),
         cost: fc.constantFrom(1, 1, 1, 2),
       }),
-      { minLength: 1, maxLength: 60 },
+      { minLength: 20, maxLength: 80 },
     ),
   })
   .map((c) => {
@@ -159,7 +159,7 @@ describe('RedisStore answers every call exactly as MemoryStore', () => {
       await fc.assert(
         fc.asyncProperty(
           fc.integer({ min: 1, max: 10 }),
-          fc.array(opArb, { minLength: 1, maxLength: 40 }),
+          fc.array(opArb, { minLength: 10, maxLength: 40 }),
           async (limit, ops) => {
             const policy: Policy = { limit, windowMs: 700, windowKind };
             expect(await replay(caller(), policy, ops)).toEqual(await replay(new MemoryStore(), policy, ops));
