@@ -31,7 +31,8 @@ const fleetCase = fc
     phases: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 4, maxLength: 4 }),
     reqs: fc.array(
       fc.record({
-        t: fc.oneof(fc.integer({ min: 0, max: 2999 }), fc.double({ min: 0, max: 2999, noNaN: true })),
+        // quarter milliseconds: fractional times, and ties
+        t: fc.integer({ min: 0, max: 2999 * 4 }).map((q) => q / 4),
         gw: fc.nat(),
         key: fc.constantFrom(...KEYS),
         cost: fc.constantFrom(1, 1, 1, 2),
