@@ -117,3 +117,41 @@ describe('scripts survive an empty script cache', () => {
     expect(r).toMatchObject({ allowed: true, count: 1 });
   });
 });
+
+describe("the store's clock", () => {
+  it("with clock 'redis' the window runs on Redis TIME and the caller's now is ignored", async () => {
+    const store = fx.store();
+    const before = Date.now();
+    const r = await store.logAdmit('k', policy, 42, 1);
+    expect(r.now).toBeGreaterThanOrEqual(before - 1000);
+    expect(r.oldestExpiry).toBe(r.now + policy.windowMs);
+    const s = await store.sync(
+      {
+        gatewayId: 'g',
+        seq: 1,
+        policy,
+        leaseTtlMs: 500,
+        horizonMs: 5000,
+        entries: [{ key: 'k', admits: [], read: true, release: false, ask: 1 }],
+      },
+      42,
+    );
+    expect(s.now).toBeGreaterThanOrEqual(r.now);
+    expect(s.replies[0]).toMatchObject({
+      count: 1,
+      expiries: [r.oldestExpiry],
+      granted: 1,
+      grantExpiresAt: s.now + 500,
+    });
+    expect(
+      (await store.sync({ gatewayId: 'g', seq: 2, policy, leaseTtlMs: 1, horizonMs: 1, entries: [] }, 42))
+        .now,
+    ).toBeGreaterThanOrEqual(s.now);
+  });
+
+  it('options are checked, naming the field', () => {
+    expect(() => fx.store({ clock: 'gateway' as 'redis' })).toThrow(/^clock:/);
+    expect(() => fx.store({ mode: 'approx' as 'exact' })).toThrow(/^mode:/);
+    expect(() => fx.store({ chunkKeys: 0 })).toThrow(/^chunkKeys:/);
+  });
+});

@@ -22,6 +22,8 @@ export async function singleServer(): Promise<SingleFixture> {
   const clients: Redis[] = [];
   const client = () => {
     const c = new Redis(server.port, server.host, { lazyConnect: false, maxRetriesPerRequest: 3 });
+    // connection errors while a test restarts the server surface as failed commands; the event is noise
+    c.on('error', () => {});
     clients.push(c);
     return c;
   };
@@ -47,6 +49,7 @@ export interface ClusterFixture {
 export async function localCluster(): Promise<ClusterFixture> {
   const cluster = await startRedisCluster(3);
   const client = new Cluster(cluster.startup, { redisOptions: { maxRetriesPerRequest: 3 } });
+  client.on('error', () => {});
   return {
     cluster,
     client,

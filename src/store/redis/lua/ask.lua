@@ -8,21 +8,24 @@
 -- ARGV[9] ask         slots asked for, an integer >= 0
 -- Reply: { granted, grant lapse ms, store now ms }
 
-local log, meta = KEYS[1], KEYS[2]
+local log = KEYS[1]
 local gw = ARGV[7]
 local ttl = tonumber(ARGV[8])
 local ask = tonumber(ARGV[9])
 
-local others, held, lapse, latestLapse = leases(meta, gw)
-local count = prune(log)
+local m = readMeta(KEYS[2])
+local others, held, lapse, latestLapse = leases(m, gw, nil)
+local count, logExisted = prune(log)
+m.existed = m.existed or logExisted
 local granted = math.max(0, math.min(ask, LIMIT - count - others - held))
 local grantExpiresAt = lapse or NOW
 if granted > 0 then
   grantExpiresAt = NOW + ttl
-  setGrant(meta, gw, held + granted, grantExpiresAt)
+  setGrant(m, gw, held + granted, grantExpiresAt)
   if latestLapse == nil or grantExpiresAt > latestLapse then
     latestLapse = grantExpiresAt
   end
 end
-settle(KEYS, last(log), latestLapse)
+local touched = granted > 0
+settle(log, m, count, (touched and count > 0) and last(log) or nil, latestLapse, touched)
 return { granted, num(grantExpiresAt), num(NOW) }

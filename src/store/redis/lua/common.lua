@@ -39,55 +39,89 @@ local function expiry(t)
   return t + WINDOW
 end
 
--- Grants live in the key's meta hash as field 'g:<gatewayId>' = '<slots>:<lapse ms>'.
--- Drops lapsed grants; returns the slots other gateways hold, `except`'s own grant (slots and lapse,
--- or 0 and nil) and the latest lapse still outstanding (nil if none).
-local function leases(meta, except)
+-- The meta hash of a key: field 'n' = the log's member counter, 'q:<gw>' = the seq of the last sync
+-- of gateway gw that pushed admits here, 'g:<gw>' = '<slots>:<lapse ms>', gw's outstanding grant.
+-- It is read once per key into a table; writes are gathered in `m.w` and sent as one HSET.
+local function readMeta(meta)
   local all = redis.call('HGETALL', meta)
-  local others, mySlots, myLapse, latest = 0, 0, nil, nil
-  local mine = except and ('g:' .. except) or nil
+  local m = { key = meta, n = 0, seq = {}, grants = {}, w = {}, existed = #all > 0 }
   for i = 1, #all, 2 do
-    local f = all[i]
-    if string.sub(f, 1, 2) == 'g:' then
-      local s, e = string.match(all[i + 1], '^(%d+):(.+)$')
-      s = tonumber(s)
-      e = tonumber(e)
-      if e <= NOW then
-        redis.call('HDEL', meta, f)
+    local f, v = all[i], all[i + 1]
+    local kind = string.sub(f, 1, 2)
+    if f == 'n' then
+      m.n = tonumber(v)
+    elseif kind == 'q:' then
+      m.seq[string.sub(f, 3)] = tonumber(v)
+    elseif kind == 'g:' then
+      local s, e = string.match(v, '^(%d+):(.+)$')
+      m.grants[string.sub(f, 3)] = { tonumber(s), tonumber(e) }
+    end
+  end
+  return m
+end
+
+local function metaSet(m, field, value)
+  m.w[#m.w + 1] = field
+  m.w[#m.w + 1] = value
+end
+
+-- Drops lapsed grants (and `release`'s, when given); returns the slots other gateways hold,
+-- `except`'s own grant (slots and lapse, or 0 and nil) and the latest lapse still outstanding.
+local function leases(m, except, release)
+  local others, mySlots, myLapse, latest = 0, 0, nil, nil
+  local gone = {}
+  for gw, g in pairs(m.grants) do
+    if g[2] <= NOW or gw == release then
+      gone[#gone + 1] = 'g:' .. gw
+      m.grants[gw] = nil
+    else
+      if gw == except then
+        mySlots, myLapse = g[1], g[2]
       else
-        if f == mine then
-          mySlots, myLapse = s, e
-        else
-          others = others + s
-        end
-        if latest == nil or e > latest then
-          latest = e
-        end
+        others = others + g[1]
+      end
+      if latest == nil or g[2] > latest then
+        latest = g[2]
       end
     end
+  end
+  if #gone > 0 then
+    redis.call('HDEL', m.key, unpack(gone))
   end
   return others, mySlots, myLapse, latest
 end
 
-local function setGrant(meta, gw, slots, lapse)
-  redis.call('HSET', meta, 'g:' .. gw, slots .. ':' .. num(lapse))
+local function setGrant(m, gw, slots, lapse)
+  m.grants[gw] = { slots, lapse }
+  metaSet(m, 'g:' .. gw, slots .. ':' .. num(lapse))
 end
 
--- A key whose log is empty and which has no grant is deleted at once (its seq fields protect
--- nothing: a replayed push of admits that all aged out adds nothing). Otherwise every record of the
--- key expires together, `MARGIN` after the last instant anything in it counts, so idle keys leave
--- Redis by themselves.
-local function settle(keys, lastExpiry, latestLapse)
+-- Ends a key's touch. A key whose log is empty and which holds no grant is deleted at once (its seq
+-- fields protect nothing: a replayed push of admits that all aged out adds nothing). Otherwise, when
+-- this touch added admits or a grant, every record of the key is set to expire together `MARGIN`
+-- after the last instant anything in it counts, so idle keys leave Redis by themselves; a touch that
+-- added nothing only moved that instant earlier, so the expiry already set still covers it.
+local function settle(log, m, count, lastExpiry, latestLapse, touched)
+  if #m.w > 0 then
+    redis.call('HSET', m.key, unpack(m.w))
+    m.w = {}
+  end
+  if count == 0 and latestLapse == nil then
+    if touched or m.existed then
+      redis.call('DEL', log, m.key)
+    end
+    return
+  end
+  if not touched then
+    return
+  end
   local deadline = lastExpiry
   if latestLapse ~= nil and (deadline == nil or latestLapse > deadline) then
     deadline = latestLapse
   end
-  if deadline == nil or deadline <= NOW then
-    redis.call('DEL', unpack(keys))
-    return
-  end
   local ttl = math.ceil(deadline - NOW + MARGIN)
-  for i = 1, #keys do
-    redis.call('PEXPIRE', keys[i], ttl)
+  if count > 0 then
+    redis.call('PEXPIRE', log, ttl)
   end
+  redis.call('PEXPIRE', m.key, ttl)
 end

@@ -12,6 +12,7 @@ local live = {}
 local function prune(log)
   local all = redis.call('HGETALL', log)
   live = {}
+  local existed = #all > 0
   local n = 0
   for i = 1, #all, 2 do
     local c, t = string.match(all[i + 1], '^(%d+):(.+)$')
@@ -20,14 +21,14 @@ local function prune(log)
       redis.call('HDEL', log, all[i])
     else
       c = tonumber(c)
-      live[#live + 1] = { e, c, all[i] }
+      live[#live + 1] = { e, c, all[i], tonumber(t) }
       n = n + c
     end
   end
   table.sort(live, function(a, b)
     return a[1] < b[1]
   end)
-  return n
+  return n, existed
 end
 
 local function byExpiry(a, b)
@@ -35,38 +36,37 @@ local function byExpiry(a, b)
 end
 
 -- Adds one admit per entry of `times` (ms), keeping `live` right for oldest/last/expiring.
-local function add(log, _meta, times)
-  local touched = {}
+-- Every bucket that exists is in `live`: prune ran first and dropped the others.
+local function add(log, _m, times)
+  local byField = {}
+  for i = 1, #live do
+    byField[live[i][3]] = live[i]
+  end
+  local w = {}
   for i = 1, #times do
     local t = times[i]
     local f = tostring(math.floor(t / WIDTH))
-    local b = touched[f]
+    local b = byField[f]
     if b == nil then
-      local v = redis.call('HGET', log, f)
-      b = { 0, t }
-      if v then
-        local cs, ts = string.match(v, '^(%d+):(.+)$')
-        b = { tonumber(cs), tonumber(ts) }
-      end
-      touched[f] = b
+      b = { 0, 0, f, t }
+      byField[f] = b
+      live[#live + 1] = b
     end
-    b[1] = b[1] + 1
-    if t > b[2] then
-      b[2] = t
+    b[2] = b[2] + 1
+    if t > b[4] then
+      b[4] = t
+    end
+    b[1] = expiry(b[4])
+    b.dirty = true
+  end
+  for f, b in pairs(byField) do
+    if b.dirty then
+      w[#w + 1] = f
+      w[#w + 1] = b[2] .. ':' .. num(b[4])
+      b.dirty = nil
     end
   end
-  for f, b in pairs(touched) do
-    redis.call('HSET', log, f, b[1] .. ':' .. num(b[2]))
-    local found = false
-    for i = 1, #live do
-      if live[i][3] == f then
-        live[i][1], live[i][2], found = expiry(b[2]), b[1], true
-      end
-    end
-    if not found then
-      live[#live + 1] = { expiry(b[2]), b[1], f }
-    end
-  end
+  redis.call('HSET', log, unpack(w))
   table.sort(live, byExpiry)
 end
 

@@ -1,6 +1,7 @@
 -- window-exact.lua: the exact sliding log. Included after common.lua in exact mode.
 -- The log is a sorted set: score = admit time (ms), member = a per-key counter kept in the meta hash
 -- (field 'n'), so equal times from any gateway stay distinct members.
+-- A meta hash that expired took its counter with it, but the log expired at the same instant.
 -- Every window module offers: prune, count, add, oldest, last, expiring.
 
 -- Scores further than this from a cut-off cannot round to the other side of it: the exact rule is
@@ -9,7 +10,8 @@ local function band(x)
   return (math.abs(x) + WINDOW) * 1e-13 + 1e-9
 end
 
--- Drops every admit that no longer counts at NOW (a prefix: expiry is monotone in t); returns the count.
+-- Drops every admit that no longer counts at NOW (a prefix: expiry is monotone in t); returns the
+-- count, and whether the log existed.
 local function prune(log)
   local cut
   if FIXED then
@@ -18,7 +20,7 @@ local function prune(log)
     cut = NOW - WINDOW
   end
   local b = band(cut)
-  redis.call('ZREMRANGEBYSCORE', log, '-inf', '(' .. num(cut - b))
+  local removed = redis.call('ZREMRANGEBYSCORE', log, '-inf', '(' .. num(cut - b))
   local near = redis.call('ZRANGEBYSCORE', log, '-inf', num(cut + b), 'WITHSCORES')
   local n = 0
   for i = 2, #near, 2 do
@@ -31,12 +33,15 @@ local function prune(log)
   if n > 0 then
     redis.call('ZREMRANGEBYRANK', log, 0, n - 1)
   end
-  return redis.call('ZCARD', log)
+  local count = redis.call('ZCARD', log)
+  return count, count + removed + n > 0
 end
 
 -- Adds one admit per entry of `times` (ms).
-local function add(log, meta, times)
-  local top = redis.call('HINCRBY', meta, 'n', #times) - #times
+local function add(log, m, times)
+  local top = m.n
+  m.n = m.n + #times
+  metaSet(m, 'n', tostring(m.n))
   -- ZADD in slices: unpack() of a huge table would overflow Lua's C stack
   local args = {}
   for i = 1, #times do
