@@ -108,14 +108,17 @@ describe('scripts survive an empty script cache', () => {
     admin.disconnect();
   });
 
-  it('a restarted server (empty, no scripts) is served again once the client reconnects', async () => {
-    const store = fx.store();
-    expect((await store.logAdmit('k', policy, 0, 1)).allowed).toBe(true);
-    await fx.server.restart();
-    const r = await store.logAdmit('k', policy, 0, 1);
-    // nothing is persisted: the restarted server starts empty
-    expect(r).toMatchObject({ allowed: true, count: 1 });
-  });
+  it.skipIf(!!process.env.REDIS_URL)(
+    'a restarted server (empty, no scripts) is served again once the client reconnects',
+    async () => {
+      const store = fx.store();
+      expect((await store.logAdmit('k', policy, 0, 1)).allowed).toBe(true);
+      await fx.server.restart();
+      const r = await store.logAdmit('k', policy, 0, 1);
+      // nothing is persisted: the restarted server starts empty
+      expect(r).toMatchObject({ allowed: true, count: 1 });
+    },
+  );
 });
 
 describe("the store's clock", () => {

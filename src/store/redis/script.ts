@@ -58,6 +58,10 @@ function isCluster(client: RedisClient): client is Cluster {
  * or follows the redirect. Results come back in call order; the first other error is thrown.
  */
 export async function runPipelined(client: RedisClient, calls: ScriptCall[]): Promise<unknown[]> {
+  if (isCluster(client) && client.slots.length === 0) {
+    // no slot map yet (still connecting): the client queues single commands and routes each itself
+    return Promise.all(calls.map((c) => c.script.run(client, c.keys, c.args)));
+  }
   const results = new Array<unknown>(calls.length);
   const groups = groupByNode(client, calls);
   await Promise.all(
@@ -93,7 +97,7 @@ export async function runPipelined(client: RedisClient, calls: ScriptCall[]): Pr
 }
 
 function groupByNode(client: RedisClient, calls: ScriptCall[]): number[][] {
-  if (!isCluster(client) || client.slots.length === 0) return [calls.map((_, i) => i)];
+  if (!isCluster(client)) return [calls.map((_, i) => i)];
   const byNode = new Map<string, number[]>();
   for (let i = 0; i < calls.length; i++) {
     const slot = calculateSlot(calls[i].keys[0]);
