@@ -1,7 +1,10 @@
 import calculateSlot from 'cluster-key-slot';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
+import { DESIGN_IDS, type Policy } from '../../src/config.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
 import { storeContract } from '../store-contract.js';
+import { type DriverEvent, driveFleet } from '../support/redis-driver.js';
 import { type ClusterFixture, localCluster } from '../support/redis-fixtures.js';
 
 let fx: ClusterFixture;
@@ -83,4 +86,42 @@ describe('RedisStore on the cluster', () => {
     const r = await store.logAdmit(key, policy, 3, 1);
     expect(r).toMatchObject({ allowed: true, count: 5 });
   });
+});
+
+describe('on the cluster, every design decides as on MemoryStore', () => {
+  const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
+  for (const design of DESIGN_IDS) {
+    it(design, async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 6 }),
+          fc.array(
+            fc.record({
+              t: fc.integer({ min: 0, max: 8000 }).map((q) => q / 4),
+              gw: fc.nat(2),
+              key: fc.constantFrom(...keys),
+            }),
+            { minLength: 20, maxLength: 60 },
+          ),
+          async (limit, reqs) => {
+            const base = { design, limit, windowMs: 500, gateways: 3, syncMs: 100 };
+            const events: DriverEvent[] = [];
+            for (let g = 0; g < 3; g++)
+              for (let t = g * 30; t < 2000; t += 100) events.push({ t, gw: g, key: '', kind: 'sync' });
+            for (const r of reqs) events.push({ ...r, kind: 'req' });
+            events.sort((a, b) => a.t - b.t || (a.kind === b.kind ? 0 : a.kind === 'sync' ? -1 : 1));
+            const want = await driveFleet(base, new MemoryStore(), events);
+            const got = await driveFleet(
+              base,
+              fx.store({ clock: 'caller', expiryMarginMs: 600_000 }),
+              events,
+            );
+            expect(got.decisions).toEqual(want.decisions);
+            expect(got.replies).toEqual(want.replies);
+          },
+        ),
+        { numRuns: 5, seed: 9 },
+      );
+    });
+  }
 });

@@ -1,7 +1,8 @@
 -- window-exact.lua: the exact sliding log. Included after common.lua in exact mode.
--- The log is a sorted set: score = admit time (ms), member = a per-key counter kept in the meta hash
--- (field 'n'), so equal times from any gateway stay distinct members.
--- A meta hash that expired took its counter with it, but the log expired at the same instant.
+-- The log is a sorted set: score = admit time (ms), member = '<time>:<counter>', the counter kept in
+-- the meta hash (field 'n'), so equal times from any gateway stay distinct members. Both keys expire
+-- together; should the meta hash alone be lost (eviction under a maxmemory policy other than
+-- noeviction), the restarted counter collides only with admits made at the very same instant.
 -- Every window module offers: prune, count, add, oldest, last, expiring.
 
 -- Scores further than this from a cut-off cannot round to the other side of it: the exact rule is
@@ -45,8 +46,9 @@ local function add(log, m, times)
   -- ZADD in slices: unpack() of a huge table would overflow Lua's C stack
   local args = {}
   for i = 1, #times do
-    args[#args + 1] = num(times[i])
-    args[#args + 1] = tostring(top + i)
+    local t = num(times[i])
+    args[#args + 1] = t
+    args[#args + 1] = t .. ':' .. (top + i)
     if #args == 2000 or i == #times then
       redis.call('ZADD', log, unpack(args))
       args = {}
