@@ -226,7 +226,13 @@ export class MemoryStore implements Store {
     if (e.release) rec.setLease(req.gatewayId, 0, now);
     const log = rec.log;
     const { windowMs, windowKind } = policy;
-    if (!replay) for (const t of e.admits) if (expiryOf(t, windowMs, windowKind) > now) log.insert(t);
+    if (!replay) {
+      // pushes are ascending; those already aged out are dropped, the rest merged in one pass
+      const admits = e.admits;
+      let first = 0;
+      while (first < admits.length && expiryOf(admits[first], windowMs, windowKind) <= now) first++;
+      log.insertAll(admits, first);
+    }
     const count = log.size;
 
     let granted = 0;
