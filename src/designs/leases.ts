@@ -32,6 +32,9 @@ export class LeaseKey implements KeyLimiter {
   private pending: number[] = [];
   private inflight: number[] = EMPTY;
   private deniedUntilSync = false;
+  /** Syncs started so far, and the count when the last ask went out (see onAskReply). */
+  private syncsStarted = 0;
+  private askedAt = -1;
   /** Slots handed back unused at the last sync (stranded budget, for the study). */
   lastReturned = 0;
   private readonly alpha: number;
@@ -58,7 +61,10 @@ export class LeaseKey implements KeyLimiter {
     this.arrivals += cost;
     this.lastArrivalAt = now;
     if (this.slots(now) >= cost) return this.spend(now, cost);
-    if (this.askWhenEmpty && !this.deniedUntilSync) return NEED_STORE;
+    if (this.askWhenEmpty && !this.deniedUntilSync) {
+      this.askedAt = this.syncsStarted;
+      return NEED_STORE;
+    }
     return DENY;
   }
 
@@ -77,6 +83,10 @@ export class LeaseKey implements KeyLimiter {
   }
 
   onAskReply(reply: AskReply, now: number, cost: number): boolean {
+    // A sync that went out after this ask hands back everything this gateway holds; if the store
+    // applied the ask first (one connection keeps the order), that release took the asked slots back
+    // too. Spending them would spend slots the store counts as free: the request is refused instead.
+    if (this.askedAt !== this.syncsStarted) return false;
     if (reply.granted > 0) {
       this.grant = this.slots(now) + reply.granted;
       this.grantExpiresAt = reply.grantExpiresAt;
@@ -185,6 +195,7 @@ export class LeaseKey implements KeyLimiter {
   }
 
   syncEntry(key: string, now: number): SyncEntry {
+    this.syncsStarted++;
     this.closeInterval(this.arrivals);
     const ask = this.askAt(now, this.arrivals, this.meanAfter(0));
     this.arrivals = 0;
