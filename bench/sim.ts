@@ -51,9 +51,13 @@ export function benchSimulator(opts: { quick: boolean; full: boolean }): SimBenc
   const out: SimBench = { requestsPerSecond };
   const study = (args: string[]) => {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, ['dist/cli/main.js', 'study', ...args, '--out', '/tmp/fleetlimit-bench-study'], {
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['dist/cli/main.js', 'study', ...args, '--out', '/tmp/fleetlimit-bench-study'],
+      {
+        stdio: ['ignore', 'ignore', 'ignore'],
+      },
+    );
     if (r.status !== 0 && r.status !== 1) throw new Error(`study ${args.join(' ')} failed with ${r.status}`);
     return Number(process.hrtime.bigint() - t0) / 1e9;
   };

@@ -121,7 +121,8 @@ export class LeaseKey implements KeyLimiter {
    * without asking the store, for as long as each would ask for exactly the slots it holds: such a
    * sync hands back n slots and is granted the same n (the store can always re-grant what a gateway
    * held), so only the mean, the lease's renewal and the bookkeeping change. Returns how many syncs
-   * it applied; the caller renews the lease in the store to the last one. The simulator uses this to
+   * it applied, stopping before a sync that would leave the key idle (the gateway drops it then); the
+   * caller renews the lease in the store to the last one. The simulator uses this to
    * skip store calls that cannot change anything; the update is the same as syncEntry + applySync.
    */
   fastForwardIdle(at: (i: number) => number, count: number): number {
@@ -131,6 +132,8 @@ export class LeaseKey implements KeyLimiter {
       const held = this.slots(t);
       const mean = this.nextMean(0);
       if (this.askAt(t, 0, mean) !== held) return i;
+      // a sync that leaves the key idle drops its state: that one runs for real
+      if (held === 0 && t - this.lastArrivalAt >= this.p.policy.windowMs) return i;
       this.meanArrivals = mean;
       this.lastReturned = held;
       this.deniedUntilSync = false;
@@ -147,9 +150,9 @@ export class LeaseKey implements KeyLimiter {
     this.lastReturned = this.slots(now);
     this.grant = 0;
     this.deniedUntilSync = false;
-    const admits = this.inflight === EMPTY ? this.pending : this.inflight.concat(this.pending);
-    this.inflight = admits;
-    this.pending = [];
+    this.inflight = takeAdmits(this.inflight, this.pending);
+    if (this.pending.length > 0) this.pending = [];
+    const admits = this.inflight;
     this.lastSyncAt = now;
     return { key, admits, read: false, release: true, ask };
   }
@@ -180,3 +183,9 @@ export class LeaseKey implements KeyLimiter {
 }
 
 const EMPTY: number[] = [];
+
+/** What a sync pushes: a failed sync's admits, then those made since. Empty needs no new array. */
+function takeAdmits(inflight: number[], pending: number[]): number[] {
+  if (inflight === EMPTY) return pending.length === 0 ? EMPTY : pending;
+  return inflight.concat(pending);
+}

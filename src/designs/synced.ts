@@ -112,10 +112,12 @@ export abstract class SyncedKey implements KeyLimiter {
   syncEntry(key: string, now: number): SyncEntry | null {
     this.ownSinceSync(now);
     // pushes that aged out are still sent: the store drops them, and the count stays honest
-    const admits = this.inflight === EMPTY ? this.pending : this.inflight.concat(this.pending);
+    let admits: number[];
+    if (this.inflight !== EMPTY) admits = this.inflight.concat(this.pending);
+    else admits = this.pending.length === 0 ? EMPTY : this.pending;
     this.inflight = admits;
     this.inflightIdx = 0;
-    this.pending = [];
+    if (this.pending.length > 0) this.pending = [];
     this.pendingIdx = 0;
     return { key, admits, read: true, release: false, ask: 0 };
   }

@@ -16,6 +16,11 @@ export interface EngineOptions {
   skip?: boolean;
   /** Record every request's decision in order (the per-arrival checks). Implies skip = false. */
   recordDecisions?: boolean;
+  /**
+   * Run every sync of every gateway through the store (default false: syncs that cannot change a
+   * decision are skipped or fast-forwarded). The tests compare both, decision by decision.
+   */
+  everySync?: boolean;
 }
 
 export interface RunOutput extends RunMetrics {
@@ -111,7 +116,8 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
   });
   const policy = fleet.policy;
   const design = params.design;
-  const kind = syncKind(design);
+  const everySync = opts.everySync === true;
+  const kind = everySync && syncKind(design) === 'lazy' ? 'every' : syncKind(design);
   const rng = new Random(params.seed);
   const store = new MemoryStore();
 
@@ -325,7 +331,9 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
       let next = idx + 1;
       const lim = lims[g];
       const bound = arrivalBound(g);
-      if (lim === null) {
+      if (everySync) {
+        // every sync instant runs
+      } else if (lim === null) {
         // no state held: the first sync that matters is the one after the next arrival
         next = Math.max(next, idxAtOrAfter(g, bound));
       } else if (kind === 'lazy' && lim.unsyncedAdmits() === 0) {
@@ -334,7 +342,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
         // admit expires; later pushes only add to it).
         const last = Math.min(idxAtOrAfter(g, bound) - 1, idxAtOrAfter(g, store.latestExpiry(KEY)));
         if (last > next) next = last;
-      } else if (kind === 'every' && lim instanceof LeaseKey) {
+      } else if (kind === 'every' && lim instanceof LeaseKey && lim.unsyncedAdmits() === 0) {
         const before = Math.min(idxAtOrAfter(g, bound), idxAtOrAfter(g, end)) - next;
         if (before > 0) {
           const held = lim.slots(s);

@@ -131,7 +131,8 @@ export class MemoryStore implements Store {
   sync(req: SyncRequest, now: number): SyncResult {
     const replay = this.begin(req, now);
     const replies = new Array<SyncReply>(req.entries.length);
-    for (let i = 0; i < req.entries.length; i++) replies[i] = this.syncOne(req, req.entries[i], req.policy, now, replay);
+    for (let i = 0; i < req.entries.length; i++)
+      replies[i] = this.syncOne(req, req.entries[i], req.policy, now, replay);
     return { now, replies };
   }
 
