@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
 import { simParams } from '../../src/cli/sim-command.js';
 import { PAGE_FILES } from '../../src/web/bundle.js';
 import {
@@ -49,6 +50,16 @@ describe('the explorer server', () => {
     const post = await fetch(server.url, { method: 'POST', body: 'x' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('fleetlimit serve refuses a bad port or host, naming the flag', async () => {
+    const serve = (args: string[]) =>
+      buildProgram()
+        .exitOverride()
+        .parseAsync(['node', 'fleetlimit', 'serve', ...args]);
+    await expect(serve(['--port', '70000'])).rejects.toThrow(/--port: must be at most 65535/);
+    await expect(serve(['--port', 'http'])).rejects.toThrow(/--port: expected a number/);
+    await expect(serve(['--host', ' '])).rejects.toThrow(/--host: must not be empty/);
   });
 });
 
