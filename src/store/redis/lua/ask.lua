@@ -1,0 +1,31 @@
+-- ask.lua: leases-ask's request-path call. Grants this gateway up to `ask` more slots now, never past
+-- admitted-in-window + every outstanding grant <= L; a grant renews this gateway's lapse time.
+-- KEYS[1] log    the key's window log
+-- KEYS[2] meta   the key's meta hash (see log-admit.lua)
+-- ARGV[1..6]     as in common.lua (now ms, windowMs, kind, limit, buckets, marginMs)
+-- ARGV[7] gatewayId
+-- ARGV[8] leaseTtlMs  ms a grant stays outstanding without a sync
+-- ARGV[9] ask         slots asked for, an integer >= 0
+-- Reply: { granted, grant lapse ms, store now ms }
+
+local log = KEYS[1]
+local gw = ARGV[7]
+local ttl = tonumber(ARGV[8])
+local ask = tonumber(ARGV[9])
+
+local m = readMeta(KEYS[2])
+local others, held, lapse, latestLapse = leases(m, gw, nil)
+local count, logExisted = prune(log)
+m.existed = m.existed or logExisted
+local granted = math.max(0, math.min(ask, LIMIT - count - others - held))
+local grantExpiresAt = lapse or NOW
+if granted > 0 then
+  grantExpiresAt = NOW + ttl
+  setGrant(m, gw, held + granted, grantExpiresAt)
+  if latestLapse == nil or grantExpiresAt > latestLapse then
+    latestLapse = grantExpiresAt
+  end
+end
+local touched = granted > 0
+settle(log, m, count, (touched and count > 0) and last(log) or nil, latestLapse, touched)
+return { granted, num(grantExpiresAt), num(NOW) }

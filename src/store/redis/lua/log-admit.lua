@@ -1,0 +1,27 @@
+-- log-admit.lua: central-log's request-path call. Admits iff the window's count + every gateway's
+-- outstanding grants + cost <= L, and appends `cost` admits at now, atomically.
+-- KEYS[1] log    the key's window log (sorted set, or bucket hash in compact mode)
+-- KEYS[2] meta   the key's meta hash: member counter 'n', last sync seq 'q:<gw>', grants 'g:<gw>'
+-- ARGV[1..6]     as in common.lua (now ms, windowMs, kind, limit, buckets, marginMs)
+-- ARGV[7] cost   slots this request takes, a positive integer
+-- Reply: { allowed 1|0, count after, oldest counted admit's expiry ms ('' = none), store now ms }
+
+local log = KEYS[1]
+local cost = tonumber(ARGV[7])
+
+local m = readMeta(KEYS[2])
+local outstanding, _, _, latestLapse = leases(m, nil, nil)
+local count, logExisted = prune(log)
+m.existed = m.existed or logExisted
+local allowed = count + outstanding + cost <= LIMIT
+if allowed then
+  local times = {}
+  for i = 1, cost do
+    times[i] = NOW
+  end
+  add(log, m, times)
+  count = count + cost
+end
+local first = oldest(log)
+settle(log, m, count, allowed and last(log) or nil, latestLapse, allowed)
+return { allowed and 1 or 0, count, first and num(first) or '', num(NOW) }

@@ -1,0 +1,87 @@
+-- sync.lua: one gateway's sync for a chunk of keys (all in one cluster slot). Per key, in order:
+-- hand back this gateway's grant (release), push its admits, grant up to `ask`, read the window.
+-- KEYS[2i-1] log_i   key i's window log
+-- KEYS[2i]   meta_i  key i's meta hash (see log-admit.lua)
+-- ARGV[1..6]         as in common.lua (now ms, windowMs, kind, limit, buckets, marginMs)
+-- ARGV[7]  gatewayId
+-- ARGV[8]  seq        this gateway's sync number; a key records the last one that pushed admits to it
+-- ARGV[9]  leaseTtlMs ms a grant stays outstanding without a sync
+-- ARGV[10] horizonMs  list expiries up to this many ms after now
+-- ARGV[11..] per key i, in KEYS order: flags (1 read, 2 release, summed), ask (slots),
+--            n (admits pushed), then n admit times (ms, ascending)
+-- Reply: { store now ms, then per key: count, granted, p, then p pairs (expiry ms, admits) }
+-- A seq older than one a key already applied is an error, and nothing is written by this call.
+-- A key named twice is read once per entry; both entries see the replay state from before the call.
+
+local gw = ARGV[7]
+local seq = tonumber(ARGV[8])
+local ttl = tonumber(ARGV[9])
+local horizon = NOW + tonumber(ARGV[10])
+
+-- Parse the entries and check every key's seq before writing anything.
+local entries = {}
+local at = 11
+for i = 1, #KEYS / 2 do
+  local flags, ask, n = tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
+  local m = readMeta(KEYS[2 * i])
+  local applied = m.seq[gw]
+  if applied and seq < applied then
+    return redis.error_reply('STALE_SEQ sync seq ' .. ARGV[8] .. ' is older than ' .. applied .. ', applied already')
+  end
+  entries[i] = { flags, ask, n, at + 3, seq == applied, m }
+  at = at + 3 + n
+end
+
+local out = { num(NOW) }
+local seen = {}
+for i = 1, #entries do
+  local log = KEYS[2 * i - 1]
+  local flags, ask, n, first, replay, m = unpack(entries[i])
+  -- read again if an earlier entry named the same key and may have changed it
+  if seen[m.key] then
+    m = readMeta(m.key)
+  end
+  seen[m.key] = true
+  local others, held, _, latestLapse = leases(m, gw, flags >= 2 and gw or nil)
+  local count, logExisted = prune(log)
+  m.existed = m.existed or logExisted
+  local touched = false
+  -- a retry of a sync that landed pushes nothing again; release, ask and read set state, so repeat
+  if not replay then
+    local times = {}
+    for j = first, first + n - 1 do
+      local t = tonumber(ARGV[j])
+      if expiry(t) > NOW then
+        times[#times + 1] = t
+      end
+    end
+    if #times > 0 then
+      add(log, m, times)
+      metaSet(m, 'q:' .. gw, ARGV[8])
+      count = count + #times
+      touched = true
+    end
+  end
+  local granted = 0
+  if ask > 0 then
+    granted = math.max(0, math.min(ask, LIMIT - count - others - held))
+    if granted > 0 then
+      local lapse = NOW + ttl
+      setGrant(m, gw, held + granted, lapse)
+      if latestLapse == nil or lapse > latestLapse then
+        latestLapse = lapse
+      end
+      touched = true
+    end
+  end
+  out[#out + 1] = count
+  out[#out + 1] = granted
+  local p = #out + 1
+  out[p] = 0
+  if flags % 2 == 1 then
+    expiring(log, horizon, out)
+    out[p] = (#out - p) / 2
+  end
+  settle(log, m, count, (touched and count > 0) and last(log) or nil, latestLapse, touched)
+end
+return out

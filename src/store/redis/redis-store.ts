@@ -1,0 +1,193 @@
+import calculateSlot from 'cluster-key-slot';
+import type { Policy } from '../../config.js';
+import type {
+  AskReply,
+  AsyncStore,
+  LogAdmitReply,
+  SyncEntry,
+  SyncReply,
+  SyncRequest,
+  SyncResult,
+} from '../contract.js';
+import { type KeyNames, keyNames } from './key-names.js';
+import {
+  type RedisStoreOptions,
+  type ResolvedRedisStoreOptions,
+  resolveRedisStoreOptions,
+} from './options.js';
+import { composeScript, type LuaScript, type RedisClient, runPipelined, type ScriptCall } from './script.js';
+import { type Chunk, chunkEntries } from './sync-chunks.js';
+
+interface Scripts {
+  logAdmit: LuaScript;
+  sync: LuaScript;
+  ask: LuaScript;
+}
+
+/**
+ * The store contract over Redis or Redis Cluster (ioredis). Every operation is one atomic Lua script
+ * per key group; a sync of N keys is one pipelined round trip. Decisions are those of MemoryStore:
+ * the same expiry rule, grant rule and replay rule, on the same float arithmetic.
+ *
+ * Idempotent syncs: each key's meta hash keeps, per gateway, the seq of the last sync that pushed
+ * admits to it ('q:<gateway>'). A retry with that seq pushes nothing again; an older seq is refused
+ * (RangeError). The record lives in the key's own slot, so a sync never needs a cross-slot key and
+ * the check is atomic with the push; it expires with the key, when every admit it protects has aged
+ * out and a replay could add nothing. Unlike MemoryStore, a stale seq is detected per key, not per
+ * gateway: only keys that a newer sync pushed to refuse it.
+ */
+export class RedisStore implements AsyncStore {
+  readonly options: ResolvedRedisStoreOptions;
+  private readonly scripts: Scripts;
+  private readonly logKind: 'l' | 'b';
+
+  constructor(
+    private readonly client: RedisClient,
+    opts: RedisStoreOptions = {},
+  ) {
+    this.options = resolveRedisStoreOptions(opts);
+    const exact = this.options.mode === 'exact';
+    const windowModule = exact ? 'window-exact.lua' : 'window-buckets.lua';
+    this.logKind = exact ? 'l' : 'b';
+    this.scripts = {
+      logAdmit: composeScript('log-admit.lua', windowModule),
+      sync: composeScript('sync.lua', windowModule),
+      ask: composeScript('ask.lua', windowModule),
+    };
+  }
+
+  /** The Redis key names holding a user key's records (tests, tools). */
+  keyNames(key: string): KeyNames {
+    return keyNames(this.options.prefix, key, this.logKind);
+  }
+
+  async logAdmit(key: string, policy: Policy, now: number, cost: number): Promise<LogAdmitReply> {
+    const k = this.keyNames(key);
+    const r = (await this.scripts.logAdmit.run(
+      this.client,
+      [k.log, k.meta],
+      [...this.head(policy, now), String(cost)],
+    )) as [number, number, string, string];
+    return {
+      allowed: r[0] === 1,
+      count: r[1],
+      oldestExpiry: r[2] === '' ? Number.POSITIVE_INFINITY : Number(r[2]),
+      now: Number(r[3]),
+    };
+  }
+
+  async ask(
+    gatewayId: string,
+    key: string,
+    policy: Policy,
+    leaseTtlMs: number,
+    ask: number,
+    now: number,
+  ): Promise<AskReply> {
+    const k = this.keyNames(key);
+    const r = (await this.scripts.ask.run(
+      this.client,
+      [k.log, k.meta],
+      [...this.head(policy, now), gatewayId, String(leaseTtlMs), String(ask)],
+    )) as [number, string, string];
+    return { granted: r[0], grantExpiresAt: Number(r[1]), now: Number(r[2]) };
+  }
+
+  async sync(req: SyncRequest, now: number): Promise<SyncResult> {
+    const { entries } = req;
+    if (entries.length === 0) return { now: await this.storeNow(now), replies: [] };
+    const names = entries.map((e) => this.keyNames(e.key));
+    const slots = this.isCluster() ? names.map((n) => calculateSlot(n.log)) : null;
+    const chunks = chunkEntries(entries, slots, this.options.chunkKeys, this.options.chunkAdmits);
+    const head = [
+      ...this.head(req.policy, now),
+      req.gatewayId,
+      String(req.seq),
+      String(req.leaseTtlMs),
+      String(req.horizonMs),
+    ];
+    const calls: ScriptCall[] = chunks.map((c) => this.syncCall(c, entries, names, head));
+    let raw: unknown[];
+    try {
+      raw = await runPipelined(this.client, calls);
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('STALE_SEQ')) {
+        throw new RangeError(`gateway ${req.gatewayId}: ${err.message.slice('STALE_SEQ '.length)}`);
+      }
+      throw err;
+    }
+    const replies = new Array<SyncReply>(entries.length);
+    let storeNow = Number.NEGATIVE_INFINITY;
+    for (let c = 0; c < chunks.length; c++) {
+      const t = decodeSyncChunk(raw[c] as (string | number)[], chunks[c].indexes, entries, req, replies);
+      if (t > storeNow) storeNow = t;
+    }
+    return { now: storeNow, replies };
+  }
+
+  private syncCall(c: Chunk, entries: SyncEntry[], names: KeyNames[], head: string[]): ScriptCall {
+    const keys: string[] = [];
+    const args = head.slice();
+    for (const i of c.indexes) {
+      const e = entries[i];
+      keys.push(names[i].log, names[i].meta);
+      args.push(String((e.read ? 1 : 0) + (e.release ? 2 : 0)), String(e.ask), String(e.admits.length));
+      for (const t of e.admits) args.push(String(t));
+    }
+    return { script: this.scripts.sync, keys, args };
+  }
+
+  /** ARGV[1..6] of every script (see common.lua). */
+  private head(policy: Policy, now: number): string[] {
+    const o = this.options;
+    return [
+      o.clock === 'redis' ? '' : String(now),
+      String(policy.windowMs),
+      policy.windowKind === 'fixed' ? 'f' : 's',
+      String(policy.limit),
+      o.mode === 'buckets' ? String(o.buckets) : '0',
+      String(o.expiryMarginMs),
+    ];
+  }
+
+  private async storeNow(now: number): Promise<number> {
+    if (this.options.clock === 'caller') return now;
+    const [sec, usec] = await this.client.time();
+    return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+  }
+
+  private isCluster(): boolean {
+    return (this.client as { isCluster?: boolean }).isCluster === true;
+  }
+}
+
+/** Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. */
+function decodeSyncChunk(
+  r: (string | number)[],
+  indexes: number[],
+  entries: SyncEntry[],
+  req: SyncRequest,
+  out: SyncReply[],
+): number {
+  const now = Number(r[0]);
+  let at = 1;
+  for (const i of indexes) {
+    const count = r[at] as number;
+    const granted = r[at + 1] as number;
+    const pairs = r[at + 2] as number;
+    at += 3;
+    const expiries: number[] = [];
+    for (let p = 0; p < pairs; p++, at += 2) {
+      const e = Number(r[at]);
+      for (let n = r[at + 1] as number; n > 0; n--) expiries.push(e);
+    }
+    out[i] = {
+      count,
+      expiries,
+      horizon: entries[i].read ? now + req.horizonMs : now,
+      granted,
+      grantExpiresAt: granted > 0 ? now + req.leaseTtlMs : now,
+    };
+  }
+  return now;
+}

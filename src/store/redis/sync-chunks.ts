@@ -1,0 +1,46 @@
+/** Entries of one sync script call: all in one cluster slot, at most about `maxKeys` keys and `maxAdmits` admits. */
+export interface Chunk {
+  indexes: number[];
+}
+
+/**
+ * Splits a sync's entries into script calls. In a cluster, a script's keys must share a slot, so
+ * entries are first grouped by slot (`slots` null: one server, one group in request order). A chunk
+ * closes at `maxKeys` keys or once it holds `maxAdmits` pushed admits. Entries naming the same key
+ * always share a chunk: sync.lua decides which entries are replays before it writes anything, and a
+ * later call would take the earlier call's seq record for a replay.
+ */
+export function chunkEntries(
+  entries: readonly { key: string; admits: readonly number[] }[],
+  slots: readonly number[] | null,
+  maxKeys: number,
+  maxAdmits: number,
+): Chunk[] {
+  const bySlot = new Map<number, Map<string, number[]>>();
+  for (let i = 0; i < entries.length; i++) {
+    const s = slots === null ? 0 : slots[i];
+    let g = bySlot.get(s);
+    if (g === undefined) bySlot.set(s, (g = new Map()));
+    const same = g.get(entries[i].key);
+    if (same === undefined) g.set(entries[i].key, [i]);
+    else same.push(i);
+  }
+  const chunks: Chunk[] = [];
+  for (const g of bySlot.values()) {
+    let cur: number[] = [];
+    let admits = 0;
+    for (const same of g.values()) {
+      if (cur.length > 0 && (cur.length >= maxKeys || admits >= maxAdmits)) {
+        chunks.push({ indexes: cur });
+        cur = [];
+        admits = 0;
+      }
+      for (const i of same) {
+        cur.push(i);
+        admits += entries[i].admits.length;
+      }
+    }
+    if (cur.length > 0) chunks.push({ indexes: cur });
+  }
+  return chunks;
+}

@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Policy } from '../../src/config.js';
+import type { RedisStore } from '../../src/store/redis/index.js';
+import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+
+let fx: SingleFixture;
+beforeAll(async () => {
+  fx = await singleServer();
+});
+afterAll(async () => {
+  await fx?.close();
+});
+
+const policy: Policy = { limit: 5, windowMs: 2000, windowKind: 'sliding' };
+
+async function keysOf(store: RedisStore): Promise<string[]> {
+  const c = fx.client();
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await c.scan(cursor, 'MATCH', `${store.options.prefix}*`, 'COUNT', 1000);
+    found.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  c.disconnect();
+  return found;
+}
+
+describe('every key written expires by itself', () => {
+  it('log and meta keys carry a TTL of about the window plus the margin', async () => {
+    const store = fx.store({ expiryMarginMs: 1000 });
+    await store.logAdmit('a', policy, 0, 1);
+    await store.ask('g', 'b', policy, 5000, 2, 0);
+    await store.sync(
+      {
+        gatewayId: 'g',
+        seq: 1,
+        policy,
+        leaseTtlMs: 500,
+        horizonMs: 100,
+        entries: [
+          { key: 'c', admits: [Date.now()], read: true, release: false, ask: 1 },
+          { key: 'a', admits: [], read: true, release: true, ask: 2 },
+        ],
+      },
+      Date.now(),
+    );
+    const keys = await keysOf(store);
+    // a, c: log and meta; b holds only a grant, so only its meta hash exists
+    expect(keys.length).toBe(5);
+    const c = fx.client();
+    for (const k of keys) {
+      const ttl = await c.pttl(k);
+      expect(ttl, k).toBeGreaterThan(0);
+      expect(ttl, k).toBeLessThanOrEqual(6000 + 1000);
+    }
+    c.disconnect();
+  });
+
+  it('a key with nothing left is deleted at once', async () => {
+    const store = fx.store({ clock: 'caller' });
+    await store.logAdmit('a', policy, 0, 1);
+    await store.ask('g', 'a', policy, 100, 1, 0);
+    expect((await keysOf(store)).length).toBe(2);
+    await store.logAdmit('a', { ...policy, limit: 0 + 1 }, 2000, 5);
+    expect(await keysOf(store)).toEqual([]);
+  });
+
+  it('a read of a key the store does not hold writes nothing', async () => {
+    const store = fx.store();
+    await store.sync(
+      {
+        gatewayId: 'g',
+        seq: 1,
+        policy,
+        leaseTtlMs: 500,
+        horizonMs: 100,
+        entries: [{ key: 'ghost', admits: [], read: true, release: true, ask: 0 }],
+      },
+      0,
+    );
+    expect(await keysOf(store)).toEqual([]);
+  });
+});
+
+describe('scripts survive an empty script cache', () => {
+  it('SCRIPT FLUSH between calls, single and pipelined', async () => {
+    const store = fx.store({ clock: 'caller', chunkKeys: 3 });
+    const admin = fx.client();
+    expect((await store.logAdmit('k', policy, 0, 1)).allowed).toBe(true);
+    await admin.script('FLUSH');
+    expect((await store.logAdmit('k', policy, 1, 1)).count).toBe(2);
+    await admin.script('FLUSH');
+    expect((await store.ask('g', 'k', policy, 100, 2, 2)).granted).toBe(2);
+    await admin.script('FLUSH');
+    const entries = ['k', 'x', 'y', 'z', 'w'].map((key) => ({
+      key,
+      admits: [3],
+      read: true,
+      release: false,
+      ask: 0,
+    }));
+    const r = await store.sync(
+      { gatewayId: 'h', seq: 1, policy, leaseTtlMs: 100, horizonMs: 10, entries },
+      4,
+    );
+    expect(r.replies.map((x) => x.count)).toEqual([3, 1, 1, 1, 1]);
+    admin.disconnect();
+  });
+
+  it.skipIf(!!process.env.REDIS_URL)(
+    'a restarted server (empty, no scripts) is served again once the client reconnects',
+    async () => {
+      const store = fx.store();
+      expect((await store.logAdmit('k', policy, 0, 1)).allowed).toBe(true);
+      await fx.server.restart();
+      const r = await store.logAdmit('k', policy, 0, 1);
+      // nothing is persisted: the restarted server starts empty
+      expect(r).toMatchObject({ allowed: true, count: 1 });
+    },
+  );
+});
+
+describe("the store's clock", () => {
+  it("with clock 'redis' the window runs on Redis TIME and the caller's now is ignored", async () => {
+    const store = fx.store();
+    const before = Date.now();
+    const r = await store.logAdmit('k', policy, 42, 1);
+    expect(r.now).toBeGreaterThanOrEqual(before - 1000);
+    expect(r.oldestExpiry).toBe(r.now + policy.windowMs);
+    const s = await store.sync(
+      {
+        gatewayId: 'g',
+        seq: 1,
+        policy,
+        leaseTtlMs: 500,
+        horizonMs: 5000,
+        entries: [{ key: 'k', admits: [], read: true, release: false, ask: 1 }],
+      },
+      42,
+    );
+    expect(s.now).toBeGreaterThanOrEqual(r.now);
+    expect(s.replies[0]).toMatchObject({
+      count: 1,
+      expiries: [r.oldestExpiry],
+      granted: 1,
+      grantExpiresAt: s.now + 500,
+    });
+    expect(
+      (await store.sync({ gatewayId: 'g', seq: 2, policy, leaseTtlMs: 1, horizonMs: 1, entries: [] }, 42))
+        .now,
+    ).toBeGreaterThanOrEqual(s.now);
+  });
+
+  it('options are checked, naming the field', () => {
+    expect(() => fx.store({ clock: 'gateway' as 'redis' })).toThrow(/^clock:/);
+    expect(() => fx.store({ mode: 'approx' as 'exact' })).toThrow(/^mode:/);
+    expect(() => fx.store({ chunkKeys: 0 })).toThrow(/^chunkKeys:/);
+  });
+});

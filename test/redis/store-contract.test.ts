@@ -1,0 +1,14 @@
+import { afterAll, beforeAll } from 'vitest';
+import { storeContract } from '../store-contract.js';
+import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+
+let fx: SingleFixture;
+beforeAll(async () => {
+  fx = await singleServer();
+});
+afterAll(async () => {
+  await fx?.close();
+});
+
+// small chunks, so the many-keys case spans several pipelined script calls
+storeContract('RedisStore, one server, exact', () => fx.store({ clock: 'caller', chunkKeys: 64 }));

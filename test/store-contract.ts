@@ -1,0 +1,196 @@
+import { describe, expect, it } from 'vitest';
+import type { Policy } from '../src/config.js';
+import type { AsyncStore, Store, SyncEntry, SyncRequest } from '../src/store/contract.js';
+
+/** Either form of the contract: every call is awaited, so a synchronous store works as is. */
+export type AnyStore = Store | AsyncStore;
+
+/**
+ * The store contract, as tests. `make` returns a fresh, empty store whose clock is the caller's
+ * (the `now` passed in); it is called once per test.
+ */
+export function storeContract(name: string, make: () => Promise<AnyStore> | AnyStore): void {
+  const sliding: Policy = { limit: 3, windowMs: 1000, windowKind: 'sliding' };
+  const fixed: Policy = { limit: 3, windowMs: 1000, windowKind: 'fixed' };
+
+  const req = (over: Partial<SyncRequest> & { entries: SyncEntry[] }): SyncRequest => ({
+    gatewayId: 'gw-a',
+    seq: 1,
+    policy: sliding,
+    leaseTtlMs: 500,
+    horizonMs: 400,
+    ...over,
+  });
+  const push = (key: string, admits: number[], read = true): SyncEntry => ({
+    key,
+    admits,
+    read,
+    release: false,
+    ask: 0,
+  });
+  const lease = (key: string, ask: number, admits: number[] = [], release = true): SyncEntry => ({
+    key,
+    admits,
+    read: false,
+    release,
+    ask,
+  });
+
+  describe(`store contract: ${name}`, () => {
+    it('logAdmit admits while count + cost <= limit and reports the count and oldest expiry', async () => {
+      const s = await make();
+      const r1 = await s.logAdmit('k', sliding, 100, 1);
+      expect(r1).toEqual({ allowed: true, count: 1, oldestExpiry: 1100, now: 100 });
+      expect((await s.logAdmit('k', sliding, 200, 2)).allowed).toBe(true);
+      const r3 = await s.logAdmit('k', sliding, 300, 1);
+      expect(r3).toEqual({ allowed: false, count: 3, oldestExpiry: 1100, now: 300 });
+    });
+
+    it('a cost larger than what is left is refused while a smaller one fits', async () => {
+      const s = await make();
+      await s.logAdmit('k', sliding, 0, 2);
+      expect((await s.logAdmit('k', sliding, 1, 2)).allowed).toBe(false);
+      expect((await s.logAdmit('k', sliding, 2, 1)).allowed).toBe(true);
+    });
+
+    it('a sliding window counts an admit at t while now < t + W', async () => {
+      const s = await make();
+      for (const t of [0, 10, 20]) await s.logAdmit('k', sliding, t, 1);
+      expect((await s.logAdmit('k', sliding, 999.5, 1)).allowed).toBe(false);
+      const r = await s.logAdmit('k', sliding, 1000, 1);
+      expect(r).toEqual({ allowed: true, count: 3, oldestExpiry: 1010, now: 1000 });
+    });
+
+    it('a fixed window counts an admit until the end of its aligned window', async () => {
+      const s = await make();
+      for (const t of [900, 950, 999]) await s.logAdmit('k', fixed, t, 1);
+      expect((await s.logAdmit('k', fixed, 999.9, 1)).allowed).toBe(false);
+      const r = await s.logAdmit('k', fixed, 1000, 1);
+      expect(r).toEqual({ allowed: true, count: 1, oldestExpiry: 2000, now: 1000 });
+    });
+
+    it('an empty key reports an oldest expiry of Infinity', async () => {
+      const s = await make();
+      const r = await s.logAdmit('k', { ...sliding, limit: 1 }, 0, 2);
+      expect(r).toEqual({ allowed: false, count: 0, oldestExpiry: Number.POSITIVE_INFINITY, now: 0 });
+    });
+
+    it('sync pushes admits, then reads the count and the expiries before the horizon', async () => {
+      const s = await make();
+      const r = await s.sync(req({ entries: [push('k', [100, 300, 700])] }), 800);
+      expect(r.now).toBe(800);
+      expect(r.replies).toEqual([
+        { count: 3, expiries: [1100], horizon: 1200, granted: 0, grantExpiresAt: 800 },
+      ]);
+      const q = await s.sync(req({ gatewayId: 'gw-b', entries: [push('k', [], false)] }), 900);
+      expect(q.replies[0]).toEqual({ count: 3, expiries: [], horizon: 900, granted: 0, grantExpiresAt: 900 });
+    });
+
+    it('equal expiries are all listed', async () => {
+      const s = await make();
+      const r = await s.sync(
+        req({ policy: { ...fixed, limit: 10 }, entries: [push('k', [1, 2, 3, 1500])] }),
+        700,
+      );
+      expect(r.replies[0].expiries).toEqual([1000, 1000, 1000]);
+      expect(r.replies[0].count).toBe(4);
+    });
+
+    it('sync drops pushed admits that no longer count', async () => {
+      const s = await make();
+      const r = await s.sync(req({ entries: [push('k', [0, 100, 1500])] }), 1100);
+      expect(r.replies[0].count).toBe(1);
+    });
+
+    it('a retried sync (same seq) does not push its admits twice', async () => {
+      const s = await make();
+      const sent = req({ seq: 7, entries: [push('k', [10, 20])] });
+      await s.sync(sent, 30);
+      const again = await s.sync(sent, 40);
+      expect(again.replies[0].count).toBe(2);
+      const next = await s.sync(req({ seq: 8, entries: [push('k', [35])] }), 50);
+      expect(next.replies[0].count).toBe(3);
+    });
+
+    it('a sync older than one already applied is refused', async () => {
+      const s = await make();
+      await s.sync(req({ seq: 5, entries: [push('k', [10])] }), 20);
+      await expect(async () => await s.sync(req({ seq: 4, entries: [push('k', [15])] }), 30)).rejects.toThrow(
+        RangeError,
+      );
+    });
+
+    it('grants never pass admitted + outstanding <= limit, over every gateway', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 10 };
+      await s.logAdmit('k', p, 0, 3);
+      const a = await s.sync(req({ policy: p, entries: [lease('k', 4)] }), 10);
+      expect(a.replies[0]).toMatchObject({ count: 3, granted: 4, grantExpiresAt: 510 });
+      const b = await s.sync(req({ gatewayId: 'gw-b', policy: p, entries: [lease('k', 9)] }), 20);
+      expect(b.replies[0]).toMatchObject({ granted: 3, grantExpiresAt: 520 });
+      expect((await s.logAdmit('k', p, 30, 1)).allowed).toBe(false);
+      const c = await s.ask('gw-c', 'k', p, 500, 5, 40);
+      expect(c).toEqual({ granted: 0, grantExpiresAt: 40, now: 40 });
+    });
+
+    it('ask adds to what the gateway holds and renews its lapse; a refusal reports the held lapse', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 5 };
+      expect(await s.ask('gw-a', 'k', p, 500, 2, 0)).toEqual({ granted: 2, grantExpiresAt: 500, now: 0 });
+      expect(await s.ask('gw-a', 'k', p, 500, 2, 100)).toEqual({ granted: 2, grantExpiresAt: 600, now: 100 });
+      expect(await s.ask('gw-a', 'k', p, 500, 2, 200)).toEqual({ granted: 1, grantExpiresAt: 700, now: 200 });
+      expect(await s.ask('gw-a', 'k', p, 500, 2, 300)).toEqual({ granted: 0, grantExpiresAt: 700, now: 300 });
+    });
+
+    it('a release hands the grant back; spent slots come back as admits', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 4 };
+      await s.sync(req({ policy: p, entries: [lease('k', 4)] }), 0);
+      expect((await s.ask('gw-b', 'k', p, 500, 1, 10)).granted).toBe(0);
+      const r = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 0, [5])] }), 20);
+      expect(r.replies[0]).toMatchObject({ count: 1, granted: 0, grantExpiresAt: 20 });
+      expect((await s.ask('gw-b', 'k', p, 500, 9, 30)).granted).toBe(3);
+    });
+
+    it('without release a sync ask adds to the grant held', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 6 };
+      await s.sync(req({ policy: p, entries: [lease('k', 2)] }), 0);
+      const r = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 2, [], false)] }), 10);
+      expect(r.replies[0]).toMatchObject({ granted: 2, grantExpiresAt: 510 });
+      expect((await s.ask('gw-b', 'k', p, 500, 9, 20)).granted).toBe(2);
+    });
+
+    it('a grant lapses after the lease TTL and its slots return to the pool', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 2 };
+      await s.sync(req({ policy: p, entries: [lease('k', 2)] }), 0);
+      expect((await s.logAdmit('k', p, 499, 1)).allowed).toBe(false);
+      expect((await s.logAdmit('k', p, 500, 1)).allowed).toBe(true);
+    });
+
+    it('keys are independent and one sync answers many keys in request order', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 1000 };
+      const keys = Array.from({ length: 700 }, (_, i) => `key-${i}`);
+      const entries = keys.map((k, i) =>
+        push(
+          k,
+          Array.from({ length: i % 4 }, (_, j) => 100 + j),
+        ),
+      );
+      const r = await s.sync(req({ policy: p, entries }), 200);
+      expect(r.replies.map((x) => x.count)).toEqual(keys.map((_, i) => i % 4));
+      const again = await s.sync(
+        req({ gatewayId: 'gw-b', policy: p, entries: keys.map((k) => push(k, [150])) }),
+        300,
+      );
+      expect(again.replies.map((x) => x.count)).toEqual(keys.map((_, i) => (i % 4) + 1));
+    });
+
+    it('an empty sync answers with the store time', async () => {
+      const s = await make();
+      expect(await s.sync(req({ entries: [] }), 1234)).toEqual({ now: 1234, replies: [] });
+    });
+  });
+}
