@@ -1,0 +1,652 @@
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Registry } from 'prom-client';
+import { ConfigError, type DesignId, requireCost, requireKey, requirePositiveFinite } from '../../config.js';
+import { createKeyLimiter } from '../../designs/index.js';
+import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
+import type { AsyncStore, SyncEntry, SyncRequest } from '../../store/contract.js';
+import type { Decision } from '../decision.js';
+import { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from '../options.js';
+import { Fallback, mergeAscending } from './fallback.js';
+import { type MetricsOptions, metricsHandler, registerGatewayMetrics } from './metrics.js';
+import { withTimeout } from './timeout.js';
+
+/**
+ * How the gateway decides while the store is unreachable or slower than `storeTimeoutMs`.
+ *
+ * - `local` (default): the shared-counter family and central-log fall back to a split of the limit
+ *   over the K gateways: each admits while its own degraded admits in the window stay below L/K. Across
+ *   the fleet that is at most K·ceil(L/K) per window during the outage, plus whatever was admitted
+ *   before it still counts. The lease designs keep their promise instead: a gateway spends only slots
+ *   the store granted it, until they lapse (in practice until its next sync attempt, which hands them
+ *   back), so they never exceed L even during an outage; a request that would ask the store is rejected.
+ * - `closed`: reject every request.
+ * - `open`: admit every request (no bound at all).
+ *
+ * `split` never talks to the store on the request path and its syncs carry nothing, so it is never degraded.
+ * Every decision made this way carries `degraded: true`.
+ */
+export type FailMode = 'local' | 'closed' | 'open';
+const FAIL_MODES: readonly FailMode[] = ['local', 'closed', 'open'];
+
+export interface AsyncGatewayOptions extends GatewayOptions {
+  store: AsyncStore;
+  /** @default 'local' */
+  failMode?: FailMode;
+  /** A store call slower than this, in ms, counts as failed: syncs and request-path calls alike. @default 200 */
+  storeTimeoutMs?: number;
+  /** The store counts as unreachable once the last good store reply is older than this, in ms; at most windowMs. @default min(2·syncMs + storeTimeoutMs, windowMs) */
+  staleAfterMs?: number;
+  /** Local time in ms. Only the runtime reads it; the designs get `now` passed in. @default Date.now */
+  clock?: () => number;
+  /** Uniform in [0, 1): picks the sync timer's phase. @default Math.random */
+  random?: () => number;
+}
+
+export interface SyncEvent {
+  seq: number;
+  /** Keys exchanged. */
+  keys: number;
+  latencyMs: number;
+  /** A resend of a batch whose first attempt failed. */
+  retry: boolean;
+}
+
+export interface SyncErrorEvent {
+  seq: number;
+  keys: number;
+  latencyMs: number;
+  reason: 'timeout' | 'error';
+  error?: unknown;
+}
+
+export interface StoreCallErrorEvent {
+  call: 'logAdmit' | 'ask';
+  key: string;
+  reason: 'timeout' | 'error';
+  error?: unknown;
+}
+
+export interface AsyncGatewayEvents {
+  sync: [SyncEvent];
+  syncError: [SyncErrorEvent];
+  storeCallError: [StoreCallErrorEvent];
+}
+
+export interface DecisionCounts {
+  allowed: number;
+  limited: number;
+  degradedAllowed: number;
+  degradedLimited: number;
+}
+
+/** A snapshot of the runtime's counters (the Prometheus metrics read these). */
+export interface RuntimeStats {
+  syncs: number;
+  syncTimeouts: number;
+  syncErrors: number;
+  storeCallFailures: number;
+  /** Local clock time of the last good store reply; NaN before the first. */
+  lastGoodAt: number;
+  /** Since the last good store reply, or since the gateway was created if there was none. */
+  lastGoodAgeMs: number;
+  /** Admits this gateway made that the store has not confirmed yet. */
+  unsyncedAdmits: number;
+  keys: number;
+  decisions: DecisionCounts;
+  /** Store time − local time, as learned at the last sync. */
+  offsetMs: number;
+  /** The store counts as unreachable now. */
+  storeDown: boolean;
+}
+
+/** One sync request and what answers go where. Kept whole when it fails, so the resend is the same request. */
+interface Batch {
+  req: SyncRequest;
+  owners: (KeyLimiter | null)[];
+  fallbacks: (Fallback | null)[];
+  /** Limiter admits this batch pushes (fallback admits are counted by their Fallback). */
+  limiterAdmits: number;
+  attempts: number;
+}
+
+type Timer = { kind: 'timeout' | 'interval'; handle: ReturnType<typeof setTimeout> };
+
+/**
+ * A gateway over an asynchronous store (Redis): the same key state machines as `Gateway`, driven by
+ * a sync timer, with a timeout on every store call and fail modes for when the store is away.
+ *
+ * Retried syncs. The store applies a sync's pushes at most once per (gateway, seq). When a sync fails
+ * — a timeout or an error — the runtime cannot tell whether the store applied it (a reply can be lost
+ * after the write). So the batch is kept whole and resent at the next tick with the same seq and the
+ * same entries: if the first attempt landed, the store treats the resend as a replay and pushes nothing
+ * again; if it did not, the resend applies it. Merging the failed pushes into a new batch instead would
+ * be wrong either way (a new seq counts them twice if they landed, the old seq drops the new ones).
+ * The limiters are not told the sync failed (no `syncFailed`): their pushes stay in flight, still
+ * counted as their own, until the resend is answered. Admits made meanwhile go out in the next batch,
+ * with a new seq, sent right after the resend succeeds.
+ *
+ * Bounded memory while the store is away: nothing is queued per request. A limiter keeps only its
+ * own admits since its last answered sync, and it admits only while its estimate of the window is
+ * below L, so at most L of them count at any instant; it collects them only until the fail mode takes
+ * over, at most staleAfterMs (<= W) plus one Δ (<= W) after the last answered sync, so at most 3L per
+ * key. The degraded admits of the fail modes keep at most ceil(L/K) (`local`) or L (`open`) per key
+ * that still count, dropping those that aged out (the store would ignore them), and keys with nothing
+ * left are swept at each failed sync.
+ *
+ * Time: decisions run on local time + the store's offset (store now − local now at the midpoint of
+ * the last sync), never going backwards, so every gateway ages its window on the store's clock.
+ */
+export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
+  readonly id: string;
+  readonly options: ResolvedOptions;
+  readonly failMode: FailMode;
+  readonly storeTimeoutMs: number;
+  readonly staleAfterMs: number;
+
+  private readonly store: AsyncStore;
+  private readonly clock: () => number;
+  private readonly random: () => number;
+  private readonly keys = new Map<string, KeyLimiter>();
+  private readonly fallbacks = new Map<string, Fallback>();
+  private readonly createdAt: number;
+
+  private seq: number;
+  private offsetMs = 0;
+  private lastNow = Number.NEGATIVE_INFINITY;
+  private lastGoodAt = Number.NaN;
+  /** The last store call failed and none has succeeded since. */
+  private failing = false;
+  /** The last sync attempt's start, on decision time (for Retry-After). */
+  private lastSyncStartAt = Number.NaN;
+  private frozen: Batch | null = null;
+  private inflight: Promise<boolean> | null = null;
+  private timer: Timer | null = null;
+  private limiterUnsynced = 0;
+  private readonly counts: DecisionCounts = {
+    allowed: 0,
+    limited: 0,
+    degradedAllowed: 0,
+    degradedLimited: 0,
+  };
+  private syncs = 0;
+  private syncTimeouts = 0;
+  private syncErrors = 0;
+  private storeCallFailures = 0;
+
+  constructor(opts: AsyncGatewayOptions) {
+    super();
+    this.options = resolveGatewayOptions(opts);
+    this.id = this.options.id;
+    this.store = requireStore(opts.store);
+    this.failMode = requireFailMode(opts.failMode ?? 'local');
+    this.storeTimeoutMs = requirePositiveFinite('storeTimeoutMs', opts.storeTimeoutMs ?? 200);
+    const { syncMs } = this.options.fleet;
+    const { windowMs } = this.options.policy;
+    this.staleAfterMs = requirePositiveFinite(
+      'staleAfterMs',
+      opts.staleAfterMs ?? Math.min(2 * syncMs + this.storeTimeoutMs, windowMs),
+    );
+    // bounds the unsynced admits a limiter can collect before the fail mode takes over (see the class comment)
+    if (this.staleAfterMs > windowMs) {
+      throw new ConfigError(
+        'staleAfterMs',
+        `must not exceed windowMs (${windowMs}), got ${this.staleAfterMs}`,
+      );
+    }
+    this.clock = requireFunction('clock', opts.clock ?? Date.now);
+    this.random = requireFunction('random', opts.random ?? Math.random);
+    this.createdAt = this.clock();
+    // A restarted gateway keeps its id; starting the seq at the clock keeps it ahead of every seq the
+    // store saw from the previous run (at most one per sync, and Δ is well over a millisecond).
+    this.seq = Math.max(0, Math.floor(this.createdAt));
+  }
+
+  /** Decision time: local clock + the store's offset, never going backwards. */
+  now(): number {
+    const t = this.clock() + this.offsetMs;
+    if (t > this.lastNow) this.lastNow = t;
+    return this.lastNow;
+  }
+
+  get keyCount(): number {
+    return this.keys.size;
+  }
+
+  /** Always a Promise; it resolves at once unless this request must wait on the store (central-log, leases-ask when out of slots). */
+  admit(key: string, cost = 1): Promise<Decision> {
+    try {
+      return Promise.resolve(this.admitNow(key, cost));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * A Decision right away when no store call is needed, a Promise when the request waits on the
+   * store (never longer than `storeTimeoutMs`). Throws only on bad input (KeyError, ConfigError).
+   */
+  admitNow(key: string, cost = 1): Decision | Promise<Decision> {
+    requireKey(key);
+    requireCost(cost);
+    const now = this.now();
+    const design = this.options.design;
+    if (design !== 'split') {
+      const fb = this.fallbacks.get(key);
+      if (this.storeDown(design)) return this.degraded(key, now, cost);
+      // a key stays on the fallback until the store has its outage admits, or it would count without them
+      if (fb !== undefined && fb.unconfirmed > 0) {
+        // the store is back: push them now rather than at the next tick (and without one, for central-log)
+        if (!this.failing) this.tick();
+        return this.degraded(key, now, cost);
+      }
+    }
+    const lim = this.limiterOf(key, now);
+    const verdict = lim.decide(now, cost);
+    if (verdict === ALLOW) {
+      if (design !== 'split') this.limiterUnsynced += cost;
+      return this.count(this.fromLimiter(lim, true, now), false);
+    }
+    if (verdict === DENY) return this.count(this.fromLimiter(lim, false, now), false);
+    return this.viaStore(key, lim, now, cost);
+  }
+
+  private limiterOf(key: string, now: number): KeyLimiter {
+    let lim = this.keys.get(key);
+    if (lim === undefined) {
+      lim = createKeyLimiter(this.options.design, this.options.fleet, now);
+      // central-log keeps nothing between requests: the store holds its whole state
+      if (this.options.design !== 'central-log') this.keys.set(key, lim);
+    }
+    return lim;
+  }
+
+  private async viaStore(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
+    const { design, policy, fleet } = this.options;
+    const t0 = this.clock();
+    if (design === 'central-log') {
+      const r = await withTimeout(() => this.store.logAdmit(key, policy, now, cost), this.storeTimeoutMs);
+      const t1 = this.clock();
+      if (!r.ok) return this.storeCallFailed('logAdmit', key, r, cost);
+      this.storeAnswered(t1);
+      this.learnOffset(r.value.now, now, t0, t1);
+      const at = this.now();
+      return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at), false);
+    }
+    const ask = lim.askSize(cost);
+    const r = await withTimeout(
+      () => this.store.ask(this.id, key, policy, fleet.leaseTtlMs, ask, now),
+      this.storeTimeoutMs,
+    );
+    const t1 = this.clock();
+    if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
+    this.storeAnswered(t1);
+    this.learnOffset(r.value.now, now, t0, t1);
+    const at = this.now();
+    const allowed = lim.onAskReply(r.value, at, cost);
+    if (allowed) this.limiterUnsynced += cost;
+    return this.count(this.fromLimiter(lim, allowed, at), false);
+  }
+
+  private storeCallFailed(
+    call: 'logAdmit' | 'ask',
+    key: string,
+    r: { timedOut: boolean; error?: unknown },
+    cost: number,
+  ): Decision {
+    this.failing = true;
+    this.storeCallFailures++;
+    this.emit('storeCallError', { call, key, reason: r.timedOut ? 'timeout' : 'error', error: r.error });
+    // a timed-out logAdmit may have counted at the store: the fallback may count it again, erring towards rejecting
+    return this.degraded(key, this.now(), cost);
+  }
+
+  /** A decision made without the store, by the fail mode. */
+  private degraded(key: string, now: number, cost: number): Decision {
+    const { design, policy, fleet } = this.options;
+    if (this.failMode === 'closed') {
+      return this.count(
+        { allowed: false, remaining: 0, resetMs: 0, retryAfterMs: fleet.syncMs, degraded: true },
+        true,
+      );
+    }
+    if (this.failMode === 'local' && (design === 'leases' || design === 'leases-ask')) {
+      // spend granted slots only: the store may already have handed anything else to another gateway
+      const lim = this.limiterOf(key, now);
+      const allowed = lim.decide(now, cost) === ALLOW;
+      if (allowed) this.limiterUnsynced += cost;
+      return this.count({ ...this.fromLimiter(lim, allowed, now), degraded: true }, true);
+    }
+    let fb = this.fallbacks.get(key);
+    if (fb === undefined) {
+      fb = new Fallback(policy);
+      this.fallbacks.set(key, fb);
+    }
+    const share = policy.limit / fleet.gateways;
+    if (this.failMode === 'open') {
+      // beyond L per window the store's count would say nothing more: keep the queue bounded
+      fb.record(now, cost, policy.limit);
+      const resetAt = fb.resetAt(now);
+      const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+      const remaining = Math.max(0, policy.limit - fb.live(now));
+      return this.count({ allowed: true, remaining, resetMs, degraded: true }, true);
+    }
+    const live = fb.live(now);
+    const allowed = live + cost - 1 < share;
+    if (allowed) fb.record(now, cost, Number.POSITIVE_INFINITY);
+    const resetAt = fb.resetAt(now);
+    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+    const d: Decision = {
+      allowed,
+      remaining: Math.max(0, Math.ceil(share - fb.live(now))),
+      resetMs,
+      degraded: true,
+    };
+    if (!allowed) d.retryAfterMs = Math.max(1, Math.ceil(Math.min(resetMs, fleet.syncMs)));
+    return this.count(d, true);
+  }
+
+  private fromLimiter(lim: KeyLimiter, allowed: boolean, now: number): Decision {
+    const resetAt = lim.resetAt(now);
+    const d: Decision = {
+      allowed,
+      remaining: lim.remaining(now),
+      resetMs: Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0,
+    };
+    if (!allowed) d.retryAfterMs = this.retryAfter(lim, now);
+    return d;
+  }
+
+  private retryAfter(lim: KeyLimiter, now: number): number {
+    const change = lim.nextChangeAt(now);
+    const { design, fleet, policy } = this.options;
+    const last = this.lastSyncStartAt;
+    const nextSync =
+      Number.isNaN(last) || last + fleet.syncMs <= now ? now + fleet.syncMs : last + fleet.syncMs;
+    // central-log and split never learn anything at a sync
+    const at = design === 'central-log' || design === 'split' ? change : Math.min(change, nextSync);
+    return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(policy.windowMs);
+  }
+
+  private count(d: Decision, degraded: boolean): Decision {
+    const c = this.counts;
+    if (degraded) {
+      if (d.allowed) c.degradedAllowed++;
+      else c.degradedLimited++;
+    } else if (d.allowed) c.allowed++;
+    else c.limited++;
+    return d;
+  }
+
+  /**
+   * Whether decisions must not rely on the store now. Designs that call the store on the request path
+   * also stop calling it as soon as one call failed, so requests do not each wait out the timeout on a
+   * store that is gone; the next good sync (the timer keeps trying) brings them back.
+   */
+  private storeDown(design: DesignId): boolean {
+    const since = Number.isNaN(this.lastGoodAt) ? this.createdAt : this.lastGoodAt;
+    if (this.clock() - since > this.staleAfterMs) return true;
+    return this.failing && (design === 'central-log' || design === 'leases-ask');
+  }
+
+  private storeAnswered(t: number): void {
+    if (Number.isNaN(this.lastGoodAt) || t > this.lastGoodAt) this.lastGoodAt = t;
+    this.failing = false;
+  }
+
+  /**
+   * A store that ran on the time we sent it (the in-memory store, or RedisStore in caller-time mode)
+   * says nothing about its own clock; learning from that echo would feed half of every round trip
+   * back into the offset, and it would drift by that much at each sync.
+   */
+  private learnOffset(storeNow: number, sentNow: number, t0: number, t1: number): void {
+    if (storeNow === sentNow || !Number.isFinite(storeNow)) return;
+    this.offsetMs = storeNow - (t0 + t1) / 2;
+  }
+
+  /** Starts the sync timer: every Δ, first at a random phase in [0, Δ) so the fleet's syncs spread out. */
+  start(): void {
+    if (this.timer !== null) return;
+    const { syncMs } = this.options.fleet;
+    const phase = this.random() * syncMs;
+    const first = setTimeout(() => {
+      this.tick();
+      const every = setInterval(() => this.tick(), syncMs);
+      every.unref?.();
+      this.timer = { kind: 'interval', handle: every };
+    }, phase);
+    first.unref?.();
+    this.timer = { kind: 'timeout', handle: first };
+  }
+
+  get running(): boolean {
+    return this.timer !== null;
+  }
+
+  private tick(): void {
+    // one sync in flight at a time: a tick that finds one running skips
+    if (this.inflight !== null) return;
+    this.syncNow().catch((error: unknown) => {
+      this.syncErrors++;
+      this.emit('syncError', { seq: this.seq, keys: 0, latencyMs: 0, reason: 'error', error });
+    });
+  }
+
+  /**
+   * One sync now, or the one already in flight. Resolves true when the store answered every batch it
+   * was sent (a resend of a failed batch first, then the fresh one); never rejects on store errors.
+   */
+  syncNow(): Promise<boolean> {
+    if (this.inflight !== null) return this.inflight;
+    const p = this.runSync(false).finally(() => {
+      this.inflight = null;
+    });
+    this.inflight = p;
+    return p;
+  }
+
+  /**
+   * Stops the timer, then one last sync that pushes every pending admit and asks for nothing, so the
+   * store gets this gateway's unused lease slots back now rather than at the lease TTL. Resolves true
+   * if the store answered; if not, the slots come back by themselves after the TTL.
+   */
+  async stop(): Promise<boolean> {
+    if (this.timer !== null) {
+      if (this.timer.kind === 'timeout') clearTimeout(this.timer.handle);
+      else clearInterval(this.timer.handle);
+      this.timer = null;
+    }
+    while (this.inflight !== null) await this.inflight;
+    const p = this.runSync(true).finally(() => {
+      this.inflight = null;
+    });
+    this.inflight = p;
+    return p;
+  }
+
+  private async runSync(final: boolean): Promise<boolean> {
+    if (this.frozen !== null && !(await this.send(this.frozen))) {
+      this.sweep();
+      return false;
+    }
+    return this.send(this.buildBatch(final));
+  }
+
+  /**
+   * While the store is away no batch is built, and building one is what normally drops idle keys; without
+   * this, a long outage with many distinct keys would hold every key it ever saw.
+   */
+  private sweep(): void {
+    const now = this.now();
+    for (const [key, lim] of this.keys) if (lim.isIdle(now)) this.keys.delete(key);
+    for (const [key, fb] of this.fallbacks) if (fb.isIdle(now)) this.fallbacks.delete(key);
+  }
+
+  private buildBatch(final: boolean): Batch {
+    const now = this.now();
+    const entries: SyncEntry[] = [];
+    const owners: (KeyLimiter | null)[] = [];
+    const fallbacks: (Fallback | null)[] = [];
+    let limiterAdmits = 0;
+    const add = (e: SyncEntry, owner: KeyLimiter | null, fb: Fallback | null): void => {
+      // the last sync asks for nothing: a stopping gateway hands every slot back
+      entries.push(final && e.ask > 0 ? { ...e, ask: 0 } : e);
+      owners.push(owner);
+      fallbacks.push(fb);
+    };
+    for (const [key, lim] of this.keys) {
+      const own = lim.syncEntry(key, now);
+      const fb = this.fallbacks.get(key) ?? null;
+      const extra = fb === null ? EMPTY : fb.take(now);
+      if (own !== null) limiterAdmits += own.admits.length;
+      if (own === null && extra.length === 0) {
+        if (lim.isIdle(now)) this.keys.delete(key);
+        continue;
+      }
+      const e: SyncEntry =
+        own === null
+          ? { key, admits: extra, read: false, release: false, ask: 0 }
+          : extra.length === 0
+            ? own
+            : // a copy: the limiter's in-flight list must not learn about admits it did not make
+              { ...own, admits: mergeAscending(own.admits, extra) };
+      add(e, own === null ? null : lim, fb);
+    }
+    for (const [key, fb] of this.fallbacks) {
+      if (this.keys.has(key)) continue;
+      const extra = fb.take(now);
+      if (extra.length > 0) add({ key, admits: extra, read: false, release: false, ask: 0 }, null, fb);
+      else if (fb.isIdle(now)) this.fallbacks.delete(key);
+    }
+    const { policy, fleet } = this.options;
+    // an empty sync still goes out: it is the heartbeat that tells the runtime the store is back
+    return {
+      req: {
+        gatewayId: this.id,
+        seq: ++this.seq,
+        policy,
+        leaseTtlMs: fleet.leaseTtlMs,
+        horizonMs: fleet.horizonMs,
+        entries,
+      },
+      owners,
+      fallbacks,
+      limiterAdmits,
+      attempts: 0,
+    };
+  }
+
+  private async send(batch: Batch): Promise<boolean> {
+    const retry = batch.attempts > 0;
+    batch.attempts++;
+    const { req } = batch;
+    const t0 = this.clock();
+    const sentNow = this.now();
+    this.lastSyncStartAt = sentNow;
+    const r = await withTimeout(() => this.store.sync(req, sentNow), this.storeTimeoutMs);
+    const t1 = this.clock();
+    const keys = req.entries.length;
+    let failure: { reason: 'timeout' | 'error'; error?: unknown } | null = null;
+    if (!r.ok) failure = { reason: r.timedOut ? 'timeout' : 'error', error: r.error };
+    else if (r.value.replies.length !== keys) {
+      const error = new Error(`store answered ${r.value.replies.length} replies to a sync of ${keys} keys`);
+      failure = { reason: 'error', error };
+    }
+    if (failure !== null || !r.ok) {
+      // kept whole: the resend must be this very request (see the class comment)
+      this.frozen = batch;
+      this.failing = true;
+      const reason = failure?.reason ?? 'error';
+      if (reason === 'timeout') this.syncTimeouts++;
+      else this.syncErrors++;
+      this.emit('syncError', { seq: req.seq, keys, latencyMs: t1 - t0, reason, error: failure?.error });
+      return false;
+    }
+    this.frozen = null;
+    this.learnOffset(r.value.now, sentNow, t0, t1);
+    const now = this.now();
+    const { replies } = r.value;
+    for (let i = 0; i < keys; i++) {
+      const lim = batch.owners[i];
+      const key = req.entries[i].key;
+      if (lim !== null) {
+        lim.applySync(replies[i], now);
+        if (lim.isIdle(now) && this.keys.get(key) === lim) this.keys.delete(key);
+      }
+      const fb = batch.fallbacks[i];
+      if (fb !== null) {
+        fb.confirm();
+        if (fb.isIdle(now) && this.fallbacks.get(key) === fb) this.fallbacks.delete(key);
+      }
+    }
+    this.limiterUnsynced -= batch.limiterAdmits;
+    this.storeAnswered(t1);
+    this.syncs++;
+    this.emit('sync', { seq: req.seq, keys, latencyMs: t1 - t0, retry });
+    return true;
+  }
+
+  stats(): RuntimeStats {
+    const t = this.clock();
+    let fallbackUnsynced = 0;
+    for (const fb of this.fallbacks.values()) fallbackUnsynced += fb.unconfirmed;
+    const since = Number.isNaN(this.lastGoodAt) ? this.createdAt : this.lastGoodAt;
+    return {
+      syncs: this.syncs,
+      syncTimeouts: this.syncTimeouts,
+      syncErrors: this.syncErrors,
+      storeCallFailures: this.storeCallFailures,
+      lastGoodAt: this.lastGoodAt,
+      lastGoodAgeMs: Math.max(0, t - since),
+      unsyncedAdmits: this.limiterUnsynced + fallbackUnsynced,
+      keys: this.keys.size,
+      decisions: { ...this.counts },
+      offsetMs: this.offsetMs,
+      storeDown: this.storeDown(this.options.design) && this.options.design !== 'split',
+    };
+  }
+
+  /** Registers this gateway's Prometheus metrics on `registry` (a new one if none is given). */
+  registerMetrics(registry?: Registry, opts?: MetricsOptions): Registry {
+    return registerGatewayMetrics(this, registry, opts);
+  }
+
+  /** A node:http handler serving this gateway's metrics (on `registry`, or a registry of its own). */
+  metricsHandler(registry?: Registry): (req: IncomingMessage, res: ServerResponse) => void {
+    return metricsHandler(this.registerMetrics(registry));
+  }
+
+  /** The key's state machine, if held (tests and tools). */
+  limiterFor(key: string): KeyLimiter | undefined {
+    return this.keys.get(key);
+  }
+}
+
+const EMPTY: number[] = [];
+
+export function createAsyncGateway(opts: AsyncGatewayOptions): AsyncGateway {
+  return new AsyncGateway(opts);
+}
+
+function requireFailMode(v: unknown): FailMode {
+  if (typeof v !== 'string' || !(FAIL_MODES as readonly string[]).includes(v)) {
+    throw new ConfigError('failMode', `must be one of ${FAIL_MODES.join(', ')}; got ${JSON.stringify(v)}`);
+  }
+  return v as FailMode;
+}
+
+function requireFunction<F extends (...args: never[]) => unknown>(field: string, v: F): F {
+  if (typeof v !== 'function') throw new ConfigError(field, `must be a function, got ${typeof v}`);
+  return v;
+}
+
+function requireStore(s: unknown): AsyncStore {
+  const o = s as Partial<AsyncStore> | null | undefined;
+  if (o === null || typeof o !== 'object' || typeof o.sync !== 'function') {
+    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit and ask)');
+  }
+  if (typeof o.logAdmit !== 'function' || typeof o.ask !== 'function') {
+    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit and ask)');
+  }
+  return o as AsyncStore;
+}

@@ -1,0 +1,91 @@
+import type { Policy } from '../../config.js';
+import { expiryOf } from '../../window/expiry.js';
+import { TimeLog } from '../../window/time-log.js';
+
+const EMPTY: number[] = [];
+
+/**
+ * One key's admits made while the store was unreachable (fail modes `local` and `open`).
+ * They serve two purposes: the `local` fail mode decides from them (a split of the limit), and they
+ * are pushed to the store once it answers again, so its count includes what the outage let through.
+ *
+ * Bounded: only admits that still count are kept (the store would ignore the others), and at most
+ * `cap` of them at a time — ceil(L/K) in `local` mode by construction, L in `open` mode by the cap.
+ */
+export class Fallback {
+  /** Degraded admits that still count now. */
+  private readonly window = new TimeLog(2);
+  /** Not yet sent to the store, ascending. */
+  private unpushed: number[] = [];
+  /** In a sync that has not been answered yet (possibly a frozen one awaiting its resend). */
+  private sending: number[] = EMPTY;
+
+  constructor(private readonly policy: Policy) {}
+
+  /** Degraded admits that still count at `now`. */
+  live(now: number): number {
+    this.window.dropExpired(now, this.policy.windowMs, this.policy.windowKind);
+    return this.window.size;
+  }
+
+  /** Records up to `cost` admits at `now` without exceeding `cap` live ones; returns how many it kept. */
+  record(now: number, cost: number, cap: number): number {
+    const room = Math.max(0, Math.min(cost, cap - this.live(now)));
+    for (let i = 0; i < room; i++) {
+      this.window.insert(now);
+      this.unpushed.push(now);
+    }
+    return room;
+  }
+
+  /** When the oldest degraded admit stops counting (Infinity if none). */
+  resetAt(now: number): number {
+    this.live(now);
+    const { windowMs, windowKind } = this.policy;
+    return this.window.size === 0
+      ? Number.POSITIVE_INFINITY
+      : expiryOf(this.window.first(), windowMs, windowKind);
+  }
+
+  /** Admits recorded but not yet confirmed by the store. While any are, the key stays on the fallback. */
+  get unconfirmed(): number {
+    return this.unpushed.length + this.sending.length;
+  }
+
+  /** Moves the unpushed admits that still count into a sync; returns them (ascending). */
+  take(now: number): number[] {
+    if (this.sending.length > 0) throw new Error('fallback admits are already in an unanswered sync');
+    const { windowMs, windowKind } = this.policy;
+    const taken = this.unpushed.filter((t) => expiryOf(t, windowMs, windowKind) > now);
+    this.unpushed = [];
+    this.sending = taken.length === 0 ? EMPTY : taken;
+    return taken;
+  }
+
+  /** The sync carrying them was answered: the store has them. */
+  confirm(): void {
+    this.sending = EMPTY;
+  }
+
+  /** Nothing that still counts and nothing in flight; unpushed admits that aged out are dropped here. */
+  isIdle(now: number): boolean {
+    if (this.live(now) > 0 || this.sending.length > 0) return false;
+    // every unpushed admit is in the window log, so with none live they have all aged out
+    this.unpushed = [];
+    return true;
+  }
+}
+
+/** Merges two ascending lists of timestamps. */
+export function mergeAscending(a: number[], b: number[]): number[] {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  const out = new Array<number>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = a[i] <= b[j] ? a[i++] : b[j++];
+  while (i < a.length) out[k++] = a[i++];
+  while (j < b.length) out[k++] = b[j++];
+  return out;
+}

@@ -1,0 +1,90 @@
+import type { Policy } from '../config.js';
+import type { Decision } from '../gateway/decision.js';
+import { clientAddress, type PeerLike, TrustedProxies } from './client-address.js';
+import { type HeaderOptions, rateLimitHeaders, sfString } from './headers.js';
+
+/** What the middleware needs of a gateway (an AsyncGateway satisfies it). */
+export interface RateLimitGateway {
+  readonly options: { readonly policy: Policy };
+  /** Never rejects on store errors: the gateway's fail mode decides instead. */
+  admitNow(key: string, cost?: number): Decision | Promise<Decision>;
+}
+
+export interface RateLimitHttpOptions<R extends PeerLike = PeerLike> extends HeaderOptions {
+  /** The rate-limit key of a request; gets the client address as worked out below. @default the client address */
+  key?: (req: R, clientAddress: string) => string;
+  /** Slots a request costs (a positive integer). @default 1 */
+  cost?: (req: R) => number;
+  /**
+   * Peers allowed to set X-Forwarded-For: IPs, CIDRs, or 'loopback', 'private', 'linklocal'. Without
+   * it the header is ignored, since any client can send it. @default []
+   */
+  trustedProxies?: readonly string[];
+  /** Requests that bypass the limit (no headers either). */
+  skip?: (req: R) => boolean;
+  /** For the legacy X-RateLimit-Reset only (absolute Unix seconds). @default Date.now */
+  clock?: () => number;
+}
+
+export interface HttpDecision {
+  /** 429 when limited; 200 means "go on" (the handler sets the real status). */
+  status: 200 | 429;
+  headers: Record<string, string>;
+  /** null when skipped. */
+  key: string | null;
+  decision: Decision | null;
+}
+
+export type RequestDecider<R> = (req: R) => HttpDecision | Promise<HttpDecision>;
+
+export const TOO_MANY_REQUESTS_BODY = 'Too Many Requests\n';
+
+const SKIPPED: HttpDecision = Object.freeze({
+  status: 200,
+  headers: {},
+  key: null,
+  decision: null,
+}) as HttpDecision;
+
+/**
+ * The one core handler every adapter uses: request in, status and headers out. Returns a value at once
+ * when the gateway decides locally, a Promise when the request waits on the store. Throws (or rejects)
+ * only on bad input from the options' own functions, e.g. a key function returning an empty key.
+ */
+export function createRequestDecider<R extends PeerLike>(
+  gateway: RateLimitGateway,
+  opts: RateLimitHttpOptions<R> = {},
+): RequestDecider<R> {
+  const trusted = new TrustedProxies(opts.trustedProxies ?? []);
+  const name = sfString(opts.policyName ?? 'default');
+  const legacy = opts.legacyHeaders ?? false;
+  const clock = opts.clock ?? Date.now;
+  const policy = gateway.options.policy;
+  const { key: keyOf, cost: costOf, skip } = opts;
+  const respond = (key: string, d: Decision): HttpDecision => ({
+    status: d.allowed ? 200 : 429,
+    headers: rateLimitHeaders(d, policy, name, legacy, clock()),
+    key,
+    decision: d,
+  });
+  return (req) => {
+    if (skip?.(req)) return SKIPPED;
+    const addr = clientAddress(req, trusted);
+    const key = keyOf === undefined ? addr : keyOf(req, addr);
+    const d = gateway.admitNow(key, costOf === undefined ? 1 : costOf(req));
+    return d instanceof Promise ? d.then((v) => respond(key, v)) : respond(key, d);
+  };
+}
+
+/** One request through the core handler. Prefer `createRequestDecider` once per route: it parses the options once. */
+export function decideRequest<R extends PeerLike>(
+  gateway: RateLimitGateway,
+  req: R,
+  opts?: RateLimitHttpOptions<R>,
+): Promise<HttpDecision> {
+  try {
+    return Promise.resolve(createRequestDecider(gateway, opts)(req));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}

@@ -1,0 +1,47 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createRequestDecider,
+  type HttpDecision,
+  type RateLimitGateway,
+  type RateLimitHttpOptions,
+  TOO_MANY_REQUESTS_BODY,
+} from './core.js';
+
+/** Calls `handler` for requests within the limit; answers 429 itself otherwise. Every response gets the RateLimit headers. */
+export function withRateLimit<Req extends IncomingMessage, Res extends ServerResponse>(
+  gateway: RateLimitGateway,
+  handler: (req: Req, res: Res) => unknown,
+  opts?: RateLimitHttpOptions<Req>,
+): (req: Req, res: Res) => void {
+  const decide = createRequestDecider<Req>(gateway, opts);
+  return (req, res) => {
+    const finish = (out: HttpDecision): void => {
+      for (const name in out.headers) res.setHeader(name, out.headers[name]);
+      if (out.status === 429) {
+        res.statusCode = 429;
+        res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+        res.end(TOO_MANY_REQUESTS_BODY);
+        return;
+      }
+      handler(req, res);
+    };
+    try {
+      const out = decide(req);
+      if (out instanceof Promise) out.then(finish).catch((err: unknown) => fail(res, err));
+      else finish(out);
+    } catch (err) {
+      fail(res, err);
+    }
+  };
+}
+
+function fail(res: ServerResponse, _err: unknown): void {
+  // the server must keep serving: a bad key function costs this request, never the process
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.statusCode = 500;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.end('Internal Server Error\n');
+}

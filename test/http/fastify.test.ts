@@ -1,0 +1,37 @@
+import Fastify from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fastifyRateLimit } from '../../src/http/index.js';
+import { get, smallGateway } from '../support/http.js';
+
+const apps: ReturnType<typeof Fastify>[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((a) => a.close()));
+});
+
+describe('Fastify onRequest hook over real HTTP', () => {
+  it('sends the headers, answers 429 with Retry-After, and honours trusted proxies', async () => {
+    const { gw } = smallGateway('shared-counter');
+    gw.start();
+    const app = Fastify();
+    apps.push(app);
+    app.addHook('onRequest', fastifyRateLimit(gw, { trustedProxies: ['127.0.0.1'], policyName: 'api' }));
+    let routeRuns = 0;
+    app.get('/', async () => {
+      routeRuns++;
+      return 'ok';
+    });
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `${base}/`;
+    const a = await get(url, '192.0.2.44');
+    expect(a.status).toBe(200);
+    expect(a.headers.get('ratelimit-policy')).toBe('"api";q=2;w=60');
+    expect(a.headers.get('ratelimit')).toMatch(/^"api";r=1;t=\d+$/);
+    expect((await get(url, '::ffff:192.0.2.44')).status).toBe(200);
+    const c = await get(url, '192.0.2.44');
+    expect(c.status).toBe(429);
+    expect(Number(c.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(routeRuns).toBe(2);
+    expect((await get(url, '192.0.2.45')).status).toBe(200);
+    await gw.stop();
+  });
+});

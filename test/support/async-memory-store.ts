@@ -1,0 +1,68 @@
+import type { Policy } from '../../src/config.js';
+import type {
+  AskReply,
+  AsyncStore,
+  LogAdmitReply,
+  SyncRequest,
+  SyncResult,
+} from '../../src/store/contract.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+
+/**
+ * An AsyncStore over the exact in-memory store, with faults to play an unreachable or slow store:
+ * - 'ok': answers (after `delayMs`, applied halfway, like a network round trip);
+ * - 'hang': never answers; 'fail': rejects at once.
+ * With `clock`, the store runs on its own clock (as Redis does with TIME) instead of the caller's now.
+ * Delays use setTimeout, so vitest fake timers drive them.
+ */
+export class TestAsyncStore implements AsyncStore {
+  mode: 'ok' | 'hang' | 'fail' = 'ok';
+  delayMs = 0;
+  readonly calls = { sync: 0, logAdmit: 0, ask: 0 };
+  /** Syncs applied to the memory store, including replays and ones whose reply came too late. */
+  readonly applied: SyncRequest[] = [];
+
+  constructor(
+    readonly memory = new MemoryStore(),
+    private readonly clock?: () => number,
+  ) {}
+
+  private async run<T>(callerNow: number, op: (now: number) => T): Promise<T> {
+    if (this.mode === 'fail') throw new Error('store unreachable (test)');
+    if (this.mode === 'hang') return new Promise<T>(() => {});
+    const half = this.delayMs / 2;
+    if (half > 0) await sleep(half);
+    const v = op(this.clock === undefined ? callerNow : this.clock());
+    if (half > 0) await sleep(half);
+    return v;
+  }
+
+  sync(req: SyncRequest, now: number): Promise<SyncResult> {
+    this.calls.sync++;
+    return this.run(now, (t) => {
+      this.applied.push(req);
+      return this.memory.sync(req, t);
+    });
+  }
+
+  logAdmit(key: string, policy: Policy, now: number, cost: number): Promise<LogAdmitReply> {
+    this.calls.logAdmit++;
+    return this.run(now, (t) => this.memory.logAdmit(key, policy, t, cost));
+  }
+
+  ask(
+    gatewayId: string,
+    key: string,
+    policy: Policy,
+    leaseTtlMs: number,
+    n: number,
+    now: number,
+  ): Promise<AskReply> {
+    this.calls.ask++;
+    return this.run(now, (t) => this.memory.ask(gatewayId, key, policy, leaseTtlMs, n, t));
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
