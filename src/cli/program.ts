@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { DESIGN_IDS } from '../config.js';
+import { addFleetCommand } from './fleet-command.js';
 import { addSimCommand } from './sim-command.js';
 import { addStudyCommands } from './study-command.js';
 
@@ -12,5 +13,6 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   addSimCommand(program);
   addStudyCommands(program);
+  addFleetCommand(program);
   return program;
 }
