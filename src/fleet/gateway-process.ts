@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { createAsyncGateway } from '../gateway/runtime/index.js';
 import { withRateLimit } from '../http/node.js';
 import { RedisStore } from '../store/redis/index.js';
-import { childSetup, send, wallNow } from './children.js';
+import { childSetup, send } from './children.js';
 import { CountingStore } from './counting-store.js';
 import type { CoordinatorMessage, GatewayConfig, GatewayReport } from './protocol.js';
 
@@ -44,8 +44,9 @@ let forwardErrors = 0;
 const handler = withRateLimit(
   gw,
   (req, res) => {
-    // the handler runs as the decision is made (at once, or when the store answered an ask)
-    const headers = { 'x-fleet-admitted-at': String(wallNow()) };
+    // The handler runs as the decision is made (at once, or when the store answered an ask); gw.now()
+    // is the decision clock, the store's time as this gateway sees it, which the admit is pushed with.
+    const headers = { 'x-fleet-admitted-at': String(gw.now()), 'x-fleet-gateway': cfg.id };
     const up = request(
       { host: '127.0.0.1', port: cfg.upstreamPort, path: req.url ?? '/', method: req.method, agent, headers },
       (ur) => {

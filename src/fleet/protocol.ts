@@ -11,6 +11,8 @@ export interface UpstreamReport {
   times: number[];
   /** for each logged request, the wall-clock ms its gateway admitted it (NaN without the header) */
   admittedAt: number[];
+  /** for each logged request, the id of the gateway that forwarded it */
+  gateways: string[];
   /** requests the load process sent straight to the upstream (latency baseline), not logged */
   direct: number;
 }

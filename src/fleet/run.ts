@@ -187,6 +187,10 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
     const upDone = nextMessage<UpstreamReport>(upstream, 'report', 'the upstream', 10_000);
     upstream.send({ type: 'report' });
     const upReport = await step(upDone);
+    if (process.env.FLEET_DUMP) {
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(process.env.FLEET_DUMP, JSON.stringify({ load: loadReport, up: upReport }));
+    }
     const live = liveFigures(settings, loadReport, gwReports, upReport, proxy?.stats() ?? null);
     for (const p of [upstream, load, ...gateways]) if (p.connected) p.send({ type: 'stop' });
     await procs.stopAll();

@@ -1,8 +1,9 @@
 /**
  * The upstream: answers 200 to everything and logs each request from a gateway: the instant it
- * reached the upstream, and the instant the gateway admitted it (the x-fleet-admitted-at header the
- * gateway stamps as its handler runs). The run's admitted counts come from this log, not from what
- * the gateways say they admitted; the two instants differ by the forwarding delay.
+ * reached the upstream (this machine's clock), the instant the gateway admitted it (the
+ * x-fleet-admitted-at header, on the gateway's decision clock: the store's time as that gateway
+ * estimates it) and which gateway sent it. The run's admitted counts come from this log, not from the
+ * gateways' counters; the two instants differ by the forwarding delay and the gateway's clock error.
  */
 import { createServer } from 'node:http';
 import { childSetup, send, wallNow } from './children.js';
@@ -12,6 +13,7 @@ childSetup<Record<string, never>>();
 
 let times: Float64Array = new Float64Array(1 << 14);
 let stamps: Float64Array = new Float64Array(1 << 14);
+const gateways: string[] = [];
 let n = 0;
 let direct = 0;
 
@@ -26,6 +28,8 @@ const server = createServer((req, res) => {
     }
     const h = req.headers['x-fleet-admitted-at'];
     stamps[n] = typeof h === 'string' ? Number(h) : Number.NaN;
+    const g = req.headers['x-fleet-gateway'];
+    gateways.push(typeof g === 'string' ? g : '');
     times[n++] = t;
   }
   res.setHeader('Content-Type', 'text/plain');
@@ -50,6 +54,7 @@ process.on('message', (m: CoordinatorMessage) => {
       type: 'report',
       times: Array.from(times.subarray(0, n)),
       admittedAt: Array.from(stamps.subarray(0, n)),
+      gateways,
       direct,
     };
     send(report);
