@@ -96,6 +96,7 @@ process.on('message', async (m: CoordinatorMessage) => {
       degradedAllowed: d.degradedAllowed,
       degradedLimited: d.degradedLimited,
       storeCalls: store.requestPathCalls,
+      overlappingAsks: store.overlappingAsks,
       forwarded,
       forwardErrors,
       syncs: s.syncs,

@@ -22,6 +22,8 @@ export interface LiveFigures {
   worstWindow: number;
   rejectedPct: number;
   roundTripsPerRequest: number;
+  /** roundTripsPerRequest without the asks made while another ask for the key was waiting */
+  roundTripsPerRequestSingleFlight: number;
   /** requests sent through the gateways */
   requests: number;
   /** reached the upstream within [0, duration) */
@@ -267,6 +269,8 @@ export function liveFigures(
     worstWindow: w.worstWindow,
     rejectedPct: l.sent > 0 ? (100 * (l.sent - up.times.length)) / l.sent : 0,
     roundTripsPerRequest: gwRequests > 0 ? sum((g) => g.storeCalls) / gwRequests : 0,
+    roundTripsPerRequestSingleFlight:
+      gwRequests > 0 ? sum((g) => g.storeCalls - g.overlappingAsks) / gwRequests : 0,
     requests: l.sent,
     admitted: w.admitted,
     windowsOverLimit: w.windowsOverLimit,
