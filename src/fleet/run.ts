@@ -46,6 +46,8 @@ export interface LiveFigures {
   /** every request the upstream logged from a gateway, and what the gateways say they admitted */
   upstreamLogged: number;
   gatewaysAdmitted: number;
+  /** admitted requests a gateway could not forward to the upstream */
+  forwardErrors: number;
   arrivals: {
     nominalPerS: number;
     achievedPerS: number;
@@ -93,7 +95,8 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-const READY_MS = 20_000;
+// generous: on a busy machine starting a Node process with ioredis takes seconds
+const READY_MS = 60_000;
 
 /** Starts the fleet, drives it, measures it, ends every process it started, and runs the simulator. */
 export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): Promise<FleetResult> {
@@ -284,6 +287,7 @@ export function liveFigures(
     forwardDelay: summarize(arrived.map((t, i) => t - admittedAt[i])),
     upstreamLogged: up.times.length,
     gatewaysAdmitted: sum((g) => g.allowed + g.degradedAllowed),
+    forwardErrors: sum((g) => g.forwardErrors),
     arrivals: {
       nominalPerS: arrivalRate(s),
       achievedPerS: l.sent / (s.durationMs / 1000),

@@ -83,7 +83,7 @@ export function formatComparison(r: FleetResult): string {
     `syncs         ${int(y.syncs)} answered, latency p50 ${ms(y.latency.p50)} / p99 ${ms(y.latency.p99)} / max ${ms(y.latency.max)}; ` +
       `failed ${int(y.timeouts)} timeouts + ${int(y.errors)} errors; request-path store failures ${int(y.storeCallFailures)}; degraded decisions ${int(y.degradedDecisions)}`,
     `forwarding    gateway admission → upstream arrival p50 ${ms(live.forwardDelay.p50)}, p99 ${ms(live.forwardDelay.p99)}, max ${ms(live.forwardDelay.max)}`,
-    `upstream log  ${int(live.upstreamLogged)} requests; the gateways admitted ${int(live.gatewaysAdmitted)} (${match})`,
+    `upstream log  ${int(live.upstreamLogged)} requests; the gateways admitted ${int(live.gatewaysAdmitted)} (${match}; ${int(live.forwardErrors)} could not be forwarded)`,
   );
   if (live.inject !== null) {
     const i = live.inject;
