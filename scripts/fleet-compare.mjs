@@ -69,10 +69,16 @@ for (const { name, ...over } of runs) {
   const settings = { ...base, ...over };
   settings.durationMs = Math.round(settings.durationMs * scale);
   process.stderr.write(`\n== ${name}\n`);
-  const r = await runFleet(settings, {
-    signal: ac.signal,
-    log: (l) => process.stderr.write(`fleet: ${l}\n`),
-  });
+  let r;
+  try {
+    r = await runFleet(settings, { signal: ac.signal, log: (l) => process.stderr.write(`fleet: ${l}\n`) });
+  } catch (err) {
+    // one run failing (a busy machine, Ctrl-C) still leaves the others' rows
+    process.stderr.write(`${name} failed: ${err.message}\n`);
+    rows.push(`| ${name} | failed: ${err.message} |  |  |  |  |  |  |  |`);
+    if (ac.signal.aborted) break;
+    continue;
+  }
   process.stdout.write(`\n${formatComparison(r)}`);
   const { live: l, sim: s } = r;
   const single =
