@@ -50,6 +50,27 @@ describe('RedisStore on the cluster', () => {
     expect(r.replies.map((x) => x.count)).toEqual(keys.map((_, i) => i % 5));
   });
 
+  it('every node losing its script cache (SCRIPT FLUSH) between syncs is survived', async () => {
+    const store = fx.store({ clock: 'caller', chunkKeys: 10 });
+    const keys = Array.from({ length: 60 }, (_, i) => `f${i}`);
+    const sync = (seq: number, now: number) =>
+      store.sync(
+        {
+          gatewayId: 'g',
+          seq,
+          policy,
+          leaseTtlMs: 1000,
+          horizonMs: 10,
+          entries: keys.map((key) => ({ key, admits: [now], read: true, release: false, ask: 0 })),
+        },
+        now,
+      );
+    await sync(1, 1);
+    await Promise.all(fx.client.nodes('master').map((n) => n.script('FLUSH')));
+    const r = await sync(2, 2);
+    expect(r.replies.every((x) => x.count === 2)).toBe(true);
+  });
+
   it('a key whose slot moved to another node is followed (MOVED) and keeps its records', async () => {
     const store = fx.store({ clock: 'caller' });
     const key = 'migrating';

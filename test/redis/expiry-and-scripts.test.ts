@@ -158,3 +158,26 @@ describe("the store's clock", () => {
     expect(() => fx.store({ chunkKeys: 0 })).toThrow(/^chunkKeys:/);
   });
 });
+
+describe('large pushes', () => {
+  it('one key pushed thousands of admits in one sync keeps every one', async () => {
+    const store = fx.store({ clock: 'caller', chunkAdmits: 100 });
+    const p: Policy = { limit: 100_000, windowMs: 10_000, windowKind: 'sliding' };
+    const admits = Array.from({ length: 4500 }, (_, i) => i / 2);
+    const other = { key: 'small', admits: [1], read: true, release: false, ask: 0 };
+    const r = await store.sync(
+      {
+        gatewayId: 'g',
+        seq: 1,
+        policy: p,
+        leaseTtlMs: 100,
+        horizonMs: 10_000,
+        entries: [{ key: 'big', admits, read: true, release: false, ask: 0 }, other],
+      },
+      3000,
+    );
+    expect(r.replies[0].count).toBe(4500);
+    expect(r.replies[0].expiries).toEqual(admits.map((t) => t + 10_000));
+    expect(r.replies[1].count).toBe(1);
+  });
+});

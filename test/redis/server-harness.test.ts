@@ -28,4 +28,14 @@ describe.skipIf(!controllable)('the private redis-server used by the tests', () 
     expect(server.pid).not.toBe(pid);
     await waitForPing(server.host, server.port);
   });
+
+  it('without redis-server on PATH, start fails with an install hint', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      await expect(startRedisServer()).rejects.toThrow(/apt-get install redis-server/);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
 });

@@ -117,6 +117,8 @@ export class RedisStore implements AsyncStore {
       throw err;
     }
     const replies = new Array<SyncReply>(entries.length);
+    // each script call reads its own TIME: a reply's horizon and lapse use its call's now, and the
+    // sync's now is the latest of them (they differ by the pipeline's spread, well under a ms)
     let storeNow = Number.NEGATIVE_INFINITY;
     for (let c = 0; c < chunks.length; c++) {
       const t = decodeSyncChunk(raw[c] as (string | number)[], chunks[c].indexes, entries, req, replies);
@@ -125,6 +127,7 @@ export class RedisStore implements AsyncStore {
     return { now: storeNow, replies };
   }
 
+  /** One sync.lua call; the batch is flat ARGV, one number per argument (see sync.lua's header). */
   private syncCall(c: Chunk, entries: SyncEntry[], names: KeyNames[], head: string[]): ScriptCall {
     const keys: string[] = [];
     const args = head.slice();
