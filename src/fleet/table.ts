@@ -16,10 +16,11 @@ function diff(live: number, sim: number, digits: number): string {
 export function settingsLine(r: FleetResult): string {
   const s = r.settings;
   const inject = s.inject.length > 0 ? `, inject ${s.inject.map(describeInjection).join(' + ')}` : '';
+  const timeout = s.storeTimeoutMs !== 200 ? `, store timeout ${s.storeTimeoutMs} ms` : '';
   return (
     `${s.design}: K = ${s.gateways}, L = ${s.limit} per ${s.windowMs / 1000} s, Δ = ${s.syncMs / 1000} s ` +
     `(Δ/W = 1/${+(s.windowMs / s.syncMs).toFixed(2)}), ${s.traffic} at ${s.load}× (${int(s.arrivalRatePerS)} req/s), ` +
-    `${s.routing} routing, ${s.durationMs / 1000} s${inject}`
+    `${s.routing} routing, ${s.durationMs / 1000} s${inject}${timeout}`
   );
 }
 
