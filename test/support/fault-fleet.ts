@@ -61,6 +61,10 @@ export interface Fleet {
   /** Per gateway: local time of each good sync (reconnect measurements). */
   syncsAt: number[][];
   syncErrors: number;
+  /** Local times of failed syncs. */
+  syncErrorsAt: number[];
+  /** Round trips of answered syncs, ms. */
+  syncLatencies: number[];
   stop(): Promise<void>;
   disconnect(): void;
 }
@@ -83,6 +87,8 @@ export function startFleet(spec: FleetSpec, start = true): Fleet {
     clients,
     syncsAt,
     syncErrors: 0,
+    syncErrorsAt: [],
+    syncLatencies: [],
     async stop() {
       await Promise.all(gws.map((g) => g.stop()));
     },
@@ -108,9 +114,13 @@ export function startFleet(spec: FleetSpec, start = true): Fleet {
     });
     const at: number[] = [];
     syncsAt.push(at);
-    gw.on('sync', () => at.push(Date.now()));
+    gw.on('sync', (e) => {
+      at.push(Date.now());
+      fleet.syncLatencies.push(e.latencyMs);
+    });
     gw.on('syncError', () => {
       fleet.syncErrors++;
+      fleet.syncErrorsAt.push(Date.now());
     });
     gws.push(gw);
   }
@@ -136,6 +146,10 @@ export interface DriveResult {
   slowestMs: number;
   /** admitNow threw or its promise rejected. */
   failed: number;
+  /** Wall times of degraded decisions. */
+  degradedAt: number[];
+  /** Decisions that waited on the store (admitNow returned a Promise). */
+  viaStore: number;
 }
 
 /**
@@ -150,7 +164,15 @@ export async function drive(
   seed: number,
 ): Promise<DriveResult> {
   const rng = new Random(seed);
-  const res: DriveResult = { admitted: [], requests: 0, degraded: 0, slowestMs: 0, failed: 0 };
+  const res: DriveResult = {
+    admitted: [],
+    requests: 0,
+    degraded: 0,
+    slowestMs: 0,
+    failed: 0,
+    degradedAt: [],
+    viaStore: 0,
+  };
   const start = Date.now();
   const maxRequests = Math.ceil(ratePerSec * (durationMs / 1000) * 2) + 100;
   let next = start + rng.exponential(ratePerSec / 1000);
@@ -165,12 +187,16 @@ export async function drive(
       const t0 = performance.now();
       const done = (d: Decision) => {
         res.slowestMs = Math.max(res.slowestMs, performance.now() - t0);
-        if (d.degraded) res.degraded++;
+        if (d.degraded) {
+          res.degraded++;
+          res.degradedAt.push(Date.now());
+        }
         if (d.allowed)
           res.admitted.push({ wall: Date.now(), t: gw.now(), gw: i, degraded: d.degraded === true });
       };
       try {
         const d = gw.admitNow(typeof key === 'string' ? key : key());
+        if (d instanceof Promise) res.viaStore++;
         if (d instanceof Promise)
           pending.push(
             d.then(done, () => {
