@@ -9,6 +9,7 @@ import {
   type FailMode,
 } from '../../src/gateway/runtime/index.js';
 import { Random } from '../../src/sim/random.js';
+import type { AsyncStore } from '../../src/store/contract.js';
 import { RedisStore } from '../../src/store/redis/index.js';
 
 /**
@@ -52,6 +53,8 @@ export interface FleetSpec {
   extra?: Partial<AsyncGatewayOptions>;
   /** Per gateway: its local clock (skew tests). */
   clocks?: (() => number)[];
+  /** Wraps each gateway's RedisStore (recording, fault injection). */
+  wrapStore?: (s: AsyncStore, i: number) => AsyncStore;
 }
 
 export interface Fleet {
@@ -106,7 +109,7 @@ export function startFleet(spec: FleetSpec, start = true): Fleet {
       windowMs: spec.windowMs,
       gateways: spec.k,
       syncMs: spec.syncMs,
-      store: new RedisStore(client, { prefix: `${spec.prefix}:` }),
+      store: (spec.wrapStore ?? ((x) => x))(new RedisStore(client, { prefix: `${spec.prefix}:` }), i),
       storeTimeoutMs: spec.storeTimeoutMs ?? 200,
       failMode: spec.failMode ?? 'local',
       ...(spec.clocks?.[i] !== undefined ? { clock: spec.clocks[i] } : {}),
