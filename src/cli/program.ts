@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { DESIGN_IDS } from '../config.js';
 import { addSimCommand } from './sim-command.js';
 import { addStudyCommands } from './study-command.js';
+import { addValidateCommand } from './validate-command.js';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -12,5 +13,6 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   addSimCommand(program);
   addStudyCommands(program);
+  addValidateCommand(program);
   return program;
 }
