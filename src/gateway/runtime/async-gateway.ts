@@ -570,9 +570,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    */
   private sweep(): void {
     const now = this.now();
+    const before = this.keys.size + this.fallbacks.size;
     for (const [key, lim] of this.keys) if (lim.isIdle(now)) this.keys.delete(key);
     for (const [key, fb] of this.fallbacks) if (fb.isIdle(now)) this.fallbacks.delete(key);
-    this.keysFull = false;
+    // a failed sync confirmed nothing: only dropped idle state makes room (else every new key at the
+    // cap would pay a full scan while the store is away)
+    if (this.keys.size + this.fallbacks.size < before) this.keysFull = false;
   }
 
   private buildBatch(final: boolean): Batch {
