@@ -13,7 +13,7 @@ import { type RedisServer, startRedisServer } from '../support/redis-server.js';
  */
 
 const N = Number(process.env.FLEETLIMIT_ATTACK_KEYS ?? 1_000_000);
-const CAP = 20_000;
+const CAP = 10_000;
 const L = 50;
 const W = 4000;
 

@@ -404,7 +404,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     }
     let fb = this.fallbacks.get(key);
     if (fb === undefined) {
-      if (!this.makeRoom(now)) {
+      // a key already held (a real user's) always gets its outage record; only new keys need room
+      if (!this.keys.has(key) && !this.makeRoom(now)) {
         // open admits regardless; what it cannot record is not pushed (open has no bound anyway)
         if (this.failMode === 'open') {
           return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true }, true);
