@@ -118,8 +118,9 @@ describe('faults: ten million distinct attacker keys', () => {
       // the cap bounds memory: well under what N keys would take (≈ 400 B each held)
       expect(heapPeak - heap0).toBeLessThan(60);
       expect(noExpiry).toBe(0);
-      // the hot key keeps its state (never the least recently used) and decides as the twin does
-      expect(hot).toBeDefined();
+      // the hot key is never the least recently used: unless the gateway went on its fail mode (its
+      // state then lives in the outage record, and its idle limiter may go), it still holds its state
+      if (!degraded) expect(hot).toBeDefined();
       // with no sync delayed (an idle box) no decision differs; on a loaded box a late sync can flip a
       // few at the window's edge either way: the admitted counts stay within 5 %
       expect(Math.abs(real.attacked - real.twin)).toBeLessThanOrEqual(
