@@ -102,7 +102,7 @@ describe('faults: ten million distinct attacker keys', () => {
         if (batch.length > 0) {
           const p = admin.pipeline();
           for (const k of batch) p.pttl(k);
-          for (const [, ttl] of (await p.exec()) ?? []) if ((ttl as number) < 0) noExpiry++;
+          for (const [, ttl] of (await p.exec()) ?? []) if (ttl === -1) noExpiry++; // -2: it expired between SCAN and PTTL
           keys += batch.length;
         }
       } while (cursor !== '0');
@@ -121,11 +121,10 @@ describe('faults: ten million distinct attacker keys', () => {
       // the hot key is never the least recently used: unless the gateway went on its fail mode (its
       // state then lives in the outage record, and its idle limiter may go), it still holds its state
       if (!degraded) expect(hot).toBeDefined();
-      // with no sync delayed (an idle box) no decision differs; on a loaded box a late sync can flip a
-      // few at the window's edge either way: the admitted counts stay within 5 %
-      expect(Math.abs(real.attacked - real.twin)).toBeLessThanOrEqual(
-        Math.max(2, Math.ceil(real.twin * 0.05)),
-      );
+      if (!degraded) expect(real.mismatches).toBeLessThanOrEqual(1);
+      // on a loaded box the attack's big syncs can time out: the real key then runs on the fail mode
+      // (local, K = 1: up to L per window from the outage record), no further from the twin than L
+      else expect(Math.abs(real.attacked - real.twin)).toBeLessThanOrEqual(L);
       await sleep(10);
     },
     90_000 + (1.5 * N * 1000) / RATE,
