@@ -20,6 +20,7 @@ export {
 export type { Decision } from './gateway/decision.js';
 export { createGateway, Gateway, type SyncStats } from './gateway/gateway.js';
 export { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from './gateway/options.js';
+export * from './gateway/runtime/index.js';
 export type * from './store/contract.js';
 export { MemoryStore } from './store/memory-store.js';
 export { expiryOf } from './window/expiry.js';

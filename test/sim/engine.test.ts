@@ -120,3 +120,39 @@ describe('the simulator', () => {
     expect(assume).toBeLessThan(fast);
   });
 });
+
+describe('skipping syncs changes no decision', () => {
+  it('lazy and fast-forwarded syncs decide request by request as running every sync does', () => {
+    const cases: Partial<RunParams>[] = [
+      { design: 'shared-counter', traffic: 'steady', load: 0.8, routing: 'uneven', gateways: 8, syncS: 0.3 },
+      { design: 'track-share', traffic: 'steady', load: 1, routing: 'uneven', gateways: 8, syncS: 0.1 },
+      { design: 'assume-others', traffic: 'pageload', load: 0.8, gateways: 4, syncS: 1 },
+      { design: 'leases', traffic: 'steady', load: 0.8, routing: 'uneven', gateways: 16, syncS: 0.1 },
+      { design: 'leases-ask', traffic: 'pageload', load: 0.5, routing: 'uneven', gateways: 8, syncS: 0.3 },
+      { design: 'leases', traffic: 'flood', load: 3, gateways: 4, syncS: 1 },
+      { design: 'leases', traffic: 'steady', load: 1, routing: 'even', gateways: 32, syncS: 0.1 },
+      { design: 'leases', traffic: 'pageload', load: 0.8, routing: 'uneven', gateways: 32, syncS: 0.3 },
+      { design: 'leases-ask', traffic: 'steady', load: 0.8, routing: 'even', gateways: 32, syncS: 0.1 },
+      {
+        design: 'leases',
+        traffic: 'flood',
+        load: 1.5,
+        routing: 'uneven',
+        gateways: 8,
+        syncS: 0.1,
+        windowKind: 'fixed',
+      },
+    ];
+    for (const c of cases) {
+      const p = { ...base, ...c, minutes: 30, seed: 5 };
+      const fast = runSimulation(p, { recordDecisions: true });
+      const slow = runSimulation(p, { recordDecisions: true, everySync: true });
+      expect(fast.decisions!.length, c.design).toBe(slow.decisions!.length);
+      expect(
+        Buffer.from(fast.decisions!).equals(Buffer.from(slow.decisions!)),
+        `${c.design} ${c.traffic}`,
+      ).toBe(true);
+      expect(fast.strandedPct, `${c.design} ${c.traffic} stranded`).toBeCloseTo(slow.strandedPct, 9);
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { rerenderReport, writeStudyOutputs } from '../../src/report/write.js';
+import { buildGrid, filterGrid, parseOnly } from '../../src/sim/grid.js';
+import { runStudy } from '../../src/sim/study.js';
+
+describe('the study grid', () => {
+  it('holds the runs the issue lists', () => {
+    const full = buildGrid('full');
+    const flood = full.filter((r) => r.group === 'flood');
+    const honest = full.filter((r) => r.group === 'honest');
+    const busy = full.filter((r) => r.group === 'busy');
+    // 7 designs × 5 K × 5 Δ × 7 floods × 3 seeds, shared-counter twice more (fixed window, aligned syncs)
+    expect(flood).toHaveLength(7 * 5 * 5 * 7 * 3 + 2 * 5 * 5 * 7 * 3);
+    // 7 designs × 5 K × 5 Δ × (3 steady + 2 page-load) × 2 routings × 5 seeds, 300 minutes each
+    expect(honest).toHaveLength(7 * 5 * 5 * 5 * 2 * 5);
+    expect(honest.every((r) => r.params.minutes === 300)).toBe(true);
+    // 5 designs × 3 K × 2 Δ × 2 loads × 2 routings × 3 seeds, limit 10,000
+    expect(busy).toHaveLength(5 * 3 * 2 * 2 * 2 * 3);
+    expect(busy.every((r) => r.params.limit === 10_000)).toBe(true);
+  });
+
+  it('--only narrows the grid and names a bad field', () => {
+    const runs = filterGrid(buildGrid('quick'), parseOnly('designs=shared-counter,leases,gateways=8'));
+    expect(runs.length).toBeGreaterThan(0);
+    expect(new Set(runs.map((r) => r.params.design))).toEqual(new Set(['shared-counter', 'leases']));
+    expect(runs.every((r) => r.params.gateways === 8)).toBe(true);
+    expect(() => filterGrid(runs, parseOnly('colour=red'))).toThrow(/unknown field "colour"/);
+  });
+
+  it('runs a narrowed study and writes results and a report that re-renders', async () => {
+    const runs = filterGrid(
+      buildGrid('quick'),
+      parseOnly('designs=shared-counter,leases-ask,gateways=8,sync=1,group=flood'),
+    );
+    const results = await runStudy(runs, { grid: 'test', workers: 0, checks: false });
+    expect(results.rows).toHaveLength(runs.length);
+    expect(results.checks.map((c) => c.passed)).toEqual([true]);
+    const dir = mkdtempSync(join(tmpdir(), 'fl-study-'));
+    try {
+      const html = writeStudyOutputs(dir, results);
+      expect(readFileSync(html, 'utf8')).toMatch(/<svg/);
+      const csv = readFileSync(join(dir, 'results.csv'), 'utf8').trim().split('\n');
+      expect(csv).toHaveLength(runs.length + 1);
+      expect(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')).rows).toHaveLength(runs.length);
+      expect(rerenderReport(dir)).toBe(html);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
