@@ -5,6 +5,7 @@
  */
 import { DESIGN_IDS, type DesignId } from '../../src/config.js';
 import type { CheckResult, RunParams, RunRow, StudyResults } from '../../src/sim/types.js';
+import { withDefaults } from '../../src/sim/types.js';
 
 export interface SyntheticGrid {
   designs: readonly DesignId[];
@@ -94,11 +95,15 @@ function metrics(p: RunParams, group: RunRow['group']): Omit<RunRow, keyof RunPa
     admitted: Math.round(requests * j * (1 - rejected / 100)),
     windowsOverLimit: 0,
     strandedPct: stranded * j,
+    latencyMs: 0,
+    storeOpsPerSec: (K / p.syncS) * j,
+    honestRejectedPct: rejected * j,
+    onsetWorst: 0,
   };
 }
 
 function row(p: RunParams, group: RunRow['group']): RunRow {
-  return { ...p, ...metrics(p, group), group, version: '0.1.0-test' };
+  return { ...withDefaults(p), ...metrics(p, group), group, version: '0.1.0-test' };
 }
 
 export function syntheticRows(grid: SyntheticGrid): RunRow[] {
