@@ -14,6 +14,8 @@ export const ADAPTIVE = {
    * admitted before the flood was noticed (it frees up all at once one window later).
    */
   blindSyncs: 4,
+  /** …but at most W/6: with Δ near W, an honest client at 80 % has more arrivals over 4Δ than any headroom (Δ = 10 s, W = 60 s: B = 10 s, not 40 s). */
+  blindMaxW: 1 / 6,
   /** Time constant of the arrival-rate estimate, in sync intervals: a flood is noticed within a few Δ. */
   rateSyncs: 6,
   /** The rate used is a lower confidence bound, (n − z·√n)/τ for n arrivals counted over τ: a few arrivals are not a flood. */
@@ -28,7 +30,7 @@ export const ADAPTIVE = {
  * shared counter is that every gateway sees the same freed slot at the same instant and each admits its
  * next arrival: the fleet admits about as many requests as arrive, over all gateways, while an admit is
  * not yet seen by the others (up to 2Δ: until the admitting gateway's next sync, then until each other
- * gateway's next sync). So each gateway estimates the fleet's arrivals over a blind span B = 4Δ,
+ * gateway's next sync). So each gateway estimates the fleet's arrivals over a blind span B = min(4Δ, W/6),
  *
  *   A = (own arrival rate) / share × B,
  *
@@ -69,7 +71,7 @@ export class AdaptiveKey extends SyncedKey {
     super(p);
     this.share = 1 / p.gateways;
     this.tau = ADAPTIVE.rateSyncs * p.syncMs;
-    this.blind = ADAPTIVE.blindSyncs * p.syncMs;
+    this.blind = Math.min(ADAPTIVE.blindSyncs * p.syncMs, p.policy.windowMs * ADAPTIVE.blindMaxW);
     this.z = ADAPTIVE.z;
     // splitmix32 of the creation instant: distinct streams for distinct gateways in practice
     let z = (Math.floor(now * 1024) ^ 0x9e3779b9) >>> 0;

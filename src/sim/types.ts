@@ -86,8 +86,12 @@ export interface RunMetrics {
 
 /** One row of a study: the run's parameters, its metrics, the study group and the version. */
 export interface RunRow extends RunParams, RunMetrics {
-  /** which part of the grid: 'flood' | 'honest' | 'busy' */
-  group: 'flood' | 'honest' | 'busy' | 'extended';
+  /**
+   * which part of the grid: 'flood' | 'honest' | 'busy'; the extended grid adds 'scorecard' (Δ = 1 s,
+   * floods even and picked, honest clients at 80 %), 'delay' (store delay), 'loss' (sync loss) and
+   * 'hard' (flood onset, pulsed flood)
+   */
+  group: 'flood' | 'honest' | 'busy' | 'scorecard' | 'delay' | 'loss' | 'hard';
   version: string;
 }
 
