@@ -171,11 +171,15 @@ export class AdaptiveKey extends SyncedKey {
   }
 
   protected override beforeApply(reply: SyncReply, now: number): void {
+    // one gateway sees every admit: its share is 1 whatever a late reply says
+    if (this.p.gateways === 1) return;
     const { windowMs, windowKind } = this.p.policy;
     this.own.dropExpired(now, windowMs, windowKind);
     if (reply.count > 0) {
+      // admits made after the sync was taken (a late reply) are not in its count
+      const own = this.own.size - (this.pending.length - this.pendingIdx);
       const floor = 1 / (4 * this.p.gateways);
-      this.share = Math.min(1, Math.max(floor, this.own.size / reply.count));
+      this.share = Math.min(1, Math.max(floor, own / reply.count));
     }
   }
 

@@ -124,13 +124,17 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     // Instant syncs are never late, so every decision falls within Δ of the sync it was made on: a
     // horizon of Δ lists every expiry a decision can see (the production default is 4Δ). A reply
     // that takes time, or is lost, is used for longer: then the production default, plus the delay.
-    horizonMs: realSync ? Math.min(W, 4 * D + delayMs + jitterMs) : D,
+    // A lost reply can leave a gateway on an old one for several Δ: then the whole window.
+    horizonMs: loss > 0 ? W : realSync ? Math.min(W, 4 * D + delayMs + jitterMs) : D,
   });
   const policy = fleet.policy;
   const design = params.design;
   const everySync = opts.everySync === true;
   const kind = (everySync || realSync) && syncKind(design) === 'lazy' ? 'every' : syncKind(design);
   const rng = new Random(params.seed);
+  // the network's draws (delay jitter, loss) have their own stream, so the arrivals of a seed are the
+  // same with and without them
+  const net = new Random((params.seed ^ 0x5bd1e995) >>> 0);
   const store = new MemoryStore();
 
   // traffic: per-gateway Poisson streams (steady, flood) or page-load bursts; pulsed and onset
@@ -266,7 +270,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     return lim;
   };
 
-  const roundTripMs = (): number => (jitterMs > 0 ? delayMs + jitterMs * rng.uniform() : delayMs);
+  const roundTripMs = (): number => (jitterMs > 0 ? delayMs + jitterMs * net.uniform() : delayMs);
 
   /** One request at gateway g at time t; returns whether it was admitted. */
   const arrive = (g: number, t: number): boolean => {
@@ -338,8 +342,8 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     request.gatewayId = gatewayIds[g];
     if (!resend) ++seq[g];
     request.seq = seq[g];
-    const lost = loss > 0 && rng.uniform() < loss;
-    const landed = !lost || rng.uniform() < 0.5;
+    const lost = loss > 0 && net.uniform() < loss;
+    const landed = !lost || net.uniform() < 0.5;
     const reply = landed ? store.syncKey(request, entry, s) : null;
     const lim = lims[g];
     if (!lost && lim instanceof LeaseKey) {
