@@ -600,8 +600,14 @@ interface Point {
 }
 
 function fitPoints(rows: readonly RunRow[], design: DesignId): Point[] {
+  // adaptive's blind span is capped at W/6, so at Δ near W it turns floods away below L: fitted on Δ ≤ 1 s
   const mine = rows.filter(
-    (r) => r.design === design && r.group === 'flood' && r.windowKind === 'sliding' && !r.alignedSyncs,
+    (r) =>
+      r.design === design &&
+      r.group === 'flood' &&
+      r.windowKind === 'sliding' &&
+      !r.alignedSyncs &&
+      (design !== 'adaptive' || r.syncS <= 1),
   );
   const c = new Map<string, RunRow[]>();
   for (const r of mine) {
@@ -694,7 +700,8 @@ export function formulaSection(all: readonly RunRow[]): Section {
       'arrival before it learns the others took it); S = a·(K − 1)^b is the ceiling, reached when every gateway ' +
       'fills on its own. The fit is least squares on log(admitted); rms is the typical relative error. W and L ' +
       'enter only through x (and L through the honest part, not modelled here); the curve bends where a flood ' +
-      'does not fill the window (load near 1) and, for adaptive, at Δ = 10 s where it turns floods away below L. ' +
+      'does not fill the window (load near 1); adaptive is fitted on Δ ≤ 1 s only (at Δ = 10 s its blind span, capped at ' +
+      'W/6, is shorter than 4Δ and it holds floods below L at K ≤ 8 and near 1.5 × L at K = 32). ' +
       'The chart puts the fitted curve (lines, K = 2, 8, 32) next to the simulated points.',
   };
   const designs = designsIn(all.filter((r) => r.group === 'flood'));
