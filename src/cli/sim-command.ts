@@ -19,11 +19,11 @@ export interface SimFlags {
   seeds?: string;
   seed?: string;
   json?: boolean;
-  storeDelay: string;
-  storeJitter: string;
-  syncLoss: string;
-  attack: string;
-  floodLoad: string;
+  storeDelay?: string;
+  storeJitter?: string;
+  syncLoss?: string;
+  attack?: string;
+  floodLoad?: string;
 }
 
 /** Flags → run parameters, with errors that name the flag. */
@@ -44,12 +44,19 @@ export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds
     load: num('--load', f.load, { positive: true }),
     routing: oneOf('--routing', f.routing, ['even', 'uneven'] as const),
     minutes: num('--minutes', f.minutes, { positive: true, max: 100_000 }),
-    storeDelayMs: num('--store-delay', f.storeDelay, { min: 0 }),
-    storeJitterMs: num('--store-jitter', f.storeJitter, { min: 0 }),
-    syncLoss: num('--sync-loss', f.syncLoss, { min: 0, max: 0.99 }),
-    attack: oneOf('--attack', f.attack, ['even', 'pick'] as const),
-    floodLoad: num('--flood-load', f.floodLoad, { positive: true }),
   };
+  // the real-world options join the parameters only when set away from their defaults, so a plain run's
+  // parameters (and its JSON) are what they always were
+  const storeDelayMs = num('--store-delay', f.storeDelay ?? '0', { min: 0 });
+  if (storeDelayMs !== 0) params.storeDelayMs = storeDelayMs;
+  const storeJitterMs = num('--store-jitter', f.storeJitter ?? '0', { min: 0 });
+  if (storeJitterMs !== 0) params.storeJitterMs = storeJitterMs;
+  const syncLoss = num('--sync-loss', f.syncLoss ?? '0', { min: 0, max: 0.99 });
+  if (syncLoss !== 0) params.syncLoss = syncLoss;
+  const attack = oneOf('--attack', f.attack ?? 'even', ['even', 'pick'] as const);
+  if (attack !== 'even') params.attack = attack;
+  if (params.traffic === 'pulsed' || params.traffic === 'onset')
+    params.floodLoad = num('--flood-load', f.floodLoad ?? '1000', { positive: true });
   if (f.seed !== undefined && f.seeds !== undefined)
     throw new UsageError('--seed', 'give --seed or --seeds, not both');
   let seeds: number[];
