@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { DESIGN_IDS } from '../config.js';
 import { addAdviseCommand } from './advise-command.js';
+import { addFleetCommand } from './fleet-command.js';
 import { addServeCommand } from './serve-command.js';
 import { addSimCommand } from './sim-command.js';
 import { addStudyCommands } from './study-command.js';
@@ -16,5 +17,6 @@ export function buildProgram(): Command {
   addStudyCommands(program);
   addAdviseCommand(program);
   addServeCommand(program);
+  addFleetCommand(program);
   return program;
 }
