@@ -115,7 +115,8 @@ export async function benchHttp(opts: { quick: boolean; redisPort: number }): Pr
   const runs: Record<string, HttpRun[]> = Object.fromEntries(names.map((n) => [n, []]));
   const loads: number[] = [];
   try {
-    for (const n of names) await autocannon(ports[n], connections, 1); // warm up every server
+    // warm up every server (the quick bench's single round is its own warm-up)
+    if (!opts.quick) for (const n of names) await autocannon(ports[n], connections, 2);
     for (let r = 0; r < rounds; r++) {
       loads.push(load1());
       for (const n of names) runs[n].push(await autocannon(ports[n], connections, durationS));
