@@ -3,7 +3,6 @@
  * Pure functions (no I/O), so the result's shape can be tested without running a benchmark.
  */
 import type { DecisionBench } from './decision.js';
-import { LOCAL_DESIGNS } from './decision.js';
 import type { HttpBench } from './http.js';
 import type { SimBench } from './sim.js';
 import type { SyncBench } from './sync.js';
@@ -26,7 +25,18 @@ export interface BenchResult {
   targets: Target[];
 }
 
-/** The keys `npm run bench -- --quick --json` promises (the issue's list). */
+/** Designs that decide without the store on the request path (the issue's "synced designs"). */
+export const LOCAL_DESIGNS = [
+  'split',
+  'shared-counter',
+  'assume-others',
+  'track-share',
+  'leases',
+  'leases-ask',
+];
+export const ALL_DESIGNS = ['central-log', ...LOCAL_DESIGNS];
+
+/** The servers `npm run bench -- --quick --json` promises under http.reqPerSec (the issue's list). */
 export const REQUIRED_HTTP_SERVERS = [
   'bare',
   'shared-counter',
@@ -34,6 +44,26 @@ export const REQUIRED_HTTP_SERVERS = [
   'rlf-redis',
   'express-rate-limit',
 ];
+
+/** Paths the JSON output must carry that are missing or not numbers; [] when complete. */
+export function missingKeys(r: unknown): string[] {
+  const missing: string[] = [];
+  const at = (path: string[]): unknown =>
+    path.reduce<unknown>(
+      (o, key) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[key] : undefined),
+      r,
+    );
+  const num = (path: string[]) => {
+    const v = at(path);
+    if (typeof v !== 'number' || Number.isNaN(v)) missing.push(path.join('.'));
+  };
+  for (const d of [...ALL_DESIGNS, 'rlf-memory', 'map-baseline']) num(['decision', 'nsPerOp', d]);
+  for (const key of ['exact/1000', 'exact/10000', 'buckets/1000', 'buckets/10000'])
+    num(['sync', 'keysPerSecond', key]);
+  for (const s of REQUIRED_HTTP_SERVERS) num(['http', 'reqPerSec', s]);
+  for (const d of ALL_DESIGNS) num(['sim', 'requestsPerSecond', d]);
+  return missing;
+}
 
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');

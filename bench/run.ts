@@ -10,7 +10,7 @@ import { loadavg } from 'node:os';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { benchDecision } from './decision.js';
 import { benchHttp } from './http.js';
-import { renderMarkdown, shapeResult } from './report.js';
+import { missingKeys, renderMarkdown, shapeResult } from './report.js';
 import { benchSimulator, simTable } from './sim.js';
 import { benchSync } from './sync.js';
 import { describeMachine } from './util.js';
@@ -27,32 +27,47 @@ const command = `npm run bench --${argv.length > 0 ? ` ${argv.join(' ')}` : ''}`
 const machine = describeMachine();
 const t0 = Date.now();
 
+const partSeconds: Record<string, number> = {};
+let tPart = Date.now();
+const part = (name: string) => {
+  partSeconds[name] = (Date.now() - tPart) / 1000;
+  tPart = Date.now();
+};
 log('decision cost');
 const decision = await benchDecision({ quick, log });
+part('decision');
 log('redis-server + sync cost');
 const redis = await startRedisServer();
 let sync: Awaited<ReturnType<typeof benchSync>>;
 let http: Awaited<ReturnType<typeof benchHttp>>;
 try {
   sync = await benchSync({ quick, port: redis.port });
+  part('sync');
   log('http');
   http = await benchHttp({ quick, redisPort: redis.port });
+  part('http');
 } finally {
   await redis.stop();
 }
 log('simulator');
 const sim = benchSimulator({ quick, full: args.has('--full-study') });
+part('sim');
 machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
 const result = {
   ...shapeResult({ machine, quick, command, decision, sync, http, sim }),
   wallSeconds: (Date.now() - t0) / 1000,
+  partSeconds,
 };
+const missing = missingKeys(result);
+if (missing.length > 0) throw new Error(`bench result is missing ${missing.join(', ')}`);
 const md = renderMarkdown(result, simTable(sim));
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/latest.json', `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(
   'bench/results/latest.md',
-  `${md}\nWall time of the whole bench: ${result.wallSeconds.toFixed(0)} s.\n`,
+  `${md}\nWall time of the whole bench: ${result.wallSeconds.toFixed(0)} s (${Object.entries(partSeconds)
+    .map(([k, v]) => `${k} ${v.toFixed(0)} s`)
+    .join(', ')}).\n`,
 );
 if (!quick) writeFileSync('bench/results/full.json', `${JSON.stringify(result, null, 2)}\n`);
 log(`done in ${result.wallSeconds.toFixed(0)} s`);
