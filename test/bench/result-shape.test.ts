@@ -77,7 +77,7 @@ describe('bench result shape', () => {
   it('names what is missing', () => {
     const p = parts();
     delete p.http.reqPerSec['rlf-redis'];
-    p.decision.nsPerOp['leases'] = Number.NaN;
+    p.decision.nsPerOp.leases = Number.NaN;
     expect(missingKeys(shapeResult(p))).toEqual(['decision.nsPerOp.leases', 'http.reqPerSec.rlf-redis']);
   });
 });
