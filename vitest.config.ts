@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     execArgv: ['--expose-gc'],
+    // several files wait on real time (Redis, HTTP, fault timers): run three at once on two cores
+    maxWorkers: 3,
   },
 });

@@ -17,7 +17,9 @@ describe('idle state is reclaimed on the gateway and in the store', () => {
   });
 
   for (const design of ['shared-counter', 'central-log', 'leases'] as DesignId[]) {
-    it(`${design}: one million keys hit once, then past W and one sync: nothing left`, () => {
+    it(`${design}: one million keys hit once, then past W and one sync: nothing left`, {
+      timeout: 240_000,
+    }, () => {
       const base = heapMb();
       const store = new MemoryStore();
       const gw = createGateway({

@@ -1,5 +1,8 @@
 import { Command } from 'commander';
 import { DESIGN_IDS } from '../config.js';
+import { addAdviseCommand } from './advise-command.js';
+import { addFleetCommand } from './fleet-command.js';
+import { addServeCommand } from './serve-command.js';
 import { addSimCommand } from './sim-command.js';
 import { addStudyCommands } from './study-command.js';
 
@@ -12,5 +15,8 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   addSimCommand(program);
   addStudyCommands(program);
+  addAdviseCommand(program);
+  addServeCommand(program);
+  addFleetCommand(program);
   return program;
 }

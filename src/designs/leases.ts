@@ -12,7 +12,9 @@ import { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdic
  * rule. If the store grants nothing it rejects until its next sync.
  *
  * The mean is over sync intervals: m ← m + α·(arrivals − m) with α = 1 − e^(−Δ/W), Δ the configured
- * interval, so its time constant is W.
+ * interval, so its time constant is W. An interval with no arrivals multiplies it by e^(−Δ/W); those
+ * are counted and applied together (m = base·e^(−kΔ/W) after k idle intervals), so a run of idle
+ * syncs costs the same however it is split.
  *
  * A grant lapses at the store after the lease TTL; the gateway stops spending it at the same
  * instant, so a gateway cut off from the store never spends slots the store has taken back.
@@ -21,16 +23,22 @@ export class LeaseKey implements KeyLimiter {
   readonly design: 'leases' | 'leases-ask';
   private grant = 0;
   private grantExpiresAt = Number.NEGATIVE_INFINITY;
-  private meanArrivals = 0;
+  /** The mean after the last interval with arrivals, and the idle intervals since. */
+  private meanBase = 0;
+  private idleIntervals = 0;
   private arrivals = 0;
   private lastArrivalAt = Number.NEGATIVE_INFINITY;
   private lastSyncAt: number;
   private pending: number[] = [];
   private inflight: number[] = EMPTY;
   private deniedUntilSync = false;
+  /** Syncs started so far, and the count when the last ask went out (see onAskReply). */
+  private syncsStarted = 0;
+  private askedAt = -1;
   /** Slots handed back unused at the last sync (stranded budget, for the study). */
   lastReturned = 0;
   private readonly alpha: number;
+  private readonly decay: number;
 
   constructor(
     private readonly p: FleetParams,
@@ -39,7 +47,8 @@ export class LeaseKey implements KeyLimiter {
   ) {
     this.design = askWhenEmpty ? 'leases-ask' : 'leases';
     this.lastSyncAt = now;
-    this.alpha = 1 - Math.exp(-p.syncMs / p.policy.windowMs);
+    this.decay = Math.exp(-p.syncMs / p.policy.windowMs);
+    this.alpha = 1 - this.decay;
   }
 
   /** Slots this gateway may still spend. */
@@ -52,7 +61,10 @@ export class LeaseKey implements KeyLimiter {
     this.arrivals += cost;
     this.lastArrivalAt = now;
     if (this.slots(now) >= cost) return this.spend(now, cost);
-    if (this.askWhenEmpty && !this.deniedUntilSync) return NEED_STORE;
+    if (this.askWhenEmpty && !this.deniedUntilSync) {
+      this.askedAt = this.syncsStarted;
+      return NEED_STORE;
+    }
     return DENY;
   }
 
@@ -67,10 +79,14 @@ export class LeaseKey implements KeyLimiter {
   }
 
   private sizeRule(): number {
-    return Math.ceil(1.5 * this.meanArrivals) + 1;
+    return Math.ceil(1.5 * this.meanAfter(0)) + 1;
   }
 
   onAskReply(reply: AskReply, now: number, cost: number): boolean {
+    // A sync that went out after this ask hands back everything this gateway holds; if the store
+    // applied the ask first (one connection keeps the order), that release took the asked slots back
+    // too. Spending them would spend slots the store counts as free: the request is refused instead.
+    if (this.askedAt !== this.syncsStarted) return false;
     if (reply.granted > 0) {
       this.grant = this.slots(now) + reply.granted;
       this.grantExpiresAt = reply.grantExpiresAt;
@@ -106,8 +122,20 @@ export class LeaseKey implements KeyLimiter {
   }
 
   /** The per-interval update of the mean: the one place it is computed. */
-  private nextMean(arrivals: number): number {
-    return this.meanArrivals + this.alpha * (arrivals - this.meanArrivals);
+  /** The mean arrivals per interval after `idle` more intervals without arrivals. */
+  private meanAfter(idle: number): number {
+    const k = this.idleIntervals + idle;
+    return k === 0 ? this.meanBase : this.meanBase * this.decay ** k;
+  }
+
+  /** Closes an interval with `arrivals` arrivals. */
+  private closeInterval(arrivals: number): void {
+    if (arrivals === 0) this.idleIntervals++;
+    else {
+      const m = this.meanAfter(0);
+      this.meanBase = m + this.alpha * (arrivals - m);
+      this.idleIntervals = 0;
+    }
   }
 
   /** What a sync at `now` asks for, given the mean after this interval. */
@@ -117,35 +145,59 @@ export class LeaseKey implements KeyLimiter {
   }
 
   /**
-   * Applies the syncs at `at(0) … at(count − 1)` of an idle gateway (no arrivals, nothing to push)
-   * without asking the store, for as long as each would ask for exactly the slots it holds: such a
-   * sync hands back n slots and is granted the same n (the store can always re-grant what a gateway
-   * held), so only the mean, the lease's renewal and the bookkeeping change. Returns how many syncs
-   * it applied, stopping before a sync that would leave the key idle (the gateway drops it then); the
-   * caller renews the lease in the store to the last one. The simulator uses this to
-   * skip store calls that cannot change anything; the update is the same as syncEntry + applySync.
+   * How many of the syncs at `at(0) … at(count − 1)` of an idle gateway (no arrivals, nothing to
+   * push) would be answered with exactly the slots it holds, so that they change nothing but its
+   * mean, the lease's renewal and the bookkeeping. That is so while the gateway asks for what it
+   * holds (the store can always re-grant what a gateway held), or — when `storeFull`, i.e. the store
+   * has no free slot for the whole span — while it asks for at least that. Stops before a sync that
+   * would leave the key idle (the gateway drops it then). The simulator uses this to skip store calls
+   * that cannot change anything; `applyIdle` makes the same update as syncEntry + applySync.
    */
-  fastForwardIdle(at: (i: number) => number, count: number): number {
-    if (this.arrivals !== 0 || this.pending.length > 0 || this.inflight.length > 0) return 0;
-    for (let i = 0; i < count; i++) {
+  idleRun(at: (i: number) => number, count: number, storeFull: boolean): number {
+    if (count <= 0 || this.arrivals !== 0 || this.pending.length > 0 || this.inflight.length > 0) return 0;
+    const held = this.slots(at(0));
+    // Both parts of the test only turn false as i grows (the mean decays, quiet comes once), so the
+    // syncs that qualify are a prefix, found by bisection.
+    const same = (i: number): boolean => {
       const t = at(i);
-      const held = this.slots(t);
-      const mean = this.nextMean(0);
-      if (this.askAt(t, 0, mean) !== held) return i;
-      // a sync that leaves the key idle drops its state: that one runs for real
-      if (held === 0 && t - this.lastArrivalAt >= this.p.policy.windowMs) return i;
-      this.meanArrivals = mean;
-      this.lastReturned = held;
-      this.deniedUntilSync = false;
-      this.lastSyncAt = t;
-      this.grantExpiresAt = held > 0 ? t + this.p.leaseTtlMs : t;
+      if (held === 0 && t - this.lastArrivalAt >= this.p.policy.windowMs) return false;
+      const ask = this.askAt(t, 0, this.meanAfter(i + 1));
+      return storeFull ? ask >= held : ask === held;
+    };
+    if (!same(0)) return 0;
+    let lo = 0;
+    let hi = count;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1;
+      if (same(mid)) lo = mid;
+      else hi = mid;
     }
-    return count;
+    return lo + 1;
+  }
+
+  /** Applies n idle syncs, the last at `last`, each answered with `held` slots (see idleRun). */
+  applyIdle(n: number, last: number, held: number): void {
+    if (n <= 0) return;
+    this.idleIntervals += n;
+    this.lastReturned = held;
+    this.deniedUntilSync = false;
+    this.lastSyncAt = last;
+    this.grant = held;
+    this.grantExpiresAt = held > 0 ? last + this.p.leaseTtlMs : last;
+  }
+
+  /** idleRun + applyIdle for syncs that ask exactly what they hold; returns how many it applied. */
+  fastForwardIdle(at: (i: number) => number, count: number): number {
+    const held = count > 0 ? this.slots(at(0)) : 0;
+    const n = this.idleRun(at, count, false);
+    if (n > 0) this.applyIdle(n, at(n - 1), held);
+    return n;
   }
 
   syncEntry(key: string, now: number): SyncEntry {
-    this.meanArrivals = this.nextMean(this.arrivals);
-    const ask = this.askAt(now, this.arrivals, this.meanArrivals);
+    this.syncsStarted++;
+    this.closeInterval(this.arrivals);
+    const ask = this.askAt(now, this.arrivals, this.meanAfter(0));
     this.arrivals = 0;
     this.lastReturned = this.slots(now);
     this.grant = 0;

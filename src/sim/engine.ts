@@ -138,7 +138,9 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
   const nextSyncIdx = new Float64Array(K);
   const phase = new Float64Array(K);
   const seq = new Int32Array(K);
-  const tree = new EventTree(K + 1);
+  // leaves: one per gateway, K = the page-load stream, K + 1 = the store watch (parked lease gateways)
+  const tree = new EventTree(K + 2);
+  const WATCH = K + 1;
 
   for (let g = 0; g < K; g++) {
     phase[g] = params.alignedSyncs ? 0 : rng.uniform() * D;
@@ -280,8 +282,62 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
   /** An arrival at g makes its next sync instant needed again, whatever was skipped. */
   const needSyncAfter = (g: number, t: number) => {
     if (kind === 'none') return;
+    // the syncs a parked gateway skipped before this arrival happened: apply them first
+    if (parkFrom[g] >= 0) unpark(g, idxAtOrAfter(g, t));
     const need = idxAtOrAfter(g, t);
     if (need < nextSyncIdx[g]) setNextSync(g, need);
+  };
+
+  // Parked lease gateways: syncs parkFrom[g] … nextSyncIdx[g] − 1 were skipped, each answered with
+  // parkHeld[g] slots; they are applied when the gateway's next sync runs.
+  const parkFrom = new Float64Array(K).fill(-1);
+  const parkHeld = new Float64Array(K);
+  /** 1 when the park relies on the store staying full (asks above what it holds), 0 when it asks exactly that. */
+  const parkFull = new Uint8Array(K);
+  let parkedCount = 0;
+  const unpark = (g: number, idx: number) => {
+    const n = idx - parkFrom[g];
+    const lim = lims[g] as LeaseKey;
+    lim.applyIdle(n, instant(g, idx - 1), parkHeld[g]);
+    returnedSum += parkHeld[g] * n;
+    leaseSyncs += n;
+    if (parkFull[g] === 1) parkedFull--;
+    parkFrom[g] = -1;
+    parkedCount--;
+  };
+  /**
+   * Parked gateways that rely on the store staying full: when a slot frees at t (a release, or the
+   * oldest admit expiring), the one whose next sync instant comes first runs that sync; if slots are
+   * still free after it, the next one is woken then. Waking them all would be exact too, but each
+   * would run a sync only to find the slot taken.
+   */
+  let parkedFull = 0;
+  const wakeOne = (t: number) => {
+    let best = -1;
+    let bestAt = Number.POSITIVE_INFINITY;
+    for (let g = 0; g < K; g++) {
+      if (parkFrom[g] < 0 || parkFull[g] === 0) continue;
+      const at = instant(g, Math.max(idxAtOrAfter(g, t), parkFrom[g]));
+      if (at < bestAt) {
+        bestAt = at;
+        best = g;
+      }
+    }
+    if (best < 0) return;
+    const idx = Math.max(idxAtOrAfter(best, t), parkFrom[best]);
+    if (idx < nextSyncIdx[best]) {
+      setNextSync(best, idx);
+      refresh(best);
+    }
+  };
+  /** After a store operation at t, or when the store's oldest admit expires: wake one if a slot is free. */
+  const watchStore = (t: number) => {
+    if (parkedFull === 0) {
+      tree.set(WATCH, Number.POSITIVE_INFINITY);
+      return;
+    }
+    if (store.freeSlots(KEY, t) > 0) wakeOne(t);
+    tree.set(WATCH, store.headExpiry(KEY));
   };
 
   /** Next arrival at g can be no earlier than this (page loads: the next burst may go anywhere). */
@@ -299,6 +355,11 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     const leaf = tree.minLeaf();
     const t = tree.minTime();
     if (!(t < end)) break;
+    if (leaf === WATCH) {
+      // the store's oldest admit expires now: a slot frees
+      watchStore(t);
+      continue;
+    }
     if (leaf === K) {
       // page-load stream
       if (plTime.length > 0 && plTime[0] <= nextBurst) {
@@ -327,6 +388,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
       // a sync of gateway g
       const s = nextSync[g];
       const idx = nextSyncIdx[g];
+      if (parkFrom[g] >= 0) unpark(g, idx);
       doSync(g, s);
       let next = idx + 1;
       const lim = lims[g];
@@ -345,18 +407,27 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
       } else if (kind === 'every' && lim instanceof LeaseKey && lim.unsyncedAdmits() === 0) {
         const before = Math.min(idxAtOrAfter(g, bound), idxAtOrAfter(g, end)) - next;
         if (before > 0) {
-          const held = lim.slots(s);
-          const n = lim.fastForwardIdle((i) => instant(g, next + i), before);
+          // With no free slot in the store until its oldest admit expires, an idle gateway's syncs
+          // are answered with what it holds even when it asks for more: park it, lazily (a release
+          // by another gateway or an earlier expiry wakes it; see wakeParked).
+          const full = store.freeSlots(KEY, s) <= 0;
+          const at = (i: number) => instant(g, next + i);
+          const n = before > 0 ? lim.idleRun(at, before, full) : 0;
           if (n > 0) {
-            returnedSum += held * n;
-            leaseSyncs += n;
+            const held = lim.slots(s);
             if (held > 0) store.renewLease(KEY, gatewayIds[g], instant(g, next + n - 1) + fleet.leaseTtlMs);
+            parkFrom[g] = next;
+            parkHeld[g] = held;
+            parkFull[g] = full ? 1 : 0;
+            if (full) parkedFull++;
+            parkedCount++;
             next += n;
           }
         }
       }
       setNextSync(g, next);
       refresh(g);
+      if (kind === 'every' && parkedCount > 0) watchStore(s);
       continue;
     }
     // an arrival at gateway g (steady or flood stream)
@@ -384,6 +455,16 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     }
     nextArr[g] = from + rng.exponential(lambda[g]);
     refresh(g);
+  }
+
+  // parked gateways' skipped syncs up to the end still count
+  for (let g = 0; g < K; g++) {
+    if (parkFrom[g] < 0) continue;
+    const n = Math.min(nextSyncIdx[g], idxAtOrAfter(g, end)) - parkFrom[g];
+    if (n > 0) {
+      returnedSum += parkHeld[g] * n;
+      leaseSyncs += n;
+    }
   }
 
   // every gateway syncs every Δ, whether or not the simulator had to run that sync

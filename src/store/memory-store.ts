@@ -193,6 +193,21 @@ export class MemoryStore implements Store {
     return expiryOf(rec.log.at(rec.log.size - 1), rec.policy.windowMs, rec.policy.windowKind);
   }
 
+  /** Slots neither admitted in the window nor granted: what a sync could grant beyond what a gateway holds. */
+  freeSlots(key: string, now: number): number {
+    const rec = this.records.get(key);
+    if (rec === undefined) return Number.POSITIVE_INFINITY;
+    const outstanding = rec.prune(now, rec.policy);
+    return rec.policy.limit - rec.log.size - outstanding;
+  }
+
+  /** When the key's oldest admit stops counting (Infinity if none): until then its count cannot fall. */
+  headExpiry(key: string): number {
+    const rec = this.records.get(key);
+    if (rec === undefined || rec.log.size === 0) return Number.POSITIVE_INFINITY;
+    return expiryOf(rec.log.at(0), rec.policy.windowMs, rec.policy.windowKind);
+  }
+
   /** Extends a gateway's outstanding grant to lapse at `expiresAt` (the simulator's skipped idle syncs). */
   renewLease(key: string, gatewayId: string, expiresAt: number): void {
     const lease = this.records.get(key)?.leases?.get(gatewayId);
@@ -211,7 +226,13 @@ export class MemoryStore implements Store {
     if (e.release) rec.setLease(req.gatewayId, 0, now);
     const log = rec.log;
     const { windowMs, windowKind } = policy;
-    if (!replay) for (const t of e.admits) if (expiryOf(t, windowMs, windowKind) > now) log.insert(t);
+    if (!replay) {
+      // pushes are ascending; those already aged out are dropped, the rest merged in one pass
+      const admits = e.admits;
+      let first = 0;
+      while (first < admits.length && expiryOf(admits[first], windowMs, windowKind) <= now) first++;
+      log.insertAll(admits, first);
+    }
     const count = log.size;
 
     let granted = 0;

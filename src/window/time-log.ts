@@ -46,6 +46,36 @@ export class TimeLog {
     this.len++;
   }
 
+  /**
+   * Merges ascending timestamps in one backward pass: the entries newer than the batch's oldest move
+   * once, however many the batch holds (a sync's push lands just behind other gateways' pushes).
+   */
+  insertAll(batch: readonly number[], from = 0): void {
+    const n = batch.length - from;
+    if (n <= 0) return;
+    while (this.len + n > this.buf.length) this.grow();
+    const b = this.buf;
+    const mask = b.length - 1;
+    const h = this.head;
+    let i = this.len - 1;
+    let j = batch.length - 1;
+    let k = this.len + n - 1;
+    while (j >= from) {
+      const bj = batch[j];
+      if (i >= 0) {
+        const ai = b[(h + i) & mask];
+        if (ai > bj) {
+          b[(h + k--) & mask] = ai;
+          i--;
+          continue;
+        }
+      }
+      b[(h + k--) & mask] = bj;
+      j--;
+    }
+    this.len += n;
+  }
+
   shift(): number {
     const t = this.buf[this.head];
     this.head = (this.head + 1) & (this.buf.length - 1);

@@ -130,6 +130,18 @@ describe('skipping syncs changes no decision', () => {
       { design: 'leases', traffic: 'steady', load: 0.8, routing: 'uneven', gateways: 16, syncS: 0.1 },
       { design: 'leases-ask', traffic: 'pageload', load: 0.5, routing: 'uneven', gateways: 8, syncS: 0.3 },
       { design: 'leases', traffic: 'flood', load: 3, gateways: 4, syncS: 1 },
+      { design: 'leases', traffic: 'steady', load: 1, routing: 'even', gateways: 32, syncS: 0.1 },
+      { design: 'leases', traffic: 'pageload', load: 0.8, routing: 'uneven', gateways: 32, syncS: 0.3 },
+      { design: 'leases-ask', traffic: 'steady', load: 0.8, routing: 'even', gateways: 32, syncS: 0.1 },
+      {
+        design: 'leases',
+        traffic: 'flood',
+        load: 1.5,
+        routing: 'uneven',
+        gateways: 8,
+        syncS: 0.1,
+        windowKind: 'fixed',
+      },
     ];
     for (const c of cases) {
       const p = { ...base, ...c, minutes: 30, seed: 5 };

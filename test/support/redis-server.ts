@@ -77,6 +77,20 @@ function pingOnce(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** Servers still running: killed if the test process exits without stopping them (a crash, an abort). */
+const live = new Set<ChildProcess>();
+let exitHook = false;
+function track(child: ChildProcess): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const c of live) if (c.pid !== undefined) c.kill('SIGKILL');
+    });
+  }
+}
+
 const INSTALL_HINT =
   'redis-server was not found on PATH. Install it (Debian/Ubuntu: apt-get install redis-server) or set REDIS_URL to a server the tests may use.';
 
@@ -88,6 +102,7 @@ function spawnServer(port: number, dir: string, args: string[]): Promise<ChildPr
       ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir, ...args],
       { stdio: ['ignore', 'ignore', 'pipe'], detached: false },
     );
+    track(child);
     let stderr = '';
     child.stderr?.on('data', (d) => {
       stderr += d.toString();

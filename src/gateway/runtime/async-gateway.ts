@@ -400,7 +400,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * back into the offset, and it would drift by that much at each sync.
    */
   private learnOffset(storeNow: number, sentNow: number, t0: number, t1: number): void {
-    if (storeNow === sentNow || !Number.isFinite(storeNow)) return;
+    if (!Number.isFinite(storeNow)) return;
+    // Never decide at a time before the store's answer: a grant made at store time s, spent at a
+    // local estimate below s, would put an admit within W of one the store had already let expire.
+    if (storeNow > this.lastNow) this.lastNow = storeNow;
+    if (storeNow === sentNow) return;
     this.offsetMs = storeNow - (t0 + t1) / 2;
   }
 

@@ -1,0 +1,42 @@
+import { METRIC_KEYS, VERSION } from '../sim/run.js';
+import { runGrid } from '../sim/study.js';
+import type { RunMetrics } from '../sim/types.js';
+import { reasonSentence } from './format.js';
+import { planRows, planRuns } from './plan.js';
+import { makeRow, RANKING, rankRows } from './rank.js';
+import type { Advice, AdviceInput } from './types.js';
+
+export interface AdviseOptions {
+  /** worker threads; 0 runs in this thread. Default: one per core. */
+  workers?: number;
+  onProgress?: (done: number, total: number, elapsedMs: number) => void;
+}
+
+/** The mean over seeds, summed in seed order as runSeeds does, so a row equals `fleetlimit sim` bit for bit. */
+function meanOf(runs: RunMetrics[]): RunMetrics {
+  const mean = {} as RunMetrics;
+  for (const k of METRIC_KEYS) mean[k] = runs.map((r) => r[k]).reduce((a, b) => a + b, 0) / runs.length;
+  return mean;
+}
+
+/** Simulates every design at every Δ under the attack and for the honest client, then ranks them. */
+export async function advise(input: AdviceInput, opts: AdviseOptions = {}): Promise<Advice> {
+  const planned = planRows(input);
+  const runs = planRuns(planned, input.seeds);
+  const metrics = await runGrid(runs, { grid: 'advise', workers: opts.workers, onProgress: opts.onProgress });
+  const n = input.seeds.length;
+  const all = planned.map((p, i) => {
+    const at = 2 * n * i;
+    return makeRow(p, input, meanOf(metrics.slice(at, at + n)), meanOf(metrics.slice(at + n, at + 2 * n)));
+  });
+  const ranked = rankRows(all);
+  return {
+    input,
+    ranked,
+    all,
+    recommendation: ranked[0] ?? null,
+    reason: reasonSentence(input, ranked, all),
+    ranking: RANKING,
+    version: VERSION,
+  };
+}

@@ -1,0 +1,115 @@
+import type { AdviceInput, AdviceRow } from './types.js';
+
+/** "100 ms", "1 s", "2.5 min": Δ and W as an operator writes them. */
+export function formatSeconds(s: number): string {
+  if (s < 1) return `${+(s * 1000).toPrecision(6)} ms`;
+  if (s < 60 || s % 60 !== 0) return `${+s.toPrecision(6)} s`;
+  return `${s / 60} min`;
+}
+
+/** Three significant figures, with thousands separators above 1,000. */
+export function formatRate(x: number): string {
+  if (x === 0) return '0';
+  if (x >= 1000) return Math.round(x).toLocaleString('en-US');
+  return String(+x.toPrecision(3));
+}
+
+export function formatPct(x: number): string {
+  return `${x < 0.1 && x > 0 ? x.toFixed(3) : x.toFixed(2)} %`;
+}
+
+function setting(r: AdviceRow): string {
+  return r.syncS === null ? `${r.design} (never syncs)` : `${r.design} with Δ = ${formatSeconds(r.syncS)}`;
+}
+
+function ops(r: AdviceRow): string {
+  const { syncsPerSec, requestPathPerSec } = r.storeOps;
+  return `${formatRate(r.storeOpsPerSec)} per second per key (${formatRate(syncsPerSec)} syncs + ${formatRate(requestPathPerSec)} request-path round trips)`;
+}
+
+/** One sentence: the recommendation and why, or why there is none. */
+export function reasonSentence(input: AdviceInput, ranked: AdviceRow[], all: AdviceRow[]): string {
+  const best = ranked[0];
+  if (best !== undefined) {
+    const worst = input.maxWorst === undefined ? '' : `, worst window ${best.worstWindow.toFixed(3)} × L`;
+    const others = ranked.length - 1;
+    const tie =
+      ranked[1] !== undefined && Math.abs(ranked[1].storeOpsPerSec - best.storeOpsPerSec) < 1e-9
+        ? `; ${setting(ranked[1])} costs the store as little but ${
+            ranked[1].floodMultiple > best.floodMultiple
+              ? `lets more of the flood through (${ranked[1].floodMultiple.toFixed(3)} × L)`
+              : 'rejects more honest requests'
+          }`
+        : '';
+    return (
+      `Use ${setting(best)}: it meets every target (flood ${best.floodMultiple.toFixed(3)} × L ≤ ${input.maxOver}, ` +
+      `honest rejection ${formatPct(best.honestRejectedPct)} ≤ ${input.maxRejectedPct} %${worst}) with the fewest ` +
+      `store operations of the ${others + 1} setting${others === 0 ? '' : 's'} that do, ${ops(best)}${tie}.`
+    );
+  }
+  const by = (f: (r: AdviceRow) => number, rows: AdviceRow[]) =>
+    rows.reduce<AdviceRow | undefined>((a, r) => (a === undefined || f(r) < f(a) ? r : a), undefined);
+  const lowFlood = by((r) => r.floodMultiple, all);
+  const lowRej = by((r) => r.honestRejectedPct, all);
+  const floodOk = all.filter((r) => !r.misses.includes('--max-over'));
+  const lowRejFloodOk = by((r) => r.honestRejectedPct, floodOk);
+  const parts = [
+    lowFlood &&
+      `the lowest flood multiple is ${lowFlood.floodMultiple.toFixed(3)} × L (${setting(lowFlood)})`,
+    lowRej && `the lowest honest rejection is ${formatPct(lowRej.honestRejectedPct)} (${setting(lowRej)})`,
+    lowRejFloodOk &&
+      `among settings within --max-over ${input.maxOver} it is ${formatPct(lowRejFloodOk.honestRejectedPct)} (${setting(lowRejFloodOk)})`,
+  ].filter((p): p is string => typeof p === 'string' && p !== '');
+  return `Nothing meets every target: ${parts.join('; ')}.`;
+}
+
+/** The ranked rows as an aligned text table. */
+export function formatTable(rows: AdviceRow[]): string {
+  const head = [
+    '#',
+    'design',
+    'Δ',
+    'flood ×L',
+    'worst ×L',
+    'honest rejected',
+    'RT/request',
+    'store ops/s/key',
+    '= syncs/s',
+    '+ request path/s',
+  ];
+  const body = rows.map((r, i) => [
+    String(i + 1),
+    r.design,
+    r.syncS === null ? '—' : formatSeconds(r.syncS),
+    r.floodMultiple.toFixed(3),
+    r.worstWindow.toFixed(3),
+    formatPct(r.honestRejectedPct),
+    r.roundTripsPerRequest.toFixed(3),
+    formatRate(r.storeOpsPerSec),
+    formatRate(r.storeOps.syncsPerSec),
+    formatRate(r.storeOps.requestPathPerSec),
+  ]);
+  const table = [head, ...body];
+  const widths = head.map((_, c) => Math.max(...table.map((row) => [...row[c]].length)));
+  // text columns flush left, numbers flush right
+  const left = new Set([1, 2]);
+  return table
+    .map((row) =>
+      row
+        .map((cell, c) => {
+          const pad = ' '.repeat(widths[c] - [...cell].length);
+          return left.has(c) ? cell + pad : pad + cell;
+        })
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** What the table's columns mean, for the text output. */
+export const COLUMN_NOTES = [
+  'flood ×L: mean admitted per window W under the attack, as a multiple of L; worst ×L: most admitted in any W-long span.',
+  'honest rejected: share of the honest client’s requests rejected; RT/request: store round trips on its request path.',
+  'store ops/s/key: store calls per second for one attacked key = K/Δ syncs (every gateway exchanges the key once per Δ;',
+  'none for central-log and split) + request-path round trips per request × the attack’s request rate.',
+].join('\n');

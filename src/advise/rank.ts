@@ -1,0 +1,86 @@
+import { DESIGN_IDS } from '../config.js';
+import type { RunMetrics } from '../sim/types.js';
+import type { PlannedRow } from './plan.js';
+import { syncsMatter } from './plan.js';
+import type { AdviceInput, AdviceRow } from './types.js';
+
+/**
+ * Store operations per second for one key under the attack, the busiest a key gets:
+ * - syncs: every gateway holds the attacked key, so each exchanges it with the store once per Δ,
+ *   K/Δ in all (none for central-log and split, whose syncs carry nothing);
+ * - request path: round trips per request × the attack's arrival rate (attack · L / W).
+ * A store serving n such keys does n times this.
+ */
+export function storeOps(
+  row: Pick<PlannedRow, 'design' | 'syncS'>,
+  input: Pick<AdviceInput, 'gateways' | 'attack' | 'limit' | 'windowS'>,
+  flood: Pick<RunMetrics, 'roundTripsPerRequest'>,
+): { syncsPerSec: number; requestPathPerSec: number } {
+  const syncsPerSec = syncsMatter(row.design) && row.syncS !== null ? input.gateways / row.syncS : 0;
+  const requestPathPerSec = (flood.roundTripsPerRequest * input.attack * input.limit) / input.windowS;
+  return { syncsPerSec, requestPathPerSec };
+}
+
+// A mean over seeds carries float noise: 1.0000000000000002 × L must still meet --max-over 1.0.
+const EPS = 1e-9;
+
+/** The flags whose target a row misses (empty: it qualifies). */
+export function missedTargets(
+  input: Pick<AdviceInput, 'maxOver' | 'maxRejectedPct' | 'maxWorst'>,
+  m: { floodMultiple: number; honestRejectedPct: number; worstWindow: number },
+): string[] {
+  const misses: string[] = [];
+  if (m.floodMultiple > input.maxOver + EPS) misses.push('--max-over');
+  if (m.honestRejectedPct > input.maxRejectedPct + EPS) misses.push('--max-rejected');
+  if (input.maxWorst !== undefined && m.worstWindow > input.maxWorst + EPS) misses.push('--max-worst');
+  return misses;
+}
+
+export function makeRow(
+  planned: PlannedRow,
+  input: AdviceInput,
+  flood: RunMetrics,
+  honest: RunMetrics,
+): AdviceRow {
+  const ops = storeOps(planned, input, flood);
+  const m = {
+    floodMultiple: flood.admittedPerWindow,
+    worstWindow: flood.worstWindow,
+    honestRejectedPct: honest.rejectedPct,
+  };
+  const misses = missedTargets(input, m);
+  const seeds = [...input.seeds];
+  return {
+    design: planned.design,
+    syncS: planned.syncS,
+    ...m,
+    roundTripsPerRequest: honest.roundTripsPerRequest,
+    storeOpsPerSec: ops.syncsPerSec + ops.requestPathPerSec,
+    storeOps: ops,
+    meetsTargets: misses.length === 0,
+    misses,
+    flood: { params: planned.flood, seeds, mean: flood },
+    honest: { params: planned.honest, seeds, mean: honest },
+  };
+}
+
+export const RANKING = [
+  'Ranked by store operations per second per key, fewest first (what every attacked key costs the shared',
+  'store), then by flood multiple, honest rejection and honest round trips per request, lowest first.',
+].join('\n');
+
+/** Compares rows in the order RANKING states; the design list's order and the longer Δ break exact ties. */
+export function compareRows(a: AdviceRow, b: AdviceRow): number {
+  return (
+    a.storeOpsPerSec - b.storeOpsPerSec ||
+    a.floodMultiple - b.floodMultiple ||
+    a.honestRejectedPct - b.honestRejectedPct ||
+    a.roundTripsPerRequest - b.roundTripsPerRequest ||
+    DESIGN_IDS.indexOf(a.design) - DESIGN_IDS.indexOf(b.design) ||
+    (b.syncS ?? 0) - (a.syncS ?? 0)
+  );
+}
+
+export function rankRows(rows: AdviceRow[]): AdviceRow[] {
+  return rows.filter((r) => r.meetsTargets).sort(compareRows);
+}

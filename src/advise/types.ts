@@ -1,0 +1,68 @@
+import type { DesignId } from '../config.js';
+import type { RunMetrics, RunParams } from '../sim/types.js';
+
+/** What the operator asks: the fleet, the limit, the threat, and what they will tolerate. */
+export interface AdviceInput {
+  /** K */
+  gateways: number;
+  /** L */
+  limit: number;
+  /** W in seconds */
+  windowS: number;
+  /** the attacker's arrival rate, as a multiple of the limit (1000 = a 1,000× flood) */
+  attack: number;
+  /** how the honest client's requests spread over gateways (the flood is always spread evenly) */
+  routing: RunParams['routing'];
+  /** the honest client's steady load, as a fraction of the limit (0.8 = 80 %) */
+  honestLoad: number;
+  /** largest flood multiple (mean admitted per W under the attack, × L) a row may have */
+  maxOver: number;
+  /** largest honest rejection a row may have, percent */
+  maxRejectedPct: number;
+  /** largest worst window (× L) a row may have; no bound when undefined */
+  maxWorst?: number;
+  designs: readonly DesignId[];
+  /** Δ values to try, seconds; each must be ≤ W */
+  deltasS: readonly number[];
+  floodMinutes: number;
+  honestMinutes: number;
+  seeds: readonly number[];
+}
+
+export type SimSetting = Omit<RunParams, 'seed'>;
+
+/** One design at one Δ (Δ null: the design never syncs, so Δ changes nothing). */
+export interface AdviceRow {
+  design: DesignId;
+  syncS: number | null;
+  /** mean admitted per W under the attack, × L */
+  floodMultiple: number;
+  /** most admitted in any W-long span under the attack, × L */
+  worstWindow: number;
+  /** the honest client's rejected requests, percent */
+  honestRejectedPct: number;
+  /** store round trips on the request path per honest request (what honest users wait on) */
+  roundTripsPerRequest: number;
+  /** store operations per second for one attacked key; see storeOps() */
+  storeOpsPerSec: number;
+  storeOps: { syncsPerSec: number; requestPathPerSec: number };
+  meetsTargets: boolean;
+  /** the flags whose target this row misses */
+  misses: string[];
+  /** the simulations behind the row, exactly as `fleetlimit sim` takes them, and their mean metrics */
+  flood: { params: SimSetting; seeds: number[]; mean: RunMetrics };
+  honest: { params: SimSetting; seeds: number[]; mean: RunMetrics };
+}
+
+export interface Advice {
+  input: AdviceInput;
+  /** rows meeting every target, best first */
+  ranked: AdviceRow[];
+  /** every row simulated, in design × Δ order */
+  all: AdviceRow[];
+  recommendation: AdviceRow | null;
+  /** one sentence: why the recommendation, or why nothing qualifies */
+  reason: string;
+  ranking: string;
+  version: string;
+}

@@ -1,0 +1,167 @@
+import type { Command } from 'commander';
+import { advise } from '../advise/advise.js';
+import { COLUMN_NOTES, formatSeconds, formatTable } from '../advise/format.js';
+import { DEFAULT_DELTAS_S, defaultMinutes } from '../advise/plan.js';
+import type { AdviceInput } from '../advise/types.js';
+import { DESIGN_IDS, type DesignId } from '../config.js';
+import { durationMs, num, oneOf, UsageError } from './parse.js';
+import { progressBar } from './progress.js';
+
+export interface AdviseFlags {
+  gateways: string;
+  limit: string;
+  attack: string;
+  routing: string;
+  honestLoad: string;
+  maxOver: string;
+  maxRejected: string;
+  maxWorst?: string;
+  designs?: string;
+  deltas?: string;
+  floodMinutes?: string;
+  honestMinutes?: string;
+  seeds: string;
+  workers?: string;
+  json?: boolean;
+}
+
+/** "100/1m": L admits per window W. */
+export function parseLimit(flag: string, raw: string): { limit: number; windowS: number } {
+  const slash = raw.indexOf('/');
+  if (slash < 0) throw new UsageError(flag, `expected L/W such as 100/1m, got "${raw}"`);
+  const limit = num(flag, raw.slice(0, slash), { integer: true, min: 1 });
+  const windowS = durationMs(flag, raw.slice(slash + 1)) / 1000;
+  return { limit, windowS };
+}
+
+/** "1000x" (or 1000×, or 1000): a multiple of the limit. */
+export function parseMultiple(flag: string, raw: string, opts: { min: number; max: number }): number {
+  return num(flag, raw.replace(/\s*[x×]\s*$/i, ''), opts);
+}
+
+/** "1%" or "1" (both percent). */
+export function parsePercent(flag: string, raw: string, opts: { min: number; max: number }): number {
+  return num(flag, raw.replace(/\s*%\s*$/, ''), opts);
+}
+
+/** Flags → what advise simulates, with errors that name the flag. */
+export function adviceInput(f: AdviseFlags): AdviceInput {
+  const { limit, windowS } = parseLimit('--limit', f.limit);
+  const designs: DesignId[] =
+    f.designs === undefined
+      ? [...DESIGN_IDS]
+      : f.designs.split(',').map((d) => oneOf('--designs', d.trim(), DESIGN_IDS));
+  let deltasS: number[];
+  if (f.deltas === undefined) {
+    deltasS = DEFAULT_DELTAS_S.filter((d) => d <= windowS);
+    if (deltasS.length === 0)
+      throw new UsageError(
+        '--limit',
+        `the window ${formatSeconds(windowS)} is shorter than every default Δ; give --deltas`,
+      );
+  } else {
+    deltasS = f.deltas.split(',').map((d) => durationMs('--deltas', d.trim()) / 1000);
+    for (const d of deltasS)
+      if (d > windowS)
+        throw new UsageError(
+          '--deltas',
+          `Δ = ${formatSeconds(d)} exceeds the window W = ${formatSeconds(windowS)}`,
+        );
+  }
+  const minutes = defaultMinutes(windowS);
+  const n = num('--seeds', f.seeds, { integer: true, min: 1, max: 100 });
+  return {
+    gateways: num('--gateways', f.gateways, { integer: true, min: 1, max: 64 }),
+    limit,
+    windowS,
+    attack: parseMultiple('--attack', f.attack, { min: 1, max: 1e6 }),
+    routing: oneOf('--routing', f.routing, ['even', 'uneven'] as const),
+    honestLoad: parsePercent('--honest-load', f.honestLoad, { min: 1, max: 100 }) / 100,
+    // an exact design holds a flood to exactly L, so no target below 1 × L can be met
+    maxOver: parseMultiple('--max-over', f.maxOver, { min: 1, max: 1e6 }),
+    maxRejectedPct: parsePercent('--max-rejected', f.maxRejected, { min: 0, max: 100 }),
+    maxWorst:
+      f.maxWorst === undefined ? undefined : parseMultiple('--max-worst', f.maxWorst, { min: 1, max: 1e6 }),
+    designs,
+    deltasS,
+    floodMinutes:
+      f.floodMinutes === undefined
+        ? minutes.flood
+        : num('--flood-minutes', f.floodMinutes, { positive: true, max: 100_000 }),
+    honestMinutes:
+      f.honestMinutes === undefined
+        ? minutes.honest
+        : num('--honest-minutes', f.honestMinutes, { positive: true, max: 100_000 }),
+    seeds: Array.from({ length: n }, (_, i) => i + 1),
+  };
+}
+
+export function addAdviseCommand(program: Command): void {
+  program
+    .command('advise')
+    .description(
+      'simulate every design at every Δ for your fleet and threat, and recommend one that meets your targets',
+    )
+    .option('--gateways <K>', 'gateways sharing the limit (1–64)', '8')
+    .option('--limit <L/W>', 'L admits per sliding window W, e.g. 100/1m or 50/10s', '100/1m')
+    .option('--attack <multiple>', "the attacker's rate as a multiple of the limit, e.g. 1000x", '1000x')
+    .option(
+      '--routing <kind>',
+      "how the honest client's requests spread: even or uneven (gateway i ∝ 1/i)",
+      'even',
+    )
+    .option('--honest-load <pct>', "the honest client's steady rate, percent of the limit", '80%')
+    .option(
+      '--max-over <multiple>',
+      'most the attack may get: mean admitted per window, × L (at least 1)',
+      '1.2',
+    )
+    .option(
+      '--max-rejected <pct>',
+      "most of the honest client's requests that may be rejected, percent",
+      '1%',
+    )
+    .option('--max-worst <multiple>', 'most admitted in any window under the attack, × L (default: no bound)')
+    .option('--designs <list>', `designs to try (default: all of ${DESIGN_IDS.join(', ')})`)
+    .option(
+      '--deltas <list>',
+      'sync intervals to try, e.g. 100ms,1s,10s (default: 100ms,300ms,1s,3s,10s up to W)',
+    )
+    .option('--flood-minutes <n>', 'simulated minutes per attack run (default: 20 windows)')
+    .option('--honest-minutes <n>', 'simulated minutes per honest run (default: 200 windows)')
+    .option('--seeds <n>', 'seeds per setting; metrics are means over them', '2')
+    .option('--workers <n>', 'worker threads (default: one per core)')
+    .option('--json', 'print one JSON object')
+    .action(async (f: AdviseFlags) => {
+      const input = adviceInput(f);
+      const workers =
+        f.workers === undefined ? undefined : num('--workers', f.workers, { integer: true, min: 0 });
+      const advice = await advise(input, { workers, onProgress: progressBar('simulating') });
+      if (advice.recommendation === null) process.exitCode = 1;
+      if (f.json) {
+        process.stdout.write(`${JSON.stringify(advice, null, 2)}\n`);
+        return;
+      }
+      const i = input;
+      const lines = [
+        `K = ${i.gateways} gateways, L = ${i.limit} per ${formatSeconds(i.windowS)} (sliding); attack ${i.attack}× the limit, spread evenly;`,
+        `honest client steady at ${+(i.honestLoad * 100).toFixed(4)} % with ${i.routing} routing; ${i.seeds.length} seed(s), ` +
+          `${+i.floodMinutes.toFixed(2)} min per attack run, ${+i.honestMinutes.toFixed(2)} min per honest run.`,
+        `Targets: flood ≤ ${i.maxOver} × L, honest rejection ≤ ${i.maxRejectedPct} %${i.maxWorst === undefined ? '' : `, worst window ≤ ${i.maxWorst} × L`}.`,
+        '',
+      ];
+      if (advice.ranked.length > 0) {
+        lines.push(
+          `${advice.ranked.length} of ${advice.all.length} settings meet the targets:`,
+          '',
+          formatTable(advice.ranked),
+          '',
+          COLUMN_NOTES,
+          advice.ranking,
+          '',
+        );
+      }
+      lines.push(advice.reason);
+      process.stdout.write(`${lines.join('\n')}\n`);
+    });
+}

@@ -1,0 +1,135 @@
+import type { Command } from 'commander';
+import { DESIGN_IDS } from '../config.js';
+import { parseInjection } from '../fleet/inject.js';
+import { runFleet } from '../fleet/run.js';
+import type { FleetSettings } from '../fleet/settings.js';
+import { formatComparison } from '../fleet/table.js';
+import { num, oneOf, UsageError } from './parse.js';
+
+export interface FleetFlags {
+  design: string;
+  gateways: string;
+  limit: string;
+  window: string;
+  sync: string;
+  traffic: string;
+  load: string;
+  routing: string;
+  duration: string;
+  redis?: string;
+  inject: string[];
+  seed: string;
+  simSeeds: string;
+  storeTimeout: string;
+  json?: boolean;
+}
+
+/** Only loopback Redis: a live run sends real load, and it must never be aimed at another machine. */
+function loopbackRedis(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new UsageError('--redis', `expected a URL like redis://127.0.0.1:6379, got "${raw}"`);
+  }
+  if (u.protocol !== 'redis:') throw new UsageError('--redis', `expected a redis:// URL, got "${raw}"`);
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  if (!(host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host))) {
+    throw new UsageError('--redis', `must be a loopback address (127.0.0.1, localhost), got ${u.hostname}`);
+  }
+  return raw;
+}
+
+/** Flags → settings, with errors that name the flag. */
+export function fleetSettings(f: FleetFlags): FleetSettings {
+  const windowS = num('--window', f.window, { positive: true, max: 3600 });
+  const syncS = num('--sync', f.sync, { positive: true });
+  if (syncS > windowS)
+    throw new UsageError('--sync', `must not exceed --window (${windowS} s), got ${syncS}`);
+  if (syncS < 0.01)
+    throw new UsageError('--sync', `must be at least 0.01 s (timers are not finer), got ${syncS}`);
+  const durationS = num('--duration', f.duration, { positive: true, max: 600 });
+  if (durationS <= windowS) {
+    throw new UsageError(
+      '--duration',
+      `must exceed --window (${windowS} s): windows after the first are measured`,
+    );
+  }
+  const limit = num('--limit', f.limit, { integer: true, min: 1, max: 1_000_000 });
+  const load = num('--load', f.load, { positive: true });
+  const rate = (load * limit) / windowS;
+  if (rate > 20_000) {
+    throw new UsageError(
+      '--load',
+      `asks for ${Math.round(rate)} req/s; one load process sends at most 20,000 (lower --load or --limit, or raise --window)`,
+    );
+  }
+  const inject = f.inject.map(parseInjection);
+  for (const i of inject) {
+    if (i.kind === 'down' && i.atMs >= durationS * 1000)
+      throw new UsageError('--inject', `down starts at ${i.atMs / 1000} s, after the run's ${durationS} s`);
+  }
+  if (inject.filter((i) => i.kind === 'loss').length > 1)
+    throw new UsageError('--inject', 'give loss at most once');
+  return {
+    design: oneOf('--design', f.design, DESIGN_IDS),
+    gateways: num('--gateways', f.gateways, { integer: true, min: 1, max: 32 }),
+    limit,
+    windowMs: windowS * 1000,
+    syncMs: syncS * 1000,
+    traffic: oneOf('--traffic', f.traffic, ['steady', 'pageload', 'flood'] as const),
+    load,
+    routing: oneOf('--routing', f.routing, ['even', 'uneven'] as const),
+    durationMs: durationS * 1000,
+    redisUrl: f.redis === undefined ? null : loopbackRedis(f.redis),
+    inject,
+    seed: num('--seed', f.seed, { integer: true, min: 0 }),
+    simSeeds: num('--sim-seeds', f.simSeeds, { integer: true, min: 1, max: 1000 }),
+    storeTimeoutMs: num('--store-timeout', f.storeTimeout, { positive: true }),
+  };
+}
+
+export function addFleetCommand(program: Command): void {
+  program
+    .command('fleet')
+    .description('run K gateway processes on Redis under real HTTP load and compare them with the simulator')
+    .option('--design <id>', `one of ${DESIGN_IDS.join(', ')}`, 'shared-counter')
+    .option('--gateways <K>', 'gateway processes (1–32)', '8')
+    .option('--limit <L>', 'admits per window', '100')
+    .option('--window <seconds>', 'window W in seconds (compressed time: 6 for a 60-second setting)', '6')
+    .option('--sync <seconds>', 'sync interval Δ in seconds', '0.1')
+    .option('--traffic <kind>', 'steady, pageload or flood', 'flood')
+    .option('--load <multiple>', 'arrival rate as a multiple of the limit (100 = 100 × L per W)', '100')
+    .option('--routing <kind>', 'even or uneven (gateway i gets a share ∝ 1/i)', 'even')
+    .option('--duration <seconds>', 'how long the load runs (at most 600)', '20')
+    .option('--redis <url>', 'a loopback Redis to use (default: start a private redis-server)')
+    .option(
+      '--inject <fault>',
+      'latency=20ms | loss=5% | down=2s@10s between the gateways and Redis (repeatable)',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
+    .option('--seed <s>', 'seed of the load arrivals', '1')
+    .option('--sim-seeds <n>', 'simulator seeds to average', '10')
+    .option('--store-timeout <ms>', "the runtime's storeTimeoutMs", '200')
+    .option('--json', 'print { live, sim, settings } as JSON')
+    .action(async (f: FleetFlags) => {
+      const settings = fleetSettings(f);
+      const ac = new AbortController();
+      const onSigint = () => ac.abort();
+      process.once('SIGINT', onSigint);
+      try {
+        const r = await runFleet(settings, {
+          signal: ac.signal,
+          log: (line) => process.stderr.write(`fleet: ${line}\n`),
+        });
+        if (f.json) {
+          const { live, sim, settings: s } = r;
+          process.stdout.write(`${JSON.stringify({ live, sim, settings: s }, null, 2)}\n`);
+        } else process.stdout.write(formatComparison(r));
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+      if (ac.signal.aborted) process.exitCode = 130;
+    });
+}

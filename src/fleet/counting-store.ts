@@ -1,0 +1,47 @@
+import type { Policy } from '../config.js';
+import type { AskReply, AsyncStore, LogAdmitReply, SyncRequest, SyncResult } from '../store/contract.js';
+
+/**
+ * Passes every call through and counts the request-path ones (logAdmit, ask), the figure the
+ * simulator reports as round trips per request; and the asks made while another ask for the same key
+ * was still waiting. The simulator's store answers at once, so it never makes those: they are the
+ * live run's extra store calls that coalescing concurrent asks per key would save.
+ */
+export class CountingStore implements AsyncStore {
+  requestPathCalls = 0;
+  overlappingAsks = 0;
+  private readonly asking = new Map<string, number>();
+
+  constructor(private readonly inner: AsyncStore) {}
+
+  logAdmit(key: string, policy: Policy, now: number, cost: number): Promise<LogAdmitReply> {
+    this.requestPathCalls++;
+    return this.inner.logAdmit(key, policy, now, cost);
+  }
+
+  ask(
+    gatewayId: string,
+    key: string,
+    policy: Policy,
+    leaseTtlMs: number,
+    ask: number,
+    now: number,
+  ): Promise<AskReply> {
+    this.requestPathCalls++;
+    const waiting = this.asking.get(key) ?? 0;
+    if (waiting > 0) this.overlappingAsks++;
+    this.asking.set(key, waiting + 1);
+    const done = () => {
+      const n = (this.asking.get(key) ?? 1) - 1;
+      if (n === 0) this.asking.delete(key);
+      else this.asking.set(key, n);
+    };
+    const p = this.inner.ask(gatewayId, key, policy, leaseTtlMs, ask, now);
+    p.then(done, done);
+    return p;
+  }
+
+  sync(req: SyncRequest, now: number): Promise<SyncResult> {
+    return this.inner.sync(req, now);
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * One gateway: a node:http server with the fleetlimit middleware over the async runtime, its own
+ * Redis connection, forwarding admitted requests to the upstream over keep-alive connections.
+ */
+import { Agent, createServer, request } from 'node:http';
+import { Redis } from 'ioredis';
+import { createAsyncGateway } from '../gateway/runtime/index.js';
+import { withRateLimit } from '../http/node.js';
+import { RedisStore } from '../store/redis/index.js';
+import { childSetup, send } from './children.js';
+import { CountingStore } from './counting-store.js';
+import type { CoordinatorMessage, GatewayConfig, GatewayReport } from './protocol.js';
+
+const cfg = childSetup<GatewayConfig>();
+
+const redis = new Redis(cfg.redisUrl, {
+  // the runtime times calls out itself; ioredis must not fail them on its own schedule
+  maxRetriesPerRequest: null,
+  enableAutoPipelining: false,
+});
+redis.on('error', () => {
+  // connection errors surface as failed store calls in the runtime's counters
+});
+const store = new CountingStore(new RedisStore(redis, { prefix: cfg.prefix }));
+const gw = createAsyncGateway({
+  id: cfg.id,
+  design: cfg.design,
+  limit: cfg.limit,
+  windowMs: cfg.windowMs,
+  gateways: cfg.gateways,
+  syncMs: cfg.syncMs,
+  storeTimeoutMs: cfg.storeTimeoutMs,
+  store,
+});
+const syncLatencies: number[] = [];
+gw.on('sync', (e) => syncLatencies.push(e.latencyMs));
+gw.on('syncError', () => {});
+gw.on('storeCallError', () => {});
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+let forwarded = 0;
+let forwardErrors = 0;
+
+const handler = withRateLimit(
+  gw,
+  (req, res) => {
+    // The handler runs as the decision is made (at once, or when the store answered an ask); gw.now()
+    // is the decision clock, the store's time as this gateway sees it, which the admit is pushed with.
+    const headers = { 'x-fleet-admitted-at': String(gw.now()), 'x-fleet-gateway': cfg.id };
+    const up = request(
+      { host: '127.0.0.1', port: cfg.upstreamPort, path: req.url ?? '/', method: req.method, agent, headers },
+      (ur) => {
+        const chunks: Buffer[] = [];
+        ur.on('data', (c: Buffer) => chunks.push(c));
+        ur.on('end', () => {
+          forwarded++;
+          res.statusCode = ur.statusCode ?? 502;
+          res.end(Buffer.concat(chunks));
+        });
+      },
+    );
+    up.on('error', () => {
+      forwardErrors++;
+      if (!res.headersSent) res.statusCode = 502;
+      res.end();
+    });
+    up.end();
+  },
+  // one key for every request: the simulator's one key
+  { key: () => cfg.key },
+);
+
+const server = createServer(handler);
+server.keepAliveTimeout = 30_000;
+
+redis.once('ready', () => {
+  gw.start();
+  server.listen(0, '127.0.0.1', () => {
+    const a = server.address();
+    send({ type: 'ready', port: typeof a === 'object' && a !== null ? a.port : 0 });
+  });
+});
+
+process.on('message', async (m: CoordinatorMessage) => {
+  if (m.type === 'report') {
+    // the last sync pushes what is pending and hands lease slots back, as a gateway shutting down would
+    await gw.stop();
+    const s = gw.stats();
+    const d = s.decisions;
+    const report: GatewayReport = {
+      type: 'report',
+      id: cfg.id,
+      requests: d.allowed + d.limited + d.degradedAllowed + d.degradedLimited,
+      allowed: d.allowed,
+      limited: d.limited,
+      degradedAllowed: d.degradedAllowed,
+      degradedLimited: d.degradedLimited,
+      storeCalls: store.requestPathCalls,
+      overlappingAsks: store.overlappingAsks,
+      forwarded,
+      forwardErrors,
+      syncs: s.syncs,
+      syncTimeouts: s.syncTimeouts,
+      syncErrors: s.syncErrors,
+      storeCallFailures: s.storeCallFailures,
+      syncLatencies,
+    };
+    send(report);
+  } else if (m.type === 'stop') {
+    server.closeAllConnections();
+    server.close();
+    agent.destroy();
+    redis.disconnect();
+    process.exit(0);
+  }
+});

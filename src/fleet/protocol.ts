@@ -1,0 +1,112 @@
+/**
+ * Messages between the coordinator and its child processes, over the fork IPC channel. Each child
+ * answers 'ready' once listening, and one 'report' when asked; everything else it keeps to itself.
+ */
+import type { DesignId } from '../config.js';
+import type { Routing, TrafficKind } from '../sim/types.js';
+
+export interface UpstreamReport {
+  type: 'report';
+  /** wall-clock ms (performance.timeOrigin + now()) each request from a gateway reached the upstream, in order */
+  times: number[];
+  /** for each logged request, the wall-clock ms its gateway admitted it (NaN without the header) */
+  admittedAt: number[];
+  /** for each logged request, the id of the gateway that forwarded it */
+  gateways: string[];
+  /** requests the load process sent straight to the upstream (latency baseline), not logged */
+  direct: number;
+}
+
+export interface GatewayConfig {
+  id: string;
+  design: DesignId;
+  limit: number;
+  windowMs: number;
+  gateways: number;
+  syncMs: number;
+  storeTimeoutMs: number;
+  redisUrl: string;
+  /** Redis key prefix of this run, so runs on a shared Redis never see each other's state */
+  prefix: string;
+  /** the one rate-limited key every request counts against (the simulator's one key) */
+  key: string;
+  upstreamPort: number;
+}
+
+export interface GatewayReport {
+  type: 'report';
+  id: string;
+  /** requests the middleware decided */
+  requests: number;
+  allowed: number;
+  limited: number;
+  degradedAllowed: number;
+  degradedLimited: number;
+  /** request-path store calls (logAdmit, ask) made, answered or not */
+  storeCalls: number;
+  /** asks made while another ask for the same key was waiting (see counting-store.ts) */
+  overlappingAsks: number;
+  /** admitted requests the upstream answered / that failed to reach it */
+  forwarded: number;
+  forwardErrors: number;
+  syncs: number;
+  syncTimeouts: number;
+  syncErrors: number;
+  storeCallFailures: number;
+  /** round trip of every answered sync, ms */
+  syncLatencies: number[];
+}
+
+export interface LoadConfig {
+  traffic: TrafficKind;
+  load: number;
+  limit: number;
+  windowMs: number;
+  routing: Routing;
+  durationMs: number;
+  seed: number;
+  gatewayPorts: number[];
+  upstreamPort: number;
+  /** baseline requests per second straight to the upstream */
+  directRate: number;
+  /** hard bound on requests sent through the gateways */
+  maxRequests: number;
+  /** arrivals beyond this many requests in flight are not sent (and counted): the generator never queues without bound */
+  maxInFlight: number;
+  /** after durationMs, how long to wait for answers still in flight */
+  drainMs: number;
+}
+
+export interface LatencySummary {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface LoadReport {
+  type: 'report';
+  /** wall-clock ms of the first scheduled arrival (t = 0 of the run) */
+  startedAt: number;
+  /** arrivals scheduled in [0, duration) */
+  scheduled: number;
+  /** requests sent through the gateways */
+  sent: number;
+  /** arrivals skipped because maxInFlight requests were already waiting */
+  skipped: number;
+  ok: number;
+  limited: number;
+  /** other statuses, connection errors, answers still missing at the end */
+  failed: number;
+  unanswered: number;
+  /** how late sends left against their scheduled instant, ms */
+  lag: LatencySummary;
+  /** response time of every answered gateway request, of the admitted ones, of the direct baseline; ms */
+  viaGateway: LatencySummary;
+  admittedViaGateway: LatencySummary;
+  limitedViaGateway: LatencySummary;
+  direct: LatencySummary;
+}
+
+export type ChildReady = { type: 'ready'; port?: number };
+export type CoordinatorMessage = { type: 'go' } | { type: 'report' } | { type: 'stop' };

@@ -1,0 +1,332 @@
+import type { ChildProcess } from 'node:child_process';
+import { runSeeds } from '../sim/run.js';
+import type { RunMetrics, RunParams } from '../sim/types.js';
+import { nextMessage, ProcessSet } from './children.js';
+import { FaultProxy, type FaultProxyStats } from './fault-proxy.js';
+import type {
+  ChildReady,
+  GatewayConfig,
+  GatewayReport,
+  LatencySummary,
+  LoadConfig,
+  LoadReport,
+  UpstreamReport,
+} from './protocol.js';
+import { startPrivateRedis } from './redis-server.js';
+import { arrivalRate, type FleetSettings } from './settings.js';
+import { summarize, windowFigures } from './stats.js';
+
+/** What the live fleet measured. The first four keys are the simulator's, with its definitions. */
+export interface LiveFigures {
+  admittedPerWindow: number;
+  worstWindow: number;
+  rejectedPct: number;
+  roundTripsPerRequest: number;
+  /** roundTripsPerRequest without the asks made while another ask for the key was waiting */
+  roundTripsPerRequestSingleFlight: number;
+  /** requests sent through the gateways */
+  requests: number;
+  /** reached the upstream within [0, duration) */
+  admitted: number;
+  windowsOverLimit: number;
+  /**
+   * The same log placed at the instants requests reached the upstream rather than when their gateway
+   * admitted them: the forwarding delay's jitter moves admits across window edges.
+   */
+  byArrival: {
+    admittedPerWindow: number;
+    worstWindow: number;
+    windowsOverLimit: number;
+    overLimitByMs: number;
+  };
+  /** how far the tightest span of L + 1 admits falls short of W, ms (see stats.ts) */
+  overLimitByMs: number;
+  /** upstream arrival − gateway admission, ms */
+  forwardDelay: LatencySummary;
+  /** every request the upstream logged from a gateway, and what the gateways say they admitted */
+  upstreamLogged: number;
+  gatewaysAdmitted: number;
+  /** admitted requests a gateway could not forward to the upstream */
+  forwardErrors: number;
+  arrivals: {
+    nominalPerS: number;
+    achievedPerS: number;
+    scheduled: number;
+    /** arrivals not sent because maxInFlight requests were already waiting */
+    skipped: number;
+    failed: number;
+    /** how late sends left against their scheduled instants, ms */
+    lag: LatencySummary;
+  };
+  /** response times in ms, seen by the load process */
+  latency: {
+    viaGateway: LatencySummary;
+    admittedViaGateway: LatencySummary;
+    limitedViaGateway: LatencySummary;
+    direct: LatencySummary;
+    /** admitted via a gateway minus straight to the upstream */
+    addedByGateway: { p50: number; p99: number };
+  };
+  sync: {
+    /** round trip of the answered syncs, ms */
+    latency: LatencySummary;
+    syncs: number;
+    timeouts: number;
+    errors: number;
+    /** request-path store calls that failed or timed out */
+    storeCallFailures: number;
+    degradedDecisions: number;
+  };
+  inject: FaultProxyStats | null;
+}
+
+export type SimFigures = RunMetrics & { seeds: number; perSeed: Record<keyof RunMetrics, number[]> };
+
+export interface FleetResult {
+  settings: FleetSettings & { arrivalRatePerS: number; simMinutes: number };
+  live: LiveFigures;
+  sim: SimFigures;
+}
+
+export interface RunOptions {
+  /** progress lines (stderr in the CLI) */
+  log?: (line: string) => void;
+  /** aborts the run (SIGINT): every child is still ended by PID before the promise rejects */
+  signal?: AbortSignal;
+}
+
+// generous: on a busy machine starting a Node process with ioredis takes seconds
+const READY_MS = 60_000;
+
+/** Starts the fleet, drives it, measures it, ends every process it started, and runs the simulator. */
+export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): Promise<FleetResult> {
+  const log = opts.log ?? (() => {});
+  const procs = new ProcessSet();
+  let redis: Awaited<ReturnType<typeof startPrivateRedis>> | null = null;
+  let proxy: FaultProxy | null = null;
+  const abort = abortPromise(opts.signal);
+  const step = <T>(p: Promise<T>): Promise<T> => Promise.race([p, abort.promise]);
+  try {
+    let redisUrl = settings.redisUrl;
+    if (redisUrl === null) {
+      redis = await step(startPrivateRedis());
+      procs.adopt(redis.process, 'redis-server');
+      redisUrl = redis.url;
+      log(`redis-server pid ${redis.process.pid} on ${redis.url}`);
+    }
+    proxy = await step(startProxy(settings, redisUrl));
+    const gatewayRedisUrl = proxy === null ? redisUrl : proxy.url;
+
+    const upstream = procs.fork('upstream-process', 'upstream', {});
+    const upstreamPort = (await step(nextMessage<ChildReady>(upstream, 'ready', 'the upstream', READY_MS)))
+      .port!;
+
+    const run = `${process.pid}-${Date.now().toString(36)}`;
+    const gateways: ChildProcess[] = [];
+    for (let i = 0; i < settings.gateways; i++) {
+      const cfg: GatewayConfig = {
+        id: `gw-${i}`,
+        design: settings.design,
+        limit: settings.limit,
+        windowMs: settings.windowMs,
+        gateways: settings.gateways,
+        syncMs: settings.syncMs,
+        storeTimeoutMs: settings.storeTimeoutMs,
+        redisUrl: gatewayRedisUrl,
+        prefix: `fl:fleet:${run}:`,
+        key: 'k',
+        upstreamPort,
+      };
+      gateways.push(procs.fork('gateway-process', `gateway ${cfg.id}`, cfg));
+    }
+    const ports = await step(
+      Promise.all(gateways.map((g, i) => nextMessage<ChildReady>(g, 'ready', `gateway gw-${i}`, READY_MS))),
+    );
+    log(
+      `${settings.gateways} gateways on ports ${ports.map((p) => p.port).join(', ')}; upstream on ${upstreamPort}`,
+    );
+
+    const rate = arrivalRate(settings);
+    const expected = (rate * settings.durationMs) / 1000;
+    const loadCfg: LoadConfig = {
+      traffic: settings.traffic,
+      load: settings.load,
+      limit: settings.limit,
+      windowMs: settings.windowMs,
+      routing: settings.routing,
+      durationMs: settings.durationMs,
+      seed: settings.seed,
+      gatewayPorts: ports.map((p) => p.port!),
+      upstreamPort,
+      directRate: 20,
+      // 4 standard deviations above the Poisson mean: the count bound never cuts a run short by chance
+      maxRequests: Math.ceil(expected + 4 * Math.sqrt(expected) + 100),
+      maxInFlight: 2000,
+      drainMs: 3000,
+    };
+    const load = procs.fork('load-process', 'load', loadCfg);
+    await step(nextMessage<ChildReady>(load, 'ready', 'the load process', READY_MS));
+    log(
+      `load: ${settings.traffic} at ${settings.load}× (${Math.round(rate).toLocaleString('en-US')} req/s) for ${settings.durationMs / 1000} s`,
+    );
+    const loadDone = nextMessage<LoadReport>(
+      load,
+      'report',
+      'the load process',
+      settings.durationMs + loadCfg.drainMs + 15_000,
+    );
+    load.send({ type: 'go' });
+    for (const f of settings.inject) if (f.kind === 'down') proxy!.scheduleDown(f.atMs, f.forMs);
+    const loadReport = await step(loadDone);
+
+    // stop() in each gateway makes its last sync; the upstream log is complete once the load had its answers
+    const gwReports = await step(
+      Promise.all(
+        gateways.map((g, i) => {
+          const r = nextMessage<GatewayReport>(g, 'report', `gateway gw-${i}`, 10_000);
+          g.send({ type: 'report' });
+          return r;
+        }),
+      ),
+    );
+    const upDone = nextMessage<UpstreamReport>(upstream, 'report', 'the upstream', 10_000);
+    upstream.send({ type: 'report' });
+    const upReport = await step(upDone);
+    if (process.env.FLEET_DUMP) {
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(process.env.FLEET_DUMP, JSON.stringify({ load: loadReport, up: upReport }));
+    }
+    const live = liveFigures(settings, loadReport, gwReports, upReport, proxy?.stats() ?? null);
+    for (const p of [upstream, load, ...gateways]) if (p.connected) p.send({ type: 'stop' });
+    await procs.stopAll();
+    log('fleet stopped; running the simulator');
+    const simMinutes = settings.durationMs / 60_000;
+    const sim = simulate(settings, simMinutes);
+    return { settings: { ...settings, arrivalRatePerS: rate, simMinutes }, live, sim };
+  } finally {
+    abort.dispose();
+    await procs.stopAll();
+    if (proxy !== null) await proxy.close();
+    if (redis !== null) await redis.stop();
+  }
+}
+
+async function startProxy(s: FleetSettings, redisUrl: string): Promise<FaultProxy | null> {
+  if (s.inject.length === 0) return null;
+  const u = new URL(redisUrl);
+  let latency = 0;
+  let loss: { fraction: number; holdMs: number } | undefined;
+  for (const f of s.inject) {
+    if (f.kind === 'latency') latency += f.ms;
+    else if (f.kind === 'loss') loss = { fraction: f.fraction, holdMs: f.holdMs };
+  }
+  return FaultProxy.start({
+    targetHost: u.hostname,
+    targetPort: Number(u.port || 6379),
+    latencyUpMs: latency / 2,
+    latencyDownMs: latency / 2,
+    loss,
+  });
+}
+
+export function simParamsOf(s: FleetSettings, minutes: number): Omit<RunParams, 'seed'> {
+  return {
+    design: s.design,
+    gateways: s.gateways,
+    syncS: s.syncMs / 1000,
+    limit: s.limit,
+    windowS: s.windowMs / 1000,
+    windowKind: 'sliding',
+    alignedSyncs: false,
+    traffic: s.traffic,
+    load: s.load,
+    routing: s.routing,
+    minutes,
+  };
+}
+
+function simulate(s: FleetSettings, minutes: number): SimFigures {
+  const seeds = Array.from({ length: s.simSeeds }, (_, i) => i + 1);
+  const r = runSeeds(simParamsOf(s, minutes), seeds);
+  return { ...r.mean, seeds: seeds.length, perSeed: r.perSeed };
+}
+
+export function liveFigures(
+  s: FleetSettings,
+  load: LoadReport,
+  gws: GatewayReport[],
+  up: UpstreamReport,
+  inject: FaultProxyStats | null,
+): LiveFigures {
+  const arrived = up.times.map((t) => t - load.startedAt);
+  // a request without the gateway's stamp (never expected) counts at its arrival
+  const admittedAt = up.admittedAt.map((t, i) => (Number.isFinite(t) ? t - load.startedAt : arrived[i]));
+  const w = windowFigures(admittedAt, s.windowMs, s.limit, s.durationMs);
+  const a = windowFigures(arrived, s.windowMs, s.limit, s.durationMs);
+  const sum = (f: (g: GatewayReport) => number) => gws.reduce((a, g) => a + f(g), 0);
+  const gwRequests = sum((g) => g.requests);
+  const syncLat = summarize(gws.flatMap((g) => g.syncLatencies));
+  const l = load;
+  return {
+    admittedPerWindow: w.admittedPerWindow,
+    worstWindow: w.worstWindow,
+    rejectedPct: l.sent > 0 ? (100 * (l.sent - up.times.length)) / l.sent : 0,
+    roundTripsPerRequest: gwRequests > 0 ? sum((g) => g.storeCalls) / gwRequests : 0,
+    roundTripsPerRequestSingleFlight:
+      gwRequests > 0 ? sum((g) => g.storeCalls - g.overlappingAsks) / gwRequests : 0,
+    requests: l.sent,
+    admitted: w.admitted,
+    windowsOverLimit: w.windowsOverLimit,
+    byArrival: {
+      admittedPerWindow: a.admittedPerWindow,
+      worstWindow: a.worstWindow,
+      windowsOverLimit: a.windowsOverLimit,
+      overLimitByMs: a.overLimitByMs,
+    },
+    overLimitByMs: w.overLimitByMs,
+    forwardDelay: summarize(arrived.map((t, i) => t - admittedAt[i])),
+    upstreamLogged: up.times.length,
+    gatewaysAdmitted: sum((g) => g.allowed + g.degradedAllowed),
+    forwardErrors: sum((g) => g.forwardErrors),
+    arrivals: {
+      nominalPerS: arrivalRate(s),
+      achievedPerS: l.sent / (s.durationMs / 1000),
+      scheduled: l.scheduled,
+      skipped: l.skipped,
+      failed: l.failed,
+      lag: l.lag,
+    },
+    latency: {
+      viaGateway: l.viaGateway,
+      admittedViaGateway: l.admittedViaGateway,
+      limitedViaGateway: l.limitedViaGateway,
+      direct: l.direct,
+      addedByGateway: {
+        p50: l.admittedViaGateway.p50 - l.direct.p50,
+        p99: l.admittedViaGateway.p99 - l.direct.p99,
+      },
+    },
+    sync: {
+      latency: syncLat,
+      syncs: sum((g) => g.syncs),
+      timeouts: sum((g) => g.syncTimeouts),
+      errors: sum((g) => g.syncErrors),
+      storeCallFailures: sum((g) => g.storeCallFailures),
+      degradedDecisions: sum((g) => g.degradedAllowed + g.degradedLimited),
+    },
+    inject,
+  };
+}
+
+function abortPromise(signal: AbortSignal | undefined): { promise: Promise<never>; dispose: () => void } {
+  if (signal === undefined) return { promise: new Promise<never>(() => {}), dispose: () => {} };
+  let onAbort = () => {};
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Error('interrupted'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  // a rejection nobody awaits (the run finished first) must not crash the process
+  promise.catch(() => {});
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
+}

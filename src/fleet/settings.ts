@@ -1,0 +1,40 @@
+import type { DesignId } from '../config.js';
+import type { Routing, TrafficKind } from '../sim/types.js';
+
+/** A fault the proxy between the gateways and Redis applies (see fault-proxy.ts for what each does on the wire). */
+export type Injection =
+  | { kind: 'latency'; ms: number }
+  | { kind: 'loss'; fraction: number; holdMs: number }
+  | { kind: 'down'; forMs: number; atMs: number };
+
+/** Everything that defines one live fleet run. Times in ms here; the CLI takes seconds. */
+export interface FleetSettings {
+  design: DesignId;
+  /** K */
+  gateways: number;
+  /** L */
+  limit: number;
+  /** W */
+  windowMs: number;
+  /** Δ */
+  syncMs: number;
+  traffic: TrafficKind;
+  /** multiple of L per W, as in the simulator */
+  load: number;
+  routing: Routing;
+  durationMs: number;
+  /** Redis to use; null = start a private redis-server */
+  redisUrl: string | null;
+  inject: Injection[];
+  /** seeds the load process's arrivals */
+  seed: number;
+  /** simulator seeds 1..n for the comparison */
+  simSeeds: number;
+  /** a request-path or sync call slower than this counts as failed (the runtime's storeTimeoutMs) */
+  storeTimeoutMs: number;
+}
+
+/** Requests per second the settings ask for: load × L per W. */
+export function arrivalRate(s: Pick<FleetSettings, 'load' | 'limit' | 'windowMs'>): number {
+  return (s.load * s.limit) / (s.windowMs / 1000);
+}

@@ -1,0 +1,96 @@
+import { describeInjection } from './inject.js';
+import type { FleetResult } from './run.js';
+
+const int = (v: number) => Math.round(v).toLocaleString('en-US');
+const fix = (v: number, d: number) => v.toFixed(d);
+const ms = (v: number) => `${v.toFixed(2)} ms`;
+
+function diff(live: number, sim: number, digits: number): string {
+  const d = live - sim;
+  const sign = d >= 0 ? '+' : '−';
+  const rel = sim !== 0 ? ` (${d >= 0 ? '+' : '−'}${Math.abs((100 * d) / sim).toFixed(1)} %)` : '';
+  return `${sign}${Math.abs(d).toFixed(digits)}${rel}`;
+}
+
+/** One line of settings, as the table's title. */
+export function settingsLine(r: FleetResult): string {
+  const s = r.settings;
+  const inject = s.inject.length > 0 ? `, inject ${s.inject.map(describeInjection).join(' + ')}` : '';
+  const timeout = s.storeTimeoutMs !== 200 ? `, store timeout ${s.storeTimeoutMs} ms` : '';
+  return (
+    `${s.design}: K = ${s.gateways}, L = ${s.limit} per ${s.windowMs / 1000} s, Δ = ${s.syncMs / 1000} s ` +
+    `(Δ/W = 1/${+(s.windowMs / s.syncMs).toFixed(2)}), ${s.traffic} at ${s.load}× (${int(s.arrivalRatePerS)} req/s), ` +
+    `${s.routing} routing, ${s.durationMs / 1000} s${inject}${timeout}`
+  );
+}
+
+/** The side-by-side table and the live-only figures, as plain text. */
+export function formatComparison(r: FleetResult): string {
+  const { live, sim } = r;
+  const rows: [string, string, string, string][] = [
+    ['', 'live', `sim (${sim.seeds} seeds)`, 'live − sim'],
+    [
+      'admitted per window (× L)',
+      fix(live.admittedPerWindow, 3),
+      fix(sim.admittedPerWindow, 3),
+      diff(live.admittedPerWindow, sim.admittedPerWindow, 3),
+    ],
+    [
+      'worst window (× L)',
+      fix(live.worstWindow, 3),
+      fix(sim.worstWindow, 3),
+      diff(live.worstWindow, sim.worstWindow, 3),
+    ],
+    [
+      'rejected %',
+      fix(live.rejectedPct, 2),
+      fix(sim.rejectedPct, 2),
+      diff(live.rejectedPct, sim.rejectedPct, 2),
+    ],
+    [
+      'store calls per request',
+      fix(live.roundTripsPerRequest, 4),
+      fix(sim.roundTripsPerRequest, 4),
+      diff(live.roundTripsPerRequest, sim.roundTripsPerRequest, 4),
+    ],
+    [
+      'windows over L',
+      int(live.windowsOverLimit),
+      fix(sim.windowsOverLimit, 1),
+      diff(live.windowsOverLimit, sim.windowsOverLimit, 1),
+    ],
+    ['  by upstream arrival: worst (× L)', fix(live.byArrival.worstWindow, 3), '', ''],
+    ['  tightest L + 1 admits: short of W by (ms)', fix(live.overLimitByMs, 1), '', ''],
+    ['  by upstream arrival: windows over L', int(live.byArrival.windowsOverLimit), '', ''],
+    ['  by upstream arrival: short of W by (ms)', fix(live.byArrival.overLimitByMs, 1), '', ''],
+    ['requests', int(live.requests), int(sim.requests), diff(live.requests, sim.requests, 0)],
+    ['admitted', int(live.admitted), fix(sim.admitted, 1), diff(live.admitted, sim.admitted, 1)],
+  ];
+  const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((row) => row[c].length)));
+  const lines = rows.map((row) =>
+    row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('   '),
+  );
+  const a = live.arrivals;
+  const l = live.latency;
+  const y = live.sync;
+  const match = live.upstreamLogged === live.gatewaysAdmitted ? 'equal' : 'DIFFERENT';
+  lines.push(
+    '',
+    `arrivals      ${int(a.achievedPerS)} req/s sent of ${int(a.nominalPerS)} asked (${fix((100 * a.achievedPerS) / a.nominalPerS, 1)} %); ` +
+      `send lag p50 ${ms(a.lag.p50)}, p99 ${ms(a.lag.p99)}; not sent ${int(a.skipped)}, failed ${int(a.failed)}`,
+    `latency       via gateway p50 ${ms(l.viaGateway.p50)} / p99 ${ms(l.viaGateway.p99)}; admitted p50 ${ms(l.admittedViaGateway.p50)} / p99 ${ms(l.admittedViaGateway.p99)}; ` +
+      `direct to upstream p50 ${ms(l.direct.p50)} / p99 ${ms(l.direct.p99)}`,
+    `              added by the gateway: p50 ${ms(l.addedByGateway.p50)}, p99 ${ms(l.addedByGateway.p99)}`,
+    `syncs         ${int(y.syncs)} answered, latency p50 ${ms(y.latency.p50)} / p99 ${ms(y.latency.p99)} / max ${ms(y.latency.max)}; ` +
+      `failed ${int(y.timeouts)} timeouts + ${int(y.errors)} errors; request-path store failures ${int(y.storeCallFailures)}; degraded decisions ${int(y.degradedDecisions)}`,
+    `forwarding    gateway admission → upstream arrival p50 ${ms(live.forwardDelay.p50)}, p99 ${ms(live.forwardDelay.p99)}, max ${ms(live.forwardDelay.max)}`,
+    `upstream log  ${int(live.upstreamLogged)} requests; the gateways admitted ${int(live.gatewaysAdmitted)} (${match}; ${int(live.forwardErrors)} could not be forwarded)`,
+  );
+  if (live.inject !== null) {
+    const i = live.inject;
+    lines.push(
+      `fault proxy   ${int(i.connections)} connections, ${int(i.lostReplies)} replies lost (each costing its connection), ${int(i.cuts)} cuts, down ${fix(i.downMs / 1000, 2)} s`,
+    );
+  }
+  return `${settingsLine(r)}\n${lines.join('\n')}\n`;
+}

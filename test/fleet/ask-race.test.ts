@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
+import type { AsyncStore } from '../../src/store/contract.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+
+/**
+ * Found by `fleetlimit fleet` (leases-ask windows over L under CPU contention): in the async runtime a
+ * leases-ask gateway can have a request-path ask in flight when its sync batch is built. The store
+ * applies the ask, then the sync, whose `release` hands back every grant of the gateway, the ask's
+ * too; but the gateway spends the ask's slots when its reply arrives, after the batch was built, so
+ * those admits are neither outstanding nor pushed when the store grants the same slots again. In the
+ * simulator store calls are instant and this interleaving cannot happen. The fix belongs in the
+ * runtime or the lease state machine (e.g. slots granted by an ask sent before an unanswered sync are
+ * not spendable, or the release names the grants it returns); until then this test documents the
+ * over-admission and is expected to fail. Once fixed, turn `it.fails` into `it`.
+ */
+describe('leases-ask in the async runtime', () => {
+  it.fails('never admits more than L when an ask is in flight as a sync is built', async () => {
+    const mem = new MemoryStore();
+    // one FIFO connection: calls are applied in the order they were made, when the test says so
+    const queue: (() => void)[] = [];
+    const store: AsyncStore = {
+      sync: (req, now) => new Promise((r) => queue.push(() => r(mem.sync(req, now)))),
+      logAdmit: (k, p, now, c) => new Promise((r) => queue.push(() => r(mem.logAdmit(k, p, now, c)))),
+      ask: (g, k, p, ttl, n, now) => new Promise((r) => queue.push(() => r(mem.ask(g, k, p, ttl, n, now)))),
+    };
+    const flush = async () => {
+      while (queue.length > 0) {
+        queue.shift()!();
+        await new Promise((r) => setTimeout(r, 0));
+      }
+    };
+    const t = 1000;
+    const opts = {
+      design: 'leases-ask' as const,
+      limit: 10,
+      windowMs: 60_000,
+      gateways: 2,
+      syncMs: 1000,
+      store,
+      clock: () => t,
+      storeTimeoutMs: 1e9,
+      staleAfterMs: 60_000,
+    };
+    const a = createAsyncGateway({ ...opts, id: 'a' });
+    const b = createAsyncGateway({ ...opts, id: 'b' });
+    let admitted = 0;
+    const count = async (d: unknown) => {
+      if ((await d) && ((await d) as { allowed: boolean }).allowed) admitted++;
+    };
+    // a's first request asks the store; while that ask is in flight, a's sync is built and sent
+    const first = count(a.admitNow('k'));
+    const synced = a.syncNow();
+    await flush();
+    await first;
+    await synced;
+    for (let i = 0; i < 2; i++) await count(a.admitNow('k'));
+    // b takes whatever the store will grant
+    for (let round = 0; round < 3; round++) {
+      const s = b.syncNow();
+      await flush();
+      await s;
+      for (let i = 0; i < 20; i++) {
+        const d = b.admitNow('k');
+        await flush();
+        await count(d);
+      }
+    }
+    // all at one instant, so all in one window
+    expect(admitted).toBeLessThanOrEqual(10);
+  });
+});
