@@ -7,7 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     execArgv: ['--expose-gc'],
-    // several files wait on real time (Redis, HTTP, fault timers): run three at once on two cores
-    maxWorkers: 3,
+    // One file at a time: the fault, Redis and HTTP suites measure real time, and a CPU-heavy
+    // neighbour (a million keys, a browser) stalls their event loops past the bounds they assert.
+    fileParallelism: false,
   },
 });

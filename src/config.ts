@@ -8,6 +8,7 @@ export const DESIGN_IDS = [
   'track-share',
   'leases',
   'leases-ask',
+  'adaptive',
 ] as const;
 export type DesignId = (typeof DESIGN_IDS)[number];
 

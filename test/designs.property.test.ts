@@ -12,7 +12,7 @@ const times = (end: number, max: number) =>
     .map((a) => a.sort((x, y) => x - y));
 
 describe('with one gateway the synced designs decide exactly like the central log', () => {
-  for (const design of ['shared-counter', 'assume-others', 'track-share'] as DesignId[]) {
+  for (const design of ['shared-counter', 'assume-others', 'track-share', 'adaptive'] as DesignId[]) {
     for (const windowKind of kinds) {
       it(`${design}, ${windowKind} window`, () => {
         fc.assert(

@@ -5,6 +5,7 @@ import { addFleetCommand } from './fleet-command.js';
 import { addServeCommand } from './serve-command.js';
 import { addSimCommand } from './sim-command.js';
 import { addStudyCommands } from './study-command.js';
+import { addValidateCommand } from './validate-command.js';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -18,5 +19,6 @@ export function buildProgram(): Command {
   addAdviseCommand(program);
   addServeCommand(program);
   addFleetCommand(program);
+  addValidateCommand(program);
   return program;
 }

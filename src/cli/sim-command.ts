@@ -19,6 +19,11 @@ export interface SimFlags {
   seeds?: string;
   seed?: string;
   json?: boolean;
+  storeDelay?: string;
+  storeJitter?: string;
+  syncLoss?: string;
+  attack?: string;
+  floodLoad?: string;
 }
 
 /** Flags → run parameters, with errors that name the flag. */
@@ -35,11 +40,23 @@ export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds
     windowS,
     windowKind: oneOf('--window-kind', f.windowKind, ['sliding', 'fixed'] as const),
     alignedSyncs: f.alignedSyncs === true,
-    traffic: oneOf('--traffic', f.traffic, ['steady', 'pageload', 'flood'] as const),
+    traffic: oneOf('--traffic', f.traffic, ['steady', 'pageload', 'flood', 'pulsed', 'onset'] as const),
     load: num('--load', f.load, { positive: true }),
     routing: oneOf('--routing', f.routing, ['even', 'uneven'] as const),
     minutes: num('--minutes', f.minutes, { positive: true, max: 100_000 }),
   };
+  // the real-world options join the parameters only when set away from their defaults, so a plain run's
+  // parameters (and its JSON) are what they always were
+  const storeDelayMs = num('--store-delay', f.storeDelay ?? '0', { min: 0 });
+  if (storeDelayMs !== 0) params.storeDelayMs = storeDelayMs;
+  const storeJitterMs = num('--store-jitter', f.storeJitter ?? '0', { min: 0 });
+  if (storeJitterMs !== 0) params.storeJitterMs = storeJitterMs;
+  const syncLoss = num('--sync-loss', f.syncLoss ?? '0', { min: 0, max: 0.99 });
+  if (syncLoss !== 0) params.syncLoss = syncLoss;
+  const attack = oneOf('--attack', f.attack ?? 'even', ['even', 'pick'] as const);
+  if (attack !== 'even') params.attack = attack;
+  if (params.traffic === 'pulsed' || params.traffic === 'onset')
+    params.floodLoad = num('--flood-load', f.floodLoad ?? '1000', { positive: true });
   if (f.seed !== undefined && f.seeds !== undefined)
     throw new UsageError('--seed', 'give --seed or --seeds, not both');
   let seeds: number[];
@@ -62,7 +79,11 @@ export function addSimCommand(program: Command): void {
     .option('--window <seconds>', 'window W in seconds', '60')
     .option('--window-kind <kind>', 'sliding or fixed', 'sliding')
     .option('--aligned-syncs', 'all gateways sync at the same instants')
-    .option('--traffic <kind>', 'steady, pageload or flood', 'flood')
+    .option(
+      '--traffic <kind>',
+      'steady, pageload, flood, pulsed (honest client at --load + a --flood-load flood 2 s every 120 s) or onset (the honest client, then a flood from t = 2W)',
+      'flood',
+    )
     .option(
       '--load <multiple>',
       'arrival rate as a multiple of the limit (0.8 = 80 %, 100 = a 100× flood)',
@@ -72,6 +93,27 @@ export function addSimCommand(program: Command): void {
     .option('--minutes <n>', 'simulated minutes', '20')
     .option('--seeds <n>', 'run seeds 1..n and report the mean')
     .option('--seed <s>', 'run this one seed')
+    .option(
+      '--store-delay <ms>',
+      'a sync reply (and a request-path call) arrives this many ms after it was sent',
+      '0',
+    )
+    .option('--store-jitter <ms>', 'each round trip takes a uniform extra [0, ms)', '0')
+    .option(
+      '--sync-loss <p>',
+      'a sync reply is lost with probability p (half of those landed); resent whole',
+      '0',
+    )
+    .option(
+      '--attack <kind>',
+      'even (the flood spread over every gateway) or pick (all of it to one gateway)',
+      'even',
+    )
+    .option(
+      '--flood-load <multiple>',
+      'the flood in pulsed and onset traffic, a multiple of the limit',
+      '1000',
+    )
     .option('--json', 'print one JSON object')
     .action((f: SimFlags) => {
       const { params, seeds } = simParams(f);
@@ -90,6 +132,14 @@ export function addSimCommand(program: Command): void {
         `  worst window          ${m.worstWindow.toFixed(3)} × L`,
         `  rejected              ${m.rejectedPct.toFixed(3)} %`,
         `  round trips/request   ${m.roundTripsPerRequest.toFixed(4)}`,
+        `  latency on the store  ${m.latencyMs.toFixed(3)} ms per request`,
+        `  store ops/s           ${m.storeOpsPerSec.toFixed(2)}`,
+        ...(params.traffic === 'pulsed' || params.traffic === 'onset'
+          ? [
+              `  honest rejected       ${m.honestRejectedPct.toFixed(3)} %`,
+              `  worst window at onset ${m.onsetWorst.toFixed(3)} × L`,
+            ]
+          : []),
         `  requests ${Math.round(m.requests)}, admitted ${Math.round(m.admitted)}, syncs ${Math.round(m.syncs)}`,
       ];
       process.stdout.write(`${lines.join('\n')}\n`);

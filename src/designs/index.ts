@@ -1,4 +1,5 @@
 import type { DesignId } from '../config.js';
+import { AdaptiveKey } from './adaptive.js';
 import { CentralLogKey } from './central-log.js';
 import type { FleetParams, KeyLimiter } from './key-limiter.js';
 import { LeaseKey } from './leases.js';
@@ -24,6 +25,8 @@ export function createKeyLimiter(design: DesignId, p: FleetParams, now: number):
       return new LeaseKey(p, false, now);
     case 'leases-ask':
       return new LeaseKey(p, true, now);
+    case 'adaptive':
+      return new AdaptiveKey(p, now);
   }
 }
 

@@ -54,6 +54,12 @@ export function formatComparison(r: FleetResult): string {
       diff(live.roundTripsPerRequest, sim.roundTripsPerRequest, 4),
     ],
     [
+      '  without overlapping asks',
+      fix(live.roundTripsPerRequestSingleFlight, 4),
+      '',
+      diff(live.roundTripsPerRequestSingleFlight, sim.roundTripsPerRequest, 4),
+    ],
+    [
       'windows over L',
       int(live.windowsOverLimit),
       fix(sim.windowsOverLimit, 1),

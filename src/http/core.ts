@@ -1,4 +1,4 @@
-import type { Policy } from '../config.js';
+import { ConfigError, type Policy } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
 import { clientAddress, type PeerLike, TrustedProxies } from './client-address.js';
 import { type HeaderOptions, rateLimitHeaders, sfString } from './headers.js';
@@ -55,6 +55,18 @@ export function createRequestDecider<R extends PeerLike>(
   gateway: RateLimitGateway,
   opts: RateLimitHttpOptions<R> = {},
 ): RequestDecider<R> {
+  if (opts === null || typeof opts !== 'object') throw new ConfigError('options', 'must be an object');
+  for (const f of ['key', 'cost', 'skip', 'clock'] as const) {
+    if (opts[f] !== undefined && typeof opts[f] !== 'function') {
+      throw new ConfigError(f, `must be a function, got ${typeof opts[f]}`);
+    }
+  }
+  if (opts.legacyHeaders !== undefined && typeof opts.legacyHeaders !== 'boolean') {
+    throw new ConfigError(
+      'legacyHeaders',
+      `must be true or false, got ${JSON.stringify(opts.legacyHeaders)}`,
+    );
+  }
   const trusted = new TrustedProxies(opts.trustedProxies ?? []);
   const name = sfString(opts.policyName ?? 'default');
   const legacy = opts.legacyHeaders ?? false;

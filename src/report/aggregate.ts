@@ -11,6 +11,10 @@ export const METRIC_KEYS = [
   'admitted',
   'windowsOverLimit',
   'strandedPct',
+  'latencyMs',
+  'storeOpsPerSec',
+  'honestRejectedPct',
+  'onsetWorst',
 ] as const satisfies readonly (keyof RunMetrics)[];
 export type MetricKey = (typeof METRIC_KEYS)[number];
 
@@ -28,6 +32,11 @@ export const CONFIG_KEYS = [
   'load',
   'routing',
   'minutes',
+  'storeDelayMs',
+  'storeJitterMs',
+  'syncLoss',
+  'attack',
+  'floodLoad',
 ] as const satisfies readonly (keyof RunRow)[];
 
 // A compile-time check that a parameter added to RunParams is not silently left out of the grouping.

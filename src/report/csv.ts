@@ -15,6 +15,11 @@ export const CSV_COLUMNS = [
   'load',
   'routing',
   'minutes',
+  'storeDelayMs',
+  'storeJitterMs',
+  'syncLoss',
+  'attack',
+  'floodLoad',
   'seed',
   'admittedPerWindow',
   'worstWindow',
@@ -25,6 +30,10 @@ export const CSV_COLUMNS = [
   'admitted',
   'windowsOverLimit',
   'strandedPct',
+  'latencyMs',
+  'storeOpsPerSec',
+  'honestRejectedPct',
+  'onsetWorst',
 ] as const satisfies readonly (keyof RunRow)[];
 
 // Adding a field to RunRow without a CSV column fails the type-check here rather than dropping data silently.

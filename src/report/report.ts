@@ -3,6 +3,14 @@ import { DESIGN_IDS } from '../config.js';
 import type { RunRow, StudyResults } from '../sim/types.js';
 import { aggregateRuns, distinct } from './aggregate.js';
 import { type ReportDocument, type Section, toHtml, toMarkdown } from './document.js';
+import {
+  attackSection,
+  formulaSection,
+  hardCasesSection,
+  scorecardSection,
+  storeDelaySection,
+  syncLossSection,
+} from './extended.js';
 import { formatDuration, formatNumber } from './format.js';
 import {
   busyKeySection,
@@ -34,8 +42,10 @@ export function renderReport(results: StudyResults): RenderedReport {
 
 export function reportDocument(results: StudyResults): ReportDocument {
   const rows = results.rows;
+  const extended = rows.some((r) => r.group === 'scorecard' || r.group === 'delay' || r.group === 'hard');
   const sections: Section[] = [
     howToReadSection(),
+    ...(extended ? [scorecardSection(rows)] : []),
     floodAtK8Section(rows),
     floodAllSection(rows),
     sharedCounterVariantsSection(rows),
@@ -44,6 +54,10 @@ export function reportDocument(results: StudyResults): ReportDocument {
     pageLoadSection(rows),
     leasesSection(rows),
     busyKeySection(rows),
+    ...(extended
+      ? [storeDelaySection(rows), syncLossSection(rows), attackSection(rows), hardCasesSection(rows)]
+      : []),
+    formulaSection(rows),
     checksSection(results.checks),
   ];
   return { title: 'fleetlimit study report', facts: facts(results), sections };

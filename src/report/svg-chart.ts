@@ -51,9 +51,18 @@ export interface ChartSpec {
 export type ChartKind = 'line' | 'scatter';
 
 // Okabe–Ito colours: distinguishable with the common colour-vision deficiencies; yellow left out (poor on white).
-const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
-const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'triangle-down', 'cross', 'plus'] as const;
-const DASHES = ['', '7 3', '2 3', '9 3 2 3', '4 2', '12 3 2 3 2 3', '1 2'];
+const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#882255'];
+const SHAPES = [
+  'circle',
+  'square',
+  'triangle',
+  'diamond',
+  'triangle-down',
+  'cross',
+  'plus',
+  'square',
+] as const;
+const DASHES = ['', '7 3', '2 3', '9 3 2 3', '4 2', '12 3 2 3 2 3', '1 2', '14 4'];
 
 export interface SeriesStyle {
   colour: string;

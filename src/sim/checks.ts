@@ -46,7 +46,7 @@ export function checkErlang(seeds = 5, minutes = 300): CheckResult {
   };
 }
 
-/** With K = 1, shared-counter, assume-others and track-share decide exactly like the central log, request by request. */
+/** With K = 1, shared-counter, assume-others, track-share and adaptive decide exactly like the central log, request by request. */
 export function checkSingleGatewayEquivalence(minutes = 30): CheckResult {
   const cases: Partial<RunParams>[] = [
     { traffic: 'flood', load: 10, syncS: 1 },
@@ -60,7 +60,7 @@ export function checkSingleGatewayEquivalence(minutes = 30): CheckResult {
     for (const seed of [1, 2]) {
       const p = { ...base, ...c, minutes, seed, gateways: 1 };
       const want = runSimulation({ ...p, design: 'central-log' }, { recordDecisions: true }).decisions!;
-      for (const design of ['shared-counter', 'assume-others', 'track-share'] as DesignId[]) {
+      for (const design of ['shared-counter', 'assume-others', 'track-share', 'adaptive'] as DesignId[]) {
         const got = runSimulation({ ...p, design }, { recordDecisions: true }).decisions!;
         compared += got.length;
         const same = got.length === want.length && got.every((d, i) => d === want[i]);
@@ -69,7 +69,7 @@ export function checkSingleGatewayEquivalence(minutes = 30): CheckResult {
     }
   }
   return {
-    name: 'with K = 1 shared-counter, assume-others and track-share decide exactly like the central log',
+    name: 'with K = 1 shared-counter, assume-others, track-share and adaptive decide exactly like the central log',
     passed: mismatches.length === 0,
     detail:
       mismatches.length === 0
@@ -103,13 +103,19 @@ export function checkAlignedFixedWindow(minutes = 20): CheckResult {
   };
 }
 
-/** No lease design ever has more than L admitted in any W in any run. */
+/**
+ * No lease design ever has more than L admitted in any W in any run whose syncs are answered. (With
+ * sync loss a grant can lapse at the store while the admits spent from it are not yet pushed: the
+ * study reports those runs in its sync-loss section.)
+ */
 export function checkLeaseViolations(rows: RunRow[]): CheckResult {
-  const lease = rows.filter((r) => r.design === 'leases' || r.design === 'leases-ask');
+  const lease = rows.filter(
+    (r) => (r.design === 'leases' || r.design === 'leases-ask') && !((r.syncLoss ?? 0) > 0),
+  );
   const violations = lease.reduce((a, r) => a + r.windowsOverLimit, 0);
   const worst = lease.reduce((a, r) => Math.max(a, r.worstWindow), 0);
   return {
-    name: 'no lease design ever has more than L admitted in any window',
+    name: 'no lease design ever has more than L admitted in any window (syncs answered)',
     passed: violations === 0,
     detail: `${violations} violations in ${lease.length} lease runs; worst window ${worst.toFixed(3)} × L`,
   };

@@ -2,7 +2,7 @@ import { createKeyLimiter } from '../designs/index.js';
 import { ALLOW, type FleetParams, type KeyLimiter, NEED_STORE } from '../designs/key-limiter.js';
 import { LeaseKey } from '../designs/leases.js';
 import { resolveGatewayOptions } from '../gateway/options.js';
-import type { SyncRequest } from '../store/contract.js';
+import type { SyncEntry, SyncReply, SyncRequest } from '../store/contract.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { Random } from './random.js';
 import type { RunMetrics, RunParams } from './types.js';
@@ -51,6 +51,10 @@ export function routingWeights(routing: RunParams['routing'], k: number): Float6
   for (let i = 0; i < k; i++) w[i] /= sum;
   return w;
 }
+
+/** Pulsed traffic: the flood is on for PULSE_ON_MS every PULSE_EVERY_MS, the first pulse at PULSE_EVERY_MS. */
+export const PULSE_ON_MS = 2_000;
+export const PULSE_EVERY_MS = 120_000;
 
 /**
  * A tournament tree over the gateways' next event times: O(log K) update, O(1) minimum.
@@ -102,6 +106,13 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
   const D = params.syncS * 1000;
   const L = params.limit;
   const end = params.minutes * 60_000;
+  // the real-world caveats: a delayed reply, a lost one, a picked gateway
+  const delayMs = params.storeDelayMs ?? 0;
+  const jitterMs = params.storeJitterMs ?? 0;
+  const loss = params.syncLoss ?? 0;
+  const pick = params.attack === 'pick';
+  /** Syncs that take time or can fail run every one of them, in order (no lazy or fast-forwarded syncs). */
+  const realSync = delayMs > 0 || jitterMs > 0 || loss > 0;
   const { fleet } = resolveGatewayOptions({
     id: 'sim',
     design: params.design,
@@ -110,26 +121,61 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     windowKind: params.windowKind,
     gateways: K,
     syncMs: D,
-    // Syncs here are never late, so every decision falls within Δ of the sync it was made on: a
-    // horizon of Δ lists every expiry a decision can see (the production default is 4Δ).
-    horizonMs: D,
+    // Instant syncs are never late, so every decision falls within Δ of the sync it was made on: a
+    // horizon of Δ lists every expiry a decision can see (the production default is 4Δ). A reply
+    // that takes time, or is lost, is used for longer: then the production default, plus the delay.
+    // A lost reply can leave a gateway on an old one for several Δ: then the whole window.
+    horizonMs: loss > 0 ? W : realSync ? Math.min(W, 4 * D + delayMs + jitterMs) : D,
   });
   const policy = fleet.policy;
   const design = params.design;
   const everySync = opts.everySync === true;
-  const kind = everySync && syncKind(design) === 'lazy' ? 'every' : syncKind(design);
+  const kind = (everySync || realSync) && syncKind(design) === 'lazy' ? 'every' : syncKind(design);
   const rng = new Random(params.seed);
+  // the network's draws (delay jitter, loss) have their own stream, so the arrivals of a seed are the
+  // same with and without them
+  const net = new Random((params.seed ^ 0x5bd1e995) >>> 0);
   const store = new MemoryStore();
 
-  // traffic: per-gateway Poisson streams (steady, flood) or page-load bursts
+  // traffic: per-gateway Poisson streams (steady, flood) or page-load bursts; pulsed and onset
+  // traffic add a flood stream per gateway (on/off) to a steady honest client
+  const mixed = params.traffic === 'pulsed' || params.traffic === 'onset';
+  const floodOnly = params.traffic === 'flood';
   const ratePerMs = (params.load * L) / W;
   const weights = routingWeights(params.routing, K);
   const cumWeights = new Float64Array(K);
   for (let i = 0, c = 0; i < K; i++) cumWeights[i] = c += weights[i];
   const pageload = params.traffic === 'pageload';
   const lambda = new Float64Array(K);
-  for (let g = 0; g < K; g++) lambda[g] = pageload ? 0 : ratePerMs * weights[g];
+  for (let g = 0; g < K; g++) {
+    if (pageload) lambda[g] = 0;
+    else if (floodOnly && pick) lambda[g] = g === 0 ? ratePerMs : 0;
+    else lambda[g] = ratePerMs * weights[g];
+  }
   const burstRate = ratePerMs / 10;
+  // the flood part of pulsed and onset traffic
+  const floodRate = mixed ? ((params.floodLoad ?? 1000) * L) / W : 0;
+  const floodLambda = new Float64Array(K);
+  for (let g = 0; g < K; g++) floodLambda[g] = pick ? (g === 0 ? floodRate : 0) : floodRate / K;
+  const onsetAt = params.traffic === 'onset' ? 2 * W : params.traffic === 'pulsed' ? PULSE_EVERY_MS : -1;
+  const pulseOn = params.traffic === 'pulsed' ? PULSE_ON_MS : Number.POSITIVE_INFINITY;
+  const nextFlood = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
+  /** The next flood arrival at g after t: the flood is on in [onsetAt + n·period, + pulseOn). Memoryless, so exact. */
+  const drawFlood = (g: number, t: number): number => {
+    const rate = floodLambda[g];
+    if (!(rate > 0)) return Number.POSITIVE_INFINITY;
+    let at = Math.max(t, onsetAt);
+    for (;;) {
+      if (pulseOn === Number.POSITIVE_INFINITY) return at + rng.exponential(rate);
+      const n = Math.floor((at - onsetAt) / PULSE_EVERY_MS);
+      const start = onsetAt + n * PULSE_EVERY_MS;
+      if (at < start + pulseOn) {
+        const x = at + rng.exponential(rate);
+        if (x < start + pulseOn) return x;
+      }
+      at = start + PULSE_EVERY_MS;
+    }
+  };
 
   const lims: (KeyLimiter | null)[] = new Array(K).fill(null);
   const nextArr = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
@@ -147,6 +193,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     nextSync[g] = kind === 'none' ? Number.POSITIVE_INFINITY : phase[g];
     nextSyncIdx[g] = 0;
     if (!pageload && lambda[g] > 0) nextArr[g] = rng.exponential(lambda[g]);
+    if (mixed) nextFlood[g] = drawFlood(g, 0);
   }
   // page loads: each burst is 10 requests 100 ms apart, each routed on its own
   const plTime: number[] = [];
@@ -159,7 +206,9 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
   };
   const nextPageload = (): number =>
     Math.min(nextBurst, plTime.length > 0 ? plTime[0] : Number.POSITIVE_INFINITY);
-  const refresh = (g: number) => tree.set(g, Math.min(nextArr[g], nextSync[g]));
+  // a sync's reply in flight (realSync): when it arrives, and what it carries
+  const replyAt = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
+  const refresh = (g: number) => tree.set(g, Math.min(nextArr[g], nextSync[g], replyAt[g], nextFlood[g]));
   for (let g = 0; g < K; g++) refresh(g);
   tree.set(K, nextPageload());
 
@@ -171,6 +220,11 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
   let roundTrips = 0;
   let returnedSum = 0;
   let leaseSyncs = 0;
+  let waitMs = 0;
+  let honestRequests = 0;
+  let honestRejected = 0;
+  let onsetWorst = 0;
+  const onsetEnd = onsetAt >= 0 ? onsetAt + W : Number.NEGATIVE_INFINITY;
   const recent = new Float64Array(1 << 12);
   let recentBuf = recent;
   let rHead = 0;
@@ -201,6 +255,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     recentBuf[(rHead + rLen) & mask] = t;
     rLen++;
     if (rLen > worst) worst = rLen;
+    if (t >= onsetAt && t < onsetEnd && rLen > onsetWorst) onsetWorst = rLen;
     if (fixed) {
       const idx = Math.floor(t / W);
       if (idx !== fixedIdx) {
@@ -217,6 +272,8 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     return lim;
   };
 
+  const roundTripMs = (): number => (jitterMs > 0 ? delayMs + jitterMs * net.uniform() : delayMs);
+
   /** One request at gateway g at time t; returns whether it was admitted. */
   const arrive = (g: number, t: number): boolean => {
     const lim = limiterOf(g, t);
@@ -225,6 +282,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     let ok: boolean;
     if (v === NEED_STORE) {
       roundTrips++;
+      if (realSync) waitMs += roundTripMs();
       ok =
         design === 'central-log'
           ? lim.onLogReply(store.logAdmit(KEY, policy, t, 1), t, 1)
@@ -263,6 +321,84 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
       // the gateway drops a key's state once nothing of it is left
       if (lim.isIdle(s)) lims[g] = null;
     }
+  };
+
+  // Real-world syncs (realSync): a sync is taken at s and applied by the store at s (if it lands);
+  // its reply reaches the gateway at s + delay. A lost sync (probability `loss`) landed at the store
+  // or not, half and half; the gateway learns it failed at s + delay and, as the runtime does, keeps
+  // the request whole and resends it (same seq, same entry) at its next sync instant: the store
+  // applies a seq once, so the resend pushes nothing twice if the first landed. Once the resend is
+  // answered, a fresh sync goes out at once. One sync in flight per gateway: a sync instant that
+  // finds one in flight is skipped.
+  const pendEntry: (SyncEntry | null)[] = new Array(K).fill(null);
+  const pendReply: (SyncReply | null)[] = new Array(K).fill(null);
+  /** 0: no reply pending; 1: a fresh sync's reply; 2: a resend's reply */
+  const pendKind = new Uint8Array(K);
+  const frozen = new Uint8Array(K);
+  let busySkips = 0;
+  /** fresh syncs sent right after an answered resend, beyond the one per Δ */
+  let extraSyncs = 0;
+
+  /** Sends g's entry to the store at s (unless lost before landing); its reply is due at s + delay. */
+  const sendSync = (g: number, s: number, entry: SyncEntry, resend: boolean) => {
+    request.gatewayId = gatewayIds[g];
+    if (!resend) ++seq[g];
+    request.seq = seq[g];
+    const lost = loss > 0 && net.uniform() < loss;
+    const landed = !lost || net.uniform() < 0.5;
+    const reply = landed ? store.syncKey(request, entry, s) : null;
+    const lim = lims[g];
+    if (!lost && lim instanceof LeaseKey) {
+      returnedSum += lim.lastReturned;
+      leaseSyncs++;
+    }
+    pendEntry[g] = entry;
+    pendReply[g] = lost ? null : reply;
+    pendKind[g] = resend ? 2 : 1;
+    replyAt[g] = s + roundTripMs();
+  };
+
+  const startRealSync = (g: number, s: number) => {
+    if (pendKind[g] !== 0) {
+      busySkips++;
+      return;
+    }
+    const lim = lims[g];
+    if (lim === null) return;
+    if (frozen[g] === 1) {
+      sendSync(g, s, pendEntry[g]!, true);
+      return;
+    }
+    const entry = lim.syncEntry(KEY, s);
+    if (entry !== null) sendSync(g, s, entry, false);
+    else if (lim.isIdle(s)) lims[g] = null;
+  };
+
+  const onReply = (g: number, r: number) => {
+    const kindOf = pendKind[g];
+    const reply = pendReply[g];
+    replyAt[g] = Number.POSITIVE_INFINITY;
+    pendKind[g] = 0;
+    pendReply[g] = null;
+    const lim = lims[g]!;
+    if (reply === null) {
+      // lost: kept whole, resent at the next sync instant; its pushes stay in flight
+      frozen[g] = 1;
+      return;
+    }
+    frozen[g] = 0;
+    pendEntry[g] = null;
+    lim.applySync(reply, r);
+    if (kindOf === 2) {
+      // the resend was answered: the fresh sync goes out now
+      const entry = lim.syncEntry(KEY, r);
+      if (entry !== null) {
+        extraSyncs++;
+        sendSync(g, r, entry, false);
+        return;
+      }
+    }
+    if (lim.isIdle(r)) lims[g] = null;
   };
 
   const instant = (g: number, idx: number) => phase[g] + idx * D;
@@ -342,7 +478,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
 
   /** Next arrival at g can be no earlier than this (page loads: the next burst may go anywhere). */
   const arrivalBound = (g: number): number => {
-    if (!pageload) return nextArr[g];
+    if (!pageload) return Math.min(nextArr[g], nextFlood[g]);
     const b = nextBurst;
     for (let i = 0; i < plTime.length; i++) {
       if (plTime[i] >= b) break;
@@ -384,6 +520,28 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
       continue;
     }
     const g = leaf;
+    if (replyAt[g] <= nextSync[g] && replyAt[g] <= nextArr[g] && replyAt[g] <= nextFlood[g]) {
+      onReply(g, replyAt[g]);
+      refresh(g);
+      continue;
+    }
+    if (realSync && nextSync[g] <= nextArr[g] && nextSync[g] <= nextFlood[g]) {
+      const s = nextSync[g];
+      startRealSync(g, s);
+      const next = nextSyncIdx[g] + 1;
+      setNextSync(g, lims[g] === null ? Math.max(next, idxAtOrAfter(g, arrivalBound(g))) : next);
+      refresh(g);
+      continue;
+    }
+    if (nextFlood[g] < nextArr[g] && nextFlood[g] < nextSync[g]) {
+      // a flood arrival (pulsed, onset): every one decided on its own
+      const t = nextFlood[g];
+      needSyncAfter(g, t);
+      arrive(g, t);
+      nextFlood[g] = drawFlood(g, t);
+      refresh(g);
+      continue;
+    }
     if (nextSync[g] <= nextArr[g]) {
       // a sync of gateway g
       const s = nextSync[g];
@@ -433,13 +591,18 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     // an arrival at gateway g (steady or flood stream)
     needSyncAfter(g, t);
     const ok = arrive(g, t);
+    if (mixed) {
+      honestRequests++;
+      if (!ok) honestRejected++;
+    }
     let from = t;
-    if (!ok && skip) {
+    if (!ok && skip && !mixed) {
       const lim = lims[g]!;
       let until = lim.nextChangeAt(t);
       // the next sync instant after t (lazy scheduling never skips past it once an arrival came)
       const ns = kind === 'none' ? Number.POSITIVE_INFINITY : nextSync[g];
       if (ns < until) until = ns;
+      if (replyAt[g] < until) until = replyAt[g];
       if (until > end) until = end;
       if (until > t) {
         const n = rng.poisson(lambda[g] * (until - t));
@@ -470,6 +633,8 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
   // every gateway syncs every Δ, whether or not the simulator had to run that sync
   let syncs = 0;
   for (let g = 0; g < K; g++) if (phase[g] < end) syncs += Math.ceil((end - phase[g]) / D);
+  // real syncs: the ones a busy gateway skipped were not sent, and resends are extra
+  if (realSync) syncs += extraSyncs - busySkips;
 
   const windowsAfterFirst = Math.max(end - W, 0) / W;
   const out: RunOutput = {
@@ -482,6 +647,16 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     admitted,
     windowsOverLimit: overLimit,
     strandedPct: leaseSyncs > 0 ? (100 * (returnedSum / leaseSyncs) * K) / L : 0,
+    latencyMs: requests > 0 ? waitMs / requests : 0,
+    storeOpsPerSec: end > 0 ? ((syncs + roundTrips) * 1000) / end : 0,
+    honestRejectedPct: mixed
+      ? honestRequests > 0
+        ? (100 * honestRejected) / honestRequests
+        : 0
+      : requests > 0
+        ? (100 * rejected) / requests
+        : 0,
+    onsetWorst: onsetWorst / L,
   };
   if (decisions !== null) out.decisions = Uint8Array.from(decisions);
   return out;

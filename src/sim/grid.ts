@@ -1,12 +1,14 @@
 import { DESIGN_IDS, type DesignId } from '../config.js';
-import type { RunParams, RunRow } from './types.js';
+import { type RunParams, type RunRow, withDefaults } from './types.js';
 
 export interface GridRun {
   group: RunRow['group'];
   params: RunParams;
 }
 
-export type GridName = 'full' | 'quick';
+export type GridName = 'full' | 'quick' | 'extended';
+
+export const GRID_NAMES: readonly GridName[] = ['full', 'quick', 'extended'];
 
 /** Simulated minutes for a flood run: long enough to span many windows when Δ is long. */
 function floodMinutes(syncS: number, quick: boolean): number {
@@ -27,6 +29,7 @@ const defaults = {
  * section of the report but fewer K, Δ, loads and seeds, and shorter runs.
  */
 export function buildGrid(name: GridName): GridRun[] {
+  if (name === 'extended') return [...buildGrid('quick'), ...extendedRuns()];
   const quick = name === 'quick';
   const designs: DesignId[] = [...DESIGN_IDS];
   const Ks = quick ? [2, 8, 32] : [2, 4, 8, 16, 32];
@@ -124,6 +127,119 @@ export function buildGrid(name: GridName): GridRun[] {
   return runs;
 }
 
+/** The scorecard's set-up: K up to 32, Δ = 1 s. */
+export const SCORECARD_KS = [2, 8, 32] as const;
+export const SCORECARD_FLOODS = [1.5, 3, 10, 30, 100, 300, 1000] as const;
+export const STORE_DELAYS_MS = [0, 1, 10, 100] as const;
+export const SYNC_LOSSES = [0, 0.01, 0.1, 0.3] as const;
+
+/**
+ * The extended grid's own runs (`study --grid extended` adds them to the quick grid): the scorecard
+ * (every design at K ∈ {2, 8, 32}, Δ = 1 s: floods from 1.5× to 1,000× spread evenly and sent to one
+ * gateway; honest steady and page-load clients at 80 %, even and uneven), a store delay (0, 1, 10,
+ * 100 ms, jitter half the delay) and a sync loss (0 to 30 %) at K = 8, and the two hard cases (the
+ * worst window at a 1,000× flood's onset on top of an honest client at 80 %; a 1,000× flood for 2 s
+ * every 120 s on top of the same client), at K = 8 and 32.
+ */
+export function extendedRuns(): GridRun[] {
+  const runs: GridRun[] = [];
+  const base = { ...defaults, syncS: 1 } as const;
+  const floodMin = 10;
+  for (const design of DESIGN_IDS) {
+    for (const gateways of SCORECARD_KS) {
+      for (const load of SCORECARD_FLOODS) {
+        for (const attack of ['even', 'pick'] as const) {
+          for (let seed = 1; seed <= 2; seed++) {
+            runs.push({
+              group: 'scorecard',
+              params: { ...base, design, gateways, traffic: 'flood', load, attack, minutes: floodMin, seed },
+            });
+          }
+        }
+      }
+      for (const traffic of ['steady', 'pageload'] as const) {
+        for (const routing of ['even', 'uneven'] as const) {
+          for (let seed = 1; seed <= 3; seed++) {
+            runs.push({
+              group: 'scorecard',
+              params: { ...base, design, gateways, traffic, load: 0.8, routing, minutes: 120, seed },
+            });
+          }
+        }
+      }
+      if (gateways !== 2) {
+        for (const traffic of ['onset', 'pulsed'] as const) {
+          for (let seed = 1; seed <= 2; seed++) {
+            runs.push({
+              group: 'hard',
+              params: {
+                ...base,
+                design,
+                gateways,
+                traffic,
+                load: 0.8,
+                floodLoad: 1000,
+                minutes: traffic === 'onset' ? 4 : 30,
+                seed,
+              },
+            });
+          }
+        }
+      }
+    }
+    for (const storeDelayMs of STORE_DELAYS_MS) {
+      const real = { storeDelayMs, storeJitterMs: storeDelayMs / 2 };
+      for (const [traffic, load, routing] of [
+        ['flood', 100, 'even'],
+        ['flood', 1000, 'even'],
+        ['steady', 0.8, 'uneven'],
+        ['pageload', 0.8, 'uneven'],
+      ] as const) {
+        for (let seed = 1; seed <= 2; seed++) {
+          runs.push({
+            group: 'delay',
+            params: {
+              ...base,
+              ...real,
+              design,
+              gateways: 8,
+              traffic,
+              load,
+              routing,
+              minutes: traffic === 'flood' ? floodMin : 60,
+              seed,
+            },
+          });
+        }
+      }
+    }
+    for (const syncLoss of SYNC_LOSSES) {
+      for (const [traffic, load, routing] of [
+        ['flood', 100, 'even'],
+        ['steady', 0.8, 'uneven'],
+      ] as const) {
+        for (let seed = 1; seed <= 2; seed++) {
+          runs.push({
+            group: 'loss',
+            params: {
+              ...base,
+              syncLoss,
+              design,
+              gateways: 8,
+              traffic,
+              load,
+              routing,
+              minutes: traffic === 'flood' ? floodMin : 60,
+              seed,
+            },
+          });
+        }
+      }
+    }
+  }
+  return runs;
+}
+
 /** `--only designs=a,b,gateways=8,16`: keeps runs whose fields match every given list. */
 export function parseOnly(spec: string): Record<string, string[]> {
   const filter: Record<string, string[]> = {};
@@ -154,6 +270,9 @@ const onlyFields: Record<string, keyof RunParams | 'group'> = {
   routing: 'routing',
   group: 'group',
   groups: 'group',
+  attack: 'attack',
+  delay: 'storeDelayMs',
+  loss: 'syncLoss',
 };
 
 export function filterGrid(runs: GridRun[], filter: Record<string, string[]>): GridRun[] {
@@ -163,7 +282,7 @@ export function filterGrid(runs: GridRun[], filter: Record<string, string[]>): G
       throw new Error(`--only: unknown field "${name}"; use one of ${Object.keys(onlyFields).join(', ')}`);
     }
     return (r: GridRun) => {
-      const v = field === 'group' ? r.group : r.params[field];
+      const v = field === 'group' ? r.group : withDefaults(r.params)[field];
       return values.some((x) => String(v) === x || (typeof v === 'number' && Number(x) === v));
     };
   });

@@ -13,6 +13,10 @@ export const METRIC_KEYS = [
   'admitted',
   'windowsOverLimit',
   'strandedPct',
+  'latencyMs',
+  'storeOpsPerSec',
+  'honestRejectedPct',
+  'onsetWorst',
 ] as const satisfies readonly (keyof RunMetrics)[];
 
 export interface MultiSeedResult {

@@ -11,7 +11,7 @@ import {
 import { runSimulation } from './engine.js';
 import type { GridRun } from './grid.js';
 import { VERSION } from './run.js';
-import type { CheckResult, RunMetrics, RunRow, StudyResults } from './types.js';
+import { type CheckResult, type RunMetrics, type RunRow, type StudyResults, withDefaults } from './types.js';
 
 export interface StudyOptions {
   grid: string;
@@ -90,7 +90,7 @@ export async function runStudy(runs: GridRun[], opts: StudyOptions): Promise<Stu
   const metrics = await runGrid(runs, opts);
   const rows: RunRow[] = runs.map((r, i) => ({
     group: r.group,
-    ...r.params,
+    ...withDefaults(r.params),
     ...metrics[i],
     version: VERSION,
   }));

@@ -1,7 +1,14 @@
 import type { DesignId, WindowKind } from '../config.js';
 
-export type TrafficKind = 'steady' | 'pageload' | 'flood';
+/**
+ * steady, pageload: an honest client; flood: a flood alone; pulsed: an honest steady client at `load`
+ * plus a flood at `floodLoad` (default 1,000×) for 2 s every 120 s; onset: the honest client, then a
+ * flood at `floodLoad` from t = 2W on (the worst window at its onset is `onsetWorst`).
+ */
+export type TrafficKind = 'steady' | 'pageload' | 'flood' | 'pulsed' | 'onset';
 export type Routing = 'even' | 'uneven';
+/** even: a flood spread over every gateway; pick: the whole flood sent to one gateway. */
+export type Attack = 'even' | 'pick';
 
 /** Everything that defines one simulated run (one seed). */
 export interface RunParams {
@@ -22,6 +29,32 @@ export interface RunParams {
   routing: Routing;
   minutes: number;
   seed: number;
+  /** A sync's reply arrives this many ms after it was sent (what the gateway learns is that old); request-path round trips wait as long. Default 0. */
+  storeDelayMs?: number;
+  /** Each round trip adds a uniform extra delay in [0, jitter) ms. Default 0. */
+  storeJitterMs?: number;
+  /** Each sync's reply (or the request) is lost with this probability; half of the lost ones landed at the store. Default 0. */
+  syncLoss?: number;
+  /** How a flood is routed. Default 'even'. */
+  attack?: Attack;
+  /** The flood's rate in pulsed and onset traffic, a multiple of L per W. Default 1,000. */
+  floodLoad?: number;
+}
+
+/** The real-world parameters' defaults: instant, lossless syncs and an even flood. */
+export const REAL_DEFAULTS = {
+  storeDelayMs: 0,
+  storeJitterMs: 0,
+  syncLoss: 0,
+  attack: 'even',
+  floodLoad: 1000,
+} as const satisfies Partial<RunParams>;
+
+/** Every parameter present (rows of a study carry them all, so results.csv has no empty cells). */
+export function withDefaults<P extends Partial<RunParams>>(
+  p: P,
+): P & Required<Pick<RunParams, keyof typeof REAL_DEFAULTS>> {
+  return { ...REAL_DEFAULTS, ...p } as P & Required<Pick<RunParams, keyof typeof REAL_DEFAULTS>>;
 }
 
 /** What one run measured. */
@@ -41,12 +74,24 @@ export interface RunMetrics {
   windowsOverLimit: number;
   /** lease designs: mean slots handed back unused per sync of one gateway, as a fraction of L/K; 0 otherwise */
   strandedPct: number;
+  /** mean time a request waits on the store (round trips × their delay), ms */
+  latencyMs: number;
+  /** store operations (syncs sent + request-path calls) per second of simulated time */
+  storeOpsPerSec: number;
+  /** pulsed and onset traffic: the honest client's requests rejected, percent; otherwise rejectedPct */
+  honestRejectedPct: number;
+  /** onset and pulsed traffic: most admitted in a W-long span ending within W of the first flood onset, × L; 0 otherwise */
+  onsetWorst: number;
 }
 
 /** One row of a study: the run's parameters, its metrics, the study group and the version. */
 export interface RunRow extends RunParams, RunMetrics {
-  /** which part of the grid: 'flood' | 'honest' | 'busy' */
-  group: 'flood' | 'honest' | 'busy';
+  /**
+   * which part of the grid: 'flood' | 'honest' | 'busy'; the extended grid adds 'scorecard' (Δ = 1 s,
+   * floods even and picked, honest clients at 80 %), 'delay' (store delay), 'loss' (sync loss) and
+   * 'hard' (flood onset, pulsed flood)
+   */
+  group: 'flood' | 'honest' | 'busy' | 'scorecard' | 'delay' | 'loss' | 'hard';
   version: string;
 }
 

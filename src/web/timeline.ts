@@ -1,3 +1,4 @@
+import { AdaptiveKey } from '../designs/adaptive.js';
 import { CentralLogKey } from '../designs/central-log.js';
 import { ALLOW, type KeyLimiter } from '../designs/key-limiter.js';
 import { LeaseKey } from '../designs/leases.js';
@@ -16,6 +17,7 @@ const CLASSES = [
   AssumeOthersKey,
   TrackShareKey,
   LeaseKey,
+  AdaptiveKey,
 ];
 
 /**

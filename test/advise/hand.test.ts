@@ -19,7 +19,9 @@ const base: AdviceInput = {
   honestLoad: 0.8,
   maxOver: 1.0,
   maxRejectedPct: 100,
-  designs: DESIGN_IDS,
+  // the seven designs worked by hand below (adaptive is statistical: its flood multiple can sit at or
+  // under 1.0 in one short seed without any bound behind it)
+  designs: DESIGN_IDS.filter((d) => d !== 'adaptive'),
   deltasS: [0.1, 0.3, 1, 3, 10],
   floodMinutes: 4,
   honestMinutes: 30,

@@ -7,15 +7,13 @@ import { MemoryStore } from '../../src/store/memory-store.js';
  * Found by `fleetlimit fleet` (leases-ask windows over L under CPU contention): in the async runtime a
  * leases-ask gateway can have a request-path ask in flight when its sync batch is built. The store
  * applies the ask, then the sync, whose `release` hands back every grant of the gateway, the ask's
- * too; but the gateway spends the ask's slots when its reply arrives, after the batch was built, so
- * those admits are neither outstanding nor pushed when the store grants the same slots again. In the
- * simulator store calls are instant and this interleaving cannot happen. The fix belongs in the
- * runtime or the lease state machine (e.g. slots granted by an ask sent before an unanswered sync are
- * not spendable, or the release names the grants it returns); until then this test documents the
- * over-admission and is expected to fail. Once fixed, turn `it.fails` into `it`.
+ * too; a gateway that spent the ask's slots when its reply arrived made admits that were neither
+ * outstanding nor pushed when the store granted the same slots again. The simulator's store answers at
+ * once, so the interleaving never happens there. Fixed on main (e145af7: an ask answered after a later
+ * sync went out is refused); this is the same interleaving through the runtime's public API.
  */
 describe('leases-ask in the async runtime', () => {
-  it.fails('never admits more than L when an ask is in flight as a sync is built', async () => {
+  it('never admits more than L when an ask is in flight as a sync is built', async () => {
     const mem = new MemoryStore();
     // one FIFO connection: calls are applied in the order they were made, when the test says so
     const queue: (() => void)[] = [];

@@ -7,7 +7,7 @@ import { METRIC_KEYS } from '../../src/sim/run.js';
 // upstream and the load process. Figures vary with the machine's load, so this checks structure and
 // the invariants that hold whatever the timing, not exact numbers.
 describe('fleetlimit fleet, end to end', () => {
-  it('leases-ask, K = 3: the upstream saw exactly what the gateways admitted; live and sim carry the same figures', async () => {
+  it('leases-ask, K = 3: the upstream saw exactly what the gateways admitted, never more than L in a window up to clock error', async () => {
     const settings: FleetSettings = {
       design: 'leases-ask',
       gateways: 3,
@@ -38,10 +38,12 @@ describe('fleetlimit fleet, end to end', () => {
     expect(live.upstreamLogged).toBeGreaterThan(0);
     // a flood at 4× L: something was rejected
     expect(live.rejectedPct).toBeGreaterThan(0);
-    // Not asserted here: no window over L. The figure is measured and reported, but the async runtime
-    // can over-admit leases-ask when an ask is in flight as a sync is built (ask-race.test.ts), which
-    // happens often enough on a busy machine to make that assertion flaky until the runtime is fixed.
-    expect(Number.isInteger(live.windowsOverLimit)).toBe(true);
+    // The lease design never lets L + 1 admits of the upstream's log fall within one window, up to the
+    // gateways' clock error: admits are stamped on each gateway's estimate of the store's clock, off
+    // by at most half a sync round trip, and a round trip longer than the store timeout is a failure
+    // that teaches nothing. Two gateways off in opposite directions: at most storeTimeoutMs together.
+    // (The ask/sync race fixed on main put L + 1 admits within milliseconds: short of W by nearly W.)
+    expect(live.overLimitByMs).toBeLessThanOrEqual(settings.storeTimeoutMs);
     // leases-ask asks the store on some requests only
     expect(live.roundTripsPerRequest).toBeGreaterThan(0);
     expect(live.roundTripsPerRequest).toBeLessThan(1);

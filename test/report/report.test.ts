@@ -16,6 +16,7 @@ const SECTION_IDS = [
   'honest-pageloads',
   'leases',
   'busy-key',
+  'over-admission-formulas',
   'checks',
 ];
 
@@ -144,13 +145,16 @@ describe('renderReport', () => {
   });
 
   it('links each chart from the Markdown and inlines it in the HTML', () => {
-    expect(rendered.charts.map((c) => c.name)).toEqual([
+    const names = rendered.charts.map((c) => c.name);
+    expect(names.filter((n) => !n.startsWith('formula-'))).toEqual([
       'flood-k8',
       'flood-all',
       'shared-counter-variants',
       'honest-by-k',
       'honest-by-delta',
     ]);
+    // the fitted over-admission next to the points, one chart per synced design
+    expect(names).toContain('formula-shared-counter');
     for (const c of rendered.charts) {
       expect(rendered.markdown).toMatch(new RegExp(`!\\[[^\\]]+\\]\\(charts/${c.name}\\.svg\\)`));
       expect(rendered.html).toContain(c.svg.trim());

@@ -5,6 +5,7 @@
  */
 import { DESIGN_IDS, type DesignId } from '../../src/config.js';
 import type { CheckResult, RunParams, RunRow, StudyResults } from '../../src/sim/types.js';
+import { withDefaults } from '../../src/sim/types.js';
 
 export interface SyntheticGrid {
   designs: readonly DesignId[];
@@ -60,6 +61,7 @@ function metrics(p: RunParams, group: RunRow['group']): Omit<RunRow, keyof RunPa
       'track-share': (x * (K - 1)) / 4,
       leases: 0,
       'leases-ask': 0,
+      adaptive: 0.02,
     };
     admitted = Math.min(p.load, 1 + over[p.design]) * (p.design.startsWith('leases') ? 0.97 : 1);
     if (p.windowKind === 'fixed' && p.alignedSyncs && p.load >= 10) admitted = K;
@@ -74,6 +76,7 @@ function metrics(p: RunParams, group: RunRow['group']): Omit<RunRow, keyof RunPa
       'track-share': 0.6 + uneven * 1.5,
       leases: 1 + p.syncS,
       'leases-ask': 0.5 + 0.05 * p.syncS,
+      adaptive: 0.44,
     };
     // A client at half the limit is never turned away by the exact designs: zeros the log charts must survive.
     rejected = p.load <= 0.5 && !uneven ? 0 : base[p.design] * p.load;
@@ -94,11 +97,15 @@ function metrics(p: RunParams, group: RunRow['group']): Omit<RunRow, keyof RunPa
     admitted: Math.round(requests * j * (1 - rejected / 100)),
     windowsOverLimit: 0,
     strandedPct: stranded * j,
+    latencyMs: 0,
+    storeOpsPerSec: (K / p.syncS) * j,
+    honestRejectedPct: rejected * j,
+    onsetWorst: 0,
   };
 }
 
 function row(p: RunParams, group: RunRow['group']): RunRow {
-  return { ...p, ...metrics(p, group), group, version: '0.1.0-test' };
+  return { ...withDefaults(p), ...metrics(p, group), group, version: '0.1.0-test' };
 }
 
 export function syntheticRows(grid: SyntheticGrid): RunRow[] {

@@ -60,6 +60,7 @@ describe('the simulator', () => {
       { design: 'central-log', load: 10 },
       { design: 'leases-ask', load: 10, syncS: 0.3 },
       { design: 'track-share', load: 3, routing: 'uneven' },
+      { design: 'adaptive', load: 100, gateways: 4 },
     ];
     for (const c of cases) {
       const skip: number[] = [];
@@ -130,6 +131,8 @@ describe('skipping syncs changes no decision', () => {
       { design: 'leases', traffic: 'steady', load: 0.8, routing: 'uneven', gateways: 16, syncS: 0.1 },
       { design: 'leases-ask', traffic: 'pageload', load: 0.5, routing: 'uneven', gateways: 8, syncS: 0.3 },
       { design: 'leases', traffic: 'flood', load: 3, gateways: 4, syncS: 1 },
+      { design: 'adaptive', traffic: 'flood', load: 30, gateways: 8, syncS: 1 },
+      { design: 'adaptive', traffic: 'pageload', load: 0.8, routing: 'uneven', gateways: 8, syncS: 0.3 },
       { design: 'leases', traffic: 'steady', load: 1, routing: 'even', gateways: 32, syncS: 0.1 },
       { design: 'leases', traffic: 'pageload', load: 0.8, routing: 'uneven', gateways: 32, syncS: 0.3 },
       { design: 'leases-ask', traffic: 'steady', load: 0.8, routing: 'even', gateways: 32, syncS: 0.1 },

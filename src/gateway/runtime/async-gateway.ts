@@ -1,7 +1,14 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
-import { ConfigError, type DesignId, requireCost, requireKey, requirePositiveFinite } from '../../config.js';
+import {
+  ConfigError,
+  type DesignId,
+  requireCost,
+  requireKey,
+  requirePositiveFinite,
+  requirePositiveInteger,
+} from '../../config.js';
 import { createKeyLimiter } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
 import type { AsyncStore, SyncEntry, SyncRequest } from '../../store/contract.js';
@@ -41,6 +48,15 @@ export interface AsyncGatewayOptions extends GatewayOptions {
   clock?: () => number;
   /** Uniform in [0, 1): picks the sync timer's phase. @default Math.random */
   random?: () => number;
+  /**
+   * Most keys the gateway holds state for (key state + outage records), so a flood of distinct keys
+   * cannot exhaust its memory. At the cap it drops idle state first, then the least recently used
+   * keys whose admits the store already has, down to 7/8 of the cap; if every key still holds admits
+   * the store has not confirmed, a request for a new key is rejected (and a sync is started) until a
+   * sync frees some. A key dropped this way starts afresh on its next request, as a new key does.
+   * @default 1_000_000
+   */
+  maxKeys?: number;
 }
 
 export interface SyncEvent {
@@ -96,6 +112,10 @@ export interface RuntimeStats {
   decisions: DecisionCounts;
   /** Store time − local time, as learned at the last sync. */
   offsetMs: number;
+  /** Keys dropped to stay under maxKeys (idle ones not included). */
+  evictions: number;
+  /** Requests for a new key rejected because every held key still had unconfirmed admits. */
+  keyCapRejections: number;
   /** The store counts as unreachable now. */
   storeDown: boolean;
 }
@@ -143,6 +163,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   readonly failMode: FailMode;
   readonly storeTimeoutMs: number;
   readonly staleAfterMs: number;
+  readonly maxKeys: number;
 
   private readonly store: AsyncStore;
   private readonly clock: () => number;
@@ -173,6 +194,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private syncTimeouts = 0;
   private syncErrors = 0;
   private storeCallFailures = 0;
+  private evictions = 0;
+  private keyCapRejections = 0;
+  /** At the key cap with nothing to drop; cleared when a sync is answered (or a sweep runs). */
+  private keysFull = false;
+  /** Sync requests sent, resends included (an ask crossing one of them must not be spent). */
+  private syncsSent = 0;
 
   constructor(opts: AsyncGatewayOptions) {
     super();
@@ -196,6 +223,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     }
     this.clock = requireFunction('clock', opts.clock ?? Date.now);
     this.random = requireFunction('random', opts.random ?? Math.random);
+    this.maxKeys = requirePositiveInteger('maxKeys', opts.maxKeys ?? 1_000_000);
     this.createdAt = this.clock();
     // A restarted gateway keeps its id; starting the seq at the clock keeps it ahead of every seq the
     // store saw from the previous run (at most one per sync, and Δ is well over a millisecond).
@@ -242,6 +270,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       }
     }
     const lim = this.limiterOf(key, now);
+    if (lim === null) return this.noRoom(false);
     const verdict = lim.decide(now, cost);
     if (verdict === ALLOW) {
       if (design !== 'split') this.limiterUnsynced += cost;
@@ -251,14 +280,63 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return this.viaStore(key, lim, now, cost);
   }
 
-  private limiterOf(key: string, now: number): KeyLimiter {
+  /** The key's state machine; null when the key cap leaves no room for a new key. */
+  private limiterOf(key: string, now: number): KeyLimiter | null {
     let lim = this.keys.get(key);
-    if (lim === undefined) {
-      lim = createKeyLimiter(this.options.design, this.options.fleet, now);
-      // central-log keeps nothing between requests: the store holds its whole state
-      if (this.options.design !== 'central-log') this.keys.set(key, lim);
+    if (lim !== undefined) {
+      // least recently used first: a key used again moves to the end of the map's order
+      this.keys.delete(key);
+      this.keys.set(key, lim);
+      return lim;
     }
+    // central-log keeps nothing between requests: the store holds its whole state
+    if (this.options.design === 'central-log')
+      return createKeyLimiter('central-log', this.options.fleet, now);
+    if (!this.makeRoom(now)) return null;
+    lim = createKeyLimiter(this.options.design, this.options.fleet, now);
+    this.keys.set(key, lim);
     return lim;
+  }
+
+  /**
+   * Room for one more key under maxKeys: idle state goes first, then the least recently used keys
+   * the store has every admit of, down to 7/8 of the cap (so a round's O(n) scan is paid once per
+   * cap/8 new keys). Keys holding unconfirmed admits are never dropped: they would be lost.
+   */
+  private makeRoom(now: number): boolean {
+    const held = () => this.keys.size + this.fallbacks.size;
+    if (held() < this.maxKeys) return true;
+    if (this.keysFull) return false;
+    for (const [k, lim] of this.keys) if (lim.isIdle(now)) this.keys.delete(k);
+    for (const [k, fb] of this.fallbacks) if (fb.isIdle(now)) this.fallbacks.delete(k);
+    const target = Math.floor((this.maxKeys * 7) / 8);
+    if (held() > target) {
+      for (const [k, lim] of this.keys) {
+        if (held() <= target) break;
+        if (lim.unsyncedAdmits() === 0 && !this.fallbacks.has(k)) {
+          this.keys.delete(k);
+          this.evictions++;
+        }
+      }
+    }
+    if (held() < this.maxKeys) return true;
+    this.keysFull = true;
+    // push what the held keys have, so they can go
+    if (this.timer !== null) this.tick();
+    return false;
+  }
+
+  /** A request for a new key while the key cap is full of keys with unconfirmed admits. */
+  private noRoom(degraded: boolean): Decision {
+    this.keyCapRejections++;
+    const d: Decision = {
+      allowed: false,
+      remaining: 0,
+      resetMs: 0,
+      retryAfterMs: Math.max(1, Math.ceil(this.options.fleet.syncMs)),
+    };
+    if (degraded) d.degraded = true;
+    return this.count(d, degraded);
   }
 
   private async viaStore(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
@@ -274,6 +352,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at), false);
     }
     const ask = lim.askSize(cost);
+    const sent = this.syncsSent;
     const r = await withTimeout(
       () => this.store.ask(this.id, key, policy, fleet.leaseTtlMs, ask, now),
       this.storeTimeoutMs,
@@ -283,7 +362,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.storeAnswered(t1);
     this.learnOffset(r.value.now, now, t0, t1);
     const at = this.now();
-    const allowed = lim.onAskReply(r.value, at, cost);
+    // A sync sent while the ask was out hands back every slot this gateway holds for the key: if the
+    // ask landed first, its grant is among them, and spending it now would spend slots the store may
+    // already have granted to another gateway. Spend none of it; at worst the slots are stranded
+    // until the next sync hands them back (regression: test/faults/regression-ask-sync-race.test.ts).
+    const reply = this.syncsSent === sent ? r.value : { ...r.value, granted: 0 };
+    const allowed = lim.onAskReply(reply, at, cost);
     if (allowed) this.limiterUnsynced += cost;
     return this.count(this.fromLimiter(lim, allowed, at), false);
   }
@@ -313,12 +397,21 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     if (this.failMode === 'local' && (design === 'leases' || design === 'leases-ask')) {
       // spend granted slots only: the store may already have handed anything else to another gateway
       const lim = this.limiterOf(key, now);
+      if (lim === null) return this.noRoom(true);
       const allowed = lim.decide(now, cost) === ALLOW;
       if (allowed) this.limiterUnsynced += cost;
       return this.count({ ...this.fromLimiter(lim, allowed, now), degraded: true }, true);
     }
     let fb = this.fallbacks.get(key);
     if (fb === undefined) {
+      // a key already held (a real user's) always gets its outage record; only new keys need room
+      if (!this.keys.has(key) && !this.makeRoom(now)) {
+        // open admits regardless; what it cannot record is not pushed (open has no bound anyway)
+        if (this.failMode === 'open') {
+          return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true }, true);
+        }
+        return this.noRoom(true);
+      }
       fb = new Fallback(policy);
       this.fallbacks.set(key, fb);
     }
@@ -482,8 +575,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    */
   private sweep(): void {
     const now = this.now();
+    const before = this.keys.size + this.fallbacks.size;
     for (const [key, lim] of this.keys) if (lim.isIdle(now)) this.keys.delete(key);
     for (const [key, fb] of this.fallbacks) if (fb.isIdle(now)) this.fallbacks.delete(key);
+    // a failed sync confirmed nothing: only dropped idle state makes room (else every new key at the
+    // cap would pay a full scan while the store is away)
+    if (this.keys.size + this.fallbacks.size < before) this.keysFull = false;
   }
 
   private buildBatch(final: boolean): Batch {
@@ -543,6 +640,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private async send(batch: Batch): Promise<boolean> {
     const retry = batch.attempts > 0;
     batch.attempts++;
+    this.syncsSent++;
     const { req } = batch;
     const t0 = this.clock();
     const sentNow = this.now();
@@ -584,6 +682,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       }
     }
     this.limiterUnsynced -= batch.limiterAdmits;
+    this.keysFull = false;
     this.storeAnswered(t1);
     this.syncs++;
     this.emit('sync', { seq: req.seq, keys, latencyMs: t1 - t0, retry });
@@ -606,6 +705,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       keys: this.keys.size,
       decisions: { ...this.counts },
       offsetMs: this.offsetMs,
+      evictions: this.evictions,
+      keyCapRejections: this.keyCapRejections,
       storeDown: this.storeDown(this.options.design) && this.options.design !== 'split',
     };
   }

@@ -4,7 +4,7 @@ import { DESIGN_IDS, type DesignId } from '../../config.js';
 import type { TimelinePoint } from '../timeline.js';
 
 // one colour per design on every chart (Observable's tableau10, in the README's design order)
-const COLORS = ['#4e79a7', '#f28e2c', '#e15759', '#76b7b2', '#59a14f', '#edc949', '#af7aa1'];
+const COLORS = ['#4e79a7', '#f28e2c', '#e15759', '#76b7b2', '#59a14f', '#edc949', '#af7aa1', '#9c755f'];
 export function colorOf(d: DesignId): string {
   return COLORS[DESIGN_IDS.indexOf(d)];
 }

@@ -1,0 +1,764 @@
+/** The extended study's sections: the scorecard, real-world syncs, picked-gateway attacks, the hard cases, the formulas. */
+import { DESIGN_IDS, type DesignId } from '../config.js';
+import type { RunRow } from '../sim/types.js';
+import { cellStat, distinct, type MetricKey } from './aggregate.js';
+import type { Block, Section } from './document.js';
+import { formatNumber, formatPercent } from './format.js';
+import { type ChartSeries, lineChart, scatterChart } from './svg-chart.js';
+import type { Table } from './tables.js';
+
+const NONE = '—';
+
+function designsIn(rows: readonly RunRow[]): DesignId[] {
+  const present = new Set(rows.map((r) => r.design));
+  return DESIGN_IDS.filter((d) => present.has(d));
+}
+
+function style(d: DesignId): number {
+  return DESIGN_IDS.indexOf(d);
+}
+
+function mean(rows: readonly RunRow[], m: MetricKey): number {
+  return cellStat(rows, m).mean;
+}
+
+function missing(text: string): Block {
+  return { kind: 'missing', text: `Not in this study's results: ${text}` };
+}
+
+/** Groups rows by a key and returns each group's mean of a metric. */
+function cells(rows: readonly RunRow[], key: (r: RunRow) => string, m: MetricKey): Map<string, number> {
+  const groups = new Map<string, RunRow[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const g = groups.get(k);
+    if (g) g.push(r);
+    else groups.set(k, [r]);
+  }
+  const out = new Map<string, number>();
+  for (const [k, g] of groups) out.set(k, mean(g, m));
+  return out;
+}
+
+/** Lines of a metric against a parameter, one per design. */
+function lines(
+  rows: readonly RunRow[],
+  xOf: (r: RunRow) => number,
+  m: MetricKey,
+  keep: (x: number) => boolean = () => true,
+): ChartSeries[] {
+  const xs = [...new Set(rows.map(xOf))].filter(keep).sort((a, b) => a - b);
+  return designsIn(rows).map((d) => ({
+    name: d,
+    style: style(d),
+    points: xs
+      .map((x) => rows.filter((r) => r.design === d && xOf(r) === x))
+      .filter((c) => c.length > 0)
+      .map((c) => ({ x: xOf(c[0]!), y: mean(c, m) })),
+  }));
+}
+
+function chart(name: string, title: string, svg: string): Block {
+  return { kind: 'chart', name, title, svg };
+}
+
+const delayOf = (r: RunRow) => r.storeDelayMs ?? 0;
+const lossOf = (r: RunRow) => r.syncLoss ?? 0;
+const attackOf = (r: RunRow) => r.attack ?? 'even';
+
+// ---------------------------------------------------------------------------------------------- scorecard
+
+export interface Verdict {
+  pass: boolean;
+  /** the figure that decided it, in words */
+  figure: string;
+}
+
+export interface ScorecardTarget {
+  id: string;
+  title: string;
+  verdict: (design: DesignId, rows: readonly RunRow[]) => Verdict | null;
+}
+
+const FLOOD_TARGET = 1.1;
+const HONEST_PP = 0.5;
+const TRIPS_TARGET = 0.01;
+const OPS_TARGET = 2;
+const DELAY_FLOOD = 0.05;
+
+function scoreRows(rows: readonly RunRow[]): RunRow[] {
+  return rows.filter((r) => r.group === 'scorecard');
+}
+
+function floodVerdict(attack: 'even' | 'pick') {
+  return (design: DesignId, rows: readonly RunRow[]): Verdict | null => {
+    const mine = scoreRows(rows).filter(
+      (r) => r.design === design && r.traffic === 'flood' && attackOf(r) === attack,
+    );
+    if (mine.length === 0) return null;
+    const c = cells(mine, (r) => `K = ${r.gateways}, ${formatNumber(r.load)}×`, 'admittedPerWindow');
+    let worst = '';
+    let max = Number.NEGATIVE_INFINITY;
+    for (const [k, v] of c)
+      if (v > max) {
+        max = v;
+        worst = k;
+      }
+    return { pass: max <= FLOOD_TARGET, figure: `${formatNumber(max)} × L (${worst})` };
+  };
+}
+
+const honestKey = (r: RunRow) => `K = ${r.gateways}, ${r.traffic} ${r.routing}`;
+
+function honestVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | null {
+  const all = scoreRows(rows).filter((r) => r.traffic === 'steady' || r.traffic === 'pageload');
+  const mine = all.filter((r) => r.design === design);
+  const base = cells(
+    all.filter((r) => r.design === 'central-log'),
+    honestKey,
+    'rejectedPct',
+  );
+  if (mine.length === 0 || base.size === 0) return null;
+  let max = Number.NEGATIVE_INFINITY;
+  let min = Number.POSITIVE_INFINITY;
+  let worst = '';
+  for (const [k, v] of cells(mine, honestKey, 'rejectedPct')) {
+    const b = base.get(k);
+    if (b === undefined) continue;
+    const d = v - b;
+    if (d > max) {
+      max = d;
+      worst = k;
+    }
+    if (d < min) min = d;
+  }
+  return {
+    pass: max <= HONEST_PP,
+    figure: `${signed(max)} pp (${worst}); least ${signed(min)} pp`,
+  };
+}
+
+function signed(v: number): string {
+  return v >= 0 ? `+${formatNumber(v)}` : `−${formatNumber(-v)}`;
+}
+
+function tripsVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | null {
+  const mine = scoreRows(rows).filter((r) => r.design === design);
+  if (mine.length === 0) return null;
+  const c = cells(
+    mine,
+    (r) =>
+      `K = ${r.gateways}, ${r.traffic} ${formatNumber(r.load)}×${r.traffic === 'flood' ? ` ${attackOf(r)}` : ''}`,
+    'roundTripsPerRequest',
+  );
+  let max = 0;
+  let worst = 'none';
+  for (const [k, v] of c)
+    if (v > max) {
+      max = v;
+      worst = k;
+    }
+  return { pass: max <= TRIPS_TARGET, figure: `${formatPercent(100 * max)} of requests (${worst})` };
+}
+
+const configKeyOf = (r: RunRow) =>
+  r.traffic === 'flood'
+    ? `K = ${r.gateways}, flood ${formatNumber(r.load)}× ${attackOf(r)}`
+    : `K = ${r.gateways}, ${r.traffic} ${r.routing}`;
+
+function opsVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | null {
+  const sc = scoreRows(rows);
+  const mine = cells(
+    sc.filter((r) => r.design === design),
+    configKeyOf,
+    'storeOpsPerSec',
+  );
+  const base = cells(
+    sc.filter((r) => r.design === 'shared-counter'),
+    configKeyOf,
+    'storeOpsPerSec',
+  );
+  if (mine.size === 0 || base.size === 0) return null;
+  let max = 0;
+  let worst = '';
+  for (const [k, v] of mine) {
+    const b = base.get(k);
+    if (b === undefined || b === 0) continue;
+    if (v / b > max) {
+      max = v / b;
+      worst = k;
+    }
+  }
+  return { pass: max <= OPS_TARGET, figure: `${formatNumber(max)}× shared-counter's (${worst})` };
+}
+
+function delayVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | null {
+  const mine = rows.filter((r) => r.group === 'delay' && r.design === design);
+  if (mine.length === 0) return null;
+  const at = (ms: number, traffic: string, load: number, m: MetricKey) => {
+    const c = mine.filter((r) => delayOf(r) === ms && r.traffic === traffic && r.load === load);
+    return c.length === 0 ? Number.NaN : mean(c, m);
+  };
+  let floodUp = Number.NEGATIVE_INFINITY;
+  let honestUp = Number.NEGATIVE_INFINITY;
+  for (const ms of [1, 10]) {
+    for (const load of distinct(
+      mine.filter((r) => r.traffic === 'flood'),
+      'load',
+    )) {
+      const d = at(ms, 'flood', load, 'admittedPerWindow') / at(0, 'flood', load, 'admittedPerWindow') - 1;
+      if (d > floodUp) floodUp = d;
+    }
+    for (const traffic of ['steady', 'pageload']) {
+      const d = at(ms, traffic, 0.8, 'rejectedPct') - at(0, traffic, 0.8, 'rejectedPct');
+      if (d > honestUp) honestUp = d;
+    }
+  }
+  if (!Number.isFinite(floodUp) && !Number.isFinite(honestUp)) return null;
+  return {
+    pass: floodUp <= DELAY_FLOOD && honestUp <= HONEST_PP,
+    figure: `floods ${signed(100 * floodUp)} %, honest ${signed(honestUp)} pp (worst of 1 and 10 ms vs 0)`,
+  };
+}
+
+export const SCORECARD_TARGETS: readonly ScorecardTarget[] = [
+  {
+    id: 'floods-even',
+    title: `even floods 1.5×–1,000×: admitted per window ≤ ${FLOOD_TARGET} × L`,
+    verdict: floodVerdict('even'),
+  },
+  {
+    id: 'floods-pick',
+    title: `picked-gateway floods 1.5×–1,000×: ≤ ${FLOOD_TARGET} × L`,
+    verdict: floodVerdict('pick'),
+  },
+  {
+    id: 'honest',
+    title: `honest steady and page-load at 80 %, even and uneven: rejections ≤ central-log's + ${HONEST_PP} pp`,
+    verdict: honestVerdict,
+  },
+  {
+    id: 'round-trips',
+    title: 'round trips on the request path ≤ 1 % of requests',
+    verdict: tripsVerdict,
+  },
+  { id: 'store-ops', title: "store operations per second ≤ 2 × shared-counter's", verdict: opsVerdict },
+  {
+    id: 'delay',
+    title: `store delay 1 and 10 ms: admitted under floods ≤ +${100 * DELAY_FLOOD} %, honest ≤ +${HONEST_PP} pp vs no delay`,
+    verdict: delayVerdict,
+  },
+];
+
+export function scorecardSection(all: readonly RunRow[]): Section {
+  const id = 'scorecard';
+  const title = 'Scorecard: every design against every target (K ∈ {2, 8, 32}, Δ = 1 s)';
+  const intro: Block = {
+    kind: 'text',
+    text:
+      'The issue’s targets for a design that beats the seven, each checked on this study’s own runs at K up to 32 ' +
+      'and Δ = 1 s (L = 100 per 60 s sliding window). A cell reads PASS or FAIL and the figure that decided it: the ' +
+      'worst configuration’s mean over seeds. Floods: the most admitted per window over every K and flood rate, ' +
+      'spread evenly over the gateways or sent whole to one. Honest: the largest excess of a design’s rejections ' +
+      'over the central log’s in the same configuration (and the least, which is negative when a design admits ' +
+      'more than the exact log, i.e. over-admits). Cost: the share of requests that waited on a store round trip, ' +
+      'and store operations per second (syncs + request-path calls) against shared-counter’s in the same ' +
+      'configuration. Delay: the change in admitted per window under floods (100×, 1,000×) and in honest rejections ' +
+      'when every store call takes 1 or 10 ms more (jitter half of it), at K = 8; the latency the delay adds to ' +
+      'request-path calls is charted in “Store delay” below.',
+  };
+  const sc = all.filter((r) => r.group === 'scorecard' || r.group === 'delay');
+  if (sc.length === 0)
+    return { id, title, blocks: [intro, missing('the extended grid (study --grid extended).')] };
+  const designs = designsIn(sc);
+  let passAll: string[] = [];
+  const table: Table = {
+    columns: [{ title: 'design' }, ...SCORECARD_TARGETS.map((t) => ({ title: t.title }))],
+    rows: designs.map((d) => {
+      let every = true;
+      const row = [
+        d,
+        ...SCORECARD_TARGETS.map((t) => {
+          const v = t.verdict(d, all);
+          if (v === null) {
+            every = false;
+            return NONE;
+          }
+          if (!v.pass) every = false;
+          return `${v.pass ? 'PASS' : 'FAIL'} ${v.figure}`;
+        }),
+      ];
+      if (every) passAll = [...passAll, d];
+      return row;
+    }),
+  };
+  const verdict: Block = {
+    kind: 'text',
+    text:
+      passAll.length === 0 ? 'No design meets every target.' : `Meets every target: ${passAll.join(', ')}.`,
+  };
+  return { id, title, blocks: [intro, { kind: 'table', table }, verdict] };
+}
+
+// ---------------------------------------------------------------------------------------------- real world
+
+export function storeDelaySection(all: readonly RunRow[]): Section {
+  const id = 'store-delay';
+  const title = 'Store delay: a sync’s reply arrives late (K = 8, Δ = 1 s)';
+  const intro: Block = {
+    kind: 'text',
+    text:
+      'Every store call takes the given delay plus a uniform jitter of up to half of it: a sync is applied by the ' +
+      'store when sent and its reply reaches the gateway that much later, so what a gateway learns is that old, ' +
+      'and a request-path call (central-log, leases-ask) keeps its request waiting as long. Lines: admitted per ' +
+      'window under a 100× flood, honest rejections (steady 80 %, uneven) and the mean time a request waits on ' +
+      'the store, against the delay (log axis; the 0 ms points are in the table).',
+  };
+  const rows = all.filter((r) => r.group === 'delay');
+  if (rows.length === 0)
+    return { id, title, blocks: [intro, missing('store-delay runs (--grid extended).')] };
+  const delays = distinct(rows, 'storeDelayMs') as number[];
+  const designs = designsIn(rows);
+  const cell = (
+    d: DesignId,
+    ms: number,
+    traffic: string,
+    load: number,
+    m: MetricKey,
+    fmt: (v: number) => string,
+  ) => {
+    const c = rows.filter(
+      (r) => r.design === d && delayOf(r) === ms && r.traffic === traffic && r.load === load,
+    );
+    return c.length === 0 ? NONE : fmt(mean(c, m));
+  };
+  const table: Table = {
+    columns: [
+      { title: 'design · delay →' },
+      ...delays.map((ms) => ({ title: `${formatNumber(ms)} ms`, align: 'right' as const })),
+    ],
+    rows: designs.map((d) => [
+      d,
+      ...delays.map(
+        (ms) =>
+          `${cell(d, ms, 'flood', 100, 'admittedPerWindow', formatNumber)} · ${cell(d, ms, 'steady', 0.8, 'rejectedPct', formatPercent)} · ${cell(d, ms, 'steady', 0.8, 'latencyMs', (v) => `${formatNumber(v)} ms`)}`,
+      ),
+    ]),
+  };
+  const note: Block = {
+    kind: 'text',
+    text: 'Each cell: admitted per window under a 100× flood (× L) · honest rejections (steady 80 %, uneven) · mean wait on the store per honest request.',
+  };
+  const pos = (x: number) => x > 0;
+  const flood = rows.filter((r) => r.traffic === 'flood' && r.load === 100);
+  const honest = rows.filter((r) => r.traffic === 'steady');
+  return {
+    id,
+    title,
+    blocks: [
+      intro,
+      { kind: 'table', table },
+      note,
+      chart(
+        'store-delay-flood',
+        'Admitted per window under a 100× flood vs store delay',
+        lineChart({
+          title: 'Admitted per window under a 100× flood vs store delay (K = 8, Δ = 1 s)',
+          x: { title: 'store delay (ms)', scale: 'log' },
+          y: { title: 'admitted per window (× L)', scale: 'log' },
+          series: lines(flood, delayOf, 'admittedPerWindow', pos),
+          referenceLines: [{ y: 1, label: 'the limit L' }],
+        }),
+      ),
+      chart(
+        'store-delay-honest',
+        'Honest rejections vs store delay',
+        lineChart({
+          title: 'Honest rejections vs store delay (steady 80 %, uneven, K = 8, Δ = 1 s)',
+          x: { title: 'store delay (ms)', scale: 'log' },
+          y: { title: 'requests rejected (%)', scale: 'log' },
+          series: lines(honest, delayOf, 'rejectedPct', pos),
+        }),
+      ),
+      chart(
+        'store-delay-latency',
+        'Mean wait on the store per request vs store delay',
+        lineChart({
+          title: 'Mean wait on the store per request vs store delay (steady 80 %, uneven, K = 8)',
+          x: { title: 'store delay (ms)', scale: 'log' },
+          y: { title: 'mean wait per request (ms)', scale: 'log' },
+          series: lines(honest, delayOf, 'latencyMs', pos),
+        }),
+      ),
+    ],
+  };
+}
+
+export function syncLossSection(all: readonly RunRow[]): Section {
+  const id = 'sync-loss';
+  const title = 'Sync loss: a sync’s reply is lost (K = 8, Δ = 1 s)';
+  const intro: Block = {
+    kind: 'text',
+    text:
+      'Each sync’s reply is lost with the given probability; half of the lost syncs had landed at the store, half ' +
+      'had not. As the runtime does, the gateway keeps the failed request whole and resends it (same sequence ' +
+      'number, so the store applies its pushes once) at its next sync instant, then sends a fresh sync; its ' +
+      'pushes stay counted as its own meanwhile. Lines: admitted per window under a 100× flood and honest ' +
+      'rejections (steady 80 %, uneven) against the loss rate (the 0 points are in the table). The lease designs ' +
+      'can exceed L here: when a gateway’s syncs fail for longer than the lease TTL and the pushes had not landed, ' +
+      'the store lets the grant lapse while the admits spent from it are still unknown to it, and grants those ' +
+      'slots again (the windows over L are counted in the table).',
+  };
+  const rows = all.filter((r) => r.group === 'loss');
+  if (rows.length === 0) return { id, title, blocks: [intro, missing('sync-loss runs (--grid extended).')] };
+  const losses = distinct(rows, 'syncLoss') as number[];
+  const designs = designsIn(rows);
+  const table: Table = {
+    columns: [
+      { title: 'design · loss →' },
+      ...losses.map((p) => ({ title: formatPercent(100 * p), align: 'right' as const })),
+    ],
+    rows: designs.map((d) => [
+      d,
+      ...losses.map((p) => {
+        const f = rows.filter((r) => r.design === d && lossOf(r) === p && r.traffic === 'flood');
+        const h = rows.filter((r) => r.design === d && lossOf(r) === p && r.traffic === 'steady');
+        if (f.length === 0 || h.length === 0) return NONE;
+        const over = f.reduce((a, r) => a + r.windowsOverLimit, 0);
+        return `${formatNumber(mean(f, 'admittedPerWindow'))} [${formatNumber(mean(f, 'worstWindow'))}; ${over}] · ${formatPercent(mean(h, 'rejectedPct'))}`;
+      }),
+    ]),
+  };
+  const note: Block = {
+    kind: 'text',
+    text: 'Each cell: admitted per window under a 100× flood (× L) [worst window × L; spans over L, summed over seeds] · honest rejections.',
+  };
+  const pos = (x: number) => x > 0;
+  return {
+    id,
+    title,
+    blocks: [
+      intro,
+      { kind: 'table', table },
+      note,
+      chart(
+        'sync-loss-flood',
+        'Admitted per window under a 100× flood vs sync loss',
+        lineChart({
+          title: 'Admitted per window under a 100× flood vs sync loss (K = 8, Δ = 1 s)',
+          x: { title: 'sync replies lost (fraction)', scale: 'log' },
+          y: { title: 'admitted per window (× L)', scale: 'log' },
+          series: lines(
+            rows.filter((r) => r.traffic === 'flood'),
+            lossOf,
+            'admittedPerWindow',
+            pos,
+          ),
+          referenceLines: [{ y: 1, label: 'the limit L' }],
+        }),
+      ),
+      chart(
+        'sync-loss-honest',
+        'Honest rejections vs sync loss',
+        lineChart({
+          title: 'Honest rejections vs sync loss (steady 80 %, uneven, K = 8, Δ = 1 s)',
+          x: { title: 'sync replies lost (fraction)', scale: 'log' },
+          y: { title: 'requests rejected (%)', scale: 'log' },
+          series: lines(
+            rows.filter((r) => r.traffic === 'steady'),
+            lossOf,
+            'rejectedPct',
+            pos,
+          ),
+        }),
+      ),
+    ],
+  };
+}
+
+export function attackSection(all: readonly RunRow[]): Section {
+  const id = 'attack-pick';
+  const title = 'A flood sent to one gateway (picked) vs spread evenly (K = 32, Δ = 1 s)';
+  const intro: Block = {
+    kind: 'text',
+    text:
+      'The same floods as the scorecard’s, at K = 32, sent whole to one gateway (an attacker who found the ' +
+      'gateway that admits, or the least loaded one) instead of spread over all. One gateway sees its own ' +
+      'admits at once, so the synced designs hold a picked flood near L; designs that divide the limit ' +
+      '(split, assume-others) or lean on a share measured over W (track-share) turn it away well below L for a ' +
+      'window or more. Each cell: admitted per window, even / picked.',
+  };
+  const rows = all.filter((r) => r.group === 'scorecard' && r.traffic === 'flood' && r.gateways === 32);
+  if (rows.length === 0) return { id, title, blocks: [intro, missing('scorecard flood runs at K = 32.')] };
+  const loads = distinct(rows, 'load');
+  const table: Table = {
+    columns: [
+      { title: 'design · flood rate →' },
+      ...loads.map((l) => ({ title: `${formatNumber(l)}×`, align: 'right' as const })),
+    ],
+    rows: designsIn(rows).map((d) => [
+      d,
+      ...loads.map((l) => {
+        const e = rows.filter((r) => r.design === d && r.load === l && attackOf(r) === 'even');
+        const p = rows.filter((r) => r.design === d && r.load === l && attackOf(r) === 'pick');
+        return `${e.length ? formatNumber(mean(e, 'admittedPerWindow')) : NONE} / ${p.length ? formatNumber(mean(p, 'admittedPerWindow')) : NONE}`;
+      }),
+    ]),
+  };
+  return {
+    id,
+    title,
+    blocks: [
+      intro,
+      { kind: 'table', table },
+      chart(
+        id,
+        'Admitted per window vs flood rate, picked gateway',
+        lineChart({
+          title: 'Admitted per window vs flood rate, the whole flood on one gateway (K = 32, Δ = 1 s)',
+          x: { title: 'flood rate (× L per window)', scale: 'log' },
+          y: { title: 'admitted per window (× L)', scale: 'log' },
+          series: lines(
+            rows.filter((r) => attackOf(r) === 'pick'),
+            (r) => r.load,
+            'admittedPerWindow',
+          ),
+          referenceLines: [{ y: 1, label: 'the limit L' }],
+        }),
+      ),
+    ],
+  };
+}
+
+export function hardCasesSection(all: readonly RunRow[]): Section {
+  const id = 'hard-cases';
+  const title = 'Two hard cases: a flood’s onset, and a pulsed flood on top of an honest client';
+  const intro: Block = {
+    kind: 'text',
+    text:
+      'Onset: an honest client at 80 % (steady, even) has the key for two windows, then a 1,000× flood starts; ' +
+      'the figure is the most admitted in any window-long span ending within one window of the onset (× L) — what ' +
+      'gets through before the gateways have noticed. Pulsed: the same honest client, plus a 1,000× flood for 2 s ' +
+      'every 120 s; the figure is the share of the honest client’s requests rejected, next to the central log’s in ' +
+      'the same setting (after a pulse the key is full for a window, so even the exact log turns the client away ' +
+      'then), and the worst window of the run. Mean over seeds.',
+  };
+  const rows = all.filter((r) => r.group === 'hard');
+  if (rows.length === 0) return { id, title, blocks: [intro, missing('hard-case runs (--grid extended).')] };
+  const ks = distinct(rows, 'gateways');
+  const base = (k: number) =>
+    rows.filter((r) => r.design === 'central-log' && r.gateways === k && r.traffic === 'pulsed');
+  const table: Table = {
+    columns: [
+      { title: 'design' },
+      ...ks.map((k) => ({ title: `onset worst W, K = ${k}`, align: 'right' as const })),
+      ...ks.map((k) => ({
+        title: `pulsed: honest rejected (central-log), worst W, K = ${k}`,
+        align: 'right' as const,
+      })),
+    ],
+    rows: designsIn(rows).map((d) => [
+      d,
+      ...ks.map((k) => {
+        const c = rows.filter((r) => r.design === d && r.gateways === k && r.traffic === 'onset');
+        return c.length ? `${formatNumber(mean(c, 'onsetWorst'))} × L` : NONE;
+      }),
+      ...ks.map((k) => {
+        const c = rows.filter((r) => r.design === d && r.gateways === k && r.traffic === 'pulsed');
+        const b = base(k);
+        if (c.length === 0) return NONE;
+        return `${formatPercent(mean(c, 'honestRejectedPct'))} (${b.length ? formatPercent(mean(b, 'honestRejectedPct')) : NONE}), ${formatNumber(mean(c, 'worstWindow'))} × L`;
+      }),
+    ]),
+  };
+  return { id, title, blocks: [intro, { kind: 'table', table }] };
+}
+
+// ---------------------------------------------------------------------------------------------- formulas
+
+/** The fitted model: admitted/L = 1 + S·(1 − exp(−c·x/S)), x = load·Δ/W, S = a·(K − 1)^b. */
+export interface OverFit {
+  design: DesignId;
+  c: number;
+  a: number;
+  b: number;
+  /** root mean square of log(admitted) residuals over the points */
+  rmsLog: number;
+  points: number;
+}
+
+export function overAdmission(x: number, K: number, f: Pick<OverFit, 'a' | 'b' | 'c'>): number {
+  const S = f.a * (K - 1) ** f.b;
+  if (!(S > 0)) return 1;
+  return 1 + S * (1 - Math.exp((-f.c * x) / S));
+}
+
+interface Point {
+  x: number;
+  K: number;
+  y: number;
+}
+
+function fitPoints(rows: readonly RunRow[], design: DesignId): Point[] {
+  // adaptive's blind span is capped at W/6, so at Δ near W it turns floods away below L: fitted on Δ ≤ 1 s
+  const mine = rows.filter(
+    (r) =>
+      r.design === design &&
+      r.group === 'flood' &&
+      r.windowKind === 'sliding' &&
+      !r.alignedSyncs &&
+      (design !== 'adaptive' || r.syncS <= 1),
+  );
+  const c = new Map<string, RunRow[]>();
+  for (const r of mine) {
+    const k = `${r.gateways}|${r.syncS}|${r.load}`;
+    const g = c.get(k);
+    if (g) g.push(r);
+    else c.set(k, [r]);
+  }
+  return [...c.values()]
+    .filter((g) => g[0]!.gateways > 1)
+    .map((g) => ({
+      x: (g[0]!.load * g[0]!.syncS) / g[0]!.windowS,
+      K: g[0]!.gateways,
+      y: mean(g, 'admittedPerWindow'),
+    }));
+}
+
+function rmsLog(points: readonly Point[], f: Pick<OverFit, 'a' | 'b' | 'c'>): number {
+  let s = 0;
+  for (const p of points) {
+    // the model is of over-admission: a point under L (a flood not yet filling the window) counts as L
+    const d = Math.log(Math.max(p.y, 1)) - Math.log(overAdmission(p.x, p.K, f));
+    s += d * d;
+  }
+  return Math.sqrt(s / Math.max(1, points.length));
+}
+
+/** Least squares on log(admitted) by a coarse-to-fine grid over (c, a, b): deterministic and dependency-free. */
+export function fitOverAdmission(rows: readonly RunRow[], design: DesignId): OverFit | null {
+  const pts = fitPoints(rows, design);
+  if (pts.length < 3) return null;
+  let best = { a: 0, b: 0, c: 0 };
+  let bestErr = Number.POSITIVE_INFINITY;
+  let ranges = { c: [-3, 1.5], a: [-3, 1.5], b: [0, 1.2] } as Record<'a' | 'b' | 'c', [number, number]>;
+  for (let round = 0; round < 5; round++) {
+    const n = 16;
+    for (let i = 0; i <= n; i++) {
+      const c = 10 ** (ranges.c[0] + ((ranges.c[1] - ranges.c[0]) * i) / n);
+      for (let j = 0; j <= n; j++) {
+        const a = 10 ** (ranges.a[0] + ((ranges.a[1] - ranges.a[0]) * j) / n);
+        for (let k = 0; k <= n; k++) {
+          const b = ranges.b[0] + ((ranges.b[1] - ranges.b[0]) * k) / n;
+          const e = rmsLog(pts, { a, b, c });
+          if (e < bestErr) {
+            bestErr = e;
+            best = { a, b, c };
+          }
+        }
+      }
+    }
+    const lc = Math.log10(best.c);
+    const la = Math.log10(best.a);
+    const wc = (ranges.c[1] - ranges.c[0]) / 8;
+    const wa = (ranges.a[1] - ranges.a[0]) / 8;
+    const wb = (ranges.b[1] - ranges.b[0]) / 8;
+    ranges = {
+      c: [lc - wc, lc + wc],
+      a: [la - wa, la + wa],
+      b: [Math.max(0, best.b - wb), best.b + wb],
+    };
+  }
+  return { design, ...best, rmsLog: bestErr, points: pts.length };
+}
+
+/** What each design's bound is, in words: the hard ones from the code, the statistical ones from the fit. */
+export function boundText(design: DesignId, fit: OverFit | null): string {
+  switch (design) {
+    case 'central-log':
+    case 'leases':
+    case 'leases-ask':
+      return 'L (hard)';
+    case 'split':
+      return 'K·ceil(L/K) (hard)';
+    default:
+      if (fit === null) return NONE;
+      return `1 + S·(1 − e^(−${formatNumber(fit.c)}·x/S)), S = ${formatNumber(fit.a)}·(K−1)^${formatNumber(fit.b)}`;
+  }
+}
+
+export function formulaSection(all: readonly RunRow[]): Section {
+  const id = 'over-admission-formulas';
+  const title = 'Over-admission as a formula in K, Δ, W, L and the flood rate';
+  const intro: Block = {
+    kind: 'text',
+    text:
+      'For every synced design the flood runs (sliding window, own sync phases, every K > 1 and Δ) are fitted to one ' +
+      'curve: admitted per window / L = 1 + S·(1 − exp(−c·x/S)), where x = load·Δ/W is what the flood sends in one ' +
+      'sync interval in units of L (load × L per W is the flood rate r, so x = r·Δ/L). The initial slope c says ' +
+      'how much of a sync interval’s flood gets through (each freed slot is taken by every gateway that sees an ' +
+      'arrival before it learns the others took it); S = a·(K − 1)^b is the ceiling, reached when every gateway ' +
+      'fills on its own. The fit is least squares on log(admitted); rms is the typical relative error. W and L ' +
+      'enter only through x (and L through the honest part, not modelled here); the curve bends where a flood ' +
+      'does not fill the window (load near 1); adaptive is fitted on Δ ≤ 1 s only (at Δ = 10 s its blind span, capped at ' +
+      'W/6, is shorter than 4Δ and it holds floods below L at K ≤ 8 and near 1.5 × L at K = 32). ' +
+      'The chart puts the fitted curve (lines, K = 2, 8, 32) next to the simulated points.',
+  };
+  const designs = designsIn(all.filter((r) => r.group === 'flood'));
+  if (designs.length === 0) return { id, title, blocks: [intro, missing('flood runs.')] };
+  const fits = designs.map((d) => ({ d, f: fitOverAdmission(all, d) }));
+  const table: Table = {
+    columns: [
+      { title: 'design' },
+      { title: 'bound / fitted admitted per W (× L)' },
+      { title: 'c', align: 'right' },
+      { title: 'a', align: 'right' },
+      { title: 'b', align: 'right' },
+      { title: 'rms', align: 'right' },
+      { title: 'points', align: 'right' },
+    ],
+    rows: fits.map(({ d, f }) => {
+      const hard = d === 'central-log' || d === 'split' || d.startsWith('leases');
+      return [
+        d,
+        boundText(d, f),
+        hard || f === null ? NONE : formatNumber(f.c),
+        hard || f === null ? NONE : formatNumber(f.a),
+        hard || f === null ? NONE : formatNumber(f.b),
+        hard || f === null ? NONE : `${formatNumber(100 * (Math.exp(f.rmsLog) - 1))} %`,
+        f === null ? NONE : String(f.points),
+      ];
+    }),
+  };
+  const blocks: Block[] = [intro, { kind: 'table', table }];
+  for (const { d, f } of fits) {
+    if (f === null || d === 'central-log' || d === 'split' || d.startsWith('leases')) continue;
+    const pts = fitPoints(all, d);
+    const ks = [...new Set(pts.map((p) => p.K))].sort((a, b) => a - b);
+    const xs = [...new Set(pts.map((p) => p.x))].sort((a, b) => a - b);
+    const series: ChartSeries[] = [];
+    ks.forEach((K, i) => {
+      series.push({
+        name: `K = ${K} simulated`,
+        style: i,
+        points: pts.filter((p) => p.K === K).map((p) => ({ x: p.x, y: p.y })),
+      });
+    });
+    const svg = scatterChart({
+      title: `${d}: simulated points and the fitted curve`,
+      x: { title: 'flood arrivals in one Δ (× L) = load × Δ / W', scale: 'log' },
+      y: { title: 'admitted per window (× L)', scale: 'log' },
+      series: [
+        ...series,
+        ...ks.map((K, i) => ({
+          name: `K = ${K} fitted`,
+          style: i,
+          points: xs.map((x) => ({ x, y: overAdmission(x, K, f) })),
+        })),
+      ],
+      referenceLines: [{ y: 1, label: 'the limit L' }],
+    });
+    blocks.push(chart(`formula-${d}`, `${d}: fitted over-admission next to the simulated points`, svg));
+  }
+  return { id, title, blocks };
+}
