@@ -1,33 +1,92 @@
 /**
- * npm run bench [-- --quick] [-- --json] [-- --full-study]: measures, repeats, and writes
- * bench/results/latest.md and latest.json with the machine described.
+ * npm run bench [-- --quick] [-- --json] [-- --full-study] | npm run bench -- --render FILE.json:
+ * the four benchmarks of issue 7, each figure measured side by side with its peer in the same run,
+ * repeated, medians and ratios; writes bench/results/latest.md, latest.json and full.json (quick:
+ * quick.md, quick.json) with the machine and its load average. --json prints the result object (one line) instead of the Markdown.
+ * Starts one private redis-server on a free loopback port and stops it by its PID.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { startRedisServer } from '../test/support/redis-server.js';
+import { benchDecision } from './decision.js';
+import { benchHttp } from './http.js';
+import { type BenchResult, missingKeys, renderMarkdown, shapeResult } from './report.js';
 import { benchSimulator, simTable } from './sim.js';
+import { benchSync } from './sync.js';
+import { describeMachine } from './util.js';
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
 const quick = args.has('--quick');
-const machine = {
-  cpu: cpus()[0]?.model ?? 'unknown',
-  cores: cpus().length,
-  memoryGiB: Math.round(totalmem() / 2 ** 30),
-  node: process.version,
-  date: new Date().toISOString(),
+const json = args.has('--json');
+const log = (s: string) => {
+  if (!json || args.has('--verbose'))
+    process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 };
+
+type Result = BenchResult & { wallSeconds: number; partSeconds: Record<string, number> };
+
+/** Full runs write latest.{md,json} and full.json; quick runs quick.{md,json}, leaving the full table be. */
+function writeOutputs(result: Result): string {
+  const md = `${renderMarkdown(result, simTable(result.sim))}\nWall time of the whole bench: ${result.wallSeconds.toFixed(0)} s (${Object.entries(
+    result.partSeconds,
+  )
+    .map(([k, v]) => `${k} ${v.toFixed(0)} s`)
+    .join(', ')}).\n`;
+  const base = result.quick ? 'bench/results/quick' : 'bench/results/latest';
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(`${base}.md`, md);
+  if (!result.quick) writeFileSync('bench/results/full.json', `${JSON.stringify(result, null, 2)}\n`);
+  return md;
+}
+
+// --render FILE: the Markdown again from a saved result, without measuring anything
+const renderAt = argv.indexOf('--render');
+if (renderAt >= 0) {
+  const saved = JSON.parse(readFileSync(argv[renderAt + 1], 'utf8')) as Result;
+  saved.targets = shapeResult(saved).targets;
+  process.stdout.write(writeOutputs(saved));
+  process.exit(0);
+}
+
+const command = `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`;
+const machine = describeMachine();
+const t0 = Date.now();
+
+const partSeconds: Record<string, number> = {};
+let tPart = Date.now();
+const part = (name: string) => {
+  partSeconds[name] = (Date.now() - tPart) / 1000;
+  tPart = Date.now();
+};
+log('decision cost');
+const decision = await benchDecision({ quick, log });
+part('decision');
+log('redis-server + sync cost');
+const redis = await startRedisServer();
+let sync: Awaited<ReturnType<typeof benchSync>>;
+let http: Awaited<ReturnType<typeof benchHttp>>;
+try {
+  sync = await benchSync({ quick, port: redis.port });
+  part('sync');
+  log('http');
+  http = await benchHttp({ quick, redisPort: redis.port });
+  part('http');
+} finally {
+  await redis.stop();
+}
+log('simulator');
 const sim = benchSimulator({ quick, full: args.has('--full-study') });
-const result = { machine, quick, sim };
-const md = [
-  `# fleetlimit benchmarks${quick ? ' (quick)' : ''}`,
-  '',
-  `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.date}`,
-  '',
-  '## Simulator',
-  '',
-  simTable(sim),
-  '',
-].join('\n');
-mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/latest.json', `${JSON.stringify(result, null, 2)}\n`);
-writeFileSync('bench/results/latest.md', md);
-process.stdout.write(args.has('--json') ? `${JSON.stringify(result)}\n` : md);
+part('sim');
+machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
+const result: Result = {
+  ...shapeResult({ machine, quick, command, decision, sync, http, sim }),
+  wallSeconds: (Date.now() - t0) / 1000,
+  partSeconds,
+};
+const missing = missingKeys(result);
+if (missing.length > 0) throw new Error(`bench result is missing ${missing.join(', ')}`);
+const md = writeOutputs(result);
+log(`done in ${result.wallSeconds.toFixed(0)} s`);
+process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);

@@ -1,0 +1,201 @@
+/**
+ * One decision-cost measurement in a fresh process (so no other design's classes make the call sites
+ * polymorphic, and memory is returned between subjects):
+ *   tsx bench/decision-worker.ts SUBJECT KEYS REGIME REPS N
+ * SUBJECT is a design id or 'rlf-memory'; REGIME 'allowed' (L = 10^9: nearly every call admits) or
+ * 'limited' (L = 100: one hot key in a flood, nearly every call rejects). KEYS − 1 other keys are held
+ * (admitted once and synced) before the hot key is timed. Each repetition times N calls of the subject
+ * and, right before it, N calls of the bare baseline (Map lookup + compare + increment) over the same
+ * number of keys, so every ratio compares two loops run side by side. Prints one JSON object.
+ */
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { DESIGN_IDS, type DesignId, Gateway, MemoryStore } from '../dist/index.js';
+import { median } from './util.js';
+
+export interface DecisionSample {
+  subject: string;
+  keys: number;
+  regime: 'allowed' | 'limited';
+  /** Median ns per call of the subject. */
+  nsPerOp: number;
+  /** Median ns per call of the bare Map lookup + compare, measured in the same process. */
+  baselineNsPerOp: number;
+  /** Median of the per-repetition ratios subject / baseline. */
+  ratioToBaseline: number;
+  /** The same three in CPU time (process.cpuUsage): leaves out time the process spent descheduled. */
+  cpuNsPerOp: number;
+  baselineCpuNsPerOp: number;
+  cpuRatioToBaseline: number;
+  /** Share of the timed calls that were admitted. */
+  allowedPct: number;
+  /** rlf-memory: its storage's synchronous incrby() + compare (internal API), ns per call. */
+  syncNsPerOp?: number;
+  reps: number;
+  n: number;
+}
+
+const [subject, keysArg, regimeArg, repsArg, nArg] = process.argv.slice(2);
+const KEYS = Number(keysArg);
+const regime = regimeArg === 'limited' ? 'limited' : 'allowed';
+const LIMIT = regime === 'limited' ? 100 : 1_000_000_000;
+const REPS = Number(repsArg);
+const N = Number(nArg);
+const HOT = 'user:hot';
+const T0 = 1_700_000_000_000;
+/** Virtual time between two calls on the hot key, ms (100,000 calls per second). */
+const STEP = 0.01;
+
+function nowNs(): number {
+  return Number(process.hrtime.bigint());
+}
+/** This process's CPU time (user + system), ns: unlike wall time, it leaves out time spent descheduled. */
+function cpuNs(): number {
+  const c = process.cpuUsage();
+  return (c.user + c.system) * 1000;
+}
+
+interface Timed {
+  /** Wall time per call. */
+  ns: number;
+  /** CPU time per call. */
+  cpuNs: number;
+  allowed: number;
+}
+
+// the bare baseline: the least any limiter must do per request
+interface Counter {
+  count: number;
+}
+const map = new Map<string, Counter>();
+for (let i = 1; i < KEYS; i++) map.set(`user:${i}`, { count: 1 });
+map.set(HOT, { count: 0 });
+let sink = 0;
+function baseline(n: number): Timed {
+  const c = cpuNs();
+  const t = nowNs();
+  let allowed = 0;
+  for (let i = 0; i < n; i++) {
+    const c = map.get(HOT)!;
+    if (c.count < LIMIT) {
+      c.count++;
+      allowed++;
+    }
+  }
+  const dt = nowNs() - t;
+  const dc = cpuNs() - c;
+  sink += allowed;
+  if (regime === 'allowed') map.get(HOT)!.count = 0;
+  return { ns: dt / n, cpuNs: dc / n, allowed };
+}
+let run: (n: number) => Promise<Timed> | Timed;
+let syncBest: ((n: number) => number) | undefined;
+
+if (subject === 'rlf-memory') {
+  const rl = new RateLimiterMemory({ points: LIMIT, duration: 60 });
+  for (let i = 1; i < KEYS; i++) await rl.consume(`user:${i}`);
+  run = async (n) => {
+    const c = cpuNs();
+    const t = nowNs();
+    let allowed = 0;
+    for (let i = 0; i < n; i++) {
+      try {
+        await rl.consume(HOT);
+        allowed++;
+      } catch {
+        // rejected: consume() rejects with a RateLimiterRes
+      }
+    }
+    const ns = (nowNs() - t) / n;
+    return { ns, cpuNs: (cpuNs() - c) / n, allowed };
+  };
+  // its best case without the promise: the storage call consume() wraps (not public API)
+  const storage = (
+    rl as unknown as {
+      _memoryStorage: { incrby(k: string, v: number, s: number): { consumedPoints: number } };
+    }
+  )._memoryStorage;
+  const rlKey = rl.getKey(HOT);
+  syncBest = (n) => {
+    const t = nowNs();
+    let allowed = 0;
+    for (let i = 0; i < n; i++) if (storage.incrby(rlKey, 1, 60).consumedPoints <= LIMIT) allowed++;
+    sink += allowed;
+    return (nowNs() - t) / n;
+  };
+} else {
+  if (!(DESIGN_IDS as readonly string[]).includes(subject)) throw new Error(`unknown subject ${subject}`);
+  const store = new MemoryStore();
+  const gw = new Gateway(
+    { id: 'gw-1', design: subject as DesignId, limit: LIMIT, windowMs: 60_000, gateways: 8, syncMs: 1_000 },
+    store,
+  );
+  // virtual time lives in a field and a local of the timed loop: a captured `let` that the loop
+  // reassigns would box a new heap number per call, a cost of the harness, not of admit()
+  const clock = { now: T0 };
+  for (let i = 1; i < KEYS; i++) gw.admit(`user:${i}`, clock.now);
+  gw.admit(HOT, clock.now);
+  gw.sync(clock.now);
+  // one sync per repetition, untimed: the timed loop is the request path only. With a million keys
+  // a sync of every key held takes seconds, so there the keys are synced once, before timing.
+  const syncEachRep = KEYS <= 100_000;
+  run = (n) => {
+    clock.now += 1;
+    if (syncEachRep) gw.sync(clock.now);
+    let now = clock.now;
+    let allowed = 0;
+    const c = cpuNs();
+    const t = nowNs();
+    for (let i = 0; i < n; i++) {
+      now += STEP;
+      if (gw.admit(HOT, now).allowed) allowed++;
+    }
+    const ns = (nowNs() - t) / n;
+    const cpu = (cpuNs() - c) / n;
+    clock.now = now;
+    return { ns, cpuNs: cpu, allowed };
+  };
+}
+
+// warm-up: JIT both loops (twice: on a loaded machine the optimizing compiler lags)
+for (let w = 0; w < 2; w++) {
+  baseline(N);
+  await run(N);
+  syncBest?.(N);
+}
+const subj: number[] = [];
+const base: number[] = [];
+const ratios: number[] = [];
+const subjCpu: number[] = [];
+const baseCpu: number[] = [];
+const cpuRatios: number[] = [];
+const syncs: number[] = [];
+let allowed = 0;
+for (let r = 0; r < REPS; r++) {
+  const b = baseline(N);
+  const s = await run(N);
+  base.push(b.ns);
+  subj.push(s.ns);
+  ratios.push(s.ns / b.ns);
+  baseCpu.push(b.cpuNs);
+  subjCpu.push(s.cpuNs);
+  cpuRatios.push(s.cpuNs / b.cpuNs);
+  allowed += s.allowed;
+  if (syncBest !== undefined) syncs.push(syncBest(N));
+}
+const out: DecisionSample = {
+  subject,
+  keys: KEYS,
+  regime,
+  nsPerOp: median(subj),
+  baselineNsPerOp: median(base),
+  ratioToBaseline: median(ratios),
+  cpuNsPerOp: median(subjCpu),
+  baselineCpuNsPerOp: median(baseCpu),
+  cpuRatioToBaseline: median(cpuRatios),
+  allowedPct: (100 * allowed) / (REPS * N),
+  reps: REPS,
+  n: N,
+};
+if (syncs.length > 0) out.syncNsPerOp = median(syncs);
+if (sink === -1) out.reps = 0; // keeps `sink` live
+process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -1,0 +1,162 @@
+/**
+ * HTTP: requests/s and p99 latency of each server in bench/http-servers.ts (one child process),
+ * loaded by autocannon in another child process, over loopback only, each run bounded in time.
+ * Rounds are interleaved (every server once per round, in the same order), so each ratio compares
+ * runs made minutes apart at most; medians over rounds, and the median of the per-round ratios.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { exited, killChild, load1, median } from './util.js';
+
+export interface HttpRun {
+  reqPerSec: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface HttpBench {
+  connections: number;
+  durationS: number;
+  rounds: number;
+  /** Median requests/s by server. */
+  reqPerSec: Record<string, number>;
+  /** Median p99 latency by server, ms. */
+  p99Ms: Record<string, number>;
+  /** Median of the per-round ratios server / its bare server (node:http, or Express for Express servers). */
+  ratioToBare: Record<string, number>;
+  /** Median of the per-round ratios shared-counter / each per-request Redis limiter. */
+  sharedCounterOver: Record<string, number>;
+  /** Responses other than 2xx and socket errors, summed over rounds. */
+  non2xx: Record<string, number>;
+  errors: Record<string, number>;
+  runs: Record<string, HttpRun[]>;
+  load1: number[];
+}
+
+const require = createRequire(import.meta.url);
+const AUTOCANNON = join(dirname(require.resolve('autocannon/package.json')), 'autocannon.js');
+
+function startServers(redisPort: number): Promise<{ child: ChildProcess; ports: Record<string, number> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/http-servers.ts', String(redisPort)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      killChild(child);
+      reject(new Error(`http servers did not start: ${err}`));
+    }, 30_000);
+    child.stderr.on('data', (d) => {
+      err += d.toString();
+    });
+    child.stdout.on('data', (d) => {
+      out += d.toString();
+      const nl = out.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        resolve({ child, ports: JSON.parse(out.slice(0, nl)) as Record<string, number> });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`http servers exited ${code}: ${err}`));
+    });
+  });
+}
+
+function autocannon(port: number, connections: number, durationS: number): Promise<HttpRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [AUTOCANNON, '-c', String(connections), '-d', String(durationS), '-j', `http://127.0.0.1:${port}/`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d.toString();
+    });
+    const timer = setTimeout(() => killChild(child), (durationS + 30) * 1000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      try {
+        const j = JSON.parse(out) as {
+          requests: { total: number };
+          duration: number;
+          latency: { p99: number };
+          non2xx: number;
+          errors: number;
+          timeouts: number;
+          '2xx': number;
+        };
+        resolve({
+          reqPerSec: j['2xx'] / j.duration,
+          p99Ms: j.latency.p99,
+          non2xx: j.non2xx,
+          errors: j.errors + j.timeouts,
+        });
+      } catch {
+        reject(new Error(`autocannon exited ${code}: ${out.slice(0, 300)}`));
+      }
+    });
+  });
+}
+
+export const PER_REQUEST_PEERS = ['central-log', 'rlf-redis', 'express-rate-limit'];
+
+export async function benchHttp(opts: { quick: boolean; redisPort: number }): Promise<HttpBench> {
+  const connections = 32;
+  const durationS = opts.quick ? 2 : 8;
+  const rounds = opts.quick ? 1 : 5;
+  const { child, ports } = await startServers(opts.redisPort);
+  const names = Object.keys(ports);
+  const runs: Record<string, HttpRun[]> = Object.fromEntries(names.map((n) => [n, []]));
+  const loads: number[] = [];
+  try {
+    // warm up every server (the quick bench's single round is its own warm-up)
+    if (!opts.quick) for (const n of names) await autocannon(ports[n], connections, 2);
+    for (let r = 0; r < rounds; r++) {
+      loads.push(load1());
+      for (const n of names) runs[n].push(await autocannon(ports[n], connections, durationS));
+    }
+  } finally {
+    killChild(child);
+    await exited(child);
+  }
+  const bareOf = (n: string) => (n.startsWith('express') ? 'express-bare' : 'bare');
+  const perRound = (a: string, b: string) =>
+    median(runs[a].map((x, i) => x.reqPerSec / runs[b][i].reqPerSec));
+  const reqPerSec: Record<string, number> = {};
+  const p99Ms: Record<string, number> = {};
+  const ratioToBare: Record<string, number> = {};
+  const non2xx: Record<string, number> = {};
+  const errors: Record<string, number> = {};
+  for (const n of names) {
+    reqPerSec[n] = median(runs[n].map((x) => x.reqPerSec));
+    p99Ms[n] = median(runs[n].map((x) => x.p99Ms));
+    ratioToBare[n] = perRound(n, bareOf(n));
+    non2xx[n] = runs[n].reduce((s, x) => s + x.non2xx, 0);
+    errors[n] = runs[n].reduce((s, x) => s + x.errors, 0);
+  }
+  const sharedCounterOver: Record<string, number> = {};
+  for (const p of PER_REQUEST_PEERS) sharedCounterOver[p] = perRound('shared-counter', p);
+  sharedCounterOver['express-rate-limit (Express vs Express)'] = perRound(
+    'express-shared-counter',
+    'express-rate-limit',
+  );
+  return {
+    connections,
+    durationS,
+    rounds,
+    reqPerSec,
+    p99Ms,
+    ratioToBare,
+    sharedCounterOver,
+    non2xx,
+    errors,
+    runs,
+    load1: loads,
+  };
+}

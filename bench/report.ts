@@ -1,0 +1,203 @@
+/**
+ * Shapes the four parts into one result object, checks the issue's targets, and renders Markdown.
+ * Pure functions (no I/O), so the result's shape can be tested without running a benchmark.
+ */
+import type { DecisionBench } from './decision.js';
+import type { HttpBench } from './http.js';
+import type { SimBench } from './sim.js';
+import type { SyncBench } from './sync.js';
+import type { Machine } from './util.js';
+
+export interface Target {
+  name: string;
+  pass: boolean;
+  detail: string;
+}
+
+export interface BenchResult {
+  machine: Machine;
+  quick: boolean;
+  command: string;
+  decision: DecisionBench;
+  sync: SyncBench;
+  http: HttpBench;
+  sim: SimBench;
+  targets: Target[];
+}
+
+/** Designs that decide without the store on the request path (the issue's "synced designs"). */
+export const LOCAL_DESIGNS = [
+  'split',
+  'shared-counter',
+  'assume-others',
+  'track-share',
+  'leases',
+  'leases-ask',
+];
+export const ALL_DESIGNS = ['central-log', ...LOCAL_DESIGNS];
+
+/** The servers `npm run bench -- --quick --json` promises under http.reqPerSec (the issue's list). */
+export const REQUIRED_HTTP_SERVERS = [
+  'bare',
+  'shared-counter',
+  'central-log',
+  'rlf-redis',
+  'express-rate-limit',
+];
+
+/** Paths the JSON output must carry that are missing or not numbers; [] when complete. */
+export function missingKeys(r: unknown): string[] {
+  const missing: string[] = [];
+  const at = (path: string[]): unknown =>
+    path.reduce<unknown>(
+      (o, key) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[key] : undefined),
+      r,
+    );
+  const num = (path: string[]) => {
+    const v = at(path);
+    if (typeof v !== 'number' || Number.isNaN(v)) missing.push(path.join('.'));
+  };
+  for (const d of [...ALL_DESIGNS, 'rlf-memory', 'map-baseline']) num(['decision', 'nsPerOp', d]);
+  for (const key of ['exact/1000', 'exact/10000', 'buckets/1000', 'buckets/10000'])
+    num(['sync', 'keysPerSecond', key]);
+  for (const s of REQUIRED_HTTP_SERVERS) num(['http', 'reqPerSec', s]);
+  for (const d of ALL_DESIGNS) num(['sim', 'requestsPerSecond', d]);
+  return missing;
+}
+
+const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+const k = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
+
+export function checkTargets(d: DecisionBench, h: HttpBench): Target[] {
+  const out: Target[] = [];
+  for (const s of d.samples) {
+    if (!LOCAL_DESIGNS.includes(s.subject)) continue;
+    const rlf = d.samples.find(
+      (x) => x.subject === 'rlf-memory' && x.keys === s.keys && x.regime === s.regime,
+    );
+    // judged on CPU time (descheduled time left out) and on wall time: both must pass
+    const within2 = s.cpuRatioToBaseline <= 2 && s.ratioToBaseline <= 2;
+    const beatsRlf = rlf !== undefined && s.cpuNsPerOp < rlf.cpuNsPerOp && s.nsPerOp < rlf.nsPerOp;
+    out.push({
+      name: `decision ${s.subject}, ${s.keys.toLocaleString('en-US')} keys, ${s.regime}: ≤ 2× Map and < RateLimiterMemory`,
+      pass: within2 && beatsRlf,
+      detail: `CPU ${f1(s.cpuNsPerOp)} ns = ${f1(s.cpuRatioToBaseline)}× Map (${f1(s.baselineCpuNsPerOp)} ns), wall ${f1(s.ratioToBaseline)}× [${within2 ? 'pass' : 'FAIL'}]; RateLimiterMemory CPU ${rlf ? f1(rlf.cpuNsPerOp) : 'n/a'} ns, wall ${rlf ? f1(rlf.nsPerOp) : 'n/a'} vs ${f1(s.nsPerOp)} ns [${beatsRlf ? 'pass' : 'FAIL'}]`,
+    });
+  }
+  const sc = h.ratioToBare['shared-counter'];
+  out.push({
+    name: 'HTTP shared-counter ≥ 95 % of bare node:http',
+    pass: sc >= 0.95,
+    detail: `${f1(100 * sc)} % (${k(h.reqPerSec['shared-counter'])} vs ${k(h.reqPerSec.bare)} req/s)`,
+  });
+  for (const p of ['rlf-redis', 'express-rate-limit']) {
+    const r = h.sharedCounterOver[p];
+    out.push({
+      name: `HTTP shared-counter ≥ 1.5× ${p}`,
+      pass: r >= 1.5,
+      detail: `${f2(r)}× (${k(h.reqPerSec['shared-counter'])} vs ${k(h.reqPerSec[p])} req/s)`,
+    });
+  }
+  const ee = h.sharedCounterOver['express-rate-limit (Express vs Express)'];
+  out.push({
+    name: 'HTTP shared-counter ≥ 1.5× express-rate-limit, both on Express',
+    pass: ee >= 1.5,
+    detail: `${f2(ee)}× (${k(h.reqPerSec['express-shared-counter'])} vs ${k(h.reqPerSec['express-rate-limit'])} req/s)`,
+  });
+  return out;
+}
+
+export function shapeResult(parts: Omit<BenchResult, 'targets'>): BenchResult {
+  return { ...parts, targets: checkTargets(parts.decision, parts.http) };
+}
+
+const SUBJECT_NOTE: Record<string, string> = {
+  'rlf-memory': 'RateLimiterMemory, `await consume()`',
+};
+
+export function renderMarkdown(r: BenchResult, simTable: string): string {
+  const m = r.machine;
+  const L: string[] = [];
+  L.push(`# fleetlimit benchmarks${r.quick ? ' (quick)' : ''}`, '');
+  L.push(`Produced by \`${r.command}\` on ${m.date}.`, '');
+  L.push(
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}; load average (1/5/15 min) ${m.loadStart.join(' / ')} at the start, ${m.loadEnd?.join(' / ') ?? '?'} at the end (other work shares this machine: absolute figures are noisy, the side-by-side ratios less so). Redis ${r.sync.redisVersion} on loopback.`,
+    '',
+  );
+  L.push('## Targets', '', '| target | result | figures |', '|---|---|---|');
+  for (const t of r.targets) L.push(`| ${t.name} | ${t.pass ? 'pass' : '**FAIL**'} | ${t.detail} |`);
+  L.push('');
+
+  const d = r.decision;
+  L.push('## 1. Decision cost: `admit()` on one hot key', '');
+  L.push(
+    `Sync \`Gateway\` over \`MemoryStore\`, virtual time (100,000 calls/s on the hot key, one untimed sync per repetition), L = 10^9 per 60 s ("allowed": every call admits) or L = 100 ("limited": a flood, nearly every call rejected), K = 8, Δ = 1 s. central-log goes through the store on every call. Each subject runs in its own process against a bare \`Map\` lookup + compare + increment timed right before it in the same process; ${d.reps} repetitions of ${d.n.toLocaleString('en-US')} calls, medians. RateLimiterMemory (rate-limiter-flexible, a fixed-window counter on real time) is timed awaiting \`consume()\` in a loop; its "sync" column calls the storage's \`incrby()\` that \`consume()\` wraps (internal, not public API) — its best case without the promise (wall time). CPU time is the process's own (process.cpuUsage), which leaves out time spent descheduled on a loaded machine; the targets must pass on both.`,
+    '',
+  );
+  L.push(
+    '| keys held | regime | subject | CPU ns/op | × Map (CPU) | wall ns/op | × Map (wall) | Map ns/op (CPU / wall) | admitted |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const s of d.samples) {
+    const name = SUBJECT_NOTE[s.subject] ?? s.subject;
+    const sync = s.syncNsPerOp !== undefined ? ` (storage call alone: ${f1(s.syncNsPerOp)})` : '';
+    L.push(
+      `| ${s.keys.toLocaleString('en-US')} | ${s.regime} | ${name} | ${f1(s.cpuNsPerOp)} | ${f1(s.cpuRatioToBaseline)} | ${f1(s.nsPerOp)}${sync} | ${f1(s.ratioToBaseline)} | ${f1(s.baselineCpuNsPerOp)} / ${f1(s.baselineNsPerOp)} | ${f1(s.allowedPct)} % |`,
+    );
+  }
+  L.push('');
+
+  const s = r.sync;
+  L.push('## 2. Sync cost: RedisStore', '');
+  L.push(
+    `One shared-counter sync of N changed keys, each pushing one admit and reading its window back; ${s.chunkKeys} keys per script call, all calls in one pipeline. Keys/s from the median wall time of a whole sync; hold = Redis time of one script call (one chunk) from INFO commandstats (mean) and SLOWLOG (longest).`,
+    '',
+  );
+  L.push(
+    '| mode | changed keys | keys/s | one sync, ms | calls | hold per call, µs (mean / max) | Redis µs per key |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const x of s.results)
+    L.push(
+      `| ${x.mode} | ${k(x.changedKeys)} | ${k(x.keysPerSecond)} | ${f1(x.syncMs)} | ${f1(x.callsPerSync)} | ${k(x.holdUsMean)} / ${k(x.holdUsMax)} | ${f1(x.redisUsPerKey)} |`,
+    );
+  L.push(
+    '',
+    "The same commands' limit, `redis-benchmark` on the same server (pipelined 16, 16 clients). The bare sync scripts do, per key, the Redis commands of a sync (exact: HGETALL meta, ZREMRANGEBYSCORE, ZRANGEBYSCORE, ZCARD, ZADD, ZRANGEBYSCORE, HSET, 2× PEXPIRE; buckets: 2× HGETALL, 2× HSET, 2× PEXPIRE) for 100 keys per EVALSHA, without RedisStore's parsing, replay checks and reply packing:",
+    '',
+  );
+  L.push(
+    '| peer | requests/s | keys/s | Redis µs per call | store keys/s ÷ peer keys/s (10,000 keys) |',
+    '|---|---:|---:|---:|---:|',
+  );
+  for (const [name, b] of Object.entries(s.redisBenchmark)) {
+    const mode = name.endsWith('buckets') ? 'buckets' : 'exact';
+    const ours = s.keysPerSecond[`${mode}/10000`];
+    L.push(
+      `| ${name} | ${k(b.requestsPerSecond)} | ${k(b.keysPerSecond)} | ${f1(b.usPerCall)} | ${f2(ours / b.keysPerSecond)} |`,
+    );
+  }
+  L.push('');
+
+  const h = r.http;
+  L.push('## 3. HTTP', '');
+  L.push(
+    `GET / answering "ok"; every limiter keyed on the client address with L = 10^9 per 60 s, so nearly all requests are admitted and the figures are overhead. fleetlimit: \`withRateLimit\` (node:http) or \`expressRateLimit\` over \`createAsyncGateway\` on RedisStore (compact mode), K = 4, Δ = 1 s. Peers: rate-limiter-flexible \`RateLimiterRedis\` (ioredis) on node:http; express-rate-limit with rate-limit-redis on Express ${'(compare with bare Express)'}. Load: autocannon in its own process, ${h.connections} connections, ${h.durationS} s per run, ${h.rounds} interleaved round(s), medians; 127.0.0.1 only.`,
+    '',
+  );
+  L.push(
+    '| server | requests/s | p99 ms | × its bare server | non-2xx | errors |',
+    '|---|---:|---:|---:|---:|---:|',
+  );
+  for (const n of Object.keys(h.reqPerSec))
+    L.push(
+      `| ${n} | ${k(h.reqPerSec[n])} | ${f1(h.p99Ms[n])} | ${f2(h.ratioToBare[n])} | ${h.non2xx[n]} | ${h.errors[n]} |`,
+    );
+  L.push('', 'shared-counter ÷ per-request Redis limiters (median of per-round ratios):', '');
+  for (const [p, x] of Object.entries(h.sharedCounterOver)) L.push(`- ${p}: ${f2(x)}×`);
+  L.push('');
+
+  L.push('## 4. Simulator', '', simTable, '');
+  return L.join('\n');
+}
