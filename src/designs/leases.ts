@@ -156,23 +156,26 @@ export class LeaseKey implements KeyLimiter {
   idleRun(at: (i: number) => number, count: number, storeFull: boolean): number {
     if (count <= 0 || this.arrivals !== 0 || this.pending.length > 0 || this.inflight.length > 0) return 0;
     const held = this.slots(at(0));
-    // Both parts of the test only turn false as i grows (the mean decays, quiet comes once), so the
-    // syncs that qualify are a prefix, found by bisection.
-    const same = (i: number): boolean => {
-      const t = at(i);
-      if (held === 0 && t - this.lastArrivalAt >= this.p.policy.windowMs) return false;
-      const ask = this.askAt(t, 0, this.meanAfter(i + 1));
-      return storeFull ? ask >= held : ask === held;
-    };
-    if (!same(0)) return 0;
-    let lo = 0;
-    let hi = count;
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >>> 1;
-      if (same(mid)) lo = mid;
-      else hi = mid;
-    }
-    return lo + 1;
+    // A sync a whole window after the last arrival is quiet: leases asks for nothing then, which is
+    // never what a gateway holding slots holds, and a gateway holding none drops the key (the run
+    // stops before it). Instants only grow, so the syncs before it are a prefix.
+    const windowMs = this.p.policy.windowMs;
+    const quietFrom = prefixLength(count, (i) => at(i) - this.lastArrivalAt < windowMs);
+    // leases-ask asks for nothing at a sync without arrivals: the same answer only while it holds none
+    if (this.askWhenEmpty) return held === 0 ? quietFrom : 0;
+    if (quietFrom === 0) return 0;
+    // Otherwise it asks ceil(1.5·m) + 1 with the mean m after i + 1 more idle intervals, which only
+    // falls as i grows. The syncs that qualify ask exactly what it holds (or, when the store is full,
+    // at least that): given the first does, that is the prefix while the ask stays at or above it.
+    const j0 = this.idleIntervals + 1;
+    const ask = (i: number) => Math.ceil(1.5 * (this.meanBase * this.decay ** (j0 + i))) + 1;
+    const first = ask(0);
+    if (storeFull ? first < held : first !== held) return 0;
+    if (held <= 1) return quietFrom;
+    // ask(i) >= held ⇔ meanBase·decay^(j0+i) > (held − 2)/1.5: solved with logarithms for a guess,
+    // which prefixLength confirms with the exact test (and bisects if rounding put it off)
+    const guess = Math.floor(Math.log((held - 2) / 1.5 / this.meanBase) / Math.log(this.decay)) - j0 + 1;
+    return prefixLength(quietFrom, (i) => ask(i) >= held, guess);
   }
 
   /** Applies n idle syncs, the last at `last`, each answered with `held` slots (see idleRun). */
@@ -235,6 +238,25 @@ export class LeaseKey implements KeyLimiter {
 }
 
 const EMPTY: number[] = [];
+
+/**
+ * The number of i in [0, max) for which `holds` is true, given that it is true for a prefix: checks a
+ * guess (exact when the guess is right, two calls), else bisects.
+ */
+function prefixLength(max: number, holds: (i: number) => boolean, guess = Number.NaN): number {
+  if (max <= 0) return 0;
+  if (guess >= 1 && guess < max && holds(guess - 1) && !holds(guess)) return guess;
+  if (guess >= max && holds(max - 1)) return max;
+  if (!holds(0)) return 0;
+  let lo = 0;
+  let hi = max;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (holds(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo + 1;
+}
 
 /** What a sync pushes: a failed sync's admits, then those made since. Empty needs no new array. */
 function takeAdmits(inflight: number[], pending: number[]): number[] {

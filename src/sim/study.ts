@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { DESIGN_IDS } from '../config.js';
 import {
   checkAlignedFixedWindow,
   checkErlang,
@@ -42,8 +43,7 @@ export async function runGrid(runs: GridRun[], opts: StudyOptions): Promise<RunM
     }
     return results;
   }
-  // longest runs first, so the last worker is not left alone with a long run
-  const order = runs.map((_, i) => i).sort((a, b) => cost(runs[b]) - cost(runs[a]));
+  const order = scheduleOrder(runs);
   let next = 0;
   let done = 0;
   await new Promise<void>((resolve, reject) => {
@@ -74,6 +74,17 @@ export async function runGrid(runs: GridRun[], opts: StudyOptions): Promise<RunM
     }
   });
   return results;
+}
+
+/**
+ * The order runs are handed to workers: one design after another, and within a design the longest
+ * runs first, so the last worker is not left alone with a long run. Keeping a design's runs together
+ * keeps the engine's calls into the design's code monomorphic in each worker's JIT: mixing the eight
+ * designs run by run made the same grid about 1.6 times slower.
+ */
+export function scheduleOrder(runs: GridRun[]): number[] {
+  const rank = (r: GridRun) => DESIGN_IDS.indexOf(r.params.design);
+  return runs.map((_, i) => i).sort((a, b) => rank(runs[a]) - rank(runs[b]) || cost(runs[b]) - cost(runs[a]));
 }
 
 /** A rough relative cost of a run, to schedule long runs first. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rerenderReport, writeStudyOutputs } from '../../src/report/write.js';
 import { buildGrid, filterGrid, parseOnly } from '../../src/sim/grid.js';
-import { runStudy } from '../../src/sim/study.js';
+import { runStudy, scheduleOrder } from '../../src/sim/study.js';
 
 describe('the study grid', () => {
   it('holds the runs the issue lists', () => {
@@ -20,6 +20,20 @@ describe('the study grid', () => {
     // 5 designs × 3 K × 2 Δ × 2 loads × 2 routings × 3 seeds, limit 10,000
     expect(busy).toHaveLength(5 * 3 * 2 * 2 * 2 * 3);
     expect(busy.every((r) => r.params.limit === 10_000)).toBe(true);
+  });
+
+  it('hands workers one design after another, longest runs first within a design', () => {
+    const runs = buildGrid('quick');
+    const order = scheduleOrder(runs);
+    expect([...order].sort((a, b) => a - b)).toEqual(runs.map((_, i) => i));
+    const designs = order.map((i) => runs[i].params.design);
+    // each design's runs form one contiguous block
+    const blocks = designs.filter((d, i) => i === 0 || d !== designs[i - 1]);
+    expect(new Set(blocks).size).toBe(blocks.length);
+    // within a block, a long honest run comes before a short flood run of the same design
+    const first = order.findIndex((i) => runs[i].group === 'honest' && runs[i].params.design === 'leases');
+    const last = order.findLastIndex((i) => runs[i].group === 'flood' && runs[i].params.design === 'leases');
+    expect(first).toBeLessThan(last);
   });
 
   it('--only narrows the grid and names a bad field', () => {
