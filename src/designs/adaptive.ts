@@ -102,7 +102,8 @@ export class AdaptiveKey extends SyncedKey {
   /** Own arrivals per ms, decayed to `now`: a lower confidence bound, so a few arrivals are not a flood. */
   arrivalRate(now: number): number {
     if (this.rateCount === 0) return 0;
-    const n = this.rateCount * Math.exp((this.rateAt - now) / this.tau);
+    // decide has just brought the count up to now: no decay to apply (the common case under a flood)
+    const n = this.rateAt === now ? this.rateCount : this.rateCount * Math.exp((this.rateAt - now) / this.tau);
     const lo = n - this.z * Math.sqrt(n);
     return lo > 0 ? lo / this.tau : 0;
   }
