@@ -103,7 +103,8 @@ export class AdaptiveKey extends SyncedKey {
   arrivalRate(now: number): number {
     if (this.rateCount === 0) return 0;
     // decide has just brought the count up to now: no decay to apply (the common case under a flood)
-    const n = this.rateAt === now ? this.rateCount : this.rateCount * Math.exp((this.rateAt - now) / this.tau);
+    const n =
+      this.rateAt === now ? this.rateCount : this.rateCount * Math.exp((this.rateAt - now) / this.tau);
     const lo = n - this.z * Math.sqrt(n);
     return lo > 0 ? lo / this.tau : 0;
   }

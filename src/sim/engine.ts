@@ -52,6 +52,9 @@ export function routingWeights(routing: RunParams['routing'], k: number): Float6
   return w;
 }
 
+/** Page-load arrivals drawn ahead at most (a bound on the queue when a gateway gets few of them). */
+const MAX_LOOKAHEAD = 400;
+
 /** Pulsed traffic: the flood is on for PULSE_ON_MS every PULSE_EVERY_MS, the first pulse at PULSE_EVERY_MS. */
 export const PULSE_ON_MS = 2_000;
 export const PULSE_EVERY_MS = 120_000;
@@ -206,6 +209,18 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
   };
   const nextPageload = (): number =>
     Math.min(nextBurst, plTime.length > 0 ? plTime[0] : Number.POSITIVE_INFINITY);
+  /** Draws the next burst: its 10 arrivals join the queue (bursts may overlap: kept sorted). */
+  const drawBurst = () => {
+    for (let i = 0; i < 10; i++) {
+      const at = nextBurst + i * 100;
+      const g = pickGateway();
+      let j = plTime.length;
+      while (j > 0 && plTime[j - 1] > at) j--;
+      plTime.splice(j, 0, at);
+      plGw.splice(j, 0, g);
+    }
+    nextBurst += rng.exponential(burstRate);
+  };
   // a sync's reply in flight (realSync): when it arrives, and what it carries
   const replyAt = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
   const refresh = (g: number) => tree.set(g, Math.min(nextArr[g], nextSync[g], replyAt[g], nextFlood[g]));
@@ -476,15 +491,27 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
     tree.set(WATCH, store.headExpiry(KEY));
   };
 
-  /** Next arrival at g can be no earlier than this (page loads: the next burst may go anywhere). */
+  /**
+   * Next arrival at g can be no earlier than this. Page loads: bursts are drawn ahead (the burst
+   * process does not depend on any decision, so drawing it early changes nothing) until one holds an
+   * arrival for g, so that a gateway is not woken for every burst that goes elsewhere.
+   */
   const arrivalBound = (g: number): number => {
     if (!pageload) return Math.min(nextArr[g], nextFlood[g]);
-    const b = nextBurst;
-    for (let i = 0; i < plTime.length; i++) {
-      if (plTime[i] >= b) break;
-      if (plGw[i] === g) return plTime[i];
+    for (;;) {
+      let mine = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < plTime.length; i++) {
+        if (plGw[i] === g) {
+          mine = plTime[i];
+          break;
+        }
+      }
+      // a burst not drawn yet starts at nextBurst or later
+      if (mine <= nextBurst || nextBurst >= end || plTime.length >= MAX_LOOKAHEAD) {
+        return Math.min(mine, nextBurst);
+      }
+      drawBurst();
     }
-    return b;
   };
 
   for (;;) {
@@ -504,18 +531,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
         needSyncAfter(g, t);
         arrive(g, t);
         refresh(g);
-      } else {
-        for (let i = 0; i < 10; i++) {
-          const at = nextBurst + i * 100;
-          const g = pickGateway();
-          // keep the queue sorted: bursts may overlap
-          let j = plTime.length;
-          while (j > 0 && plTime[j - 1] > at) j--;
-          plTime.splice(j, 0, at);
-          plGw.splice(j, 0, g);
-        }
-        nextBurst += rng.exponential(burstRate);
-      }
+      } else drawBurst();
       tree.set(K, nextPageload());
       continue;
     }
