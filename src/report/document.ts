@@ -2,6 +2,7 @@
  * The report as data: sections of paragraphs, tables and charts. Built once, rendered twice (Markdown and HTML),
  * so both outputs always say the same thing.
  */
+import type { ReportChart } from './chart-spec.js';
 import { escapeMarkdown, escapeXml } from './escape.js';
 import { htmlTable, markdownTable, type Table } from './tables.js';
 
@@ -9,7 +10,8 @@ export type Block =
   | { kind: 'text'; text: string }
   | { kind: 'heading'; text: string }
   | { kind: 'table'; table: Table }
-  | { kind: 'chart'; name: string; title: string; svg: string }
+  /** drawn as charts/<name>.svg for report.md, and by the explorer's Plot code inside report.html */
+  | { kind: 'chart'; title: string; chart: ReportChart }
   /** a part of the report the study's rows cannot fill, e.g. under a narrowed --only grid */
   | { kind: 'missing'; text: string };
 
@@ -46,7 +48,7 @@ export function toMarkdown(doc: ReportDocument): string {
           out.push(markdownTable(b.table), '');
           break;
         case 'chart':
-          out.push(`![${escapeMarkdown(b.title)}](charts/${b.name}.svg)`, '');
+          out.push(`![${escapeMarkdown(b.title)}](charts/${b.chart.name}.svg)`, '');
           break;
         case 'missing':
           out.push(`*${escapeMarkdown(b.text)}*`, '');
@@ -75,16 +77,41 @@ th,td{padding:4px 8px;border-bottom:1px solid #eee;text-align:left}
 thead th{background:#f0f0ee;border-bottom:2px solid #ccc;white-space:normal;vertical-align:bottom;min-width:4em}
 tbody th{font-weight:600;background:#fafaf8}
 tbody tr:hover td{background:#f5f9ff}
-figure{margin:0 0 1.5em}
-figure svg{display:block;width:100%;height:auto;max-width:100%;border:1px solid #e2e2e2}
-figcaption{font-size:.85em;color:#555;margin-top:4px}
+figure.chart{margin:0 0 1.5em;border:1px solid #e2e2e2;padding:8px 10px 6px}
+figure.chart>figcaption{font-weight:600;font-size:.95em;margin:0 0 6px}
+.plot{min-height:120px}
+.plot figure{margin:0}
+.plot figcaption{font-size:.85em;color:#555;font-style:italic}
+.plot svg{overflow:visible}
+.plot-error{color:#b00020}
 .missing{color:#7a5a00;background:#fff8e1;border-left:4px solid #e0b000;padding:6px 10px}
 .pass{color:#0a6b2c;font-weight:700}
 .fail{color:#b00020;font-weight:700}
 @media (max-width:600px){main{padding:10px 10px 32px}body{font-size:15px}}
 `;
 
-export function toHtml(doc: ReportDocument): string {
+/** The data the charts of report.html are drawn from, in page order. */
+export function htmlCharts(doc: ReportDocument): ReportChart[] {
+  return doc.sections.flatMap((s) => s.blocks.flatMap((b) => (b.kind === 'chart' ? [b.chart] : [])));
+}
+
+/**
+ * JSON inside a <script> element: '<' is escaped so no string in it can close the element or open a comment.
+ * JSON.parse reads \u003c back as '<'.
+ */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+/**
+ * The page. Each chart is a placeholder that `chartScript` (the explorer's chart code, bundled for the report:
+ * src/web/client/report.ts) fills with an Observable Plot figure drawn from the JSON in #report-charts; both
+ * are inline, so the file works opened from disk, offline. Without scripts, each placeholder shows the
+ * chart's static SVG from charts/.
+ */
+export function toHtml(doc: ReportDocument, chartScript: string): string {
+  if (/<\/script|<!--/i.test(chartScript))
+    throw new Error('the report chart script contains "</script" or "<!--" and cannot be inlined');
   const out: string[] = [
     '<!DOCTYPE html>',
     '<html lang="en">',
@@ -118,9 +145,16 @@ export function toHtml(doc: ReportDocument): string {
         case 'table':
           out.push(markResults(htmlTable(b.table)));
           break;
-        case 'chart':
-          out.push(`<figure>${b.svg}<figcaption>${escapeXml(b.title)}</figcaption></figure>`);
+        case 'chart': {
+          const { name, spec } = b.chart;
+          out.push(
+            `<figure class="chart"><figcaption>${escapeXml(spec.title)}</figcaption>` +
+              `<div class="plot" data-chart="${escapeXml(name)}">` +
+              `<noscript><img src="charts/${escapeXml(name)}.svg" alt="${escapeXml(b.title)}" width="760" height="460" style="max-width:100%;height:auto"></noscript>` +
+              '</div></figure>',
+          );
           break;
+        }
         case 'missing':
           out.push(`<p class="missing">${escapeXml(b.text)}</p>`);
           break;
@@ -128,7 +162,14 @@ export function toHtml(doc: ReportDocument): string {
     }
     out.push('</section>');
   }
-  out.push('</main>', '</body>', '</html>');
+  out.push('</main>');
+  const charts = htmlCharts(doc);
+  if (charts.length > 0)
+    out.push(
+      `<script type="application/json" id="report-charts">${scriptJson(charts)}</script>`,
+      `<script>${chartScript}</script>`,
+    );
+  out.push('</body>', '</html>');
   return `${out.join('\n')}\n`;
 }
 

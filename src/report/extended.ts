@@ -2,9 +2,9 @@
 import { DESIGN_IDS, type DesignId } from '../config.js';
 import type { RunRow } from '../sim/types.js';
 import { cellStat, distinct, type MetricKey } from './aggregate.js';
+import { asLine, asScatter, type ChartSeries, type ReportChart } from './chart-spec.js';
 import type { Block, Section } from './document.js';
 import { formatNumber, formatPercent } from './format.js';
-import { type ChartSeries, lineChart, scatterChart } from './svg-chart.js';
 import type { Table } from './tables.js';
 
 const NONE = '—';
@@ -58,8 +58,8 @@ function lines(
   }));
 }
 
-function chart(name: string, title: string, svg: string): Block {
-  return { kind: 'chart', name, title, svg };
+function chart(name: string, title: string, drawn: Omit<ReportChart, 'name'>): Block {
+  return { kind: 'chart', title, chart: { name, ...drawn } };
 }
 
 const delayOf = (r: RunRow) => r.storeDelayMs ?? 0;
@@ -362,7 +362,7 @@ export function storeDelaySection(all: readonly RunRow[]): Section {
       chart(
         'store-delay-flood',
         'Admitted per window under a 100× flood vs store delay',
-        lineChart({
+        asLine({
           title: 'Admitted per window under a 100× flood vs store delay (K = 8, Δ = 1 s)',
           x: { title: 'store delay (ms)', scale: 'log' },
           y: { title: 'admitted per window (× L)', scale: 'log' },
@@ -373,7 +373,7 @@ export function storeDelaySection(all: readonly RunRow[]): Section {
       chart(
         'store-delay-honest',
         'Honest rejections vs store delay',
-        lineChart({
+        asLine({
           title: 'Honest rejections vs store delay (steady 80 %, uneven, K = 8, Δ = 1 s)',
           x: { title: 'store delay (ms)', scale: 'log' },
           y: { title: 'requests rejected (%)', scale: 'log' },
@@ -383,7 +383,7 @@ export function storeDelaySection(all: readonly RunRow[]): Section {
       chart(
         'store-delay-latency',
         'Mean wait on the store per request vs store delay',
-        lineChart({
+        asLine({
           title: 'Mean wait on the store per request vs store delay (steady 80 %, uneven, K = 8)',
           x: { title: 'store delay (ms)', scale: 'log' },
           y: { title: 'mean wait per request (ms)', scale: 'log' },
@@ -444,7 +444,7 @@ export function syncLossSection(all: readonly RunRow[]): Section {
       chart(
         'sync-loss-flood',
         'Admitted per window under a 100× flood vs sync loss',
-        lineChart({
+        asLine({
           title: 'Admitted per window under a 100× flood vs sync loss (K = 8, Δ = 1 s)',
           x: { title: 'sync replies lost (fraction)', scale: 'log' },
           y: { title: 'admitted per window (× L)', scale: 'log' },
@@ -460,7 +460,7 @@ export function syncLossSection(all: readonly RunRow[]): Section {
       chart(
         'sync-loss-honest',
         'Honest rejections vs sync loss',
-        lineChart({
+        asLine({
           title: 'Honest rejections vs sync loss (steady 80 %, uneven, K = 8, Δ = 1 s)',
           x: { title: 'sync replies lost (fraction)', scale: 'log' },
           y: { title: 'requests rejected (%)', scale: 'log' },
@@ -514,7 +514,7 @@ export function attackSection(all: readonly RunRow[]): Section {
       chart(
         id,
         'Admitted per window vs flood rate, picked gateway',
-        lineChart({
+        asLine({
           title: 'Admitted per window vs flood rate, the whole flood on one gateway (K = 32, Δ = 1 s)',
           x: { title: 'flood rate (× L per window)', scale: 'log' },
           y: { title: 'admitted per window (× L)', scale: 'log' },
@@ -740,11 +740,12 @@ export function formulaSection(all: readonly RunRow[]): Section {
     ks.forEach((K, i) => {
       series.push({
         name: `K = ${K} simulated`,
+        group: `K = ${K}`,
         style: i,
         points: pts.filter((p) => p.K === K).map((p) => ({ x: p.x, y: p.y })),
       });
     });
-    const svg = scatterChart({
+    const drawn = asScatter({
       title: `${d}: simulated points and the fitted curve`,
       x: { title: 'flood arrivals in one Δ (× L) = load × Δ / W', scale: 'log' },
       y: { title: 'admitted per window (× L)', scale: 'log' },
@@ -752,13 +753,15 @@ export function formulaSection(all: readonly RunRow[]): Section {
         ...series,
         ...ks.map((K, i) => ({
           name: `K = ${K} fitted`,
+          group: `K = ${K}`,
           style: i,
+          mark: 'line' as const,
           points: xs.map((x) => ({ x, y: overAdmission(x, K, f) })),
         })),
       ],
       referenceLines: [{ y: 1, label: 'the limit L' }],
     });
-    blocks.push(chart(`formula-${d}`, `${d}: fitted over-admission next to the simulated points`, svg));
+    blocks.push(chart(`formula-${d}`, `${d}: fitted over-admission next to the simulated points`, drawn));
   }
   return { id, title, blocks };
 }

@@ -2,7 +2,7 @@
 import { DESIGN_IDS } from '../config.js';
 import type { RunRow, StudyResults } from '../sim/types.js';
 import { aggregateRuns, distinct } from './aggregate.js';
-import { type ReportDocument, type Section, toHtml, toMarkdown } from './document.js';
+import { htmlCharts, type ReportDocument, type Section, toHtml, toMarkdown } from './document.js';
 import {
   attackSection,
   formulaSection,
@@ -24,20 +24,26 @@ import {
   pageLoadSection,
   sharedCounterVariantsSection,
 } from './sections.js';
+import { renderChart } from './svg-chart.js';
 
 export interface RenderedReport {
   markdown: string;
   html: string;
-  /** one SVG per chart; the Markdown links them as charts/<name>.svg, the HTML inlines them */
+  /** one static SVG per chart, which the Markdown links as charts/<name>.svg; the HTML draws the same data with Plot */
   charts: { name: string; svg: string }[];
 }
 
-export function renderReport(results: StudyResults): RenderedReport {
+/**
+ * `chartScript` is the explorer's chart code bundled for the report (reportChartScript() in src/web/bundle.ts);
+ * it is passed in so rendering stays free of I/O.
+ */
+export function renderReport(results: StudyResults, chartScript: string): RenderedReport {
   const doc = reportDocument(results);
-  const charts = doc.sections.flatMap((s) =>
-    s.blocks.flatMap((b) => (b.kind === 'chart' ? [{ name: b.name, svg: `${b.svg}\n` }] : [])),
-  );
-  return { markdown: toMarkdown(doc), html: toHtml(doc), charts };
+  const drawn = htmlCharts(doc);
+  const names = new Set(drawn.map((c) => c.name));
+  if (names.size !== drawn.length) throw new Error('two report charts share a name');
+  const charts = drawn.map((c) => ({ name: c.name, svg: `${renderChart(c.kind, c.spec)}\n` }));
+  return { markdown: toMarkdown(doc), html: toHtml(doc, chartScript), charts };
 }
 
 export function reportDocument(results: StudyResults): ReportDocument {

@@ -2,9 +2,9 @@
 import { DESIGN_IDS, type DesignId } from '../config.js';
 import type { CheckResult, RunRow } from '../sim/types.js';
 import { aggregateRuns, cellStat, distinct, type MetricKey } from './aggregate.js';
+import { asLine, asScatter, type ChartSeries, type ReportChart } from './chart-spec.js';
 import type { Block, Section } from './document.js';
 import { formatMeanSe, formatNumber, formatPercent } from './format.js';
-import { type ChartSeries, lineChart, scatterChart } from './svg-chart.js';
 import type { Table } from './tables.js';
 
 const NONE = '—';
@@ -121,8 +121,8 @@ function designLines(rows: readonly RunRow[], xOf: (r: RunRow) => number, metric
   });
 }
 
-function chart(name: string, title: string, svg: string): Block {
-  return { kind: 'chart', name, title, svg };
+function chart(name: string, title: string, drawn: Omit<ReportChart, 'name'>): Block {
+  return { kind: 'chart', title, chart: { name, ...drawn } };
 }
 
 export function floodAtK8Section(all: readonly RunRow[]): Section {
@@ -151,7 +151,7 @@ export function floodAtK8Section(all: readonly RunRow[]): Section {
     'design · flood rate →',
     meanSe('admittedPerWindow'),
   );
-  const svg = lineChart({
+  const drawn = asLine({
     title: 'Admitted per window vs flood rate (K = 8, Δ = 1 s)',
     x: { title: 'flood rate (× L per window)', scale: 'log' },
     y: { title: 'admitted per window (× L)', scale: 'log' },
@@ -161,7 +161,7 @@ export function floodAtK8Section(all: readonly RunRow[]): Section {
   return {
     id,
     title,
-    blocks: [intro, ...tableBlocks(t), chart(id, 'Admitted per window vs flood rate, K = 8, Δ = 1 s', svg)],
+    blocks: [intro, ...tableBlocks(t), chart(id, 'Admitted per window vs flood rate, K = 8, Δ = 1 s', drawn)],
   };
 }
 
@@ -194,7 +194,7 @@ export function floodAllSection(all: readonly RunRow[]): Section {
   }));
   const ks = distinct(rows, 'gateways');
   const ds = distinct(rows, 'syncS');
-  const svg = scatterChart({
+  const drawn = asScatter({
     title: 'Admitted per window vs flood arrivals per sync interval (all K, Δ)',
     x: { title: 'flood arrivals in one Δ (× L) = load × Δ / W', scale: 'log' },
     y: { title: 'admitted per window (× L)', scale: 'log' },
@@ -208,7 +208,7 @@ export function floodAllSection(all: readonly RunRow[]): Section {
   return {
     id,
     title,
-    blocks: [intro, span, chart(id, 'Admitted per window vs flood arrivals per Δ, every K and Δ', svg)],
+    blocks: [intro, span, chart(id, 'Admitted per window vs flood arrivals per Δ, every K and Δ', drawn)],
   };
 }
 
@@ -270,7 +270,7 @@ export function sharedCounterVariantsSection(all: readonly RunRow[]): Section {
       .filter((c) => c.length > 0)
       .map((c) => ({ x: c[0]!.load, y: meanOf(c, 'admittedPerWindow') })),
   }));
-  const svg = lineChart({
+  const drawn = asLine({
     title: 'shared-counter variants: admitted per window vs flood rate (K = 8, Δ = 1 s)',
     x: { title: 'flood rate (× L per window)', scale: 'log' },
     y: { title: 'admitted per window (× L)', scale: 'log' },
@@ -283,7 +283,7 @@ export function sharedCounterVariantsSection(all: readonly RunRow[]): Section {
   return {
     id,
     title,
-    blocks: [intro, ...tableBlocks(t), chart(id, 'shared-counter variants vs flood rate', svg)],
+    blocks: [intro, ...tableBlocks(t), chart(id, 'shared-counter variants vs flood rate', drawn)],
   };
 }
 
@@ -327,13 +327,13 @@ export function honestByKSection(all: readonly RunRow[]): Section {
     'design · gateways →',
     rejectedWithWorst,
   );
-  const svg = lineChart({
+  const drawn = asLine({
     title: 'Honest requests rejected vs K (steady 80 %, uneven routing, Δ = 1 s)',
     x: { title: 'gateways K', scale: 'log' },
     y: { title: 'requests rejected (%)', scale: 'log' },
     series: designLines(rows, (r) => r.gateways, 'rejectedPct'),
   });
-  return { id, title, blocks: [intro, ...tableBlocks(t), chart(id, 'Honest rejections vs K', svg)] };
+  return { id, title, blocks: [intro, ...tableBlocks(t), chart(id, 'Honest rejections vs K', drawn)] };
 }
 
 export function honestByDeltaSection(all: readonly RunRow[]): Section {
@@ -364,13 +364,13 @@ export function honestByDeltaSection(all: readonly RunRow[]): Section {
     'design · sync interval →',
     rejectedWithWorst,
   );
-  const svg = lineChart({
+  const drawn = asLine({
     title: 'Honest requests rejected vs Δ (steady 80 %, uneven routing, K = 8)',
     x: { title: 'sync interval Δ (s)', scale: 'log' },
     y: { title: 'requests rejected (%)', scale: 'log' },
     series: designLines(rows, (r) => r.syncS, 'rejectedPct'),
   });
-  return { id, title, blocks: [intro, ...tableBlocks(t), chart(id, 'Honest rejections vs Δ', svg)] };
+  return { id, title, blocks: [intro, ...tableBlocks(t), chart(id, 'Honest rejections vs Δ', drawn)] };
 }
 
 export function pageLoadSection(all: readonly RunRow[]): Section {
@@ -565,8 +565,9 @@ export function howToReadSection(): Section {
           'is twice what the key was allowed. “Rejected” is the share of all requests refused. “Round trips per ' +
           'request” counts store calls on the request path (1 for central-log, 0 for designs that decide locally). ' +
           'Charts use log scales where values span decades; a point at zero cannot sit on a log scale, so it is left ' +
-          'out and a note under the chart says how many. Each design keeps its colour, marker and dash pattern in ' +
-          'every chart. Every run, seed by seed, is in results.csv and results.json.',
+          'out and a note under the chart says how many. Each design keeps its colour and marker in every chart ' +
+          '(and in the static charts of report.md its dash pattern); in report.html, pointing at a point shows ' +
+          'its values. Every run, seed by seed, is in results.csv and results.json.',
       },
     ],
   };

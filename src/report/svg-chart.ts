@@ -1,54 +1,28 @@
 /**
- * A small, dependency-free SVG chart renderer: line and scatter charts on linear or log axes.
+ * A small, dependency-free SVG chart renderer: line and scatter charts on linear or log axes. report.md links
+ * these; report.html draws the same specs with the explorer's Plot code.
  *
  * The output is a pure function of the spec (no random ids, no clock), scales through its viewBox, and
  * stays readable in greyscale: each series gets a colour, a marker shape and, for lines, a dash pattern.
  * No element carries an id, so any number of charts can be inlined in one HTML page.
  */
+
+import { layoutChart } from './chart-layout.js';
+import { tickLabel } from './chart-scale.js';
+import type { ChartKind, ChartPoint, ChartSpec } from './chart-spec.js';
 import { escapeXml } from './escape.js';
-import { formatNumber } from './format.js';
 
-export type AxisScale = 'linear' | 'log';
-
-export interface ChartAxis {
-  /** the axis title, with its unit, e.g. "flood rate (× L per window)" */
-  title: string;
-  scale?: AxisScale;
-  /** forces the domain to include this value */
-  min?: number;
-  max?: number;
-}
-
-export interface ChartPoint {
-  x: number;
-  y: number;
-}
-
-export interface ChartSeries {
-  name: string;
-  points: readonly ChartPoint[];
-  /** index into the palette/marker/dash cycle; defaults to the series' position, pass it to keep a colour per design across charts */
-  style?: number;
-}
-
-export interface ReferenceLine {
-  /** a horizontal line at this y */
-  y: number;
-  label: string;
-}
-
-export interface ChartSpec {
-  title: string;
-  x: ChartAxis;
-  y: ChartAxis;
-  series: readonly ChartSeries[];
-  referenceLines?: readonly ReferenceLine[];
-  /** in SVG user units; the chart scales to its container through the viewBox */
-  width?: number;
-  height?: number;
-}
-
-export type ChartKind = 'line' | 'scatter';
+export { makeScale } from './chart-scale.js';
+export type {
+  AxisScale,
+  ChartAxis,
+  ChartKind,
+  ChartPoint,
+  ChartSeries,
+  ChartSpec,
+  ReferenceLine,
+  SeriesMark,
+} from './chart-spec.js';
 
 // Okabe–Ito colours: distinguishable with the common colour-vision deficiencies; yellow left out (poor on white).
 const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#882255'];
@@ -87,69 +61,15 @@ const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans
 const CHAR_WIDTH = 6.6; // mean advance of a 12px sans-serif character; sizes the legend
 const MARKER = 4.5;
 
-interface Scale {
-  kind: AxisScale;
-  lo: number;
-  hi: number;
-  ticks: number[];
-  /** value → 0..1 along the axis */
-  unit(v: number): number;
-}
-
 export function renderChart(kind: ChartKind, spec: ChartSpec): string {
   const width = spec.width ?? 760;
   const height = spec.height ?? 460;
   const xLog = spec.x.scale === 'log';
   const yLog = spec.y.scale === 'log';
-
-  // Points a log axis cannot place (zero or negative) are dropped and counted, then named in a note under the
-  // chart, so a reader knows the line is missing points rather than seeing them silently vanish.
-  let droppedLog = 0;
-  let droppedNonFinite = 0;
-  const series = spec.series.map((s, i) => {
-    const kept: (ChartPoint | null)[] = [];
-    for (const p of s.points) {
-      if (!Number.isFinite(p.x) || !Number.isFinite(p.y)) {
-        droppedNonFinite++;
-        kept.push(null);
-      } else if ((xLog && p.x <= 0) || (yLog && p.y <= 0)) {
-        droppedLog++;
-        kept.push(null);
-      } else kept.push(p);
-    }
-    return { name: s.name, points: kept, style: seriesStyle(s.style ?? i) };
-  });
-  const refs = (spec.referenceLines ?? []).filter((r) => Number.isFinite(r.y) && (!yLog || r.y > 0));
-
-  const xs: number[] = [];
-  const ys: number[] = [];
-  for (const s of series)
-    for (const p of s.points)
-      if (p) {
-        xs.push(p.x);
-        ys.push(p.y);
-      }
-  const hasData = xs.length > 0;
-  for (const r of refs) ys.push(r.y);
-  for (const [axis, list] of [
-    [spec.x, xs],
-    [spec.y, ys],
-  ] as const) {
-    for (const v of [axis.min, axis.max])
-      if (v !== undefined && Number.isFinite(v) && (axis.scale !== 'log' || v > 0)) list.push(v);
-  }
-  const xScale = makeScale(xLog ? 'log' : 'linear', xs);
-  const yScale = makeScale(yLog ? 'log' : 'linear', ys);
-
-  const notes: string[] = [];
-  if (droppedLog > 0)
-    notes.push(
-      `${droppedLog} point${droppedLog === 1 ? '' : 's'} at zero not shown: a log scale cannot place them.`,
-    );
-  if (droppedNonFinite > 0)
-    notes.push(
-      `${droppedNonFinite} point${droppedNonFinite === 1 ? '' : 's'} without a finite value not shown.`,
-    );
+  const layout = layoutChart(kind, spec);
+  const { notes, hasData, x: xScale, y: yScale } = layout;
+  const refs = layout.referenceLines;
+  const series = layout.series.map((s) => ({ ...s, style: seriesStyle(s.style) }));
 
   const legendChars = Math.max(0, ...series.map((s) => s.name.length));
   const legendWidth = series.length > 0 ? Math.min(width * 0.38, 40 + legendChars * CHAR_WIDTH) : 0;
@@ -222,7 +142,7 @@ export function renderChart(kind: ChartKind, spec: ChartSpec): string {
   for (const s of series) {
     const { colour, dash } = s.style;
     out.push(`<g>`);
-    if (kind === 'line') {
+    if (s.mark !== 'dot') {
       // A dropped point breaks the line rather than bridging the gap, so no segment implies data that is not there.
       for (const run of runsOf(s.points)) {
         if (run.length < 2) continue;
@@ -232,7 +152,8 @@ export function renderChart(kind: ChartKind, spec: ChartSpec): string {
         );
       }
     }
-    for (const p of s.points) if (p) out.push(marker(s.style, px(p.x), py(p.y), kind === 'scatter'));
+    if (s.mark !== 'line')
+      for (const p of s.points) if (p) out.push(marker(s.style, px(p.x), py(p.y), kind === 'scatter'));
     out.push('</g>');
   }
 
@@ -241,12 +162,12 @@ export function renderChart(kind: ChartKind, spec: ChartSpec): string {
     out.push(`<g font-size="12" fill="#111111">`);
     series.forEach((s, i) => {
       const y = top + 10 + i * 20;
-      if (kind === 'line') {
+      if (s.mark !== 'dot') {
         out.push(
           `<line x1="${lx}" y1="${y}" x2="${lx + 26}" y2="${y}" stroke="${s.style.colour}" stroke-width="2"${s.style.dash ? ` stroke-dasharray="${s.style.dash}"` : ''}/>`,
         );
       }
-      out.push(marker(s.style, lx + 13, y, false));
+      if (s.mark !== 'line') out.push(marker(s.style, lx + 13, y, false));
       out.push(`<text x="${lx + 32}" y="${y + 4}">${escapeXml(s.name)}</text>`);
     });
     out.push('</g>');
@@ -296,88 +217,4 @@ function marker(style: SeriesStyle, x: number, y: number, translucent: boolean):
 /** Coordinates to one decimal: deterministic, compact, and finite by construction of the scales. */
 function n(v: number): string {
   return String(Math.round(v * 10) / 10);
-}
-
-function tickLabel(v: number): string {
-  const abs = Math.abs(v);
-  if (abs >= 1e6) return `${formatNumber(v / 1e6)}M`;
-  if (abs >= 1e4) return `${formatNumber(v / 1e3)}k`;
-  return formatNumber(v);
-}
-
-/** m × 10^e built from its decimal text, so 3 × 10^-1 is 0.3 and not 0.30000000000000004. */
-function decimal(m: number, e: number): number {
-  return Number(`${m}e${e}`);
-}
-
-export function makeScale(kind: AxisScale, values: readonly number[]): Scale {
-  const finite = values.filter((v) => Number.isFinite(v) && (kind === 'linear' || v > 0));
-  if (kind === 'log') return logScale(finite);
-  return linearScale(finite);
-}
-
-function linearScale(values: readonly number[]): Scale {
-  let lo = values.length ? Math.min(...values) : 0;
-  let hi = values.length ? Math.max(...values) : 1;
-  if (lo === hi) {
-    const pad = lo === 0 ? 1 : Math.abs(lo) * 0.1;
-    lo -= pad;
-    hi += pad;
-  }
-  const step = niceStep((hi - lo) / 6);
-  const start = Math.floor(lo / step) * step;
-  const end = Math.ceil(hi / step) * step;
-  const ticks: number[] = [];
-  const count = Math.round((end - start) / step);
-  for (let i = 0; i <= count; i++) ticks.push(Number((start + i * step).toPrecision(12)));
-  const span = end - start;
-  return { kind: 'linear', lo: start, hi: end, ticks, unit: (v) => (v - start) / span };
-}
-
-function niceStep(raw: number): number {
-  const e = Math.floor(Math.log10(raw));
-  const f = raw / 10 ** e;
-  const m = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
-  return decimal(m, e);
-}
-
-const STEPS_125 = [1, 2, 5];
-
-/**
- * Log axes tick at 1-2-5 within a narrow range and at decades across a wide one; the domain ends on a tick so
- * every data point lies between two labelled values.
- */
-function logScale(values: readonly number[]): Scale {
-  let min = values.length ? Math.min(...values) : 1;
-  let max = values.length ? Math.max(...values) : 10;
-  if (min === max) {
-    min /= 2;
-    max *= 2;
-  }
-  const decades = Math.log10(max / min);
-  let ticks: number[];
-  if (decades > 3) {
-    const e0 = Math.floor(Math.log10(min) + 1e-9);
-    const e1 = Math.ceil(Math.log10(max) - 1e-9);
-    // Past about eight decades the labels would crowd; label every other one.
-    const every = e1 - e0 > 8 ? 2 : 1;
-    ticks = [];
-    for (let e = e0; e <= e1; e += every) ticks.push(decimal(1, e));
-    if (ticks[ticks.length - 1]! < max) ticks.push(decimal(1, e1));
-  } else {
-    const all: number[] = [];
-    const e0 = Math.floor(Math.log10(min) + 1e-9) - 1;
-    const e1 = Math.ceil(Math.log10(max) - 1e-9) + 1;
-    for (let e = e0; e <= e1; e++) for (const m of STEPS_125) all.push(decimal(m, e));
-    const below = all.filter((t) => t <= min * (1 + 1e-9));
-    const above = all.filter((t) => t >= max * (1 - 1e-9));
-    const lo = below[below.length - 1] ?? all[0]!;
-    const hi = above[0] ?? all[all.length - 1]!;
-    ticks = all.filter((t) => t >= lo && t <= hi);
-  }
-  const lo = ticks[0]!;
-  const hi = ticks[ticks.length - 1]!;
-  const l0 = Math.log10(lo);
-  const span = Math.log10(hi) - l0 || 1;
-  return { kind: 'log', lo, hi, ticks, unit: (v) => (Math.log10(v) - l0) / span };
 }

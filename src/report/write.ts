@@ -2,6 +2,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { StudyResults } from '../sim/types.js';
+import { reportChartScript } from '../web/bundle.js';
 import { rowsToCsv } from './csv.js';
 import { renderReport } from './report.js';
 
@@ -20,7 +21,7 @@ export function rerenderReport(dir: string): string {
 
 function renderStudyReport(dir: string, results: StudyResults): string {
   writeFileSync(join(dir, 'results.csv'), rowsToCsv(results.rows));
-  const report = renderReport(results);
+  const report = renderReport(results, reportChartScript());
   const charts = join(dir, 'charts');
   // A re-render under a narrower grid draws fewer charts; stale ones from an earlier run must not linger.
   rmSync(charts, { recursive: true, force: true });

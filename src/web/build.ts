@@ -1,4 +1,6 @@
-// `npm run build` runs this after tsc: the explorer page goes to dist/web/public.
-import { buildExplorer, builtPageDir } from './bundle.js';
+// `npm run build` runs this after tsc: the explorer page goes to dist/web/public, the study report's chart
+// script to dist/web/report-charts.js.
+import { buildExplorer, buildReportCharts, builtPageDir, builtReportChartsFile } from './bundle.js';
 
 await buildExplorer(builtPageDir());
+buildReportCharts(builtReportChartsFile());

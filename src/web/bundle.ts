@@ -1,5 +1,6 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The package root: this file is src/web/bundle.ts, or dist/web/bundle.js once built. */
@@ -42,4 +43,59 @@ export async function buildExplorer(outDir: string): Promise<void> {
 /** Where `npm run build` puts the page: dist/web/public. */
 export function builtPageDir(): string {
   return join(ROOT, 'dist', 'web', 'public');
+}
+
+// The study report draws its charts with the explorer's chart code (client/charts.ts), bundled on its own
+// and inlined into report.html: one classic script, no imports, so the page works opened from disk.
+const REPORT_ENTRY = join(CLIENT, 'report.ts');
+
+/** Where `npm run build` puts the report's chart script: dist/web/report-charts.js. */
+export function builtReportChartsFile(): string {
+  return join(ROOT, 'dist', 'web', 'report-charts.js');
+}
+
+/** Bundles client/report.ts (Plot, the chart code and its caller) into one minified script, in memory. */
+export function bundleReportCharts(): string {
+  // esbuild is a build-time tool, loaded only when a bundle is made; buildSync keeps report rendering synchronous
+  const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+  const result = esbuild.buildSync({
+    entryPoints: [REPORT_ENTRY],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2022'],
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+    metafile: true,
+  });
+  for (const out of Object.values(result.metafile.outputs)) {
+    const external = out.imports.filter((i) => i.external).map((i) => i.path);
+    if (external.length > 0) throw new Error(`report chart bundle imports ${external.join(', ')}`);
+  }
+  return result.outputFiles[0].text;
+}
+
+export function buildReportCharts(outFile: string): void {
+  mkdirSync(dirname(outFile), { recursive: true });
+  writeFileSync(outFile, bundleReportCharts());
+}
+
+let reportCharts: string | undefined;
+
+/**
+ * The report's chart script. Run from the sources (tests, tsx) it is bundled from them, so it is never
+ * stale; run from dist/ (the installed CLI) it is the file `npm run build` wrote, as esbuild is a
+ * development dependency.
+ */
+export function reportChartScript(): string {
+  if (reportCharts !== undefined) return reportCharts;
+  if (import.meta.url.endsWith('.ts')) reportCharts = bundleReportCharts();
+  else {
+    const file = builtReportChartsFile();
+    if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` to make it`);
+    reportCharts = readFileSync(file, 'utf8');
+  }
+  return reportCharts;
 }

@@ -51,6 +51,21 @@ describe('svg charts', () => {
     expect(scatterChart(spec)).not.toContain('stroke-width="2" stroke-dasharray');
   });
 
+  it("follows a series' own mark: a fitted line among dots, dots without a line", () => {
+    const pts = [1, 10, 100].map((x) => ({ x, y: 1 + x / 50 }));
+    const mixed = scatterChart({
+      ...spec,
+      series: [
+        { name: 'simulated', points: pts },
+        { name: 'fitted', points: pts, mark: 'line' },
+      ],
+    });
+    expect(mixed.match(/<path d="M[\d.]+ [\d.]+ L/g)).toHaveLength(1);
+    expect(mixed.match(/<circle /g)).toHaveLength(pts.length + 1); // the dots, and one in the legend
+    const dotsOnly = lineChart({ ...spec, series: [{ name: 'dots', points: pts, mark: 'dot' }] });
+    expect(dotsOnly).not.toMatch(/<path d="M[\d.]+ [\d.]+ L/);
+  });
+
   it('drops zeros on a log axis, says how many, and leaves no NaN or Infinity', () => {
     const svg = lineChart({
       ...spec,
@@ -108,6 +123,10 @@ describe('scales', () => {
   it('log axes tick at 1-2-5 across a narrow range, ending on ticks', () => {
     expect(makeScale('log', [2, 32]).ticks).toEqual([2, 5, 10, 20, 50]);
     expect(makeScale('log', [0.3, 1.1]).ticks).toEqual([0.2, 0.5, 1, 2]);
+  });
+
+  it('log axes inside one 1-2-5 step tick at round linear steps', () => {
+    expect(makeScale('log', [0.62, 0.76]).ticks).toEqual([0.5, 0.6, 0.7, 0.8, 0.9, 1]);
   });
 
   it('log axes ignore zero and negative values', () => {

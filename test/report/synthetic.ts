@@ -15,6 +15,8 @@ export interface SyntheticGrid {
   honestLoads: readonly number[];
   seeds: readonly number[];
   busy: boolean;
+  /** also the extended grid's groups: scorecard, store delay, sync loss, the hard cases */
+  extended?: boolean;
 }
 
 export const SMALL_GRID: SyntheticGrid = {
@@ -25,6 +27,13 @@ export const SMALL_GRID: SyntheticGrid = {
   honestLoads: [0.5, 0.8],
   seeds: [1, 2],
   busy: true,
+};
+
+/** SMALL_GRID with the extended groups too: every section and chart the report can draw. */
+export const SMALL_EXTENDED_GRID: SyntheticGrid = {
+  ...SMALL_GRID,
+  designs: ['central-log', 'split', 'shared-counter', 'leases-ask', 'adaptive'],
+  extended: true,
 };
 
 export const FULL_GRID: SyntheticGrid = {
@@ -105,7 +114,125 @@ function metrics(p: RunParams, group: RunRow['group']): Omit<RunRow, keyof RunPa
 }
 
 function row(p: RunParams, group: RunRow['group']): RunRow {
-  return { ...withDefaults(p), ...metrics(p, group), group, version: '0.1.0-test' };
+  const extended = group !== 'flood' && group !== 'honest' && group !== 'busy';
+  const m = metrics(p, extended ? (p.traffic === 'flood' ? 'flood' : 'honest') : group);
+  // a store delay or lost syncs let a little more through; request-path calls wait the delay
+  const delay = p.storeDelayMs ?? 0;
+  const worse = 1 + delay / 1000 + (p.syncLoss ?? 0) / 10;
+  const onPath = p.design === 'central-log' || p.design === 'leases-ask';
+  return {
+    ...withDefaults(p),
+    ...m,
+    admittedPerWindow: m.admittedPerWindow * worse,
+    latencyMs: onPath ? delay * m.roundTripsPerRequest : 0,
+    onsetWorst: p.traffic === 'onset' ? m.worstWindow * 1.2 : 0,
+    group,
+    version: '0.1.0-test',
+  };
+}
+
+function extendedRows(grid: SyntheticGrid): RunRow[] {
+  const rows: RunRow[] = [];
+  const base = { limit: 100, windowS: 60, windowKind: 'sliding' as const, alignedSyncs: false, syncS: 1 };
+  for (const design of grid.designs) {
+    for (const gateways of [2, 8, 32]) {
+      for (const load of [1.5, 10, 100, 1000])
+        for (const attack of ['even', 'pick'] as const)
+          for (const seed of grid.seeds)
+            rows.push(
+              row(
+                {
+                  ...base,
+                  design,
+                  gateways,
+                  traffic: 'flood',
+                  load,
+                  attack,
+                  routing: 'even',
+                  minutes: 10,
+                  seed,
+                },
+                'scorecard',
+              ),
+            );
+      for (const traffic of ['steady', 'pageload'] as const)
+        for (const routing of ['even', 'uneven'] as const)
+          for (const seed of grid.seeds)
+            rows.push(
+              row(
+                { ...base, design, gateways, traffic, load: 0.8, routing, minutes: 120, seed },
+                'scorecard',
+              ),
+            );
+      if (gateways !== 2)
+        for (const traffic of ['onset', 'pulsed'] as const)
+          for (const seed of grid.seeds)
+            rows.push(
+              row(
+                {
+                  ...base,
+                  design,
+                  gateways,
+                  traffic,
+                  load: 0.8,
+                  routing: 'even',
+                  floodLoad: 1000,
+                  minutes: 30,
+                  seed,
+                },
+                'hard',
+              ),
+            );
+    }
+    for (const storeDelayMs of [0, 1, 10, 100])
+      for (const [traffic, load] of [
+        ['flood', 100],
+        ['flood', 1000],
+        ['steady', 0.8],
+        ['pageload', 0.8],
+      ] as const)
+        for (const seed of grid.seeds)
+          rows.push(
+            row(
+              {
+                ...base,
+                design,
+                gateways: 8,
+                traffic,
+                load,
+                routing: traffic === 'flood' ? 'even' : 'uneven',
+                storeDelayMs,
+                storeJitterMs: storeDelayMs / 2,
+                minutes: traffic === 'flood' ? 10 : 60,
+                seed,
+              },
+              'delay',
+            ),
+          );
+    for (const syncLoss of [0, 0.01, 0.1, 0.3])
+      for (const [traffic, load] of [
+        ['flood', 100],
+        ['steady', 0.8],
+      ] as const)
+        for (const seed of grid.seeds)
+          rows.push(
+            row(
+              {
+                ...base,
+                design,
+                gateways: 8,
+                traffic,
+                load,
+                routing: traffic === 'flood' ? 'even' : 'uneven',
+                syncLoss,
+                minutes: traffic === 'flood' ? 10 : 60,
+                seed,
+              },
+              'loss',
+            ),
+          );
+  }
+  return rows;
 }
 
 export function syntheticRows(grid: SyntheticGrid): RunRow[] {
@@ -195,6 +322,7 @@ export function syntheticRows(grid: SyntheticGrid): RunRow[] {
                     'busy',
                   ),
                 );
+  if (grid.extended) rows.push(...extendedRows(grid));
   return rows;
 }
 

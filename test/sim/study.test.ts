@@ -55,7 +55,11 @@ describe('the study grid', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fl-study-'));
     try {
       const html = writeStudyOutputs(dir, results);
-      expect(readFileSync(html, 'utf8')).toMatch(/<svg/);
+      // report.html draws its charts in the browser (test/web/report.test.ts); it carries their data
+      const page = readFileSync(html, 'utf8');
+      expect(page).toContain('<div class="plot" data-chart="flood-k8">');
+      expect(page).toContain('<script type="application/json" id="report-charts">');
+      expect(readFileSync(join(dir, 'charts', 'flood-k8.svg'), 'utf8')).toMatch(/^<svg /);
       const csv = readFileSync(join(dir, 'results.csv'), 'utf8').trim().split('\n');
       expect(csv).toHaveLength(runs.length + 1);
       expect(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')).rows).toHaveLength(runs.length);
