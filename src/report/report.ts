@@ -7,6 +7,7 @@ import {
   attackSection,
   formulaSection,
   hardCasesSection,
+  manyKeysSection,
   scorecardSection,
   storeDelaySection,
   syncLossSection,
@@ -42,7 +43,9 @@ export function renderReport(results: StudyResults): RenderedReport {
 
 export function reportDocument(results: StudyResults): ReportDocument {
   const rows = results.rows;
-  const extended = rows.some((r) => r.group === 'scorecard' || r.group === 'delay' || r.group === 'hard');
+  const extended = rows.some(
+    (r) => r.group === 'scorecard' || r.group === 'delay' || r.group === 'hard' || r.group === 'keys',
+  );
   const sections: Section[] = [
     howToReadSection(),
     ...(extended ? [scorecardSection(rows)] : []),
@@ -55,7 +58,13 @@ export function reportDocument(results: StudyResults): ReportDocument {
     leasesSection(rows),
     busyKeySection(rows),
     ...(extended
-      ? [storeDelaySection(rows), syncLossSection(rows), attackSection(rows), hardCasesSection(rows)]
+      ? [
+          storeDelaySection(rows),
+          syncLossSection(rows),
+          attackSection(rows),
+          hardCasesSection(rows),
+          manyKeysSection(rows),
+        ]
       : []),
     formulaSection(rows),
     checksSection(results.checks),
