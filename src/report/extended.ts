@@ -815,11 +815,16 @@ function kib(bytes: number): string {
 export function manyKeysSection(all: readonly RunRow[]): Section {
   const id = 'many-keys';
   const title = 'Many keys: what syncing a key population costs (K = 8, Δ = 1 s)';
+  const first = all.find((r) => r.group === 'keys');
+  const flood =
+    first === undefined
+      ? ''
+      : `; ${formatNumber(first.floodKeys ?? 0)} keys (${first.floodPick ?? 'hot'}) also get a ${formatNumber(first.floodLoad ?? 0)}× flood; ${formatNumber(first.minutes)} minutes`;
   const intro: Block = {
     kind: 'text',
     text:
       'N keys with Zipf popularity: key r (1-based rank) gets an honest steady client at 0.8/r^S × L per W (the ' +
-      'hottest at 80 %), routed evenly; 10 keys drawn at random also get a 100× flood. Each simulated gateway is ' +
+      `hottest at 80 %), routed evenly${flood}. Each simulated gateway is ` +
       'the library’s own Gateway over one in-memory store, so the figures count what the code does. Measured over ' +
       'the steady state (after the first window): store calls per second (syncs + request-path calls); keys ' +
       'carried per second (every key of every sync, plus one per request-path call: what the store works ' +
