@@ -56,6 +56,32 @@ describe('fleetlimit sim', () => {
     expect(out).toMatch(/admitted per window\s+1\.000 × L/);
   });
 
+  it('--keys N --popularity zipf:S runs many keys and prints their store cost and gateway memory', async () => {
+    const { out } = await runCli(
+      'sim --keys 500 --popularity zipf:1.2 --flood-keys 2 --flood-load 30 --minutes 2 --seeds 2 --json'.split(
+        ' ',
+      ),
+    );
+    const r = JSON.parse(out);
+    expect(r).toMatchObject({ keys: 500, popularity: 1.2, floodKeys: 2, floodLoad: 30, traffic: 'steady' });
+    for (const k of [
+      'admittedPerWindow',
+      'honestRejectedPct',
+      'storeOpsPerSec',
+      'keysPerSync',
+      'bytesPerGateway',
+    ]) {
+      expect(typeof r[k]).toBe('number');
+      expect(r.perSeed[k]).toHaveLength(2);
+    }
+    expect(r.storeOpsPerSec).toBe(8);
+    const text = (await runCli('sim --keys 500 --minutes 2 --seed 1'.split(' '))).out;
+    expect(text).toMatch(/keys per gateway .* KiB held/);
+    await expect(runCli(['sim', '--keys', '10', '--popularity', 'pareto:1'])).rejects.toThrow(
+      /--popularity: expected zipf:S/,
+    );
+  });
+
   it('bad flags get an error naming the flag', async () => {
     await expect(runCli(['sim', '--gateways', '65'])).rejects.toThrow(/--gateways: must be at most 64/);
     await expect(runCli(['sim', '--sync', '0'])).rejects.toThrow(/--sync/);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DESIGN_IDS } from '../config.js';
+import { isManyKeys, MANY_KEYS_DEFAULTS, runManyKeysSeeds, zipfTotal } from '../sim/many-keys.js';
 import { runSeeds } from '../sim/run.js';
 import type { RunParams } from '../sim/types.js';
 import { num, oneOf, UsageError } from './parse.js';
@@ -12,8 +13,8 @@ export interface SimFlags {
   window: string;
   windowKind: string;
   alignedSyncs?: boolean;
-  traffic: string;
-  load: string;
+  traffic?: string;
+  load?: string;
   routing: string;
   minutes: string;
   seeds?: string;
@@ -24,12 +25,67 @@ export interface SimFlags {
   syncLoss?: string;
   attack?: string;
   floodLoad?: string;
+  keys?: string;
+  popularity?: string;
+  floodKeys?: string;
+  floodPick?: string;
+}
+
+/** `zipf:S` → S (rank r has weight 1/r^S). */
+function popularityOf(raw: string): number {
+  const m = /^zipf:(.+)$/.exec(raw.trim());
+  if (m === null) throw new UsageError('--popularity', `expected zipf:S, e.g. zipf:1.2; got "${raw}"`);
+  return num('--popularity', m[1], { min: 0, max: 10 });
+}
+
+/** The many-keys flags: with --keys N > 1 they join the parameters; without, they are refused. */
+function manyKeysParams(f: SimFlags, params: Omit<RunParams, 'seed'>): void {
+  const keys = num('--keys', f.keys ?? '1', { integer: true, min: 1, max: 1_000_000 });
+  if (keys === 1) {
+    for (const [flag, v] of [
+      ['--popularity', f.popularity],
+      ['--flood-keys', f.floodKeys],
+      ['--flood-pick', f.floodPick],
+    ] as const) {
+      if (v !== undefined) throw new UsageError(flag, 'needs --keys N with N > 1');
+    }
+    return;
+  }
+  if (params.traffic !== 'steady' && params.traffic !== 'pageload') {
+    throw new UsageError(
+      '--traffic',
+      `with --keys, the honest traffic of every key: steady or pageload (the flood is --flood-keys, --flood-load); got "${params.traffic}"`,
+    );
+  }
+  for (const [flag, v] of [
+    ['--store-delay', params.storeDelayMs],
+    ['--store-jitter', params.storeJitterMs],
+    ['--sync-loss', params.syncLoss],
+  ] as const) {
+    if (v !== undefined) throw new UsageError(flag, 'not simulated with --keys');
+  }
+  params.keys = keys;
+  params.popularity = popularityOf(f.popularity ?? `zipf:${MANY_KEYS_DEFAULTS.popularity}`);
+  params.floodKeys = num('--flood-keys', f.floodKeys ?? String(MANY_KEYS_DEFAULTS.floodKeys), {
+    integer: true,
+    min: 0,
+    max: keys,
+  });
+  params.floodLoad = num('--flood-load', f.floodLoad ?? String(MANY_KEYS_DEFAULTS.floodLoad), {
+    positive: true,
+  });
+  params.floodPick = oneOf('--flood-pick', f.floodPick ?? MANY_KEYS_DEFAULTS.floodPick, [
+    'hot',
+    'random',
+  ] as const);
 }
 
 /** Flags → run parameters, with errors that name the flag. */
 export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds: number[] } {
   const windowS = num('--window', f.window, { positive: true });
   const syncS = num('--sync', f.sync, { positive: true });
+  // many keys default to an honest client on every key (the flood is its own flags)
+  const many = f.keys !== undefined && Number(f.keys) > 1;
   if (syncS > windowS)
     throw new UsageError('--sync', `must not exceed --window (${windowS} s), got ${syncS}`);
   const params: Omit<RunParams, 'seed'> = {
@@ -40,8 +96,15 @@ export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds
     windowS,
     windowKind: oneOf('--window-kind', f.windowKind, ['sliding', 'fixed'] as const),
     alignedSyncs: f.alignedSyncs === true,
-    traffic: oneOf('--traffic', f.traffic, ['steady', 'pageload', 'flood', 'pulsed', 'onset'] as const),
-    load: num('--load', f.load, { positive: true }),
+    traffic: oneOf('--traffic', f.traffic ?? (many ? 'steady' : 'flood'), [
+      'steady',
+      'pageload',
+      'flood',
+      'pulsed',
+      'onset',
+    ] as const),
+    // with many keys, --load 0 is a flood alone
+    load: num('--load', f.load ?? (many ? '0.8' : '100'), many ? { min: 0 } : { positive: true }),
     routing: oneOf('--routing', f.routing, ['even', 'uneven'] as const),
     minutes: num('--minutes', f.minutes, { positive: true, max: 100_000 }),
   };
@@ -57,6 +120,7 @@ export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds
   if (attack !== 'even') params.attack = attack;
   if (params.traffic === 'pulsed' || params.traffic === 'onset')
     params.floodLoad = num('--flood-load', f.floodLoad ?? '1000', { positive: true });
+  manyKeysParams(f, params);
   if (f.seed !== undefined && f.seeds !== undefined)
     throw new UsageError('--seed', 'give --seed or --seeds, not both');
   let seeds: number[];
@@ -81,13 +145,11 @@ export function addSimCommand(program: Command): void {
     .option('--aligned-syncs', 'all gateways sync at the same instants')
     .option(
       '--traffic <kind>',
-      'steady, pageload, flood, pulsed (honest client at --load + a --flood-load flood 2 s every 120 s) or onset (the honest client, then a flood from t = 2W)',
-      'flood',
+      'steady, pageload, flood, pulsed (honest client at --load + a --flood-load flood 2 s every 120 s) or onset (the honest client, then a flood from t = 2W); default flood, with --keys steady',
     )
     .option(
       '--load <multiple>',
-      'arrival rate as a multiple of the limit (0.8 = 80 %, 100 = a 100× flood)',
-      '100',
+      "arrival rate as a multiple of the limit (0.8 = 80 %, 100 = a 100× flood); with --keys the hottest key's honest rate (key r gets load/r^S); default 100, with --keys 0.8",
     )
     .option('--routing <kind>', 'even or uneven (gateway i gets a share ∝ 1/i)', 'even')
     .option('--minutes <n>', 'simulated minutes', '20')
@@ -111,12 +173,25 @@ export function addSimCommand(program: Command): void {
     )
     .option(
       '--flood-load <multiple>',
-      'the flood in pulsed and onset traffic, a multiple of the limit',
-      '1000',
+      'the flood in pulsed and onset traffic, a multiple of the limit (default 1000); with --keys, on each flooded key (default 100)',
     )
+    .option(
+      '--keys <N>',
+      'simulate N keys (1–1,000,000) through the library gateways and one memory store: store cost and gateway memory',
+    )
+    .option('--popularity <zipf:S>', 'with --keys: key of rank r gets weight 1/r^S (default zipf:1)')
+    .option(
+      '--flood-keys <M>',
+      'with --keys: keys flooded on top of their honest traffic (default 1; 0 = none)',
+    )
+    .option('--flood-pick <kind>', 'with --keys: hot (the M most popular keys) or random (default hot)')
     .option('--json', 'print one JSON object')
     .action((f: SimFlags) => {
       const { params, seeds } = simParams(f);
+      if (isManyKeys(params)) {
+        printManyKeys(params, seeds, f.json === true);
+        return;
+      }
       const r = runSeeds(params, seeds);
       if (f.json) {
         process.stdout.write(
@@ -144,4 +219,34 @@ export function addSimCommand(program: Command): void {
       ];
       process.stdout.write(`${lines.join('\n')}\n`);
     });
+}
+
+function printManyKeys(params: Omit<RunParams, 'seed'>, seeds: number[], json: boolean): void {
+  const r = runManyKeysSeeds(params, seeds);
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ ...params, seeds, ...r.mean, perSeed: r.perSeed, version: r.version }, null, 2)}\n`,
+    );
+    return;
+  }
+  const m = r.mean;
+  const n = params.keys!;
+  const s = params.popularity!;
+  const honestPerSec = (params.load * params.limit * zipfTotal(n, s)) / params.windowS;
+  const whole = (v: number) => Math.round(v).toLocaleString('en-US');
+  const lines = [
+    `${params.design}: K = ${params.gateways}, Δ = ${params.syncS} s, L = ${params.limit} per ${params.windowS} s (${params.windowKind}${params.alignedSyncs ? ', aligned syncs' : ''})`,
+    `${whole(n)} keys, popularity zipf:${s}: ${params.traffic} honest traffic ${honestPerSec.toFixed(1)} req/s (hottest key at ${params.load}× the limit), ${params.routing} routing`,
+    `flood: ${params.floodKeys} ${params.floodPick} key(s) at ${params.floodLoad}× the limit each, ${params.attack ?? 'even'}; ${params.minutes} min × ${seeds.length} seed(s)`,
+    `  flooded keys: admitted per window ${m.admittedPerWindow.toFixed(3)} × L, worst window ${m.worstWindow.toFixed(3)} × L`,
+    `  honest rejected       ${m.honestRejectedPct.toFixed(3)} %; on keys no flood hits ${m.unfloodedRejectedPct.toFixed(3)} % (all requests: ${m.rejectedPct.toFixed(3)} %)`,
+    `  round trips/request   ${m.roundTripsPerRequest.toFixed(4)}`,
+    `  store ops/s           ${m.storeOpsPerSec.toFixed(2)} (sync calls + request-path calls)`,
+    `  keys carried/s        ${whole(m.syncKeysPerSec)} by syncs; ${whole(m.keyOpsPerSec)} with request-path calls`,
+    `  keys per sync         ${m.keysPerSync.toFixed(1)} mean, ${whole(m.keysPerSyncMax)} most`,
+    `  keys per gateway      ${m.keysPerGateway.toFixed(1)} mean, ${whole(m.keysPerGatewayMax)} most: ≈ ${(m.bytesPerGateway / 1024).toFixed(1)} KiB held`,
+    `  keys in the store     ${m.storeKeys.toFixed(1)} mean, ${whole(m.storeKeysMax)} most`,
+    `  requests ${whole(m.requests)}, admitted ${whole(m.admitted)}, syncs ${whole(m.syncs)}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }

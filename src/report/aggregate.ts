@@ -1,6 +1,6 @@
 /** Per-seed rows reduced to means and standard errors. */
 import { METRIC_KEYS } from '../sim/run.js';
-import type { RunMetrics, RunParams, RunRow } from '../sim/types.js';
+import type { KeyCostMetrics, RunMetrics, RunParams, RunRow } from '../sim/types.js';
 
 // the metrics are the simulator's own list, so a new metric reaches the report without a second edit
 export { METRIC_KEYS };
@@ -25,6 +25,10 @@ export const CONFIG_KEYS = [
   'syncLoss',
   'attack',
   'floodLoad',
+  'keys',
+  'popularity',
+  'floodKeys',
+  'floodPick',
 ] as const satisfies readonly (keyof RunRow)[];
 
 // A compile-time check that a parameter added to RunParams is not silently left out of the grouping.
@@ -64,7 +68,7 @@ export function configKey(row: RunRow): string {
 
 /** Runs of one configuration (every seed of it), with each metric summarized over the seeds. */
 export interface Aggregate {
-  config: Omit<RunRow, keyof RunMetrics | 'seed' | 'version'>;
+  config: Omit<RunRow, keyof RunMetrics | keyof KeyCostMetrics | 'seed' | 'version'>;
   seeds: number[];
   stats: Record<MetricKey, Stat>;
 }

@@ -1,4 +1,4 @@
-/** results.csv: one line per run, every RunRow field, in a fixed column order. */
+/** results.csv: one line per run, every RunRow field, in a fixed column order (many-keys fields empty on single-key runs). */
 import type { RunRow } from '../sim/types.js';
 
 export const CSV_COLUMNS = [
@@ -20,6 +20,10 @@ export const CSV_COLUMNS = [
   'syncLoss',
   'attack',
   'floodLoad',
+  'keys',
+  'popularity',
+  'floodKeys',
+  'floodPick',
   'seed',
   'admittedPerWindow',
   'worstWindow',
@@ -34,6 +38,16 @@ export const CSV_COLUMNS = [
   'storeOpsPerSec',
   'honestRejectedPct',
   'onsetWorst',
+  'syncKeysPerSec',
+  'keyOpsPerSec',
+  'keysPerSync',
+  'keysPerSyncMax',
+  'keysPerGateway',
+  'keysPerGatewayMax',
+  'bytesPerGateway',
+  'storeKeys',
+  'storeKeysMax',
+  'unfloodedRejectedPct',
 ] as const satisfies readonly (keyof RunRow)[];
 
 // Adding a field to RunRow without a CSV column fails the type-check here rather than dropping data silently.

@@ -7,6 +7,7 @@ import {
   attackSection,
   formulaSection,
   hardCasesSection,
+  manyKeysSection,
   scorecardSection,
   storeDelaySection,
   syncLossSection,
@@ -48,7 +49,9 @@ export function renderReport(results: StudyResults, chartScript: string): Render
 
 export function reportDocument(results: StudyResults): ReportDocument {
   const rows = results.rows;
-  const extended = rows.some((r) => r.group === 'scorecard' || r.group === 'delay' || r.group === 'hard');
+  const extended = rows.some(
+    (r) => r.group === 'scorecard' || r.group === 'delay' || r.group === 'hard' || r.group === 'keys',
+  );
   const sections: Section[] = [
     howToReadSection(),
     ...(extended ? [scorecardSection(rows)] : []),
@@ -61,7 +64,13 @@ export function reportDocument(results: StudyResults): ReportDocument {
     leasesSection(rows),
     busyKeySection(rows),
     ...(extended
-      ? [storeDelaySection(rows), syncLossSection(rows), attackSection(rows), hardCasesSection(rows)]
+      ? [
+          storeDelaySection(rows),
+          syncLossSection(rows),
+          attackSection(rows),
+          hardCasesSection(rows),
+          manyKeysSection(rows),
+        ]
       : []),
     formulaSection(rows),
     checksSection(results.checks),

@@ -29,7 +29,7 @@ const defaults = {
  * section of the report but fewer K, Δ, loads and seeds, and shorter runs.
  */
 export function buildGrid(name: GridName): GridRun[] {
-  if (name === 'extended') return [...buildGrid('quick'), ...extendedRuns()];
+  if (name === 'extended') return [...buildGrid('quick'), ...extendedRuns(), ...manyKeysRuns()];
   const quick = name === 'quick';
   const designs: DesignId[] = [...DESIGN_IDS];
   const Ks = quick ? [2, 8, 32] : [2, 4, 8, 16, 32];
@@ -132,6 +132,46 @@ export const SCORECARD_KS = [2, 8, 32] as const;
 export const SCORECARD_FLOODS = [1.5, 3, 10, 30, 100, 300, 1000] as const;
 export const STORE_DELAYS_MS = [0, 1, 10, 100] as const;
 export const SYNC_LOSSES = [0, 0.01, 0.1, 0.3] as const;
+/** The many-keys axis: key populations and Zipf exponents. */
+export const KEY_COUNTS = [100, 1_000, 10_000, 100_000] as const;
+export const POPULARITIES = [0.8, 1.2] as const;
+
+/**
+ * Many keys at K = 8, Δ = 1 s: every design × N × Zipf S, an honest steady client on every key (the
+ * hottest at 80 % of L, key r at 0.8/r^S), even routing, and a 100× flood on 5 keys drawn at random.
+ * Four minutes: the store's cost and the gateways' memory settle within the first window, and the
+ * flood's arrivals (every one through a gateway) are what the runs cost.
+ */
+export function manyKeysRuns(): GridRun[] {
+  const runs: GridRun[] = [];
+  for (const design of DESIGN_IDS) {
+    for (const keys of KEY_COUNTS) {
+      for (const popularity of POPULARITIES) {
+        for (let seed = 1; seed <= 2; seed++) {
+          runs.push({
+            group: 'keys',
+            params: {
+              ...defaults,
+              design,
+              gateways: 8,
+              syncS: 1,
+              traffic: 'steady',
+              load: 0.8,
+              minutes: 4,
+              keys,
+              popularity,
+              floodKeys: 5,
+              floodLoad: 100,
+              floodPick: 'random',
+              seed,
+            },
+          });
+        }
+      }
+    }
+  }
+  return runs;
+}
 
 /**
  * The extended grid's own runs (`study --grid extended` adds them to the quick grid): the scorecard
@@ -139,7 +179,7 @@ export const SYNC_LOSSES = [0, 0.01, 0.1, 0.3] as const;
  * gateway; honest steady and page-load clients at 80 %, even and uneven), a store delay (0, 1, 10,
  * 100 ms, jitter half the delay) and a sync loss (0 to 30 %) at K = 8, and the two hard cases (the
  * worst window at a 1,000× flood's onset on top of an honest client at 80 %; a 1,000× flood for 2 s
- * every 120 s on top of the same client), at K = 8 and 32.
+ * every 120 s on top of the same client), at K = 8 and 32. The many-keys runs are manyKeysRuns().
  */
 export function extendedRuns(): GridRun[] {
   const runs: GridRun[] = [];
@@ -273,6 +313,8 @@ const onlyFields: Record<string, keyof RunParams | 'group'> = {
   attack: 'attack',
   delay: 'storeDelayMs',
   loss: 'syncLoss',
+  keys: 'keys',
+  popularity: 'popularity',
 };
 
 export function filterGrid(runs: GridRun[], filter: Record<string, string[]>): GridRun[] {

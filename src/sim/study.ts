@@ -9,8 +9,8 @@ import {
   checkLeaseViolations,
   checkSingleGatewayEquivalence,
 } from './checks.js';
-import { runSimulation } from './engine.js';
 import type { GridRun } from './grid.js';
+import { simulateRun } from './many-keys.js';
 import { VERSION } from './run.js';
 import { type CheckResult, type RunMetrics, type RunRow, type StudyResults, withDefaults } from './types.js';
 
@@ -38,7 +38,7 @@ export async function runGrid(runs: GridRun[], opts: StudyOptions): Promise<RunM
   const nWorkers = Math.min(opts.workers ?? cpus().length, runs.length);
   if (url === null || nWorkers <= 0) {
     for (let i = 0; i < runs.length; i++) {
-      results[i] = runSimulation(runs[i].params);
+      results[i] = simulateRun(runs[i].params);
       opts.onProgress?.(i + 1, runs.length, performance.now() - started);
     }
     return results;
@@ -90,6 +90,9 @@ export function scheduleOrder(runs: GridRun[]): number[] {
 /** A rough relative cost of a run, to schedule long runs first. */
 function cost(r: GridRun): number {
   const p = r.params;
+  // many keys: every request goes through a gateway, every sync carries the held keys
+  if (p.keys !== undefined && p.keys > 1)
+    return p.minutes * ((p.floodKeys ?? 1) * (p.floodLoad ?? 100) * p.limit + 20 * p.keys ** 0.5);
   const syncs = (p.gateways * p.minutes * 60) / p.syncS;
   const arrivals = p.minutes * p.load * p.limit * (p.traffic === 'flood' ? 0.01 : 1);
   return syncs * (p.design.startsWith('leases') ? 1 : 0.2) + arrivals;

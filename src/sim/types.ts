@@ -37,9 +37,25 @@ export interface RunParams {
   syncLoss?: number;
   /** How a flood is routed. Default 'even'. */
   attack?: Attack;
-  /** The flood's rate in pulsed and onset traffic, a multiple of L per W. Default 1,000. */
+  /** The flood's rate in pulsed and onset traffic, a multiple of L per W (default 1,000); with many keys, each flooded key's flood (default 100). */
   floodLoad?: number;
+  /**
+   * Many keys (src/sim/many-keys.ts): N keys, absent or 1 for the single-key engine. With N > 1, `traffic`
+   * (steady or pageload) is the honest client of every key, `load` the hottest key's rate (× L per W) and
+   * key r (1-based rank) gets load / r^popularity; a flood of `floodLoad` × L per W goes to each of
+   * `floodKeys` keys on top.
+   */
+  keys?: number;
+  /** Zipf exponent S of the keys' popularity: rank r has weight 1/r^S (0 = every key alike). Default 1. */
+  popularity?: number;
+  /** Keys flooded (0 = none). Default 1. */
+  floodKeys?: number;
+  /** hot: the floodKeys most popular keys; random: that many drawn at random (seeded). Default hot. */
+  floodPick?: FloodPick;
 }
+
+/** Which keys a many-keys flood hits. */
+export type FloodPick = 'hot' | 'random';
 
 /** The real-world parameters' defaults: instant, lossless syncs and an even flood. */
 export const REAL_DEFAULTS = {
@@ -84,14 +100,38 @@ export interface RunMetrics {
   onsetWorst: number;
 }
 
-/** One row of a study: the run's parameters, its metrics, the study group and the version. */
-export interface RunRow extends RunParams, RunMetrics {
+/** What a many-keys run measures beyond RunMetrics (src/sim/many-keys.ts), over the steady state t ≥ W. */
+export interface KeyCostMetrics {
+  /** keys carried by syncs per second (every entry of every sync: pushed, read, released or asked) */
+  syncKeysPerSec: number;
+  /** store work in keys per second: keys carried by syncs + request-path calls (each on one key) */
+  keyOpsPerSec: number;
+  /** keys in one sync call: mean and most */
+  keysPerSync: number;
+  keysPerSyncMax: number;
+  /** keys a gateway holds state for, sampled as each of its syncs starts: mean and most */
+  keysPerGateway: number;
+  keysPerGatewayMax: number;
+  /** keysPerGateway × the design's measured bytes per held key (src/sim/key-bytes.ts) */
+  bytesPerGateway: number;
+  /** keys the store holds state for, sampled after each sync: mean and most */
+  storeKeys: number;
+  storeKeysMax: number;
+  /** honest requests on keys no flood hits, percent rejected (honestRejectedPct counts the flooded keys' too) */
+  unfloodedRejectedPct: number;
+}
+
+/**
+ * One row of a study: the run's parameters, its metrics, the study group and the version. Many-keys rows
+ * (group 'keys') also carry the KeyCostMetrics; single-key rows do not.
+ */
+export interface RunRow extends RunParams, RunMetrics, Partial<KeyCostMetrics> {
   /**
    * which part of the grid: 'flood' | 'honest' | 'busy'; the extended grid adds 'scorecard' (Δ = 1 s,
    * floods even and picked, honest clients at 80 %), 'delay' (store delay), 'loss' (sync loss) and
-   * 'hard' (flood onset, pulsed flood)
+   * 'hard' (flood onset, pulsed flood) and 'keys' (many keys: store cost and gateway memory against N)
    */
-  group: 'flood' | 'honest' | 'busy' | 'scorecard' | 'delay' | 'loss' | 'hard';
+  group: 'flood' | 'honest' | 'busy' | 'scorecard' | 'delay' | 'loss' | 'hard' | 'keys';
   version: string;
 }
 

@@ -16,12 +16,33 @@ describe('rowsToCsv', () => {
   // Versions come from package.json and git; make sure odd ones survive.
   rows[0]!.version = '1.0.0, "dirty"\nbuild';
   rows[1]!.version = ' padded ';
+  // a many-keys row carries the many-keys parameters and metrics; single-key rows leave those cells empty
+  rows.push({
+    ...rows[0]!,
+    group: 'keys',
+    version: '0.1.0',
+    keys: 1000,
+    popularity: 1.2,
+    floodKeys: 10,
+    floodPick: 'random',
+    syncKeysPerSec: 383.1,
+    keyOpsPerSec: 383.1,
+    keysPerSync: 47.89,
+    keysPerSyncMax: 60,
+    keysPerGateway: 47.89,
+    keysPerGatewayMax: 60,
+    bytesPerGateway: 22_077.3,
+    storeKeys: 160.7,
+    storeKeysMax: 170,
+    unfloodedRejectedPct: 0.026,
+  });
 
   it('has a header of every RunRow field in a fixed order', () => {
     const [header] = parseCsv(rowsToCsv(rows));
     expect(header).toEqual([...CSV_COLUMNS]);
     expect(new Set(CSV_COLUMNS).size).toBe(CSV_COLUMNS.length);
-    expect([...CSV_COLUMNS].sort()).toEqual(Object.keys(rows[0]!).sort());
+    expect([...CSV_COLUMNS].sort()).toEqual(Object.keys(rows.at(-1)!).sort());
+    for (const k of Object.keys(rows[0]!)) expect(CSV_COLUMNS).toContain(k);
   });
 
   it('round-trips every field, quoting commas, quotes, newlines and edge spaces', () => {
@@ -30,7 +51,7 @@ describe('rowsToCsv', () => {
     records.slice(1).forEach((rec, i) => {
       const row = rows[i]!;
       CSV_COLUMNS.forEach((c, j) => {
-        expect(rec[j]).toBe(String(row[c]));
+        expect(rec[j]).toBe(row[c] === undefined ? '' : String(row[c]));
       });
       // Numbers parse back to the identical double.
       expect(Number(rec[CSV_COLUMNS.indexOf('admittedPerWindow')])).toBe(row.admittedPerWindow);
