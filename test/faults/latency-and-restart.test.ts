@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DesignId } from '../../src/config.js';
+import { FaultProxy } from '../../src/fleet/fault-proxy.js';
 import {
   type DriveResult,
   drive,
@@ -12,7 +13,6 @@ import {
   storeCount,
 } from '../support/fault-fleet.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 /**
  * Issue 6, items 3 and 6: store latency on the sync path through a loopback proxy (50 ms, then 500 ms
@@ -28,11 +28,11 @@ const SLACK = 250;
 const policy = { limit: L, windowMs: W, windowKind: 'sliding' as const };
 
 let server: RedisServer;
-let proxy: TcpProxy;
+let proxy: FaultProxy;
 let admin: Redis;
 beforeAll(async () => {
   server = await startRedisServer();
-  proxy = await startTcpProxy(server.port);
+  proxy = await FaultProxy.start({ targetPort: server.port });
   admin = await ready(gatewayClient(server.url));
 });
 afterAll(async () => {
@@ -82,14 +82,14 @@ describe('faults: store latency and restarts (real redis-server)', () => {
         run.r = r;
       }),
     );
-    proxy.replyDelayMs = 50;
+    proxy.latencyDownMs = 50;
     const t50 = Date.now();
     await sleep(3000);
     const lat50 = runs.map((run) => median(run.f.syncLatencies));
-    proxy.replyDelayMs = 500;
+    proxy.latencyDownMs = 500;
     const t500 = Date.now();
     await sleep(4000);
-    proxy.replyDelayMs = 0;
+    proxy.latencyDownMs = 0;
     const t0 = Date.now();
     await Promise.all(drives);
     await Promise.all(runs.map((r) => r.f.stop()));
