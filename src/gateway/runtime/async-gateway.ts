@@ -12,6 +12,7 @@ import {
 import { createKeyLimiter } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
 import type { AsyncStore, SyncEntry, SyncRequest } from '../../store/contract.js';
+import { Slicer } from '../../util/slicer.js';
 import type { Decision } from '../decision.js';
 import { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from '../options.js';
 import { Fallback, mergeAscending } from './fallback.js';
@@ -200,6 +201,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private keysFull = false;
   /** Sync requests sent, resends included (an ask crossing one of them must not be spent). */
   private syncsSent = 0;
+  /** A batch is being built, across slices (see buildBatch). */
+  private building = false;
 
   constructor(opts: AsyncGatewayOptions) {
     super();
@@ -284,9 +287,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private limiterOf(key: string, now: number): KeyLimiter | null {
     let lim = this.keys.get(key);
     if (lim !== undefined) {
-      // least recently used first: a key used again moves to the end of the map's order
-      this.keys.delete(key);
-      this.keys.set(key, lim);
+      // least recently used first: a key used again moves to the end of the map's order — but not
+      // while a batch is being built across slices, whose walk of the map would meet it twice
+      if (!this.building) {
+        this.keys.delete(key);
+        this.keys.set(key, lim);
+      }
       return lim;
     }
     // central-log keeps nothing between requests: the store holds its whole state
@@ -563,27 +569,41 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   private async runSync(final: boolean): Promise<boolean> {
     if (this.frozen !== null && !(await this.send(this.frozen))) {
-      this.sweep();
+      await this.sweep();
       return false;
     }
-    return this.send(this.buildBatch(final));
+    return this.send(await this.buildBatch(final));
   }
 
   /**
    * While the store is away no batch is built, and building one is what normally drops idle keys; without
    * this, a long outage with many distinct keys would hold every key it ever saw.
    */
-  private sweep(): void {
+  private async sweep(): Promise<void> {
     const now = this.now();
     const before = this.keys.size + this.fallbacks.size;
-    for (const [key, lim] of this.keys) if (lim.isIdle(now)) this.keys.delete(key);
-    for (const [key, fb] of this.fallbacks) if (fb.isIdle(now)) this.fallbacks.delete(key);
+    const slicer = new Slicer();
+    for (const [key, lim] of this.keys) {
+      if (lim.isIdle(now)) this.keys.delete(key);
+      if (slicer.due()) await slicer.pause();
+    }
+    for (const [key, fb] of this.fallbacks) {
+      if (fb.isIdle(now)) this.fallbacks.delete(key);
+      if (slicer.due()) await slicer.pause();
+    }
     // a failed sync confirmed nothing: only dropped idle state makes room (else every new key at the
     // cap would pay a full scan while the store is away)
     if (this.keys.size + this.fallbacks.size < before) this.keysFull = false;
   }
 
-  private buildBatch(final: boolean): Batch {
+  /**
+   * Walks every held key in slices (Slicer), so a large key table never holds the event loop.
+   * Requests decided between slices are safe: a key already walked keeps its new admits for the next
+   * batch (its limiter holds them apart from the ones in flight), a key not yet walked sends them in
+   * this one, and a new key joins the walk at the end of the map. What would break it is a key moving
+   * behind the walk and being met twice, so keys are not reordered meanwhile (`building`).
+   */
+  private async buildBatch(final: boolean): Promise<Batch> {
     const now = this.now();
     const entries: SyncEntry[] = [];
     const owners: (KeyLimiter | null)[] = [];
@@ -595,26 +615,38 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       owners.push(owner);
       fallbacks.push(fb);
     };
-    for (const [key, lim] of this.keys) {
-      const own = lim.syncEntry(key, now);
-      const fb = this.fallbacks.get(key) ?? null;
-      const extra = fb === null ? EMPTY : fb.take(now);
-      if (own !== null) limiterAdmits += own.admits.length;
-      if (own === null && extra.length === 0) {
-        if (lim.isIdle(now)) this.keys.delete(key);
-        continue;
+    const slicer = new Slicer();
+    const taken = new Set<Fallback>();
+    this.building = true;
+    try {
+      for (const [key, lim] of this.keys) {
+        if (slicer.due()) await slicer.pause();
+        const own = lim.syncEntry(key, now);
+        const fb = this.fallbacks.get(key) ?? null;
+        const extra = fb === null ? EMPTY : fb.take(now);
+        if (fb !== null) taken.add(fb);
+        if (own !== null) limiterAdmits += own.admits.length;
+        if (own === null && extra.length === 0) {
+          if (lim.isIdle(now)) this.keys.delete(key);
+          continue;
+        }
+        const e: SyncEntry =
+          own === null
+            ? { key, admits: extra, read: false, release: false, ask: 0 }
+            : extra.length === 0
+              ? own
+              : // a copy: the limiter's in-flight list must not learn about admits it did not make
+                { ...own, admits: mergeAscending(own.admits, extra) };
+        add(e, own === null ? null : lim, fb);
       }
-      const e: SyncEntry =
-        own === null
-          ? { key, admits: extra, read: false, release: false, ask: 0 }
-          : extra.length === 0
-            ? own
-            : // a copy: the limiter's in-flight list must not learn about admits it did not make
-              { ...own, admits: mergeAscending(own.admits, extra) };
-      add(e, own === null ? null : lim, fb);
+    } finally {
+      this.building = false;
     }
+    // outage records of keys without a limiter; one taken above is in this batch already, even if
+    // its key has left `keys` since
     for (const [key, fb] of this.fallbacks) {
-      if (this.keys.has(key)) continue;
+      if (slicer.due()) await slicer.pause();
+      if (this.keys.has(key) || taken.has(fb)) continue;
       const extra = fb.take(now);
       if (extra.length > 0) add({ key, admits: extra, read: false, release: false, ask: 0 }, null, fb);
       else if (fb.isIdle(now)) this.fallbacks.delete(key);
@@ -668,7 +700,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.learnOffset(r.value.now, sentNow, t0, t1);
     const now = this.now();
     const { replies } = r.value;
+    const slicer = new Slicer();
     for (let i = 0; i < keys; i++) {
+      if (slicer.due()) await slicer.pause();
       const lim = batch.owners[i];
       const key = req.entries[i].key;
       if (lim !== null) {

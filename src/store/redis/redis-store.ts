@@ -1,5 +1,6 @@
 import calculateSlot from 'cluster-key-slot';
 import type { Policy } from '../../config.js';
+import { Slicer } from '../../util/slicer.js';
 import type {
   AskReply,
   AsyncStore,
@@ -15,7 +16,14 @@ import {
   type ResolvedRedisStoreOptions,
   resolveRedisStoreOptions,
 } from './options.js';
-import { composeScript, type LuaScript, type RedisClient, runPipelined, type ScriptCall } from './script.js';
+import {
+  composeScript,
+  type LuaScript,
+  type RedisClient,
+  type ScriptCall,
+  sendPipelined,
+  WriteGate,
+} from './script.js';
 import { type Chunk, chunkEntries } from './sync-chunks.js';
 
 interface Scripts {
@@ -40,6 +48,8 @@ export class RedisStore implements AsyncStore {
   readonly options: ResolvedRedisStoreOptions;
   private readonly scripts: Scripts;
   private readonly logKind: 'l' | 'b';
+  /** A sync prepared and written in slices holds the request-path calls back until it is all sent. */
+  private readonly gate = new WriteGate();
 
   constructor(
     private readonly client: RedisClient,
@@ -63,6 +73,7 @@ export class RedisStore implements AsyncStore {
 
   async logAdmit(key: string, policy: Policy, now: number, cost: number): Promise<LogAdmitReply> {
     const k = this.keyNames(key);
+    if (this.gate.busy) await this.gate.idle();
     const r = (await this.scripts.logAdmit.run(
       this.client,
       [k.log, k.meta],
@@ -85,6 +96,7 @@ export class RedisStore implements AsyncStore {
     now: number,
   ): Promise<AskReply> {
     const k = this.keyNames(key);
+    if (this.gate.busy) await this.gate.idle();
     const r = (await this.scripts.ask.run(
       this.client,
       [k.log, k.meta],
@@ -93,23 +105,45 @@ export class RedisStore implements AsyncStore {
     return { granted: r[0], grantExpiresAt: Number(r[1]), now: Number(r[2]) };
   }
 
+  /**
+   * One sync, pipelined: one round trip for any number of keys. Preparing the calls (key names,
+   * arguments, ioredis commands), writing them and unpacking the replies run in slices of a few ms
+   * (Slicer), so a sync of tens of thousands of keys never holds the event loop for long. Until it is
+   * all written, this store's logAdmit and ask wait (WriteGate): every call lands in the order it was
+   * made, as when a sync was written at once (an ask made after a sync must not land before the part
+   * holding its key's release, which would hand its grant back).
+   */
   async sync(req: SyncRequest, now: number): Promise<SyncResult> {
     const { entries } = req;
     if (entries.length === 0) return { now: await this.storeNow(now), replies: [] };
-    const names = entries.map((e) => this.keyNames(e.key));
-    const slots = this.isCluster() ? names.map((n) => calculateSlot(n.log)) : null;
-    const chunks = chunkEntries(entries, slots, this.options.chunkKeys, this.options.chunkAdmits);
-    const head = [
-      ...this.head(req.policy, now),
-      req.gatewayId,
-      String(req.seq),
-      String(req.leaseTtlMs),
-      String(req.horizonMs),
-    ];
-    const calls: ScriptCall[] = chunks.map((c) => this.syncCall(c, entries, names, head));
+    const slicer = new Slicer();
+    // prepared and written under the gate: a logAdmit or ask made meanwhile lands after all of it
+    const sent = await this.gate.run(async () => {
+      const names = new Array<KeyNames>(entries.length);
+      for (let i = 0; i < entries.length; i++) {
+        names[i] = this.keyNames(entries[i].key);
+        if (slicer.due()) await slicer.pause();
+      }
+      const slots = this.isCluster() ? names.map((n) => calculateSlot(n.log)) : null;
+      const chunks = chunkEntries(entries, slots, this.options.chunkKeys, this.options.chunkAdmits);
+      const head = [
+        ...this.head(req.policy, now),
+        req.gatewayId,
+        String(req.seq),
+        String(req.leaseTtlMs),
+        String(req.horizonMs),
+      ];
+      const calls = new Array<ScriptCall>(chunks.length);
+      for (let c = 0; c < chunks.length; c++) {
+        calls[c] = this.syncCall(chunks[c], entries, names, head);
+        if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
+      }
+      return { chunks, ...(await sendPipelined(this.client, calls, slicer)) };
+    });
+    const { chunks } = sent;
     let raw: unknown[];
     try {
-      raw = await runPipelined(this.client, calls);
+      raw = await sent.replies;
     } catch (err) {
       if (err instanceof Error && err.message.startsWith('STALE_SEQ')) {
         throw new RangeError(`gateway ${req.gatewayId}: ${err.message.slice('STALE_SEQ '.length)}`);
@@ -123,6 +157,7 @@ export class RedisStore implements AsyncStore {
     for (let c = 0; c < chunks.length; c++) {
       const t = decodeSyncChunk(raw[c] as (string | number)[], chunks[c].indexes, entries, req, replies);
       if (t > storeNow) storeNow = t;
+      if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
     }
     return { now: storeNow, replies };
   }
