@@ -105,7 +105,10 @@ describe('faults: store latency and restarts (real redis-server)', () => {
       lines.push(
         `${design.padEnd(14)}: sync round trip ${lat50[i].toFixed(0)} ms at +50 ms, ${deg50} degraded decisions then; ` +
           `at +500 ms ${timeouts} syncs timed out, ${deg500} degraded decisions, ${degradedAdmits} degraded admits (bound ${K * Math.ceil(L / K)}); ` +
-          `${r.viaStore} of ${r.requests} requests waited on the store, slowest ${r.slowestMs.toFixed(1)} ms; store holds ${count} of ${r.admitted.length} admitted`,
+          `${r.viaStore} of ${r.requests} requests waited on the store, slowest ${r.slowestMs.toFixed(1)} ms; store holds ${count} of ${r.admitted.length} admitted` +
+          (design === 'central-log'
+            ? ` (${run.f.gws.reduce((n, g) => n + g.stats().voidedCalls, 0)} timed-out calls taken back)`
+            : ''),
       );
       expect.soft(r.failed).toBe(0);
       expect.soft(r.slowestMs).toBeLessThanOrEqual(TIMEOUT + SLACK);
@@ -119,9 +122,9 @@ describe('faults: store latency and restarts (real redis-server)', () => {
         expect.soft(timeouts).toBeGreaterThan(0);
         expect.soft(deg500).toBeGreaterThan(0);
         expect.soft(degradedAdmits).toBeLessThanOrEqual(K * Math.ceil(L / K));
-        // every sync landed, most replies came too late and the batch was resent with its seq
-        if (design === 'central-log') expect.soft(count).toBeGreaterThanOrEqual(r.admitted.length);
-        else expect.soft(count).toBe(r.admitted.length);
+        // every sync landed, most replies came too late and the batch was resent with its seq; the
+        // central-log calls that landed but answered too late were taken back (voidLogAdmits)
+        expect.soft(count).toBe(r.admitted.length);
       }
     }
     console.log(`store latency via the proxy (timeout ${TIMEOUT} ms):\n${lines.join('\n')}`);

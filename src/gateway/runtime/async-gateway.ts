@@ -11,7 +11,7 @@ import {
 } from '../../config.js';
 import { createKeyLimiter } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
-import type { AsyncStore, SyncEntry, SyncRequest } from '../../store/contract.js';
+import type { AsyncStore, LogVoid, SyncEntry, SyncRequest } from '../../store/contract.js';
 import { Slicer } from '../../util/slicer.js';
 import type { Decision } from '../decision.js';
 import { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from '../options.js';
@@ -78,7 +78,7 @@ export interface SyncErrorEvent {
 }
 
 export interface StoreCallErrorEvent {
-  call: 'logAdmit' | 'ask';
+  call: 'logAdmit' | 'ask' | 'voidLogAdmits';
   key: string;
   reason: 'timeout' | 'error';
   error?: unknown;
@@ -119,6 +119,10 @@ export interface RuntimeStats {
   keyCapRejections: number;
   /** The store counts as unreachable now. */
   storeDown: boolean;
+  /** central-log calls that failed or timed out and have not been taken back at the store yet. */
+  pendingVoids: number;
+  /** central-log calls taken back at the store (voidLogAdmits answered). */
+  voidedCalls: number;
 }
 
 /** One sync request and what answers go where. Kept whole when it fails, so the resend is the same request. */
@@ -203,6 +207,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private syncsSent = 0;
   /** A batch is being built, across slices (see buildBatch). */
   private building = false;
+  /** Numbers this gateway's central-log calls; starts at the clock × 1000, above any seq of a previous run with this id. */
+  private callSeq: number;
+  /** central-log calls that failed or timed out: taken back at the store before the next sync. */
+  private voids: LogVoid[] = [];
+  private voidedCalls = 0;
 
   constructor(opts: AsyncGatewayOptions) {
     super();
@@ -231,6 +240,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     // A restarted gateway keeps its id; starting the seq at the clock keeps it ahead of every seq the
     // store saw from the previous run (at most one per sync, and Δ is well over a millisecond).
     this.seq = Math.max(0, Math.floor(this.createdAt));
+    this.callSeq = this.seq * 1000;
   }
 
   /** Decision time: local clock + the store's offset, never going backwards. */
@@ -349,9 +359,19 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const { design, policy, fleet } = this.options;
     const t0 = this.clock();
     if (design === 'central-log') {
-      const r = await withTimeout(() => this.store.logAdmit(key, policy, now, cost), this.storeTimeoutMs);
+      const call = { gatewayId: this.id, seq: ++this.callSeq };
+      const r = await withTimeout(
+        () => this.store.logAdmit(key, policy, now, cost, call),
+        this.storeTimeoutMs,
+      );
       const t1 = this.clock();
-      if (!r.ok) return this.storeCallFailed('logAdmit', key, r, cost);
+      if (!r.ok) {
+        // it may have landed, or land later: the decision is made without it, so the store must
+        // not count it (taken back before the next sync; see voidLogAdmits)
+        this.voids.push({ key, seq: call.seq, cost });
+        if (this.voids.length > this.maxKeys) this.voids.shift();
+        return this.storeCallFailed('logAdmit', key, r, cost);
+      }
       this.storeAnswered(t1);
       this.learnOffset(r.value.now, now, t0, t1);
       const at = this.now();
@@ -387,7 +407,6 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.failing = true;
     this.storeCallFailures++;
     this.emit('storeCallError', { call, key, reason: r.timedOut ? 'timeout' : 'error', error: r.error });
-    // a timed-out logAdmit may have counted at the store: the fallback may count it again, erring towards rejecting
     return this.degraded(key, this.now(), cost);
   }
 
@@ -568,11 +587,40 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   private async runSync(final: boolean): Promise<boolean> {
+    if (this.voids.length > 0) await this.sendVoids();
     if (this.frozen !== null && !(await this.send(this.frozen))) {
       await this.sweep();
       return false;
     }
     return this.send(await this.buildBatch(final));
+  }
+
+  /**
+   * Takes back the central-log calls that failed or timed out, before the sync that brings the
+   * gateway back to the store: a call that landed anyway stops counting, and one still on its way is
+   * refused when it lands. What the gateway admitted meanwhile reaches the store through its outage
+   * records, so the store ends up counting exactly what was admitted. Kept for the next sync if the
+   * store does not answer (the sync goes ahead regardless).
+   */
+  private async sendVoids(): Promise<void> {
+    const voids = this.voids;
+    this.voids = [];
+    const r = await withTimeout(
+      () => this.store.voidLogAdmits(this.id, this.options.policy, voids, this.now()),
+      this.storeTimeoutMs,
+    );
+    if (r.ok) {
+      this.voidedCalls += voids.length;
+      return;
+    }
+    this.voids = voids.concat(this.voids);
+    if (this.voids.length > this.maxKeys) this.voids.splice(0, this.voids.length - this.maxKeys);
+    this.emit('storeCallError', {
+      call: 'voidLogAdmits',
+      key: voids[0].key,
+      reason: r.timedOut ? 'timeout' : 'error',
+      error: r.error,
+    });
   }
 
   /**
@@ -742,6 +790,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       evictions: this.evictions,
       keyCapRejections: this.keyCapRejections,
       storeDown: this.storeDown(this.options.design) && this.options.design !== 'split',
+      pendingVoids: this.voids.length,
+      voidedCalls: this.voidedCalls,
     };
   }
 
@@ -782,10 +832,14 @@ function requireFunction<F extends (...args: never[]) => unknown>(field: string,
 function requireStore(s: unknown): AsyncStore {
   const o = s as Partial<AsyncStore> | null | undefined;
   if (o === null || typeof o !== 'object' || typeof o.sync !== 'function') {
-    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit and ask)');
+    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit, ask and voidLogAdmits)');
   }
-  if (typeof o.logAdmit !== 'function' || typeof o.ask !== 'function') {
-    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit and ask)');
+  if (
+    typeof o.logAdmit !== 'function' ||
+    typeof o.ask !== 'function' ||
+    typeof o.voidLogAdmits !== 'function'
+  ) {
+    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit, ask and voidLogAdmits)');
   }
   return o as AsyncStore;
 }

@@ -5,6 +5,8 @@ import type {
   AskReply,
   AsyncStore,
   LogAdmitReply,
+  LogCall,
+  LogVoid,
   SyncEntry,
   SyncReply,
   SyncRequest,
@@ -28,6 +30,7 @@ import { type Chunk, chunkEntries } from './sync-chunks.js';
 
 interface Scripts {
   logAdmit: LuaScript;
+  void: LuaScript;
   sync: LuaScript;
   ask: LuaScript;
 }
@@ -61,6 +64,7 @@ export class RedisStore implements AsyncStore {
     this.logKind = exact ? 'l' : 'b';
     this.scripts = {
       logAdmit: composeScript('log-admit.lua', windowModule),
+      void: composeScript('void.lua', windowModule),
       sync: composeScript('sync.lua', windowModule),
       ask: composeScript('ask.lua', windowModule),
     };
@@ -71,13 +75,24 @@ export class RedisStore implements AsyncStore {
     return keyNames(this.options.prefix, key, this.logKind);
   }
 
-  async logAdmit(key: string, policy: Policy, now: number, cost: number): Promise<LogAdmitReply> {
+  async logAdmit(
+    key: string,
+    policy: Policy,
+    now: number,
+    cost: number,
+    call?: LogCall,
+  ): Promise<LogAdmitReply> {
     const k = this.keyNames(key);
     if (this.gate.busy) await this.gate.idle();
     const r = (await this.scripts.logAdmit.run(
       this.client,
       [k.log, k.meta],
-      [...this.head(policy, now), String(cost)],
+      [
+        ...this.head(policy, now),
+        String(cost),
+        call === undefined ? '' : call.gatewayId,
+        call === undefined ? '0' : String(call.seq),
+      ],
     )) as [number, number, string, string];
     return {
       allowed: r[0] === 1,
@@ -85,6 +100,26 @@ export class RedisStore implements AsyncStore {
       oldestExpiry: r[2] === '' ? Number.POSITIVE_INFINITY : Number(r[2]),
       now: Number(r[3]),
     };
+  }
+
+  /** One void.lua call per key, pipelined (see the contract). */
+  async voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {
+    if (voids.length === 0) return;
+    const byKey = new Map<string, LogVoid[]>();
+    for (const v of voids) {
+      let l = byKey.get(v.key);
+      if (l === undefined) byKey.set(v.key, (l = []));
+      l.push(v);
+    }
+    const calls: ScriptCall[] = [];
+    for (const [key, vs] of byKey) {
+      const k = this.keyNames(key);
+      const args = [...this.head(policy, now), gatewayId, String(vs.length)];
+      for (const v of vs) args.push(String(v.seq), String(v.cost));
+      calls.push({ script: this.scripts.void, keys: [k.log, k.meta], args });
+    }
+    if (this.gate.busy) await this.gate.idle();
+    await (await sendPipelined(this.client, calls)).replies;
   }
 
   async ask(
