@@ -315,24 +315,34 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   /**
-   * Room for one more key under maxKeys: idle state goes first, then the least recently used keys
-   * the store has every admit of, down to 7/8 of the cap (so a round's O(n) scan is paid once per
-   * cap/8 new keys). Keys holding unconfirmed admits are never dropped: they would be lost.
+   * Room for one more key under maxKeys, made on the request path, so its work is bounded: it looks
+   * at the least recently used eighth of the cap only (a round's cost is paid once per cap/8 new keys,
+   * and never scans the whole table in one request). Idle state there goes first, then the keys whose
+   * admits the store has, down to 7/8 of the cap. Keys holding unconfirmed admits are never dropped:
+   * they would be lost.
    */
   private makeRoom(now: number): boolean {
     const held = () => this.keys.size + this.fallbacks.size;
     if (held() < this.maxKeys) return true;
     if (this.keysFull) return false;
-    for (const [k, lim] of this.keys) if (lim.isIdle(now)) this.keys.delete(k);
-    for (const [k, fb] of this.fallbacks) if (fb.isIdle(now)) this.fallbacks.delete(k);
+    const look = Math.max(64, Math.ceil(this.maxKeys / 8));
     const target = Math.floor((this.maxKeys * 7) / 8);
-    if (held() > target) {
-      for (const [k, lim] of this.keys) {
-        if (held() <= target) break;
-        if (lim.unsyncedAdmits() === 0 && !this.fallbacks.has(k)) {
-          this.keys.delete(k);
-          this.evictions++;
-        }
+    let seen = 0;
+    for (const [k, lim] of this.keys) {
+      if (++seen > look) break;
+      if (lim.isIdle(now)) this.keys.delete(k);
+    }
+    seen = 0;
+    for (const [k, fb] of this.fallbacks) {
+      if (++seen > look) break;
+      if (fb.isIdle(now)) this.fallbacks.delete(k);
+    }
+    seen = 0;
+    for (const [k, lim] of this.keys) {
+      if (held() <= target || ++seen > look) break;
+      if (lim.unsyncedAdmits() === 0 && !this.fallbacks.has(k)) {
+        this.keys.delete(k);
+        this.evictions++;
       }
     }
     if (held() < this.maxKeys) return true;
