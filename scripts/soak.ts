@@ -76,6 +76,8 @@ const HEAP_EVERY = 3;
 /** Time a decision may take past the store timeout before it counts as waiting too long: scheduling. */
 const SLACK_MS = 250;
 const PREFIX = 'soak:';
+/** The fleet's settings, as every gateway runs them and as the figures file reports them. */
+const FLEET = { design, gateways: K, limit: L, windowMs: W, syncMs: SYNC, storeTimeoutMs: TIMEOUT };
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 
@@ -115,12 +117,7 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
   for (let i = 0; i < K; i++) {
     const cfg: GatewayConfig = {
       id: `soak-gw-${i}`,
-      design,
-      gateways: K,
-      limit: L,
-      windowMs: W,
-      syncMs: SYNC,
-      storeTimeoutMs: TIMEOUT,
+      ...FLEET,
       redisUrl: server.url,
       prefix: PREFIX,
       sampleS: SAMPLE_S,
@@ -386,12 +383,7 @@ function summarize(gw: GatewayReport[], idle: IdleReport, load: LoadReport, x: E
   };
   return {
     settings: {
-      design,
-      gateways: K,
-      limit: L,
-      windowMs: W,
-      syncMs: SYNC,
-      storeTimeoutMs: TIMEOUT,
+      ...FLEET,
       minutes,
       restartEveryMinutes: restartEvery,
       honestKeys: HONEST_KEYS,
