@@ -7,7 +7,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { startRedisServer } from '../test/support/redis-server.js';
+import { startRedisServer } from '../src/fleet/redis-server.js';
 import { benchDecision } from './decision.js';
 import { benchHttp } from './http.js';
 import { type BenchResult, missingKeys, renderMarkdown, shapeResult } from './report.js';

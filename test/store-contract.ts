@@ -192,5 +192,36 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const s = await make();
       expect(await s.sync(req({ entries: [] }), 1234)).toEqual({ now: 1234, replies: [] });
     });
+
+    it('a voided logAdmit call leaves the count, and one that lands after its void is refused', async () => {
+      const s = await make();
+      const p: Policy = { limit: 10, windowMs: 1000, windowKind: 'sliding' };
+      const a = (seq: number) => ({ gatewayId: 'gw-a', seq });
+      expect((await s.logAdmit('k', p, 100, 2, a(1))).count).toBe(2);
+      expect((await s.logAdmit('k', p, 110, 1, a(2))).count).toBe(3);
+      // gw-b's call with the same seq is another call
+      expect((await s.logAdmit('k', p, 120, 1, { gatewayId: 'gw-b', seq: 2 })).count).toBe(4);
+      // gw-a gave up on call 2 (it landed) and on call 3 (still on its way)
+      await s.voidLogAdmits(
+        'gw-a',
+        p,
+        [
+          { key: 'k', seq: 2, cost: 1 },
+          { key: 'k', seq: 3, cost: 1 },
+        ],
+        200,
+      );
+      await s.voidLogAdmits('gw-a', p, [{ key: 'k', seq: 2, cost: 1 }], 201); // a resend changes nothing
+      const late = await s.logAdmit('k', p, 210, 1, a(3));
+      expect(late.allowed).toBe(false);
+      expect(late.count).toBe(3);
+      // later calls count again; so do calls without an id
+      expect((await s.logAdmit('k', p, 220, 1, a(4))).count).toBe(4);
+      expect((await s.logAdmit('k', p, 230, 1)).count).toBe(5);
+      // calls are refused only within a window of the void
+      await s.voidLogAdmits('gw-a', p, [{ key: 'other', seq: 9, cost: 1 }], 300);
+      expect((await s.logAdmit('other', p, 1299, 1, a(9))).allowed).toBe(false);
+      expect((await s.logAdmit('other', p, 1300, 1, a(9))).allowed).toBe(true);
+    });
   });
 }

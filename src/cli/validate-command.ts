@@ -41,6 +41,7 @@ const NO_STORE: AsyncStore = {
   sync: () => Promise.reject(new Error('validation only')),
   logAdmit: () => Promise.reject(new Error('validation only')),
   ask: () => Promise.reject(new Error('validation only')),
+  voidLogAdmits: () => Promise.reject(new Error('validation only')),
 };
 
 function object(field: string, v: unknown): Record<string, unknown> {

@@ -11,9 +11,14 @@ export class ProcessSet {
 
   /** Forks one of this folder's `*-process` modules with `config` as its one argument (JSON). */
   fork(module: string, name: string, config: unknown): ChildProcess {
-    const { path, execArgv } = entryOf(module);
+    return this.forkFile(entryOf(module), name, config);
+  }
+
+  /** Forks a module by path (a .ts one runs under tsx's loader), with extra node flags. */
+  forkFile(path: string, name: string, config: unknown, execArgv: string[] = []): ChildProcess {
+    const loader = path.endsWith('.ts') ? ['--import', tsxLoader()] : [];
     const proc = fork(path, [JSON.stringify(config)], {
-      execArgv,
+      execArgv: [...new Set([...loader, ...execArgv])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     if (proc.pid === undefined) throw new Error(`could not start the ${name} process`);
@@ -75,13 +80,13 @@ function signal(pid: number, sig: NodeJS.Signals): void {
  * Where a child module lives: beside this file, compiled (.js under dist/) or as TypeScript when this
  * file runs from src/ (tests, tsx), in which case the child needs tsx's loader too.
  */
-function entryOf(module: string): { path: string; execArgv: string[] } {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    const loader = pathToFileURL(createRequire(here).resolve('tsx')).href;
-    return { path: fileURLToPath(new URL(`./${module}.ts`, here)), execArgv: ['--import', loader] };
-  }
-  return { path: fileURLToPath(new URL(`./${module}.js`, here)), execArgv: [] };
+function entryOf(module: string): string {
+  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+  return fileURLToPath(new URL(`./${module}.${ext}`, import.meta.url));
+}
+
+function tsxLoader(): string {
+  return pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 }
 
 /** The next message of `type` from a child; rejects if it exits first or after timeoutMs. */

@@ -1,5 +1,13 @@
 import type { Policy } from '../config.js';
-import type { AskReply, AsyncStore, LogAdmitReply, SyncRequest, SyncResult } from '../store/contract.js';
+import type {
+  AskReply,
+  AsyncStore,
+  LogAdmitReply,
+  LogCall,
+  LogVoid,
+  SyncRequest,
+  SyncResult,
+} from '../store/contract.js';
 
 /**
  * Passes every call through and counts the request-path ones (logAdmit, ask), the figure the
@@ -14,9 +22,13 @@ export class CountingStore implements AsyncStore {
 
   constructor(private readonly inner: AsyncStore) {}
 
-  logAdmit(key: string, policy: Policy, now: number, cost: number): Promise<LogAdmitReply> {
+  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {
     this.requestPathCalls++;
-    return this.inner.logAdmit(key, policy, now, cost);
+    return this.inner.logAdmit(key, policy, now, cost, call);
+  }
+
+  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {
+    return this.inner.voidLogAdmits(gatewayId, policy, voids, now);
   }
 
   ask(

@@ -12,7 +12,7 @@ import type {
   LoadReport,
   UpstreamReport,
 } from './protocol.js';
-import { startPrivateRedis } from './redis-server.js';
+import { type RedisServer, startRedisServer } from './redis-server.js';
 import { arrivalRate, type FleetSettings } from './settings.js';
 import { summarize, windowFigures } from './stats.js';
 
@@ -102,17 +102,17 @@ const READY_MS = 60_000;
 export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): Promise<FleetResult> {
   const log = opts.log ?? (() => {});
   const procs = new ProcessSet();
-  let redis: Awaited<ReturnType<typeof startPrivateRedis>> | null = null;
+  let redis: RedisServer | null = null;
   let proxy: FaultProxy | null = null;
   const abort = abortPromise(opts.signal);
   const step = <T>(p: Promise<T>): Promise<T> => Promise.race([p, abort.promise]);
   try {
     let redisUrl = settings.redisUrl;
     if (redisUrl === null) {
-      redis = await step(startPrivateRedis());
-      procs.adopt(redis.process, 'redis-server');
+      redis = await step(startRedisServer());
+      if (redis.process !== null) procs.adopt(redis.process, 'redis-server');
       redisUrl = redis.url;
-      log(`redis-server pid ${redis.process.pid} on ${redis.url}`);
+      log(`redis-server pid ${redis.pid} on ${redis.url}`);
     }
     proxy = await step(startProxy(settings, redisUrl));
     const gatewayRedisUrl = proxy === null ? redisUrl : proxy.url;

@@ -56,6 +56,23 @@ export interface SyncResult {
   replies: SyncReply[];
 }
 
+/**
+ * One central-log call of one gateway. With it the store can take the call back: a gateway whose call
+ * timed out decides without it, and must be able to make sure the store does not count it anyway.
+ * `seq` increases with every call the gateway makes.
+ */
+export interface LogCall {
+  gatewayId: string;
+  seq: number;
+}
+
+/** A timed-out logAdmit to take back (see `voidLogAdmits`). */
+export interface LogVoid {
+  key: string;
+  seq: number;
+  cost: number;
+}
+
 /** central-log's request-path call: admit iff the window's count + cost <= limit, atomically. */
 export interface LogAdmitReply {
   allowed: boolean;
@@ -74,7 +91,18 @@ export interface AskReply {
 }
 
 export interface Store {
-  logAdmit(key: string, policy: Policy, now: number, cost: number): LogAdmitReply;
+  /**
+   * With `call`, the admits are recorded as that call's, and a call that was voided already (its
+   * seq at or below the highest seq `voidLogAdmits` took back for its gateway on this key, within
+   * the last window) is refused without counting anything.
+   */
+  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): LogAdmitReply;
+  /**
+   * Takes back logAdmit calls their gateway gave up on: a call that landed loses its admits (they
+   * leave the window's count), and one that has not landed yet is refused when it does (for a
+   * window after the void). Idempotent: safe to resend.
+   */
+  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): void;
   sync(req: SyncRequest, now: number): SyncResult;
   ask(gatewayId: string, key: string, policy: Policy, leaseTtlMs: number, ask: number, now: number): AskReply;
   /** Keys the store holds state for. */
@@ -82,7 +110,8 @@ export interface Store {
 }
 
 export interface AsyncStore {
-  logAdmit(key: string, policy: Policy, now: number, cost: number): Promise<LogAdmitReply>;
+  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply>;
+  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void>;
   sync(req: SyncRequest, now: number): Promise<SyncResult>;
   ask(
     gatewayId: string,

@@ -5,6 +5,8 @@ import { TimeLog } from '../window/time-log.js';
 import type {
   AskReply,
   LogAdmitReply,
+  LogCall,
+  LogVoid,
   Store,
   SyncEntry,
   SyncReply,
@@ -24,6 +26,10 @@ class KeyRecord {
   /** Sum of outstanding slots, and a lower bound on the earliest lapse: prune walks the leases only then. */
   private leaseTotal = 0;
   private leaseCheckAt = Number.POSITIVE_INFINITY;
+  /** central-log calls whose admits are in the log, oldest first, by gateway and seq (only calls made with an id). */
+  calls: { gw: string; seq: number; t: number; cost: number }[] | null = null;
+  /** Per gateway: logAdmit calls up to this seq are void until `until` (see voidLogAdmits). */
+  voided: Map<string, { upTo: number; until: number }> | null = null;
   /** When the record is next looked at by the sweep; -1 once deleted. */
   sweepAt = 0;
   constructor(
@@ -35,6 +41,17 @@ class KeyRecord {
   /** Prunes aged-out admits and lapsed grants; returns the outstanding slots of every gateway but `except`. */
   prune(now: number, policy: Policy, except?: string): number {
     this.log.dropExpired(now, policy.windowMs, policy.windowKind);
+    if (this.calls !== null) {
+      let i = 0;
+      while (i < this.calls.length && expiryOf(this.calls[i].t, policy.windowMs, policy.windowKind) <= now)
+        i++;
+      if (i === this.calls.length) this.calls = null;
+      else if (i > 0) this.calls.splice(0, i);
+    }
+    if (this.voided !== null) {
+      for (const [gw, v] of this.voided) if (v.until <= now) this.voided.delete(gw);
+      if (this.voided.size === 0) this.voided = null;
+    }
     const leases = this.leases;
     if (leases === null) return 0;
     if (now >= this.leaseCheckAt) {
@@ -92,11 +109,12 @@ class KeyRecord {
     const n = this.log.size;
     if (n > 0) d = expiryOf(this.log.at(n - 1), policy.windowMs, policy.windowKind);
     if (this.leases !== null) for (const l of this.leases.values()) if (l.expiresAt > d) d = l.expiresAt;
+    if (this.voided !== null) for (const v of this.voided.values()) if (v.until > d) d = v.until;
     return d;
   }
 
   isEmpty(): boolean {
-    return this.log.size === 0 && this.leases === null;
+    return this.log.size === 0 && this.leases === null && this.voided === null;
   }
 }
 
@@ -114,18 +132,43 @@ export class MemoryStore implements Store {
     return this.records.size;
   }
 
-  logAdmit(key: string, policy: Policy, now: number, cost: number): LogAdmitReply {
+  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): LogAdmitReply {
     this.sweepDue(now);
     const rec = this.record(key, policy);
     const outstanding = rec.prune(now, policy);
     const log = rec.log;
-    const allowed = log.size + outstanding + cost <= policy.limit;
+    const v = call === undefined ? undefined : rec.voided?.get(call.gatewayId);
+    const isVoid = v !== undefined && call!.seq <= v.upTo;
+    const allowed = !isVoid && log.size + outstanding + cost <= policy.limit;
     if (allowed) for (let i = 0; i < cost; i++) log.insert(now);
+    if (allowed && call !== undefined) {
+      rec.calls ??= [];
+      rec.calls.push({ gw: call.gatewayId, seq: call.seq, t: now, cost });
+    }
     const count = log.size;
     const oldestExpiry =
       count === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.at(0), policy.windowMs, policy.windowKind);
     this.settle(rec, policy, now);
     return { allowed, count, oldestExpiry, now };
+  }
+
+  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): void {
+    this.sweepDue(now);
+    for (const v of voids) {
+      const rec = this.record(v.key, policy);
+      rec.prune(now, policy);
+      const i = rec.calls?.findIndex((c) => c.gw === gatewayId && c.seq === v.seq) ?? -1;
+      if (i >= 0) {
+        const c = rec.calls![i];
+        for (let n = 0; n < c.cost; n++) rec.log.removeOne(c.t);
+        rec.calls!.splice(i, 1);
+      }
+      // a call still on its way is refused when it lands, for a window from now
+      rec.voided ??= new Map();
+      const old = rec.voided.get(gatewayId);
+      rec.voided.set(gatewayId, { upTo: Math.max(old?.upTo ?? v.seq, v.seq), until: now + policy.windowMs });
+      this.settle(rec, policy, now);
+    }
   }
 
   sync(req: SyncRequest, now: number): SyncResult {

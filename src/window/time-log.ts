@@ -116,6 +116,18 @@ export class TimeLog {
     return n;
   }
 
+  /** Removes one entry equal to `t` (the newest such); returns whether there was one. */
+  removeOne(t: number): boolean {
+    const b = this.buf;
+    const mask = b.length - 1;
+    let i = this.len - 1;
+    while (i >= 0 && b[(this.head + i) & mask] > t) i--;
+    if (i < 0 || b[(this.head + i) & mask] !== t) return false;
+    for (let j = i; j < this.len - 1; j++) b[(this.head + j) & mask] = b[(this.head + j + 1) & mask];
+    this.len--;
+    return true;
+  }
+
   clear(): void {
     this.head = 0;
     this.len = 0;

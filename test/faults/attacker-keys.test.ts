@@ -9,7 +9,7 @@ import { type RedisServer, startRedisServer } from '../support/redis-server.js';
  * Issue 6, item 8: an attacker sending a stream of distinct keys. The gateway's key cap (maxKeys)
  * bounds its memory; every Redis key carries an expiry; a real key's decisions are those of a twin
  * gateway that sees no attack. npm test streams 1 M keys (FLEETLIMIT_ATTACK_KEYS to change it);
- * `npm run soak -- --attack-keys 10000000` runs ten million.
+ * ten million, about two minutes: FLEETLIMIT_ATTACK_KEYS=10000000 npx vitest run test/faults/attacker-keys.test.ts
  */
 
 const N = Number(process.env.FLEETLIMIT_ATTACK_KEYS ?? 1_000_000);

@@ -38,6 +38,7 @@ function fleet(design: DesignId, skewed: boolean): Promise<Fleet> {
     wrapStore: (s) => ({
       sync: (req, now) => s.sync(req, now),
       ask: (...a) => s.ask(...a),
+      voidLogAdmits: (...a) => s.voidLogAdmits(...a),
       logAdmit: async (...a) => {
         const r = await s.logAdmit(...a);
         if (r.allowed) times.push(r.now);

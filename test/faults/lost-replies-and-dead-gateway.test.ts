@@ -9,6 +9,8 @@ import type {
   AskReply,
   AsyncStore,
   LogAdmitReply,
+  LogCall,
+  LogVoid,
   SyncRequest,
   SyncResult,
 } from '../../src/store/contract.js';
@@ -56,8 +58,11 @@ class LossyStore implements AsyncStore {
     }
     return r;
   }
-  logAdmit(key: string, policy: Policy, now: number, cost: number): Promise<LogAdmitReply> {
-    return this.inner.logAdmit(key, policy, now, cost);
+  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {
+    return this.inner.logAdmit(key, policy, now, cost, call);
+  }
+  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {
+    return this.inner.voidLogAdmits(gatewayId, policy, voids, now);
   }
   ask(g: string, key: string, policy: Policy, ttl: number, n: number, now: number): Promise<AskReply> {
     return this.inner.ask(g, key, policy, ttl, n, now);

@@ -21,8 +21,12 @@ describe('leases-ask in the async runtime', () => {
       sync: (req, now) => new Promise((r) => queue.push(() => r(mem.sync(req, now)))),
       logAdmit: (k, p, now, c) => new Promise((r) => queue.push(() => r(mem.logAdmit(k, p, now, c)))),
       ask: (g, k, p, ttl, n, now) => new Promise((r) => queue.push(() => r(mem.ask(g, k, p, ttl, n, now)))),
+      voidLogAdmits: (g, p, v, now) =>
+        new Promise((r) => queue.push(() => r(mem.voidLogAdmits(g, p, v, now)))),
     };
+    // a turn first: the runtime may build a sync over a few turns before it calls the store
     const flush = async () => {
+      await new Promise((r) => setTimeout(r, 0));
       while (queue.length > 0) {
         queue.shift()!();
         await new Promise((r) => setTimeout(r, 0));

@@ -3,6 +3,8 @@ import type {
   AskReply,
   AsyncStore,
   LogAdmitReply,
+  LogCall,
+  LogVoid,
   SyncRequest,
   SyncResult,
 } from '../../src/store/contract.js';
@@ -18,7 +20,7 @@ import { MemoryStore } from '../../src/store/memory-store.js';
 export class TestAsyncStore implements AsyncStore {
   mode: 'ok' | 'hang' | 'fail' = 'ok';
   delayMs = 0;
-  readonly calls = { sync: 0, logAdmit: 0, ask: 0 };
+  readonly calls = { sync: 0, logAdmit: 0, ask: 0, voidLogAdmits: 0 };
   /** Syncs applied to the memory store, including replays and ones whose reply came too late. */
   readonly applied: SyncRequest[] = [];
 
@@ -45,9 +47,14 @@ export class TestAsyncStore implements AsyncStore {
     });
   }
 
-  logAdmit(key: string, policy: Policy, now: number, cost: number): Promise<LogAdmitReply> {
+  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {
     this.calls.logAdmit++;
-    return this.run(now, (t) => this.memory.logAdmit(key, policy, t, cost));
+    return this.run(now, (t) => this.memory.logAdmit(key, policy, t, cost, call));
+  }
+
+  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {
+    this.calls.voidLogAdmits++;
+    return this.run(now, (t) => this.memory.voidLogAdmits(gatewayId, policy, voids, t));
   }
 
   ask(

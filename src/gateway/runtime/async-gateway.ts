@@ -11,7 +11,8 @@ import {
 } from '../../config.js';
 import { createKeyLimiter } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
-import type { AsyncStore, SyncEntry, SyncRequest } from '../../store/contract.js';
+import type { AsyncStore, LogVoid, SyncEntry, SyncRequest } from '../../store/contract.js';
+import { Slicer } from '../../util/slicer.js';
 import type { Decision } from '../decision.js';
 import { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from '../options.js';
 import { Fallback, mergeAscending } from './fallback.js';
@@ -77,7 +78,7 @@ export interface SyncErrorEvent {
 }
 
 export interface StoreCallErrorEvent {
-  call: 'logAdmit' | 'ask';
+  call: 'logAdmit' | 'ask' | 'voidLogAdmits';
   key: string;
   reason: 'timeout' | 'error';
   error?: unknown;
@@ -118,6 +119,10 @@ export interface RuntimeStats {
   keyCapRejections: number;
   /** The store counts as unreachable now. */
   storeDown: boolean;
+  /** central-log calls that failed or timed out and have not been taken back at the store yet. */
+  pendingVoids: number;
+  /** central-log calls taken back at the store (voidLogAdmits answered). */
+  voidedCalls: number;
 }
 
 /** One sync request and what answers go where. Kept whole when it fails, so the resend is the same request. */
@@ -200,6 +205,13 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private keysFull = false;
   /** Sync requests sent, resends included (an ask crossing one of them must not be spent). */
   private syncsSent = 0;
+  /** A batch is being built, across slices (see buildBatch). */
+  private building = false;
+  /** Numbers this gateway's central-log calls; starts at the clock × 1000, above any seq of a previous run with this id. */
+  private callSeq: number;
+  /** central-log calls that failed or timed out: taken back at the store before the next sync. */
+  private voids: LogVoid[] = [];
+  private voidedCalls = 0;
 
   constructor(opts: AsyncGatewayOptions) {
     super();
@@ -228,6 +240,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     // A restarted gateway keeps its id; starting the seq at the clock keeps it ahead of every seq the
     // store saw from the previous run (at most one per sync, and Δ is well over a millisecond).
     this.seq = Math.max(0, Math.floor(this.createdAt));
+    this.callSeq = this.seq * 1000;
   }
 
   /** Decision time: local clock + the store's offset, never going backwards. */
@@ -284,9 +297,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private limiterOf(key: string, now: number): KeyLimiter | null {
     let lim = this.keys.get(key);
     if (lim !== undefined) {
-      // least recently used first: a key used again moves to the end of the map's order
-      this.keys.delete(key);
-      this.keys.set(key, lim);
+      // least recently used first: a key used again moves to the end of the map's order — but not
+      // while a batch is being built across slices, whose walk of the map would meet it twice
+      if (!this.building) {
+        this.keys.delete(key);
+        this.keys.set(key, lim);
+      }
       return lim;
     }
     // central-log keeps nothing between requests: the store holds its whole state
@@ -299,24 +315,34 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   /**
-   * Room for one more key under maxKeys: idle state goes first, then the least recently used keys
-   * the store has every admit of, down to 7/8 of the cap (so a round's O(n) scan is paid once per
-   * cap/8 new keys). Keys holding unconfirmed admits are never dropped: they would be lost.
+   * Room for one more key under maxKeys, made on the request path, so its work is bounded: it looks
+   * at the least recently used eighth of the cap only (a round's cost is paid once per cap/8 new keys,
+   * and never scans the whole table in one request). Idle state there goes first, then the keys whose
+   * admits the store has, down to 7/8 of the cap. Keys holding unconfirmed admits are never dropped:
+   * they would be lost.
    */
   private makeRoom(now: number): boolean {
     const held = () => this.keys.size + this.fallbacks.size;
     if (held() < this.maxKeys) return true;
     if (this.keysFull) return false;
-    for (const [k, lim] of this.keys) if (lim.isIdle(now)) this.keys.delete(k);
-    for (const [k, fb] of this.fallbacks) if (fb.isIdle(now)) this.fallbacks.delete(k);
+    const look = Math.max(64, Math.ceil(this.maxKeys / 8));
     const target = Math.floor((this.maxKeys * 7) / 8);
-    if (held() > target) {
-      for (const [k, lim] of this.keys) {
-        if (held() <= target) break;
-        if (lim.unsyncedAdmits() === 0 && !this.fallbacks.has(k)) {
-          this.keys.delete(k);
-          this.evictions++;
-        }
+    let seen = 0;
+    for (const [k, lim] of this.keys) {
+      if (++seen > look) break;
+      if (lim.isIdle(now)) this.keys.delete(k);
+    }
+    seen = 0;
+    for (const [k, fb] of this.fallbacks) {
+      if (++seen > look) break;
+      if (fb.isIdle(now)) this.fallbacks.delete(k);
+    }
+    seen = 0;
+    for (const [k, lim] of this.keys) {
+      if (held() <= target || ++seen > look) break;
+      if (lim.unsyncedAdmits() === 0 && !this.fallbacks.has(k)) {
+        this.keys.delete(k);
+        this.evictions++;
       }
     }
     if (held() < this.maxKeys) return true;
@@ -343,9 +369,19 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const { design, policy, fleet } = this.options;
     const t0 = this.clock();
     if (design === 'central-log') {
-      const r = await withTimeout(() => this.store.logAdmit(key, policy, now, cost), this.storeTimeoutMs);
+      const call = { gatewayId: this.id, seq: ++this.callSeq };
+      const r = await withTimeout(
+        () => this.store.logAdmit(key, policy, now, cost, call),
+        this.storeTimeoutMs,
+      );
       const t1 = this.clock();
-      if (!r.ok) return this.storeCallFailed('logAdmit', key, r, cost);
+      if (!r.ok) {
+        // it may have landed, or land later: the decision is made without it, so the store must
+        // not count it (taken back before the next sync; see voidLogAdmits)
+        this.voids.push({ key, seq: call.seq, cost });
+        if (this.voids.length > this.maxKeys) this.voids.shift();
+        return this.storeCallFailed('logAdmit', key, r, cost);
+      }
       this.storeAnswered(t1);
       this.learnOffset(r.value.now, now, t0, t1);
       const at = this.now();
@@ -381,7 +417,6 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.failing = true;
     this.storeCallFailures++;
     this.emit('storeCallError', { call, key, reason: r.timedOut ? 'timeout' : 'error', error: r.error });
-    // a timed-out logAdmit may have counted at the store: the fallback may count it again, erring towards rejecting
     return this.degraded(key, this.now(), cost);
   }
 
@@ -562,28 +597,71 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   private async runSync(final: boolean): Promise<boolean> {
+    if (this.voids.length > 0) await this.sendVoids();
     if (this.frozen !== null && !(await this.send(this.frozen))) {
-      this.sweep();
+      await this.sweep();
       return false;
     }
-    return this.send(this.buildBatch(final));
+    return this.send(await this.buildBatch(final));
+  }
+
+  /**
+   * Takes back the central-log calls that failed or timed out, before the sync that brings the
+   * gateway back to the store: a call that landed anyway stops counting, and one still on its way is
+   * refused when it lands. What the gateway admitted meanwhile reaches the store through its outage
+   * records, so the store ends up counting exactly what was admitted. Kept for the next sync if the
+   * store does not answer (the sync goes ahead regardless).
+   */
+  private async sendVoids(): Promise<void> {
+    const voids = this.voids;
+    this.voids = [];
+    const r = await withTimeout(
+      () => this.store.voidLogAdmits(this.id, this.options.policy, voids, this.now()),
+      this.storeTimeoutMs,
+    );
+    if (r.ok) {
+      this.voidedCalls += voids.length;
+      return;
+    }
+    this.voids = voids.concat(this.voids);
+    if (this.voids.length > this.maxKeys) this.voids.splice(0, this.voids.length - this.maxKeys);
+    this.emit('storeCallError', {
+      call: 'voidLogAdmits',
+      key: voids[0].key,
+      reason: r.timedOut ? 'timeout' : 'error',
+      error: r.error,
+    });
   }
 
   /**
    * While the store is away no batch is built, and building one is what normally drops idle keys; without
    * this, a long outage with many distinct keys would hold every key it ever saw.
    */
-  private sweep(): void {
+  private async sweep(): Promise<void> {
     const now = this.now();
     const before = this.keys.size + this.fallbacks.size;
-    for (const [key, lim] of this.keys) if (lim.isIdle(now)) this.keys.delete(key);
-    for (const [key, fb] of this.fallbacks) if (fb.isIdle(now)) this.fallbacks.delete(key);
+    const slicer = new Slicer();
+    for (const [key, lim] of this.keys) {
+      if (lim.isIdle(now)) this.keys.delete(key);
+      if (slicer.due()) await slicer.pause();
+    }
+    for (const [key, fb] of this.fallbacks) {
+      if (fb.isIdle(now)) this.fallbacks.delete(key);
+      if (slicer.due()) await slicer.pause();
+    }
     // a failed sync confirmed nothing: only dropped idle state makes room (else every new key at the
     // cap would pay a full scan while the store is away)
     if (this.keys.size + this.fallbacks.size < before) this.keysFull = false;
   }
 
-  private buildBatch(final: boolean): Batch {
+  /**
+   * Walks every held key in slices (Slicer), so a large key table never holds the event loop.
+   * Requests decided between slices are safe: a key already walked keeps its new admits for the next
+   * batch (its limiter holds them apart from the ones in flight), a key not yet walked sends them in
+   * this one, and a new key joins the walk at the end of the map. What would break it is a key moving
+   * behind the walk and being met twice, so keys are not reordered meanwhile (`building`).
+   */
+  private async buildBatch(final: boolean): Promise<Batch> {
     const now = this.now();
     const entries: SyncEntry[] = [];
     const owners: (KeyLimiter | null)[] = [];
@@ -595,26 +673,38 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       owners.push(owner);
       fallbacks.push(fb);
     };
-    for (const [key, lim] of this.keys) {
-      const own = lim.syncEntry(key, now);
-      const fb = this.fallbacks.get(key) ?? null;
-      const extra = fb === null ? EMPTY : fb.take(now);
-      if (own !== null) limiterAdmits += own.admits.length;
-      if (own === null && extra.length === 0) {
-        if (lim.isIdle(now)) this.keys.delete(key);
-        continue;
+    const slicer = new Slicer();
+    const taken = new Set<Fallback>();
+    this.building = true;
+    try {
+      for (const [key, lim] of this.keys) {
+        if (slicer.due()) await slicer.pause();
+        const own = lim.syncEntry(key, now);
+        const fb = this.fallbacks.get(key) ?? null;
+        const extra = fb === null ? EMPTY : fb.take(now);
+        if (fb !== null) taken.add(fb);
+        if (own !== null) limiterAdmits += own.admits.length;
+        if (own === null && extra.length === 0) {
+          if (lim.isIdle(now)) this.keys.delete(key);
+          continue;
+        }
+        const e: SyncEntry =
+          own === null
+            ? { key, admits: extra, read: false, release: false, ask: 0 }
+            : extra.length === 0
+              ? own
+              : // a copy: the limiter's in-flight list must not learn about admits it did not make
+                { ...own, admits: mergeAscending(own.admits, extra) };
+        add(e, own === null ? null : lim, fb);
       }
-      const e: SyncEntry =
-        own === null
-          ? { key, admits: extra, read: false, release: false, ask: 0 }
-          : extra.length === 0
-            ? own
-            : // a copy: the limiter's in-flight list must not learn about admits it did not make
-              { ...own, admits: mergeAscending(own.admits, extra) };
-      add(e, own === null ? null : lim, fb);
+    } finally {
+      this.building = false;
     }
+    // outage records of keys without a limiter; one taken above is in this batch already, even if
+    // its key has left `keys` since
     for (const [key, fb] of this.fallbacks) {
-      if (this.keys.has(key)) continue;
+      if (slicer.due()) await slicer.pause();
+      if (this.keys.has(key) || taken.has(fb)) continue;
       const extra = fb.take(now);
       if (extra.length > 0) add({ key, admits: extra, read: false, release: false, ask: 0 }, null, fb);
       else if (fb.isIdle(now)) this.fallbacks.delete(key);
@@ -668,7 +758,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.learnOffset(r.value.now, sentNow, t0, t1);
     const now = this.now();
     const { replies } = r.value;
+    const slicer = new Slicer();
     for (let i = 0; i < keys; i++) {
+      if (slicer.due()) await slicer.pause();
       const lim = batch.owners[i];
       const key = req.entries[i].key;
       if (lim !== null) {
@@ -708,6 +800,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       evictions: this.evictions,
       keyCapRejections: this.keyCapRejections,
       storeDown: this.storeDown(this.options.design) && this.options.design !== 'split',
+      pendingVoids: this.voids.length,
+      voidedCalls: this.voidedCalls,
     };
   }
 
@@ -748,10 +842,14 @@ function requireFunction<F extends (...args: never[]) => unknown>(field: string,
 function requireStore(s: unknown): AsyncStore {
   const o = s as Partial<AsyncStore> | null | undefined;
   if (o === null || typeof o !== 'object' || typeof o.sync !== 'function') {
-    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit and ask)');
+    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit, ask and voidLogAdmits)');
   }
-  if (typeof o.logAdmit !== 'function' || typeof o.ask !== 'function') {
-    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit and ask)');
+  if (
+    typeof o.logAdmit !== 'function' ||
+    typeof o.ask !== 'function' ||
+    typeof o.voidLogAdmits !== 'function'
+  ) {
+    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit, ask and voidLogAdmits)');
   }
   return o as AsyncStore;
 }

@@ -1,9 +1,12 @@
 import calculateSlot from 'cluster-key-slot';
 import type { Policy } from '../../config.js';
+import { Slicer } from '../../util/slicer.js';
 import type {
   AskReply,
   AsyncStore,
   LogAdmitReply,
+  LogCall,
+  LogVoid,
   SyncEntry,
   SyncReply,
   SyncRequest,
@@ -15,11 +18,19 @@ import {
   type ResolvedRedisStoreOptions,
   resolveRedisStoreOptions,
 } from './options.js';
-import { composeScript, type LuaScript, type RedisClient, runPipelined, type ScriptCall } from './script.js';
+import {
+  composeScript,
+  type LuaScript,
+  type RedisClient,
+  type ScriptCall,
+  sendPipelined,
+  WriteGate,
+} from './script.js';
 import { type Chunk, chunkEntries } from './sync-chunks.js';
 
 interface Scripts {
   logAdmit: LuaScript;
+  void: LuaScript;
   sync: LuaScript;
   ask: LuaScript;
 }
@@ -40,6 +51,8 @@ export class RedisStore implements AsyncStore {
   readonly options: ResolvedRedisStoreOptions;
   private readonly scripts: Scripts;
   private readonly logKind: 'l' | 'b';
+  /** A sync prepared and written in slices holds the request-path calls back until it is all sent. */
+  private readonly gate = new WriteGate();
 
   constructor(
     private readonly client: RedisClient,
@@ -51,6 +64,7 @@ export class RedisStore implements AsyncStore {
     this.logKind = exact ? 'l' : 'b';
     this.scripts = {
       logAdmit: composeScript('log-admit.lua', windowModule),
+      void: composeScript('void.lua', windowModule),
       sync: composeScript('sync.lua', windowModule),
       ask: composeScript('ask.lua', windowModule),
     };
@@ -61,12 +75,24 @@ export class RedisStore implements AsyncStore {
     return keyNames(this.options.prefix, key, this.logKind);
   }
 
-  async logAdmit(key: string, policy: Policy, now: number, cost: number): Promise<LogAdmitReply> {
+  async logAdmit(
+    key: string,
+    policy: Policy,
+    now: number,
+    cost: number,
+    call?: LogCall,
+  ): Promise<LogAdmitReply> {
     const k = this.keyNames(key);
+    if (this.gate.busy) await this.gate.idle();
     const r = (await this.scripts.logAdmit.run(
       this.client,
       [k.log, k.meta],
-      [...this.head(policy, now), String(cost)],
+      [
+        ...this.head(policy, now),
+        String(cost),
+        call === undefined ? '' : call.gatewayId,
+        call === undefined ? '0' : String(call.seq),
+      ],
     )) as [number, number, string, string];
     return {
       allowed: r[0] === 1,
@@ -74,6 +100,26 @@ export class RedisStore implements AsyncStore {
       oldestExpiry: r[2] === '' ? Number.POSITIVE_INFINITY : Number(r[2]),
       now: Number(r[3]),
     };
+  }
+
+  /** One void.lua call per key, pipelined (see the contract). */
+  async voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {
+    if (voids.length === 0) return;
+    const byKey = new Map<string, LogVoid[]>();
+    for (const v of voids) {
+      let l = byKey.get(v.key);
+      if (l === undefined) byKey.set(v.key, (l = []));
+      l.push(v);
+    }
+    const calls: ScriptCall[] = [];
+    for (const [key, vs] of byKey) {
+      const k = this.keyNames(key);
+      const args = [...this.head(policy, now), gatewayId, String(vs.length)];
+      for (const v of vs) args.push(String(v.seq), String(v.cost));
+      calls.push({ script: this.scripts.void, keys: [k.log, k.meta], args });
+    }
+    if (this.gate.busy) await this.gate.idle();
+    await (await sendPipelined(this.client, calls)).replies;
   }
 
   async ask(
@@ -85,6 +131,7 @@ export class RedisStore implements AsyncStore {
     now: number,
   ): Promise<AskReply> {
     const k = this.keyNames(key);
+    if (this.gate.busy) await this.gate.idle();
     const r = (await this.scripts.ask.run(
       this.client,
       [k.log, k.meta],
@@ -93,23 +140,45 @@ export class RedisStore implements AsyncStore {
     return { granted: r[0], grantExpiresAt: Number(r[1]), now: Number(r[2]) };
   }
 
+  /**
+   * One sync, pipelined: one round trip for any number of keys. Preparing the calls (key names,
+   * arguments, ioredis commands), writing them and unpacking the replies run in slices of a few ms
+   * (Slicer), so a sync of tens of thousands of keys never holds the event loop for long. Until it is
+   * all written, this store's logAdmit and ask wait (WriteGate): every call lands in the order it was
+   * made, as when a sync was written at once (an ask made after a sync must not land before the part
+   * holding its key's release, which would hand its grant back).
+   */
   async sync(req: SyncRequest, now: number): Promise<SyncResult> {
     const { entries } = req;
     if (entries.length === 0) return { now: await this.storeNow(now), replies: [] };
-    const names = entries.map((e) => this.keyNames(e.key));
-    const slots = this.isCluster() ? names.map((n) => calculateSlot(n.log)) : null;
-    const chunks = chunkEntries(entries, slots, this.options.chunkKeys, this.options.chunkAdmits);
-    const head = [
-      ...this.head(req.policy, now),
-      req.gatewayId,
-      String(req.seq),
-      String(req.leaseTtlMs),
-      String(req.horizonMs),
-    ];
-    const calls: ScriptCall[] = chunks.map((c) => this.syncCall(c, entries, names, head));
+    const slicer = new Slicer();
+    // prepared and written under the gate: a logAdmit or ask made meanwhile lands after all of it
+    const sent = await this.gate.run(async () => {
+      const names = new Array<KeyNames>(entries.length);
+      for (let i = 0; i < entries.length; i++) {
+        names[i] = this.keyNames(entries[i].key);
+        if (slicer.due()) await slicer.pause();
+      }
+      const slots = this.isCluster() ? names.map((n) => calculateSlot(n.log)) : null;
+      const chunks = chunkEntries(entries, slots, this.options.chunkKeys, this.options.chunkAdmits);
+      const head = [
+        ...this.head(req.policy, now),
+        req.gatewayId,
+        String(req.seq),
+        String(req.leaseTtlMs),
+        String(req.horizonMs),
+      ];
+      const calls = new Array<ScriptCall>(chunks.length);
+      for (let c = 0; c < chunks.length; c++) {
+        calls[c] = this.syncCall(chunks[c], entries, names, head);
+        if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
+      }
+      return { chunks, ...(await sendPipelined(this.client, calls, slicer)) };
+    });
+    const { chunks } = sent;
     let raw: unknown[];
     try {
-      raw = await runPipelined(this.client, calls);
+      raw = await sent.replies;
     } catch (err) {
       if (err instanceof Error && err.message.startsWith('STALE_SEQ')) {
         throw new RangeError(`gateway ${req.gatewayId}: ${err.message.slice('STALE_SEQ '.length)}`);
@@ -123,6 +192,7 @@ export class RedisStore implements AsyncStore {
     for (let c = 0; c < chunks.length; c++) {
       const t = decodeSyncChunk(raw[c] as (string | number)[], chunks[c].indexes, entries, req, replies);
       if (t > storeNow) storeNow = t;
+      if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
     }
     return { now: storeNow, replies };
   }

@@ -40,11 +40,12 @@ local function expiry(t)
 end
 
 -- The meta hash of a key: field 'n' = the log's member counter, 'q:<gw>' = the seq of the last sync
--- of gateway gw that pushed admits here, 'g:<gw>' = '<slots>:<lapse ms>', gw's outstanding grant.
+-- of gateway gw that pushed admits here, 'g:<gw>' = '<slots>:<lapse ms>', gw's outstanding grant,
+-- 'v:<gw>' = '<seq>:<until ms>': gw's central-log calls up to seq are void until then (void.lua).
 -- It is read once per key into a table; writes are gathered in `m.w` and sent as one HSET.
 local function readMeta(meta)
   local all = redis.call('HGETALL', meta)
-  local m = { key = meta, n = 0, seq = {}, grants = {}, w = {}, existed = #all > 0 }
+  local m = { key = meta, n = 0, seq = {}, grants = {}, voids = {}, voidUntil = nil, w = {}, existed = #all > 0 }
   for i = 1, #all, 2 do
     local f, v = all[i], all[i + 1]
     local kind = string.sub(f, 1, 2)
@@ -55,6 +56,15 @@ local function readMeta(meta)
     elseif kind == 'g:' then
       local s, e = string.match(v, '^(%d+):(.+)$')
       m.grants[string.sub(f, 3)] = { tonumber(s), tonumber(e) }
+    elseif kind == 'v:' then
+      local q, u = string.match(v, '^([^:]+):(.+)$')
+      u = tonumber(u)
+      if u > NOW then
+        m.voids[string.sub(f, 3)] = { tonumber(q), u }
+        if m.voidUntil == nil or u > m.voidUntil then
+          m.voidUntil = u
+        end
+      end
     end
   end
   return m
@@ -96,17 +106,18 @@ local function setGrant(m, gw, slots, lapse)
   metaSet(m, 'g:' .. gw, slots .. ':' .. num(lapse))
 end
 
--- Ends a key's touch. A key whose log is empty and which holds no grant is deleted at once (its seq
--- fields protect nothing: a replayed push of admits that all aged out adds nothing). Otherwise, when
--- this touch added admits or a grant, every record of the key is set to expire together `MARGIN`
--- after the last instant anything in it counts, so idle keys leave Redis by themselves; a touch that
--- added nothing only moved that instant earlier, so the expiry already set still covers it.
+-- Ends a key's touch. A key whose log is empty and which holds no grant and no void is deleted at
+-- once (its seq fields protect nothing: a replayed push of admits that all aged out adds nothing).
+-- Otherwise, when this touch added admits, a grant or a void, every record of the key is set to
+-- expire together `MARGIN` after the last instant anything in it counts, so idle keys leave Redis by
+-- themselves; a touch that added nothing only moved that instant earlier, so the expiry already set
+-- still covers it.
 local function settle(log, m, count, lastExpiry, latestLapse, touched)
   if #m.w > 0 then
     redis.call('HSET', m.key, unpack(m.w))
     m.w = {}
   end
-  if count == 0 and latestLapse == nil then
+  if count == 0 and latestLapse == nil and m.voidUntil == nil then
     if touched or m.existed then
       redis.call('DEL', log, m.key)
     end
@@ -118,6 +129,9 @@ local function settle(log, m, count, lastExpiry, latestLapse, touched)
   local deadline = lastExpiry
   if latestLapse ~= nil and (deadline == nil or latestLapse > deadline) then
     deadline = latestLapse
+  end
+  if m.voidUntil ~= nil and (deadline == nil or m.voidUntil > deadline) then
+    deadline = m.voidUntil
   end
   local ttl = math.ceil(deadline - NOW + MARGIN)
   if count > 0 then

@@ -4,22 +4,31 @@
 -- KEYS[2] meta   the key's meta hash: member counter 'n', last sync seq 'q:<gw>', grants 'g:<gw>'
 -- ARGV[1..6]     as in common.lua (now ms, windowMs, kind, limit, buckets, marginMs)
 -- ARGV[7] cost   slots this request takes, a positive integer
+-- ARGV[8] gw     the calling gateway's id, '' for a call without one
+-- ARGV[9] seq    the call's number (with gw): its admits are named after it, and a call that
+--                void.lua took back already is refused
 -- Reply: { allowed 1|0, count after, oldest counted admit's expiry ms ('' = none), store now ms }
 
 local log = KEYS[1]
 local cost = tonumber(ARGV[7])
+local gw = ARGV[8]
 
 local m = readMeta(KEYS[2])
 local outstanding, _, _, latestLapse = leases(m, nil, nil)
 local count, logExisted = prune(log)
 m.existed = m.existed or logExisted
-local allowed = count + outstanding + cost <= LIMIT
+local void = gw ~= '' and m.voids[gw] ~= nil and tonumber(ARGV[9]) <= m.voids[gw][1]
+local allowed = not void and count + outstanding + cost <= LIMIT
 if allowed then
-  local times = {}
-  for i = 1, cost do
-    times[i] = NOW
+  if gw ~= '' then
+    addCall(log, m, NOW, cost, gw, ARGV[9])
+  else
+    local times = {}
+    for i = 1, cost do
+      times[i] = NOW
+    end
+    add(log, m, times)
   end
-  add(log, m, times)
   count = count + cost
 end
 local first = oldest(log)

@@ -70,6 +70,21 @@ local function add(log, _m, times)
   table.sort(live, byExpiry)
 end
 
+-- A central-log call's admits: a bucket keeps counts, not names.
+local function addCall(log, m, t, cost, _gw, _seq)
+  local times = {}
+  for i = 1, cost do
+    times[i] = t
+  end
+  add(log, m, times)
+end
+
+-- Compact mode cannot tell a call's admits from others in its bucket: none are removed (the void
+-- still refuses the call if it lands later).
+local function removeCall(_log, _gw, _seq, _cost)
+  return 0
+end
+
 local function oldest(_log)
   if #live == 0 then
     return nil

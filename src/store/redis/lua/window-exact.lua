@@ -56,6 +56,26 @@ local function add(log, m, times)
   end
 end
 
+-- Adds `cost` admits at t made by one central-log call, named after it ('c:<gw>:<seq>:<i>') so that
+-- removeCall can find them.
+local function addCall(log, m, t, cost, gw, seq)
+  local args = {}
+  for i = 1, cost do
+    args[#args + 1] = num(t)
+    args[#args + 1] = 'c:' .. gw .. ':' .. seq .. ':' .. i
+  end
+  redis.call('ZADD', log, unpack(args))
+end
+
+-- Removes a central-log call's admits, if they are in the log; returns how many.
+local function removeCall(log, gw, seq, cost)
+  local names = {}
+  for i = 1, cost do
+    names[i] = 'c:' .. gw .. ':' .. seq .. ':' .. i
+  end
+  return redis.call('ZREM', log, unpack(names))
+end
+
 local function endExpiry(log, at)
   local e = redis.call('ZRANGE', log, at, at, 'WITHSCORES')
   if #e == 0 then

@@ -1,0 +1,189 @@
+import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
+
+/**
+ * What one soak process measures about itself: its event loop (monitorEventLoopDelay, per sample
+ * interval and over the run), every stall with the CPU the process burnt during it, its long GC
+ * pauses, and its heap after a forced GC. Each process — gateway, load, idle sibling — runs one.
+ *
+ * A stall is a gap between two ticks of a 10 ms timer; `gapMs` is that gap (an idle loop reads ≈ 10).
+ * `cpuMs` is the process's CPU time (all its threads) over the gap: a stall our code caused burns
+ * about its length in CPU; a process descheduled by a loaded machine burns next to none.
+ */
+export interface Stall {
+  /** Wall-clock ms (epoch) when the gap began. */
+  at: number;
+  gapMs: number;
+  cpuMs: number;
+}
+
+export interface GcPause {
+  at: number;
+  ms: number;
+  kind: string;
+}
+
+export interface IntervalSample {
+  /** Seconds since the monitor started. */
+  atS: number;
+  /** monitorEventLoopDelay over the interval, ms (resolution 10 ms: an idle loop reads ≈ 10). */
+  eldMaxMs: number;
+  eldP99Ms: number;
+  /** heapUsed after a forced GC, MB; null when this interval took no heap sample. */
+  heapMB: number | null;
+  /** Process CPU over the interval, % of one core. */
+  cpuPct: number;
+}
+
+export interface LoopSummary {
+  samples: IntervalSample[];
+  /** Over the whole run; max is the largest interval max (the forced GCs of the heap samples left out). */
+  eld: { p50Ms: number; p99Ms: number; maxMs: number; meanMs: number };
+  /** Every gap of at least `recordGapMs`. */
+  stalls: Stall[];
+  /** The gap in which the process burnt the most CPU: the longest stretch of its own work between two ticks. */
+  busiestTick: Stall | null;
+  /** GC pauses of at least 10 ms (forced ones left out). */
+  gcPauses: GcPause[];
+  cpuSeconds: number;
+}
+
+const TICK_MS = 10;
+const MS = 1e6;
+
+export class LoopMonitor {
+  private readonly eld = monitorEventLoopDelay({ resolution: TICK_MS });
+  /** Never reset: the run's percentiles (a forced GC adds one reading each, too few to move a p99). */
+  private readonly total = monitorEventLoopDelay({ resolution: TICK_MS });
+  private maxMs = 0;
+  private readonly stalls: Stall[] = [];
+  private readonly gcPauses: GcPause[] = [];
+  private readonly samples: IntervalSample[] = [];
+  private busiest: Stall | null = null;
+  private readonly started = performance.now();
+  private readonly cpu0 = process.cpuUsage();
+  private lastTick = performance.now();
+  private lastCpu = cpuMs();
+  private intervalCpu = cpuMs();
+  private intervalAt = performance.now();
+  /** performance.now() spans of the forced GCs: their gc entries arrive later and are left out. */
+  private readonly forced: [number, number][] = [];
+  private readonly ticker: ReturnType<typeof setInterval>;
+  private readonly gcObserver: PerformanceObserver;
+
+  constructor(private readonly recordGapMs = 25) {
+    this.eld.enable();
+    this.total.enable();
+    this.ticker = setInterval(() => this.tick(), TICK_MS);
+    this.gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        if (e.duration < 10 || this.forced.some(([a, b]) => e.startTime >= a && e.startTime <= b)) continue;
+        const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+        this.gcPauses.push({
+          at: Math.round(performance.timeOrigin + e.startTime),
+          ms: e.duration,
+          kind: gcKind(kind),
+        });
+      }
+    });
+    this.gcObserver.observe({ entryTypes: ['gc'] });
+  }
+
+  private tick(): void {
+    const t = performance.now();
+    const c = cpuMs();
+    const gap = t - this.lastTick;
+    const cpu = c - this.lastCpu;
+    if (gap >= this.recordGapMs || cpu > (this.busiest?.cpuMs ?? 0)) {
+      const s: Stall = { at: Math.round(performance.timeOrigin + this.lastTick), gapMs: gap, cpuMs: cpu };
+      if (gap >= this.recordGapMs) this.stalls.push(s);
+      if (cpu > (this.busiest?.cpuMs ?? 0)) this.busiest = s;
+    }
+    this.lastTick = t;
+    this.lastCpu = c;
+  }
+
+  /**
+   * Closes a sample interval. With `heap`, forces a full GC for the heap figure; the pause that GC
+   * makes is the soak's own doing, so it is left out of the delay histogram and of the stall list.
+   */
+  sample(heap: boolean): IntervalSample {
+    const now = performance.now();
+    const c = cpuMs();
+    const s: IntervalSample = {
+      atS: (now - this.started) / 1000,
+      eldMaxMs: this.eld.count > 0 ? this.eld.max / MS : 0,
+      eldP99Ms: this.eld.count > 0 ? this.eld.percentile(99) / MS : 0,
+      heapMB: null,
+      cpuPct: (100 * (c - this.intervalCpu)) / Math.max(1, now - this.intervalAt),
+    };
+    this.maxMs = Math.max(this.maxMs, s.eldMaxMs);
+    if (heap) {
+      const t0 = performance.now();
+      s.heapMB = forcedGcHeapMB();
+      this.forced.push([t0, performance.now()]);
+      if (this.forced.length > 8) this.forced.shift();
+    }
+    // reset after the forced GC: the timer tick it delayed is dropped with it (reset clears the
+    // histogram's previous-tick mark), and the stall ticker starts from here
+    this.eld.reset();
+    this.lastTick = performance.now();
+    this.lastCpu = cpuMs();
+    this.intervalCpu = this.lastCpu;
+    this.intervalAt = this.lastTick;
+    this.samples.push(s);
+    return s;
+  }
+
+  summary(): LoopSummary {
+    if (this.eld.count > 0) this.maxMs = Math.max(this.maxMs, this.eld.max / MS);
+    const h = this.total;
+    const u = process.cpuUsage(this.cpu0);
+    return {
+      samples: this.samples,
+      eld: {
+        p50Ms: h.count > 0 ? h.percentile(50) / MS : 0,
+        p99Ms: h.count > 0 ? h.percentile(99) / MS : 0,
+        maxMs: this.maxMs,
+        meanMs: h.count > 0 ? h.mean / MS : 0,
+      },
+      stalls: this.stalls,
+      busiestTick: this.busiest,
+      gcPauses: this.gcPauses,
+      cpuSeconds: (u.user + u.system) / 1e6,
+    };
+  }
+
+  stop(): void {
+    clearInterval(this.ticker);
+    this.eld.disable();
+    this.total.disable();
+    this.gcObserver.disconnect();
+  }
+}
+
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+function forcedGcHeapMB(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return process.memoryUsage().heapUsed / 2 ** 20;
+  gc();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
+
+function gcKind(kind: number | undefined): string {
+  switch (kind) {
+    case perfConstants.NODE_PERFORMANCE_GC_MAJOR:
+      return 'major';
+    case perfConstants.NODE_PERFORMANCE_GC_MINOR:
+      return 'minor';
+    case perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL:
+      return 'incremental';
+    case perfConstants.NODE_PERFORMANCE_GC_WEAKCB:
+      return 'weakcb';
+    default:
+      return String(kind);
+  }
+}
