@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { createAsyncGateway } from '../gateway/runtime/index.js';
 import { withRateLimit } from '../http/node.js';
 import { RedisStore } from '../store/redis/index.js';
-import { childSetup, send } from './children.js';
+import { childSetup, cpuSince, send } from './children.js';
 import { CountingStore } from './counting-store.js';
 import type { CoordinatorMessage, GatewayConfig, GatewayReport } from './protocol.js';
 
@@ -43,10 +43,12 @@ let forwardErrors = 0;
 
 const handler = withRateLimit(
   gw,
-  (req, res) => {
-    // The handler runs as the decision is made (at once, or when the store answered an ask); gw.now()
-    // is the decision clock, the store's time as this gateway sees it, which the admit is pushed with.
-    const headers = { 'x-fleet-admitted-at': String(gw.now()), 'x-fleet-gateway': cfg.id };
+  (req, res, decision) => {
+    // The admit's own time (decision.at): the instant on this gateway's estimate of the store's clock
+    // that the admit is pushed to the store with, and that the store ages it out by. The run judges
+    // the windows on it: the frame the store keeps the limit in.
+    const at = decision?.at ?? gw.now();
+    const headers = { 'x-fleet-admitted-at': String(at), 'x-fleet-gateway': cfg.id };
     const up = request(
       { host: '127.0.0.1', port: cfg.upstreamPort, path: req.url ?? '/', method: req.method, agent, headers },
       (ur) => {
@@ -73,8 +75,10 @@ const handler = withRateLimit(
 const server = createServer(handler);
 server.keepAliveTimeout = 30_000;
 
+let cpuAtReady = process.cpuUsage();
 redis.once('ready', () => {
   gw.start();
+  cpuAtReady = process.cpuUsage();
   server.listen(0, '127.0.0.1', () => {
     const a = server.address();
     send({ type: 'ready', port: typeof a === 'object' && a !== null ? a.port : 0 });
@@ -104,6 +108,10 @@ process.on('message', async (m: CoordinatorMessage) => {
       syncErrors: s.syncErrors,
       storeCallFailures: s.storeCallFailures,
       syncLatencies,
+      coalescedAsks: s.coalescedAsks,
+      offsetMs: s.offsetMs,
+      offsetErrorMs: s.offsetErrorMs,
+      cpuMs: cpuSince(cpuAtReady),
     };
     send(report);
   } else if (m.type === 'stop') {

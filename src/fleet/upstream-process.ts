@@ -6,7 +6,7 @@
  * gateways' counters; the two instants differ by the forwarding delay and the gateway's clock error.
  */
 import { createServer } from 'node:http';
-import { childSetup, send, wallNow } from './children.js';
+import { childSetup, cpuSince, send, wallNow } from './children.js';
 import type { CoordinatorMessage, UpstreamReport } from './protocol.js';
 
 childSetup<Record<string, never>>();
@@ -43,7 +43,9 @@ function grow(a: Float64Array): Float64Array {
   return g;
 }
 
+let cpuAtReady = process.cpuUsage();
 server.listen(0, '127.0.0.1', () => {
+  cpuAtReady = process.cpuUsage();
   const a = server.address();
   send({ type: 'ready', port: typeof a === 'object' && a !== null ? a.port : 0 });
 });
@@ -56,6 +58,7 @@ process.on('message', (m: CoordinatorMessage) => {
       admittedAt: Array.from(stamps.subarray(0, n)),
       gateways,
       direct,
+      cpuMs: cpuSince(cpuAtReady),
     };
     send(report);
   } else if (m.type === 'stop') {

@@ -289,7 +289,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       }
     }
     const lim = this.limiterOf(key, now);
-    if (lim === null) return this.noRoom(false);
+    if (lim === null) return this.noRoom(false, now);
     const verdict = lim.decide(now, cost);
     if (verdict === ALLOW) {
       if (design !== 'split') this.limiterUnsynced += cost;
@@ -347,13 +347,14 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   /** A request for a new key while the key cap is full of keys with unconfirmed admits. */
-  private noRoom(degraded: boolean): Decision {
+  private noRoom(degraded: boolean, now: number): Decision {
     this.keyCapRejections++;
     const d: Decision = {
       allowed: false,
       remaining: 0,
       resetMs: 0,
       retryAfterMs: Math.max(1, Math.ceil(this.options.fleet.syncMs)),
+      at: now,
     };
     if (degraded) d.degraded = true;
     return this.count(d, degraded);
@@ -474,14 +475,14 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const { design, policy, fleet } = this.options;
     if (this.failMode === 'closed') {
       return this.count(
-        { allowed: false, remaining: 0, resetMs: 0, retryAfterMs: fleet.syncMs, degraded: true },
+        { allowed: false, remaining: 0, resetMs: 0, retryAfterMs: fleet.syncMs, degraded: true, at: now },
         true,
       );
     }
     if (this.failMode === 'local' && (design === 'leases' || design === 'leases-ask')) {
       // spend granted slots only: the store may already have handed anything else to another gateway
       const lim = this.limiterOf(key, now);
-      if (lim === null) return this.noRoom(true);
+      if (lim === null) return this.noRoom(true, now);
       const allowed = (counted ? lim.decideAgain!(now, cost) : lim.decide(now, cost)) === ALLOW;
       if (allowed) this.limiterUnsynced += cost;
       return this.count({ ...this.fromLimiter(lim, allowed, now), degraded: true }, true);
@@ -492,9 +493,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       if (!this.keys.has(key) && !this.makeRoom(now)) {
         // open admits regardless; what it cannot record is not pushed (open has no bound anyway)
         if (this.failMode === 'open') {
-          return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true }, true);
+          return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true, at: now }, true);
         }
-        return this.noRoom(true);
+        return this.noRoom(true, now);
       }
       fb = new Fallback(policy);
       this.fallbacks.set(key, fb);
@@ -506,7 +507,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const resetAt = fb.resetAt(now);
       const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
       const remaining = Math.max(0, policy.limit - fb.live(now));
-      return this.count({ allowed: true, remaining, resetMs, degraded: true }, true);
+      return this.count({ allowed: true, remaining, resetMs, degraded: true, at: now }, true);
     }
     const live = fb.live(now);
     const allowed = live + cost - 1 < share;
@@ -518,6 +519,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       remaining: Math.max(0, Math.ceil(share - fb.live(now))),
       resetMs,
       degraded: true,
+      at: now,
     };
     if (!allowed) d.retryAfterMs = Math.max(1, Math.ceil(Math.min(resetMs, fleet.syncMs)));
     return this.count(d, true);
@@ -529,6 +531,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       allowed,
       remaining: lim.remaining(now),
       resetMs: Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0,
+      at: now,
     };
     if (!allowed) d.retryAfterMs = this.retryAfter(lim, now);
     return d;
