@@ -463,8 +463,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.failing = true;
     this.storeCallFailures++;
     this.emit('storeCallError', { call, key, reason: r.timedOut ? 'timeout' : 'error', error: r.error });
-    // a timed-out logAdmit may have counted at the store: the fallback may count it again, erring towards rejecting
-    return this.degraded(key, this.now(), cost);
+    // a timed-out logAdmit may have counted at the store: the fallback may count it again, erring towards
+    // rejecting; an ask's request went through its limiter's decide already, which must not count it twice
+    return this.degraded(key, this.now(), cost, call === 'ask');
   }
 
   /**
