@@ -68,14 +68,16 @@ const handler = withRateLimit(
     });
     up.end();
   },
-  // one key for every request: the simulator's one key
-  { key: () => cfg.key },
+  // one key for every request: the simulator's one key (the warm-up has its own)
+  { key: (req) => (req.url === '/warmup' ? 'warmup' : cfg.key) },
 );
 
 const server = createServer(handler);
 server.keepAliveTimeout = 30_000;
 
 let cpuAtReady = process.cpuUsage();
+/** The counters at 'mark' (the end of the warm-up): the report gives what happened since. */
+let mark = { stats: gw.stats(), storeCalls: 0, overlappingAsks: 0, forwarded: 0, forwardErrors: 0 };
 redis.once('ready', () => {
   gw.start();
   cpuAtReady = process.cpuUsage();
@@ -86,29 +88,46 @@ redis.once('ready', () => {
 });
 
 process.on('message', async (m: CoordinatorMessage) => {
-  if (m.type === 'report') {
-    // the last sync pushes what is pending and hands lease slots back, as a gateway shutting down would
-    await gw.stop();
-    const s = gw.stats();
-    const d = s.decisions;
-    const report: GatewayReport = {
-      type: 'report',
-      id: cfg.id,
-      requests: d.allowed + d.limited + d.degradedAllowed + d.degradedLimited,
-      allowed: d.allowed,
-      limited: d.limited,
-      degradedAllowed: d.degradedAllowed,
-      degradedLimited: d.degradedLimited,
+  if (m.type === 'mark') {
+    mark = {
+      stats: gw.stats(),
       storeCalls: store.requestPathCalls,
       overlappingAsks: store.overlappingAsks,
       forwarded,
       forwardErrors,
-      syncs: s.syncs,
-      syncTimeouts: s.syncTimeouts,
-      syncErrors: s.syncErrors,
-      storeCallFailures: s.storeCallFailures,
+    };
+    syncLatencies.length = 0;
+    cpuAtReady = process.cpuUsage();
+    send({ type: 'marked' });
+  } else if (m.type === 'report') {
+    // the last sync pushes what is pending and hands lease slots back, as a gateway shutting down would
+    await gw.stop();
+    const s = gw.stats();
+    const m0 = mark.stats;
+    const d = s.decisions;
+    const d0 = m0.decisions;
+    const allowed = d.allowed - d0.allowed;
+    const limited = d.limited - d0.limited;
+    const degradedAllowed = d.degradedAllowed - d0.degradedAllowed;
+    const degradedLimited = d.degradedLimited - d0.degradedLimited;
+    const report: GatewayReport = {
+      type: 'report',
+      id: cfg.id,
+      requests: allowed + limited + degradedAllowed + degradedLimited,
+      allowed,
+      limited,
+      degradedAllowed,
+      degradedLimited,
+      storeCalls: store.requestPathCalls - mark.storeCalls,
+      overlappingAsks: store.overlappingAsks - mark.overlappingAsks,
+      forwarded: forwarded - mark.forwarded,
+      forwardErrors: forwardErrors - mark.forwardErrors,
+      syncs: s.syncs - m0.syncs,
+      syncTimeouts: s.syncTimeouts - m0.syncTimeouts,
+      syncErrors: s.syncErrors - m0.syncErrors,
+      storeCallFailures: s.storeCallFailures - m0.storeCallFailures,
       syncLatencies,
-      coalescedAsks: s.coalescedAsks,
+      coalescedAsks: s.coalescedAsks - m0.coalescedAsks,
       offsetMs: s.offsetMs,
       offsetErrorMs: s.offsetErrorMs,
       cpuMs: cpuSince(cpuAtReady),

@@ -15,9 +15,10 @@ const CHUNKED_END = Buffer.from('\r\n0\r\n\r\n', 'latin1');
  * load process short of CPU sends late, which is what the run must not measure.
  */
 export class LeanHttpPool {
+  private readonly requests = new Map<string, Buffer>();
   private readonly request: Buffer;
   private readonly idle: Connection[] = [];
-  private readonly queue: Done[] = [];
+  private readonly queue: { done: Done; request: Buffer }[] = [];
   private open = 0;
   /** connections opened over the pool's life */
   opened = 0;
@@ -27,27 +28,37 @@ export class LeanHttpPool {
     path: string,
     private readonly maxSockets: number,
   ) {
-    this.request = Buffer.from(
-      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: keep-alive\r\n\r\n`,
-      'latin1',
-    );
+    this.request = this.requestFor(path);
   }
 
-  /** Sends one request now on an idle connection (or a new one), or when one comes free. */
-  get(done: Done): void {
+  private requestFor(path: string): Buffer {
+    let r = this.requests.get(path);
+    if (r === undefined) {
+      r = Buffer.from(
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${this.port}\r\nConnection: keep-alive\r\n\r\n`,
+        'latin1',
+      );
+      this.requests.set(path, r);
+    }
+    return r;
+  }
+
+  /** Sends one request (to the pool's path, or `path`) now on an idle connection, a new one, or when one comes free. */
+  get(done: Done, path?: string): void {
+    const request = path === undefined ? this.request : this.requestFor(path);
     const c = this.idle.pop();
-    if (c !== undefined) c.send(this.request, done);
+    if (c !== undefined) c.send(request, done);
     else if (this.open < this.maxSockets) {
       this.open++;
       this.opened++;
-      new Connection(this, this.port).send(this.request, done);
-    } else this.queue.push(done);
+      new Connection(this, this.port).send(request, done);
+    } else this.queue.push({ done, request });
   }
 
   /** A connection finished its request and can take another. */
   released(c: Connection): void {
     const next = this.queue.shift();
-    if (next !== undefined) c.send(this.request, next);
+    if (next !== undefined) c.send(next.request, next.done);
     else this.idle.push(c);
   }
 
@@ -58,11 +69,19 @@ export class LeanHttpPool {
     if (i >= 0) this.idle.splice(i, 1);
     // a request waiting for a connection gets a new one
     const next = this.queue.shift();
-    if (next !== undefined) this.get(next);
+    if (next !== undefined) {
+      const c = this.idle.pop();
+      if (c !== undefined) c.send(next.request, next.done);
+      else {
+        this.open++;
+        this.opened++;
+        new Connection(this, this.port).send(next.request, next.done);
+      }
+    }
   }
 
   destroy(): void {
-    for (const d of this.queue.splice(0)) d(0);
+    for (const q of this.queue.splice(0)) q.done(0);
     for (const c of this.idle.splice(0)) c.destroy();
   }
 }

@@ -78,6 +78,47 @@ function viaGateway(g: number): void {
   });
 }
 
+/**
+ * The same traffic for warmupMs on the path /warmup (its own key at the gateways, not logged by the
+ * upstream): the processes' code is compiled and the connections are open before the measured run, as
+ * in a fleet that has been serving for a while; a cold start is a burst of its own the simulator has
+ * no counterpart of. Then 'warm', once its answers are in (at most drainMs).
+ */
+function warmup(): void {
+  const arrivals = new Arrivals(
+    cfg.traffic,
+    cfg.load,
+    cfg.limit,
+    cfg.windowMs,
+    cfg.routing,
+    cfg.gatewayPorts.length,
+    cfg.seed ^ 0x2545f491,
+  );
+  let next = arrivals.take();
+  let waiting = 0;
+  const t0 = wallNow();
+  const tick = () => {
+    const now = wallNow() - t0;
+    while (next.t <= now && next.t < cfg.warmupMs) {
+      if (waiting < cfg.maxInFlight) {
+        waiting++;
+        pools[next.gateway].get(() => waiting--, '/warmup');
+      }
+      next = arrivals.take();
+    }
+    if (now < cfg.warmupMs) setTimeout(tick, Math.max(0, Math.floor(next.t - (wallNow() - t0))));
+    else {
+      const deadline = wallNow() + cfg.drainMs;
+      const settle = () => {
+        if (waiting > 0 && wallNow() < deadline) setTimeout(settle, 10);
+        else send({ type: 'warm' });
+      };
+      settle();
+    }
+  };
+  tick();
+}
+
 function run(): void {
   const arrivals = new Arrivals(
     cfg.traffic,
@@ -151,7 +192,8 @@ function drain(startedAt: number, deadline: number): void {
 }
 
 process.on('message', (m: CoordinatorMessage) => {
-  if (m.type === 'go') run();
+  if (m.type === 'warmup') warmup();
+  else if (m.type === 'go') run();
   else if (m.type === 'stop') process.exit(0);
 });
 send({ type: 'ready' });

@@ -15,6 +15,8 @@ export interface UpstreamReport {
   gateways: string[];
   /** requests the load process sent straight to the upstream (latency baseline), not logged */
   direct: number;
+  /** warm-up requests that reached the upstream, not logged */
+  warmup: number;
   /** CPU time the upstream used from 'ready' to the report, ms */
   cpuMs: number;
 }
@@ -86,6 +88,8 @@ export interface LoadConfig {
   drainMs: number;
   /** a send later than this after its scheduled instant counts as late, ms */
   lateAfterMs: number;
+  /** how long the warm-up sends (the same traffic, on the path /warmup), ms */
+  warmupMs: number;
 }
 
 export interface LatencySummary {
@@ -126,4 +130,13 @@ export interface LoadReport {
 }
 
 export type ChildReady = { type: 'ready'; port?: number };
-export type CoordinatorMessage = { type: 'go' } | { type: 'report' } | { type: 'stop' };
+/**
+ * warmup (load): send warm-up traffic on its own key, answer 'warm'; mark (gateways): count from now
+ * on, answer 'marked'; go (load): the measured run; report; stop.
+ */
+export type CoordinatorMessage =
+  | { type: 'warmup' }
+  | { type: 'mark' }
+  | { type: 'go' }
+  | { type: 'report' }
+  | { type: 'stop' };

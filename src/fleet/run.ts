@@ -116,6 +116,7 @@ const READY_MS = 60_000;
 export const LATE_AFTER_MS = 10;
 /** After the load's duration, how long it waits for answers still in flight, ms. */
 const DRAIN_MS = 3000;
+const WARMUP_MS = 1000;
 
 /** Starts the fleet, drives it, measures it, ends every process it started, and runs the simulator. */
 export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): Promise<FleetResult> {
@@ -183,11 +184,33 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
       maxInFlight: 2000,
       drainMs: DRAIN_MS,
       lateAfterMs: LATE_AFTER_MS,
+      warmupMs: settings.warmupMs ?? WARMUP_MS,
     };
     const load = procs.fork('load-process', 'load', loadCfg);
     await step(nextMessage<ChildReady>(load, 'ready', 'the load process', READY_MS));
     log(
       `load: ${settings.traffic} at ${settings.load}× (${Math.round(rate).toLocaleString('en-US')} req/s) for ${settings.durationMs / 1000} s`,
+    );
+    if (loadCfg.warmupMs > 0) {
+      log(`warm-up: ${loadCfg.warmupMs / 1000} s of the same traffic on a key of its own`);
+      const warm = nextMessage<{ type: 'warm' }>(
+        load,
+        'warm',
+        'the load process',
+        loadCfg.warmupMs + DRAIN_MS + 15_000,
+      );
+      load.send({ type: 'warmup' });
+      await step(warm);
+    }
+    // every gateway counts from here: the warm-up's decisions, store calls and syncs are not the run's
+    await step(
+      Promise.all(
+        gateways.map((g, i) => {
+          const marked = nextMessage<{ type: 'marked' }>(g, 'marked', `gateway gw-${i}`, 10_000);
+          g.send({ type: 'mark' });
+          return marked;
+        }),
+      ),
     );
     const loadDone = nextMessage<LoadReport>(
       load,

@@ -16,11 +16,13 @@ let stamps: Float64Array = new Float64Array(1 << 14);
 const gateways: string[] = [];
 let n = 0;
 let direct = 0;
+let warmup = 0;
 
 const server = createServer((req, res) => {
   // the log entry is taken before anything else, at the request's arrival
   const t = wallNow();
   if (req.url === '/direct') direct++;
+  else if (req.url === '/warmup') warmup++;
   else {
     if (n === times.length) {
       times = grow(times);
@@ -58,6 +60,7 @@ process.on('message', (m: CoordinatorMessage) => {
       admittedAt: Array.from(stamps.subarray(0, n)),
       gateways,
       direct,
+      warmup,
       cpuMs: cpuSince(cpuAtReady),
     };
     send(report);

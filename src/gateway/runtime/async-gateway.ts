@@ -112,7 +112,7 @@ export interface RuntimeStats {
   decisions: DecisionCounts;
   /** Store time − local time, from the store reply with the shortest recent round trip. */
   offsetMs: number;
-  /** How far offsetMs can be off: half that reply's round trip (NaN before the first reply with a store time). */
+  /** How far offsetMs can be off: half that reply's round trip + the local clock's 1 ms tick (NaN before the first reply with a store time). */
   offsetErrorMs: number;
   /** Requests that found no slot while an ask for their key was in flight and waited on it instead of asking (leases-ask). */
   coalescedAsks: number;
@@ -594,7 +594,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     let best = ring[0];
     for (const x of ring) if (x.rtt < best.rtt) best = x;
     this.offsetMs = best.offset;
-    this.offsetErrorMs = best.rtt / 2;
+    this.offsetErrorMs = best.rtt / 2 + CLOCK_TICK_MS;
   }
 
   /** Starts the sync timer: every Δ, first at a random phase in [0, Δ) so the fleet's syncs spread out. */
@@ -830,6 +830,8 @@ const EMPTY: number[] = [];
 const OFFSET_SAMPLES = 8;
 /** The store's clock counts whole milliseconds (Redis TIME, floored). */
 const STORE_TICK_MS = 1;
+/** The default local clock (Date.now) counts whole milliseconds: a round trip read as 0 ms took up to 1. */
+const CLOCK_TICK_MS = 1;
 
 export function createAsyncGateway(opts: AsyncGatewayOptions): AsyncGateway {
   return new AsyncGateway(opts);
