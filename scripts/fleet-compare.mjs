@@ -43,7 +43,8 @@ const slow = { windowMs: 30_000, syncMs: 500, durationMs: 3 * 30_000 };
 // Honest traffic: steady Poisson arrivals at 0.8 L per W; whatever it has rejected is a false rejection.
 const honest = { traffic: 'steady', load: 0.8 };
 const loss5 = { kind: 'loss', fraction: 0.05, holdMs: 250 };
-const down2s = { kind: 'down', forMs: 2000, atMs: 10_000 };
+// 40 s in: in the second window, so the per-window mean (windows after the first) sees the cut
+const down2s = { kind: 'down', forMs: 2000, atMs: 40_000 };
 const runs = [
   { name: 'shared-counter-k8-w6', design: 'shared-counter', gateways: 8 },
   { name: 'shared-counter-k8-w30', design: 'shared-counter', gateways: 8, ...slow },
