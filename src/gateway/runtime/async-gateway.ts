@@ -161,13 +161,16 @@ type Timer = { kind: 'timeout' | 'interval'; handle: ReturnType<typeof setTimeou
  * Time: decisions run on local time + the store's offset, never going backwards, so every gateway
  * ages its window on the store's clock. Each store reply carries the store's now; the offset is store
  * now − the local midpoint of the call, taken from the reply with the shortest round trip among the
- * last OFFSET_SAMPLES (as NTP's clock filter does): it is off by at most half that round trip, and a
- * reply that waited behind a stalled event loop — whose midpoint is late — is not the one used.
+ * last OFFSET_SAMPLES (as NTP's clock filter does): it is off by at most half that round trip + the
+ * local clock's tick, and a reply that waited behind a stalled event loop — whose midpoint is late —
+ * is not the one used. A grant is spent only until its lapse less that error (withLapseMargin).
  *
  * leases-ask: one ask in flight per key. A request that finds no slot while an ask for its key is
  * out waits for that ask and decides on what it brought, instead of asking too: the simulator's store
  * answers at once, so there the next request simply finds the grant; asking again would cost a round
- * trip each and ask for the same slots twice. The wait is bounded by that ask's store timeout.
+ * trip each and ask for the same slots twice. The wait is bounded by that ask's store timeout; a
+ * waiter that finds the grant used up by the others asks once more (see afterAsk), so a leases-ask
+ * request waits on the store at most about twice storeTimeoutMs.
  */
 export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   readonly id: string;
@@ -271,7 +274,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   /**
    * A Decision right away when no store call is needed, a Promise when the request waits on the
-   * store (never longer than `storeTimeoutMs`). Throws only on bad input (KeyError, ConfigError).
+   * store (at most `storeTimeoutMs`; a leases-ask request that waited on another's ask and found its grant used up may ask once more). Throws only on bad input (KeyError, ConfigError).
    */
   admitNow(key: string, cost = 1): Decision | Promise<Decision> {
     requireKey(key);
