@@ -274,7 +274,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   /**
    * A Decision right away when no store call is needed, a Promise when the request waits on the
-   * store (at most `storeTimeoutMs`; a leases-ask request that waited on another's ask and found its grant used up may ask once more). Throws only on bad input (KeyError, ConfigError).
+   * store (at most `storeTimeoutMs`; a leases-ask request that waited on another's ask and found its
+   * grant used up may ask once more). Throws only on bad input (KeyError, ConfigError).
    */
   admitNow(key: string, cost = 1): Decision | Promise<Decision> {
     requireKey(key);
