@@ -21,6 +21,7 @@ export interface FleetFlags {
   seed: string;
   simSeeds: string;
   storeTimeout: string;
+  warmup: string;
   json?: boolean;
 }
 
@@ -86,6 +87,7 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
     seed: num('--seed', f.seed, { integer: true, min: 0 }),
     simSeeds: num('--sim-seeds', f.simSeeds, { integer: true, min: 1, max: 1000 }),
     storeTimeoutMs: num('--store-timeout', f.storeTimeout, { positive: true }),
+    warmupMs: num('--warmup', f.warmup, { min: 0, max: 60 }) * 1000,
   };
 }
 
@@ -112,6 +114,11 @@ export function addFleetCommand(program: Command): void {
     .option('--seed <s>', 'seed of the load arrivals', '1')
     .option('--sim-seeds <n>', 'simulator seeds to average', '10')
     .option('--store-timeout <ms>', "the runtime's storeTimeoutMs", '200')
+    .option(
+      '--warmup <seconds>',
+      'the same traffic on a key of its own before the measured run (0: none)',
+      '1',
+    )
     .option('--json', 'print { live, sim, settings } as JSON')
     .action(async (f: FleetFlags) => {
       const settings = fleetSettings(f);

@@ -26,7 +26,8 @@ export interface FleetParams {
  *
  * Protocol:
  * - `decide(now, cost)` → ALLOW (already counted), DENY, or NEED_STORE; on NEED_STORE the caller
- *   makes the design's request-path store call and hands the reply to `onLogReply` / `onAskReply`.
+ *   makes the design's request-path store call and hands the reply to `onLogReply` / `onAskReply`,
+ *   or (leases-ask, an ask for the key already in flight) waits for that call and `decideAgain`s.
  * - `noteRejected(n, now)`: n arrivals were rejected without calling decide (the simulator's skip).
  * - `nextChangeAt(now)`: while decide says DENY, the earliest instant it might not, absent a sync.
  * - `syncEntry(key, now)` takes what this key tells the store at a sync (null: nothing), and
@@ -37,6 +38,12 @@ export interface KeyLimiter {
   decide(now: number, cost: number): Verdict;
   onLogReply(reply: LogAdmitReply, now: number, cost: number): boolean;
   onAskReply(reply: AskReply, now: number, cost: number): boolean;
+  /**
+   * leases-ask in the async runtime: a request `decide` already counted, which waited on an ask another
+   * request of this gateway made for the key, decides again on what that ask brought (the same rules,
+   * without counting the arrival twice). Designs whose requests never wait on another's call omit it.
+   */
+  decideAgain?(now: number, cost: number): Verdict;
   /** Slots the NEED_STORE call asks for (leases-ask). */
   askSize(cost: number): number;
   noteRejected(n: number, now: number): void;

@@ -60,6 +60,10 @@ export class LeaseKey implements KeyLimiter {
   decide(now: number, cost: number): Verdict {
     this.arrivals += cost;
     this.lastArrivalAt = now;
+    return this.decideAgain(now, cost);
+  }
+
+  decideAgain(now: number, cost: number): Verdict {
     if (this.slots(now) >= cost) return this.spend(now, cost);
     if (this.askWhenEmpty && !this.deniedUntilSync) {
       this.askedAt = this.syncsStarted;

@@ -134,6 +134,12 @@ export function send(msg: unknown): void {
   process.send?.(msg);
 }
 
+/** CPU time (user + system) this process used since `start` (a process.cpuUsage() reading), ms. */
+export function cpuSince(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1000;
+}
+
 /** Wall-clock ms with sub-millisecond resolution, comparable across processes on this machine. */
 export function wallNow(): number {
   return performance.timeOrigin + performance.now();

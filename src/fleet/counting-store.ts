@@ -12,8 +12,8 @@ import type {
 /**
  * Passes every call through and counts the request-path ones (logAdmit, ask), the figure the
  * simulator reports as round trips per request; and the asks made while another ask for the same key
- * was still waiting. The simulator's store answers at once, so it never makes those: they are the
- * live run's extra store calls that coalescing concurrent asks per key would save.
+ * was still waiting. The simulator's store answers at once, so it never makes those; the runtime keeps
+ * one ask in flight per key, so a live run should count none either (this is the check).
  */
 export class CountingStore implements AsyncStore {
   requestPathCalls = 0;

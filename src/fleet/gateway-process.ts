@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { createAsyncGateway } from '../gateway/runtime/index.js';
 import { withRateLimit } from '../http/node.js';
 import { RedisStore } from '../store/redis/index.js';
-import { childSetup, send } from './children.js';
+import { childSetup, cpuSince, send } from './children.js';
 import { CountingStore } from './counting-store.js';
 import type { CoordinatorMessage, GatewayConfig, GatewayReport } from './protocol.js';
 
@@ -43,10 +43,12 @@ let forwardErrors = 0;
 
 const handler = withRateLimit(
   gw,
-  (req, res) => {
-    // The handler runs as the decision is made (at once, or when the store answered an ask); gw.now()
-    // is the decision clock, the store's time as this gateway sees it, which the admit is pushed with.
-    const headers = { 'x-fleet-admitted-at': String(gw.now()), 'x-fleet-gateway': cfg.id };
+  (req, res, decision) => {
+    // The admit's own time (decision.at): the instant on this gateway's estimate of the store's clock
+    // that the admit is pushed to the store with, and that the store ages it out by. The run judges
+    // the windows on it: the frame the store keeps the limit in.
+    const at = decision?.at ?? gw.now();
+    const headers = { 'x-fleet-admitted-at': String(at), 'x-fleet-gateway': cfg.id };
     const up = request(
       { host: '127.0.0.1', port: cfg.upstreamPort, path: req.url ?? '/', method: req.method, agent, headers },
       (ur) => {
@@ -66,15 +68,19 @@ const handler = withRateLimit(
     });
     up.end();
   },
-  // one key for every request: the simulator's one key
-  { key: () => cfg.key },
+  // one key for every request: the simulator's one key (the warm-up has its own)
+  { key: (req) => (req.url === '/warmup' ? 'warmup' : cfg.key) },
 );
 
 const server = createServer(handler);
 server.keepAliveTimeout = 30_000;
 
+let cpuAtReady = process.cpuUsage();
+/** The counters at 'mark' (the end of the warm-up): the report gives what happened since. */
+let mark = { stats: gw.stats(), storeCalls: 0, overlappingAsks: 0, forwarded: 0, forwardErrors: 0 };
 redis.once('ready', () => {
   gw.start();
+  cpuAtReady = process.cpuUsage();
   server.listen(0, '127.0.0.1', () => {
     const a = server.address();
     send({ type: 'ready', port: typeof a === 'object' && a !== null ? a.port : 0 });
@@ -82,28 +88,49 @@ redis.once('ready', () => {
 });
 
 process.on('message', async (m: CoordinatorMessage) => {
-  if (m.type === 'report') {
-    // the last sync pushes what is pending and hands lease slots back, as a gateway shutting down would
-    await gw.stop();
-    const s = gw.stats();
-    const d = s.decisions;
-    const report: GatewayReport = {
-      type: 'report',
-      id: cfg.id,
-      requests: d.allowed + d.limited + d.degradedAllowed + d.degradedLimited,
-      allowed: d.allowed,
-      limited: d.limited,
-      degradedAllowed: d.degradedAllowed,
-      degradedLimited: d.degradedLimited,
+  if (m.type === 'mark') {
+    mark = {
+      stats: gw.stats(),
       storeCalls: store.requestPathCalls,
       overlappingAsks: store.overlappingAsks,
       forwarded,
       forwardErrors,
-      syncs: s.syncs,
-      syncTimeouts: s.syncTimeouts,
-      syncErrors: s.syncErrors,
-      storeCallFailures: s.storeCallFailures,
+    };
+    syncLatencies.length = 0;
+    cpuAtReady = process.cpuUsage();
+    send({ type: 'marked' });
+  } else if (m.type === 'report') {
+    // the last sync pushes what is pending and hands lease slots back, as a gateway shutting down would
+    await gw.stop();
+    const s = gw.stats();
+    const m0 = mark.stats;
+    const d = s.decisions;
+    const d0 = m0.decisions;
+    const allowed = d.allowed - d0.allowed;
+    const limited = d.limited - d0.limited;
+    const degradedAllowed = d.degradedAllowed - d0.degradedAllowed;
+    const degradedLimited = d.degradedLimited - d0.degradedLimited;
+    const report: GatewayReport = {
+      type: 'report',
+      id: cfg.id,
+      requests: allowed + limited + degradedAllowed + degradedLimited,
+      allowed,
+      limited,
+      degradedAllowed,
+      degradedLimited,
+      storeCalls: store.requestPathCalls - mark.storeCalls,
+      overlappingAsks: store.overlappingAsks - mark.overlappingAsks,
+      forwarded: forwarded - mark.forwarded,
+      forwardErrors: forwardErrors - mark.forwardErrors,
+      syncs: s.syncs - m0.syncs,
+      syncTimeouts: s.syncTimeouts - m0.syncTimeouts,
+      syncErrors: s.syncErrors - m0.syncErrors,
+      storeCallFailures: s.storeCallFailures - m0.storeCallFailures,
       syncLatencies,
+      coalescedAsks: s.coalescedAsks - m0.coalescedAsks,
+      offsetMs: s.offsetMs,
+      offsetErrorMs: s.offsetErrorMs,
+      cpuMs: cpuSince(cpuAtReady),
     };
     send(report);
   } else if (m.type === 'stop') {

@@ -2,18 +2,40 @@
  * The load: the simulator's arrivals, sent over HTTP to the gateways' ports on keep-alive
  * connections, plus a thin baseline stream straight to the upstream. Open loop (arrivals do not wait
  * for answers), bounded in count (maxRequests, maxInFlight) and in time (durationMs + drainMs).
+ * One timer per tick sends every arrival that is due, on the lean client (lean-http.ts); the samples
+ * go in preallocated typed arrays, so the load itself costs as little CPU as it can.
  */
-import { Agent, request } from 'node:http';
 import { Random } from '../sim/random.js';
 import { Arrivals } from './arrivals.js';
-import { childSetup, send, wallNow } from './children.js';
+import { childSetup, cpuSince, send, wallNow } from './children.js';
+import { LeanHttpPool } from './lean-http.js';
 import type { CoordinatorMessage, LoadConfig, LoadReport } from './protocol.js';
 import { summarize } from './stats.js';
 
 const cfg = childSetup<LoadConfig>();
 
-const agents = cfg.gatewayPorts.map(() => new Agent({ keepAlive: true, maxSockets: 64 }));
-const directAgent = new Agent({ keepAlive: true, maxSockets: 8 });
+// enough connections per gateway for its share of maxInFlight: a connection carries one request at a time
+const pools = cfg.gatewayPorts.map(
+  (port) => new LeanHttpPool(port, '/', Math.ceil(cfg.maxInFlight / cfg.gatewayPorts.length)),
+);
+const directPool = new LeanHttpPool(cfg.upstreamPort, '/direct', 8);
+
+/** A growable sample of numbers in a Float64Array. */
+class Samples {
+  private a = new Float64Array(1 << 12);
+  n = 0;
+  push(v: number): void {
+    if (this.n === this.a.length) {
+      const g = new Float64Array(this.a.length * 2);
+      g.set(this.a);
+      this.a = g;
+    }
+    this.a[this.n++] = v;
+  }
+  get values(): Float64Array {
+    return this.a.subarray(0, this.n);
+  }
+}
 
 let inFlight = 0;
 let sent = 0;
@@ -22,34 +44,26 @@ let skipped = 0;
 let ok = 0;
 let limited = 0;
 let failed = 0;
-const lag: number[] = [];
-const all: number[] = [];
-const admitted: number[] = [];
-const rejected: number[] = [];
-const direct: number[] = [];
+let lateSends = 0;
+const lag = new Samples();
+const all = new Samples();
+const admitted = new Samples();
+const rejected = new Samples();
+const direct = new Samples();
+let cpuAtGo = process.cpuUsage();
 
-function fire(port: number, agent: Agent, path: string, done: (status: number, ms: number) => void): void {
+function fire(pool: LeanHttpPool, done: (status: number, ms: number) => void): void {
   const at = wallNow();
   inFlight++;
-  let finished = false;
-  const finish = (status: number) => {
-    if (finished) return;
-    finished = true;
+  pool.get((status) => {
     inFlight--;
     done(status, wallNow() - at);
-  };
-  const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
-    res.resume();
-    res.on('end', () => finish(res.statusCode ?? 0));
-    res.on('error', () => finish(0));
   });
-  req.on('error', () => finish(0));
-  req.end();
 }
 
 function viaGateway(g: number): void {
   sent++;
-  fire(cfg.gatewayPorts[g], agents[g], '/', (status, ms) => {
+  fire(pools[g], (status, ms) => {
     if (status === 200) {
       ok++;
       admitted.push(ms);
@@ -62,6 +76,47 @@ function viaGateway(g: number): void {
     }
     all.push(ms);
   });
+}
+
+/**
+ * The same traffic for warmupMs on the path /warmup (its own key at the gateways, not logged by the
+ * upstream): the processes' code is compiled and the connections are open before the measured run, as
+ * in a fleet that has been serving for a while; a cold start is a burst of its own the simulator has
+ * no counterpart of. Then 'warm', once its answers are in (at most drainMs).
+ */
+function warmup(): void {
+  const arrivals = new Arrivals(
+    cfg.traffic,
+    cfg.load,
+    cfg.limit,
+    cfg.windowMs,
+    cfg.routing,
+    cfg.gatewayPorts.length,
+    cfg.seed ^ 0x2545f491,
+  );
+  let next = arrivals.take();
+  let waiting = 0;
+  const t0 = wallNow();
+  const tick = () => {
+    const now = wallNow() - t0;
+    while (next.t <= now && next.t < cfg.warmupMs) {
+      if (waiting < cfg.maxInFlight) {
+        waiting++;
+        pools[next.gateway].get(() => waiting--, '/warmup');
+      }
+      next = arrivals.take();
+    }
+    if (now < cfg.warmupMs) setTimeout(tick, Math.max(0, Math.floor(next.t - (wallNow() - t0))));
+    else {
+      const deadline = wallNow() + cfg.drainMs;
+      const settle = () => {
+        if (waiting > 0 && wallNow() < deadline) setTimeout(settle, 10);
+        else send({ type: 'warm' });
+      };
+      settle();
+    }
+  };
+  tick();
 }
 
 function run(): void {
@@ -79,19 +134,22 @@ function run(): void {
   let nextDirect =
     cfg.directRate > 0 ? directRng.exponential(cfg.directRate / 1000) : Number.POSITIVE_INFINITY;
   let next = arrivals.take();
+  cpuAtGo = process.cpuUsage();
   const t0 = wallNow();
 
   const tick = () => {
     const now = wallNow() - t0;
     while (next.t <= now && next.t < cfg.durationMs && scheduled < cfg.maxRequests) {
       scheduled++;
-      lag.push(now - next.t);
+      const late = now - next.t;
+      lag.push(late);
+      if (late > cfg.lateAfterMs) lateSends++;
       if (inFlight >= cfg.maxInFlight) skipped++;
       else viaGateway(next.gateway);
       next = arrivals.take();
     }
     while (nextDirect <= now && nextDirect < cfg.durationMs) {
-      fire(cfg.upstreamPort, directAgent, '/direct', (status, ms) => {
+      fire(directPool, (status, ms) => {
         if (status === 200) direct.push(ms);
       });
       nextDirect += directRng.exponential(cfg.directRate / 1000);
@@ -119,19 +177,23 @@ function drain(startedAt: number, deadline: number): void {
     limited,
     failed: failed + inFlight,
     unanswered: inFlight,
-    lag: summarize(lag),
-    viaGateway: summarize(all),
-    admittedViaGateway: summarize(admitted),
-    limitedViaGateway: summarize(rejected),
-    direct: summarize(direct),
+    lateSends,
+    lag: summarize(lag.values),
+    viaGateway: summarize(all.values),
+    admittedViaGateway: summarize(admitted.values),
+    limitedViaGateway: summarize(rejected.values),
+    direct: summarize(direct.values),
+    connections: pools.reduce((a, p) => a + p.opened, 0),
+    cpuMs: cpuSince(cpuAtGo),
   };
-  for (const a of agents) a.destroy();
-  directAgent.destroy();
+  for (const p of pools) p.destroy();
+  directPool.destroy();
   send(report);
 }
 
 process.on('message', (m: CoordinatorMessage) => {
-  if (m.type === 'go') run();
+  if (m.type === 'warmup') warmup();
+  else if (m.type === 'go') run();
   else if (m.type === 'stop') process.exit(0);
 });
 send({ type: 'ready' });

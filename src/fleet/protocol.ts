@@ -15,6 +15,10 @@ export interface UpstreamReport {
   gateways: string[];
   /** requests the load process sent straight to the upstream (latency baseline), not logged */
   direct: number;
+  /** warm-up requests that reached the upstream, not logged */
+  warmup: number;
+  /** CPU time the upstream used from 'ready' to the report, ms */
+  cpuMs: number;
 }
 
 export interface GatewayConfig {
@@ -55,6 +59,13 @@ export interface GatewayReport {
   storeCallFailures: number;
   /** round trip of every answered sync, ms */
   syncLatencies: number[];
+  /** requests that waited on an ask for their key already in flight instead of asking (leases-ask) */
+  coalescedAsks: number;
+  /** the runtime's store-clock offset and how far it can be off (half the best recent round trip), ms */
+  offsetMs: number;
+  offsetErrorMs: number;
+  /** CPU time the gateway process used from 'ready' to the report, ms */
+  cpuMs: number;
 }
 
 export interface LoadConfig {
@@ -75,6 +86,10 @@ export interface LoadConfig {
   maxInFlight: number;
   /** after durationMs, how long to wait for answers still in flight */
   drainMs: number;
+  /** a send later than this after its scheduled instant counts as late, ms */
+  lateAfterMs: number;
+  /** how long the warm-up sends (the same traffic, on the path /warmup), ms */
+  warmupMs: number;
 }
 
 export interface LatencySummary {
@@ -99,6 +114,8 @@ export interface LoadReport {
   /** other statuses, connection errors, answers still missing at the end */
   failed: number;
   unanswered: number;
+  /** arrivals whose send left more than lateAfterMs after its scheduled instant */
+  lateSends: number;
   /** how late sends left against their scheduled instant, ms */
   lag: LatencySummary;
   /** response time of every answered gateway request, of the admitted ones, of the direct baseline; ms */
@@ -106,7 +123,20 @@ export interface LoadReport {
   admittedViaGateway: LatencySummary;
   limitedViaGateway: LatencySummary;
   direct: LatencySummary;
+  /** connections opened to the gateways */
+  connections: number;
+  /** CPU time the load process used while sending and draining, ms */
+  cpuMs: number;
 }
 
 export type ChildReady = { type: 'ready'; port?: number };
-export type CoordinatorMessage = { type: 'go' } | { type: 'report' } | { type: 'stop' };
+/**
+ * warmup (load): send warm-up traffic on its own key, answer 'warm'; mark (gateways): count from now
+ * on, answer 'marked'; go (load): the measured run; report; stop.
+ */
+export type CoordinatorMessage =
+  | { type: 'warmup' }
+  | { type: 'mark' }
+  | { type: 'go' }
+  | { type: 'report' }
+  | { type: 'stop' };

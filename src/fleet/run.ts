@@ -49,15 +49,30 @@ export interface LiveFigures {
   /** admitted requests a gateway could not forward to the upstream */
   forwardErrors: number;
   arrivals: {
+    /** load × L per W */
     nominalPerS: number;
+    /** the seeded Poisson arrivals in [0, duration): what the load process had to send */
+    scheduledPerS: number;
+    /** sent through the gateways per second */
     achievedPerS: number;
     scheduled: number;
     /** arrivals not sent because maxInFlight requests were already waiting */
     skipped: number;
     failed: number;
+    /** sent no later than lateAfterMs after the scheduled instant, % of scheduled */
+    onTimePct: number;
+    lateAfterMs: number;
     /** how late sends left against their scheduled instants, ms */
     lag: LatencySummary;
+    /** connections the load process opened to the gateways */
+    connections: number;
   };
+  /** CPU the run's processes used, in cores (CPU seconds per second of the run's duration) */
+  cpu: { load: number; gateways: number; upstream: number };
+  /** leases-ask: requests that waited on their gateway's ask in flight for the key instead of asking */
+  coalescedAsks: number;
+  /** the gateways' store-clock offsets at the end: the largest possible error (half the best round trip), ms */
+  clockErrorMs: number;
   /** response times in ms, seen by the load process */
   latency: {
     viaGateway: LatencySummary;
@@ -97,6 +112,11 @@ export interface RunOptions {
 
 // generous: on a busy machine starting a Node process with ioredis takes seconds
 const READY_MS = 60_000;
+/** A send more than this late against its scheduled instant is not on time, ms. */
+export const LATE_AFTER_MS = 10;
+/** After the load's duration, how long it waits for answers still in flight, ms. */
+const DRAIN_MS = 3000;
+const WARMUP_MS = 1000;
 
 /** Starts the fleet, drives it, measures it, ends every process it started, and runs the simulator. */
 export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): Promise<FleetResult> {
@@ -162,12 +182,35 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
       // 4 standard deviations above the Poisson mean: the count bound never cuts a run short by chance
       maxRequests: Math.ceil(expected + 4 * Math.sqrt(expected) + 100),
       maxInFlight: 2000,
-      drainMs: 3000,
+      drainMs: DRAIN_MS,
+      lateAfterMs: LATE_AFTER_MS,
+      warmupMs: settings.warmupMs ?? WARMUP_MS,
     };
     const load = procs.fork('load-process', 'load', loadCfg);
     await step(nextMessage<ChildReady>(load, 'ready', 'the load process', READY_MS));
     log(
       `load: ${settings.traffic} at ${settings.load}× (${Math.round(rate).toLocaleString('en-US')} req/s) for ${settings.durationMs / 1000} s`,
+    );
+    if (loadCfg.warmupMs > 0) {
+      log(`warm-up: ${loadCfg.warmupMs / 1000} s of the same traffic on a key of its own`);
+      const warm = nextMessage<{ type: 'warm' }>(
+        load,
+        'warm',
+        'the load process',
+        loadCfg.warmupMs + DRAIN_MS + 15_000,
+      );
+      load.send({ type: 'warmup' });
+      await step(warm);
+    }
+    // every gateway counts from here: the warm-up's decisions, store calls and syncs are not the run's
+    await step(
+      Promise.all(
+        gateways.map((g, i) => {
+          const marked = nextMessage<{ type: 'marked' }>(g, 'marked', `gateway gw-${i}`, 10_000);
+          g.send({ type: 'mark' });
+          return marked;
+        }),
+      ),
     );
     const loadDone = nextMessage<LoadReport>(
       load,
@@ -290,12 +333,24 @@ export function liveFigures(
     forwardErrors: sum((g) => g.forwardErrors),
     arrivals: {
       nominalPerS: arrivalRate(s),
+      scheduledPerS: l.scheduled / (s.durationMs / 1000),
       achievedPerS: l.sent / (s.durationMs / 1000),
       scheduled: l.scheduled,
       skipped: l.skipped,
       failed: l.failed,
+      onTimePct: l.scheduled > 0 ? (100 * (l.sent - l.lateSends)) / l.scheduled : 100,
+      lateAfterMs: LATE_AFTER_MS,
       lag: l.lag,
+      connections: l.connections,
     },
+    cpu: {
+      // per second of load: the load's CPU from go to its report (the drain adds little), the others' from ready
+      load: l.cpuMs / s.durationMs,
+      gateways: sum((g) => g.cpuMs) / s.durationMs,
+      upstream: up.cpuMs / s.durationMs,
+    },
+    coalescedAsks: sum((g) => g.coalescedAsks),
+    clockErrorMs: Math.max(0, ...gws.map((g) => (Number.isFinite(g.offsetErrorMs) ? g.offsetErrorMs : 0))),
     latency: {
       viaGateway: l.viaGateway,
       admittedViaGateway: l.admittedViaGateway,

@@ -32,6 +32,8 @@ export interface FleetSettings {
   simSeeds: number;
   /** a request-path or sync call slower than this counts as failed (the runtime's storeTimeoutMs) */
   storeTimeoutMs: number;
+  /** warm-up traffic before the measured run, on a key of its own; ms. @default 1000 */
+  warmupMs?: number;
 }
 
 /** Requests per second the settings ask for: load × L per W. */

@@ -6,7 +6,7 @@
  * gateways' counters; the two instants differ by the forwarding delay and the gateway's clock error.
  */
 import { createServer } from 'node:http';
-import { childSetup, send, wallNow } from './children.js';
+import { childSetup, cpuSince, send, wallNow } from './children.js';
 import type { CoordinatorMessage, UpstreamReport } from './protocol.js';
 
 childSetup<Record<string, never>>();
@@ -16,11 +16,13 @@ let stamps: Float64Array = new Float64Array(1 << 14);
 const gateways: string[] = [];
 let n = 0;
 let direct = 0;
+let warmup = 0;
 
 const server = createServer((req, res) => {
   // the log entry is taken before anything else, at the request's arrival
   const t = wallNow();
   if (req.url === '/direct') direct++;
+  else if (req.url === '/warmup') warmup++;
   else {
     if (n === times.length) {
       times = grow(times);
@@ -43,7 +45,9 @@ function grow(a: Float64Array): Float64Array {
   return g;
 }
 
+let cpuAtReady = process.cpuUsage();
 server.listen(0, '127.0.0.1', () => {
+  cpuAtReady = process.cpuUsage();
   const a = server.address();
   send({ type: 'ready', port: typeof a === 'object' && a !== null ? a.port : 0 });
 });
@@ -56,6 +60,8 @@ process.on('message', (m: CoordinatorMessage) => {
       admittedAt: Array.from(stamps.subarray(0, n)),
       gateways,
       direct,
+      warmup,
+      cpuMs: cpuSince(cpuAtReady),
     };
     send(report);
   } else if (m.type === 'stop') {

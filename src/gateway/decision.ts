@@ -9,4 +9,10 @@ export interface Decision {
   retryAfterMs?: number;
   /** True when the decision was made without the store (fail modes, in the runtime). */
   degraded?: boolean;
+  /**
+   * The async runtime: the instant of the decision on the gateway's decision clock (the store's time
+   * as this gateway estimates it). An admit is pushed to the store with this time, and the store ages
+   * it out W later on its own clock.
+   */
+  at?: number;
 }

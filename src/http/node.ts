@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Decision } from '../gateway/decision.js';
 import {
   createRequestDecider,
   type HttpDecision,
@@ -7,10 +8,14 @@ import {
   TOO_MANY_REQUESTS_BODY,
 } from './core.js';
 
-/** Calls `handler` for requests within the limit; answers 429 itself otherwise. Every response gets the RateLimit headers. */
+/**
+ * Calls `handler` for requests within the limit; answers 429 itself otherwise. Every response gets the
+ * RateLimit headers. The handler's third argument is the gateway's decision (null when `skip` let the
+ * request through).
+ */
 export function withRateLimit<Req extends IncomingMessage, Res extends ServerResponse>(
   gateway: RateLimitGateway,
-  handler: (req: Req, res: Res) => unknown,
+  handler: (req: Req, res: Res, decision: Decision | null) => unknown,
   opts?: RateLimitHttpOptions<Req>,
 ): (req: Req, res: Res) => void {
   const decide = createRequestDecider<Req>(gateway, opts);
@@ -23,7 +28,7 @@ export function withRateLimit<Req extends IncomingMessage, Res extends ServerRes
         res.end(TOO_MANY_REQUESTS_BODY);
         return;
       }
-      handler(req, res);
+      handler(req, res, out.decision);
     };
     try {
       const out = decide(req);

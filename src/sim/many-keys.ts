@@ -15,7 +15,7 @@
  */
 import type { DesignId } from '../config.js';
 import { Gateway } from '../gateway/gateway.js';
-import type { AskReply, LogAdmitReply, Store, SyncRequest, SyncResult } from '../store/contract.js';
+import type { AskReply, LogAdmitReply, LogVoid, Store, SyncRequest, SyncResult } from '../store/contract.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { MinHeap } from '../util/min-heap.js';
 import { routingWeights, runSimulation } from './engine.js';
@@ -101,9 +101,12 @@ class CountingStore implements Store {
   get keyCount(): number {
     return this.inner.keyCount;
   }
-  logAdmit(key: string, policy: RunPolicy, now: number, cost: number): LogAdmitReply {
+  logAdmit(key: string, policy: RunPolicy, now: number, cost: number, call?: LogCall): LogAdmitReply {
     this.logAdmits++;
-    return this.inner.logAdmit(key, policy, now, cost);
+    return this.inner.logAdmit(key, policy, now, cost, call);
+  }
+  voidLogAdmits(gatewayId: string, policy: RunPolicy, voids: LogVoid[], now: number): void {
+    this.inner.voidLogAdmits(gatewayId, policy, voids, now);
   }
   sync(req: SyncRequest, now: number): SyncResult {
     this.syncCalls++;
@@ -115,6 +118,7 @@ class CountingStore implements Store {
   }
 }
 type RunPolicy = Parameters<Store['logAdmit']>[1];
+type LogCall = Parameters<Store['logAdmit']>[4];
 
 /** Per-key admits: after the first window (admitted per window) and in the trailing W (worst window, over L). */
 class KeyTally {

@@ -7,7 +7,7 @@ import { METRIC_KEYS } from '../../src/sim/run.js';
 // upstream and the load process. Figures vary with the machine's load, so this checks structure and
 // the invariants that hold whatever the timing, not exact numbers.
 describe('fleetlimit fleet, end to end', () => {
-  it('leases-ask, K = 3: the upstream saw exactly what the gateways admitted, never more than L in a window up to clock error', async () => {
+  it('leases-ask, K = 3: the upstream saw exactly what the gateways admitted, never more than L in a window of the store frame', async () => {
     const settings: FleetSettings = {
       design: 'leases-ask',
       gateways: 3,
@@ -38,18 +38,25 @@ describe('fleetlimit fleet, end to end', () => {
     expect(live.upstreamLogged).toBeGreaterThan(0);
     // a flood at 4× L: something was rejected
     expect(live.rejectedPct).toBeGreaterThan(0);
-    // The lease design never lets L + 1 admits of the upstream's log fall within one window, up to the
-    // gateways' clock error: admits are stamped on each gateway's estimate of the store's clock, off
-    // by at most half a sync round trip, and a round trip longer than the store timeout is a failure
-    // that teaches nothing. Two gateways off in opposite directions: at most storeTimeoutMs together.
-    // (The ask/sync race fixed on main put L + 1 admits within milliseconds: short of W by nearly W.)
-    expect(live.overLimitByMs).toBeLessThanOrEqual(settings.storeTimeoutMs);
+    // Judged on each admit's own time — the instant on its gateway's estimate of the store's clock that
+    // the admit was pushed with, and that the store ages it out by — a lease design never has L + 1
+    // admits within W: the store grants a slot only once the admit it held aged out in that frame, and a
+    // gateway never spends a grant before the store's time of the grant nor after its lapse. (The
+    // ask/sync race fixed on main put L + 1 admits within milliseconds.) By upstream arrival the
+    // forwarding delay's jitter can move admits across window edges; that is reported, not bounded.
+    expect(live.worstWindow).toBeLessThanOrEqual(1);
+    expect(live.overLimitByMs).toBe(0);
     // leases-ask asks the store on some requests only
     expect(live.roundTripsPerRequest).toBeGreaterThan(0);
     expect(live.roundTripsPerRequest).toBeLessThan(1);
     expect(live.sync.syncs).toBeGreaterThan(0);
     expect(live.latency.viaGateway.count).toBeGreaterThan(0);
     expect(live.latency.direct.count).toBeGreaterThan(0);
+    expect(live.arrivals.scheduled).toBeGreaterThan(0);
+    expect(live.arrivals.onTimePct).toBeGreaterThan(0);
+    expect(live.arrivals.onTimePct).toBeLessThanOrEqual(100);
+    expect(live.cpu.load).toBeGreaterThan(0);
+    expect(live.clockErrorMs).toBeGreaterThanOrEqual(0);
     expect(r.settings).toMatchObject({ design: 'leases-ask', gateways: 3, arrivalRatePerS: 80 });
   });
 });

@@ -118,6 +118,57 @@ describe('AsyncGateway: syncing', () => {
     expect(gw.stats().offsetMs).toBe(5_000);
     expect(gw.now()).toBe(Date.now() + 5_000);
   });
+
+  it('takes the offset from the reply with the shortest round trip, and stops spending a grant that much before it lapses', async () => {
+    // the store's clock runs 5 s ahead; each sync is applied and answered when the test says
+    let t = 1_000;
+    const answers: (() => void)[] = [];
+    const storeClock = () => t + 5_000;
+    const store = new TestAsyncStore(undefined, storeClock);
+    const sync = store.sync.bind(store);
+    store.sync = (req, now) => new Promise((r) => answers.push(() => r(sync(req, now))));
+    const gw = createAsyncGateway({
+      id: 'gw-1',
+      design: 'leases',
+      limit: 10,
+      windowMs: 10_000,
+      gateways: 1,
+      syncMs: 100,
+      leaseTtlMs: 1_000,
+      store,
+      clock: () => t,
+      storeTimeoutMs: 1e9,
+      staleAfterMs: 10_000,
+    });
+    const syncAt = async (applyAt: number, answerAt: number) => {
+      const s = gw.syncNow();
+      t = applyAt;
+      answers.shift()!();
+      await Promise.resolve();
+      t = answerAt;
+      await s;
+    };
+    local(gw.admitNow('k')); // an arrival, so the next syncs ask for slots
+    // sent at 1,000, applied at 1,000 (store 6,000), answered at 1,100: the midpoint is 50 ms late
+    t = 1_000;
+    await syncAt(1_000, 1_100);
+    expect(gw.stats()).toMatchObject({ offsetMs: 4_950, offsetErrorMs: 51 });
+    // a 4 ms round trip: off by at most 2, + 1 for the local clock's millisecond tick
+    t = 2_000;
+    await syncAt(2_002, 2_004);
+    expect(gw.stats()).toMatchObject({ offsetMs: 5_000, offsetErrorMs: 3 });
+    // a reply that waited 300 ms behind a stalled event loop is not the one the offset comes from
+    local(gw.admitNow('k'));
+    t = 3_000;
+    await syncAt(3_000, 3_300);
+    expect(gw.stats()).toMatchObject({ offsetMs: 5_000, offsetErrorMs: 3 });
+    // that sync granted slots lapsing at store time 8,000 + 1,000; spent until 4 ms (3 + the store's 1 ms tick) before
+    expect(gw.limiterFor('k')?.remaining(gw.now())).toBeGreaterThan(0);
+    t = 3_995;
+    expect(gw.limiterFor('k')?.remaining(gw.now())).toBeGreaterThan(0);
+    t = 3_996;
+    expect(gw.limiterFor('k')?.remaining(gw.now())).toBe(0);
+  });
 });
 
 describe('AsyncGateway: fail modes', () => {

@@ -10,7 +10,7 @@ import {
   requirePositiveInteger,
 } from '../../config.js';
 import { createKeyLimiter } from '../../designs/index.js';
-import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
+import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
 import type { AsyncStore, LogVoid, SyncEntry, SyncRequest } from '../../store/contract.js';
 import { Slicer } from '../../util/slicer.js';
 import type { Decision } from '../decision.js';
@@ -111,8 +111,12 @@ export interface RuntimeStats {
   unsyncedAdmits: number;
   keys: number;
   decisions: DecisionCounts;
-  /** Store time − local time, as learned at the last sync. */
+  /** Store time − local time, from the store reply with the shortest recent round trip. */
   offsetMs: number;
+  /** How far offsetMs can be off: half that reply's round trip + the local clock's 1 ms tick (NaN before the first reply with a store time). */
+  offsetErrorMs: number;
+  /** Requests that found no slot while an ask for their key was in flight and waited on it instead of asking (leases-ask). */
+  coalescedAsks: number;
   /** Keys dropped to stay under maxKeys (idle ones not included). */
   evictions: number;
   /** Requests for a new key rejected because every held key still had unconfirmed admits. */
@@ -159,8 +163,19 @@ type Timer = { kind: 'timeout' | 'interval'; handle: ReturnType<typeof setTimeou
  * that still count, dropping those that aged out (the store would ignore them), and keys with nothing
  * left are swept at each failed sync.
  *
- * Time: decisions run on local time + the store's offset (store now − local now at the midpoint of
- * the last sync), never going backwards, so every gateway ages its window on the store's clock.
+ * Time: decisions run on local time + the store's offset, never going backwards, so every gateway
+ * ages its window on the store's clock. Each store reply carries the store's now; the offset is store
+ * now − the local midpoint of the call, taken from the reply with the shortest round trip among the
+ * last OFFSET_SAMPLES (as NTP's clock filter does): it is off by at most half that round trip + the
+ * local clock's tick, and a reply that waited behind a stalled event loop — whose midpoint is late —
+ * is not the one used. A grant is spent only until its lapse less that error (withLapseMargin).
+ *
+ * leases-ask: one ask in flight per key. A request that finds no slot while an ask for its key is
+ * out waits for that ask and decides on what it brought, instead of asking too: the simulator's store
+ * answers at once, so there the next request simply finds the grant; asking again would cost a round
+ * trip each and ask for the same slots twice. The wait is bounded by that ask's store timeout; a
+ * waiter that finds the grant used up by the others asks once more (see afterAsk), so a leases-ask
+ * request waits on the store at most about twice storeTimeoutMs.
  */
 export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   readonly id: string;
@@ -179,6 +194,13 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   private seq: number;
   private offsetMs = 0;
+  private offsetErrorMs = Number.NaN;
+  /** The last OFFSET_SAMPLES (offset, round trip) pairs, a ring. */
+  private readonly offsetSamples: { offset: number; rtt: number }[] = [];
+  private offsetNext = 0;
+  /** The ask in flight per key (leases-ask); settles once its own request has applied the reply. */
+  private readonly asks = new Map<string, Promise<void>>();
+  private coalescedAsks = 0;
   private lastNow = Number.NEGATIVE_INFINITY;
   private lastGoodAt = Number.NaN;
   /** The last store call failed and none has succeeded since. */
@@ -265,7 +287,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   /**
    * A Decision right away when no store call is needed, a Promise when the request waits on the
-   * store (never longer than `storeTimeoutMs`). Throws only on bad input (KeyError, ConfigError).
+   * store (at most `storeTimeoutMs`; a leases-ask request that waited on another's ask and found its
+   * grant used up may ask once more). Throws only on bad input (KeyError, ConfigError).
    */
   admitNow(key: string, cost = 1): Decision | Promise<Decision> {
     requireKey(key);
@@ -283,7 +306,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       }
     }
     const lim = this.limiterOf(key, now);
-    if (lim === null) return this.noRoom(false);
+    if (lim === null) return this.noRoom(false, now);
     const verdict = lim.decide(now, cost);
     if (verdict === ALLOW) {
       if (design !== 'split') this.limiterUnsynced += cost;
@@ -340,7 +363,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     seen = 0;
     for (const [k, lim] of this.keys) {
       if (held() <= target || ++seen > look) break;
-      if (lim.unsyncedAdmits() === 0 && !this.fallbacks.has(k)) {
+      // a key whose ask is out would spend the grant on a dropped limiter, never pushing the admit
+      if (lim.unsyncedAdmits() === 0 && !this.fallbacks.has(k) && !this.asks.has(k)) {
         this.keys.delete(k);
         this.evictions++;
       }
@@ -353,22 +377,23 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   /** A request for a new key while the key cap is full of keys with unconfirmed admits. */
-  private noRoom(degraded: boolean): Decision {
+  private noRoom(degraded: boolean, now: number): Decision {
     this.keyCapRejections++;
     const d: Decision = {
       allowed: false,
       remaining: 0,
       resetMs: 0,
       retryAfterMs: Math.max(1, Math.ceil(this.options.fleet.syncMs)),
+      at: now,
     };
     if (degraded) d.degraded = true;
     return this.count(d, degraded);
   }
 
   private async viaStore(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
-    const { design, policy, fleet } = this.options;
-    const t0 = this.clock();
+    const { design, policy } = this.options;
     if (design === 'central-log') {
+      const t0 = this.clock();
       const call = { gatewayId: this.id, seq: ++this.callSeq };
       const r = await withTimeout(
         () => this.store.logAdmit(key, policy, now, cost, call),
@@ -387,25 +412,86 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const at = this.now();
       return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at), false);
     }
-    const ask = lim.askSize(cost);
-    const sent = this.syncsSent;
-    const r = await withTimeout(
-      () => this.store.ask(this.id, key, policy, fleet.leaseTtlMs, ask, now),
-      this.storeTimeoutMs,
-    );
-    const t1 = this.clock();
-    if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
-    this.storeAnswered(t1);
-    this.learnOffset(r.value.now, now, t0, t1);
-    const at = this.now();
-    // A sync sent while the ask was out hands back every slot this gateway holds for the key: if the
-    // ask landed first, its grant is among them, and spending it now would spend slots the store may
-    // already have granted to another gateway. Spend none of it; at worst the slots are stranded
-    // until the next sync hands them back (regression: test/faults/regression-ask-sync-race.test.ts).
-    const reply = this.syncsSent === sent ? r.value : { ...r.value, granted: 0 };
-    const allowed = lim.onAskReply(reply, at, cost);
-    if (allowed) this.limiterUnsynced += cost;
-    return this.count(this.fromLimiter(lim, allowed, at), false);
+    const asking = this.asks.get(key);
+    if (asking === undefined) return this.ask(key, lim, now, cost);
+    return this.afterAsk(key, lim, asking, cost, this.clock());
+  }
+
+  /**
+   * A request that found no slot while an ask for its key was in flight: it waits for that ask (which
+   * settles within its store timeout) and decides on what it brought. If other requests used the grant
+   * up, it asks (or waits) again, while less than storeTimeoutMs has passed since it first waited;
+   * then it is rejected.
+   */
+  private async afterAsk(
+    key: string,
+    lim: KeyLimiter,
+    asking: Promise<void>,
+    cost: number,
+    since: number,
+  ): Promise<Decision> {
+    this.coalescedAsks++;
+    await asking;
+    const now = this.now();
+    // the ask failed (or another call did meanwhile): decide as that ask's request did
+    if (this.storeDown(this.options.design)) return this.degraded(key, now, cost, true);
+    const v = lim.decideAgain!(now, cost);
+    if (v === ALLOW) {
+      this.limiterUnsynced += cost;
+      return this.count(this.fromLimiter(lim, true, now), false);
+    }
+    if (v === NEED_STORE && this.clock() - since < this.storeTimeoutMs) {
+      const next = this.asks.get(key);
+      return next === undefined ? this.ask(key, lim, now, cost) : this.afterAsk(key, lim, next, cost, since);
+    }
+    return this.count(this.fromLimiter(lim, false, now), false);
+  }
+
+  /** leases-ask's request-path ask; requests for the key that find no slot meanwhile wait on it. */
+  private async ask(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
+    const { policy, fleet } = this.options;
+    let settle = () => {};
+    const settled = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    this.asks.set(key, settled);
+    try {
+      const t0 = this.clock();
+      const ask = lim.askSize(cost);
+      const sent = this.syncsSent;
+      const r = await withTimeout(
+        () => this.store.ask(this.id, key, policy, fleet.leaseTtlMs, ask, now),
+        this.storeTimeoutMs,
+      );
+      const t1 = this.clock();
+      if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
+      this.storeAnswered(t1);
+      this.learnOffset(r.value.now, now, t0, t1);
+      const at = this.now();
+      // A sync sent while the ask was out hands back every slot this gateway holds for the key: if the
+      // ask landed first, its grant is among them, and spending it now would spend slots the store may
+      // already have granted to another gateway. Spend none of it; at worst the slots are stranded
+      // until the next sync hands them back (regression: test/faults/regression-ask-sync-race.test.ts).
+      const reply = this.syncsSent === sent ? this.withLapseMargin(r.value) : { ...r.value, granted: 0 };
+      const allowed = lim.onAskReply(reply, at, cost);
+      if (allowed) this.limiterUnsynced += cost;
+      return this.count(this.fromLimiter(lim, allowed, at), false);
+    } finally {
+      // the waiters run after this request has applied the reply (or failed)
+      if (this.asks.get(key) === settled) this.asks.delete(key);
+      settle();
+    }
+  }
+
+  /**
+   * A grant lapses at the store at `grantExpiresAt` on the store's clock; this gateway reads that clock
+   * as local time + offset, which may run behind it by offsetErrorMs, and the store counts whole
+   * milliseconds. Stopping that much earlier means a slot is never spent after the store took it back
+   * and may have granted it again.
+   */
+  private withLapseMargin<R extends { granted: number; grantExpiresAt: number }>(reply: R): R {
+    if (reply.granted === 0 || Number.isNaN(this.offsetErrorMs)) return reply;
+    return { ...reply, grantExpiresAt: reply.grantExpiresAt - this.offsetErrorMs - STORE_TICK_MS };
   }
 
   private storeCallFailed(
@@ -417,23 +503,27 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.failing = true;
     this.storeCallFailures++;
     this.emit('storeCallError', { call, key, reason: r.timedOut ? 'timeout' : 'error', error: r.error });
-    return this.degraded(key, this.now(), cost);
+    // an ask's request went through its limiter's decide already, which must not count it twice
+    return this.degraded(key, this.now(), cost, call === 'ask');
   }
 
-  /** A decision made without the store, by the fail mode. */
-  private degraded(key: string, now: number, cost: number): Decision {
+  /**
+   * A decision made without the store, by the fail mode. `counted`: the request already went through
+   * its limiter's decide (it waited on another request's ask), so the limiter must not count it again.
+   */
+  private degraded(key: string, now: number, cost: number, counted = false): Decision {
     const { design, policy, fleet } = this.options;
     if (this.failMode === 'closed') {
       return this.count(
-        { allowed: false, remaining: 0, resetMs: 0, retryAfterMs: fleet.syncMs, degraded: true },
+        { allowed: false, remaining: 0, resetMs: 0, retryAfterMs: fleet.syncMs, degraded: true, at: now },
         true,
       );
     }
     if (this.failMode === 'local' && (design === 'leases' || design === 'leases-ask')) {
       // spend granted slots only: the store may already have handed anything else to another gateway
       const lim = this.limiterOf(key, now);
-      if (lim === null) return this.noRoom(true);
-      const allowed = lim.decide(now, cost) === ALLOW;
+      if (lim === null) return this.noRoom(true, now);
+      const allowed = (counted ? lim.decideAgain!(now, cost) : lim.decide(now, cost)) === ALLOW;
       if (allowed) this.limiterUnsynced += cost;
       return this.count({ ...this.fromLimiter(lim, allowed, now), degraded: true }, true);
     }
@@ -443,9 +533,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       if (!this.keys.has(key) && !this.makeRoom(now)) {
         // open admits regardless; what it cannot record is not pushed (open has no bound anyway)
         if (this.failMode === 'open') {
-          return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true }, true);
+          return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true, at: now }, true);
         }
-        return this.noRoom(true);
+        return this.noRoom(true, now);
       }
       fb = new Fallback(policy);
       this.fallbacks.set(key, fb);
@@ -457,7 +547,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const resetAt = fb.resetAt(now);
       const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
       const remaining = Math.max(0, policy.limit - fb.live(now));
-      return this.count({ allowed: true, remaining, resetMs, degraded: true }, true);
+      return this.count({ allowed: true, remaining, resetMs, degraded: true, at: now }, true);
     }
     const live = fb.live(now);
     const allowed = live + cost - 1 < share;
@@ -469,6 +559,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       remaining: Math.max(0, Math.ceil(share - fb.live(now))),
       resetMs,
       degraded: true,
+      at: now,
     };
     if (!allowed) d.retryAfterMs = Math.max(1, Math.ceil(Math.min(resetMs, fleet.syncMs)));
     return this.count(d, true);
@@ -480,6 +571,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       allowed,
       remaining: lim.remaining(now),
       resetMs: Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0,
+      at: now,
     };
     if (!allowed) d.retryAfterMs = this.retryAfter(lim, now);
     return d;
@@ -533,7 +625,15 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     // local estimate below s, would put an admit within W of one the store had already let expire.
     if (storeNow > this.lastNow) this.lastNow = storeNow;
     if (storeNow === sentNow) return;
-    this.offsetMs = storeNow - (t0 + t1) / 2;
+    const sample = { offset: storeNow - (t0 + t1) / 2, rtt: Math.max(0, t1 - t0) };
+    const ring = this.offsetSamples;
+    if (ring.length < OFFSET_SAMPLES) ring.push(sample);
+    else ring[this.offsetNext] = sample;
+    this.offsetNext = (this.offsetNext + 1) % OFFSET_SAMPLES;
+    let best = ring[0];
+    for (const x of ring) if (x.rtt < best.rtt) best = x;
+    this.offsetMs = best.offset;
+    this.offsetErrorMs = best.rtt / 2 + CLOCK_TICK_MS;
   }
 
   /** Starts the sync timer: every Δ, first at a random phase in [0, Δ) so the fleet's syncs spread out. */
@@ -764,7 +864,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const lim = batch.owners[i];
       const key = req.entries[i].key;
       if (lim !== null) {
-        lim.applySync(replies[i], now);
+        lim.applySync(this.withLapseMargin(replies[i]), now);
         if (lim.isIdle(now) && this.keys.get(key) === lim) this.keys.delete(key);
       }
       const fb = batch.fallbacks[i];
@@ -797,6 +897,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       keys: this.keys.size,
       decisions: { ...this.counts },
       offsetMs: this.offsetMs,
+      offsetErrorMs: this.offsetErrorMs,
+      coalescedAsks: this.coalescedAsks,
       evictions: this.evictions,
       keyCapRejections: this.keyCapRejections,
       storeDown: this.storeDown(this.options.design) && this.options.design !== 'split',
@@ -822,6 +924,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 }
 
 const EMPTY: number[] = [];
+/** Store replies the clock offset is chosen from (the one with the shortest round trip). */
+const OFFSET_SAMPLES = 8;
+/** The store's clock counts whole milliseconds (Redis TIME, floored). */
+const STORE_TICK_MS = 1;
+/** The default local clock (Date.now) counts whole milliseconds: a round trip read as 0 ms took up to 1. */
+const CLOCK_TICK_MS = 1;
 
 export function createAsyncGateway(opts: AsyncGatewayOptions): AsyncGateway {
   return new AsyncGateway(opts);
