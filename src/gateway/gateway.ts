@@ -36,28 +36,14 @@ export class Gateway {
     return this.keys.size;
   }
 
+  /**
+   * One request's decision with what the RateLimit headers need. A fresh value per call: callers may
+   * keep it. `allow` makes the same decision without building it.
+   */
   admit(key: string, now: number, cost = 1): Decision {
-    requireKey(key);
-    requireTime('now', now);
-    requireCost(cost);
-    const { design, policy, fleet } = this.options;
-    let lim = this.keys.get(key);
-    if (lim === undefined) {
-      lim = createKeyLimiter(design, fleet, now);
-      // central-log keeps nothing between requests: the store holds its whole state
-      if (design !== 'central-log') this.keys.set(key, lim);
-    }
-    let verdict = lim.decide(now, cost);
-    let allowed: boolean;
-    if (verdict === ALLOW) allowed = true;
-    else if (verdict === DENY) allowed = false;
-    else if (design === 'central-log')
-      allowed = lim.onLogReply(this.store.logAdmit(key, policy, now, cost), now, cost);
-    else {
-      const reply = this.store.ask(this.id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now);
-      allowed = lim.onAskReply(reply, now, cost);
-    }
-    verdict = allowed ? ALLOW : DENY;
+    const lim = this.limiterOf(key, now, cost);
+    const allowed = this.decideOn(lim, key, now, cost);
+    // the limiter keeps what it computed to decide: these read it, they do not recount the window
     const resetAt = lim.resetAt(now);
     const decision: Decision = {
       allowed,
@@ -66,6 +52,40 @@ export class Gateway {
     };
     if (!allowed) decision.retryAfterMs = this.retryAfter(lim, now);
     return decision;
+  }
+
+  /**
+   * The same decision as `admit` (it counts the request the same way), as a bare boolean: nothing is
+   * allocated, for callers that send no rate-limit headers.
+   */
+  allow(key: string, now: number, cost = 1): boolean {
+    return this.decideOn(this.limiterOf(key, now, cost), key, now, cost);
+  }
+
+  /** Checks the request and returns the key's state machine, made on the key's first request. */
+  private limiterOf(key: string, now: number, cost: number): KeyLimiter {
+    requireKey(key);
+    requireTime('now', now);
+    requireCost(cost);
+    let lim = this.keys.get(key);
+    if (lim === undefined) {
+      const { design, fleet } = this.options;
+      lim = createKeyLimiter(design, fleet, now);
+      // central-log keeps nothing between requests: the store holds its whole state
+      if (design !== 'central-log') this.keys.set(key, lim);
+    }
+    return lim;
+  }
+
+  private decideOn(lim: KeyLimiter, key: string, now: number, cost: number): boolean {
+    const verdict = lim.decide(now, cost);
+    if (verdict === ALLOW) return true;
+    if (verdict === DENY) return false;
+    const { design, policy, fleet } = this.options;
+    if (design === 'central-log')
+      return lim.onLogReply(this.store.logAdmit(key, policy, now, cost), now, cost);
+    const reply = this.store.ask(this.id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now);
+    return lim.onAskReply(reply, now, cost);
   }
 
   private retryAfter(lim: KeyLimiter, now: number): number {

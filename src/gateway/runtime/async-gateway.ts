@@ -169,6 +169,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly clock: () => number;
   private readonly random: () => number;
   private readonly keys = new Map<string, KeyLimiter>();
+  /** The key last placed at the end of `keys` (only limiterOf adds to it). */
+  private lastPlaced: string | null = null;
   private readonly fallbacks = new Map<string, Fallback>();
   private readonly createdAt: number;
 
@@ -232,7 +234,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   /** Decision time: local clock + the store's offset, never going backwards. */
   now(): number {
-    const t = this.clock() + this.offsetMs;
+    return this.timeAt(this.clock());
+  }
+
+  /** Decision time at local clock reading `local`. */
+  private timeAt(local: number): number {
+    const t = local + this.offsetMs;
     if (t > this.lastNow) this.lastNow = t;
     return this.lastNow;
   }
@@ -257,18 +264,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   admitNow(key: string, cost = 1): Decision | Promise<Decision> {
     requireKey(key);
     requireCost(cost);
-    const now = this.now();
+    // one clock read per request: it is the costly part of a local decision (tens of ns)
+    const local = this.clock();
+    const now = this.timeAt(local);
     const design = this.options.design;
-    if (design !== 'split') {
-      const fb = this.fallbacks.get(key);
-      if (this.storeDown(design)) return this.degraded(key, now, cost);
-      // a key stays on the fallback until the store has its outage admits, or it would count without them
-      if (fb !== undefined && fb.unconfirmed > 0) {
-        // the store is back: push them now rather than at the next tick (and without one, for central-log)
-        if (!this.failing) this.tick();
-        return this.degraded(key, now, cost);
-      }
-    }
+    if (design !== 'split' && this.offStore(key, design, local)) return this.degraded(key, now, cost);
     const lim = this.limiterOf(key, now);
     if (lim === null) return this.noRoom(false);
     const verdict = lim.decide(now, cost);
@@ -280,13 +280,56 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return this.viaStore(key, lim, now, cost);
   }
 
+  /**
+   * The same decision as `admitNow` (counted the same way), as a bare boolean: nothing is allocated
+   * when the gateway decides locally. For callers that send no rate-limit headers.
+   */
+  allowNow(key: string, cost = 1): boolean | Promise<boolean> {
+    requireKey(key);
+    requireCost(cost);
+    const local = this.clock();
+    const now = this.timeAt(local);
+    const design = this.options.design;
+    if (design !== 'split' && this.offStore(key, design, local)) return this.degraded(key, now, cost).allowed;
+    const lim = this.limiterOf(key, now);
+    if (lim === null) return this.noRoom(false).allowed;
+    const verdict = lim.decide(now, cost);
+    if (verdict === ALLOW) {
+      if (design !== 'split') this.limiterUnsynced += cost;
+      this.counts.allowed++;
+      return true;
+    }
+    if (verdict === DENY) {
+      this.counts.limited++;
+      return false;
+    }
+    return this.viaStore(key, lim, now, cost).then((d) => d.allowed);
+  }
+
+  /** This request is decided by the fail mode: the store is away, or the key still has outage admits to push. */
+  private offStore(key: string, design: DesignId, local: number): boolean {
+    if (this.storeDown(design, local)) return true;
+    // a key stays on the fallback until the store has its outage admits, or it would count without them
+    const fb = this.fallbacks.size === 0 ? undefined : this.fallbacks.get(key);
+    if (fb !== undefined && fb.unconfirmed > 0) {
+      // the store is back: push them now rather than at the next tick (and without one, for central-log)
+      if (!this.failing) this.tick();
+      return true;
+    }
+    return false;
+  }
+
   /** The key's state machine; null when the key cap leaves no room for a new key. */
   private limiterOf(key: string, now: number): KeyLimiter | null {
     let lim = this.keys.get(key);
     if (lim !== undefined) {
-      // least recently used first: a key used again moves to the end of the map's order
-      this.keys.delete(key);
-      this.keys.set(key, lim);
+      // least recently used first: a key used again moves to the end of the map's order (where the
+      // last key placed already is: a hot key's run of requests skips the move)
+      if (key !== this.lastPlaced) {
+        this.keys.delete(key);
+        this.keys.set(key, lim);
+        this.lastPlaced = key;
+      }
       return lim;
     }
     // central-log keeps nothing between requests: the store holds its whole state
@@ -295,6 +338,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     if (!this.makeRoom(now)) return null;
     lim = createKeyLimiter(this.options.design, this.options.fleet, now);
     this.keys.set(key, lim);
+    this.lastPlaced = key;
     return lim;
   }
 
@@ -476,9 +520,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * also stop calling it as soon as one call failed, so requests do not each wait out the timeout on a
    * store that is gone; the next good sync (the timer keeps trying) brings them back.
    */
-  private storeDown(design: DesignId): boolean {
+  private storeDown(design: DesignId, local = this.clock()): boolean {
     const since = Number.isNaN(this.lastGoodAt) ? this.createdAt : this.lastGoodAt;
-    if (this.clock() - since > this.staleAfterMs) return true;
+    if (local - since > this.staleAfterMs) return true;
     return this.failing && (design === 'central-log' || design === 'leases-ask');
   }
 

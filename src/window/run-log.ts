@@ -1,0 +1,213 @@
+import type { WindowKind } from '../config.js';
+import { expiryOf } from './expiry.js';
+
+/**
+ * Admit timestamps stored as (time, count) runs in one reused Float64Array: [t0, n0, t1, n1, …].
+ * Admits at the same instant (the common case on a millisecond clock under load) take one run, and
+ * recording an admit writes into the buffer instead of growing a JS array, so the request path
+ * allocates nothing once the buffer has grown.
+ */
+const NO_RUNS = new Float64Array(0);
+
+abstract class Runs {
+  /** One past the last run, in runs. */
+  protected end = 0;
+
+  /** No buffer until the first admit: most keys held by a gateway see few admits. */
+  protected buf: Float64Array = NO_RUNS;
+
+  /** Room for one more run at `end`; `keepFrom` is the first run still needed (earlier ones are dropped). */
+  protected room(keepFrom: number): number {
+    const need = 2 * (this.end - keepFrom + 1);
+    const old = this.buf;
+    if (keepFrom > 0 && need <= old.length / 2) {
+      // at least half the buffer is dead runs at the head: slide the live ones down instead of growing
+      old.copyWithin(0, 2 * keepFrom, 2 * this.end);
+    } else {
+      const next = new Float64Array(Math.max(4, 2 * old.length));
+      next.set(old.subarray(2 * keepFrom, 2 * this.end));
+      this.buf = next;
+    }
+    this.end -= keepFrom;
+    return keepFrom;
+  }
+}
+
+/**
+ * A sorted multiset of admit timestamps with removal from the oldest end: the same operations as
+ * `TimeLog` (insert keeping order, drop what expired, size, oldest), stored as runs.
+ */
+export class RunLog extends Runs {
+  private head = 0;
+  private total = 0;
+
+  get size(): number {
+    return this.total;
+  }
+
+  /** The oldest timestamp (Infinity when empty). */
+  first(): number {
+    return this.head < this.end ? this.buf[2 * this.head] : Number.POSITIVE_INFINITY;
+  }
+
+  /** Records n admits at t, keeping time order; equal times share a run. */
+  insert(t: number, n = 1): void {
+    this.total += n;
+    const b = this.buf;
+    const last = 2 * (this.end - 1);
+    if (this.end > this.head) {
+      if (b[last] === t) {
+        b[last + 1] += n;
+        return;
+      }
+      if (b[last] > t) {
+        this.insertBefore(t, n);
+        return;
+      }
+    }
+    if (2 * this.end === b.length) this.head -= this.room(this.head);
+    const at = 2 * this.end++;
+    this.buf[at] = t;
+    this.buf[at + 1] = n;
+  }
+
+  /** Out of order (a caller's clock went back): find the place, merge or shift the newer runs up. */
+  private insertBefore(t: number, n: number): void {
+    let i = this.end - 1;
+    while (i > this.head && this.buf[2 * (i - 1)] >= t) i--;
+    // now every run before i is older than t, and run i is not
+    if (this.buf[2 * i] === t) {
+      this.buf[2 * i + 1] += n;
+      return;
+    }
+    if (2 * this.end === this.buf.length) {
+      const dropped = this.room(this.head);
+      this.head -= dropped;
+      i -= dropped;
+    }
+    const b = this.buf;
+    b.copyWithin(2 * i + 2, 2 * i, 2 * this.end);
+    b[2 * i] = t;
+    b[2 * i + 1] = n;
+    this.end++;
+  }
+
+  /** Drops every admit that no longer counts at `now`; returns how many. */
+  dropExpired(now: number, windowMs: number, kind: WindowKind): number {
+    const b = this.buf;
+    let h = this.head;
+    let n = 0;
+    while (h < this.end && expiryOf(b[2 * h], windowMs, kind) <= now) {
+      n += b[2 * h + 1];
+      h++;
+    }
+    this.head = h;
+    this.total -= n;
+    if (h === this.end) this.head = this.end = 0;
+    return n;
+  }
+
+  /** Every timestamp, oldest first, one entry per admit. */
+  toArray(): number[] {
+    return expand(this.buf, this.head, this.end, this.total);
+  }
+}
+
+/**
+ * Own admits since the last sync, in the order they were made: appended at the tail, taken whole by
+ * the next sync (expired ones included: the store drops them itself). A cursor walks over the runs
+ * that no longer count, so the live count is kept without removing anything.
+ */
+export class AdmitLog extends Runs {
+  /** Admits held, and those from the cursor on (still counting at the last walk). */
+  private total = 0;
+  private liveCount = 0;
+  private cursor = 0;
+
+  /** Every admit held, expired or not. */
+  get size(): number {
+    return this.total;
+  }
+
+  /** Admits not yet walked past (still counting at the last `expire`). */
+  get live(): number {
+    return this.liveCount;
+  }
+
+  /** The oldest admit not walked past (NaN when none). */
+  firstLive(): number {
+    return this.cursor < this.end ? this.buf[2 * this.cursor] : Number.NaN;
+  }
+
+  /**
+   * Records n admits at t; returns true when they are the only live ones (the log's first live run
+   * changed). They join the last run when it has the same time and is still live; a run already walked
+   * past stays closed (with a clock that went back, t may equal an expired run's time).
+   */
+  append(t: number, n: number): boolean {
+    this.total += n;
+    const wasLive = this.liveCount;
+    this.liveCount = wasLive + n;
+    const end = this.end;
+    if (wasLive > 0 && this.buf[2 * end - 2] === t) {
+      this.buf[2 * end - 1] += n;
+      return false;
+    }
+    // the walked-past runs are still to be pushed: the buffer only grows
+    if (2 * end === this.buf.length) this.room(0);
+    const b = this.buf;
+    b[2 * end] = t;
+    b[2 * end + 1] = n;
+    this.end = end + 1;
+    return wasLive === 0;
+  }
+
+  /** Walks past the leading admits that no longer count at `now`; returns the live count. */
+  expire(now: number, windowMs: number, kind: WindowKind): number {
+    const b = this.buf;
+    let c = this.cursor;
+    while (c < this.end && expiryOf(b[2 * c], windowMs, kind) <= now) {
+      this.liveCount -= b[2 * c + 1];
+      c++;
+    }
+    this.cursor = c;
+    return this.liveCount;
+  }
+
+  /** Every admit held (walked past or not), oldest first, one entry per admit: what a sync pushes. */
+  toArray(): number[] {
+    return expand(this.buf, 0, this.end, this.total);
+  }
+
+  /** The live admits (from the cursor on), one entry per admit. */
+  liveToArray(): number[] {
+    return expand(this.buf, this.cursor, this.end, this.liveCount);
+  }
+
+  /** Empties the log, keeping its buffer (a sync took the admits). */
+  clear(): void {
+    const used = this.end;
+    this.end = this.total = this.liveCount = this.cursor = 0;
+    // a busy key keeps its buffer from sync to sync; a quiet one gives it back, a little at a time
+    if (used <= 2) this.buf = NO_RUNS;
+    else if (16 * used < this.buf.length) this.buf = new Float64Array(this.buf.length / 4);
+  }
+
+  /** Replaces the content with `ts[from…]` (ascending) followed by this log's live admits; the cursor restarts at 0. */
+  resetTo(ts: readonly number[], from: number): void {
+    const keep = this.liveToArray();
+    this.end = this.total = this.liveCount = this.cursor = 0;
+    for (let i = from; i < ts.length; i++) this.append(ts[i], 1);
+    for (let i = 0; i < keep.length; i++) this.append(keep[i], 1);
+  }
+}
+
+function expand(b: Float64Array, from: number, to: number, count: number): number[] {
+  const out = new Array<number>(count);
+  let k = 0;
+  for (let r = from; r < to; r++) {
+    const t = b[2 * r];
+    for (let n = b[2 * r + 1]; n > 0; n--) out[k++] = t;
+  }
+  return out;
+}
