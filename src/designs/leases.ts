@@ -31,7 +31,7 @@ export class LeaseKey implements KeyLimiter {
   private lastArrivalAt = Number.NEGATIVE_INFINITY;
   private lastSyncAt: number;
   /** Own admits since the last sync, and those taken by a sync still in flight. */
-  private readonly pending = new AdmitLog();
+  private pending = AdmitLog.NONE;
   private inflight: number[] = EMPTY;
   private deniedUntilSync = false;
   /** Syncs started so far, and the count when the last ask went out (see onAskReply). */
@@ -72,6 +72,7 @@ export class LeaseKey implements KeyLimiter {
 
   private spend(now: number, cost: number): Verdict {
     this.grant -= cost;
+    if (this.pending === AdmitLog.NONE) this.pending = new AdmitLog();
     this.pending.append(now, cost);
     return ALLOW;
   }
@@ -205,7 +206,7 @@ export class LeaseKey implements KeyLimiter {
     this.grant = 0;
     this.deniedUntilSync = false;
     this.inflight = takeAdmits(this.inflight, this.pending);
-    this.pending.clear();
+    this.pending = this.pending.recycle();
     const admits = this.inflight;
     this.lastSyncAt = now;
     return { key, admits, read: false, release: true, ask };
@@ -218,7 +219,7 @@ export class LeaseKey implements KeyLimiter {
   }
 
   syncFailed(_now: number): void {
-    if (this.inflight.length > 0) this.pending.resetTo(this.inflight, 0);
+    if (this.inflight.length > 0) this.pending = this.pending.prefixed(this.inflight, 0);
     this.inflight = EMPTY;
   }
 

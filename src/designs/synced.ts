@@ -1,4 +1,4 @@
-import type { DesignId, WindowKind } from '../config.js';
+import type { DesignId } from '../config.js';
 import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { AdmitLog, RunLog } from '../window/run-log.js';
@@ -25,7 +25,7 @@ export abstract class SyncedKey implements KeyLimiter {
   protected expIdx = 0;
   protected horizon = Number.NEGATIVE_INFINITY;
   /** Own admits since the last sync, and those taken by a sync still in flight. */
-  protected readonly pending = new AdmitLog();
+  protected pending = AdmitLog.NONE;
   protected inflight: number[] = EMPTY;
   protected inflightIdx = 0;
   protected lastSyncAt = Number.NaN;
@@ -44,13 +44,9 @@ export abstract class SyncedKey implements KeyLimiter {
   /** nextChangeAt's answer, valid with the rest. */
   protected changeCached = Number.POSITIVE_INFINITY;
   protected readonly limit: number;
-  protected readonly windowMs: number;
-  protected readonly windowKind: WindowKind;
 
   constructor(protected readonly p: FleetParams) {
     this.limit = p.policy.limit;
-    this.windowMs = p.policy.windowMs;
-    this.windowKind = p.policy.windowKind;
   }
 
   /** How many times one own admit since the last sync counts. */
@@ -75,7 +71,7 @@ export abstract class SyncedKey implements KeyLimiter {
   }
 
   private walkOwn(now: number): number {
-    const { windowMs, windowKind } = this;
+    const { windowMs, windowKind } = this.p.policy;
     const live = this.pending.expire(now, windowMs, windowKind);
     const fl = this.inflight;
     let j = this.inflightIdx;
@@ -100,7 +96,7 @@ export abstract class SyncedKey implements KeyLimiter {
     this.knownCached = this.count - i;
     this.ownCached = this.walkOwn(now);
     this.weightCached = this.weight();
-    const { windowMs, windowKind } = this;
+    const { windowMs, windowKind } = this.p.policy;
     const known = i < ex.length ? ex[i] : Number.POSITIVE_INFINITY;
     let inflight = Number.POSITIVE_INFINITY;
     if (this.inflightIdx < this.inflight.length) {
@@ -131,9 +127,11 @@ export abstract class SyncedKey implements KeyLimiter {
 
   /** Counts `cost` own admits at `now`, keeping the cached inputs exact. */
   protected recordAdmit(now: number, cost: number): void {
-    if (this.pending.append(now, cost)) {
+    let pend = this.pending;
+    if (pend === AdmitLog.NONE) pend = this.pending = new AdmitLog();
+    if (pend.append(now, cost)) {
       // the first live pending admit: it is the pending log's next expiry
-      const e = expiryOf(now, this.windowMs, this.windowKind);
+      const e = expiryOf(now, this.p.policy.windowMs, this.p.policy.windowKind);
       if (e < this.stableUntil) this.stableUntil = e;
       if (this.inflightIdx >= this.inflight.length && e < this.changeCached) this.changeCached = e;
     }
@@ -176,7 +174,7 @@ export abstract class SyncedKey implements KeyLimiter {
     else admits = this.pending.size === 0 ? EMPTY : this.pending.toArray();
     this.inflight = admits;
     this.inflightIdx = 0;
-    this.pending.clear();
+    this.pending = this.pending.recycle();
     this.stableUntil = Number.NEGATIVE_INFINITY;
     return { key, admits, read: true, release: false, ask: 0 };
   }
@@ -197,7 +195,7 @@ export abstract class SyncedKey implements KeyLimiter {
   protected beforeApply(_reply: SyncReply, _now: number): void {}
 
   syncFailed(_now: number): void {
-    if (this.inflight.length > 0) this.pending.resetTo(this.inflight, this.inflightIdx);
+    if (this.inflight.length > 0) this.pending = this.pending.prefixed(this.inflight, this.inflightIdx);
     this.inflight = EMPTY;
     this.inflightIdx = 0;
     this.stableUntil = Number.NEGATIVE_INFINITY;
@@ -262,7 +260,7 @@ export class TrackShareKey extends SyncedKey {
   }
 
   protected override beforeApply(reply: SyncReply, now: number): void {
-    const { windowMs, windowKind } = this;
+    const { windowMs, windowKind } = this.p.policy;
     this.own.dropExpired(now, windowMs, windowKind);
     if (reply.count > 0) {
       const floor = 1 / (4 * this.p.gateways);
