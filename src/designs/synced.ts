@@ -129,13 +129,15 @@ export abstract class SyncedKey implements KeyLimiter {
   protected recordAdmit(now: number, cost: number): void {
     let pend = this.pending;
     if (pend === AdmitLog.NONE) pend = this.pending = new AdmitLog();
-    if (pend.append(now, cost)) {
-      // the first live pending admit: it is the pending log's next expiry
-      const e = expiryOf(now, this.p.policy.windowMs, this.p.policy.windowKind);
-      if (e < this.stableUntil) this.stableUntil = e;
-      if (this.inflightIdx >= this.inflight.length && e < this.changeCached) this.changeCached = e;
-    }
+    if (pend.append(now, cost)) this.firstPending(now);
     this.ownCached += cost;
+  }
+
+  /** The admit just recorded is the only live pending one: it is the pending log's next expiry. */
+  private firstPending(now: number): void {
+    const e = expiryOf(now, this.p.policy.windowMs, this.p.policy.windowKind);
+    if (e < this.stableUntil) this.stableUntil = e;
+    if (this.inflightIdx >= this.inflight.length && e < this.changeCached) this.changeCached = e;
   }
 
   onLogReply(_r: LogAdmitReply, _now: number, _cost: number): boolean {

@@ -42,7 +42,8 @@ export class Gateway {
    */
   admit(key: string, now: number, cost = 1): Decision {
     const lim = this.limiterOf(key, now, cost);
-    const allowed = this.decideOn(lim, key, now, cost);
+    const v = lim.decide(now, cost);
+    const allowed = v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
     // the limiter keeps what it computed to decide: these read it, they do not recount the window
     const resetAt = lim.resetAt(now);
     const decision: Decision = {
@@ -59,28 +60,32 @@ export class Gateway {
    * allocated, for callers that send no rate-limit headers.
    */
   allow(key: string, now: number, cost = 1): boolean {
-    return this.decideOn(this.limiterOf(key, now, cost), key, now, cost);
+    const lim = this.limiterOf(key, now, cost);
+    const v = lim.decide(now, cost);
+    return v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
   }
 
-  /** Checks the request and returns the key's state machine, made on the key's first request. */
+  /**
+   * Checks the request and returns the key's state machine, made on the key's first request. Kept
+   * small, with the rare paths out of line, so that a caller's loop can inline the whole decision.
+   */
   private limiterOf(key: string, now: number, cost: number): KeyLimiter {
     requireKey(key);
     requireTime('now', now);
     requireCost(cost);
-    let lim = this.keys.get(key);
-    if (lim === undefined) {
-      const { design, fleet } = this.options;
-      lim = createKeyLimiter(design, fleet, now);
-      // central-log keeps nothing between requests: the store holds its whole state
-      if (design !== 'central-log') this.keys.set(key, lim);
-    }
+    return this.keys.get(key) ?? this.newLimiter(key, now);
+  }
+
+  private newLimiter(key: string, now: number): KeyLimiter {
+    const { design, fleet } = this.options;
+    const lim = createKeyLimiter(design, fleet, now);
+    // central-log keeps nothing between requests: the store holds its whole state
+    if (design !== 'central-log') this.keys.set(key, lim);
     return lim;
   }
 
-  private decideOn(lim: KeyLimiter, key: string, now: number, cost: number): boolean {
-    const verdict = lim.decide(now, cost);
-    if (verdict === ALLOW) return true;
-    if (verdict === DENY) return false;
+  /** NEED_STORE: central-log's logAdmit, or leases-ask's ask, on this request's path. */
+  private viaStore(lim: KeyLimiter, key: string, now: number, cost: number): boolean {
     const { design, policy, fleet } = this.options;
     if (design === 'central-log')
       return lim.onLogReply(this.store.logAdmit(key, policy, now, cost), now, cost);

@@ -12,6 +12,7 @@ import {
 import { createKeyLimiter } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
 import type { AsyncStore, SyncEntry, SyncRequest } from '../../store/contract.js';
+import { LruMap } from '../../util/lru-map.js';
 import type { Decision } from '../decision.js';
 import { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from '../options.js';
 import { Fallback, mergeAscending } from './fallback.js';
@@ -168,9 +169,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly store: AsyncStore;
   private readonly clock: () => number;
   private readonly random: () => number;
-  private readonly keys = new Map<string, KeyLimiter>();
-  /** The key last placed at the end of `keys` (only limiterOf adds to it). */
-  private lastPlaced: string | null = null;
+  /** Least recently used first (the key cap drops those first). */
+  private readonly keys = new LruMap<KeyLimiter>();
   private readonly fallbacks = new Map<string, Fallback>();
   private readonly createdAt: number;
 
@@ -321,24 +321,14 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   /** The key's state machine; null when the key cap leaves no room for a new key. */
   private limiterOf(key: string, now: number): KeyLimiter | null {
-    let lim = this.keys.get(key);
-    if (lim !== undefined) {
-      // least recently used first: a key used again moves to the end of the map's order (where the
-      // last key placed already is: a hot key's run of requests skips the move)
-      if (key !== this.lastPlaced) {
-        this.keys.delete(key);
-        this.keys.set(key, lim);
-        this.lastPlaced = key;
-      }
-      return lim;
-    }
+    let lim = this.keys.use(key);
+    if (lim !== undefined) return lim;
     // central-log keeps nothing between requests: the store holds its whole state
     if (this.options.design === 'central-log')
       return createKeyLimiter('central-log', this.options.fleet, now);
     if (!this.makeRoom(now)) return null;
     lim = createKeyLimiter(this.options.design, this.options.fleet, now);
     this.keys.set(key, lim);
-    this.lastPlaced = key;
     return lim;
   }
 
