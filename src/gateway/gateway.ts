@@ -46,13 +46,11 @@ export class Gateway {
     const allowed = v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
     // the limiter keeps what it computed to decide: these read it, they do not recount the window
     const resetAt = lim.resetAt(now);
-    const decision: Decision = {
-      allowed,
-      remaining: lim.remaining(now),
-      resetMs: Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0,
-    };
-    if (!allowed) decision.retryAfterMs = this.retryAfter(lim, now);
-    return decision;
+    const remaining = lim.remaining(now);
+    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+    // each shape built whole: adding retryAfterMs afterwards costs a second allocation
+    if (allowed) return { allowed, remaining, resetMs };
+    return { allowed, remaining, resetMs, retryAfterMs: this.retryAfter(lim, now) };
   }
 
   /**

@@ -475,13 +475,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   private fromLimiter(lim: KeyLimiter, allowed: boolean, now: number): Decision {
     const resetAt = lim.resetAt(now);
-    const d: Decision = {
-      allowed,
-      remaining: lim.remaining(now),
-      resetMs: Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0,
-    };
-    if (!allowed) d.retryAfterMs = this.retryAfter(lim, now);
-    return d;
+    const remaining = lim.remaining(now);
+    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+    // each shape built whole: adding retryAfterMs afterwards costs a second allocation
+    if (allowed) return { allowed, remaining, resetMs };
+    return { allowed, remaining, resetMs, retryAfterMs: this.retryAfter(lim, now) };
   }
 
   private retryAfter(lim: KeyLimiter, now: number): number {
