@@ -37,9 +37,12 @@ export abstract class SyncedKey implements KeyLimiter {
    * an own admit adds to `ownCached` as it is made. Anything else that changes the state (a sync, its
    * failure, a walk done outside decide) sets `stableUntil` to −∞ and the next call recomputes.
    */
-  protected knownCached = 0;
-  protected ownCached = 0;
-  protected weightCached = 1;
+  // NaN: not computed yet (stableUntil = −∞ makes the first call compute them). It also makes V8 hold
+  // these fields as doubles from the start: a field that later turns from small integer to double
+  // changes the objects' layout under optimized code, which was seen to leave a hot loop unoptimized.
+  protected knownCached = Number.NaN;
+  protected ownCached = Number.NaN;
+  protected weightCached = Number.NaN;
   protected stableUntil = Number.NEGATIVE_INFINITY;
   /** nextChangeAt's answer, valid with the rest. */
   protected changeCached = Number.POSITIVE_INFINITY;
