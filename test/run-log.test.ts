@@ -113,3 +113,19 @@ describe('AdmitLog', () => {
     );
   });
 });
+
+describe('run counts', () => {
+  it('refuse more than 2^32 − 1 admits at one instant, leaving the log as it was', () => {
+    const log = new AdmitLog();
+    log.append(5, 3);
+    expect(() => log.append(5, 2 ** 32 - 3)).toThrow(RangeError);
+    expect(() => log.append(6, 2 ** 32)).toThrow(RangeError);
+    expect([log.size, log.live]).toEqual([3, 3]);
+    log.append(5, 2 ** 32 - 4);
+    expect(log.size).toBe(2 ** 32 - 1);
+    const runs = new RunLog();
+    runs.insert(1, 2);
+    expect(() => runs.insert(1, 2 ** 32 - 2)).toThrow(RangeError);
+    expect(runs.size).toBe(2);
+  });
+});

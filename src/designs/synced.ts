@@ -37,11 +37,12 @@ export abstract class SyncedKey implements KeyLimiter {
    * an own admit adds to `ownCached` as it is made. Anything else that changes the state (a sync, its
    * failure, a walk done outside decide) sets `stableUntil` to −∞ and the next call recomputes.
    */
-  // NaN: not computed yet (stableUntil = −∞ makes the first call compute them). It also makes V8 hold
-  // these fields as doubles from the start: a field that later turns from small integer to double
-  // changes the objects' layout under optimized code, which was seen to leave a hot loop unoptimized.
-  protected knownCached = Number.NaN;
-  protected ownCached = Number.NaN;
+  protected knownCached = 0;
+  protected ownCached = 0;
+  // NaN until computed (stableUntil = −∞ makes the first call compute it); a double from the start:
+  // track-share's weight turns fractional at its first measured share, and a field that turns from
+  // small integer to double after warm-up changes the objects' layout under optimized code (seen to
+  // leave a hot loop unoptimized).
   protected weightCached = Number.NaN;
   protected stableUntil = Number.NEGATIVE_INFINITY;
   /** nextChangeAt's answer, valid with the rest. */

@@ -2,42 +2,104 @@ import type { WindowKind } from '../config.js';
 import { expiryOf } from './expiry.js';
 
 /**
- * Admit timestamps stored as (time, count) runs in one reused Float64Array: [t0, n0, t1, n1, …],
- * `end` runs in use. Admits at the same instant (the common case on a millisecond clock under load)
- * take one run, and recording an admit writes into the buffer, so once it has grown the request path
- * allocates nothing. A typed array, not a plain one: a log that grows over a whole window (split,
- * the share logs) lives outside the JS heap, where growing it costs no garbage collection (a plain
- * array was ~1.5–2× slower there, measured). No buffer until the first admit.
+ * Admit timestamps stored as (time, count) runs: the times in one reused Float64Array, `end` runs in
+ * use, and the counts in a Uint32Array made only when a run first holds more than one admit (until
+ * then every count is 1). Admits at the same instant (the common case on a millisecond clock under
+ * load) take one run; admits at distinct instants cost 8 bytes each, as a plain timestamp log does.
+ * Recording an admit writes into the buffers, so once they have grown the request path allocates
+ * nothing. Typed arrays, not plain ones: a log that grows over a whole window (split, the share logs)
+ * lives outside the JS heap, where growing it costs no garbage collection (a plain array was ~1.5–2×
+ * slower there, measured). No buffer until the first admit.
  */
 const NO_RUNS = new Float64Array(0);
 
 /**
- * Zero for the admit counters. They take run counts read back from the Float64Array, i.e. doubles; a
- * counter that started as a small integer would later change the objects' layout under optimized
- * code (seen to leave a hot loop unoptimized). −0 is the one zero V8 keeps as a double; the getters
- * add +0 so that no −0 leaves the class.
+ * Most admits one run can hold. Counts are unsigned 32-bit: read back, they stay small integers, so
+ * the counters that add them up never turn into doubles (a counter changing representation after
+ * warm-up changes the objects' layout under optimized code; that was seen to leave a hot loop
+ * unoptimized). A sync sends one timestamp per admit, so no run gets near this.
  */
-const DOUBLE_ZERO = -0;
+const MAX_RUN = 0xffff_ffff;
 
 abstract class Runs {
-  protected buf: Float64Array = NO_RUNS;
-  /** One past the last run in use, in runs. */
+  protected times: Float64Array = NO_RUNS;
+  /** null: every run holds one admit. */
+  protected counts: Uint32Array | null = null;
+  /** One past the last run in use. */
   protected end = 0;
+
+  protected countOf(r: number): number {
+    const c = this.counts;
+    return c === null ? 1 : c[r];
+  }
+
+  /** Adds n admits to run r. */
+  protected addTo(r: number, n: number): void {
+    const c = this.counts ?? this.makeCounts();
+    if (n > MAX_RUN - c[r]) tooMany(c[r] + n);
+    c[r] += n;
+  }
+
+  /** Writes a run at `end` (there is room) and counts it. */
+  protected put(t: number, n: number): void {
+    const at = this.end++;
+    this.times[at] = t;
+    const c = this.counts;
+    if (c !== null) c[at] = n;
+    else if (n !== 1) this.makeCounts()[at] = n;
+  }
+
+  private makeCounts(): Uint32Array {
+    const c = new Uint32Array(this.times.length);
+    c.fill(1, 0, this.end);
+    this.counts = c;
+    return c;
+  }
 
   /** Room for one more run at `end`; `keepFrom` is the first run still needed (earlier ones are dropped). Returns keepFrom. */
   protected room(keepFrom: number): number {
-    const old = this.buf;
-    if (keepFrom > 0 && 2 * (this.end - keepFrom + 1) <= old.length / 2) {
+    const t = this.times;
+    const c = this.counts;
+    if (keepFrom > 0 && this.end - keepFrom + 1 <= t.length / 2) {
       // at least half the buffer is dead runs at the head: slide the live ones down instead of growing
-      old.copyWithin(0, 2 * keepFrom, 2 * this.end);
+      t.copyWithin(0, keepFrom, this.end);
+      c?.copyWithin(0, keepFrom, this.end);
     } else {
-      const next = new Float64Array(Math.max(4, 2 * old.length));
-      next.set(old.subarray(2 * keepFrom, 2 * this.end));
-      this.buf = next;
+      const size = Math.max(4, 2 * t.length);
+      this.times = grown(t, size, keepFrom, this.end);
+      if (c !== null) this.counts = grown(c, size, keepFrom, this.end);
     }
     this.end -= keepFrom;
     return keepFrom;
   }
+
+  /** Shifts runs [i, end) up by one (there is room), leaving run i to be written. */
+  protected openAt(i: number): void {
+    this.times.copyWithin(i + 1, i, this.end);
+    this.counts?.copyWithin(i + 1, i, this.end);
+    this.end++;
+  }
+
+  /** Every admit of runs [from, to), one entry each, oldest first. */
+  protected expand(from: number, to: number, total: number): number[] {
+    const out = new Array<number>(total);
+    const t = this.times;
+    let k = 0;
+    for (let r = from; r < to; r++) {
+      for (let n = this.countOf(r); n > 0; n--) out[k++] = t[r];
+    }
+    return out;
+  }
+}
+
+function grown<A extends Float64Array | Uint32Array>(a: A, size: number, from: number, to: number): A {
+  const next = (a instanceof Float64Array ? new Float64Array(size) : new Uint32Array(size)) as A;
+  next.set(a.subarray(from, to));
+  return next;
+}
+
+function tooMany(n: number): never {
+  throw new RangeError(`${n} admits at one instant on one key: at most ${MAX_RUN} are recorded`);
 }
 
 /**
@@ -46,68 +108,59 @@ abstract class Runs {
  */
 export class RunLog extends Runs {
   private head = 0;
-  private total = DOUBLE_ZERO;
+  private total = 0;
 
   get size(): number {
-    return this.total + 0;
+    return this.total;
   }
 
   /** The oldest timestamp (Infinity when empty). */
   first(): number {
-    return this.head < this.end ? this.buf[2 * this.head] : Number.POSITIVE_INFINITY;
+    return this.head < this.end ? this.times[this.head] : Number.POSITIVE_INFINITY;
   }
 
   /** Records n admits at t, keeping time order; equal times share a run. */
   insert(t: number, n = 1): void {
-    this.total += n;
-    const b = this.buf;
-    const last = 2 * (this.end - 1);
-    if (this.end > this.head) {
-      if (b[last] === t) {
-        b[last + 1] += n;
-        return;
-      }
-      if (b[last] > t) {
-        this.insertBefore(t, n);
-        return;
-      }
+    if (n > MAX_RUN) tooMany(n);
+    const last = this.end - 1;
+    const lt = last >= this.head ? this.times[last] : Number.NEGATIVE_INFINITY;
+    if (lt === t) this.addTo(last, n);
+    else if (lt > t) this.insertBefore(t, n);
+    else {
+      if (this.end === this.times.length) this.head -= this.room(this.head);
+      this.put(t, n);
     }
-    if (2 * this.end === b.length) this.head -= this.room(this.head);
-    const at = 2 * this.end++;
-    this.buf[at] = t;
-    this.buf[at + 1] = n;
+    this.total += n;
   }
 
   /** Out of order (a caller's clock went back): find the place, merge or shift the newer runs up. */
   private insertBefore(t: number, n: number): void {
-    const b = this.buf;
     let i = this.end - 1;
-    while (i > this.head && b[2 * (i - 1)] >= t) i--;
+    while (i > this.head && this.times[i - 1] >= t) i--;
     // now every run before i is older than t, and run i is not
-    if (b[2 * i] === t) {
-      b[2 * i + 1] += n;
+    if (this.times[i] === t) {
+      this.addTo(i, n);
       return;
     }
-    if (2 * this.end === b.length) {
+    if (this.end === this.times.length) {
       const dropped = this.room(this.head);
       this.head -= dropped;
       i -= dropped;
     }
-    // everything from run i moves up by one
-    const nb = this.buf;
-    nb.copyWithin(2 * i + 2, 2 * i, 2 * this.end);
-    nb[2 * i] = t;
-    nb[2 * i + 1] = n;
-    this.end++;
+    this.openAt(i);
+    this.times[i] = t;
+    const c = this.counts;
+    if (c !== null) c[i] = n;
+    else if (n !== 1) this.addTo(i, n - 1);
   }
 
   /** Drops every admit that no longer counts at `now`; returns how many. */
   dropExpired(now: number, windowMs: number, kind: WindowKind): number {
-    const b = this.buf;
+    const t = this.times;
     let h = this.head;
     let n = 0;
-    while (h < this.end && expiryOf(b[2 * h], windowMs, kind) <= now) {
-      n += b[2 * h + 1];
+    while (h < this.end && expiryOf(t[h], windowMs, kind) <= now) {
+      n += this.countOf(h);
       h++;
     }
     this.head = h;
@@ -118,7 +171,7 @@ export class RunLog extends Runs {
 
   /** Every timestamp, oldest first, one entry per admit. */
   toArray(): number[] {
-    return expand(this.buf, this.head, this.end, this.total);
+    return this.expand(this.head, this.end, this.total);
   }
 }
 
@@ -135,23 +188,23 @@ export class AdmitLog extends Runs {
   static readonly NONE: AdmitLog = new AdmitLog();
 
   /** Admits held, and those from the cursor on (still counting at the last walk). */
-  private total = DOUBLE_ZERO;
-  private liveCount = DOUBLE_ZERO;
+  private total = 0;
+  private liveCount = 0;
   private cursor = 0;
 
   /** Every admit held, expired or not. */
   get size(): number {
-    return this.total + 0;
+    return this.total;
   }
 
   /** Admits not yet walked past (still counting at the last `expire`). */
   get live(): number {
-    return this.liveCount + 0;
+    return this.liveCount;
   }
 
   /** The oldest admit not walked past (NaN when none). */
   firstLive(): number {
-    return this.cursor < this.end ? this.buf[2 * this.cursor] : Number.NaN;
+    return this.cursor < this.end ? this.times[this.cursor] : Number.NaN;
   }
 
   /**
@@ -160,55 +213,56 @@ export class AdmitLog extends Runs {
    * past stays closed (with a clock that went back, t may equal an expired run's time).
    */
   append(t: number, n: number): boolean {
-    this.total += n;
     const wasLive = this.liveCount;
-    this.liveCount = wasLive + n;
     const end = this.end;
-    if (wasLive > 0 && this.buf[2 * end - 2] === t) {
-      this.buf[2 * end - 1] += n;
-      return false;
+    const merged = wasLive > 0 && this.times[end - 1] === t;
+    if (merged) this.addTo(end - 1, n);
+    else {
+      if (n > MAX_RUN) tooMany(n);
+      // the walked-past runs are still to be pushed: the buffer only grows
+      if (end === this.times.length) this.room(0);
+      this.put(t, n);
     }
-    // the walked-past runs are still to be pushed: the buffer only grows
-    if (2 * end === this.buf.length) this.room(0);
-    const b = this.buf;
-    b[2 * end] = t;
-    b[2 * end + 1] = n;
-    this.end = end + 1;
-    return wasLive === 0;
+    this.total += n;
+    this.liveCount = wasLive + n;
+    return !merged && wasLive === 0;
   }
 
   /** Walks past the leading admits that no longer count at `now`; returns the live count. */
   expire(now: number, windowMs: number, kind: WindowKind): number {
-    const b = this.buf;
+    const t = this.times;
     let c = this.cursor;
-    while (c < this.end && expiryOf(b[2 * c], windowMs, kind) <= now) {
-      this.liveCount -= b[2 * c + 1];
+    while (c < this.end && expiryOf(t[c], windowMs, kind) <= now) {
+      this.liveCount -= this.countOf(c);
       c++;
     }
     if (c !== this.cursor) this.cursor = c;
-    return this.liveCount + 0;
+    return this.liveCount;
   }
 
   /** Every admit held (walked past or not), oldest first, one entry per admit: what a sync pushes. */
   toArray(): number[] {
-    return expand(this.buf, 0, this.end, this.total);
+    return this.expand(0, this.end, this.total);
   }
 
   /** The live admits (from the cursor on), one entry per admit. */
   liveToArray(): number[] {
-    return expand(this.buf, this.cursor, this.end, this.liveCount);
+    return this.expand(this.cursor, this.end, this.liveCount);
   }
 
   /**
    * Empties the log for the next sync interval (a sync took the admits) and returns the log to use:
-   * a busy key keeps its buffer; a quiet one gives it back (NONE), and one far bigger than its last
-   * interval needed shrinks a little at a time.
+   * a busy key keeps its buffers; a quiet one gives them back (NONE), and one far bigger than its
+   * last interval needed shrinks a little at a time.
    */
   recycle(): AdmitLog {
     const used = this.end;
     if (used <= 2) return AdmitLog.NONE;
     this.end = this.total = this.liveCount = this.cursor = 0;
-    if (16 * used < this.buf.length) this.buf = new Float64Array(this.buf.length / 4);
+    if (16 * used < this.times.length) {
+      this.times = new Float64Array(this.times.length / 4);
+      this.counts = null;
+    }
     return this;
   }
 
@@ -216,18 +270,7 @@ export class AdmitLog extends Runs {
   prefixed(ts: readonly number[], from: number): AdmitLog {
     const out = new AdmitLog();
     for (let i = from; i < ts.length; i++) out.append(ts[i], 1);
-    const b = this.buf;
-    for (let r = this.cursor; r < this.end; r++) out.append(b[2 * r], b[2 * r + 1]);
+    for (let r = this.cursor; r < this.end; r++) out.append(this.times[r], this.countOf(r));
     return out;
   }
-}
-
-function expand(b: Float64Array, from: number, to: number, count: number): number[] {
-  const out = new Array<number>(count);
-  let k = 0;
-  for (let r = from; r < to; r++) {
-    const t = b[2 * r];
-    for (let n = b[2 * r + 1]; n > 0; n--) out[k++] = t;
-  }
-  return out;
 }
