@@ -1,8 +1,10 @@
 /**
  * One decision-cost measurement in a fresh process (so no other design's classes make the call sites
  * polymorphic, and memory is returned between subjects):
- *   tsx bench/decision-worker.ts SUBJECT KEYS REGIME REPS N
- * SUBJECT is a design id or 'rlf-memory'; REGIME 'allowed' (L = 10^9: nearly every call admits) or
+ *   tsx bench/decision-worker.ts SUBJECT KEYS REGIME REPS N [CALL]
+ * SUBJECT is a design id or 'rlf-memory'; CALL (designs only) 'admit' (default: `Gateway.admit`, a
+ * Decision per call) or 'allow' (`Gateway.allow`: the same decision as a boolean, nothing allocated);
+ * REGIME 'allowed' (L = 10^9: nearly every call admits) or
  * 'limited' (L = 100: one hot key in a flood, nearly every call rejects). KEYS − 1 other keys are held
  * (admitted once and synced) before the hot key is timed. Each repetition times N calls of the subject
  * and, right before it, N calls of the bare baseline (Map lookup + compare + increment) over the same
@@ -14,6 +16,8 @@ import { median } from './util.js';
 
 export interface DecisionSample {
   subject: string;
+  /** The gateway call timed (designs): admit() or allow(). */
+  call?: 'admit' | 'allow';
   keys: number;
   regime: 'allowed' | 'limited';
   /** Median ns per call of the subject. */
@@ -34,7 +38,8 @@ export interface DecisionSample {
   n: number;
 }
 
-const [subject, keysArg, regimeArg, repsArg, nArg] = process.argv.slice(2);
+const [subject, keysArg, regimeArg, repsArg, nArg, callArg] = process.argv.slice(2);
+const call = callArg === 'allow' ? 'allow' : 'admit';
 const KEYS = Number(keysArg);
 const regime = regimeArg === 'limited' ? 'limited' : 'allowed';
 const LIMIT = regime === 'limited' ? 100 : 1_000_000_000;
@@ -145,9 +150,16 @@ if (subject === 'rlf-memory') {
     let allowed = 0;
     const c = cpuNs();
     const t = nowNs();
-    for (let i = 0; i < n; i++) {
-      now += STEP;
-      if (gw.admit(HOT, now).allowed) allowed++;
+    if (call === 'allow') {
+      for (let i = 0; i < n; i++) {
+        now += STEP;
+        if (gw.allow(HOT, now)) allowed++;
+      }
+    } else {
+      for (let i = 0; i < n; i++) {
+        now += STEP;
+        if (gw.admit(HOT, now).allowed) allowed++;
+      }
     }
     const ns = (nowNs() - t) / n;
     const cpu = (cpuNs() - c) / n;
@@ -184,6 +196,7 @@ for (let r = 0; r < REPS; r++) {
 }
 const out: DecisionSample = {
   subject,
+  ...(subject === 'rlf-memory' ? {} : { call }),
   keys: KEYS,
   regime,
   nsPerOp: median(subj),

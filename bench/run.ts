@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --json] [-- --full-study] | npm run bench -- --render FILE.json:
+ * npm run bench [-- --quick] [-- --json] [-- --full-study] [-- --only decision] | npm run bench -- --render FILE.json:
  * the four benchmarks of issue 7, each figure measured side by side with its peer in the same run,
  * repeated, medians and ratios; writes bench/results/latest.md, latest.json and full.json (quick:
  * quick.md, quick.json) with the machine and its load average. --json prints the result object (one line) instead of the Markdown.
@@ -10,7 +10,14 @@ import { loadavg } from 'node:os';
 import { startRedisServer } from '../src/fleet/redis-server.js';
 import { benchDecision } from './decision.js';
 import { benchHttp } from './http.js';
-import { type BenchResult, missingKeys, renderMarkdown, shapeResult } from './report.js';
+import {
+  type BenchResult,
+  decisionTargets,
+  missingKeys,
+  renderDecisionOnly,
+  renderMarkdown,
+  shapeResult,
+} from './report.js';
 import { benchSimulator, simTable } from './sim.js';
 import { benchSync } from './sync.js';
 import { describeMachine } from './util.js';
@@ -53,6 +60,23 @@ if (renderAt >= 0) {
 const command = `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`;
 const machine = describeMachine();
 const t0 = Date.now();
+
+// --only decision: part 1 alone (a few minutes), written to bench/results/decision.{md,json}
+const onlyAt = argv.indexOf('--only');
+if (onlyAt >= 0) {
+  const only = argv[onlyAt + 1];
+  if (only !== 'decision') throw new Error(`--only: the one part that runs alone is 'decision', got ${only}`);
+  log('decision cost');
+  const decision = await benchDecision({ quick, log });
+  machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
+  const result = { machine, quick, command, decision, targets: decisionTargets(decision) };
+  const md = `${renderDecisionOnly(result)}\nWall time: ${((Date.now() - t0) / 1000).toFixed(0)} s.\n`;
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/decision.json', `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync('bench/results/decision.md', md);
+  process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
+  process.exit(0);
+}
 
 const partSeconds: Record<string, number> = {};
 let tPart = Date.now();

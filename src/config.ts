@@ -79,12 +79,15 @@ export function makePolicy(limit: unknown, windowMs: unknown, windowKind: unknow
 
 /** Throws a KeyError naming the problem; returns the key unchanged. */
 export function requireKey(key: unknown): string {
+  // the check stays small enough to inline into a request path; the error is built out of line
+  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) badKey(key);
+  return key as string;
+}
+
+function badKey(key: unknown): never {
   if (typeof key !== 'string') throw new KeyError(`key must be a string, got ${show(key)}`);
   if (key.length === 0) throw new KeyError('key must not be empty');
-  if (key.length > MAX_KEY_LENGTH) {
-    throw new KeyError(`key is ${key.length} characters long; the maximum is ${MAX_KEY_LENGTH}`);
-  }
-  return key;
+  throw new KeyError(`key is ${key.length} characters long; the maximum is ${MAX_KEY_LENGTH}`);
 }
 
 export class KeyError extends Error {
@@ -96,16 +99,20 @@ export class KeyError extends Error {
 
 /** A request's cost in slots: a positive integer. */
 export function requireCost(cost: unknown): number {
-  if (typeof cost !== 'number' || !Number.isInteger(cost) || cost < 1) {
-    throw new ConfigError('cost', `must be a positive integer, got ${show(cost)}`);
-  }
-  return cost;
+  if (typeof cost !== 'number' || !Number.isInteger(cost) || cost < 1) badCost(cost);
+  return cost as number;
+}
+
+function badCost(cost: unknown): never {
+  throw new ConfigError('cost', `must be a positive integer, got ${show(cost)}`);
 }
 
 /** Time must be a finite number of milliseconds. */
 export function requireTime(field: string, now: unknown): number {
-  if (typeof now !== 'number' || !Number.isFinite(now)) {
-    throw new ConfigError(field, `must be a finite time in milliseconds, got ${show(now)}`);
-  }
-  return now;
+  if (typeof now !== 'number' || !Number.isFinite(now)) badTime(field, now);
+  return now as number;
+}
+
+function badTime(field: string, now: unknown): never {
+  throw new ConfigError(field, `must be a finite time in milliseconds, got ${show(now)}`);
 }

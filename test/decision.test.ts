@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DESIGN_IDS } from '../src/config.js';
 import { createGateway } from '../src/gateway/gateway.js';
@@ -62,5 +63,59 @@ describe('decisions are values with remaining, reset and retry-after', () => {
       expect(Number.isFinite(d.remaining)).toBe(true);
       expect(Number.isFinite(d.resetMs)).toBe(true);
     }
+  });
+});
+
+describe('allow() is admit() without the value', () => {
+  it('every design: the same decisions and the same store state, call by call (property)', () => {
+    const step = fc.record({
+      dt: fc.integer({ min: 0, max: 60 }),
+      key: fc.constantFrom('a', 'b', 'c'),
+      cost: fc.constantFrom(1, 1, 1, 2),
+      sync: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...DESIGN_IDS),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(step, { minLength: 1, maxLength: 120 }),
+        (design, gateways, limit, steps) => {
+          const opts = { design, limit, windowMs: 500, gateways, syncMs: 100 };
+          const viaAdmit = createGateway({ id: 'g', ...opts, store: new MemoryStore() });
+          const viaAllow = createGateway({ id: 'g', ...opts, store: new MemoryStore() });
+          let now = 0;
+          for (const s of steps) {
+            now += s.dt;
+            if (s.sync) {
+              viaAdmit.sync(now);
+              viaAllow.sync(now);
+            }
+            expect(viaAllow.allow(s.key, now, s.cost)).toBe(viaAdmit.admit(s.key, now, s.cost).allowed);
+          }
+          // what each pushes at its next sync is the same too
+          const a = viaAdmit.sync(now + 1);
+          const b = viaAllow.sync(now + 1);
+          expect(b).toEqual(a);
+          expect(viaAllow.keyCount).toBe(viaAdmit.keyCount);
+        },
+      ),
+      { numRuns: 200, seed: 11 },
+    );
+  });
+
+  it('checks its input as admit() does', () => {
+    const gw = createGateway({
+      id: 'a',
+      design: 'shared-counter',
+      limit: 3,
+      windowMs: 1000,
+      gateways: 1,
+      syncMs: 100,
+      store: new MemoryStore(),
+    });
+    expect(() => gw.allow('', 0)).toThrow(/key/);
+    expect(() => gw.allow('k', Number.NaN)).toThrow(/now/);
+    expect(() => gw.allow('k', 0, 0)).toThrow(/cost/);
   });
 });

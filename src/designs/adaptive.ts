@@ -1,5 +1,5 @@
 import type { SyncReply } from '../store/contract.js';
-import { TimeLog } from '../window/time-log.js';
+import { RunLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type Verdict } from './key-limiter.js';
 import { SyncedKey } from './synced.js';
 
@@ -67,7 +67,7 @@ export const ADAPTIVE = {
 export class AdaptiveKey extends SyncedKey {
   readonly design = 'adaptive' as const;
   private share: number;
-  private readonly own = new TimeLog(2);
+  private readonly own = new RunLog();
   /** arrivals (admitted or not), as a count decaying with time constant tau, last updated at rateAt */
   private rateCount = 0;
   private rateAt = Number.NEGATIVE_INFINITY;
@@ -137,8 +137,9 @@ export class AdaptiveKey extends SyncedKey {
 
   override decide(now: number, cost: number): Verdict {
     this.noteArrivals(cost, now);
-    const known = this.known(now);
-    const own = this.ownSinceSync(now);
+    this.settle(now);
+    const known = this.knownCached;
+    const own = this.ownCached;
     const h = this.p.policy.limit - known - own;
     if (h < cost) return DENY;
     if (ADAPTIVE.capShares > 0 && this.share < 1) {
@@ -154,11 +155,8 @@ export class AdaptiveKey extends SyncedKey {
       this.thinnedAt = now;
       return DENY;
     }
-    const pend = this.pending;
-    for (let i = 0; i < cost; i++) {
-      pend.push(now);
-      this.own.insert(now);
-    }
+    this.recordAdmit(now, cost);
+    this.own.insert(now, cost);
     return ALLOW;
   }
 
@@ -179,7 +177,7 @@ export class AdaptiveKey extends SyncedKey {
     this.own.dropExpired(now, windowMs, windowKind);
     if (reply.count > 0) {
       // admits made after the sync was taken (a late reply) are not in its count
-      const own = this.own.size - (this.pending.length - this.pendingIdx);
+      const own = this.own.size - this.pending.live;
       const floor = 1 / (4 * this.p.gateways);
       this.share = Math.min(1, Math.max(floor, own / reply.count));
     }

@@ -1,4 +1,5 @@
 import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
+import { AdmitLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdict } from './key-limiter.js';
 
 /**
@@ -29,7 +30,8 @@ export class LeaseKey implements KeyLimiter {
   private arrivals = 0;
   private lastArrivalAt = Number.NEGATIVE_INFINITY;
   private lastSyncAt: number;
-  private pending: number[] = [];
+  /** Own admits since the last sync, and those taken by a sync still in flight. */
+  private pending = AdmitLog.NONE;
   private inflight: number[] = EMPTY;
   private deniedUntilSync = false;
   /** Syncs started so far, and the count when the last ask went out (see onAskReply). */
@@ -74,7 +76,8 @@ export class LeaseKey implements KeyLimiter {
 
   private spend(now: number, cost: number): Verdict {
     this.grant -= cost;
-    for (let i = 0; i < cost; i++) this.pending.push(now);
+    if (this.pending === AdmitLog.NONE) this.pending = new AdmitLog();
+    this.pending.append(now, cost);
     return ALLOW;
   }
 
@@ -158,7 +161,7 @@ export class LeaseKey implements KeyLimiter {
    * that cannot change anything; `applyIdle` makes the same update as syncEntry + applySync.
    */
   idleRun(at: (i: number) => number, count: number, storeFull: boolean): number {
-    if (count <= 0 || this.arrivals !== 0 || this.pending.length > 0 || this.inflight.length > 0) return 0;
+    if (count <= 0 || this.arrivals !== 0 || this.pending.size > 0 || this.inflight.length > 0) return 0;
     const held = this.slots(at(0));
     // A sync a whole window after the last arrival is quiet: leases asks for nothing then, which is
     // never what a gateway holding slots holds, and a gateway holding none drops the key (the run
@@ -210,7 +213,7 @@ export class LeaseKey implements KeyLimiter {
     this.grant = 0;
     this.deniedUntilSync = false;
     this.inflight = takeAdmits(this.inflight, this.pending);
-    if (this.pending.length > 0) this.pending = [];
+    this.pending = this.pending.recycle();
     const admits = this.inflight;
     this.lastSyncAt = now;
     return { key, admits, read: false, release: true, ask };
@@ -223,17 +226,17 @@ export class LeaseKey implements KeyLimiter {
   }
 
   syncFailed(_now: number): void {
-    if (this.inflight.length > 0) this.pending = this.inflight.concat(this.pending);
+    if (this.inflight.length > 0) this.pending = this.pending.prefixed(this.inflight, 0);
     this.inflight = EMPTY;
   }
 
   unsyncedAdmits(): number {
-    return this.pending.length + this.inflight.length;
+    return this.pending.size + this.inflight.length;
   }
 
   isIdle(now: number): boolean {
     return (
-      this.pending.length === 0 &&
+      this.pending.size === 0 &&
       this.inflight.length === 0 &&
       this.slots(now) === 0 &&
       now - this.lastArrivalAt >= this.p.policy.windowMs
@@ -263,7 +266,7 @@ function prefixLength(max: number, holds: (i: number) => boolean, guess = Number
 }
 
 /** What a sync pushes: a failed sync's admits, then those made since. Empty needs no new array. */
-function takeAdmits(inflight: number[], pending: number[]): number[] {
-  if (inflight === EMPTY) return pending.length === 0 ? EMPTY : pending;
-  return inflight.concat(pending);
+function takeAdmits(inflight: number[], pending: AdmitLog): number[] {
+  if (inflight === EMPTY) return pending.size === 0 ? EMPTY : pending.toArray();
+  return inflight.concat(pending.toArray());
 }

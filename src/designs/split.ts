@@ -1,6 +1,7 @@
+import type { WindowKind } from '../config.js';
 import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
-import { TimeLog } from '../window/time-log.js';
+import { RunLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './key-limiter.js';
 
 /**
@@ -9,22 +10,38 @@ import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './
  */
 export class SplitKey implements KeyLimiter {
   readonly design = 'split' as const;
-  private readonly own = new TimeLog(2);
+  private readonly own = new RunLog();
   private readonly cap: number;
+  private readonly windowMs: number;
+  private readonly windowKind: WindowKind;
+  /** When the oldest own admit stops counting: until then the live count is `own.size` as it stands. */
+  private firstExpiry = Number.POSITIVE_INFINITY;
 
-  constructor(private readonly p: FleetParams) {
+  constructor(p: FleetParams) {
     this.cap = p.policy.limit / p.gateways;
+    this.windowMs = p.policy.windowMs;
+    this.windowKind = p.policy.windowKind;
   }
 
   private live(now: number): number {
-    const { windowMs, windowKind } = this.p.policy;
-    this.own.dropExpired(now, windowMs, windowKind);
+    if (now >= this.firstExpiry) {
+      this.own.dropExpired(now, this.windowMs, this.windowKind);
+      this.firstExpiry = this.expiryOfFirst();
+    }
     return this.own.size;
+  }
+
+  private expiryOfFirst(): number {
+    return this.own.size === 0
+      ? Number.POSITIVE_INFINITY
+      : expiryOf(this.own.first(), this.windowMs, this.windowKind);
   }
 
   decide(now: number, cost: number): Verdict {
     if (this.live(now) + cost - 1 < this.cap) {
-      for (let i = 0; i < cost; i++) this.own.insert(now);
+      this.own.insert(now, cost);
+      // the new admit is the oldest only if the log was empty (or the caller's clock went back)
+      if (now <= this.own.first()) this.firstExpiry = this.expiryOfFirst();
       return ALLOW;
     }
     return DENY;
@@ -54,8 +71,7 @@ export class SplitKey implements KeyLimiter {
 
   resetAt(now: number): number {
     this.live(now);
-    const { windowMs, windowKind } = this.p.policy;
-    return this.own.size === 0 ? Number.POSITIVE_INFINITY : expiryOf(this.own.first(), windowMs, windowKind);
+    return this.firstExpiry;
   }
 
   syncEntry(_key: string, _now: number): SyncEntry | null {

@@ -1,7 +1,7 @@
 import type { DesignId } from '../config.js';
 import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
-import { TimeLog } from '../window/time-log.js';
+import { AdmitLog, RunLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './key-limiter.js';
 
 const EMPTY: number[] = [];
@@ -25,52 +25,123 @@ export abstract class SyncedKey implements KeyLimiter {
   protected expIdx = 0;
   protected horizon = Number.NEGATIVE_INFINITY;
   /** Own admits since the last sync, and those taken by a sync still in flight. */
-  protected pending: number[] = [];
-  protected pendingIdx = 0;
+  protected pending = AdmitLog.NONE;
   protected inflight: number[] = EMPTY;
   protected inflightIdx = 0;
   protected lastSyncAt = Number.NaN;
 
-  constructor(protected readonly p: FleetParams) {}
+  /**
+   * The decision's inputs, kept between calls: `known(now)`, `ownSinceSync(now)` and `weight()` as
+   * last computed. They stay exact while now < `stableUntil`, the first instant at which one of the
+   * three logs (the store's expiries, the in-flight and the pending admits) has something to age out;
+   * an own admit adds to `ownCached` as it is made. Anything else that changes the state (a sync, its
+   * failure, a walk done outside decide) sets `stableUntil` to −∞ and the next call recomputes.
+   */
+  protected knownCached = 0;
+  protected ownCached = 0;
+  // NaN until computed (stableUntil = −∞ makes the first call compute it); a double from the start:
+  // track-share's weight turns fractional at its first measured share, and a field that turns from
+  // small integer to double after warm-up changes the objects' layout under optimized code (seen to
+  // leave a hot loop unoptimized).
+  protected weightCached = Number.NaN;
+  protected stableUntil = Number.NEGATIVE_INFINITY;
+  /** nextChangeAt's answer, valid with the rest. */
+  protected changeCached = Number.POSITIVE_INFINITY;
+  protected readonly limit: number;
+
+  constructor(protected readonly p: FleetParams) {
+    this.limit = p.policy.limit;
+  }
 
   /** How many times one own admit since the last sync counts. */
   protected abstract weight(): number;
 
   /** Admits the store had at the last sync that still count now. */
   known(now: number): number {
+    if (now < this.stableUntil) return this.knownCached;
     const ex = this.expiries;
     let i = this.expIdx;
     while (i < ex.length && ex[i] <= now) i++;
+    if (i !== this.expIdx) this.stableUntil = Number.NEGATIVE_INFINITY;
     this.expIdx = i;
     return this.count - i;
   }
 
   /** Own admits since the last completed sync that still count now. */
   ownSinceSync(now: number): number {
+    if (now < this.stableUntil) return this.ownCached;
+    this.stableUntil = Number.NEGATIVE_INFINITY;
+    return this.walkOwn(now);
+  }
+
+  private walkOwn(now: number): number {
     const { windowMs, windowKind } = this.p.policy;
-    const pend = this.pending;
-    let i = this.pendingIdx;
-    while (i < pend.length && expiryOf(pend[i], windowMs, windowKind) <= now) i++;
-    this.pendingIdx = i;
+    const live = this.pending.expire(now, windowMs, windowKind);
     const fl = this.inflight;
     let j = this.inflightIdx;
     while (j < fl.length && expiryOf(fl[j], windowMs, windowKind) <= now) j++;
     this.inflightIdx = j;
-    return pend.length - i + (fl.length - j);
+    return live + (fl.length - j);
+  }
+
+  /**
+   * Ages the three logs to `now` (what the decision's inputs depend on) and caches the inputs, unless
+   * nothing in them can have aged out since the last time: then the cached inputs are exact as they are.
+   */
+  protected settle(now: number): void {
+    if (!(now < this.stableUntil)) this.refresh(now);
+  }
+
+  private refresh(now: number): void {
+    const ex = this.expiries;
+    let i = this.expIdx;
+    while (i < ex.length && ex[i] <= now) i++;
+    this.expIdx = i;
+    this.knownCached = this.count - i;
+    this.ownCached = this.walkOwn(now);
+    this.weightCached = this.weight();
+    const { windowMs, windowKind } = this.p.policy;
+    const known = i < ex.length ? ex[i] : Number.POSITIVE_INFINITY;
+    let inflight = Number.POSITIVE_INFINITY;
+    if (this.inflightIdx < this.inflight.length) {
+      inflight = expiryOf(this.inflight[this.inflightIdx], windowMs, windowKind);
+    }
+    let pending = Number.POSITIVE_INFINITY;
+    if (this.pending.live > 0) pending = expiryOf(this.pending.firstLive(), windowMs, windowKind);
+    // both own logs, not just the older: with a clock that went back, the pending log may expire first
+    this.stableUntil = Math.min(known, inflight, pending);
+    // what nextChangeAt reports: the older own log only (the same instant unless the clock went back)
+    this.changeCached = Math.min(known, inflight < Number.POSITIVE_INFINITY ? inflight : pending);
   }
 
   /** The gateway's estimate of the fleet's count in the window now. */
   estimate(now: number): number {
-    return this.known(now) + this.weight() * this.ownSinceSync(now);
+    if (!(now < this.stableUntil)) this.refresh(now);
+    return this.knownCached + this.weightCached * this.ownCached;
   }
 
   decide(now: number, cost: number): Verdict {
-    if (this.estimate(now) + cost - 1 < this.p.policy.limit) {
-      const pend = this.pending;
-      for (let i = 0; i < cost; i++) pend.push(now);
+    if (!(now < this.stableUntil)) this.refresh(now);
+    if (this.knownCached + this.weightCached * this.ownCached + cost - 1 < this.limit) {
+      this.recordAdmit(now, cost);
       return ALLOW;
     }
     return DENY;
+  }
+
+  /** Counts `cost` own admits at `now`, keeping the cached inputs exact. */
+  protected recordAdmit(now: number, cost: number): void {
+    let pend = this.pending;
+    if (pend === AdmitLog.NONE) pend = this.pending = new AdmitLog();
+    if (pend.append(now, cost)) this.firstPending(now);
+    this.ownCached += cost;
+  }
+
+  /** The admit just recorded is the only live pending one: it is the pending log's next expiry. */
+  private firstPending(now: number): void {
+    const e = expiryOf(now, this.p.policy.windowMs, this.p.policy.windowKind);
+    if (e < this.stableUntil) this.stableUntil = e;
+    if (this.inflightIdx >= this.inflight.length && e < this.changeCached) this.changeCached = e;
   }
 
   onLogReply(_r: LogAdmitReply, _now: number, _cost: number): boolean {
@@ -88,21 +159,13 @@ export abstract class SyncedKey implements KeyLimiter {
   noteRejected(_n: number, _now: number): void {}
 
   nextChangeAt(now: number): number {
-    this.estimate(now);
-    let t = Number.POSITIVE_INFINITY;
+    if (!(now < this.stableUntil)) this.refresh(now);
     // past the horizon the gateway does not know what expires, so nothing changes until a sync
-    if (this.expIdx < this.expiries.length) t = this.expiries[this.expIdx];
-    const { windowMs, windowKind } = this.p.policy;
-    if (this.inflightIdx < this.inflight.length) {
-      t = Math.min(t, expiryOf(this.inflight[this.inflightIdx], windowMs, windowKind));
-    } else if (this.pendingIdx < this.pending.length) {
-      t = Math.min(t, expiryOf(this.pending[this.pendingIdx], windowMs, windowKind));
-    }
-    return t;
+    return this.changeCached;
   }
 
   remaining(now: number): number {
-    return Math.max(0, Math.floor(this.p.policy.limit - this.estimate(now)));
+    return Math.max(0, Math.floor(this.limit - this.estimate(now)));
   }
 
   resetAt(now: number): number {
@@ -113,12 +176,12 @@ export abstract class SyncedKey implements KeyLimiter {
     this.ownSinceSync(now);
     // pushes that aged out are still sent: the store drops them, and the count stays honest
     let admits: number[];
-    if (this.inflight !== EMPTY) admits = this.inflight.concat(this.pending);
-    else admits = this.pending.length === 0 ? EMPTY : this.pending;
+    if (this.inflight !== EMPTY) admits = this.inflight.concat(this.pending.toArray());
+    else admits = this.pending.size === 0 ? EMPTY : this.pending.toArray();
     this.inflight = admits;
     this.inflightIdx = 0;
-    if (this.pending.length > 0) this.pending = [];
-    this.pendingIdx = 0;
+    this.pending = this.pending.recycle();
+    this.stableUntil = Number.NEGATIVE_INFINITY;
     return { key, admits, read: true, release: false, ask: 0 };
   }
 
@@ -131,26 +194,25 @@ export abstract class SyncedKey implements KeyLimiter {
     this.inflight = EMPTY;
     this.inflightIdx = 0;
     this.lastSyncAt = now;
+    this.stableUntil = Number.NEGATIVE_INFINITY;
   }
 
   /** Hook for designs that learn from the reply (track-share). */
   protected beforeApply(_reply: SyncReply, _now: number): void {}
 
   syncFailed(_now: number): void {
-    if (this.inflight.length > 0) {
-      this.pending = this.inflight.slice(this.inflightIdx).concat(this.pending.slice(this.pendingIdx));
-      this.pendingIdx = 0;
-    }
+    if (this.inflight.length > 0) this.pending = this.pending.prefixed(this.inflight, this.inflightIdx);
     this.inflight = EMPTY;
     this.inflightIdx = 0;
+    this.stableUntil = Number.NEGATIVE_INFINITY;
   }
 
   unsyncedAdmits(): number {
-    return this.pending.length + this.inflight.length;
+    return this.pending.size + this.inflight.length;
   }
 
   isIdle(now: number): boolean {
-    return this.known(now) === 0 && this.pending.length === 0 && this.inflight.length === 0;
+    return this.known(now) === 0 && this.pending.size === 0 && this.inflight.length === 0;
   }
 }
 
@@ -182,7 +244,8 @@ export class AssumeOthersKey extends SyncedKey {
 export class TrackShareKey extends SyncedKey {
   readonly design = 'track-share' as const;
   private share: number;
-  private readonly own = new TimeLog(2);
+  /** Own admits over the last window (not just since the last sync): the share's numerator. */
+  private readonly own = new RunLog();
 
   constructor(p: FleetParams) {
     super(p);
@@ -197,10 +260,9 @@ export class TrackShareKey extends SyncedKey {
     return 1 / this.share;
   }
 
-  override decide(now: number, cost: number): Verdict {
-    const v = super.decide(now, cost);
-    if (v === ALLOW) for (let i = 0; i < cost; i++) this.own.insert(now);
-    return v;
+  protected override recordAdmit(now: number, cost: number): void {
+    super.recordAdmit(now, cost);
+    this.own.insert(now, cost);
   }
 
   protected override beforeApply(reply: SyncReply, now: number): void {

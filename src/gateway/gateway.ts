@@ -36,36 +36,59 @@ export class Gateway {
     return this.keys.size;
   }
 
+  /**
+   * One request's decision with what the RateLimit headers need. A fresh value per call: callers may
+   * keep it. `allow` makes the same decision without building it.
+   */
   admit(key: string, now: number, cost = 1): Decision {
+    const lim = this.limiterOf(key, now, cost);
+    const v = lim.decide(now, cost);
+    const allowed = v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
+    // the limiter keeps what it computed to decide: these read it, they do not recount the window
+    const resetAt = lim.resetAt(now);
+    const remaining = lim.remaining(now);
+    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+    // each shape built whole: adding retryAfterMs afterwards costs a second allocation
+    if (allowed) return { allowed, remaining, resetMs };
+    return { allowed, remaining, resetMs, retryAfterMs: this.retryAfter(lim, now) };
+  }
+
+  /**
+   * The same decision as `admit` (it counts the request the same way), as a bare boolean: nothing is
+   * allocated, for callers that send no rate-limit headers.
+   */
+  allow(key: string, now: number, cost = 1): boolean {
+    const lim = this.limiterOf(key, now, cost);
+    const v = lim.decide(now, cost);
+    return v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
+  }
+
+  /**
+   * Checks the request and returns the key's state machine, made on the key's first request. Kept
+   * small, with the rare paths out of line, so that a caller's loop can inline the whole decision.
+   */
+  private limiterOf(key: string, now: number, cost: number): KeyLimiter {
     requireKey(key);
     requireTime('now', now);
     requireCost(cost);
+    return this.keys.get(key) ?? this.newLimiter(key, now);
+  }
+
+  private newLimiter(key: string, now: number): KeyLimiter {
+    const { design, fleet } = this.options;
+    const lim = createKeyLimiter(design, fleet, now);
+    // central-log keeps nothing between requests: the store holds its whole state
+    if (design !== 'central-log') this.keys.set(key, lim);
+    return lim;
+  }
+
+  /** NEED_STORE: central-log's logAdmit, or leases-ask's ask, on this request's path. */
+  private viaStore(lim: KeyLimiter, key: string, now: number, cost: number): boolean {
     const { design, policy, fleet } = this.options;
-    let lim = this.keys.get(key);
-    if (lim === undefined) {
-      lim = createKeyLimiter(design, fleet, now);
-      // central-log keeps nothing between requests: the store holds its whole state
-      if (design !== 'central-log') this.keys.set(key, lim);
-    }
-    let verdict = lim.decide(now, cost);
-    let allowed: boolean;
-    if (verdict === ALLOW) allowed = true;
-    else if (verdict === DENY) allowed = false;
-    else if (design === 'central-log')
-      allowed = lim.onLogReply(this.store.logAdmit(key, policy, now, cost), now, cost);
-    else {
-      const reply = this.store.ask(this.id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now);
-      allowed = lim.onAskReply(reply, now, cost);
-    }
-    verdict = allowed ? ALLOW : DENY;
-    const resetAt = lim.resetAt(now);
-    const decision: Decision = {
-      allowed,
-      remaining: lim.remaining(now),
-      resetMs: Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0,
-    };
-    if (!allowed) decision.retryAfterMs = this.retryAfter(lim, now);
-    return decision;
+    if (design === 'central-log')
+      return lim.onLogReply(this.store.logAdmit(key, policy, now, cost), now, cost);
+    const reply = this.store.ask(this.id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now);
+    return lim.onAskReply(reply, now, cost);
   }
 
   private retryAfter(lim: KeyLimiter, now: number): number {

@@ -74,6 +74,16 @@ describe('bench result shape', () => {
     expect(renderMarkdown(r, '')).toContain('| shared-counter |');
   });
 
+  it('reports allow() next to admit(), each with its own target', () => {
+    const p = parts();
+    p.decision.samples.push({ ...sample('shared-counter', 12), call: 'allow' });
+    const r = shapeResult(p);
+    expect(r.targets.map((t) => t.name)).toContain(
+      'decision shared-counter allow(), 10,000 keys, allowed: ≤ 2× Map and < RateLimiterMemory',
+    );
+    expect(renderMarkdown(r, '')).toContain('| shared-counter, `allow()` |');
+  });
+
   it('names what is missing', () => {
     const p = parts();
     delete p.http.reqPerSec['rlf-redis'];

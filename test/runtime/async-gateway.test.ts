@@ -177,6 +177,43 @@ describe('AsyncGateway: syncing', () => {
   });
 });
 
+describe('AsyncGateway: allowNow', () => {
+  it('makes the decisions admitNow makes, counted the same, through syncs and an outage', async () => {
+    for (const design of ['shared-counter', 'leases-ask', 'central-log', 'split'] as const) {
+      const a = setup({ design, limit: 5 });
+      const b = setup({ design, limit: 5 });
+      a.gw.start();
+      b.gw.start();
+      const got: boolean[] = [];
+      const want: boolean[] = [];
+      for (let i = 0; i < 40; i++) {
+        const key = i % 3 === 0 ? 'x' : 'y';
+        if (i === 20) {
+          a.store.mode = 'fail';
+          b.store.mode = 'fail';
+        }
+        if (i === 32) {
+          a.store.mode = 'ok';
+          b.store.mode = 'ok';
+        }
+        want.push((await a.gw.admitNow(key)).allowed);
+        got.push(await b.gw.allowNow(key));
+        await advance(37);
+      }
+      expect(got).toEqual(want);
+      expect(b.gw.stats().decisions).toEqual(a.gw.stats().decisions);
+      expect(b.count('y')).toBe(a.count('y'));
+      await a.gw.stop();
+      await b.gw.stop();
+    }
+  });
+
+  it('answers at once, without a Promise, when the gateway decides locally', () => {
+    const { gw } = setup({ design: 'shared-counter' });
+    expect(gw.allowNow('a')).toBe(true);
+  });
+});
+
 describe('AsyncGateway: fail modes', () => {
   it('local: after the last good sync is stale, splits the limit over K, flags degraded, then pushes once', async () => {
     const { gw, store, count } = setup({ design: 'shared-counter' }); // L = 10, K = 2: 5 each

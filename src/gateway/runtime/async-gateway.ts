@@ -12,6 +12,7 @@ import {
 import { createKeyLimiter } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
 import type { AsyncStore, LogVoid, SyncEntry, SyncRequest } from '../../store/contract.js';
+import { LruMap } from '../../util/lru-map.js';
 import { Slicer } from '../../util/slicer.js';
 import type { Decision } from '../decision.js';
 import { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from '../options.js';
@@ -188,7 +189,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly store: AsyncStore;
   private readonly clock: () => number;
   private readonly random: () => number;
-  private readonly keys = new Map<string, KeyLimiter>();
+  /** Least recently used first (the key cap drops those first). */
+  private readonly keys = new LruMap<KeyLimiter>();
   private readonly fallbacks = new Map<string, Fallback>();
   private readonly createdAt: number;
 
@@ -267,7 +269,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   /** Decision time: local clock + the store's offset, never going backwards. */
   now(): number {
-    const t = this.clock() + this.offsetMs;
+    return this.timeAt(this.clock());
+  }
+
+  /** Decision time at local clock reading `local`. */
+  private timeAt(local: number): number {
+    const t = local + this.offsetMs;
     if (t > this.lastNow) this.lastNow = t;
     return this.lastNow;
   }
@@ -293,18 +300,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   admitNow(key: string, cost = 1): Decision | Promise<Decision> {
     requireKey(key);
     requireCost(cost);
-    const now = this.now();
+    // one clock read per request: it is the costly part of a local decision (tens of ns)
+    const local = this.clock();
+    const now = this.timeAt(local);
     const design = this.options.design;
-    if (design !== 'split') {
-      const fb = this.fallbacks.get(key);
-      if (this.storeDown(design)) return this.degraded(key, now, cost);
-      // a key stays on the fallback until the store has its outage admits, or it would count without them
-      if (fb !== undefined && fb.unconfirmed > 0) {
-        // the store is back: push them now rather than at the next tick (and without one, for central-log)
-        if (!this.failing) this.tick();
-        return this.degraded(key, now, cost);
-      }
-    }
+    if (design !== 'split' && this.offStore(key, design, local)) return this.degraded(key, now, cost);
     const lim = this.limiterOf(key, now);
     if (lim === null) return this.noRoom(false, now);
     const verdict = lim.decide(now, cost);
@@ -316,18 +316,51 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return this.viaStore(key, lim, now, cost);
   }
 
+  /**
+   * The same decision as `admitNow` (counted the same way), as a bare boolean: nothing is allocated
+   * when the gateway decides locally. For callers that send no rate-limit headers.
+   */
+  allowNow(key: string, cost = 1): boolean | Promise<boolean> {
+    requireKey(key);
+    requireCost(cost);
+    const local = this.clock();
+    const now = this.timeAt(local);
+    const design = this.options.design;
+    if (design !== 'split' && this.offStore(key, design, local)) return this.degraded(key, now, cost).allowed;
+    const lim = this.limiterOf(key, now);
+    if (lim === null) return this.noRoom(false, now).allowed;
+    const verdict = lim.decide(now, cost);
+    if (verdict === ALLOW) {
+      if (design !== 'split') this.limiterUnsynced += cost;
+      this.counts.allowed++;
+      return true;
+    }
+    if (verdict === DENY) {
+      this.counts.limited++;
+      return false;
+    }
+    return this.viaStore(key, lim, now, cost).then((d) => d.allowed);
+  }
+
+  /** This request is decided by the fail mode: the store is away, or the key still has outage admits to push. */
+  private offStore(key: string, design: DesignId, local: number): boolean {
+    if (this.storeDown(design, local)) return true;
+    // a key stays on the fallback until the store has its outage admits, or it would count without them
+    const fb = this.fallbacks.size === 0 ? undefined : this.fallbacks.get(key);
+    if (fb !== undefined && fb.unconfirmed > 0) {
+      // the store is back: push them now rather than at the next tick (and without one, for central-log)
+      if (!this.failing) this.tick();
+      return true;
+    }
+    return false;
+  }
+
   /** The key's state machine; null when the key cap leaves no room for a new key. */
   private limiterOf(key: string, now: number): KeyLimiter | null {
-    let lim = this.keys.get(key);
-    if (lim !== undefined) {
-      // least recently used first: a key used again moves to the end of the map's order — but not
-      // while a batch is being built across slices, whose walk of the map would meet it twice
-      if (!this.building) {
-        this.keys.delete(key);
-        this.keys.set(key, lim);
-      }
-      return lim;
-    }
+    // least recently used first: a key used again moves to the end of the order — but not while a
+    // batch is being built across slices, whose walk of the keys would meet it twice
+    let lim = this.building ? this.keys.get(key) : this.keys.use(key);
+    if (lim !== undefined) return lim;
     // central-log keeps nothing between requests: the store holds its whole state
     if (this.options.design === 'central-log')
       return createKeyLimiter('central-log', this.options.fleet, now);
@@ -567,14 +600,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   private fromLimiter(lim: KeyLimiter, allowed: boolean, now: number): Decision {
     const resetAt = lim.resetAt(now);
-    const d: Decision = {
-      allowed,
-      remaining: lim.remaining(now),
-      resetMs: Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0,
-      at: now,
-    };
-    if (!allowed) d.retryAfterMs = this.retryAfter(lim, now);
-    return d;
+    const remaining = lim.remaining(now);
+    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+    // each shape built whole: adding retryAfterMs afterwards costs a second allocation
+    if (allowed) return { allowed, remaining, resetMs, at: now };
+    return { allowed, remaining, resetMs, at: now, retryAfterMs: this.retryAfter(lim, now) };
   }
 
   private retryAfter(lim: KeyLimiter, now: number): number {
@@ -603,9 +633,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * also stop calling it as soon as one call failed, so requests do not each wait out the timeout on a
    * store that is gone; the next good sync (the timer keeps trying) brings them back.
    */
-  private storeDown(design: DesignId): boolean {
+  private storeDown(design: DesignId, local = this.clock()): boolean {
     const since = Number.isNaN(this.lastGoodAt) ? this.createdAt : this.lastGoodAt;
-    if (this.clock() - since > this.staleAfterMs) return true;
+    if (local - since > this.staleAfterMs) return true;
     return this.failing && (design === 'central-log' || design === 'leases-ask');
   }
 

@@ -1,0 +1,276 @@
+import type { WindowKind } from '../config.js';
+import { expiryOf } from './expiry.js';
+
+/**
+ * Admit timestamps stored as (time, count) runs: the times in one reused Float64Array, `end` runs in
+ * use, and the counts in a Uint32Array made only when a run first holds more than one admit (until
+ * then every count is 1). Admits at the same instant (the common case on a millisecond clock under
+ * load) take one run; admits at distinct instants cost 8 bytes each, as a plain timestamp log does.
+ * Recording an admit writes into the buffers, so once they have grown the request path allocates
+ * nothing. Typed arrays, not plain ones: a log that grows over a whole window (split, the share logs)
+ * lives outside the JS heap, where growing it costs no garbage collection (a plain array was ~1.5–2×
+ * slower there, measured). No buffer until the first admit.
+ */
+const NO_RUNS = new Float64Array(0);
+
+/**
+ * Most admits one run can hold. Counts are unsigned 32-bit: read back, they stay small integers, so
+ * the counters that add them up never turn into doubles (a counter changing representation after
+ * warm-up changes the objects' layout under optimized code; that was seen to leave a hot loop
+ * unoptimized). A sync sends one timestamp per admit, so no run gets near this.
+ */
+const MAX_RUN = 0xffff_ffff;
+
+abstract class Runs {
+  protected times: Float64Array = NO_RUNS;
+  /** null: every run holds one admit. */
+  protected counts: Uint32Array | null = null;
+  /** One past the last run in use. */
+  protected end = 0;
+
+  protected countOf(r: number): number {
+    const c = this.counts;
+    return c === null ? 1 : c[r];
+  }
+
+  /** Adds n admits to run r. */
+  protected addTo(r: number, n: number): void {
+    const c = this.counts ?? this.makeCounts();
+    if (n > MAX_RUN - c[r]) tooMany(c[r] + n);
+    c[r] += n;
+  }
+
+  /** Writes a run at `end` (there is room) and counts it. */
+  protected put(t: number, n: number): void {
+    const at = this.end++;
+    this.times[at] = t;
+    const c = this.counts;
+    if (c !== null) c[at] = n;
+    else if (n !== 1) this.makeCounts()[at] = n;
+  }
+
+  private makeCounts(): Uint32Array {
+    const c = new Uint32Array(this.times.length);
+    c.fill(1, 0, this.end);
+    this.counts = c;
+    return c;
+  }
+
+  /** Room for one more run at `end`; `keepFrom` is the first run still needed (earlier ones are dropped). Returns keepFrom. */
+  protected room(keepFrom: number): number {
+    const t = this.times;
+    const c = this.counts;
+    if (keepFrom > 0 && this.end - keepFrom + 1 <= t.length / 2) {
+      // at least half the buffer is dead runs at the head: slide the live ones down instead of growing
+      t.copyWithin(0, keepFrom, this.end);
+      c?.copyWithin(0, keepFrom, this.end);
+    } else {
+      const size = Math.max(4, 2 * t.length);
+      this.times = grown(t, size, keepFrom, this.end);
+      if (c !== null) this.counts = grown(c, size, keepFrom, this.end);
+    }
+    this.end -= keepFrom;
+    return keepFrom;
+  }
+
+  /** Shifts runs [i, end) up by one (there is room), leaving run i to be written. */
+  protected openAt(i: number): void {
+    this.times.copyWithin(i + 1, i, this.end);
+    this.counts?.copyWithin(i + 1, i, this.end);
+    this.end++;
+  }
+
+  /** Every admit of runs [from, to), one entry each, oldest first. */
+  protected expand(from: number, to: number, total: number): number[] {
+    const out = new Array<number>(total);
+    const t = this.times;
+    let k = 0;
+    for (let r = from; r < to; r++) {
+      for (let n = this.countOf(r); n > 0; n--) out[k++] = t[r];
+    }
+    return out;
+  }
+}
+
+function grown<A extends Float64Array | Uint32Array>(a: A, size: number, from: number, to: number): A {
+  const next = (a instanceof Float64Array ? new Float64Array(size) : new Uint32Array(size)) as A;
+  next.set(a.subarray(from, to));
+  return next;
+}
+
+function tooMany(n: number): never {
+  throw new RangeError(`${n} admits at one instant on one key: at most ${MAX_RUN} are recorded`);
+}
+
+/**
+ * A sorted multiset of admit timestamps with removal from the oldest end: the same operations as
+ * `TimeLog` (insert keeping order, drop what expired, size, oldest), stored as runs.
+ */
+export class RunLog extends Runs {
+  private head = 0;
+  private total = 0;
+
+  get size(): number {
+    return this.total;
+  }
+
+  /** The oldest timestamp (Infinity when empty). */
+  first(): number {
+    return this.head < this.end ? this.times[this.head] : Number.POSITIVE_INFINITY;
+  }
+
+  /** Records n admits at t, keeping time order; equal times share a run. */
+  insert(t: number, n = 1): void {
+    if (n > MAX_RUN) tooMany(n);
+    const last = this.end - 1;
+    const lt = last >= this.head ? this.times[last] : Number.NEGATIVE_INFINITY;
+    if (lt === t) this.addTo(last, n);
+    else if (lt > t) this.insertBefore(t, n);
+    else {
+      if (this.end === this.times.length) this.head -= this.room(this.head);
+      this.put(t, n);
+    }
+    this.total += n;
+  }
+
+  /** Out of order (a caller's clock went back): find the place, merge or shift the newer runs up. */
+  private insertBefore(t: number, n: number): void {
+    let i = this.end - 1;
+    while (i > this.head && this.times[i - 1] >= t) i--;
+    // now every run before i is older than t, and run i is not
+    if (this.times[i] === t) {
+      this.addTo(i, n);
+      return;
+    }
+    if (this.end === this.times.length) {
+      const dropped = this.room(this.head);
+      this.head -= dropped;
+      i -= dropped;
+    }
+    this.openAt(i);
+    this.times[i] = t;
+    const c = this.counts;
+    if (c !== null) c[i] = n;
+    else if (n !== 1) this.addTo(i, n - 1);
+  }
+
+  /** Drops every admit that no longer counts at `now`; returns how many. */
+  dropExpired(now: number, windowMs: number, kind: WindowKind): number {
+    const t = this.times;
+    let h = this.head;
+    let n = 0;
+    while (h < this.end && expiryOf(t[h], windowMs, kind) <= now) {
+      n += this.countOf(h);
+      h++;
+    }
+    this.head = h;
+    this.total -= n;
+    if (h === this.end) this.head = this.end = 0;
+    return n;
+  }
+
+  /** Every timestamp, oldest first, one entry per admit. */
+  toArray(): number[] {
+    return this.expand(this.head, this.end, this.total);
+  }
+}
+
+/**
+ * Own admits since the last sync, in the order they were made: appended at the tail, taken whole by
+ * the next sync (expired ones included: the store drops them itself). A cursor walks over the runs
+ * that no longer count, so the live count is kept without removing anything.
+ */
+export class AdmitLog extends Runs {
+  /**
+   * The empty log shared by every key with no admits since its last sync: a key at rest carries no
+   * log of its own. Never appended to (take a `new AdmitLog()` first); `recycle` hands it back.
+   */
+  static readonly NONE: AdmitLog = new AdmitLog();
+
+  /** Admits held, and those from the cursor on (still counting at the last walk). */
+  private total = 0;
+  private liveCount = 0;
+  private cursor = 0;
+
+  /** Every admit held, expired or not. */
+  get size(): number {
+    return this.total;
+  }
+
+  /** Admits not yet walked past (still counting at the last `expire`). */
+  get live(): number {
+    return this.liveCount;
+  }
+
+  /** The oldest admit not walked past (NaN when none). */
+  firstLive(): number {
+    return this.cursor < this.end ? this.times[this.cursor] : Number.NaN;
+  }
+
+  /**
+   * Records n admits at t; returns true when they are the only live ones (the log's first live run
+   * changed). They join the last run when it has the same time and is still live; a run already walked
+   * past stays closed (with a clock that went back, t may equal an expired run's time).
+   */
+  append(t: number, n: number): boolean {
+    const wasLive = this.liveCount;
+    const end = this.end;
+    const merged = wasLive > 0 && this.times[end - 1] === t;
+    if (merged) this.addTo(end - 1, n);
+    else {
+      if (n > MAX_RUN) tooMany(n);
+      // the walked-past runs are still to be pushed: the buffer only grows
+      if (end === this.times.length) this.room(0);
+      this.put(t, n);
+    }
+    this.total += n;
+    this.liveCount = wasLive + n;
+    return !merged && wasLive === 0;
+  }
+
+  /** Walks past the leading admits that no longer count at `now`; returns the live count. */
+  expire(now: number, windowMs: number, kind: WindowKind): number {
+    const t = this.times;
+    let c = this.cursor;
+    while (c < this.end && expiryOf(t[c], windowMs, kind) <= now) {
+      this.liveCount -= this.countOf(c);
+      c++;
+    }
+    if (c !== this.cursor) this.cursor = c;
+    return this.liveCount;
+  }
+
+  /** Every admit held (walked past or not), oldest first, one entry per admit: what a sync pushes. */
+  toArray(): number[] {
+    return this.expand(0, this.end, this.total);
+  }
+
+  /** The live admits (from the cursor on), one entry per admit. */
+  liveToArray(): number[] {
+    return this.expand(this.cursor, this.end, this.liveCount);
+  }
+
+  /**
+   * Empties the log for the next sync interval (a sync took the admits) and returns the log to use:
+   * a busy key keeps its buffers; a quiet one gives them back (NONE), and one far bigger than its
+   * last interval needed shrinks a little at a time.
+   */
+  recycle(): AdmitLog {
+    const used = this.end;
+    if (used <= 2) return AdmitLog.NONE;
+    this.end = this.total = this.liveCount = this.cursor = 0;
+    if (16 * used < this.times.length) {
+      this.times = new Float64Array(this.times.length / 4);
+      this.counts = null;
+    }
+    return this;
+  }
+
+  /** A log of `ts[from…]` (ascending) followed by this log's live admits, its cursor at 0. */
+  prefixed(ts: readonly number[], from: number): AdmitLog {
+    const out = new AdmitLog();
+    for (let i = from; i < ts.length; i++) out.append(ts[i], 1);
+    for (let r = this.cursor; r < this.end; r++) out.append(this.times[r], this.countOf(r));
+    return out;
+  }
+}

@@ -1,0 +1,131 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { expiryOf } from '../src/window/expiry.js';
+import { AdmitLog, RunLog } from '../src/window/run-log.js';
+
+const W = 50;
+const kind = fc.constantFrom<('sliding' | 'fixed')[]>('sliding', 'fixed');
+
+describe('RunLog', () => {
+  it('holds the same sorted multiset as a plain array through inserts and expiry (property)', () => {
+    const op = fc.oneof(
+      {
+        weight: 5,
+        arbitrary: fc.record({
+          op: fc.constant('insert' as const),
+          dt: fc.integer({ min: -8, max: 12 }),
+          n: fc.integer({ min: 1, max: 3 }),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({ op: fc.constant('drop' as const), dt: fc.integer({ min: 0, max: 80 }) }),
+      },
+    );
+    fc.assert(
+      fc.property(kind, fc.array(op, { maxLength: 300 }), (k, ops) => {
+        const log = new RunLog();
+        let model: number[] = [];
+        let t = 100;
+        for (const o of ops) {
+          t = Math.max(0, t + o.dt);
+          if (o.op === 'insert') {
+            log.insert(t, o.n);
+            for (let i = 0; i < o.n; i++) model.push(t);
+            model.sort((a, b) => a - b);
+          } else {
+            const before = model.length;
+            model = model.filter((x) => expiryOf(x, W, k) > t);
+            expect(log.dropExpired(t, W, k)).toBe(before - model.length);
+          }
+          expect(log.size).toBe(model.length);
+          expect(log.first()).toBe(model.length > 0 ? model[0] : Number.POSITIVE_INFINITY);
+        }
+        expect(log.toArray()).toEqual(model);
+      }),
+      { numRuns: 300, seed: 5 },
+    );
+  });
+});
+
+describe('AdmitLog', () => {
+  it('keeps every admit in order, counts the live ones, and survives recycle and prefixed (property)', () => {
+    const op = fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.record({
+          op: fc.constant('append' as const),
+          dt: fc.integer({ min: -5, max: 10 }),
+          n: fc.integer({ min: 1, max: 3 }),
+        }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({ op: fc.constant('expire' as const), dt: fc.integer({ min: 0, max: 60 }) }),
+      },
+      { weight: 1, arbitrary: fc.constant({ op: 'clear' as const }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          op: fc.constant('reset' as const),
+          ts: fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 6 }),
+          from: fc.nat(3),
+        }),
+      },
+    );
+    fc.assert(
+      fc.property(kind, fc.array(op, { maxLength: 300 }), (k, ops) => {
+        let log = new AdmitLog();
+        let model: number[] = [];
+        let cursor = 0;
+        let t = 100;
+        for (const o of ops) {
+          if (o.op === 'append') {
+            t = Math.max(0, t + o.dt);
+            const first = cursor === model.length;
+            expect(log.append(t, o.n)).toBe(first);
+            for (let i = 0; i < o.n; i++) model.push(t);
+          } else if (o.op === 'expire') {
+            t += o.dt;
+            while (cursor < model.length && expiryOf(model[cursor], W, k) <= t) cursor++;
+            expect(log.expire(t, W, k)).toBe(model.length - cursor);
+          } else if (o.op === 'clear') {
+            log = log.recycle();
+            // the shared empty log is handed back for a quiet key; it is never written to
+            if (log === AdmitLog.NONE) log = new AdmitLog();
+            model = [];
+            cursor = 0;
+          } else {
+            const ts = [...o.ts].sort((a, b) => a - b);
+            log = log.prefixed(ts, o.from);
+            model = ts.slice(o.from).concat(model.slice(cursor));
+            cursor = 0;
+          }
+          expect(log.size).toBe(model.length);
+          expect(log.live).toBe(model.length - cursor);
+          expect(log.firstLive()).toBe(cursor < model.length ? model[cursor] : Number.NaN);
+        }
+        expect(log.toArray()).toEqual(model);
+        expect(log.liveToArray()).toEqual(model.slice(cursor));
+        expect(AdmitLog.NONE.size + AdmitLog.NONE.live + AdmitLog.NONE.toArray().length).toBe(0);
+      }),
+      { numRuns: 300, seed: 6 },
+    );
+  });
+});
+
+describe('run counts', () => {
+  it('refuse more than 2^32 − 1 admits at one instant, leaving the log as it was', () => {
+    const log = new AdmitLog();
+    log.append(5, 3);
+    expect(() => log.append(5, 2 ** 32 - 3)).toThrow(RangeError);
+    expect(() => log.append(6, 2 ** 32)).toThrow(RangeError);
+    expect([log.size, log.live]).toEqual([3, 3]);
+    log.append(5, 2 ** 32 - 4);
+    expect(log.size).toBe(2 ** 32 - 1);
+    const runs = new RunLog();
+    runs.insert(1, 2);
+    expect(() => runs.insert(1, 2 ** 32 - 2)).toThrow(RangeError);
+    expect(runs.size).toBe(2);
+  });
+});
