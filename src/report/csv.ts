@@ -1,4 +1,6 @@
 /** results.csv: one line per run, every RunRow field, in a fixed column order (many-keys fields empty on single-key runs). */
+import { MANY_KEY_METRICS } from '../sim/many-keys.js';
+import { METRIC_KEYS } from '../sim/run.js';
 import type { RunRow } from '../sim/types.js';
 
 export const CSV_COLUMNS = [
@@ -25,29 +27,8 @@ export const CSV_COLUMNS = [
   'floodKeys',
   'floodPick',
   'seed',
-  'admittedPerWindow',
-  'worstWindow',
-  'rejectedPct',
-  'roundTripsPerRequest',
-  'syncs',
-  'requests',
-  'admitted',
-  'windowsOverLimit',
-  'strandedPct',
-  'latencyMs',
-  'storeOpsPerSec',
-  'honestRejectedPct',
-  'onsetWorst',
-  'syncKeysPerSec',
-  'keyOpsPerSec',
-  'keysPerSync',
-  'keysPerSyncMax',
-  'keysPerGateway',
-  'keysPerGatewayMax',
-  'bytesPerGateway',
-  'storeKeys',
-  'storeKeysMax',
-  'unfloodedRejectedPct',
+  ...METRIC_KEYS,
+  ...MANY_KEY_METRICS,
 ] as const satisfies readonly (keyof RunRow)[];
 
 // Adding a field to RunRow without a CSV column fails the type-check here rather than dropping data silently.
