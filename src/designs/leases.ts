@@ -76,7 +76,7 @@ export class LeaseKey implements KeyLimiter {
 
   private spend(now: number, cost: number): Verdict {
     this.grant -= cost;
-    if (this.pending === AdmitLog.NONE) this.pending = new AdmitLog();
+    if (this.pending === AdmitLog.NONE) this.pending = AdmitLog.take();
     this.pending.append(now, cost);
     return ALLOW;
   }

@@ -132,7 +132,7 @@ export abstract class SyncedKey implements KeyLimiter {
   /** Counts `cost` own admits at `now`, keeping the cached inputs exact. */
   protected recordAdmit(now: number, cost: number): void {
     let pend = this.pending;
-    if (pend === AdmitLog.NONE) pend = this.pending = new AdmitLog();
+    if (pend === AdmitLog.NONE) pend = this.pending = AdmitLog.take();
     if (pend.append(now, cost)) this.firstPending(now);
     this.ownCached += cost;
   }

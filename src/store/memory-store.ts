@@ -126,7 +126,9 @@ export class MemoryStore implements Store {
   private readonly records = new Map<string, KeyRecord>();
   private readonly sweep = new MinHeap<KeyRecord>();
   /** The last sync seq applied per gateway: a retried sync must not push its admits twice. */
-  private readonly lastSeq = new Map<string, number>();
+  private readonly lastSeq = new Map<string, { seq: number }>();
+  /** The record last looked up: a gateway syncs one hot key over and over (and the simulator only one). */
+  private lastRec: KeyRecord | null = null;
 
   get keyCount(): number {
     return this.records.size;
@@ -187,14 +189,15 @@ export class MemoryStore implements Store {
   /** Checks and records the sync's seq; returns true for a retry of the last applied sync. */
   private begin(req: SyncRequest, now: number): boolean {
     const last = this.lastSeq.get(req.gatewayId);
-    if (last !== undefined && req.seq < last) {
-      throw new RangeError(`gateway ${req.gatewayId}: sync seq ${req.seq} is older than ${last}`);
+    if (last !== undefined && req.seq < last.seq) {
+      throw new RangeError(`gateway ${req.gatewayId}: sync seq ${req.seq} is older than ${last.seq}`);
     }
     // A retry of a sync that landed (same seq) pushes nothing again; its release, ask and read
     // set state rather than add to it, so they are safe to apply twice.
-    const replay = last === req.seq;
+    const replay = last !== undefined && last.seq === req.seq;
     this.sweepDue(now);
-    if (!replay) this.lastSeq.set(req.gatewayId, req.seq);
+    if (last === undefined) this.lastSeq.set(req.gatewayId, { seq: req.seq });
+    else last.seq = req.seq;
     return replay;
   }
 
@@ -295,7 +298,7 @@ export class MemoryStore implements Store {
       horizon = now + req.horizonMs;
       let n = 0;
       while (n < count && expiryOf(log.at(n), windowMs, windowKind) < horizon) n++;
-      expiries = new Array<number>(n);
+      expiries = n === 0 ? EMPTY : new Array<number>(n);
       for (let i = 0; i < n; i++) expiries[i] = expiryOf(log.at(i), windowMs, windowKind);
     }
     this.settle(rec, policy, now);
@@ -303,12 +306,19 @@ export class MemoryStore implements Store {
   }
 
   private record(key: string, policy: Policy): KeyRecord {
+    const last = this.lastRec;
+    // a deleted record (sweepAt −1) is never handed out again: the key gets a fresh one
+    if (last !== null && last.key === key && last.sweepAt !== -1) {
+      last.policy = policy;
+      return last;
+    }
     let rec = this.records.get(key);
     if (rec === undefined) {
       rec = new KeyRecord(key, policy);
       this.records.set(key, rec);
       rec.sweepAt = Number.NaN; // not scheduled yet
     } else rec.policy = policy;
+    this.lastRec = rec;
     return rec;
   }
 
