@@ -1,8 +1,7 @@
 import { parentPort } from 'node:worker_threads';
-import { simulateRun } from './many-keys.js';
-import type { RunParams } from './types.js';
+import { type GridJob, runJob } from './study.js';
 
-// A worker runs the runs it is sent, one message per run, and answers with the metrics.
-parentPort!.on('message', (msg: { id: number; params: RunParams }) => {
-  parentPort!.postMessage({ id: msg.id, metrics: simulateRun(msg.params) });
+// A worker runs the jobs it is sent, one message per job, and answers with their metrics.
+parentPort!.on('message', (job: GridJob) => {
+  parentPort!.postMessage({ ids: job.ids, metrics: runJob(job) });
 });

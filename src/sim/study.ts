@@ -9,10 +9,18 @@ import {
   checkLeaseViolations,
   checkSingleGatewayEquivalence,
 } from './checks.js';
+import { decisionsIgnoreSync, runAcrossSyncIntervals } from './engine.js';
 import type { GridRun } from './grid.js';
-import { simulateRun } from './many-keys.js';
+import { isManyKeys, simulateRun } from './many-keys.js';
 import { VERSION } from './run.js';
-import { type CheckResult, type RunMetrics, type RunRow, type StudyResults, withDefaults } from './types.js';
+import {
+  type CheckResult,
+  type RunMetrics,
+  type RunParams,
+  type RunRow,
+  type StudyResults,
+  withDefaults,
+} from './types.js';
 
 export interface StudyOptions {
   grid: string;
@@ -35,32 +43,29 @@ export async function runGrid(runs: GridRun[], opts: StudyOptions): Promise<RunM
   const results = new Array<RunMetrics>(runs.length);
   const started = performance.now();
   const url = workerUrl();
-  const nWorkers = Math.min(opts.workers ?? cpus().length, runs.length);
+  const jobs = gridJobs(runs);
+  const nWorkers = Math.min(opts.workers ?? cpus().length, jobs.length);
+  let done = 0;
+  const finish = (ids: number[], metrics: RunMetrics[]) => {
+    for (let i = 0; i < ids.length; i++) results[ids[i]] = metrics[i];
+    done += ids.length;
+    opts.onProgress?.(done, runs.length, performance.now() - started);
+  };
   if (url === null || nWorkers <= 0) {
-    for (let i = 0; i < runs.length; i++) {
-      results[i] = simulateRun(runs[i].params);
-      opts.onProgress?.(i + 1, runs.length, performance.now() - started);
-    }
+    for (const job of jobs) finish(job.ids, runJob(job));
     return results;
   }
-  const order = scheduleOrder(runs);
   let next = 0;
-  let done = 0;
   await new Promise<void>((resolve, reject) => {
     const workers: Worker[] = [];
     const feed = (w: Worker) => {
-      if (next < order.length) {
-        const id = order[next++];
-        w.postMessage({ id, params: runs[id].params });
-      }
+      if (next < jobs.length) w.postMessage(jobs[next++]);
     };
     for (let i = 0; i < nWorkers; i++) {
       const w = new Worker(url);
       workers.push(w);
-      w.on('message', (m: { id: number; metrics: RunMetrics }) => {
-        results[m.id] = m.metrics;
-        done++;
-        opts.onProgress?.(done, runs.length, performance.now() - started);
+      w.on('message', (m: { ids: number[]; metrics: RunMetrics[] }) => {
+        finish(m.ids, m.metrics);
         if (done === runs.length) {
           for (const x of workers) void x.terminate();
           resolve();
@@ -74,6 +79,48 @@ export async function runGrid(runs: GridRun[], opts: StudyOptions): Promise<RunM
     }
   });
   return results;
+}
+
+/** Runs simulated together: the same run at several Δ when its decisions ignore Δ, else one run. */
+export interface GridJob {
+  ids: number[];
+  params: RunParams[];
+}
+
+/** One job's metrics, in the order of its ids (a worker runs this too). */
+export function runJob(job: GridJob): RunMetrics[] {
+  if (job.ids.length === 1) return [simulateRun(job.params[0])];
+  return runAcrossSyncIntervals(
+    job.params[0],
+    job.params.map((p) => p.syncS),
+  );
+}
+
+/**
+ * The grid as jobs, in schedule order. The runs of central-log and split that differ only in Δ make
+ * one job: their decisions do not depend on Δ, so they are simulated once (runAcrossSyncIntervals).
+ */
+export function gridJobs(runs: GridRun[]): GridJob[] {
+  const byRest = new Map<string, number[]>();
+  const groupOf = new Array<number[] | null>(runs.length).fill(null);
+  for (let i = 0; i < runs.length; i++) {
+    const p = runs[i].params;
+    if (isManyKeys(p) || !decisionsIgnoreSync(p)) continue;
+    const key = JSON.stringify({ ...p, syncS: 0 });
+    let ids = byRest.get(key);
+    if (ids === undefined) byRest.set(key, (ids = []));
+    ids.push(i);
+    groupOf[i] = ids;
+  }
+  const jobs: GridJob[] = [];
+  const taken = new Set<number[]>();
+  for (const i of scheduleOrder(runs)) {
+    const ids = groupOf[i] ?? [i];
+    if (taken.has(ids)) continue;
+    taken.add(ids);
+    jobs.push({ ids, params: ids.map((id) => runs[id].params) });
+  }
+  return jobs;
 }
 
 /**

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rerenderReport, writeStudyOutputs } from '../../src/report/write.js';
+import { runAcrossSyncIntervals, runSimulation } from '../../src/sim/engine.js';
 import { buildGrid, filterGrid, parseOnly } from '../../src/sim/grid.js';
-import { runStudy, scheduleOrder } from '../../src/sim/study.js';
+import { gridJobs, runGrid, runStudy, scheduleOrder } from '../../src/sim/study.js';
 
 describe('the study grid', () => {
   it('holds the runs the issue lists', () => {
@@ -34,6 +35,51 @@ describe('the study grid', () => {
     const first = order.findIndex((i) => runs[i].group === 'honest' && runs[i].params.design === 'leases');
     const last = order.findLastIndex((i) => runs[i].group === 'flood' && runs[i].params.design === 'leases');
     expect(first).toBeLessThan(last);
+  });
+
+  it('simulates central-log and split once for all Δ, with the results of one run per Δ', async () => {
+    const deltas = [0.1, 0.3, 1, 3, 10];
+    const base = { gateways: 8, limit: 100, windowS: 60, minutes: 30, seed: 7 } as const;
+    for (const design of ['central-log', 'split'] as const) {
+      for (const extra of [
+        { traffic: 'steady', load: 0.8, routing: 'uneven', windowKind: 'sliding', alignedSyncs: false },
+        { traffic: 'pageload', load: 0.5, routing: 'even', windowKind: 'sliding', alignedSyncs: false },
+        { traffic: 'flood', load: 30, routing: 'even', windowKind: 'fixed', alignedSyncs: true },
+      ] as const) {
+        const params = { ...base, ...extra, design, syncS: 1 };
+        const once = runAcrossSyncIntervals(params, deltas);
+        for (const [i, syncS] of deltas.entries())
+          expect(once[i]).toEqual(runSimulation({ ...params, syncS }));
+      }
+    }
+    expect(() =>
+      runAcrossSyncIntervals(
+        {
+          ...base,
+          design: 'leases',
+          syncS: 1,
+          traffic: 'steady',
+          load: 1,
+          routing: 'even',
+          windowKind: 'sliding',
+          alignedSyncs: false,
+        },
+        deltas,
+      ),
+    ).toThrow(/leases/);
+    // the study groups them: every run is in exactly one job, and its metrics are those of its own run
+    const runs = filterGrid(
+      buildGrid('quick'),
+      parseOnly('designs=central-log,split,shared-counter,gateways=2,group=honest'),
+    );
+    const jobs = gridJobs(runs);
+    expect(jobs.flatMap((j) => j.ids).sort((a, b) => a - b)).toEqual(runs.map((_, i) => i));
+    expect(jobs.some((j) => j.ids.length > 1)).toBe(true);
+    expect(
+      jobs.filter((j) => j.ids.length > 1).every((j) => j.params.every((p) => p.design !== 'shared-counter')),
+    ).toBe(true);
+    const metrics = await runGrid(runs, { grid: 'test', workers: 0 });
+    for (const [i, r] of runs.entries()) expect(metrics[i]).toEqual(runSimulation(r.params));
   });
 
   it('--only narrows the grid and names a bad field', () => {
