@@ -520,7 +520,9 @@ function simulate(params: RunParams, opts: EngineOptions, phaseDraws: Float64Arr
     let bestAt = Number.POSITIVE_INFINITY;
     for (let g = 0; g < K; g++) {
       if (parkFrom[g] < 0 || parkFull[g] === 0) continue;
-      const at = instant(g, Math.max(idxAtOrAfter(g, t), parkFrom[g]));
+      // instant(g, max(idxAtOrAfter(g, t), parkFrom[g])), with the division only when the park began before t
+      const from = instant(g, parkFrom[g]);
+      const at = from >= t ? from : instant(g, idxAtOrAfter(g, t));
       if (at < bestAt) {
         bestAt = at;
         best = g;
