@@ -226,7 +226,7 @@ export class MemoryStore implements Store {
 
   /** Admitted count in the window for a key (tests and the simulator's checks). */
   countOf(key: string, policy: Policy, now: number): number {
-    const rec = this.records.get(key);
+    const rec = this.peek(key);
     if (rec === undefined) return 0;
     rec.log.dropExpired(now, policy.windowMs, policy.windowKind);
     return rec.log.size;
@@ -234,14 +234,14 @@ export class MemoryStore implements Store {
 
   /** When the key's newest admit stops counting (-Infinity if none): until then its count is not 0. */
   latestExpiry(key: string): number {
-    const rec = this.records.get(key);
+    const rec = this.peek(key);
     if (rec === undefined || rec.log.size === 0) return Number.NEGATIVE_INFINITY;
     return expiryOf(rec.log.at(rec.log.size - 1), rec.policy.windowMs, rec.policy.windowKind);
   }
 
   /** Slots neither admitted in the window nor granted: what a sync could grant beyond what a gateway holds. */
   freeSlots(key: string, now: number): number {
-    const rec = this.records.get(key);
+    const rec = this.peek(key);
     if (rec === undefined) return Number.POSITIVE_INFINITY;
     const outstanding = rec.prune(now, rec.policy);
     return rec.policy.limit - rec.log.size - outstanding;
@@ -249,20 +249,20 @@ export class MemoryStore implements Store {
 
   /** When the key's oldest admit stops counting (Infinity if none): until then its count cannot fall. */
   headExpiry(key: string): number {
-    const rec = this.records.get(key);
+    const rec = this.peek(key);
     if (rec === undefined || rec.log.size === 0) return Number.POSITIVE_INFINITY;
     return expiryOf(rec.log.at(0), rec.policy.windowMs, rec.policy.windowKind);
   }
 
   /** Extends a gateway's outstanding grant to lapse at `expiresAt` (the simulator's skipped idle syncs). */
   renewLease(key: string, gatewayId: string, expiresAt: number): void {
-    const lease = this.records.get(key)?.leases?.get(gatewayId);
+    const lease = this.peek(key)?.leases?.get(gatewayId);
     if (lease !== undefined && expiresAt > lease.expiresAt) lease.expiresAt = expiresAt;
   }
 
   /** Slots granted and not yet handed back, over all gateways. */
   outstandingOf(key: string, policy: Policy, now: number): number {
-    const rec = this.records.get(key);
+    const rec = this.peek(key);
     return rec === undefined ? 0 : rec.prune(now, policy);
   }
 
@@ -303,6 +303,13 @@ export class MemoryStore implements Store {
     }
     this.settle(rec, policy, now);
     return { count, expiries, horizon, granted, grantExpiresAt };
+  }
+
+  /** The key's record, if it has one (without making one). */
+  private peek(key: string): KeyRecord | undefined {
+    const last = this.lastRec;
+    if (last !== null && last.key === key && last.sweepAt !== -1) return last;
+    return this.records.get(key);
   }
 
   private record(key: string, policy: Policy): KeyRecord {
