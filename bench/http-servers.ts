@@ -119,9 +119,16 @@ const handlers: Record<string, RequestListener> = {
   'express-shared-counter': expressApp('fleetlimit'),
 };
 
+// Requests answered per server, and this process's CPU, read by the bench between runs ("cpu" on
+// stdin): only one server is loaded at a time, so the CPU used over a run is that server's cost.
+const served: Record<string, number> = {};
 const ports: Record<string, number> = {};
 for (const [name, h] of Object.entries(handlers)) {
-  const srv = createServer(h);
+  served[name] = 0;
+  const srv = createServer((req, res) => {
+    served[name]++;
+    h(req, res);
+  });
   servers.push(srv);
   ports[name] = await new Promise<number>((resolve) => {
     srv.listen(0, '127.0.0.1', () => {
@@ -131,6 +138,15 @@ for (const [name, h] of Object.entries(handlers)) {
   });
 }
 process.stdout.write(`${JSON.stringify(ports)}\n`);
+let line = '';
+process.stdin.on('data', (d) => {
+  line += d.toString();
+  for (let nl = line.indexOf('\n'); nl >= 0; nl = line.indexOf('\n')) {
+    line = line.slice(nl + 1);
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ cpuUs: user + system, served })}\n`);
+  }
+});
 
 process.once('SIGTERM', async () => {
   for (const s of servers) s.closeAllConnections();

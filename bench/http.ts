@@ -14,6 +14,8 @@ export interface HttpRun {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** CPU of the server process per request answered over the run, µs (its capacity: 1e6 / this per core). */
+  serverCpuUs: number;
 }
 
 export interface HttpBench {
@@ -26,6 +28,13 @@ export interface HttpBench {
   p99Ms: Record<string, number>;
   /** Median of the per-round ratios server / its bare server (node:http, or Express for Express servers). */
   ratioToBare: Record<string, number>;
+  /** Median server CPU per request, µs, by server (Redis's own CPU not included). */
+  serverCpuUs: Record<string, number>;
+  /**
+   * Median of the per-round ratios bare CPU per request / server CPU per request: the share of bare
+   * node:http's capacity the server keeps when the server, not the load generator, is the bottleneck.
+   */
+  capacityToBare: Record<string, number>;
   /** Median of the per-round ratios shared-counter / each per-request Redis limiter. */
   sharedCounterOver: Record<string, number>;
   /** Responses other than 2xx and socket errors, summed over rounds. */
@@ -38,11 +47,24 @@ export interface HttpBench {
 const require = createRequire(import.meta.url);
 const AUTOCANNON = join(dirname(require.resolve('autocannon/package.json')), 'autocannon.js');
 
-function startServers(redisPort: number): Promise<{ child: ChildProcess; ports: Record<string, number> }> {
+interface Servers {
+  child: ChildProcess;
+  ports: Record<string, number>;
+  /** The server process's CPU (µs) and requests answered per server, now. */
+  usage(): Promise<{ cpuUs: number; served: Record<string, number> }>;
+}
+
+function startServers(redisPort: number): Promise<Servers> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bench/http-servers.ts', String(redisPort)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    let waiting: ((u: { cpuUs: number; served: Record<string, number> }) => void) | null = null;
+    const usage = () =>
+      new Promise<{ cpuUs: number; served: Record<string, number> }>((r) => {
+        waiting = r;
+        child.stdin!.write('cpu\n');
+      });
     let out = '';
     let err = '';
     const timer = setTimeout(() => {
@@ -52,12 +74,21 @@ function startServers(redisPort: number): Promise<{ child: ChildProcess; ports: 
     child.stderr.on('data', (d) => {
       err += d.toString();
     });
+    let ports: Record<string, number> | null = null;
     child.stdout.on('data', (d) => {
       out += d.toString();
-      const nl = out.indexOf('\n');
-      if (nl >= 0) {
-        clearTimeout(timer);
-        resolve({ child, ports: JSON.parse(out.slice(0, nl)) as Record<string, number> });
+      for (let nl = out.indexOf('\n'); nl >= 0; nl = out.indexOf('\n')) {
+        const msg = JSON.parse(out.slice(0, nl));
+        out = out.slice(nl + 1);
+        if (ports === null) {
+          ports = msg as Record<string, number>;
+          clearTimeout(timer);
+          resolve({ child, ports, usage });
+        } else if (waiting !== null) {
+          const w = waiting;
+          waiting = null;
+          w(msg);
+        }
       }
     });
     child.once('exit', (code) => {
@@ -96,6 +127,7 @@ function autocannon(port: number, connections: number, durationS: number): Promi
           p99Ms: j.latency.p99,
           non2xx: j.non2xx,
           errors: j.errors + j.timeouts,
+          serverCpuUs: Number.NaN,
         });
       } catch {
         reject(new Error(`autocannon exited ${code}: ${out.slice(0, 300)}`));
@@ -110,7 +142,15 @@ export async function benchHttp(opts: { quick: boolean; redisPort: number }): Pr
   const connections = 32;
   const durationS = opts.quick ? 2 : 8;
   const rounds = opts.quick ? 1 : 5;
-  const { child, ports } = await startServers(opts.redisPort);
+  const { child, ports, usage } = await startServers(opts.redisPort);
+  /** One autocannon run against server n, with the server's CPU per request over it. */
+  const measured = async (n: string): Promise<HttpRun> => {
+    const before = await usage();
+    const run = await autocannon(ports[n], connections, durationS);
+    const after = await usage();
+    const answered = after.served[n] - before.served[n];
+    return { ...run, serverCpuUs: answered > 0 ? (after.cpuUs - before.cpuUs) / answered : Number.NaN };
+  };
   const names = Object.keys(ports);
   const runs: Record<string, HttpRun[]> = Object.fromEntries(names.map((n) => [n, []]));
   const loads: number[] = [];
@@ -119,7 +159,7 @@ export async function benchHttp(opts: { quick: boolean; redisPort: number }): Pr
     if (!opts.quick) for (const n of names) await autocannon(ports[n], connections, 2);
     for (let r = 0; r < rounds; r++) {
       loads.push(load1());
-      for (const n of names) runs[n].push(await autocannon(ports[n], connections, durationS));
+      for (const n of names) runs[n].push(await measured(n));
     }
   } finally {
     killChild(child);
@@ -133,7 +173,12 @@ export async function benchHttp(opts: { quick: boolean; redisPort: number }): Pr
   const ratioToBare: Record<string, number> = {};
   const non2xx: Record<string, number> = {};
   const errors: Record<string, number> = {};
+  const serverCpuUs: Record<string, number> = {};
+  const capacityToBare: Record<string, number> = {};
   for (const n of names) {
+    serverCpuUs[n] = median(runs[n].map((x) => x.serverCpuUs));
+    const b = bareOf(n);
+    capacityToBare[n] = median(runs[n].map((x, i) => runs[b][i].serverCpuUs / x.serverCpuUs));
     reqPerSec[n] = median(runs[n].map((x) => x.reqPerSec));
     p99Ms[n] = median(runs[n].map((x) => x.p99Ms));
     ratioToBare[n] = perRound(n, bareOf(n));
@@ -153,6 +198,8 @@ export async function benchHttp(opts: { quick: boolean; redisPort: number }): Pr
     reqPerSec,
     p99Ms,
     ratioToBare,
+    serverCpuUs,
+    capacityToBare,
     sharedCounterOver,
     non2xx,
     errors,

@@ -106,6 +106,14 @@ function httpTargets(h: HttpBench): Target[] {
     pass: sc >= 0.95,
     detail: `${f1(100 * sc)} % (${k(h.reqPerSec['shared-counter'])} vs ${k(h.reqPerSec.bare)} req/s)`,
   });
+  const cap = h.capacityToBare?.['shared-counter'];
+  if (cap !== undefined) {
+    out.push({
+      name: 'HTTP shared-counter server capacity ≥ 95 % of bare node:http (CPU per request)',
+      pass: cap >= 0.95,
+      detail: `${f1(100 * cap)} % (${f1(h.serverCpuUs['shared-counter'])} vs ${f1(h.serverCpuUs.bare)} µs of server CPU per request)`,
+    });
+  }
   for (const p of ['rlf-redis', 'express-rate-limit']) {
     const r = h.sharedCounterOver[p];
     out.push({
@@ -185,12 +193,14 @@ export function renderMarkdown(r: BenchResult, simTable: string): string {
     '',
   );
   L.push(
-    '| server | requests/s | p99 ms | × its bare server | non-2xx | errors |',
-    '|---|---:|---:|---:|---:|---:|',
+    "Server CPU per request is the server process's own CPU over a run divided by the requests it answered (Redis's CPU not included); its ratio to the bare server's is the share of capacity a server keeps when it, not the load generator, is the bottleneck. On 2 cores autocannon needs about as much CPU per request as the server, so requests/s is often the load generator's limit.",
+    '',
+    '| server | requests/s | p99 ms | × its bare server | server CPU µs/req | capacity × its bare | non-2xx | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const n of Object.keys(h.reqPerSec))
     L.push(
-      `| ${n} | ${k(h.reqPerSec[n])} | ${f1(h.p99Ms[n])} | ${f2(h.ratioToBare[n])} | ${h.non2xx[n]} | ${h.errors[n]} |`,
+      `| ${n} | ${k(h.reqPerSec[n])} | ${f1(h.p99Ms[n])} | ${f2(h.ratioToBare[n])} | ${f1(h.serverCpuUs?.[n] ?? Number.NaN)} | ${f2(h.capacityToBare?.[n] ?? Number.NaN)} | ${h.non2xx[n]} | ${h.errors[n]} |`,
     );
   L.push('', 'shared-counter ÷ per-request Redis limiters (median of per-round ratios):', '');
   for (const [p, x] of Object.entries(h.sharedCounterOver)) L.push(`- ${p}: ${f2(x)}×`);

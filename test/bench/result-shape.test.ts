@@ -43,6 +43,8 @@ function parts() {
     reqPerSec: { ...byServer(1000), 'shared-counter': 990, 'rlf-redis': 500, 'express-rate-limit': 300 },
     p99Ms: byServer(1),
     ratioToBare: { ...byServer(1), 'shared-counter': 0.99 },
+    serverCpuUs: { ...byServer(10), 'shared-counter': 10.4 },
+    capacityToBare: { ...byServer(1), 'shared-counter': 0.96 },
     sharedCounterOver: {
       'central-log': 2,
       'rlf-redis': 1.98,
@@ -72,6 +74,11 @@ describe('bench result shape', () => {
     expect(missingKeys(JSON.parse(JSON.stringify(r)))).toEqual([]);
     expect(r.targets.every((t) => t.pass)).toBe(true);
     expect(renderMarkdown(r, '')).toContain('| shared-counter |');
+    // the server's capacity (CPU per request) is a target of its own, next to requests/s
+    expect(r.targets.map((t) => t.name)).toContain(
+      'HTTP shared-counter server capacity ≥ 95 % of bare node:http (CPU per request)',
+    );
+    expect(renderMarkdown(r, '')).toContain('server CPU µs/req');
   });
 
   it('reports allow() next to admit(), each with its own target', () => {
