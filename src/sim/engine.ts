@@ -489,8 +489,12 @@ function simulate(params: RunParams, opts: EngineOptions, phaseDraws: Float64Arr
     if (kind === 'none') return;
     // the syncs a parked gateway skipped before this arrival happened: apply them first
     if (parkFrom[g] >= 0) unpark(g, idxAtOrAfter(g, t));
+    const cur = nextSyncIdx[g];
+    // the common case, without the division: the next sync is already the first at or after t
+    if (cur !== Number.POSITIVE_INFINITY && instant(g, cur) >= t && (cur === 0 || instant(g, cur - 1) < t))
+      return;
     const need = idxAtOrAfter(g, t);
-    if (need < nextSyncIdx[g]) setNextSync(g, need);
+    if (need < cur) setNextSync(g, need);
   };
 
   // Parked lease gateways: syncs parkFrom[g] … nextSyncIdx[g] − 1 were skipped, each answered with
