@@ -122,14 +122,10 @@ describe('faults: ten million distinct attacker keys', () => {
       // state then lives in the outage record, and its idle limiter may go), it still holds its state
       if (!degraded) expect(hot).toBeDefined();
       // the same count as its unattacked twin; which of its requests get through can shift with a
-      // sync's timing (the attack's big syncs take longer), so single decisions are printed, not bounded
-      // A sync that carries the attack's keys takes longer; on a loaded box it can come back after the
-      // horizon of expiries the last one listed, and until it does the gateway counts admits it cannot
-      // see expire as still in the window: it then rejects a few more than the twin, never admits more.
-      if (!degraded) {
-        expect(real.attacked - real.twin).toBeLessThanOrEqual(2);
-        expect(real.twin - real.attacked).toBeLessThanOrEqual(2 + Math.ceil(real.twin / 10));
-      }
+      // sync's timing (the attack's big syncs take longer), so single decisions are printed, not bounded.
+      // The count holds because the expiry horizon grows with the sync cycle: with a fixed one of 4Δ
+      // the attack's slow syncs came back after it, and the real key rejected up to 8 more of 138.
+      if (!degraded) expect(Math.abs(real.attacked - real.twin)).toBeLessThanOrEqual(2);
       // on a loaded box the attack's big syncs can time out: the real key then runs on the fail mode
       // (local, K = 1: up to L per window from the outage record), no further from the twin than L
       else expect(Math.abs(real.attacked - real.twin)).toBeLessThanOrEqual(L);
