@@ -110,7 +110,7 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
   const idle = procs.forkFile(
     here('./soak/idle.ts'),
     'idle',
-    { sampleS: SAMPLE_S, heapEvery: HEAP_EVERY },
+    { sampleS: SAMPLE_S, heapEvery: HEAP_EVERY, phaseMs: heapPhaseMs(K) },
     nodeFlags,
   );
   const gws: ChildProcess[] = [];
@@ -122,6 +122,7 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
       prefix: PREFIX,
       sampleS: SAMPLE_S,
       heapEvery: HEAP_EVERY,
+      phaseMs: heapPhaseMs(i),
     };
     gws.push(procs.forkFile(here('./soak/gateway.ts'), cfg.id, cfg, gwFlags));
   }
@@ -160,7 +161,7 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
   );
 
   const loadAvg: { atMin: number; load1: number }[] = [];
-  const restarts: { atMin: number; tookMs: number }[] = [];
+  const restarts: { atMin: number; at: number; tookMs: number }[] = [];
   const start = Date.now();
   const end = start + minutes * 60_000;
   const loadDone = nextMessage<LoadReport>(load, 'report', 'the load process', minutes * 60_000 + 60_000);
@@ -183,7 +184,7 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
       nextRestart += restartEvery * 60_000;
       const t = Date.now();
       await server.restart();
-      restarts.push({ atMin: (t - start) / 60_000, tookMs: Date.now() - t });
+      restarts.push({ atMin: (t - start) / 60_000, at: t, tookMs: Date.now() - t });
       console.log(`restarted Redis at ${((t - start) / 60_000).toFixed(2)} min in ${Date.now() - t} ms`);
     }
     if (now >= nextPrint) {
@@ -258,6 +259,7 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
   await Promise.all(exits);
 
   const results = summarize(gwReports, idleReport, loadReport, {
+    startedAt: start,
     restarts,
     loadAvg,
     inLastWindow,
@@ -274,8 +276,9 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
       `${restarts.length} restarts; slowest decision ${results.slowestDecisionMs.toFixed(0)} ms (server side); ` +
       `heap growth per gateway ${results.heap.map((h) => h.growthMB.toFixed(1)).join(' / ')} MB\n` +
       `event loop (gateways): p99 ${e.gateways.map((g) => g.p99Ms.toFixed(1)).join(' / ')} ms, max ${e.gateways.map((g) => g.maxMs.toFixed(0)).join(' / ')} ms; ` +
-      `${e.stallsOver50ms} stalls over ${STALL_MS} ms, ${e.ownStallsOver50ms} with over ${STALL_MS} ms of the process's own CPU, ` +
-      `${e.stallsMostlyDescheduled} mostly descheduled (own CPU < half the stall), ${e.stallsWithIdleSiblingStalled} while the idle sibling stalled too; ` +
+      `${e.stallsOver50ms} stalls over ${STALL_MS} ms, ${e.ownStallsOver50ms} own (over ${STALL_MS} ms less the main thread's wait for a CPU), ` +
+      `${e.stallsMostlyWaitingForCpu} mostly waiting for a CPU, ${e.stallsWithMainThreadCpuOver50ms} with over ${STALL_MS} ms of main-thread CPU, ` +
+      `${e.stallsWithProcessCpuOver50ms} with over ${STALL_MS} ms of process CPU (all threads), ${e.stallsWithIdleSiblingStalled} while the idle sibling stalled too; ` +
       `most own CPU between two ticks ${e.gateways.map((g) => (g.busiestTick?.cpuMs ?? 0).toFixed(0)).join(' / ')} ms; ` +
       `idle sibling p99 ${e.idle.p99Ms.toFixed(1)} ms, max ${e.idle.maxMs.toFixed(0)} ms, ${e.idle.stallsOver50ms} stalls over ${STALL_MS} ms\n` +
       `nothing lost: ${results.unsyncedAdmitsAfterStop} unsynced after stop, store count = admits in the last window for ${keys.length - mismatchedKeys} of ${keys.length} keys (${inLastWindow} admits)\n` +
@@ -283,6 +286,11 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
       `checks: ${JSON.stringify(c)}\nfigures in ${values.out}`,
   );
   if (!Object.values(c).every(Boolean)) process.exitCode = 1;
+}
+
+/** The i-th of the K + 1 forcing processes (gateways, then the idle sibling) forces its GC this far into each heap period. */
+function heapPhaseMs(i: number): number {
+  return Math.round((i * SAMPLE_S * 1000 * HEAP_EVERY) / (K + 1));
 }
 
 function exitedWithin(p: ChildProcess, ms: number): Promise<void> {
@@ -297,7 +305,9 @@ function exitedWithin(p: ChildProcess, ms: number): Promise<void> {
 }
 
 interface Extra {
-  restarts: { atMin: number; tookMs: number }[];
+  /** Epoch ms the load started (restarts and stalls carry epoch ms too). */
+  startedAt: number;
+  restarts: { atMin: number; at: number; tookMs: number }[];
   loadAvg: { atMin: number; load1: number }[];
   inLastWindow: number;
   mismatchedKeys: number;
@@ -336,6 +346,9 @@ function summarize(gw: GatewayReport[], idle: IdleReport, load: LoadReport, x: E
       .map((s) => ({
         gateway: r.id,
         ...s,
+        // what the gap would have been had the main thread got a CPU whenever it was ready
+        // (the wait can straddle the gap's start by a tick, hence at least the main thread's CPU)
+        ownMs: s.waitMs === null ? s.gapMs : Math.max(s.mainCpuMs ?? 0, s.gapMs - s.waitMs),
         idleSiblingStalledMs: overlapMs(s.at, s.gapMs, idleStalls),
         gcMs: r.loop.gcPauses
           .filter((g) => g.at >= s.at - 1 && g.at <= s.at + s.gapMs)
@@ -359,16 +372,19 @@ function summarize(gw: GatewayReport[], idle: IdleReport, load: LoadReport, x: E
   const unsynced = gw.reduce((a, r) => a + r.unsyncedAdmitsAfterStop, 0);
   const slowest = Math.max(...gw.map((r) => r.serverMs.max));
   const eventLoop = {
-    note: `monitorEventLoopDelay in each process, resolution 10 ms (an idle loop reads ≈ 10 ms); a stall is a gap over ${STALL_MS} ms between two ticks of a 10 ms timer, with the process's CPU time over the gap and the part of it during which the idle sibling was stalled too`,
+    note: `monitorEventLoopDelay in each process, resolution 10 ms (an idle loop reads ≈ 10 ms); a stall is a gap over ${STALL_MS} ms between two ticks of a 10 ms timer, with the process's CPU time over the gap (cpuMs, all threads), the main thread's CPU (mainCpuMs) and its wait for a CPU while runnable (waitMs, Linux schedstat), ownMs = gapMs − waitMs (the gap had the loop got a CPU whenever it was ready: an own stall is one with ownMs over ${STALL_MS} ms), and the part of it during which the idle sibling was stalled too`,
     gateways: gw.map((r) => ({
       gateway: r.id,
       ...loopFigures(r.loop),
       gcPausesOver10ms: r.loop.gcPauses.length,
     })),
-    idle: loopFigures(idle.loop),
-    load: loopFigures(load.loop),
+    idle: { ...loopFigures(idle.loop), stalls: idle.loop.stalls.filter((s) => s.gapMs > STALL_MS) },
+    load: { ...loopFigures(load.loop), stalls: load.loop.stalls.filter((s) => s.gapMs > STALL_MS) },
     stallsOver50ms: stalls.length,
-    ownStallsOver50ms: stalls.filter((s) => s.cpuMs > STALL_MS).length,
+    ownStallsOver50ms: stalls.filter((s) => s.ownMs > STALL_MS).length,
+    stallsWithProcessCpuOver50ms: stalls.filter((s) => s.cpuMs > STALL_MS).length,
+    stallsWithMainThreadCpuOver50ms: stalls.filter((s) => (s.mainCpuMs ?? s.cpuMs) > STALL_MS).length,
+    stallsMostlyWaitingForCpu: stalls.filter((s) => s.waitMs !== null && s.waitMs > s.gapMs / 2).length,
     stallsMostlyDescheduled: stalls.filter((s) => s.cpuMs < s.gapMs / 2).length,
     stallsWithIdleSiblingStalled: stalls.filter((s) => s.idleSiblingStalledMs > 0).length,
     stalls,
@@ -397,6 +413,7 @@ function summarize(gw: GatewayReport[], idle: IdleReport, load: LoadReport, x: E
     honestRejectedPct: (100 * load.honestRejected) / Math.max(1, load.honestRequests),
     gateways: gw.map((r) => ({ ...r, admits: undefined, loop: undefined })),
     slowestDecisionMs: slowest,
+    startedAt: x.startedAt,
     restarts: x.restarts,
     loadAverage: x.loadAvg,
     heap,

@@ -1,3 +1,4 @@
+import { openSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 
 /**
@@ -7,13 +8,21 @@ import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants 
  *
  * A stall is a gap between two ticks of a 10 ms timer; `gapMs` is that gap (an idle loop reads ≈ 10).
  * `cpuMs` is the process's CPU time (all its threads) over the gap: a stall our code caused burns
- * about its length in CPU; a process descheduled by a loaded machine burns next to none.
+ * about its length in CPU; a process descheduled by a loaded machine burns next to none. All threads
+ * is not the event loop, though: GC helpers, the JIT's background compiles and the libuv pool run on
+ * the other core while the main thread waits for one. So the main thread is measured apart (Linux
+ * schedstat): `mainCpuMs` it ran, `waitMs` it was ready to run and waited for a CPU. The gap less the
+ * wait is what the loop would have taken had it got a CPU whenever it was ready: its own stall.
  */
 export interface Stall {
   /** Wall-clock ms (epoch) when the gap began. */
   at: number;
   gapMs: number;
   cpuMs: number;
+  /** The main thread's own CPU over the gap; null where /proc/thread-self/schedstat is missing. */
+  mainCpuMs: number | null;
+  /** How long the main thread was runnable but waiting for a CPU (the run queue); null likewise. */
+  waitMs: number | null;
 }
 
 export interface GcPause {
@@ -61,8 +70,10 @@ export class LoopMonitor {
   private busiest: Stall | null = null;
   private readonly started = performance.now();
   private readonly cpu0 = process.cpuUsage();
+  private readonly sched = new MainThreadSched();
   private lastTick = performance.now();
   private lastCpu = cpuMs();
+  private lastSched = this.sched.read();
   private intervalCpu = cpuMs();
   private intervalAt = performance.now();
   /** performance.now() spans of the forced GCs: their gc entries arrive later and are left out. */
@@ -91,15 +102,23 @@ export class LoopMonitor {
   private tick(): void {
     const t = performance.now();
     const c = cpuMs();
+    const sc = this.sched.read();
     const gap = t - this.lastTick;
     const cpu = c - this.lastCpu;
     if (gap >= this.recordGapMs || cpu > (this.busiest?.cpuMs ?? 0)) {
-      const s: Stall = { at: Math.round(performance.timeOrigin + this.lastTick), gapMs: gap, cpuMs: cpu };
+      const s: Stall = {
+        at: Math.round(performance.timeOrigin + this.lastTick),
+        gapMs: gap,
+        cpuMs: cpu,
+        mainCpuMs: sc === null || this.lastSched === null ? null : sc.cpuMs - this.lastSched.cpuMs,
+        waitMs: sc === null || this.lastSched === null ? null : sc.waitMs - this.lastSched.waitMs,
+      };
       if (gap >= this.recordGapMs) this.stalls.push(s);
       if (cpu > (this.busiest?.cpuMs ?? 0)) this.busiest = s;
     }
     this.lastTick = t;
     this.lastCpu = c;
+    this.lastSched = sc;
   }
 
   /**
@@ -128,6 +147,7 @@ export class LoopMonitor {
     this.eld.reset();
     this.lastTick = performance.now();
     this.lastCpu = cpuMs();
+    this.lastSched = this.sched.read();
     this.intervalCpu = this.lastCpu;
     this.intervalAt = this.lastTick;
     this.samples.push(s);
@@ -158,6 +178,32 @@ export class LoopMonitor {
     this.eld.disable();
     this.total.disable();
     this.gcObserver.disconnect();
+  }
+}
+
+/**
+ * The calling thread's CPU time and run-queue wait from /proc/thread-self/schedstat (Linux; "run ns,
+ * wait ns, slices"). Opened by the main thread, so it reads the main thread; null where it is missing.
+ */
+class MainThreadSched {
+  private readonly fd: number | null;
+  private readonly buf = Buffer.alloc(128);
+
+  constructor() {
+    let fd: number | null = null;
+    try {
+      fd = openSync('/proc/thread-self/schedstat', 'r');
+    } catch {
+      fd = null;
+    }
+    this.fd = fd;
+  }
+
+  read(): { cpuMs: number; waitMs: number } | null {
+    if (this.fd === null) return null;
+    const n = readSync(this.fd, this.buf, 0, this.buf.length, 0);
+    const [run, wait] = this.buf.toString('latin1', 0, n).split(' ');
+    return { cpuMs: Number(run) / 1e6, waitMs: Number(wait) / 1e6 };
   }
 }
 
