@@ -127,7 +127,7 @@ describe('faults: ten million distinct attacker keys', () => {
       // expiry horizon leaves the gateway counting admits it cannot see expire, so it rejects a few
       // more than the twin, never admits more. The horizon now grows with the sync cycle, which leaves
       // the first slow syncs of the attack (measured: at most 4 of 138 in 10 runs; with a fixed horizon
-      // of 4Δ 0–6, and 8 on a loaded box): 6 % + 2 is the bound.
+      // of 4Δ 0–6, and 8 on a loaded box): 4 % + 2 is the bound (8 of 138).
       if (!degraded) {
         expect(real.attacked - real.twin).toBeLessThanOrEqual(2);
         expect(real.twin - real.attacked).toBeLessThanOrEqual(2 + Math.ceil(real.twin / 25));
