@@ -138,6 +138,8 @@ interface Batch {
   /** Limiter admits this batch pushes (fallback admits are counted by their Fallback). */
   limiterAdmits: number;
   attempts: number;
+  /** Decision time when building it began. */
+  builtFrom: number;
 }
 
 type Timer = { kind: 'timeout' | 'interval'; handle: ReturnType<typeof setTimeout> };
@@ -774,8 +776,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * of many keys (thousands of an attacker's, say) takes longer to build, run and apply than Δ, and
    * a fixed horizon of a few Δ then runs out before the next reply lands: every key, the real ones
    * too, rejects admits it would take with a timely view. So the horizon is at least twice the longest
-   * of the last few cycles (store time of one reply to the end of applying the next), up to W (where
-   * everything is listed), and never below `horizonMs`. A longer list is only more of the truth: it
+   * of the last few cycles (see noteCycle), up to W (where everything is listed), and never below
+   * `horizonMs`. A longer list is only more of the truth: it
    * never admits what the store would refuse.
    */
   private horizonMs(): number {
@@ -785,15 +787,21 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return Math.max(fleet.horizonMs, Math.min(policy.windowMs, Math.ceil(CYCLE_MARGIN * longest)));
   }
 
-  private noteCycle(replyNow: number): void {
+  /**
+   * A cycle sample: from the last reply's store time to now, when this sync applied its reply; and at
+   * least this sync's own duration (build, round trip, apply) plus Δ, the wait for the next tick: what
+   * the next cycle will take if the next sync is as slow. That one is known from the first sync on, so
+   * a key table that grows at once (an attack from the start) has its horizon sized by its first sync.
+   */
+  private noteCycle(replyNow: number, builtFrom: number): void {
     if (!Number.isFinite(replyNow)) return;
-    if (!Number.isNaN(this.lastReplyNow)) {
-      const cycle = this.now() - this.lastReplyNow;
-      const ring = this.cycles;
-      if (ring.length < CYCLE_SAMPLES) ring.push(cycle);
-      else ring[this.cycleNext] = cycle;
-      this.cycleNext = (this.cycleNext + 1) % CYCLE_SAMPLES;
-    }
+    const now = this.now();
+    const next = now - builtFrom + this.options.fleet.syncMs;
+    const cycle = Number.isNaN(this.lastReplyNow) ? next : Math.max(next, now - this.lastReplyNow);
+    const ring = this.cycles;
+    if (ring.length < CYCLE_SAMPLES) ring.push(cycle);
+    else ring[this.cycleNext] = cycle;
+    this.cycleNext = (this.cycleNext + 1) % CYCLE_SAMPLES;
     this.lastReplyNow = replyNow;
   }
 
@@ -888,6 +896,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       fallbacks,
       limiterAdmits,
       attempts: 0,
+      builtFrom: now,
     };
   }
 
@@ -940,7 +949,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     }
     this.limiterUnsynced -= batch.limiterAdmits;
     this.keysFull = false;
-    this.noteCycle(r.value.now);
+    this.noteCycle(r.value.now, batch.builtFrom);
     this.storeAnswered(t1);
     this.syncs++;
     this.emit('sync', { seq: req.seq, keys, latencyMs: t1 - t0, retry });
