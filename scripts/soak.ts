@@ -29,6 +29,7 @@ import { nextMessage, ProcessSet } from '../src/fleet/children.js';
 import { type RedisServer, startRedisServer } from '../src/fleet/redis-server.js';
 import { RedisStore } from '../src/store/redis/index.js';
 import { gatewayClient, ready } from '../test/support/fault-fleet.js';
+import { BoxCpu } from './soak/box.js';
 import type { LoopSummary, Stall } from './soak/monitor.js';
 import type {
   GatewayConfig,
@@ -110,7 +111,7 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
   const idle = procs.forkFile(
     here('./soak/idle.ts'),
     'idle',
-    { sampleS: SAMPLE_S, heapEvery: HEAP_EVERY },
+    { sampleS: SAMPLE_S, heapEvery: HEAP_EVERY, phaseMs: heapPhaseMs(K) },
     nodeFlags,
   );
   const gws: ChildProcess[] = [];
@@ -122,6 +123,7 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
       prefix: PREFIX,
       sampleS: SAMPLE_S,
       heapEvery: HEAP_EVERY,
+      phaseMs: heapPhaseMs(i),
     };
     gws.push(procs.forkFile(here('./soak/gateway.ts'), cfg.id, cfg, gwFlags));
   }
@@ -160,7 +162,8 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
   );
 
   const loadAvg: { atMin: number; load1: number }[] = [];
-  const restarts: { atMin: number; tookMs: number }[] = [];
+  const box = new BoxCpu().start();
+  const restarts: { atMin: number; at: number; tookMs: number }[] = [];
   const start = Date.now();
   const end = start + minutes * 60_000;
   const loadDone = nextMessage<LoadReport>(load, 'report', 'the load process', minutes * 60_000 + 60_000);
@@ -183,7 +186,7 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
       nextRestart += restartEvery * 60_000;
       const t = Date.now();
       await server.restart();
-      restarts.push({ atMin: (t - start) / 60_000, tookMs: Date.now() - t });
+      restarts.push({ atMin: (t - start) / 60_000, at: t, tookMs: Date.now() - t });
       console.log(`restarted Redis at ${((t - start) / 60_000).toFixed(2)} min in ${Date.now() - t} ms`);
     }
     if (now >= nextPrint) {
@@ -257,7 +260,10 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
   for (const p of [...gws, idle, load]) p.send({ type: 'stop' });
   await Promise.all(exits);
 
+  box.stop();
   const results = summarize(gwReports, idleReport, loadReport, {
+    box,
+    startedAt: start,
     restarts,
     loadAvg,
     inLastWindow,
@@ -274,15 +280,22 @@ async function soak(server: RedisServer, procs: ProcessSet): Promise<void> {
       `${restarts.length} restarts; slowest decision ${results.slowestDecisionMs.toFixed(0)} ms (server side); ` +
       `heap growth per gateway ${results.heap.map((h) => h.growthMB.toFixed(1)).join(' / ')} MB\n` +
       `event loop (gateways): p99 ${e.gateways.map((g) => g.p99Ms.toFixed(1)).join(' / ')} ms, max ${e.gateways.map((g) => g.maxMs.toFixed(0)).join(' / ')} ms; ` +
-      `${e.stallsOver50ms} stalls over ${STALL_MS} ms, ${e.ownStallsOver50ms} with over ${STALL_MS} ms of the process's own CPU, ` +
-      `${e.stallsMostlyDescheduled} mostly descheduled (own CPU < half the stall), ${e.stallsWithIdleSiblingStalled} while the idle sibling stalled too; ` +
+      `${e.stallsOver50ms} stalls over ${STALL_MS} ms, ${e.ownStallsOver50ms} own (over ${STALL_MS} ms less the waits for a CPU), ` +
+      `${e.stallsMostlyWaitingForCpu} mostly waiting for a CPU, ${e.stallsWithMainThreadCpuOver50ms} with over ${STALL_MS} ms of main-thread CPU, ` +
+      `${e.stallsWithProcessCpuOver50ms} with over ${STALL_MS} ms of process CPU (all threads), ${e.stallsWithIdleSiblingStalled} while the idle sibling stalled too; ` +
       `most own CPU between two ticks ${e.gateways.map((g) => (g.busiestTick?.cpuMs ?? 0).toFixed(0)).join(' / ')} ms; ` +
       `idle sibling p99 ${e.idle.p99Ms.toFixed(1)} ms, max ${e.idle.maxMs.toFixed(0)} ms, ${e.idle.stallsOver50ms} stalls over ${STALL_MS} ms\n` +
       `nothing lost: ${results.unsyncedAdmitsAfterStop} unsynced after stop, store count = admits in the last window for ${keys.length - mismatchedKeys} of ${keys.length} keys (${inLastWindow} admits)\n` +
-      `load average ${loadAvg.length > 0 ? `${Math.min(...loadAvg.map((x) => x.load1)).toFixed(2)}–${Math.max(...loadAvg.map((x) => x.load1)).toFixed(2)}` : '?'}\n` +
+      `load average ${loadAvg.length > 0 ? `${Math.min(...loadAvg.map((x) => x.load1)).toFixed(2)}–${Math.max(...loadAvg.map((x) => x.load1)).toFixed(2)}` : '?'}` +
+      `${results.box === null ? '' : `; box busy ${results.box.busyPct.toFixed(0)} %, steal ${results.box.stealPct.toFixed(2)} % of ${results.box.cpus} CPUs`}\n` +
       `checks: ${JSON.stringify(c)}\nfigures in ${values.out}`,
   );
   if (!Object.values(c).every(Boolean)) process.exitCode = 1;
+}
+
+/** The i-th of the K + 1 forcing processes (gateways, then the idle sibling) forces its GC this far into each heap period. */
+function heapPhaseMs(i: number): number {
+  return Math.round((i * SAMPLE_S * 1000 * HEAP_EVERY) / (K + 1));
 }
 
 function exitedWithin(p: ChildProcess, ms: number): Promise<void> {
@@ -297,13 +310,31 @@ function exitedWithin(p: ChildProcess, ms: number): Promise<void> {
 }
 
 interface Extra {
-  restarts: { atMin: number; tookMs: number }[];
+  /** Epoch ms the load started (restarts and stalls carry epoch ms too). */
+  startedAt: number;
+  restarts: { atMin: number; at: number; tookMs: number }[];
   loadAvg: { atMin: number; load1: number }[];
   inLastWindow: number;
   mismatchedKeys: number;
   countDiff: number;
   examples: { key: string; store: number; admitted: number }[];
   profDir: string | null;
+  box: BoxCpu;
+}
+
+/**
+ * What the gap would have been had the machine given the process a CPU whenever one of its threads
+ * was ready: the gap less the main thread's run-queue wait, and less the time it slept (mostly in a GC
+ * pause, waiting for V8's parallel helpers; or on a vCPU the hypervisor took away, which the guest
+ * counts as neither running nor waiting) up to the longest run-queue wait of one of its other threads
+ * or the box's steal over the gap, whichever is more. At least the main thread's own CPU (a wait can
+ * straddle the gap's start by a tick). The whole gap where schedstat is missing.
+ */
+function ownMs(s: Stall, stealMs: number | null): number {
+  if (s.waitMs === null || s.mainCpuMs === null || s.helperWaitMs === null) return s.gapMs;
+  const slept = Math.max(0, s.gapMs - s.mainCpuMs - s.waitMs);
+  const away = Math.max(s.helperWaitMs, stealMs ?? 0);
+  return Math.max(s.mainCpuMs, s.gapMs - s.waitMs - Math.min(slept, away));
 }
 
 /** Overlap in ms of [a, a + da) with the union of the stalls' spans. */
@@ -336,6 +367,8 @@ function summarize(gw: GatewayReport[], idle: IdleReport, load: LoadReport, x: E
       .map((s) => ({
         gateway: r.id,
         ...s,
+        boxStealMs: x.box.stealMs(s.at, s.at + s.gapMs),
+        ownMs: ownMs(s, x.box.stealMs(s.at, s.at + s.gapMs)),
         idleSiblingStalledMs: overlapMs(s.at, s.gapMs, idleStalls),
         gcMs: r.loop.gcPauses
           .filter((g) => g.at >= s.at - 1 && g.at <= s.at + s.gapMs)
@@ -359,16 +392,19 @@ function summarize(gw: GatewayReport[], idle: IdleReport, load: LoadReport, x: E
   const unsynced = gw.reduce((a, r) => a + r.unsyncedAdmitsAfterStop, 0);
   const slowest = Math.max(...gw.map((r) => r.serverMs.max));
   const eventLoop = {
-    note: `monitorEventLoopDelay in each process, resolution 10 ms (an idle loop reads ≈ 10 ms); a stall is a gap over ${STALL_MS} ms between two ticks of a 10 ms timer, with the process's CPU time over the gap and the part of it during which the idle sibling was stalled too`,
+    note: `monitorEventLoopDelay in each process, resolution 10 ms (an idle loop reads ≈ 10 ms); a stall is a gap over ${STALL_MS} ms between two ticks of a 10 ms timer, with the process's CPU time over the gap (cpuMs, all threads), the main thread's CPU (mainCpuMs) and its wait for a CPU while runnable (waitMs, Linux schedstat), the longest such wait of one of its other threads (helperWaitMs: GC helpers, compilers), ownMs = the gap had every thread got a CPU whenever it was ready (gapMs − waitMs − the main thread's sleep up to helperWaitMs; an own stall is one with ownMs over ${STALL_MS} ms), and the part of it during which the idle sibling was stalled too`,
     gateways: gw.map((r) => ({
       gateway: r.id,
       ...loopFigures(r.loop),
       gcPausesOver10ms: r.loop.gcPauses.length,
     })),
-    idle: loopFigures(idle.loop),
-    load: loopFigures(load.loop),
+    idle: { ...loopFigures(idle.loop), stalls: idle.loop.stalls.filter((s) => s.gapMs > STALL_MS) },
+    load: { ...loopFigures(load.loop), stalls: load.loop.stalls.filter((s) => s.gapMs > STALL_MS) },
     stallsOver50ms: stalls.length,
-    ownStallsOver50ms: stalls.filter((s) => s.cpuMs > STALL_MS).length,
+    ownStallsOver50ms: stalls.filter((s) => s.ownMs > STALL_MS).length,
+    stallsWithProcessCpuOver50ms: stalls.filter((s) => s.cpuMs > STALL_MS).length,
+    stallsWithMainThreadCpuOver50ms: stalls.filter((s) => (s.mainCpuMs ?? s.cpuMs) > STALL_MS).length,
+    stallsMostlyWaitingForCpu: stalls.filter((s) => s.waitMs !== null && s.waitMs > s.gapMs / 2).length,
     stallsMostlyDescheduled: stalls.filter((s) => s.cpuMs < s.gapMs / 2).length,
     stallsWithIdleSiblingStalled: stalls.filter((s) => s.idleSiblingStalledMs > 0).length,
     stalls,
@@ -397,7 +433,9 @@ function summarize(gw: GatewayReport[], idle: IdleReport, load: LoadReport, x: E
     honestRejectedPct: (100 * load.honestRejected) / Math.max(1, load.honestRequests),
     gateways: gw.map((r) => ({ ...r, admits: undefined, loop: undefined })),
     slowestDecisionMs: slowest,
+    startedAt: x.startedAt,
     restarts: x.restarts,
+    box: x.box.summary(),
     loadAverage: x.loadAvg,
     heap,
     eventLoop,

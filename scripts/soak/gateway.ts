@@ -55,7 +55,8 @@ const server = createServer((req, res) => {
 server.keepAliveTimeout = 60_000;
 
 let samples = 0;
-const sampler = setInterval(() => {
+let sampler: ReturnType<typeof setInterval> | undefined;
+const takeSample = () => {
   samples++;
   // admits older than two windows are not needed for the count check at the end
   const cut = gw.now() - 2 * cfg.windowMs;
@@ -69,7 +70,15 @@ const sampler = setInterval(() => {
   const d = gw.stats().decisions;
   const msg: SampleMessage = { type: 'sample', from: cfg.id, sample, counters: { ...d } };
   send(msg);
-}, cfg.sampleS * 1000);
+};
+// every process forcing its full GC at the same instant would be a CPU burst of the soak's own making
+const phase = setTimeout(
+  () => {
+    takeSample();
+    sampler = setInterval(takeSample, cfg.sampleS * 1000);
+  },
+  cfg.sampleS * 1000 + cfg.phaseMs,
+);
 
 await ready(redis);
 gw.start();
@@ -81,6 +90,7 @@ server.listen(0, '127.0.0.1', () => {
 const ms = (us: number) => us / 1000;
 process.on('message', async (m: CoordinatorMessage) => {
   if (m.type === 'report') {
+    clearTimeout(phase);
     clearInterval(sampler);
     server.close();
     server.closeAllConnections();

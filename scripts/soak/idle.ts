@@ -10,7 +10,8 @@ import type { CoordinatorMessage, IdleConfig, IdleReport, SampleMessage } from '
 const cfg = childSetup<IdleConfig>();
 const monitor = new LoopMonitor();
 let samples = 0;
-const sampler = setInterval(() => {
+let sampler: ReturnType<typeof setInterval> | undefined;
+const takeSample = () => {
   samples++;
   const msg: SampleMessage = {
     type: 'sample',
@@ -19,10 +20,19 @@ const sampler = setInterval(() => {
     counters: {},
   };
   send(msg);
-}, cfg.sampleS * 1000);
+};
+// every process forcing its full GC at the same instant would be a CPU burst of the soak's own making
+const phase = setTimeout(
+  () => {
+    takeSample();
+    sampler = setInterval(takeSample, cfg.sampleS * 1000);
+  },
+  cfg.sampleS * 1000 + cfg.phaseMs,
+);
 
 process.on('message', (m: CoordinatorMessage) => {
   if (m.type === 'report') {
+    clearTimeout(phase);
     clearInterval(sampler);
     const report: IdleReport = { type: 'report', loop: monitor.summary() };
     send(report);

@@ -1,3 +1,4 @@
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 
 /**
@@ -7,13 +8,25 @@ import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants 
  *
  * A stall is a gap between two ticks of a 10 ms timer; `gapMs` is that gap (an idle loop reads ≈ 10).
  * `cpuMs` is the process's CPU time (all its threads) over the gap: a stall our code caused burns
- * about its length in CPU; a process descheduled by a loaded machine burns next to none.
+ * about its length in CPU; a process descheduled by a loaded machine burns next to none. All threads
+ * is not the event loop, though: GC helpers, the JIT's background compiles and the libuv pool run on
+ * the other core while the main thread waits for one. So the main thread is measured apart (Linux
+ * schedstat): `mainCpuMs` it ran, `waitMs` it was ready to run and waited for a CPU. The rest of the
+ * gap the main thread slept: mostly inside a GC pause, waiting for V8's parallel GC helpers, which on a
+ * busy box wait for a CPU in turn; `helperWaitMs` is the longest run-queue wait of any of the process's
+ * other threads over the gap.
  */
 export interface Stall {
   /** Wall-clock ms (epoch) when the gap began. */
   at: number;
   gapMs: number;
   cpuMs: number;
+  /** The main thread's own CPU over the gap; null where /proc/thread-self/schedstat is missing. */
+  mainCpuMs: number | null;
+  /** How long the main thread was runnable but waiting for a CPU (the run queue); null likewise. */
+  waitMs: number | null;
+  /** The longest such wait of one of the process's other threads (GC helpers, compilers, libuv); null likewise. */
+  helperWaitMs: number | null;
 }
 
 export interface GcPause {
@@ -61,8 +74,10 @@ export class LoopMonitor {
   private busiest: Stall | null = null;
   private readonly started = performance.now();
   private readonly cpu0 = process.cpuUsage();
+  private readonly sched = new ThreadSched();
   private lastTick = performance.now();
   private lastCpu = cpuMs();
+  private lastSched = this.sched.read();
   private intervalCpu = cpuMs();
   private intervalAt = performance.now();
   /** performance.now() spans of the forced GCs: their gc entries arrive later and are left out. */
@@ -91,15 +106,24 @@ export class LoopMonitor {
   private tick(): void {
     const t = performance.now();
     const c = cpuMs();
+    const sc = this.sched.read();
     const gap = t - this.lastTick;
     const cpu = c - this.lastCpu;
     if (gap >= this.recordGapMs || cpu > (this.busiest?.cpuMs ?? 0)) {
-      const s: Stall = { at: Math.round(performance.timeOrigin + this.lastTick), gapMs: gap, cpuMs: cpu };
+      const s: Stall = {
+        at: Math.round(performance.timeOrigin + this.lastTick),
+        gapMs: gap,
+        cpuMs: cpu,
+        mainCpuMs: sc === null || this.lastSched === null ? null : sc.cpuMs - this.lastSched.cpuMs,
+        waitMs: sc === null || this.lastSched === null ? null : sc.waitMs - this.lastSched.waitMs,
+        helperWaitMs: sc === null || this.lastSched === null ? null : longestWait(this.lastSched, sc),
+      };
       if (gap >= this.recordGapMs) this.stalls.push(s);
       if (cpu > (this.busiest?.cpuMs ?? 0)) this.busiest = s;
     }
     this.lastTick = t;
     this.lastCpu = c;
+    this.lastSched = sc;
   }
 
   /**
@@ -125,9 +149,11 @@ export class LoopMonitor {
     }
     // reset after the forced GC: the timer tick it delayed is dropped with it (reset clears the
     // histogram's previous-tick mark), and the stall ticker starts from here
+    this.sched.listThreads();
     this.eld.reset();
     this.lastTick = performance.now();
     this.lastCpu = cpuMs();
+    this.lastSched = this.sched.read();
     this.intervalCpu = this.lastCpu;
     this.intervalAt = this.lastTick;
     this.samples.push(s);
@@ -159,6 +185,85 @@ export class LoopMonitor {
     this.total.disable();
     this.gcObserver.disconnect();
   }
+}
+
+interface SchedReading {
+  cpuMs: number;
+  waitMs: number;
+  /** Run-queue wait of each other thread, ms, by thread id. */
+  others: Map<string, number>;
+}
+
+/**
+ * Run time and run-queue wait of the process's threads from /proc/<pid>/task/<tid>/schedstat (Linux;
+ * "run ns, wait ns, slices"): the main thread (the one that opens it: the event loop) apart, and every
+ * other one's wait. A read is a few µs per thread; null where schedstat is missing.
+ */
+class ThreadSched {
+  private readonly main: number | null;
+  private others = new Map<string, number>();
+  private readonly buf = Buffer.alloc(128);
+
+  constructor() {
+    this.main = openOrNull('/proc/thread-self/schedstat');
+    this.listThreads();
+  }
+
+  /** Threads come and go (libuv's pool starts on first use): re-listed at every sample. */
+  listThreads(): void {
+    if (this.main === null) return;
+    let tids: string[] = [];
+    try {
+      tids = readdirSync('/proc/self/task').filter((t) => t !== String(process.pid));
+    } catch {
+      return;
+    }
+    const next = new Map<string, number>();
+    for (const t of tids) {
+      const fd = this.others.get(t) ?? openOrNull(`/proc/self/task/${t}/schedstat`);
+      if (fd !== null) next.set(t, fd);
+    }
+    for (const [t, fd] of this.others) if (!next.has(t)) closeSync(fd);
+    this.others = next;
+  }
+
+  read(): SchedReading | null {
+    if (this.main === null) return null;
+    const [run, wait] = this.fields(this.main) ?? [0, 0];
+    const others = new Map<string, number>();
+    for (const [t, fd] of this.others) {
+      const f = this.fields(fd);
+      if (f !== null) others.set(t, f[1]);
+    }
+    return { cpuMs: run, waitMs: wait, others };
+  }
+
+  private fields(fd: number): [number, number] | null {
+    try {
+      const n = readSync(fd, this.buf, 0, this.buf.length, 0);
+      const [run, wait] = this.buf.toString('latin1', 0, n).split(' ');
+      return [Number(run) / 1e6, Number(wait) / 1e6];
+    } catch {
+      return null; // the thread ended
+    }
+  }
+}
+
+function openOrNull(path: string): number | null {
+  try {
+    return openSync(path, 'r');
+  } catch {
+    return null;
+  }
+}
+
+function longestWait(a: SchedReading, b: SchedReading): number {
+  let m = 0;
+  for (const [t, w] of b.others) {
+    const w0 = a.others.get(t);
+    if (w0 !== undefined && w - w0 > m) m = w - w0;
+  }
+  return m;
 }
 
 function cpuMs(): number {

@@ -15,6 +15,8 @@ export interface GatewayConfig {
   /** Seconds between samples; a heap sample (forced GC) every `heapEvery` samples. */
   sampleS: number;
   heapEvery: number;
+  /** Delay of the first sample, ms: each process samples (and forces its GC) at its own phase. */
+  phaseMs: number;
 }
 
 export interface LoadConfig {
@@ -32,6 +34,7 @@ export interface LoadConfig {
 export interface IdleConfig {
   sampleS: number;
   heapEvery: number;
+  phaseMs: number;
 }
 
 /** Coordinator → child. */

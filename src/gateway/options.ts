@@ -25,7 +25,10 @@ export interface GatewayOptions {
   syncMs: number;
   /** @default max(3·Δ, 1000 ms) */
   leaseTtlMs?: number;
-  /** How far ahead sync replies list expiries. @default min(W, 4·Δ) */
+  /**
+   * How far ahead sync replies list expiries. The async runtime lists further when its syncs take
+   * longer (twice its longest recent sync cycle, up to W), never less than this. @default min(W, 4·Δ)
+   */
   horizonMs?: number;
 }
 

@@ -122,13 +122,15 @@ describe('faults: ten million distinct attacker keys', () => {
       // state then lives in the outage record, and its idle limiter may go), it still holds its state
       if (!degraded) expect(hot).toBeDefined();
       // the same count as its unattacked twin; which of its requests get through can shift with a
-      // sync's timing (the attack's big syncs take longer), so single decisions are printed, not bounded
-      // A sync that carries the attack's keys takes longer; on a loaded box it can come back after the
-      // horizon of expiries the last one listed, and until it does the gateway counts admits it cannot
-      // see expire as still in the window: it then rejects a few more than the twin, never admits more.
+      // sync's timing (the attack's big syncs take longer), so single decisions are printed, not bounded.
+      // A sync that carries the attack's keys takes several Δ: with the expiry horizon fixed at 4Δ its
+      // reply came back after the last one's horizon, and the real key, counting admits it could not
+      // see expire, rejected up to 8 of 138 more than the twin. The horizon now grows with the sync
+      // cycle, sized from the first sync on: 0–2 fewer on a quiet box, up to 5 with other tests
+      // running alongside (a sync slower than twice the last ones still lands late). It never admits more.
       if (!degraded) {
         expect(real.attacked - real.twin).toBeLessThanOrEqual(2);
-        expect(real.twin - real.attacked).toBeLessThanOrEqual(2 + Math.ceil(real.twin / 10));
+        expect(real.twin - real.attacked).toBeLessThanOrEqual(2 + Math.ceil(real.twin / 25));
       }
       // on a loaded box the attack's big syncs can time out: the real key then runs on the fail mode
       // (local, K = 1: up to L per window from the outage record), no further from the twin than L

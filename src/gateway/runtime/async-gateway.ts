@@ -138,6 +138,8 @@ interface Batch {
   /** Limiter admits this batch pushes (fallback admits are counted by their Fallback). */
   limiterAdmits: number;
   attempts: number;
+  /** Decision time when building it began. */
+  builtFrom: number;
 }
 
 type Timer = { kind: 'timeout' | 'interval'; handle: ReturnType<typeof setTimeout> };
@@ -236,6 +238,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
   private voids: LogVoid[] = [];
   private voidedCalls = 0;
+  /** Store time of the last answered sync; NaN after a failed one (the cycle that follows is an outage's, not a sync's). */
+  private lastReplyNow = Number.NaN;
+  /** The last CYCLE_SAMPLES sync cycles, ms: from a reply's store time to the end of applying the next reply, a ring. */
+  private readonly cycles: number[] = [];
+  private cycleNext = 0;
 
   constructor(opts: AsyncGatewayOptions) {
     super();
@@ -764,6 +771,41 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   /**
+   * How far ahead the next sync's replies list expiries. A key ages its view with them until the next
+   * reply is applied; past the horizon it keeps the rest of the count, erring towards rejecting. A sync
+   * of many keys (thousands of an attacker's, say) takes longer to build, run and apply than Δ, and
+   * a fixed horizon of a few Δ then runs out before the next reply lands: every key, the real ones
+   * too, rejects admits it would take with a timely view. So the horizon is at least twice the longest
+   * of the last few cycles (see noteCycle), up to W (where everything is listed), and never below
+   * `horizonMs`. A longer list is only more of the truth: it
+   * never admits what the store would refuse.
+   */
+  private horizonMs(): number {
+    const { fleet, policy } = this.options;
+    let longest = 0;
+    for (const c of this.cycles) if (c > longest) longest = c;
+    return Math.max(fleet.horizonMs, Math.min(policy.windowMs, Math.ceil(CYCLE_MARGIN * longest)));
+  }
+
+  /**
+   * A cycle sample: from the last reply's store time to now, when this sync applied its reply; and at
+   * least this sync's own duration (build, round trip, apply) plus Δ, the wait for the next tick: what
+   * the next cycle will take if the next sync is as slow. That one is known from the first sync on, so
+   * a key table that grows at once (an attack from the start) has its horizon sized by its first sync.
+   */
+  private noteCycle(replyNow: number, builtFrom: number): void {
+    if (!Number.isFinite(replyNow)) return;
+    const now = this.now();
+    const next = now - builtFrom + this.options.fleet.syncMs;
+    const cycle = Number.isNaN(this.lastReplyNow) ? next : Math.max(next, now - this.lastReplyNow);
+    const ring = this.cycles;
+    if (ring.length < CYCLE_SAMPLES) ring.push(cycle);
+    else ring[this.cycleNext] = cycle;
+    this.cycleNext = (this.cycleNext + 1) % CYCLE_SAMPLES;
+    this.lastReplyNow = replyNow;
+  }
+
+  /**
    * While the store is away no batch is built, and building one is what normally drops idle keys; without
    * this, a long outage with many distinct keys would hold every key it ever saw.
    */
@@ -847,13 +889,14 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         seq: ++this.seq,
         policy,
         leaseTtlMs: fleet.leaseTtlMs,
-        horizonMs: fleet.horizonMs,
+        horizonMs: this.horizonMs(),
         entries,
       },
       owners,
       fallbacks,
       limiterAdmits,
       attempts: 0,
+      builtFrom: now,
     };
   }
 
@@ -877,6 +920,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     if (failure !== null || !r.ok) {
       // kept whole: the resend must be this very request (see the class comment)
       this.frozen = batch;
+      this.lastReplyNow = Number.NaN;
       this.failing = true;
       const reason = failure?.reason ?? 'error';
       if (reason === 'timeout') this.syncTimeouts++;
@@ -905,6 +949,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     }
     this.limiterUnsynced -= batch.limiterAdmits;
     this.keysFull = false;
+    this.noteCycle(r.value.now, batch.builtFrom);
     this.storeAnswered(t1);
     this.syncs++;
     this.emit('sync', { seq: req.seq, keys, latencyMs: t1 - t0, retry });
@@ -954,6 +999,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 }
 
 const EMPTY: number[] = [];
+/** Sync cycles the expiry horizon is sized from (the longest, see horizonMs). */
+const CYCLE_SAMPLES = 8;
+/** The horizon covers this many times the longest recent cycle: the next one may run longer. */
+const CYCLE_MARGIN = 2;
 /** Store replies the clock offset is chosen from (the one with the shortest round trip). */
 const OFFSET_SAMPLES = 8;
 /** The store's clock counts whole milliseconds (Redis TIME, floored). */
