@@ -330,10 +330,14 @@ interface Extra {
  * or the box's steal over the gap, whichever is more. At least the main thread's own CPU (a wait can
  * straddle the gap's start by a tick). The whole gap where schedstat is missing.
  */
-function ownMs(s: Stall, stealMs: number | null): number {
+export function ownMs(s: Stall, stealMs: number | null, idleStalledMs = 0): number {
   if (s.waitMs === null || s.mainCpuMs === null || s.helperWaitMs === null) return s.gapMs;
   const slept = Math.max(0, s.gapMs - s.mainCpuMs - s.waitMs);
-  const away = Math.max(s.helperWaitMs, stealMs ?? 0);
+  // A pause of the whole VM shows in the guest as neither running nor waiting, and steal does not
+  // always report it: while the idle sibling (which runs nothing) was stalled too, the sleep is the
+  // machine's, less whatever CPU the process's other threads used then (GC helpers at work are ours).
+  const helperCpu = Math.max(0, s.cpuMs - s.mainCpuMs);
+  const away = Math.max(s.helperWaitMs, stealMs ?? 0, idleStalledMs - helperCpu);
   return Math.max(s.mainCpuMs, s.gapMs - s.waitMs - Math.min(slept, away));
 }
 
@@ -368,7 +372,7 @@ function summarize(gw: GatewayReport[], idle: IdleReport, load: LoadReport, x: E
         gateway: r.id,
         ...s,
         boxStealMs: x.box.stealMs(s.at, s.at + s.gapMs),
-        ownMs: ownMs(s, x.box.stealMs(s.at, s.at + s.gapMs)),
+        ownMs: ownMs(s, x.box.stealMs(s.at, s.at + s.gapMs), overlapMs(s.at, s.gapMs, idleStalls)),
         idleSiblingStalledMs: overlapMs(s.at, s.gapMs, idleStalls),
         gcMs: r.loop.gcPauses
           .filter((g) => g.at >= s.at - 1 && g.at <= s.at + s.gapMs)
@@ -392,7 +396,7 @@ function summarize(gw: GatewayReport[], idle: IdleReport, load: LoadReport, x: E
   const unsynced = gw.reduce((a, r) => a + r.unsyncedAdmitsAfterStop, 0);
   const slowest = Math.max(...gw.map((r) => r.serverMs.max));
   const eventLoop = {
-    note: `monitorEventLoopDelay in each process, resolution 10 ms (an idle loop reads ≈ 10 ms); a stall is a gap over ${STALL_MS} ms between two ticks of a 10 ms timer, with the process's CPU time over the gap (cpuMs, all threads), the main thread's CPU (mainCpuMs) and its wait for a CPU while runnable (waitMs, Linux schedstat), the longest such wait of one of its other threads (helperWaitMs: GC helpers, compilers), ownMs = the gap had every thread got a CPU whenever it was ready (gapMs − waitMs − the main thread's sleep up to helperWaitMs; an own stall is one with ownMs over ${STALL_MS} ms), and the part of it during which the idle sibling was stalled too`,
+    note: `monitorEventLoopDelay in each process, resolution 10 ms (an idle loop reads ≈ 10 ms); a stall is a gap over ${STALL_MS} ms between two ticks of a 10 ms timer, with the process's CPU time over the gap (cpuMs, all threads), the main thread's CPU (mainCpuMs) and its wait for a CPU while runnable (waitMs, Linux schedstat), the longest such wait of one of its other threads (helperWaitMs: GC helpers, compilers), ownMs = the gap had every thread got a CPU whenever it was ready (gapMs − waitMs − the main thread's sleep up to helperWaitMs, the steal, or the idle sibling's simultaneous stall less the other threads' CPU; an own stall is one with ownMs over ${STALL_MS} ms), and the part of it during which the idle sibling was stalled too`,
     gateways: gw.map((r) => ({
       gateway: r.id,
       ...loopFigures(r.loop),
