@@ -130,28 +130,33 @@ export function runAcrossSyncIntervals(params: RunParams, syncValues: readonly n
     );
   }
   if (syncValues.length === 0) return [];
-  const phaseDraws = new Float64Array(params.gateways);
-  const first = simulate({ ...params, syncS: syncValues[0] }, {}, phaseDraws);
+  const probe: Probe = { phaseDraws: new Float64Array(params.gateways), roundTrips: 0 };
+  const first = simulate({ ...params, syncS: syncValues[0] }, {}, probe);
   const end = params.minutes * 60_000;
   return syncValues.map((syncS, i) => {
     if (i === 0) return first;
     const D = syncS * 1000;
-    let syncs = 0;
-    for (let g = 0; g < params.gateways; g++) {
-      const phase = params.alignedSyncs ? 0 : phaseDraws[g] * D;
-      if (phase < end) syncs += Math.ceil((end - phase) / D);
-    }
-    // an integer count, recovered exactly from its ratio
-    const roundTrips = Math.round(first.roundTripsPerRequest * first.requests);
-    return {
-      ...first,
-      syncs,
-      storeOpsPerSec: end > 0 ? ((syncs + roundTrips) * 1000) / end : 0,
-    };
+    const phase = probe.phaseDraws.map((u) => (params.alignedSyncs ? 0 : u * D));
+    const syncs = scheduledSyncs(phase, D, end);
+    return { ...first, syncs, storeOpsPerSec: end > 0 ? ((syncs + probe.roundTrips) * 1000) / end : 0 };
   });
 }
 
-function simulate(params: RunParams, opts: EngineOptions, phaseDraws: Float64Array | null): RunOutput {
+/** What runAcrossSyncIntervals needs from a run beyond its metrics. */
+interface Probe {
+  /** Each gateway's sync-phase draw, in [0, 1) (0 with aligned syncs). */
+  phaseDraws: Float64Array;
+  roundTrips: number;
+}
+
+/** Every gateway syncs every Δ from its phase until the end, whether or not the simulator ran that sync. */
+function scheduledSyncs(phase: Float64Array, D: number, end: number): number {
+  let syncs = 0;
+  for (let g = 0; g < phase.length; g++) if (phase[g] < end) syncs += Math.ceil((end - phase[g]) / D);
+  return syncs;
+}
+
+function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): RunOutput {
   const record = opts.recordDecisions === true;
   const skip = !record && opts.skip !== false;
   const K = params.gateways;
@@ -185,8 +190,6 @@ function simulate(params: RunParams, opts: EngineOptions, phaseDraws: Float64Arr
   const everySync = opts.everySync === true;
   const kind = (everySync || realSync) && syncKind(design) === 'lazy' ? 'every' : syncKind(design);
   const rng = new Random(params.seed);
-  /** Designs whose noteRejected uses the instant (the others ignore it). */
-  const arrivalTimed = design === 'adaptive' || design === 'leases' || design === 'leases-ask';
   // the network's draws (delay jitter, loss) have their own stream, so the arrivals of a seed are the
   // same with and without them
   const net = new Random((params.seed ^ 0x5bd1e995) >>> 0);
@@ -245,7 +248,7 @@ function simulate(params: RunParams, opts: EngineOptions, phaseDraws: Float64Arr
 
   for (let g = 0; g < K; g++) {
     const u = params.alignedSyncs ? 0 : rng.uniform();
-    if (phaseDraws !== null) phaseDraws[g] = u;
+    if (probe !== null) probe.phaseDraws[g] = u;
     phase[g] = params.alignedSyncs ? 0 : u * D;
     nextSync[g] = kind === 'none' ? Number.POSITIVE_INFINITY : phase[g];
     nextSyncIdx[g] = 0;
@@ -687,10 +690,7 @@ function simulate(params: RunParams, opts: EngineOptions, phaseDraws: Float64Arr
           rejected += n;
           // every central-log request asks the store, the rejected ones too
           if (design === 'central-log') roundTrips += n;
-          // the last of n uniform arrivals in (t, until); drawn always, so the stream is the same for
-          // every design, but only the designs that count arrivals in time pay for the power
-          const u = rng.uniform();
-          lim.noteRejected(n, arrivalTimed ? t + (until - t) * u ** (1 / n) : until);
+          lim.noteRejected(n, t + (until - t) * rng.uniform() ** (1 / n));
         }
         from = until;
       }
@@ -709,9 +709,8 @@ function simulate(params: RunParams, opts: EngineOptions, phaseDraws: Float64Arr
     }
   }
 
-  // every gateway syncs every Δ, whether or not the simulator had to run that sync
-  let syncs = 0;
-  for (let g = 0; g < K; g++) if (phase[g] < end) syncs += Math.ceil((end - phase[g]) / D);
+  let syncs = scheduledSyncs(phase, D, end);
+  if (probe !== null) probe.roundTrips = roundTrips;
   // real syncs: the ones a busy gateway skipped were not sent, and resends are extra
   if (realSync) syncs += extraSyncs - busySkips;
 

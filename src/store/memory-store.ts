@@ -305,7 +305,7 @@ export class MemoryStore implements Store {
     return { count, expiries, horizon, granted, grantExpiresAt };
   }
 
-  /** The key's record, if it has one (without making one). */
+  /** The key's record, if it has one (without making one). A deleted record (sweepAt −1) is never handed out. */
   private peek(key: string): KeyRecord | undefined {
     const last = this.lastRec;
     if (last !== null && last.key === key && last.sweepAt !== -1) return last;
@@ -313,13 +313,7 @@ export class MemoryStore implements Store {
   }
 
   private record(key: string, policy: Policy): KeyRecord {
-    const last = this.lastRec;
-    // a deleted record (sweepAt −1) is never handed out again: the key gets a fresh one
-    if (last !== null && last.key === key && last.sweepAt !== -1) {
-      last.policy = policy;
-      return last;
-    }
-    let rec = this.records.get(key);
+    let rec = this.peek(key);
     if (rec === undefined) {
       rec = new KeyRecord(key, policy);
       this.records.set(key, rec);
