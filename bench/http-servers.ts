@@ -112,6 +112,10 @@ function expressApp(kind: 'bare' | 'erl' | 'fleetlimit'): RequestListener {
 const handlers: Record<string, RequestListener> = {
   bare: ok,
   'shared-counter': withRateLimit(gateway('shared-counter', 'fls:'), ok),
+  // the limiter's own cost: the same without the two RateLimit headers node:http validates and writes
+  'shared-counter-noheaders': withRateLimit(gateway('shared-counter', 'fln:'), ok, {
+    standardHeaders: false,
+  }),
   'central-log': withRateLimit(gateway('central-log', 'flc:'), ok),
   'rlf-redis': rlfHandler(),
   'express-bare': expressApp('bare'),

@@ -114,6 +114,14 @@ function httpTargets(h: HttpBench): Target[] {
       detail: `${f1(100 * cap)} % (${f1(h.serverCpuUs['shared-counter'])} vs ${f1(h.serverCpuUs.bare)} µs of server CPU per request)`,
     });
   }
+  const bareCap = h.capacityToBare?.['shared-counter-noheaders'];
+  if (bareCap !== undefined) {
+    out.push({
+      name: 'HTTP shared-counter without RateLimit headers (`standardHeaders: false`): capacity ≥ 95 % of bare node:http',
+      pass: bareCap >= 0.95,
+      detail: `${f1(100 * bareCap)} % (${f1(h.serverCpuUs['shared-counter-noheaders'])} vs ${f1(h.serverCpuUs.bare)} µs of server CPU per request); ${f1(100 * h.ratioToBare['shared-counter-noheaders'])} % of bare's req/s`,
+    });
+  }
   for (const p of ['rlf-redis', 'express-rate-limit']) {
     const r = h.sharedCounterOver[p];
     out.push({
@@ -189,7 +197,7 @@ export function renderMarkdown(r: BenchResult, simTable: string): string {
   const h = r.http;
   L.push('## 3. HTTP', '');
   L.push(
-    `GET / answering "ok"; every limiter keyed on the client address with L = 10^9 per 60 s, so nearly all requests are admitted and the figures are overhead. fleetlimit: \`withRateLimit\` (node:http) or \`expressRateLimit\` over \`createAsyncGateway\` on RedisStore (compact mode), K = 4, Δ = 1 s. Peers: rate-limiter-flexible \`RateLimiterRedis\` (ioredis) on node:http; express-rate-limit with rate-limit-redis on Express ${'(compare with bare Express)'}. Load: autocannon in its own process, ${h.connections} connections, ${h.durationS} s per run, ${h.rounds} interleaved round(s), medians; 127.0.0.1 only.`,
+    `GET / answering "ok"; every limiter keyed on the client address with L = 10^9 per 60 s, so nearly all requests are admitted and the figures are overhead. fleetlimit: \`withRateLimit\` (node:http) or \`expressRateLimit\` over \`createAsyncGateway\` on RedisStore (compact mode), K = 4, Δ = 1 s; shared-counter-noheaders is the same with \`standardHeaders: false\` (no RateLimit headers), the limiter's own cost. Peers: rate-limiter-flexible \`RateLimiterRedis\` (ioredis) on node:http; express-rate-limit with rate-limit-redis on Express ${'(compare with bare Express)'}. Load: autocannon in its own process, ${h.connections} connections, ${h.durationS} s per run, ${h.rounds} interleaved round(s), medians; 127.0.0.1 only.`,
     '',
   );
   L.push(

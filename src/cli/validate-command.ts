@@ -34,7 +34,7 @@ const GATEWAY_FIELDS = [
   'maxKeys',
 ] as const;
 const REDIS_FIELDS = ['prefix', 'clock', 'mode', 'buckets', 'chunkKeys', 'chunkAdmits', 'expiryMarginMs'];
-const HTTP_FIELDS = ['trustedProxies', 'policyName', 'legacyHeaders'];
+const HTTP_FIELDS = ['trustedProxies', 'policyName', 'legacyHeaders', 'standardHeaders'];
 
 /** A store that is never called: the gateway is only constructed, never started. */
 const NO_STORE: AsyncStore = {
@@ -93,11 +93,10 @@ export function validateConfig(raw: unknown): ValidatedConfig {
       }
     }
     if (h.policyName !== undefined) sfString(h.policyName as string, 'http.policyName');
-    if (h.legacyHeaders !== undefined && typeof h.legacyHeaders !== 'boolean') {
-      throw new ConfigError(
-        'http.legacyHeaders',
-        `must be true or false, got ${JSON.stringify(h.legacyHeaders)}`,
-      );
+    for (const f of ['legacyHeaders', 'standardHeaders'] as const) {
+      if (h[f] !== undefined && typeof h[f] !== 'boolean') {
+        throw new ConfigError(`http.${f}`, `must be true or false, got ${JSON.stringify(h[f])}`);
+      }
     }
   }
   const { policy, fleet, design } = gw.options;

@@ -1,7 +1,7 @@
 import { ConfigError, type Policy } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
 import { clientAddress, type PeerLike, TrustedProxies } from './client-address.js';
-import { type HeaderOptions, rateLimitHeaders, sfString } from './headers.js';
+import { type HeaderOptions, headerBuilder, sfString } from './headers.js';
 
 /** What the middleware needs of a gateway (an AsyncGateway satisfies it). */
 export interface RateLimitGateway {
@@ -61,21 +61,21 @@ export function createRequestDecider<R extends PeerLike>(
       throw new ConfigError(f, `must be a function, got ${typeof opts[f]}`);
     }
   }
-  if (opts.legacyHeaders !== undefined && typeof opts.legacyHeaders !== 'boolean') {
-    throw new ConfigError(
-      'legacyHeaders',
-      `must be true or false, got ${JSON.stringify(opts.legacyHeaders)}`,
-    );
+  for (const f of ['legacyHeaders', 'standardHeaders'] as const) {
+    if (opts[f] !== undefined && typeof opts[f] !== 'boolean') {
+      throw new ConfigError(f, `must be true or false, got ${JSON.stringify(opts[f])}`);
+    }
   }
   const trusted = new TrustedProxies(opts.trustedProxies ?? []);
   const name = sfString(opts.policyName ?? 'default');
   const legacy = opts.legacyHeaders ?? false;
   const clock = opts.clock ?? Date.now;
-  const policy = gateway.options.policy;
+  const headers = headerBuilder(gateway.options.policy, name, legacy, opts.standardHeaders ?? true);
   const { key: keyOf, cost: costOf, skip } = opts;
+  // the clock is read only for the legacy header that needs it
   const respond = (key: string, d: Decision): HttpDecision => ({
     status: d.allowed ? 200 : 429,
-    headers: rateLimitHeaders(d, policy, name, legacy, clock()),
+    headers: headers(d, legacy ? clock() : 0),
     key,
     decision: d,
   });

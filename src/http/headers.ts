@@ -6,6 +6,11 @@ export interface HeaderOptions {
   policyName?: string;
   /** Also send X-RateLimit-Limit, -Remaining and -Reset (Unix seconds). @default false */
   legacyHeaders?: boolean;
+  /**
+   * Send RateLimit-Policy and RateLimit. With false a rejection still gets Retry-After. Sending them
+   * costs about as much server CPU as the decision itself (see the README's benchmarks). @default true
+   */
+  standardHeaders?: boolean;
 }
 
 /** Quotes a name as a structured-field string (RFC 9651): printable ASCII, with " and \ escaped. */
@@ -29,20 +34,46 @@ export function rateLimitHeaders(
   name: string,
   legacy: boolean,
   nowMs: number,
+  standard = true,
 ): Record<string, string> {
-  const reset = d.allowed ? seconds(d.resetMs) : Math.max(seconds(d.retryAfterMs ?? 0), 1);
+  return headerBuilder(policy, name, legacy, standard)(d, nowMs);
+}
+
+/**
+ * rateLimitHeaders for one policy and set of options, with what does not change between requests
+ * (the policy's header value) built once: the middleware calls this on every request.
+ */
+export function headerBuilder(
+  policy: Policy,
+  name: string,
+  legacy: boolean,
+  standard: boolean,
+): (d: Decision, nowMs: number) => Record<string, string> {
   const window = Math.max(1, seconds(policy.windowMs));
-  const h: Record<string, string> = {
-    'RateLimit-Policy': `${name};q=${policy.limit};w=${window}`,
-    RateLimit: `${name};r=${Math.max(0, Math.floor(d.remaining))};t=${reset}`,
+  const policyValue = `${name};q=${policy.limit};w=${window}`;
+  const limitValue = String(policy.limit);
+  const prefix = `${name};r=`;
+  return (d, nowMs) => {
+    const reset = d.allowed ? seconds(d.resetMs) : Math.max(seconds(d.retryAfterMs ?? 0), 1);
+    const remaining = Math.max(0, Math.floor(d.remaining));
+    // each shape built whole, so V8 keeps a handful of object layouts, not one per combination
+    let h: Record<string, string>;
+    if (standard) {
+      h = d.allowed
+        ? { 'RateLimit-Policy': policyValue, RateLimit: `${prefix}${remaining};t=${reset}` }
+        : {
+            'RateLimit-Policy': policyValue,
+            RateLimit: `${prefix}${remaining};t=${reset}`,
+            'Retry-After': String(reset),
+          };
+    } else h = d.allowed ? {} : { 'Retry-After': String(reset) };
+    if (legacy) {
+      h['X-RateLimit-Limit'] = limitValue;
+      h['X-RateLimit-Remaining'] = String(remaining);
+      h['X-RateLimit-Reset'] = String(Math.ceil(nowMs / 1000) + reset);
+    }
+    return h;
   };
-  if (!d.allowed) h['Retry-After'] = String(reset);
-  if (legacy) {
-    h['X-RateLimit-Limit'] = String(policy.limit);
-    h['X-RateLimit-Remaining'] = String(Math.max(0, Math.floor(d.remaining)));
-    h['X-RateLimit-Reset'] = String(Math.ceil(nowMs / 1000) + reset);
-  }
-  return h;
 }
 
 function seconds(ms: number): number {

@@ -69,4 +69,15 @@ describe('RateLimit headers', () => {
       'X-RateLimit-Reset': '12',
     });
   });
+  it('with standardHeaders false sends only Retry-After, and only on a rejection', () => {
+    const allowed = { allowed: true, remaining: 42, resetMs: 16_001 };
+    const rejected = { allowed: false, remaining: 0, resetMs: 500, retryAfterMs: 1_200 };
+    expect(rateLimitHeaders(allowed, policy, '"default"', false, 0, false)).toEqual({});
+    expect(rateLimitHeaders(rejected, policy, '"default"', false, 0, false)).toEqual({ 'Retry-After': '2' });
+    expect(rateLimitHeaders(allowed, policy, '"default"', true, 10_000, false)).toEqual({
+      'X-RateLimit-Limit': '100',
+      'X-RateLimit-Remaining': '42',
+      'X-RateLimit-Reset': '27',
+    });
+  });
 });

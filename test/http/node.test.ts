@@ -31,6 +31,27 @@ describe('node:http withRateLimit over real HTTP', () => {
     expect(gw.limiterFor('127.0.0.1')).toBeDefined(); // the socket address is the default key
   });
 
+  it('with standardHeaders false answers without RateLimit headers, a 429 still with Retry-After', async () => {
+    const { gw } = smallGateway();
+    const url = await serve(gw, (_req, res) => res.end('ok'), { standardHeaders: false });
+    const a = await get(url);
+    expect(a.status).toBe(200);
+    expect(a.headers.get('ratelimit')).toBeNull();
+    expect(a.headers.get('ratelimit-policy')).toBeNull();
+    await get(url);
+    const c = await get(url);
+    expect(c.status).toBe(429);
+    expect(c.headers.get('ratelimit')).toBeNull();
+    expect(Number(c.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
+  it('names the option when standardHeaders is not a boolean', () => {
+    const { gw } = smallGateway();
+    expect(() => withRateLimit(gw, () => {}, { standardHeaders: 'no' as unknown as boolean })).toThrow(
+      /standardHeaders/,
+    );
+  });
+
   it('keeps serving when the store fails: the fail mode decides', async () => {
     const { gw, store } = smallGateway('central-log');
     store.mode = 'fail';
