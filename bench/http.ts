@@ -5,6 +5,7 @@
  * runs made minutes apart at most; medians over rounds, and the median of the per-round ratios.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { exited, killChild, load1, median } from './util.js';
@@ -16,6 +17,8 @@ export interface HttpRun {
   errors: number;
   /** CPU of the server process per request answered over the run, µs (its capacity: 1e6 / this per core). */
   serverCpuUs: number;
+  /** CPU of redis-server per request answered over the run, µs (NaN when Redis is not ours to read). */
+  redisCpuUs: number;
 }
 
 export interface HttpBench {
@@ -37,6 +40,13 @@ export interface HttpBench {
   capacityToBare: Record<string, number>;
   /** Median of the per-round ratios shared-counter / each per-request Redis limiter. */
   sharedCounterOver: Record<string, number>;
+  /** Median redis-server CPU per request, µs, by server: the work a per-request limiter moves to Redis. */
+  redisCpuUs: Record<string, number>;
+  /**
+   * Median of the per-round ratios peer (server + Redis) CPU per request / shared-counter's: how many
+   * times more requests shared-counter serves than each per-request Redis limiter when CPU is the limit.
+   */
+  sharedCounterCapacityOver: Record<string, number>;
   /** Responses other than 2xx and socket errors, summed over rounds. */
   non2xx: Record<string, number>;
   errors: Record<string, number>;
@@ -128,6 +138,7 @@ function autocannon(port: number, connections: number, durationS: number): Promi
           non2xx: j.non2xx,
           errors: j.errors + j.timeouts,
           serverCpuUs: Number.NaN,
+          redisCpuUs: Number.NaN,
         });
       } catch {
         reject(new Error(`autocannon exited ${code}: ${out.slice(0, 300)}`));
@@ -138,7 +149,28 @@ function autocannon(port: number, connections: number, durationS: number): Promi
 
 export const PER_REQUEST_PEERS = ['central-log', 'rlf-redis', 'express-rate-limit'];
 
-export async function benchHttp(opts: { quick: boolean; redisPort: number }): Promise<HttpBench> {
+/** A process's CPU time so far (user + system), µs, from /proc; NaN where that cannot be read. */
+function processCpuUs(pid: number | null): number {
+  if (pid === null) return Number.NaN;
+  try {
+    // the fields after the command name, which is in parentheses and may hold spaces
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15 of proc(5))
+    return (ticks * 1e6) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** USER_HZ: 100 on every Linux that Node supports. */
+const CLOCK_TICKS = 100;
+
+export async function benchHttp(opts: {
+  quick: boolean;
+  redisPort: number;
+  /** redis-server's PID, to read its CPU per request (null: not ours). */
+  redisPid?: number | null;
+}): Promise<HttpBench> {
   const connections = 32;
   const durationS = opts.quick ? 2 : 8;
   const rounds = opts.quick ? 1 : 5;
@@ -146,10 +178,16 @@ export async function benchHttp(opts: { quick: boolean; redisPort: number }): Pr
   /** One autocannon run against server n, with the server's CPU per request over it. */
   const measured = async (n: string): Promise<HttpRun> => {
     const before = await usage();
+    const redisBefore = processCpuUs(opts.redisPid ?? null);
     const run = await autocannon(ports[n], connections, durationS);
     const after = await usage();
+    const redisAfter = processCpuUs(opts.redisPid ?? null);
     const answered = after.served[n] - before.served[n];
-    return { ...run, serverCpuUs: answered > 0 ? (after.cpuUs - before.cpuUs) / answered : Number.NaN };
+    return {
+      ...run,
+      serverCpuUs: answered > 0 ? (after.cpuUs - before.cpuUs) / answered : Number.NaN,
+      redisCpuUs: answered > 0 ? (redisAfter - redisBefore) / answered : Number.NaN,
+    };
   };
   const names = Object.keys(ports);
   const runs: Record<string, HttpRun[]> = Object.fromEntries(names.map((n) => [n, []]));
@@ -174,9 +212,11 @@ export async function benchHttp(opts: { quick: boolean; redisPort: number }): Pr
   const non2xx: Record<string, number> = {};
   const errors: Record<string, number> = {};
   const serverCpuUs: Record<string, number> = {};
+  const redisCpuUs: Record<string, number> = {};
   const capacityToBare: Record<string, number> = {};
   for (const n of names) {
     serverCpuUs[n] = median(runs[n].map((x) => x.serverCpuUs));
+    redisCpuUs[n] = median(runs[n].map((x) => x.redisCpuUs));
     const b = bareOf(n);
     capacityToBare[n] = median(runs[n].map((x, i) => runs[b][i].serverCpuUs / x.serverCpuUs));
     reqPerSec[n] = median(runs[n].map((x) => x.reqPerSec));
@@ -187,6 +227,14 @@ export async function benchHttp(opts: { quick: boolean; redisPort: number }): Pr
   }
   const sharedCounterOver: Record<string, number> = {};
   for (const p of PER_REQUEST_PEERS) sharedCounterOver[p] = perRound('shared-counter', p);
+  const cpuOf = (x: HttpRun) => x.serverCpuUs + x.redisCpuUs;
+  const sharedCounterCapacityOver: Record<string, number> = {};
+  for (const p of PER_REQUEST_PEERS) {
+    sharedCounterCapacityOver[p] = median(runs[p].map((x, i) => cpuOf(x) / cpuOf(runs['shared-counter'][i])));
+  }
+  sharedCounterCapacityOver['express-rate-limit (Express vs Express)'] = median(
+    runs['express-rate-limit'].map((x, i) => cpuOf(x) / cpuOf(runs['express-shared-counter'][i])),
+  );
   sharedCounterOver['express-rate-limit (Express vs Express)'] = perRound(
     'express-shared-counter',
     'express-rate-limit',
@@ -201,6 +249,8 @@ export async function benchHttp(opts: { quick: boolean; redisPort: number }): Pr
     serverCpuUs,
     capacityToBare,
     sharedCounterOver,
+    redisCpuUs,
+    sharedCounterCapacityOver,
     non2xx,
     errors,
     runs,

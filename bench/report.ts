@@ -130,6 +130,18 @@ function httpTargets(h: HttpBench): Target[] {
       detail: `${f2(r)}× (${k(h.reqPerSec['shared-counter'])} vs ${k(h.reqPerSec[p])} req/s)`,
     });
   }
+  for (const p of ['rlf-redis', 'express-rate-limit (Express vs Express)']) {
+    const c = h.sharedCounterCapacityOver?.[p];
+    if (c === undefined) continue;
+    const [ours, theirs] =
+      p === 'rlf-redis' ? ['shared-counter', p] : ['express-shared-counter', 'express-rate-limit'];
+    const cpu = (n: string) => `${f1(h.serverCpuUs[n])} + ${f1(h.redisCpuUs[n])}`;
+    out.push({
+      name: `HTTP shared-counter capacity ≥ 1.5× ${p} (server + Redis CPU per request)`,
+      pass: c >= 1.5,
+      detail: `${f2(c)}× (${cpu(theirs)} vs ${cpu(ours)} µs of server + Redis CPU per request)`,
+    });
+  }
   const ee = h.sharedCounterOver['express-rate-limit (Express vs Express)'];
   out.push({
     name: 'HTTP shared-counter ≥ 1.5× express-rate-limit, both on Express',
@@ -201,17 +213,22 @@ export function renderMarkdown(r: BenchResult, simTable: string): string {
     '',
   );
   L.push(
-    "Server CPU per request is the server process's own CPU over a run divided by the requests it answered (Redis's CPU not included); its ratio to the bare server's is the share of capacity a server keeps when it, not the load generator, is the bottleneck. On 2 cores autocannon needs about as much CPU per request as the server, so requests/s is often the load generator's limit.",
+    "Server CPU per request is the server process's own CPU over a run divided by the requests it answered; Redis CPU per request is redis-server's over the same run (from /proc; the per-request limiters move their work there). The server's CPU ratio to the bare server's is the share of capacity it keeps when it, not the load generator, is the bottleneck. On 2 cores autocannon needs about as much CPU per request as the server, so requests/s is often the load generator's limit.",
     '',
-    '| server | requests/s | p99 ms | × its bare server | server CPU µs/req | capacity × its bare | non-2xx | errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| server | requests/s | p99 ms | × its bare server | server CPU µs/req | Redis CPU µs/req | capacity × its bare | non-2xx | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const n of Object.keys(h.reqPerSec))
     L.push(
-      `| ${n} | ${k(h.reqPerSec[n])} | ${f1(h.p99Ms[n])} | ${f2(h.ratioToBare[n])} | ${f1(h.serverCpuUs?.[n] ?? Number.NaN)} | ${f2(h.capacityToBare?.[n] ?? Number.NaN)} | ${h.non2xx[n]} | ${h.errors[n]} |`,
+      `| ${n} | ${k(h.reqPerSec[n])} | ${f1(h.p99Ms[n])} | ${f2(h.ratioToBare[n])} | ${f1(h.serverCpuUs?.[n] ?? Number.NaN)} | ${f1(h.redisCpuUs?.[n] ?? Number.NaN)} | ${f2(h.capacityToBare?.[n] ?? Number.NaN)} | ${h.non2xx[n]} | ${h.errors[n]} |`,
     );
   L.push('', 'shared-counter ÷ per-request Redis limiters (median of per-round ratios):', '');
-  for (const [p, x] of Object.entries(h.sharedCounterOver)) L.push(`- ${p}: ${f2(x)}×`);
+  for (const [p, x] of Object.entries(h.sharedCounterOver)) {
+    const c = h.sharedCounterCapacityOver?.[p];
+    L.push(
+      `- ${p}: ${f2(x)}× in requests/s${c === undefined ? '' : `, ${f2(c)}× in capacity (server + Redis CPU per request)`}`,
+    );
+  }
   L.push('');
 
   L.push('## 4. Simulator', '', simTable, '');

@@ -95,7 +95,7 @@ try {
   sync = await benchSync({ quick, port: redis.port });
   part('sync');
   log('http');
-  http = await benchHttp({ quick, redisPort: redis.port });
+  http = await benchHttp({ quick, redisPort: redis.port, redisPid: redis.pid });
   part('http');
 } finally {
   await redis.stop();

@@ -51,6 +51,13 @@ function parts() {
       'express-rate-limit': 3.3,
       'express-rate-limit (Express vs Express)': 1.6,
     },
+    redisCpuUs: { ...byServer(0), 'rlf-redis': 12, 'express-rate-limit': 12 },
+    sharedCounterCapacityOver: {
+      'central-log': 2,
+      'rlf-redis': 2.1,
+      'express-rate-limit': 3.3,
+      'express-rate-limit (Express vs Express)': 1.6,
+    },
     non2xx: byServer(0),
     errors: byServer(0),
     runs: {},
