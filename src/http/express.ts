@@ -25,22 +25,24 @@ export function expressRateLimit<Req extends PeerLike, Res extends ExpressRespon
 ): (req: Req, res: Res, next: (err?: unknown) => void) => void {
   const decide = createRequestDecider<Req>(gateway, opts);
   return (req, res, next) => {
-    const finish = (out: HttpDecision): void => {
-      for (const name in out.headers) res.setHeader(name, out.headers[name]);
-      if (out.status === 429) {
-        res.statusCode = 429;
-        res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-        res.end(TOO_MANY_REQUESTS_BODY);
-        return;
-      }
-      next();
-    };
     try {
       const out = decide(req);
-      if (out instanceof Promise) out.then(finish, next);
-      else finish(out);
+      if (out instanceof Promise) out.then((o) => finish(res, next, o), next);
+      else finish(res, next, out);
     } catch (err) {
       next(err);
     }
   };
+}
+
+// out of the per-request closure: a closure made for every request is garbage on every request
+function finish(res: ExpressResponseLike, next: (err?: unknown) => void, out: HttpDecision): void {
+  for (const name in out.headers) res.setHeader(name, out.headers[name]);
+  if (out.status === 429) {
+    res.statusCode = 429;
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.end(TOO_MANY_REQUESTS_BODY);
+    return;
+  }
+  next();
 }
