@@ -39,6 +39,23 @@ export type RequestDecider<R> = (req: R) => HttpDecision | Promise<HttpDecision>
 
 export const TOO_MANY_REQUESTS_BODY = 'Too Many Requests\n';
 
+/** What the node:http and Express adapters write to (a node ServerResponse has all three). */
+export interface ResponseLike {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  end(body: string): unknown;
+}
+
+/** Sets the decision's headers and answers a 429 itself; true when the request goes on to its handler. */
+export function writeDecision(res: ResponseLike, out: HttpDecision): boolean {
+  for (const name in out.headers) res.setHeader(name, out.headers[name]);
+  if (out.status !== 429) return true;
+  res.statusCode = 429;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.end(TOO_MANY_REQUESTS_BODY);
+  return false;
+}
+
 const SKIPPED: HttpDecision = Object.freeze({
   status: 200,
   headers: {},

@@ -2,10 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Decision } from '../gateway/decision.js';
 import {
   createRequestDecider,
-  type HttpDecision,
   type RateLimitGateway,
   type RateLimitHttpOptions,
-  TOO_MANY_REQUESTS_BODY,
+  writeDecision,
 } from './core.js';
 
 /**
@@ -23,29 +22,16 @@ export function withRateLimit<Req extends IncomingMessage, Res extends ServerRes
     try {
       const out = decide(req);
       if (out instanceof Promise) {
-        out.then((o) => finish(req, res, o, handler)).catch((err: unknown) => fail(res, err));
-      } else finish(req, res, out, handler);
+        out
+          .then((o) => {
+            if (writeDecision(res, o)) handler(req, res, o.decision);
+          })
+          .catch((err: unknown) => fail(res, err));
+      } else if (writeDecision(res, out)) handler(req, res, out.decision);
     } catch (err) {
       fail(res, err);
     }
   };
-}
-
-// out of the per-request closure: a closure made for every request is garbage on every request
-function finish<Req extends IncomingMessage, Res extends ServerResponse>(
-  req: Req,
-  res: Res,
-  out: HttpDecision,
-  handler: (req: Req, res: Res, decision: Decision | null) => unknown,
-): void {
-  for (const name in out.headers) res.setHeader(name, out.headers[name]);
-  if (out.status === 429) {
-    res.statusCode = 429;
-    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-    res.end(TOO_MANY_REQUESTS_BODY);
-    return;
-  }
-  handler(req, res, out.decision);
 }
 
 function fail(res: ServerResponse, _err: unknown): void {
