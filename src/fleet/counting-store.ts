@@ -22,6 +22,10 @@ export class CountingStore implements AsyncStore {
 
   constructor(private readonly inner: AsyncStore) {}
 
+  get clock(): AsyncStore['clock'] {
+    return this.inner.clock;
+  }
+
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {
     this.requestPathCalls++;
     return this.inner.logAdmit(key, policy, now, cost, call);

@@ -110,6 +110,12 @@ export interface Store {
 }
 
 export interface AsyncStore {
+  /**
+   * Whose clock the store's times are on: 'store', its own (Redis TIME: the `now` passed in is
+   * ignored, and a gateway learns the store's time from each reply), or 'caller', the `now` passed in.
+   * @default 'caller'
+   */
+  readonly clock?: 'store' | 'caller';
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply>;
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void>;
   sync(req: SyncRequest, now: number): Promise<SyncResult>;

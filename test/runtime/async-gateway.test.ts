@@ -16,9 +16,13 @@ afterEach(() => {
 
 type Setup = Partial<AsyncGatewayOptions> & Pick<AsyncGatewayOptions, 'design'>;
 
-/** One gateway on a test store that runs on the (fake) wall clock, as Redis runs on TIME. Δ = 100 ms, first sync at +50 ms. */
+/**
+ * One gateway on a test store that runs on the (fake) wall clock, as Redis runs on TIME. Δ = 100 ms,
+ * first sync at +50 ms. The gateway reads the same clock, and the store says so ('caller'): there is
+ * no clock to learn before the first decision (that wait has tests of its own).
+ */
 function setup(o: Setup) {
-  const store = new TestAsyncStore(undefined, () => Date.now());
+  const store = new TestAsyncStore(undefined, () => Date.now(), 'caller');
   const gw = createAsyncGateway({
     id: 'gw-1',
     limit: 10,
@@ -119,6 +123,71 @@ describe('AsyncGateway: syncing', () => {
     expect(gw.now()).toBe(Date.now() + 5_000);
   });
 
+  it('on a store with its own clock, waits for the first reply before deciding, then counts on the store’s time', async () => {
+    for (const skew of [5_000, -5_000]) {
+      // the gateway's clock runs 5 s ahead of the store's (skew > 0) or behind it
+      const store = new TestAsyncStore(undefined, () => Date.now() - skew);
+      const gw = createAsyncGateway({
+        id: 'gw-1',
+        design: 'shared-counter',
+        limit: 10,
+        windowMs: 1_000,
+        gateways: 1,
+        syncMs: 100,
+        store,
+        clock: () => Date.now(),
+      });
+      const first = gw.admitNow('a');
+      expect(first).toBeInstanceOf(Promise);
+      const d = await first;
+      expect(d).toMatchObject({ allowed: true, at: Date.now() - skew });
+      expect(store.calls.sync).toBe(1);
+      // from then on at once, on store time
+      expect(local(gw.admitNow('a')).at).toBe(Date.now() - skew);
+      await gw.syncNow();
+      const policy = gw.options.policy;
+      expect(store.memory.countOf('a', policy, Date.now() - skew)).toBe(2);
+      // one window later on the store's clock both have aged out there and here
+      await advance(1_000);
+      expect(store.memory.countOf('a', policy, Date.now() - skew)).toBe(0);
+      expect(local(gw.admitNow('a')).remaining).toBe(9);
+    }
+  });
+
+  it('a first sync does not hold a clock that runs ahead at its own reading', async () => {
+    const store = new TestAsyncStore(undefined, () => Date.now() - 5_000);
+    const gw = createAsyncGateway({
+      id: 'gw-1',
+      design: 'shared-counter',
+      limit: 10,
+      windowMs: 1_000,
+      gateways: 1,
+      syncMs: 100,
+      store,
+      clock: () => Date.now(),
+    });
+    await gw.syncNow();
+    expect(gw.now()).toBe(Date.now() - 5_000);
+  });
+
+  it('decides on its own clock when the sync it waited on for the store’s clock fails', async () => {
+    const store = new TestAsyncStore(undefined, () => Date.now() + 5_000);
+    store.mode = 'fail';
+    const gw = createAsyncGateway({
+      id: 'gw-1',
+      design: 'shared-counter',
+      limit: 10,
+      windowMs: 1_000,
+      gateways: 1,
+      syncMs: 100,
+      store,
+      clock: () => Date.now(),
+    });
+    await expect(gw.admitNow('a')).resolves.toMatchObject({ allowed: true, at: Date.now() });
+    expect(store.calls.sync).toBe(1);
+    expect(local(gw.admitNow('a')).allowed).toBe(true);
+  });
+
   it('takes the offset from the reply with the shortest round trip, and stops spending a grant that much before it lapses', async () => {
     // the store's clock runs 5 s ahead; each sync is applied and answered when the test says
     let t = 1_000;
@@ -154,11 +223,11 @@ describe('AsyncGateway: syncing', () => {
       await vi.advanceTimersByTimeAsync(0);
       await s;
     };
-    local(gw.admitNow('k')); // an arrival, so the next syncs ask for slots
     // sent at 1,000, applied at 1,000 (store 6,000), answered at 1,100: the midpoint is 50 ms late
     t = 1_000;
     await syncAt(1_000, 1_100);
     expect(gw.stats()).toMatchObject({ offsetMs: 4_950, offsetErrorMs: 51 });
+    local(gw.admitNow('k')); // an arrival, so the next syncs ask for slots
     // a 4 ms round trip: off by at most 2, + 1 for the local clock's millisecond tick
     t = 2_000;
     await syncAt(2_002, 2_004);
@@ -368,7 +437,7 @@ describe('AsyncGateway: fail modes', () => {
   });
 
   it('leases, local: a fleet flooded through an outage never exceeds L, and the store counts every admit', async () => {
-    const store = new TestAsyncStore(undefined, () => Date.now());
+    const store = new TestAsyncStore(undefined, () => Date.now(), 'caller');
     const fleet = [0, 1].map((i) =>
       createAsyncGateway({
         id: `gw-${i}`,

@@ -10,7 +10,8 @@ import { TestAsyncStore } from '../support/async-memory-store.js';
  */
 function gateway(maxKeys: number, extra: { horizonMs?: number; staleAfterMs?: number } = {}) {
   let t = 1_000_000;
-  const store = new TestAsyncStore(undefined, () => t);
+  // the gateway reads the store's own clock: nothing to learn before deciding
+  const store = new TestAsyncStore(undefined, () => t, 'caller');
   const gw = createAsyncGateway({
     id: 'cap',
     design: 'shared-counter',

@@ -14,7 +14,9 @@ import { MemoryStore } from '../../src/store/memory-store.js';
  * An AsyncStore over the exact in-memory store, with faults to play an unreachable or slow store:
  * - 'ok': answers (after `delayMs`, applied halfway, like a network round trip);
  * - 'hang': never answers; 'fail': rejects at once.
- * With `clock`, the store runs on its own clock (as Redis does with TIME) instead of the caller's now.
+ * With `clock`, the store runs on its own clock (as Redis does with TIME) instead of the caller's now,
+ * and says so (AsyncStore.clock = 'store'), unless `kind` is 'caller': a test whose gateway reads the
+ * very clock the store does may say so, and its gateway has no clock to learn before deciding.
  * Delays use setTimeout, so vitest fake timers drive them.
  */
 export class TestAsyncStore implements AsyncStore {
@@ -24,17 +26,23 @@ export class TestAsyncStore implements AsyncStore {
   /** Syncs applied to the memory store, including replays and ones whose reply came too late. */
   readonly applied: SyncRequest[] = [];
 
+  /** 'store' with its own clock (AsyncStore.clock). */
+  readonly clock: 'store' | 'caller';
+
   constructor(
     readonly memory = new MemoryStore(),
-    private readonly clock?: () => number,
-  ) {}
+    private readonly storeClock?: () => number,
+    kind?: 'store' | 'caller',
+  ) {
+    this.clock = kind ?? (storeClock === undefined ? 'caller' : 'store');
+  }
 
   private async run<T>(callerNow: number, op: (now: number) => T): Promise<T> {
     if (this.mode === 'fail') throw new Error('store unreachable (test)');
     if (this.mode === 'hang') return new Promise<T>(() => {});
     const half = this.delayMs / 2;
     if (half > 0) await sleep(half);
-    const v = op(this.clock === undefined ? callerNow : this.clock());
+    const v = op(this.storeClock === undefined ? callerNow : this.storeClock());
     if (half > 0) await sleep(half);
     return v;
   }

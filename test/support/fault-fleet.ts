@@ -198,8 +198,11 @@ export async function drive(
           res.admitted.push({ wall: Date.now(), t: gw.now(), gw: i, degraded: d.degraded === true });
       };
       try {
+        // a gateway's first requests wait for the store's clock (one round trip at start; central-log's
+        // do not, they go to the store anyway): not a store call on the request path
+        const knewClock = gw.clockKnown || gw.options.design === 'central-log';
         const d = gw.admitNow(typeof key === 'string' ? key : key());
-        if (d instanceof Promise) res.viaStore++;
+        if (d instanceof Promise && knewClock) res.viaStore++;
         if (d instanceof Promise)
           pending.push(
             d.then(done, () => {

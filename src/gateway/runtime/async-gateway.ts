@@ -206,6 +206,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly asks = new Map<string, Promise<void>>();
   private coalescedAsks = 0;
   private lastNow = Number.NEGATIVE_INFINITY;
+  /** A store reply has told this gateway the store's time (or that the store runs on the caller's). */
+  private knowsClock = false;
+  /** The sync a decision waited on did not bring the store's time: decisions go ahead without it. */
+  private clockUnreachable = false;
+  /** The store runs on its own clock (AsyncStore.clock). */
+  private readonly storeClock: boolean;
   private lastGoodAt = Number.NaN;
   /** The last store call failed and none has succeeded since. */
   private failing = false;
@@ -265,6 +271,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       );
     }
     this.clock = requireFunction('clock', opts.clock ?? Date.now);
+    this.storeClock = this.store.clock === 'store';
     this.random = requireFunction('random', opts.random ?? Math.random);
     this.maxKeys = requirePositiveInteger('maxKeys', opts.maxKeys ?? 1_000_000);
     this.createdAt = this.clock();
@@ -272,6 +279,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     // store saw from the previous run (at most one per sync, and Δ is well over a millisecond).
     this.seq = Math.max(0, Math.floor(this.createdAt));
     this.callSeq = this.seq * 1000;
+  }
+
+  /** A store reply has told this gateway the store's clock: decisions no longer wait for it (see awaitingClock). */
+  get clockKnown(): boolean {
+    return this.knowsClock;
   }
 
   /** Decision time: local clock + the store's offset, never going backwards. */
@@ -284,6 +296,37 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const t = local + this.offsetMs;
     if (t > this.lastNow) this.lastNow = t;
     return this.lastNow;
+  }
+
+  /**
+   * Decision time for a sync's own bookkeeping. Until the store's clock is known it does not hold the
+   * decision clock there: the first sync reads the clock before its reply brings the offset, and a
+   * gateway whose clock runs seconds ahead would stay at that reading, seconds ahead of the store,
+   * until the store's clock caught up, ageing the store's admits out early meanwhile.
+   */
+  private bookNow(): number {
+    if (this.knowsClock) return this.now();
+    return Math.max(this.lastNow, this.clock() + this.offsetMs);
+  }
+
+  /**
+   * A store on its own clock (Redis TIME) ages the window on that clock, and an admit counts from its
+   * instant on it. Until a reply tells this gateway that clock, its own may be off by seconds, and an
+   * admit stamped on it would count seconds too long (clock ahead) or too short (behind): decisions
+   * wait for a sync's reply, one round trip (at most storeTimeoutMs), once per gateway. Not
+   * central-log's, made at the store, nor split's, which never leave the gateway. If that sync fails,
+   * decisions go ahead on the local clock.
+   */
+  private awaitingClock(): boolean {
+    if (this.knowsClock || this.clockUnreachable || !this.storeClock) return false;
+    const design = this.options.design;
+    return design !== 'central-log' && design !== 'split';
+  }
+
+  private async afterClock(key: string, cost: number): Promise<Decision> {
+    await this.syncNow();
+    if (!this.knowsClock) this.clockUnreachable = true;
+    return this.admitNow(key, cost);
   }
 
   get keyCount(): number {
@@ -302,11 +345,14 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   /**
    * A Decision right away when no store call is needed, a Promise when the request waits on the
    * store (at most `storeTimeoutMs`; a leases-ask request that waited on another's ask and found its
-   * grant used up may ask once more). Throws only on bad input (KeyError, ConfigError).
+   * grant used up may ask once more): central-log's log, leases-ask's ask, and, on a store with its
+   * own clock, the first sync's reply that brings that clock (see awaitingClock). Throws only on bad
+   * input (KeyError, ConfigError).
    */
   admitNow(key: string, cost = 1): Decision | Promise<Decision> {
     requireKey(key);
     requireCost(cost);
+    if (this.awaitingClock()) return this.afterClock(key, cost);
     // one clock read per request: it is the costly part of a local decision (tens of ns)
     const local = this.clock();
     const now = this.timeAt(local);
@@ -330,6 +376,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   allowNow(key: string, cost = 1): boolean | Promise<boolean> {
     requireKey(key);
     requireCost(cost);
+    if (this.awaitingClock()) return this.afterClock(key, cost).then((d) => d.allowed);
     const local = this.clock();
     const now = this.timeAt(local);
     const design = this.options.design;
@@ -658,6 +705,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    */
   private learnOffset(storeNow: number, sentNow: number, t0: number, t1: number): void {
     if (!Number.isFinite(storeNow)) return;
+    this.knowsClock = true;
     // Never decide at a time before the store's answer: a grant made at store time s, spent at a
     // local estimate below s, would put an admit within W of one the store had already let expire.
     if (storeNow > this.lastNow) this.lastNow = storeNow;
@@ -753,7 +801,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const voids = this.voids;
     this.voids = [];
     const r = await withTimeout(
-      () => this.store.voidLogAdmits(this.id, this.options.policy, voids, this.now()),
+      () => this.store.voidLogAdmits(this.id, this.options.policy, voids, this.bookNow()),
       this.storeTimeoutMs,
     );
     if (r.ok) {
@@ -795,7 +843,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    */
   private noteCycle(replyNow: number, builtFrom: number): void {
     if (!Number.isFinite(replyNow)) return;
-    const now = this.now();
+    const now = this.bookNow();
     const next = now - builtFrom + this.options.fleet.syncMs;
     const cycle = Number.isNaN(this.lastReplyNow) ? next : Math.max(next, now - this.lastReplyNow);
     const ring = this.cycles;
@@ -810,7 +858,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * this, a long outage with many distinct keys would hold every key it ever saw.
    */
   private async sweep(): Promise<void> {
-    const now = this.now();
+    const now = this.bookNow();
     const before = this.keys.size + this.fallbacks.size;
     const slicer = new Slicer();
     for (const [key, lim] of this.keys) {
@@ -834,7 +882,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * behind the walk and being met twice, so keys are not reordered meanwhile (`building`).
    */
   private async buildBatch(final: boolean): Promise<Batch> {
-    const now = this.now();
+    const now = this.bookNow();
     const entries: SyncEntry[] = [];
     const owners: (KeyLimiter | null)[] = [];
     const fallbacks: (Fallback | null)[] = [];
@@ -906,7 +954,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.syncsSent++;
     const { req } = batch;
     const t0 = this.clock();
-    const sentNow = this.now();
+    const sentNow = this.bookNow();
     this.lastSyncStartAt = sentNow;
     const r = await withTimeout(() => this.store.sync(req, sentNow), this.storeTimeoutMs);
     const t1 = this.clock();
@@ -930,7 +978,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     }
     this.frozen = null;
     this.learnOffset(r.value.now, sentNow, t0, t1);
-    const now = this.now();
+    const now = this.bookNow();
     const { replies } = r.value;
     const slicer = new Slicer();
     for (let i = 0; i < keys; i++) {

@@ -49,6 +49,7 @@ interface Scripts {
  */
 export class RedisStore implements AsyncStore {
   readonly options: ResolvedRedisStoreOptions;
+  readonly clock: 'store' | 'caller';
   private readonly scripts: Scripts;
   private readonly logKind: 'l' | 'b';
   /** A sync prepared and written in slices holds the request-path calls back until it is all sent. */
@@ -59,6 +60,7 @@ export class RedisStore implements AsyncStore {
     opts: RedisStoreOptions = {},
   ) {
     this.options = resolveRedisStoreOptions(opts);
+    this.clock = this.options.clock === 'redis' ? 'store' : 'caller';
     const exact = this.options.mode === 'exact';
     const windowModule = exact ? 'window-exact.lua' : 'window-buckets.lua';
     this.logKind = exact ? 'l' : 'b';
