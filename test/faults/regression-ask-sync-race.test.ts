@@ -23,7 +23,9 @@ describe('regression: leases-ask spends an ask reply that a later sync already r
     const memory = new MemoryStore();
     const clock = () => Date.now();
     const mk = (id: string, phase: number) => {
-      const store = new TestAsyncStore(memory, clock);
+      // the gateways read the store's own clock ('caller': no clock to learn first), so the ask goes
+      // out at once and crosses the sync as the scenario needs
+      const store = new TestAsyncStore(memory, clock, 'caller');
       store.delayMs = 100; // applied at +50, answered at +100
       return createAsyncGateway({
         id,
