@@ -274,10 +274,7 @@ export class MemoryStore implements Store {
     const { windowMs, windowKind } = policy;
     if (!replay) {
       // pushes are ascending; those already aged out are dropped, the rest merged in one pass
-      let admits = e.admits;
-      // an admit cannot have happened after the store's now: one stamped later (a gateway whose clock
-      // runs ahead, before it learned the store's) counts from now, or it would hold the window longer
-      if (admits.length > 0 && admits[admits.length - 1] > now) admits = admits.map((t) => Math.min(t, now));
+      const admits = e.admits;
       let first = 0;
       while (first < admits.length && expiryOf(admits[first], windowMs, windowKind) <= now) first++;
       log.insertAll(admits, first);

@@ -50,9 +50,7 @@ for i = 1, #entries do
   if not replay then
     local times = {}
     for j = first, first + n - 1 do
-      -- an admit cannot have happened after the store's now: one stamped later (a gateway whose clock
-      -- runs ahead, before it learned the store's) counts from now, or it would hold the window longer
-      local t = math.min(tonumber(ARGV[j]), NOW)
+      local t = tonumber(ARGV[j])
       if expiry(t) > NOW then
         times[#times + 1] = t
       end
