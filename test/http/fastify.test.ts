@@ -1,5 +1,7 @@
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { PeerLike } from '../../src/http/client-address.js';
+import type { FastifyReplyLike } from '../../src/http/fastify.js';
 import { fastifyRateLimit } from '../../src/http/index.js';
 import { get, smallGateway } from '../support/http.js';
 
@@ -33,5 +35,31 @@ describe('Fastify onRequest hook over real HTTP', () => {
     expect(routeRuns).toBe(2);
     expect((await get(url, '192.0.2.45')).status).toBe(200);
     await gw.stop();
+  });
+
+  it('waits on the store when the design does (central-log), and answers 500 when the key function throws', async () => {
+    const { gw } = smallGateway('central-log');
+    const app = Fastify();
+    apps.push(app);
+    app.addHook(
+      'onRequest',
+      fastifyRateLimit<{ url: string } & PeerLike, FastifyReplyLike>(gw, {
+        key: (req) => (req.url === '/bad' ? '' : 'k'),
+      }),
+    );
+    let routeRuns = 0;
+    app.get('/', async () => {
+      routeRuns++;
+      return 'ok';
+    });
+    app.get('/bad', async () => 'never');
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    expect((await get(`${base}/`)).status).toBe(200);
+    expect((await get(`${base}/`)).status).toBe(200);
+    const c = await get(`${base}/`);
+    expect(c.status).toBe(429);
+    expect(Number(c.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(routeRuns).toBe(2);
+    expect((await get(`${base}/bad`)).status).toBe(500);
   });
 });
