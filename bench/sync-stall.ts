@@ -41,6 +41,8 @@ for (const n of sizes) {
     storeTimeoutMs: 60_000,
     store: new RedisStore(client, { prefix: `stall${n}:` }),
   });
+  // the first sync brings Redis's clock: decisions before it would wait for it
+  await gw.syncNow();
   const gaps: number[] = [];
   const cpus: number[] = [];
   const walls: number[] = [];
