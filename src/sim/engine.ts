@@ -375,6 +375,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     entries: [],
   };
   const gatewayIds = Array.from({ length: K }, (_, g) => `g${g}`);
+  // doSync applies each reply at once (no design keeps the reply object): one object serves them all
+  const reply: SyncReply = { count: 0, expiries: [], horizon: 0, granted: 0, grantExpiresAt: 0 };
+  const leaseDesign = design === 'leases' || design === 'leases-ask';
 
   const doSync = (g: number, s: number) => {
     const lim = lims[g];
@@ -383,9 +386,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       if (entry !== null) {
         request.gatewayId = gatewayIds[g];
         request.seq = ++seq[g];
-        const reply = store.syncKey(request, entry, s);
-        if (lim instanceof LeaseKey) {
-          returnedSum += lim.lastReturned;
+        store.syncKey(request, entry, s, reply);
+        if (leaseDesign) {
+          returnedSum += (lim as LeaseKey).lastReturned;
           leaseSyncs++;
         }
         lim.applySync(reply, s);
@@ -599,7 +602,8 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       continue;
     }
     const g = leaf;
-    if (replyAt[g] <= nextSync[g] && replyAt[g] <= nextArr[g] && replyAt[g] <= nextFlood[g]) {
+    // replies in flight and flood arrivals exist only with real syncs and mixed traffic
+    if (realSync && replyAt[g] <= nextSync[g] && replyAt[g] <= nextArr[g] && replyAt[g] <= nextFlood[g]) {
       onReply(g, replyAt[g]);
       refresh(g);
       continue;
@@ -612,7 +616,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       refresh(g);
       continue;
     }
-    if (nextFlood[g] < nextArr[g] && nextFlood[g] < nextSync[g]) {
+    if (mixed && nextFlood[g] < nextArr[g] && nextFlood[g] < nextSync[g]) {
       // a flood arrival (pulsed, onset): every one decided on its own
       const t = nextFlood[g];
       needSyncAfter(g, t);
@@ -639,7 +643,10 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
         // Nothing to push: only the last sync before the next arrival matters, as long as no sync
         // in between would find the key idle and drop the state (not before the store's newest
         // admit expires; later pushes only add to it).
-        const last = Math.min(idxAtOrAfter(g, bound) - 1, idxAtOrAfter(g, store.latestExpiry(KEY)));
+        // (idxAtOrAfter is monotone: the store's expiry bounds `last` only when it comes before the arrival)
+        const latest = store.latestExpiry(KEY);
+        const beforeArrival = idxAtOrAfter(g, bound) - 1;
+        const last = latest >= bound ? beforeArrival : Math.min(beforeArrival, idxAtOrAfter(g, latest));
         if (last > next) next = last;
       } else if (kind === 'every' && lim instanceof LeaseKey && lim.unsyncedAdmits() === 0) {
         const before = Math.min(idxAtOrAfter(g, bound), idxAtOrAfter(g, end)) - next;

@@ -177,13 +177,16 @@ export class MemoryStore implements Store {
     const replay = this.begin(req, now);
     const replies = new Array<SyncReply>(req.entries.length);
     for (let i = 0; i < req.entries.length; i++)
-      replies[i] = this.syncOne(req, req.entries[i], req.policy, now, replay);
+      replies[i] = this.syncOne(req, req.entries[i], req.policy, now, replay, newReply());
     return { now, replies };
   }
 
-  /** A sync of one key (the simulator's single-key fast path): the same as sync() with one entry. */
-  syncKey(req: SyncRequest, entry: SyncEntry, now: number): SyncReply {
-    return this.syncOne(req, entry, req.policy, now, this.begin(req, now));
+  /**
+   * A sync of one key (the simulator's single-key fast path): the same as sync() with one entry. The
+   * reply is written into `out` when given (a caller that uses each reply at once reuses one object).
+   */
+  syncKey(req: SyncRequest, entry: SyncEntry, now: number, out: SyncReply = newReply()): SyncReply {
+    return this.syncOne(req, entry, req.policy, now, this.begin(req, now), out);
   }
 
   /** Checks and records the sync's seq; returns true for a retry of the last applied sync. */
@@ -266,7 +269,14 @@ export class MemoryStore implements Store {
     return rec === undefined ? 0 : rec.prune(now, policy);
   }
 
-  private syncOne(req: SyncRequest, e: SyncEntry, policy: Policy, now: number, replay: boolean): SyncReply {
+  private syncOne(
+    req: SyncRequest,
+    e: SyncEntry,
+    policy: Policy,
+    now: number,
+    replay: boolean,
+    out: SyncReply,
+  ): SyncReply {
     const rec = this.record(e.key, policy);
     const others = rec.prune(now, policy, req.gatewayId);
     if (e.release) rec.setLease(req.gatewayId, 0, now);
@@ -302,7 +312,12 @@ export class MemoryStore implements Store {
       for (let i = 0; i < n; i++) expiries[i] = expiryOf(log.at(i), windowMs, windowKind);
     }
     this.settle(rec, policy, now);
-    return { count, expiries, horizon, granted, grantExpiresAt };
+    out.count = count;
+    out.expiries = expiries;
+    out.horizon = horizon;
+    out.granted = granted;
+    out.grantExpiresAt = grantExpiresAt;
+    return out;
   }
 
   /** The key's record, if it has one (without making one). A deleted record (sweepAt −1) is never handed out. */
@@ -355,3 +370,7 @@ export class MemoryStore implements Store {
 }
 
 const EMPTY: number[] = [];
+
+function newReply(): SyncReply {
+  return { count: 0, expiries: EMPTY, horizon: 0, granted: 0, grantExpiresAt: 0 };
+}
