@@ -41,6 +41,9 @@ export class LeaseKey implements KeyLimiter {
   lastReturned = 0;
   private readonly alpha: number;
   private readonly decay: number;
+  /** decay^powK, the power meanAfter computed last. */
+  private powK = 0;
+  private powV = 1;
 
   constructor(
     private readonly p: FleetParams,
@@ -132,7 +135,13 @@ export class LeaseKey implements KeyLimiter {
   /** The mean arrivals per interval after `idle` more intervals without arrivals. */
   private meanAfter(idle: number): number {
     const k = this.idleIntervals + idle;
-    return k === 0 ? this.meanBase : this.meanBase * this.decay ** k;
+    if (k === 0) return this.meanBase;
+    // a sync asks for the same k twice (closeInterval, then askAt): the power once
+    if (k !== this.powK) {
+      this.powK = k;
+      this.powV = this.decay ** k;
+    }
+    return this.meanBase * this.powV;
   }
 
   /** Closes an interval with `arrivals` arrivals. */
@@ -167,7 +176,9 @@ export class LeaseKey implements KeyLimiter {
     // never what a gateway holding slots holds, and a gateway holding none drops the key (the run
     // stops before it). Instants only grow, so the syncs before it are a prefix.
     const windowMs = this.p.policy.windowMs;
-    const quietFrom = prefixLength(count, (i) => at(i) - this.lastArrivalAt < windowMs);
+    // instants Δ apart (the usual case): the count is a division away, which prefixLength confirms
+    const quietGuess = Math.ceil((this.lastArrivalAt + windowMs - at(0)) / this.p.syncMs);
+    const quietFrom = prefixLength(count, (i) => at(i) - this.lastArrivalAt < windowMs, quietGuess);
     // leases-ask asks for nothing at a sync without arrivals: the same answer only while it holds none
     if (this.askWhenEmpty) return held === 0 ? quietFrom : 0;
     if (quietFrom === 0) return 0;

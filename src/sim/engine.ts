@@ -503,6 +503,11 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     if (need < cur) setNextSync(g, need);
   };
 
+  /** The instants idleRun asks about: g = atG's sync instants from index atFrom on (one closure for every call). */
+  let atG = 0;
+  let atFrom = 0;
+  const idleAt = (i: number) => instant(atG, atFrom + i);
+
   // Parked lease gateways: syncs parkFrom[g] … nextSyncIdx[g] − 1 were skipped, each answered with
   // parkHeld[g] slots; they are applied when the gateway's next sync runs.
   const parkFrom = new Float64Array(K).fill(-1);
@@ -527,7 +532,16 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
    * would run a sync only to find the slot taken.
    */
   let parkedFull = 0;
+  /**
+   * The gateway the last wakeOne chose and that one's sync instant. Until that sync runs (it unparks
+   * the gateway) or another gateway parks full, a later call (t only grows) chooses the same one for
+   * the same instant, already scheduled: nothing to do. (Each parked gateway's candidate instant only
+   * grows with t, and a parked gateway's next sync only comes earlier, by wakeOne.)
+   */
+  let woken = -1;
+  let wokenAt = Number.NEGATIVE_INFINITY;
   const wakeOne = (t: number) => {
+    if (woken >= 0 && t <= wokenAt && parkFrom[woken] >= 0 && parkFull[woken] === 1) return;
     let best = -1;
     let bestAt = Number.POSITIVE_INFINITY;
     for (let g = 0; g < K; g++) {
@@ -540,6 +554,8 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
         best = g;
       }
     }
+    woken = best;
+    wokenAt = bestAt;
     if (best < 0) return;
     const idx = Math.max(idxAtOrAfter(best, t), parkFrom[best]);
     if (idx < nextSyncIdx[best]) {
@@ -648,22 +664,27 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
         const beforeArrival = idxAtOrAfter(g, bound) - 1;
         const last = latest >= bound ? beforeArrival : Math.min(beforeArrival, idxAtOrAfter(g, latest));
         if (last > next) next = last;
-      } else if (kind === 'every' && lim instanceof LeaseKey && lim.unsyncedAdmits() === 0) {
+      } else if (kind === 'every' && leaseDesign && (lim as LeaseKey).unsyncedAdmits() === 0) {
+        const lease = lim as LeaseKey;
         const before = Math.min(idxAtOrAfter(g, bound), idxAtOrAfter(g, end)) - next;
         if (before > 0) {
           // With no free slot in the store until its oldest admit expires, an idle gateway's syncs
           // are answered with what it holds even when it asks for more: park it, lazily (a release
           // by another gateway or an earlier expiry wakes it; see wakeParked).
           const full = store.freeSlots(KEY, s) <= 0;
-          const at = (i: number) => instant(g, next + i);
-          const n = before > 0 ? lim.idleRun(at, before, full) : 0;
+          atG = g;
+          atFrom = next;
+          const n = before > 0 ? lease.idleRun(idleAt, before, full) : 0;
           if (n > 0) {
-            const held = lim.slots(s);
+            const held = lease.slots(s);
             if (held > 0) store.renewLease(KEY, gatewayIds[g], instant(g, next + n - 1) + fleet.leaseTtlMs);
             parkFrom[g] = next;
             parkHeld[g] = held;
             parkFull[g] = full ? 1 : 0;
-            if (full) parkedFull++;
+            if (full) {
+              parkedFull++;
+              woken = -1;
+            }
             parkedCount++;
             next += n;
           }

@@ -15,6 +15,8 @@ import type {
 } from './contract.js';
 
 interface Lease {
+  /** The gateway holding it (its key in the leases map): prune walks the values without entry pairs. */
+  readonly gw: string;
   slots: number;
   expiresAt: number;
 }
@@ -57,8 +59,8 @@ class KeyRecord {
     if (now >= this.leaseCheckAt) {
       let total = 0;
       let check = Number.POSITIVE_INFINITY;
-      for (const [gw, lease] of leases) {
-        if (lease.expiresAt <= now) leases.delete(gw);
+      for (const lease of leases.values()) {
+        if (lease.expiresAt <= now) leases.delete(lease.gw);
         else {
           total += lease.slots;
           if (lease.expiresAt < check) check = lease.expiresAt;
@@ -94,7 +96,7 @@ class KeyRecord {
     if (old !== undefined) {
       old.slots = slots;
       old.expiresAt = expiresAt;
-    } else leases.set(gw, { slots, expiresAt });
+    } else leases.set(gw, { gw, slots, expiresAt });
     this.leaseTotal += slots;
     if (expiresAt < this.leaseCheckAt) this.leaseCheckAt = expiresAt;
   }
