@@ -65,6 +65,7 @@ export const PULSE_EVERY_MS = 120_000;
  */
 class EventTree {
   readonly size: number;
+  /** Per node (leaves at size + i): the earliest time below it and its leaf (the left one on a tie). */
   private readonly time: Float64Array;
   private readonly win: Int32Array;
 
@@ -72,7 +73,7 @@ class EventTree {
     let size = 1;
     while (size < leaves) size *= 2;
     this.size = size;
-    this.time = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
+    this.time = new Float64Array(2 * size).fill(Number.POSITIVE_INFINITY);
     this.win = new Int32Array(2 * size);
     for (let i = 0; i < size; i++) this.win[size + i] = i;
     for (let n = size - 1; n >= 1; n--) this.win[n] = this.win[2 * n];
@@ -81,13 +82,21 @@ class EventTree {
   set(leaf: number, t: number): void {
     const time = this.time;
     const win = this.win;
-    time[leaf] = t;
-    let n = (leaf + this.size) >> 1;
-    while (n >= 1) {
-      const l = win[2 * n];
-      const r = win[2 * n + 1];
-      win[n] = time[r] < time[l] ? r : l;
+    // the new winner of each node on the path is the path's winner so far or the sibling's
+    let n = leaf + this.size;
+    time[n] = t;
+    let bestT = t;
+    let best = leaf;
+    while (n > 1) {
+      const sib = n ^ 1;
+      const st = time[sib];
+      if (n & 1 ? !(bestT < st) : st < bestT) {
+        bestT = st;
+        best = win[sib];
+      }
       n >>= 1;
+      time[n] = bestT;
+      win[n] = best;
     }
   }
 
@@ -96,7 +105,7 @@ class EventTree {
   }
 
   minTime(): number {
-    return this.time[this.win[1]];
+    return this.time[1];
   }
 }
 
