@@ -280,8 +280,8 @@ export class MemoryStore implements Store {
     out: SyncReply,
   ): SyncReply {
     const rec = this.record(e.key, policy);
-    const others = rec.prune(now, policy, req.gatewayId);
-    if (e.release) rec.setLease(req.gatewayId, 0, now);
+    const gw = req.gatewayId;
+    const others = rec.prune(now, policy, gw);
     const log = rec.log;
     const { windowMs, windowKind } = policy;
     if (!replay) {
@@ -293,16 +293,19 @@ export class MemoryStore implements Store {
     }
     const count = log.size;
 
+    // The release hands back the whole grant before the ask: nothing else here reads the leases, so a
+    // release followed by a grant sets the lease once (in place) instead of dropping and re-adding it.
     let granted = 0;
     let grantExpiresAt = now;
     if (e.ask > 0) {
-      const held = rec.slotsOf(req.gatewayId);
+      const held = e.release ? 0 : rec.slotsOf(gw);
       granted = Math.max(0, Math.min(e.ask, policy.limit - count - others - held));
       if (granted > 0) {
         grantExpiresAt = now + req.leaseTtlMs;
-        rec.setLease(req.gatewayId, held + granted, grantExpiresAt);
+        rec.setLease(gw, held + granted, grantExpiresAt);
       }
     }
+    if (e.release && granted === 0) rec.setLease(gw, 0, now);
 
     let expiries: number[] = EMPTY;
     let horizon = now;
