@@ -109,6 +109,64 @@ class EventTree {
   }
 }
 
+/**
+ * Instants in ascending order, equal ones in the order they came, each with a tag (the page-load
+ * queue: arrival instants and their gateways). Taken from the front, added mostly at the back.
+ */
+class InstantQueue {
+  private time = new Float64Array(16);
+  private tag = new Int32Array(16);
+  private head = 0;
+  length = 0;
+
+  /** The earliest instant (Infinity when empty). */
+  first(): number {
+    return this.length > 0 ? this.time[this.head] : Number.POSITIVE_INFINITY;
+  }
+
+  firstTag(): number {
+    return this.tag[this.head];
+  }
+
+  shift(): void {
+    this.head++;
+    if (--this.length === 0) this.head = 0;
+  }
+
+  /** Adds t after every instant at or before it. */
+  insert(t: number, tag: number): void {
+    if (this.head + this.length === this.time.length) this.makeRoom();
+    const time = this.time;
+    const tags = this.tag;
+    let j = this.head + this.length;
+    while (j > this.head && time[j - 1] > t) {
+      time[j] = time[j - 1];
+      tags[j] = tags[j - 1];
+      j--;
+    }
+    time[j] = t;
+    tags[j] = tag;
+    this.length++;
+  }
+
+  private makeRoom(): void {
+    const from = this.head;
+    const to = from + this.length;
+    if (this.length < this.time.length / 2) {
+      this.time.copyWithin(0, from, to);
+      this.tag.copyWithin(0, from, to);
+    } else {
+      const time = new Float64Array(2 * this.time.length);
+      const tag = new Int32Array(2 * this.time.length);
+      time.set(this.time.subarray(from, to));
+      tag.set(this.tag.subarray(from, to));
+      this.time = time;
+      this.tag = tag;
+    }
+    this.head = 0;
+  }
+}
+
 /** One simulated run of one key on virtual time. The decisions are the library's own state machines. */
 export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunOutput {
   return simulate(params, opts, null);
@@ -267,25 +325,23 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     if (mixed) nextFlood[g] = drawFlood(g, 0);
   }
   // page loads: each burst is 10 requests 100 ms apart, each routed on its own
-  const plTime: number[] = [];
-  const plGw: number[] = [];
+  const plQueue = new InstantQueue();
+  // each gateway's own arrivals in the queue: its first is the first of the queue's with its tag
+  const plMine = pageload ? Array.from({ length: K }, () => new InstantQueue()) : [];
   let nextBurst = pageload && burstRate > 0 ? rng.exponential(burstRate) : Number.POSITIVE_INFINITY;
   const pickGateway = (): number => {
     const u = rng.uniform();
     for (let i = 0; i < K - 1; i++) if (u < cumWeights[i]) return i;
     return K - 1;
   };
-  const nextPageload = (): number =>
-    Math.min(nextBurst, plTime.length > 0 ? plTime[0] : Number.POSITIVE_INFINITY);
+  const nextPageload = (): number => Math.min(nextBurst, plQueue.first());
   /** Draws the next burst: its 10 arrivals join the queue (bursts may overlap: kept sorted). */
   const drawBurst = () => {
     for (let i = 0; i < 10; i++) {
       const at = nextBurst + i * 100;
       const g = pickGateway();
-      let j = plTime.length;
-      while (j > 0 && plTime[j - 1] > at) j--;
-      plTime.splice(j, 0, at);
-      plGw.splice(j, 0, g);
+      plQueue.insert(at, g);
+      plMine[g].insert(at, g);
     }
     nextBurst += rng.exponential(burstRate);
   };
@@ -592,15 +648,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   const arrivalBound = (g: number): number => {
     if (!pageload) return Math.min(nextArr[g], nextFlood[g]);
     for (;;) {
-      let mine = Number.POSITIVE_INFINITY;
-      for (let i = 0; i < plTime.length; i++) {
-        if (plGw[i] === g) {
-          mine = plTime[i];
-          break;
-        }
-      }
+      const mine = plMine[g].first();
       // a burst not drawn yet starts at nextBurst or later
-      if (mine <= nextBurst || nextBurst >= end || plTime.length >= MAX_LOOKAHEAD) {
+      if (mine <= nextBurst || nextBurst >= end || plQueue.length >= MAX_LOOKAHEAD) {
         return Math.min(mine, nextBurst);
       }
       drawBurst();
@@ -618,9 +668,10 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     }
     if (leaf === K) {
       // page-load stream
-      if (plTime.length > 0 && plTime[0] <= nextBurst) {
-        plTime.shift();
-        const g = plGw.shift()!;
+      if (plQueue.length > 0 && plQueue.first() <= nextBurst) {
+        const g = plQueue.firstTag();
+        plQueue.shift();
+        plMine[g].shift();
         needSyncAfter(g, t);
         arrive(g, t);
         refresh(g);
