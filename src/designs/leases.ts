@@ -41,9 +41,8 @@ export class LeaseKey implements KeyLimiter {
   lastReturned = 0;
   private readonly alpha: number;
   private readonly decay: number;
-  /** decay^powK, the power meanAfter computed last. */
-  private powK = 0;
-  private powV = 1;
+  /** decay^k by k, shared by every key with the same decay (null: too many decays in use). */
+  private readonly powers: Float64Array | null;
 
   constructor(
     private readonly p: FleetParams,
@@ -54,6 +53,7 @@ export class LeaseKey implements KeyLimiter {
     this.lastSyncAt = now;
     this.decay = Math.exp(-p.syncMs / p.policy.windowMs);
     this.alpha = 1 - this.decay;
+    this.powers = powersOf(this.decay);
   }
 
   /** Slots this gateway may still spend. */
@@ -135,13 +135,16 @@ export class LeaseKey implements KeyLimiter {
   /** The mean arrivals per interval after `idle` more intervals without arrivals. */
   private meanAfter(idle: number): number {
     const k = this.idleIntervals + idle;
-    if (k === 0) return this.meanBase;
-    // a sync asks for the same k twice (closeInterval, then askAt): the power once
-    if (k !== this.powK) {
-      this.powK = k;
-      this.powV = this.decay ** k;
-    }
-    return this.meanBase * this.powV;
+    return k === 0 ? this.meanBase : this.meanBase * this.decayPow(k);
+  }
+
+  /** decay ** k, the power computed once per decay and k (every sync needs one, idleRun a few). */
+  private decayPow(k: number): number {
+    const table = this.powers;
+    if (table === null || k >= table.length) return this.decay ** k;
+    let v = table[k];
+    if (Number.isNaN(v)) v = table[k] = this.decay ** k;
+    return v;
   }
 
   /** Closes an interval with `arrivals` arrivals. */
@@ -186,7 +189,7 @@ export class LeaseKey implements KeyLimiter {
     // falls as i grows. The syncs that qualify ask exactly what it holds (or, when the store is full,
     // at least that): given the first does, that is the prefix while the ask stays at or above it.
     const j0 = this.idleIntervals + 1;
-    const ask = (i: number) => Math.ceil(1.5 * (this.meanBase * this.decay ** (j0 + i))) + 1;
+    const ask = (i: number) => Math.ceil(1.5 * (this.meanBase * this.decayPow(j0 + i))) + 1;
     const first = ask(0);
     if (storeFull ? first < held : first !== held) return 0;
     if (held <= 1) return quietFrom;
@@ -256,6 +259,24 @@ export class LeaseKey implements KeyLimiter {
 }
 
 const EMPTY: number[] = [];
+
+/**
+ * The powers of each decay in use, filled as asked (NaN: not yet). One decay per policy window and
+ * sync interval, so few; past POWERS_DECAYS of them, or past POWERS_MAX intervals, the power is computed.
+ */
+const POWERS = new Map<number, Float64Array>();
+const POWERS_DECAYS = 16;
+const POWERS_MAX = 4096;
+
+function powersOf(decay: number): Float64Array | null {
+  let table = POWERS.get(decay);
+  if (table === undefined) {
+    if (POWERS.size >= POWERS_DECAYS) return null;
+    table = new Float64Array(POWERS_MAX).fill(Number.NaN);
+    POWERS.set(decay, table);
+  }
+  return table;
+}
 
 /**
  * The number of i in [0, max) for which `holds` is true, given that it is true for a prefix: checks a
