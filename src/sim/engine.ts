@@ -311,9 +311,12 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   const nextSyncIdx = new Float64Array(K);
   const phase = new Float64Array(K);
   const seq = new Int32Array(K);
-  // leaves: one per gateway, K = the page-load stream, K + 1 = the store watch (parked lease gateways)
-  const tree = new EventTree(K + 2);
-  const WATCH = K + 1;
+  // leaves: one per gateway, then the page-load stream, then the store watch (parked lease gateways),
+  // only those a run uses (a shallower tree); they keep their order, so equal times resolve the same
+  const leaseDesign = design === 'leases' || design === 'leases-ask';
+  const PAGELOAD = pageload ? K : -1;
+  const WATCH = leaseDesign ? K + (pageload ? 1 : 0) : -1;
+  const tree = new EventTree(K + (pageload ? 1 : 0) + (leaseDesign ? 1 : 0));
 
   for (let g = 0; g < K; g++) {
     const u = params.alignedSyncs ? 0 : rng.uniform();
@@ -349,7 +352,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   const replyAt = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
   const refresh = (g: number) => tree.set(g, Math.min(nextArr[g], nextSync[g], replyAt[g], nextFlood[g]));
   for (let g = 0; g < K; g++) refresh(g);
-  tree.set(K, nextPageload());
+  if (pageload) tree.set(PAGELOAD, nextPageload());
 
   // metrics
   let requests = 0;
@@ -444,7 +447,6 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   const gatewayIds = Array.from({ length: K }, (_, g) => `g${g}`);
   // doSync applies each reply at once (no design keeps the reply object): one object serves them all
   const reply: SyncReply = { count: 0, expiries: [], horizon: 0, granted: 0, grantExpiresAt: 0 };
-  const leaseDesign = design === 'leases' || design === 'leases-ask';
 
   const doSync = (g: number, s: number) => {
     const lim = lims[g];
@@ -666,7 +668,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       watchStore(t);
       continue;
     }
-    if (leaf === K) {
+    if (leaf === PAGELOAD) {
       // page-load stream
       if (plQueue.length > 0 && plQueue.first() <= nextBurst) {
         const g = plQueue.firstTag();
@@ -676,7 +678,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
         arrive(g, t);
         refresh(g);
       } else drawBurst();
-      tree.set(K, nextPageload());
+      tree.set(PAGELOAD, nextPageload());
       continue;
     }
     const g = leaf;
