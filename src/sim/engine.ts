@@ -559,13 +559,6 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     nextSyncIdx[g] = idx;
     nextSync[g] = idx === Number.POSITIVE_INFINITY ? idx : instant(g, idx);
   };
-  /** idxAtOrAfter(g, t), given an index at or before it: a few steps forward, or the division when far. */
-  const idxFrom = (g: number, below: number, t: number) => {
-    let i = below;
-    if (t - instant(g, i) > 4 * D) return idxAtOrAfter(g, t);
-    while (instant(g, i) < t) i++;
-    return i;
-  };
   /** An arrival at g makes its next sync instant needed again, whatever was skipped. */
   const needSyncAfter = (g: number, t: number) => {
     if (kind === 'none') return;
@@ -597,10 +590,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     lim.applyIdle(n, instant(g, idx - 1), parkHeld[g]);
     returnedSum += parkHeld[g] * n;
     leaseSyncs += n;
-    if (parkFull[g] === 1) {
-      parkedFull--;
-      parkTree.set(g, Number.POSITIVE_INFINITY);
-    }
+    if (parkFull[g] === 1) parkedFull--;
     parkFrom[g] = -1;
     parkedCount--;
   };
@@ -612,23 +602,31 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
    */
   let parkedFull = 0;
   /**
-   * Each parked-full gateway's candidate: its first sync instant at or after the park began and at
-   * or after the last wakeOne's t (index candIdx[g]), in a tree (Infinity for the others). A
-   * candidate only moves when t passes it, and the tree's tie-break is the lowest gateway, so the
-   * minimum is the gateway, and instant, that a scan of every parked gateway would find.
+   * The gateway the last wakeOne chose and that one's sync instant. Until that sync runs (it unparks
+   * the gateway) or another gateway parks full, a later call (t only grows) chooses the same one for
+   * the same instant, already scheduled: nothing to do. (Each parked gateway's candidate instant only
+   * grows with t, and a parked gateway's next sync only comes earlier, by wakeOne.)
    */
-  const parkTree = new EventTree(leaseDesign ? K : 1);
-  const candIdx = new Float64Array(K);
+  let woken = -1;
+  let wokenAt = Number.NEGATIVE_INFINITY;
   const wakeOne = (t: number) => {
-    while (parkTree.minTime() < t) {
-      const g = parkTree.minLeaf();
-      const i = idxFrom(g, candIdx[g], t);
-      candIdx[g] = i;
-      parkTree.set(g, instant(g, i));
+    if (woken >= 0 && t <= wokenAt && parkFrom[woken] >= 0 && parkFull[woken] === 1) return;
+    let best = -1;
+    let bestAt = Number.POSITIVE_INFINITY;
+    for (let g = 0; g < K; g++) {
+      if (parkFrom[g] < 0 || parkFull[g] === 0) continue;
+      // instant(g, max(idxAtOrAfter(g, t), parkFrom[g])), with the division only when the park began before t
+      const from = instant(g, parkFrom[g]);
+      const at = from >= t ? from : instant(g, idxAtOrAfter(g, t));
+      if (at < bestAt) {
+        bestAt = at;
+        best = g;
+      }
     }
-    if (parkTree.minTime() === Number.POSITIVE_INFINITY) return;
-    const best = parkTree.minLeaf();
-    const idx = candIdx[best];
+    woken = best;
+    wokenAt = bestAt;
+    if (best < 0) return;
+    const idx = Math.max(idxAtOrAfter(best, t), parkFrom[best]);
     if (idx < nextSyncIdx[best]) {
       setNextSync(best, idx);
       refresh(best);
@@ -749,8 +747,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
             parkFull[g] = full ? 1 : 0;
             if (full) {
               parkedFull++;
-              candIdx[g] = next;
-              parkTree.set(g, instant(g, next));
+              woken = -1;
             }
             parkedCount++;
             next += n;
