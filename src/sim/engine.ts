@@ -428,7 +428,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       ok =
         design === 'central-log'
           ? lim.onLogReply(store.logAdmit(KEY, policy, t, 1), t, 1)
-          : lim.onAskReply(store.ask(`g${g}`, KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t), t, 1);
+          : lim.onAskReply(store.ask(gatewayIds[g], KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t), t, 1);
     } else ok = v === ALLOW;
     if (ok) noteAdmit(t);
     else rejected++;
@@ -444,7 +444,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     horizonMs: fleet.horizonMs,
     entries: [],
   };
-  const gatewayIds = Array.from({ length: K }, (_, g) => `g${g}`);
+  // Property names are internalized: the store's maps, keyed by these ids, then compare keys by
+  // identity instead of by content (a built string is not internalized).
+  const gatewayIds = Object.keys(Object.fromEntries(Array.from({ length: K }, (_, g) => [`g${g}`, 0])));
   // doSync applies each reply at once (no design keeps the reply object): one object serves them all
   const reply: SyncReply = { count: 0, expiries: [], horizon: 0, granted: 0, grantExpiresAt: 0 };
 
