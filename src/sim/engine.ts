@@ -257,8 +257,6 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   const everySync = opts.everySync === true;
   const kind = (everySync || realSync) && syncKind(design) === 'lazy' ? 'every' : syncKind(design);
   const rng = new Random(params.seed);
-  /** Designs whose noteRejected uses the instant it is given (the others ignore it). */
-  const arrivalTimed = design === 'adaptive' || design === 'leases' || design === 'leases-ask';
   // the network's draws (delay jitter, loss) have their own stream, so the arrivals of a seed are the
   // same with and without them
   const net = new Random((params.seed ^ 0x5bd1e995) >>> 0);
@@ -784,11 +782,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
           rejected += n;
           // every central-log request asks the store, the rejected ones too
           if (design === 'central-log') roundTrips += n;
-          // the last of n uniform arrivals in (t, until): drawn always, so the stream is the same for
-          // every design, but only the designs that count arrivals in time pay for the power (measured:
-          // a shared-counter flood at K = 32 runs 1x % fewer instructions)
-          const u = rng.uniform();
-          lim.noteRejected(n, arrivalTimed ? t + (until - t) * u ** (1 / n) : until);
+          lim.noteRejected(n, t + (until - t) * rng.uniform() ** (1 / n));
         }
         from = until;
       }
