@@ -41,6 +41,8 @@ export class LeaseKey implements KeyLimiter {
   lastReturned = 0;
   private readonly alpha: number;
   private readonly decay: number;
+  /** decay^k by k, shared by every key with the same decay (null: too many decays in use). */
+  private readonly powers: Float64Array | null;
 
   constructor(
     private readonly p: FleetParams,
@@ -51,6 +53,7 @@ export class LeaseKey implements KeyLimiter {
     this.lastSyncAt = now;
     this.decay = Math.exp(-p.syncMs / p.policy.windowMs);
     this.alpha = 1 - this.decay;
+    this.powers = powersOf(this.decay);
   }
 
   /** Slots this gateway may still spend. */
@@ -132,7 +135,16 @@ export class LeaseKey implements KeyLimiter {
   /** The mean arrivals per interval after `idle` more intervals without arrivals. */
   private meanAfter(idle: number): number {
     const k = this.idleIntervals + idle;
-    return k === 0 ? this.meanBase : this.meanBase * this.decay ** k;
+    return k === 0 ? this.meanBase : this.meanBase * this.decayPow(k);
+  }
+
+  /** decay ** k, the power computed once per decay and k (every sync needs one, idleRun a few). */
+  private decayPow(k: number): number {
+    const table = this.powers;
+    if (table === null || k >= table.length) return this.decay ** k;
+    let v = table[k];
+    if (Number.isNaN(v)) v = table[k] = this.decay ** k;
+    return v;
   }
 
   /** Closes an interval with `arrivals` arrivals. */
@@ -167,7 +179,9 @@ export class LeaseKey implements KeyLimiter {
     // never what a gateway holding slots holds, and a gateway holding none drops the key (the run
     // stops before it). Instants only grow, so the syncs before it are a prefix.
     const windowMs = this.p.policy.windowMs;
-    const quietFrom = prefixLength(count, (i) => at(i) - this.lastArrivalAt < windowMs);
+    // instants Δ apart (the usual case): the count is a division away, which prefixLength confirms
+    const quietGuess = Math.ceil((this.lastArrivalAt + windowMs - at(0)) / this.p.syncMs);
+    const quietFrom = prefixLength(count, (i) => at(i) - this.lastArrivalAt < windowMs, quietGuess);
     // leases-ask asks for nothing at a sync without arrivals: the same answer only while it holds none
     if (this.askWhenEmpty) return held === 0 ? quietFrom : 0;
     if (quietFrom === 0) return 0;
@@ -175,7 +189,7 @@ export class LeaseKey implements KeyLimiter {
     // falls as i grows. The syncs that qualify ask exactly what it holds (or, when the store is full,
     // at least that): given the first does, that is the prefix while the ask stays at or above it.
     const j0 = this.idleIntervals + 1;
-    const ask = (i: number) => Math.ceil(1.5 * (this.meanBase * this.decay ** (j0 + i))) + 1;
+    const ask = (i: number) => Math.ceil(1.5 * (this.meanBase * this.decayPow(j0 + i))) + 1;
     const first = ask(0);
     if (storeFull ? first < held : first !== held) return 0;
     if (held <= 1) return quietFrom;
@@ -245,6 +259,24 @@ export class LeaseKey implements KeyLimiter {
 }
 
 const EMPTY: number[] = [];
+
+/**
+ * The powers of each decay in use, filled as asked (NaN: not yet). One decay per policy window and
+ * sync interval, so few; past POWERS_DECAYS of them, or past POWERS_MAX intervals, the power is computed.
+ */
+const POWERS = new Map<number, Float64Array>();
+const POWERS_DECAYS = 16;
+const POWERS_MAX = 4096;
+
+function powersOf(decay: number): Float64Array | null {
+  let table = POWERS.get(decay);
+  if (table === undefined) {
+    if (POWERS.size >= POWERS_DECAYS) return null;
+    table = new Float64Array(POWERS_MAX).fill(Number.NaN);
+    POWERS.set(decay, table);
+  }
+  return table;
+}
 
 /**
  * The number of i in [0, max) for which `holds` is true, given that it is true for a prefix: checks a

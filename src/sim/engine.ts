@@ -65,6 +65,7 @@ export const PULSE_EVERY_MS = 120_000;
  */
 class EventTree {
   readonly size: number;
+  /** Per node (leaves at size + i): the earliest time below it and its leaf (the left one on a tie). */
   private readonly time: Float64Array;
   private readonly win: Int32Array;
 
@@ -72,7 +73,7 @@ class EventTree {
     let size = 1;
     while (size < leaves) size *= 2;
     this.size = size;
-    this.time = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
+    this.time = new Float64Array(2 * size).fill(Number.POSITIVE_INFINITY);
     this.win = new Int32Array(2 * size);
     for (let i = 0; i < size; i++) this.win[size + i] = i;
     for (let n = size - 1; n >= 1; n--) this.win[n] = this.win[2 * n];
@@ -81,13 +82,21 @@ class EventTree {
   set(leaf: number, t: number): void {
     const time = this.time;
     const win = this.win;
-    time[leaf] = t;
-    let n = (leaf + this.size) >> 1;
-    while (n >= 1) {
-      const l = win[2 * n];
-      const r = win[2 * n + 1];
-      win[n] = time[r] < time[l] ? r : l;
+    // the new winner of each node on the path is the path's winner so far or the sibling's
+    let n = leaf + this.size;
+    time[n] = t;
+    let bestT = t;
+    let best = leaf;
+    while (n > 1) {
+      const sib = n ^ 1;
+      const st = time[sib];
+      if (n & 1 ? !(bestT < st) : st < bestT) {
+        bestT = st;
+        best = win[sib];
+      }
       n >>= 1;
+      time[n] = bestT;
+      win[n] = best;
     }
   }
 
@@ -96,7 +105,65 @@ class EventTree {
   }
 
   minTime(): number {
-    return this.time[this.win[1]];
+    return this.time[1];
+  }
+}
+
+/**
+ * Instants in ascending order, equal ones in the order they came, each with a tag (the page-load
+ * queue: arrival instants and their gateways). Taken from the front, added mostly at the back.
+ */
+class InstantQueue {
+  private time = new Float64Array(16);
+  private tag = new Int32Array(16);
+  private head = 0;
+  length = 0;
+
+  /** The earliest instant (Infinity when empty). */
+  first(): number {
+    return this.length > 0 ? this.time[this.head] : Number.POSITIVE_INFINITY;
+  }
+
+  firstTag(): number {
+    return this.tag[this.head];
+  }
+
+  shift(): void {
+    this.head++;
+    if (--this.length === 0) this.head = 0;
+  }
+
+  /** Adds t after every instant at or before it. */
+  insert(t: number, tag: number): void {
+    if (this.head + this.length === this.time.length) this.makeRoom();
+    const time = this.time;
+    const tags = this.tag;
+    let j = this.head + this.length;
+    while (j > this.head && time[j - 1] > t) {
+      time[j] = time[j - 1];
+      tags[j] = tags[j - 1];
+      j--;
+    }
+    time[j] = t;
+    tags[j] = tag;
+    this.length++;
+  }
+
+  private makeRoom(): void {
+    const from = this.head;
+    const to = from + this.length;
+    if (this.length < this.time.length / 2) {
+      this.time.copyWithin(0, from, to);
+      this.tag.copyWithin(0, from, to);
+    } else {
+      const time = new Float64Array(2 * this.time.length);
+      const tag = new Int32Array(2 * this.time.length);
+      time.set(this.time.subarray(from, to));
+      tag.set(this.tag.subarray(from, to));
+      this.time = time;
+      this.tag = tag;
+    }
+    this.head = 0;
   }
 }
 
@@ -242,9 +309,12 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   const nextSyncIdx = new Float64Array(K);
   const phase = new Float64Array(K);
   const seq = new Int32Array(K);
-  // leaves: one per gateway, K = the page-load stream, K + 1 = the store watch (parked lease gateways)
-  const tree = new EventTree(K + 2);
-  const WATCH = K + 1;
+  // leaves: one per gateway, then the page-load stream, then the store watch (parked lease gateways),
+  // only those a run uses (a shallower tree); they keep their order, so equal times resolve the same
+  const leaseDesign = design === 'leases' || design === 'leases-ask';
+  const PAGELOAD = pageload ? K : -1;
+  const WATCH = leaseDesign ? K + (pageload ? 1 : 0) : -1;
+  const tree = new EventTree(K + (pageload ? 1 : 0) + (leaseDesign ? 1 : 0));
 
   for (let g = 0; g < K; g++) {
     const u = params.alignedSyncs ? 0 : rng.uniform();
@@ -256,25 +326,23 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     if (mixed) nextFlood[g] = drawFlood(g, 0);
   }
   // page loads: each burst is 10 requests 100 ms apart, each routed on its own
-  const plTime: number[] = [];
-  const plGw: number[] = [];
+  const plQueue = new InstantQueue();
+  // each gateway's own arrivals in the queue: its first is the first of the queue's with its tag
+  const plMine = pageload ? Array.from({ length: K }, () => new InstantQueue()) : [];
   let nextBurst = pageload && burstRate > 0 ? rng.exponential(burstRate) : Number.POSITIVE_INFINITY;
   const pickGateway = (): number => {
     const u = rng.uniform();
     for (let i = 0; i < K - 1; i++) if (u < cumWeights[i]) return i;
     return K - 1;
   };
-  const nextPageload = (): number =>
-    Math.min(nextBurst, plTime.length > 0 ? plTime[0] : Number.POSITIVE_INFINITY);
+  const nextPageload = (): number => Math.min(nextBurst, plQueue.first());
   /** Draws the next burst: its 10 arrivals join the queue (bursts may overlap: kept sorted). */
   const drawBurst = () => {
     for (let i = 0; i < 10; i++) {
       const at = nextBurst + i * 100;
       const g = pickGateway();
-      let j = plTime.length;
-      while (j > 0 && plTime[j - 1] > at) j--;
-      plTime.splice(j, 0, at);
-      plGw.splice(j, 0, g);
+      plQueue.insert(at, g);
+      plMine[g].insert(at, g);
     }
     nextBurst += rng.exponential(burstRate);
   };
@@ -282,7 +350,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   const replyAt = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
   const refresh = (g: number) => tree.set(g, Math.min(nextArr[g], nextSync[g], replyAt[g], nextFlood[g]));
   for (let g = 0; g < K; g++) refresh(g);
-  tree.set(K, nextPageload());
+  if (pageload) tree.set(PAGELOAD, nextPageload());
 
   // metrics
   let requests = 0;
@@ -358,7 +426,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       ok =
         design === 'central-log'
           ? lim.onLogReply(store.logAdmit(KEY, policy, t, 1), t, 1)
-          : lim.onAskReply(store.ask(`g${g}`, KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t), t, 1);
+          : lim.onAskReply(store.ask(gatewayIds[g], KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t), t, 1);
     } else ok = v === ALLOW;
     if (ok) noteAdmit(t);
     else rejected++;
@@ -374,7 +442,11 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     horizonMs: fleet.horizonMs,
     entries: [],
   };
-  const gatewayIds = Array.from({ length: K }, (_, g) => `g${g}`);
+  // Property names are internalized: the store's maps, keyed by these ids, then compare keys by
+  // identity instead of by content (a built string is not internalized).
+  const gatewayIds = Object.keys(Object.fromEntries(Array.from({ length: K }, (_, g) => [`g${g}`, 0])));
+  // doSync applies each reply at once (no design keeps the reply object): one object serves them all
+  const reply: SyncReply = { count: 0, expiries: [], horizon: 0, granted: 0, grantExpiresAt: 0 };
 
   const doSync = (g: number, s: number) => {
     const lim = lims[g];
@@ -383,9 +455,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       if (entry !== null) {
         request.gatewayId = gatewayIds[g];
         request.seq = ++seq[g];
-        const reply = store.syncKey(request, entry, s);
-        if (lim instanceof LeaseKey) {
-          returnedSum += lim.lastReturned;
+        store.syncKey(request, entry, s, reply);
+        if (leaseDesign) {
+          returnedSum += (lim as LeaseKey).lastReturned;
           leaseSyncs++;
         }
         lim.applySync(reply, s);
@@ -500,6 +572,11 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     if (need < cur) setNextSync(g, need);
   };
 
+  /** The instants idleRun asks about: g = atG's sync instants from index atFrom on (one closure for every call). */
+  let atG = 0;
+  let atFrom = 0;
+  const idleAt = (i: number) => instant(atG, atFrom + i);
+
   // Parked lease gateways: syncs parkFrom[g] … nextSyncIdx[g] − 1 were skipped, each answered with
   // parkHeld[g] slots; they are applied when the gateway's next sync runs.
   const parkFrom = new Float64Array(K).fill(-1);
@@ -524,7 +601,16 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
    * would run a sync only to find the slot taken.
    */
   let parkedFull = 0;
+  /**
+   * The gateway the last wakeOne chose and that one's sync instant. Until that sync runs (it unparks
+   * the gateway) or another gateway parks full, a later call (t only grows) chooses the same one for
+   * the same instant, already scheduled: nothing to do. (Each parked gateway's candidate instant only
+   * grows with t, and a parked gateway's next sync only comes earlier, by wakeOne.)
+   */
+  let woken = -1;
+  let wokenAt = Number.NEGATIVE_INFINITY;
   const wakeOne = (t: number) => {
+    if (woken >= 0 && t <= wokenAt && parkFrom[woken] >= 0 && parkFull[woken] === 1) return;
     let best = -1;
     let bestAt = Number.POSITIVE_INFINITY;
     for (let g = 0; g < K; g++) {
@@ -537,6 +623,8 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
         best = g;
       }
     }
+    woken = best;
+    wokenAt = bestAt;
     if (best < 0) return;
     const idx = Math.max(idxAtOrAfter(best, t), parkFrom[best]);
     if (idx < nextSyncIdx[best]) {
@@ -562,15 +650,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   const arrivalBound = (g: number): number => {
     if (!pageload) return Math.min(nextArr[g], nextFlood[g]);
     for (;;) {
-      let mine = Number.POSITIVE_INFINITY;
-      for (let i = 0; i < plTime.length; i++) {
-        if (plGw[i] === g) {
-          mine = plTime[i];
-          break;
-        }
-      }
+      const mine = plMine[g].first();
       // a burst not drawn yet starts at nextBurst or later
-      if (mine <= nextBurst || nextBurst >= end || plTime.length >= MAX_LOOKAHEAD) {
+      if (mine <= nextBurst || nextBurst >= end || plQueue.length >= MAX_LOOKAHEAD) {
         return Math.min(mine, nextBurst);
       }
       drawBurst();
@@ -586,20 +668,22 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       watchStore(t);
       continue;
     }
-    if (leaf === K) {
+    if (leaf === PAGELOAD) {
       // page-load stream
-      if (plTime.length > 0 && plTime[0] <= nextBurst) {
-        plTime.shift();
-        const g = plGw.shift()!;
+      if (plQueue.length > 0 && plQueue.first() <= nextBurst) {
+        const g = plQueue.firstTag();
+        plQueue.shift();
+        plMine[g].shift();
         needSyncAfter(g, t);
         arrive(g, t);
         refresh(g);
       } else drawBurst();
-      tree.set(K, nextPageload());
+      tree.set(PAGELOAD, nextPageload());
       continue;
     }
     const g = leaf;
-    if (replyAt[g] <= nextSync[g] && replyAt[g] <= nextArr[g] && replyAt[g] <= nextFlood[g]) {
+    // replies in flight and flood arrivals exist only with real syncs and mixed traffic
+    if (realSync && replyAt[g] <= nextSync[g] && replyAt[g] <= nextArr[g] && replyAt[g] <= nextFlood[g]) {
       onReply(g, replyAt[g]);
       refresh(g);
       continue;
@@ -612,7 +696,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       refresh(g);
       continue;
     }
-    if (nextFlood[g] < nextArr[g] && nextFlood[g] < nextSync[g]) {
+    if (mixed && nextFlood[g] < nextArr[g] && nextFlood[g] < nextSync[g]) {
       // a flood arrival (pulsed, onset): every one decided on its own
       const t = nextFlood[g];
       needSyncAfter(g, t);
@@ -639,24 +723,32 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
         // Nothing to push: only the last sync before the next arrival matters, as long as no sync
         // in between would find the key idle and drop the state (not before the store's newest
         // admit expires; later pushes only add to it).
-        const last = Math.min(idxAtOrAfter(g, bound) - 1, idxAtOrAfter(g, store.latestExpiry(KEY)));
+        // (idxAtOrAfter is monotone: the store's expiry bounds `last` only when it comes before the arrival)
+        const latest = store.latestExpiry(KEY);
+        const beforeArrival = idxAtOrAfter(g, bound) - 1;
+        const last = latest >= bound ? beforeArrival : Math.min(beforeArrival, idxAtOrAfter(g, latest));
         if (last > next) next = last;
-      } else if (kind === 'every' && lim instanceof LeaseKey && lim.unsyncedAdmits() === 0) {
+      } else if (kind === 'every' && leaseDesign && (lim as LeaseKey).unsyncedAdmits() === 0) {
+        const lease = lim as LeaseKey;
         const before = Math.min(idxAtOrAfter(g, bound), idxAtOrAfter(g, end)) - next;
         if (before > 0) {
           // With no free slot in the store until its oldest admit expires, an idle gateway's syncs
           // are answered with what it holds even when it asks for more: park it, lazily (a release
           // by another gateway or an earlier expiry wakes it; see wakeParked).
           const full = store.freeSlots(KEY, s) <= 0;
-          const at = (i: number) => instant(g, next + i);
-          const n = before > 0 ? lim.idleRun(at, before, full) : 0;
+          atG = g;
+          atFrom = next;
+          const n = before > 0 ? lease.idleRun(idleAt, before, full) : 0;
           if (n > 0) {
-            const held = lim.slots(s);
+            const held = lease.slots(s);
             if (held > 0) store.renewLease(KEY, gatewayIds[g], instant(g, next + n - 1) + fleet.leaseTtlMs);
             parkFrom[g] = next;
             parkHeld[g] = held;
             parkFull[g] = full ? 1 : 0;
-            if (full) parkedFull++;
+            if (full) {
+              parkedFull++;
+              woken = -1;
+            }
             parkedCount++;
             next += n;
           }

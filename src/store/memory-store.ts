@@ -15,6 +15,8 @@ import type {
 } from './contract.js';
 
 interface Lease {
+  /** The gateway holding it (its key in the leases map): prune walks the values without entry pairs. */
+  readonly gw: string;
   slots: number;
   expiresAt: number;
 }
@@ -57,8 +59,8 @@ class KeyRecord {
     if (now >= this.leaseCheckAt) {
       let total = 0;
       let check = Number.POSITIVE_INFINITY;
-      for (const [gw, lease] of leases) {
-        if (lease.expiresAt <= now) leases.delete(gw);
+      for (const lease of leases.values()) {
+        if (lease.expiresAt <= now) leases.delete(lease.gw);
         else {
           total += lease.slots;
           if (lease.expiresAt < check) check = lease.expiresAt;
@@ -94,7 +96,7 @@ class KeyRecord {
     if (old !== undefined) {
       old.slots = slots;
       old.expiresAt = expiresAt;
-    } else leases.set(gw, { slots, expiresAt });
+    } else leases.set(gw, { gw, slots, expiresAt });
     this.leaseTotal += slots;
     if (expiresAt < this.leaseCheckAt) this.leaseCheckAt = expiresAt;
   }
@@ -177,13 +179,16 @@ export class MemoryStore implements Store {
     const replay = this.begin(req, now);
     const replies = new Array<SyncReply>(req.entries.length);
     for (let i = 0; i < req.entries.length; i++)
-      replies[i] = this.syncOne(req, req.entries[i], req.policy, now, replay);
+      replies[i] = this.syncOne(req, req.entries[i], req.policy, now, replay, newReply());
     return { now, replies };
   }
 
-  /** A sync of one key (the simulator's single-key fast path): the same as sync() with one entry. */
-  syncKey(req: SyncRequest, entry: SyncEntry, now: number): SyncReply {
-    return this.syncOne(req, entry, req.policy, now, this.begin(req, now));
+  /**
+   * A sync of one key (the simulator's single-key fast path): the same as sync() with one entry. The
+   * reply is written into `out` when given (a caller that uses each reply at once reuses one object).
+   */
+  syncKey(req: SyncRequest, entry: SyncEntry, now: number, out: SyncReply = newReply()): SyncReply {
+    return this.syncOne(req, entry, req.policy, now, this.begin(req, now), out);
   }
 
   /** Checks and records the sync's seq; returns true for a retry of the last applied sync. */
@@ -266,10 +271,17 @@ export class MemoryStore implements Store {
     return rec === undefined ? 0 : rec.prune(now, policy);
   }
 
-  private syncOne(req: SyncRequest, e: SyncEntry, policy: Policy, now: number, replay: boolean): SyncReply {
+  private syncOne(
+    req: SyncRequest,
+    e: SyncEntry,
+    policy: Policy,
+    now: number,
+    replay: boolean,
+    out: SyncReply,
+  ): SyncReply {
     const rec = this.record(e.key, policy);
-    const others = rec.prune(now, policy, req.gatewayId);
-    if (e.release) rec.setLease(req.gatewayId, 0, now);
+    const gw = req.gatewayId;
+    const others = rec.prune(now, policy, gw);
     const log = rec.log;
     const { windowMs, windowKind } = policy;
     if (!replay) {
@@ -281,16 +293,19 @@ export class MemoryStore implements Store {
     }
     const count = log.size;
 
+    // The release hands back the whole grant before the ask: nothing else here reads the leases, so a
+    // release followed by a grant sets the lease once (in place) instead of dropping and re-adding it.
     let granted = 0;
     let grantExpiresAt = now;
     if (e.ask > 0) {
-      const held = rec.slotsOf(req.gatewayId);
+      const held = e.release ? 0 : rec.slotsOf(gw);
       granted = Math.max(0, Math.min(e.ask, policy.limit - count - others - held));
       if (granted > 0) {
         grantExpiresAt = now + req.leaseTtlMs;
-        rec.setLease(req.gatewayId, held + granted, grantExpiresAt);
+        rec.setLease(gw, held + granted, grantExpiresAt);
       }
     }
+    if (e.release && granted === 0) rec.setLease(gw, 0, now);
 
     let expiries: number[] = EMPTY;
     let horizon = now;
@@ -302,7 +317,12 @@ export class MemoryStore implements Store {
       for (let i = 0; i < n; i++) expiries[i] = expiryOf(log.at(i), windowMs, windowKind);
     }
     this.settle(rec, policy, now);
-    return { count, expiries, horizon, granted, grantExpiresAt };
+    out.count = count;
+    out.expiries = expiries;
+    out.horizon = horizon;
+    out.granted = granted;
+    out.grantExpiresAt = grantExpiresAt;
+    return out;
   }
 
   /** The key's record, if it has one (without making one). A deleted record (sweepAt −1) is never handed out. */
@@ -355,3 +375,7 @@ export class MemoryStore implements Store {
 }
 
 const EMPTY: number[] = [];
+
+function newReply(): SyncReply {
+  return { count: 0, expiries: EMPTY, horizon: 0, granted: 0, grantExpiresAt: 0 };
+}
