@@ -96,6 +96,19 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       expect(r.replies[0].count).toBe(4);
     });
 
+    it('admits pushed at one instant are each counted and listed', async () => {
+      const s = await make();
+      const policy = { ...sliding, limit: 10 };
+      const r = await s.sync(
+        req({ policy, horizonMs: 2000, entries: [push('k', [100, 100, 100, 250, 250, 300])] }),
+        300,
+      );
+      expect(r.replies[0].count).toBe(6);
+      expect(r.replies[0].expiries).toEqual([1100, 1100, 1100, 1250, 1250, 1300]);
+      const later = await s.sync(req({ policy, seq: 2, entries: [push('k', [])] }), 1200);
+      expect(later.replies[0].count).toBe(3);
+    });
+
     it('sync drops pushed admits that no longer count', async () => {
       const s = await make();
       const r = await s.sync(req({ entries: [push('k', [0, 100, 1500])] }), 1100);

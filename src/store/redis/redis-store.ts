@@ -199,15 +199,30 @@ export class RedisStore implements AsyncStore {
     return { now: storeNow, replies };
   }
 
-  /** One sync.lua call; the batch is flat ARGV, one number per argument (see sync.lua's header). */
+  /**
+   * One sync.lua call; the batch is flat ARGV, one number per argument (see sync.lua's header). A key's
+   * admits go as runs of one instant, (time, count): a busy key admits many per millisecond, and one
+   * string per admit was most of a sync's cost on both sides (~1 µs of Redis CPU per admit).
+   */
   private syncCall(c: Chunk, entries: SyncEntry[], names: KeyNames[], head: string[]): ScriptCall {
     const keys: string[] = [];
     const args = head.slice();
     for (const i of c.indexes) {
       const e = entries[i];
       keys.push(names[i].log, names[i].meta);
-      args.push(String((e.read ? 1 : 0) + (e.release ? 2 : 0)), String(e.ask), String(e.admits.length));
-      for (const t of e.admits) args.push(String(t));
+      args.push(String((e.read ? 1 : 0) + (e.release ? 2 : 0)), String(e.ask), '');
+      const runsAt = args.length - 1;
+      const a = e.admits;
+      let runs = 0;
+      for (let j = 0; j < a.length; ) {
+        const t = a[j];
+        let k = j + 1;
+        while (k < a.length && a[k] === t) k++;
+        args.push(String(t), String(k - j));
+        runs++;
+        j = k;
+      }
+      args[runsAt] = String(runs);
     }
     return { script: this.scripts.sync, keys, args };
   }

@@ -8,7 +8,7 @@
 -- ARGV[9]  leaseTtlMs ms a grant stays outstanding without a sync
 -- ARGV[10] horizonMs  list expiries up to this many ms after now
 -- ARGV[11..] per key i, in KEYS order: flags (1 read, 2 release, summed), ask (slots),
---            n (admits pushed), then n admit times (ms, ascending)
+--            n (runs of admits pushed), then n pairs: admit time (ms, ascending), admits at it
 -- Reply: { store now ms, then per key: count, granted, p, then p pairs (expiry ms, admits) }
 -- A seq older than one a key already applied is an error, and nothing is written by this call.
 -- A key named twice is read once per entry; both entries see the replay state from before the call.
@@ -29,7 +29,7 @@ for i = 1, #KEYS / 2 do
     return redis.error_reply('STALE_SEQ sync seq ' .. ARGV[8] .. ' is older than ' .. applied .. ', applied already')
   end
   entries[i] = { flags, ask, n, at + 3, seq == applied, m }
-  at = at + 3 + n
+  at = at + 3 + 2 * n
 end
 
 local out = { num(NOW) }
@@ -48,17 +48,20 @@ for i = 1, #entries do
   local touched = false
   -- a retry of a sync that landed pushes nothing again; release, ask and read set state, so repeat
   if not replay then
-    local times = {}
-    for j = first, first + n - 1 do
+    local times, counts, pushed = {}, {}, 0
+    for j = first, first + 2 * n - 1, 2 do
       local t = tonumber(ARGV[j])
       if expiry(t) > NOW then
+        local c = tonumber(ARGV[j + 1])
         times[#times + 1] = t
+        counts[#counts + 1] = c
+        pushed = pushed + c
       end
     end
-    if #times > 0 then
-      add(log, m, times)
+    if pushed > 0 then
+      add(log, m, times, counts)
       metaSet(m, 'q:' .. gw, ARGV[8])
-      count = count + #times
+      count = count + pushed
       touched = true
     end
   end

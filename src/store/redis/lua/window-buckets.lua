@@ -35,9 +35,9 @@ local function byExpiry(a, b)
   return a[1] < b[1]
 end
 
--- Adds one admit per entry of `times` (ms), keeping `live` right for oldest/last/expiring.
--- Every bucket that exists is in `live`: prune ran first and dropped the others.
-local function add(log, _m, times)
+-- Adds counts[i] admits (1 without counts) at each times[i] (ms), keeping `live` right for
+-- oldest/last/expiring. Every bucket that exists is in `live`: prune ran first and dropped the others.
+local function add(log, _m, times, counts)
   local byField = {}
   for i = 1, #live do
     byField[live[i][3]] = live[i]
@@ -52,7 +52,7 @@ local function add(log, _m, times)
       byField[f] = b
       live[#live + 1] = b
     end
-    b[2] = b[2] + 1
+    b[2] = b[2] + (counts and counts[i] or 1)
     if t > b[4] then
       b[4] = t
     end

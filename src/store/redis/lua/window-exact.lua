@@ -39,20 +39,34 @@ local function prune(log)
 end
 
 -- Adds one admit per entry of `times` (ms).
-local function add(log, m, times)
+local function add(log, m, times, counts)
+  local total = #times
+  if counts then
+    total = 0
+    for i = 1, #counts do
+      total = total + counts[i]
+    end
+  end
   local top = m.n
-  m.n = m.n + #times
+  m.n = m.n + total
   metaSet(m, 'n', tostring(m.n))
   -- ZADD in slices: unpack() of a huge table would overflow Lua's C stack
   local args = {}
+  local k = top
   for i = 1, #times do
     local t = num(times[i])
-    args[#args + 1] = t
-    args[#args + 1] = t .. ':' .. (top + i)
-    if #args == 2000 or i == #times then
-      redis.call('ZADD', log, unpack(args))
-      args = {}
+    for _ = 1, (counts and counts[i] or 1) do
+      k = k + 1
+      args[#args + 1] = t
+      args[#args + 1] = t .. ':' .. k
+      if #args == 2000 then
+        redis.call('ZADD', log, unpack(args))
+        args = {}
+      end
     end
+  end
+  if #args > 0 then
+    redis.call('ZADD', log, unpack(args))
   end
 end
 
