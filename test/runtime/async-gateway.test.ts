@@ -38,6 +38,22 @@ function setup(o: Setup) {
   return { gw, store, count };
 }
 
+/** One shared-counter gateway (L = 10 per 1 s, K = 1, Δ = 100 ms) on a store whose own clock runs `offsetMs` ahead of the gateway's. */
+function onStoreClock(offsetMs: number) {
+  const store = new TestAsyncStore(undefined, () => Date.now() + offsetMs);
+  const gw = createAsyncGateway({
+    id: 'gw-1',
+    design: 'shared-counter',
+    limit: 10,
+    windowMs: 1_000,
+    gateways: 1,
+    syncMs: 100,
+    store,
+    clock: () => Date.now(),
+  });
+  return { gw, store };
+}
+
 function local(d: Decision | Promise<Decision>): Decision {
   if (d instanceof Promise) throw new Error('expected a decision without a store round trip');
   return d;
@@ -107,17 +123,7 @@ describe('AsyncGateway: syncing', () => {
   });
 
   it('learns the store clock offset at sync and decides on store time', async () => {
-    const store = new TestAsyncStore(undefined, () => Date.now() + 5_000);
-    const gw = createAsyncGateway({
-      id: 'gw-1',
-      design: 'shared-counter',
-      limit: 10,
-      windowMs: 1_000,
-      gateways: 1,
-      syncMs: 100,
-      store,
-      clock: () => Date.now(),
-    });
+    const { gw } = onStoreClock(5_000);
     await gw.syncNow();
     expect(gw.stats().offsetMs).toBe(5_000);
     expect(gw.now()).toBe(Date.now() + 5_000);
@@ -126,17 +132,7 @@ describe('AsyncGateway: syncing', () => {
   it('on a store with its own clock, waits for the first reply before deciding, then counts on the store’s time', async () => {
     for (const skew of [5_000, -5_000]) {
       // the gateway's clock runs 5 s ahead of the store's (skew > 0) or behind it
-      const store = new TestAsyncStore(undefined, () => Date.now() - skew);
-      const gw = createAsyncGateway({
-        id: 'gw-1',
-        design: 'shared-counter',
-        limit: 10,
-        windowMs: 1_000,
-        gateways: 1,
-        syncMs: 100,
-        store,
-        clock: () => Date.now(),
-      });
+      const { gw, store } = onStoreClock(-skew);
       const first = gw.admitNow('a');
       expect(first).toBeInstanceOf(Promise);
       const d = await first;
@@ -155,34 +151,14 @@ describe('AsyncGateway: syncing', () => {
   });
 
   it('a first sync does not hold a clock that runs ahead at its own reading', async () => {
-    const store = new TestAsyncStore(undefined, () => Date.now() - 5_000);
-    const gw = createAsyncGateway({
-      id: 'gw-1',
-      design: 'shared-counter',
-      limit: 10,
-      windowMs: 1_000,
-      gateways: 1,
-      syncMs: 100,
-      store,
-      clock: () => Date.now(),
-    });
+    const { gw } = onStoreClock(-5_000);
     await gw.syncNow();
     expect(gw.now()).toBe(Date.now() - 5_000);
   });
 
   it('decides on its own clock when the sync it waited on for the store’s clock fails', async () => {
-    const store = new TestAsyncStore(undefined, () => Date.now() + 5_000);
+    const { gw, store } = onStoreClock(5_000);
     store.mode = 'fail';
-    const gw = createAsyncGateway({
-      id: 'gw-1',
-      design: 'shared-counter',
-      limit: 10,
-      windowMs: 1_000,
-      gateways: 1,
-      syncMs: 100,
-      store,
-      clock: () => Date.now(),
-    });
     await expect(gw.admitNow('a')).resolves.toMatchObject({ allowed: true, at: Date.now() });
     expect(store.calls.sync).toBe(1);
     expect(local(gw.admitNow('a')).allowed).toBe(true);

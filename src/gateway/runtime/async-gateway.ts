@@ -208,10 +208,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private lastNow = Number.NEGATIVE_INFINITY;
   /** A store reply has told this gateway the store's time (or that the store runs on the caller's). */
   private knowsClock = false;
-  /** The sync a decision waited on did not bring the store's time: decisions go ahead without it. */
-  private clockUnreachable = false;
-  /** The store runs on its own clock (AsyncStore.clock). */
-  private readonly storeClock: boolean;
+  /** Decisions wait for the store's clock first (see waitsForClock); cleared once they no longer do. */
+  private waitForClock: boolean;
   private lastGoodAt = Number.NaN;
   /** The last store call failed and none has succeeded since. */
   private failing = false;
@@ -271,7 +269,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       );
     }
     this.clock = requireFunction('clock', opts.clock ?? Date.now);
-    this.storeClock = this.store.clock === 'store';
+    this.waitForClock = waitsForClock(this.store, this.options.design);
     this.random = requireFunction('random', opts.random ?? Math.random);
     this.maxKeys = requirePositiveInteger('maxKeys', opts.maxKeys ?? 1_000_000);
     this.createdAt = this.clock();
@@ -281,7 +279,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.callSeq = this.seq * 1000;
   }
 
-  /** A store reply has told this gateway the store's clock: decisions no longer wait for it (see awaitingClock). */
+  /** A store reply has told this gateway the store's clock: decisions no longer wait for it (see waitsForClock). */
   get clockKnown(): boolean {
     return this.knowsClock;
   }
@@ -309,23 +307,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return Math.max(this.lastNow, this.clock() + this.offsetMs);
   }
 
-  /**
-   * A store on its own clock (Redis TIME) ages the window on that clock, and an admit counts from its
-   * instant on it. Until a reply tells this gateway that clock, its own may be off by seconds, and an
-   * admit stamped on it would count seconds too long (clock ahead) or too short (behind): decisions
-   * wait for a sync's reply, one round trip (at most storeTimeoutMs), once per gateway. Not
-   * central-log's, made at the store, nor split's, which never leave the gateway. If that sync fails,
-   * decisions go ahead on the local clock.
-   */
-  private awaitingClock(): boolean {
-    if (this.knowsClock || this.clockUnreachable || !this.storeClock) return false;
-    const design = this.options.design;
-    return design !== 'central-log' && design !== 'split';
-  }
-
+  /** A decision that waits for the store's clock: a sync's reply brings it; if that sync fails, it goes ahead. */
   private async afterClock(key: string, cost: number): Promise<Decision> {
     await this.syncNow();
-    if (!this.knowsClock) this.clockUnreachable = true;
+    this.waitForClock = false;
     return this.admitNow(key, cost);
   }
 
@@ -346,13 +331,13 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * A Decision right away when no store call is needed, a Promise when the request waits on the
    * store (at most `storeTimeoutMs`; a leases-ask request that waited on another's ask and found its
    * grant used up may ask once more): central-log's log, leases-ask's ask, and, on a store with its
-   * own clock, the first sync's reply that brings that clock (see awaitingClock). Throws only on bad
+   * own clock, the first sync's reply that brings that clock (see waitsForClock). Throws only on bad
    * input (KeyError, ConfigError).
    */
   admitNow(key: string, cost = 1): Decision | Promise<Decision> {
     requireKey(key);
     requireCost(cost);
-    if (this.awaitingClock()) return this.afterClock(key, cost);
+    if (this.waitForClock) return this.afterClock(key, cost);
     // one clock read per request: it is the costly part of a local decision (tens of ns)
     const local = this.clock();
     const now = this.timeAt(local);
@@ -376,7 +361,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   allowNow(key: string, cost = 1): boolean | Promise<boolean> {
     requireKey(key);
     requireCost(cost);
-    if (this.awaitingClock()) return this.afterClock(key, cost).then((d) => d.allowed);
+    if (this.waitForClock) return this.afterClock(key, cost).then((d) => d.allowed);
     const local = this.clock();
     const now = this.timeAt(local);
     const design = this.options.design;
@@ -706,6 +691,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private learnOffset(storeNow: number, sentNow: number, t0: number, t1: number): void {
     if (!Number.isFinite(storeNow)) return;
     this.knowsClock = true;
+    this.waitForClock = false;
     // Never decide at a time before the store's answer: a grant made at store time s, spent at a
     // local estimate below s, would put an admit within W of one the store had already let expire.
     if (storeNow > this.lastNow) this.lastNow = storeNow;
@@ -1072,6 +1058,18 @@ function requireFailMode(v: unknown): FailMode {
 function requireFunction<F extends (...args: never[]) => unknown>(field: string, v: F): F {
   if (typeof v !== 'function') throw new ConfigError(field, `must be a function, got ${typeof v}`);
   return v;
+}
+
+/**
+ * A store on its own clock (Redis TIME) ages the window on that clock, and an admit counts from its
+ * instant on it. Until a reply tells a gateway that clock, its own may be off by seconds, and an admit
+ * stamped on it would count seconds too long (clock ahead) or too short (behind): decisions wait for a
+ * sync's reply, one round trip (at most storeTimeoutMs), once per gateway. Not central-log's, made at
+ * the store, nor split's, which never leave the gateway. If that sync fails, decisions go ahead on the
+ * local clock.
+ */
+function waitsForClock(store: AsyncStore, design: DesignId): boolean {
+  return store.clock === 'store' && design !== 'central-log' && design !== 'split';
 }
 
 function requireStore(s: unknown): AsyncStore {
