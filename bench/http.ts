@@ -4,9 +4,10 @@
  * Rounds are interleaved (every server once per round, in the same order), so each ratio compares
  * runs made minutes apart at most; medians over rounds, and the median of the per-round ratios.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { exited, killChild, load1, median } from './util.js';
 
@@ -25,6 +26,8 @@ export interface HttpBench {
   connections: number;
   durationS: number;
   rounds: number;
+  /** The server process ran on CPU 0 and autocannon on CPU 1 (taskset), Redis unpinned. */
+  pinned: boolean;
   /** Median requests/s by server. */
   reqPerSec: Record<string, number>;
   /** Median p99 latency by server, ms. */
@@ -57,6 +60,25 @@ export interface HttpBench {
 const require = createRequire(import.meta.url);
 const AUTOCANNON = join(dirname(require.resolve('autocannon/package.json')), 'autocannon.js');
 
+/**
+ * Unpinned, the scheduler moves the server and autocannon between the 2 cores, and how often they
+ * share one swings a server's CPU per request by ±30 % from run to run (bare node:http: 15–32 µs),
+ * which buries a 5 % difference. Pinned apart (server on CPU 0, load on CPU 1) the spread is about
+ * half. Pinning needs taskset (util-linux) and two CPUs; without them the runs are unpinned.
+ */
+function pinning(): { server: string[]; load: string[] } | null {
+  if (availableParallelism() < 2) return null;
+  const probe = spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' });
+  if (probe.status !== 0) return null;
+  return { server: ['taskset', '-c', '0'], load: ['taskset', '-c', '1'] };
+}
+
+/** argv through taskset when pinned: [command, ...args]. */
+function pinned(prefix: string[] | undefined, args: string[]): [string, string[]] {
+  const all = [...(prefix ?? []), process.execPath, ...args];
+  return [all[0], all.slice(1)];
+}
+
 interface Servers {
   child: ChildProcess;
   ports: Record<string, number>;
@@ -64,11 +86,10 @@ interface Servers {
   usage(): Promise<{ cpuUs: number; served: Record<string, number> }>;
 }
 
-function startServers(redisPort: number): Promise<Servers> {
+function startServers(redisPort: number, pin: string[] | undefined): Promise<Servers> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/http-servers.ts', String(redisPort)], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const [cmd, args] = pinned(pin, ['--import', 'tsx', 'bench/http-servers.ts', String(redisPort)]);
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let waiting: ((u: { cpuUs: number; served: Record<string, number> }) => void) | null = null;
     const usage = () =>
       new Promise<{ cpuUs: number; served: Record<string, number> }>((r) => {
@@ -108,13 +129,23 @@ function startServers(redisPort: number): Promise<Servers> {
   });
 }
 
-function autocannon(port: number, connections: number, durationS: number): Promise<HttpRun> {
+function autocannon(
+  port: number,
+  connections: number,
+  durationS: number,
+  pin: string[] | undefined,
+): Promise<HttpRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [AUTOCANNON, '-c', String(connections), '-d', String(durationS), '-j', `http://127.0.0.1:${port}/`],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const [cmd, args] = pinned(pin, [
+      AUTOCANNON,
+      '-c',
+      String(connections),
+      '-d',
+      String(durationS),
+      '-j',
+      `http://127.0.0.1:${port}/`,
+    ]);
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d.toString();
@@ -172,14 +203,16 @@ export async function benchHttp(opts: {
   redisPid?: number | null;
 }): Promise<HttpBench> {
   const connections = 32;
-  const durationS = opts.quick ? 2 : 8;
-  const rounds = opts.quick ? 1 : 5;
-  const { child, ports, usage } = await startServers(opts.redisPort);
+  // many short rounds rather than a few long ones: the noise is between runs, not within one
+  const durationS = opts.quick ? 2 : 3;
+  const rounds = opts.quick ? 1 : 12;
+  const pin = pinning();
+  const { child, ports, usage } = await startServers(opts.redisPort, pin?.server);
   /** One autocannon run against server n, with the server's CPU per request over it. */
   const measured = async (n: string): Promise<HttpRun> => {
     const before = await usage();
     const redisBefore = processCpuUs(opts.redisPid ?? null);
-    const run = await autocannon(ports[n], connections, durationS);
+    const run = await autocannon(ports[n], connections, durationS, pin?.load);
     const after = await usage();
     const redisAfter = processCpuUs(opts.redisPid ?? null);
     const answered = after.served[n] - before.served[n];
@@ -194,10 +227,16 @@ export async function benchHttp(opts: {
   const loads: number[] = [];
   try {
     // warm up every server (the quick bench's single round is its own warm-up)
-    if (!opts.quick) for (const n of names) await autocannon(ports[n], connections, 2);
+    if (!opts.quick) for (const n of names) await autocannon(ports[n], connections, 2, pin?.load);
     for (let r = 0; r < rounds; r++) {
       loads.push(load1());
-      for (const n of names) runs[n].push(await measured(n));
+      // each round starts one server later, so no server always runs right after the same one
+      const results: Record<string, HttpRun> = {};
+      for (let i = 0; i < names.length; i++) {
+        const n = names[(r + i) % names.length];
+        results[n] = await measured(n);
+      }
+      for (const n of names) runs[n].push(results[n]);
     }
   } finally {
     killChild(child);
@@ -243,6 +282,7 @@ export async function benchHttp(opts: {
     connections,
     durationS,
     rounds,
+    pinned: pin !== null,
     reqPerSec,
     p99Ms,
     ratioToBare,

@@ -40,6 +40,7 @@ function parts() {
     connections: 1,
     durationS: 1,
     rounds: 1,
+    pinned: true,
     reqPerSec: { ...byServer(1000), 'shared-counter': 990, 'rlf-redis': 500, 'express-rate-limit': 300 },
     p99Ms: byServer(1),
     ratioToBare: { ...byServer(1), 'shared-counter': 0.99 },
