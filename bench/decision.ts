@@ -42,6 +42,8 @@ export async function benchDecision(opts: {
   const runs: [string, 'admit' | 'allow'][] = [
     ...[...DESIGN_IDS, 'rlf-memory'].map((s): [string, 'admit'] => [s, 'admit']),
     ...LOCAL_DESIGNS.map((s): [string, 'allow'] => [s, 'allow']),
+    // what input checks, a call and the key's lookup cost without any design (see decision-worker)
+    ['api-floor', 'allow'],
   ];
   const samples: DecisionSample[] = [];
   for (const keys of keysets)

@@ -171,6 +171,7 @@ export function shapeResult(parts: Omit<BenchResult, 'targets'>): BenchResult {
 
 const SUBJECT_NOTE: Record<string, string> = {
   'rlf-memory': 'RateLimiterMemory, `await consume()`',
+  'api-floor': 'floor: the input checks + a method call + the Map lookup + compare, no design',
 };
 
 export function renderMarkdown(r: BenchResult, simTable: string): string {
