@@ -408,7 +408,10 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
 
   const limiterOf = (g: number, t: number): KeyLimiter => {
     let lim = lims[g];
-    if (lim === null) lim = lims[g] = createKeyLimiter(design, fleet, t);
+    if (lim === null) {
+      lim = lims[g] = createKeyLimiter(design, fleet, t);
+      readVersion[g] = -1;
+    }
     return lim;
   };
 
@@ -448,10 +451,39 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   // doSync applies each reply at once (no design keeps the reply object): one object serves them all
   const reply: SyncReply = { count: 0, expiries: [], horizon: 0, granted: 0, grantExpiresAt: 0 };
 
+  /**
+   * Unchanged reads (lazy designs, the flood's common case): a sync with nothing to push, while the
+   * store is as the gateway's last sync left it and nothing in it expires before this sync's horizon,
+   * is skipped. Why that changes nothing: let s_p be the gateway's last sync and s this one, with no
+   * push by any gateway since s_p (storeVersion; a lazy design makes no other store call) and the
+   * store's oldest admit after s_p (readHead) expiring at or after s + H (H the reply's horizon).
+   * Then every admit in the store expires at or after s + H > s_p + H, so nothing was dropped since
+   * (a store operation at u ≤ s drops what expires by u), both replies list no expiry, and they carry
+   * the same count. The gateway pushed nothing since s_p (a read), so
+   * its pending and in-flight logs are empty, and every own admit still counting is in the store
+   * (pushed at or before s_p, unexpired then): the own-admit log the share designs (track-share,
+   * adaptive) measure at a sync loses nothing in (s_p, s], and their share comes out of the same
+   * numbers. What a synced design keeps from a reply beyond that (horizon, lastSyncAt) decides
+   * nothing, and its cached decision inputs recompute to the same values. The store's side of the
+   * sync (the gateway's seq, pruning nothing, a sweep that keeps the non-empty record) changes
+   * nothing later syncs see. So the sync leaves the gateway as it is, and whether it goes idle is
+   * the same question. The tests compare decisions with everySync, which runs every one.
+   */
+  let storeVersion = 0;
+  /** Per gateway: storeVersion after its last sync (−1: its limiter has not synced), and the store's oldest expiry then. */
+  const readVersion = new Float64Array(K).fill(-1);
+  const readHead = new Float64Array(K);
+  const horizonMs = fleet.horizonMs;
+
   const doSync = (g: number, s: number) => {
     const lim = lims[g];
     if (lim !== null) {
-      const entry = lim.syncEntry(KEY, s);
+      const unchanged =
+        kind === 'lazy' &&
+        readVersion[g] === storeVersion &&
+        readHead[g] >= s + horizonMs &&
+        lim.unsyncedAdmits() === 0;
+      const entry = unchanged ? null : lim.syncEntry(KEY, s);
       if (entry !== null) {
         request.gatewayId = gatewayIds[g];
         request.seq = ++seq[g];
@@ -461,6 +493,11 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
           leaseSyncs++;
         }
         lim.applySync(reply, s);
+        if (kind === 'lazy') {
+          if (entry.admits.length > 0) storeVersion++;
+          readVersion[g] = storeVersion;
+          readHead[g] = store.headExpiry(KEY);
+        }
       }
       // the gateway drops a key's state once nothing of it is left
       if (lim.isIdle(s)) lims[g] = null;
