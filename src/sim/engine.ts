@@ -84,6 +84,8 @@ class EventTree {
     const win = this.win;
     // the new winner of each node on the path is the path's winner so far or the sibling's
     let n = leaf + this.size;
+    // the tree is a function of the leaves' times: the same time changes nothing
+    if (time[n] === t) return;
     time[n] = t;
     let bestT = t;
     let best = leaf;
@@ -592,6 +594,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     while (instant(g, i) < t) i++;
     return i;
   };
+  /** Each lease gateway's first sync index at or after the end (none of the others need it). */
+  const endIdx = new Float64Array(K);
+  if (leaseDesign) for (let g = 0; g < K; g++) endIdx[g] = idxAtOrAfter(g, end);
   const setNextSync = (g: number, idx: number) => {
     nextSyncIdx[g] = idx;
     nextSync[g] = idx === Number.POSITIVE_INFINITY ? idx : instant(g, idx);
@@ -650,20 +655,26 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     if (woken >= 0 && t <= wokenAt && parkFrom[woken] >= 0 && parkFull[woken] === 1) return;
     let best = -1;
     let bestAt = Number.POSITIVE_INFINITY;
+    let bestIdx = 0;
     for (let g = 0; g < K; g++) {
       if (parkFrom[g] < 0 || parkFull[g] === 0) continue;
-      // instant(g, max(idxAtOrAfter(g, t), parkFrom[g])), with the division only when the park began before t
-      const from = instant(g, parkFrom[g]);
-      const at = from >= t ? from : instant(g, idxAtOrAfter(g, t));
+      // max(idxAtOrAfter(g, t), parkFrom[g]), with the division only when the park began before t
+      let idx = parkFrom[g];
+      let at = instant(g, idx);
+      if (at < t) {
+        idx = idxAtOrAfter(g, t);
+        at = instant(g, idx);
+      }
       if (at < bestAt) {
         bestAt = at;
         best = g;
+        bestIdx = idx;
       }
     }
     woken = best;
     wokenAt = bestAt;
     if (best < 0) return;
-    const idx = Math.max(idxAtOrAfter(best, t), parkFrom[best]);
+    const idx = bestIdx;
     if (idx < nextSyncIdx[best]) {
       setNextSync(best, idx);
       refresh(best);
@@ -767,7 +778,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
         if (last > next) next = last;
       } else if (kind === 'every' && leaseDesign && (lim as LeaseKey).unsyncedAdmits() === 0) {
         const lease = lim as LeaseKey;
-        const before = Math.min(idxAtOrAfter(g, bound), idxAtOrAfter(g, end)) - next;
+        const before = Math.min(idxAtOrAfter(g, bound), endIdx[g]) - next;
         if (before > 0) {
           // With no free slot in the store until its oldest admit expires, an idle gateway's syncs
           // are answered with what it holds even when it asks for more: park it, lazily (a release
@@ -831,7 +842,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   // parked gateways' skipped syncs up to the end still count
   for (let g = 0; g < K; g++) {
     if (parkFrom[g] < 0) continue;
-    const n = Math.min(nextSyncIdx[g], idxAtOrAfter(g, end)) - parkFrom[g];
+    const n = Math.min(nextSyncIdx[g], endIdx[g]) - parkFrom[g];
     if (n > 0) {
       returnedSum += parkHeld[g] * n;
       leaseSyncs += n;
