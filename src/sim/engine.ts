@@ -762,8 +762,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       let next = idx + 1;
       const lim = lims[g];
       const bound = arrivalBound(g);
-      if (everySync) {
-        // every sync instant runs
+      if (everySync || !(instant(g, next) < bound)) {
+        // every sync instant runs; or the next arrival comes by instant `next`, and each rule below
+        // would keep it (they move `next` later only up to the first instant at or after the arrival)
       } else if (lim === null) {
         // no state held: the first sync that matters is the one after the next arrival
         next = Math.max(next, idxAtOrAfter(g, bound));
