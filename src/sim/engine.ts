@@ -604,9 +604,14 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   /** An arrival at g makes its next sync instant needed again, whatever was skipped. */
   const needSyncAfter = (g: number, t: number) => {
     if (kind === 'none') return;
-    // the syncs a parked gateway skipped before this arrival happened: apply them first
-    if (parkFrom[g] >= 0) unpark(g, idxAtOrAfter(g, t));
     const cur = nextSyncIdx[g];
+    if (parkFrom[g] >= 0) {
+      // the syncs a parked gateway skipped before this arrival happened: apply them first
+      const need = idxAtOrAfter(g, t);
+      unpark(g, need);
+      if (need < cur) setNextSync(g, need);
+      return;
+    }
     // the common case, without the division: the next sync is already the first at or after t
     if (cur !== Number.POSITIVE_INFINITY && instant(g, cur) >= t && (cur === 0 || instant(g, cur - 1) < t))
       return;
@@ -680,13 +685,16 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       refresh(best);
     }
   };
-  /** After a store operation at t, or when the store's oldest admit expires: wake one if a slot is free. */
-  const watchStore = (t: number) => {
+  /**
+   * After a store operation at t, or when the store's oldest admit expires: wake one if a slot is
+   * free. freeAtT: the store's free slots at t when the caller has them (NaN: ask the store).
+   */
+  const watchStore = (t: number, freeAtT: number) => {
     if (parkedFull === 0) {
       tree.set(WATCH, Number.POSITIVE_INFINITY);
       return;
     }
-    if (store.freeSlots(KEY, t) > 0) wakeOne(t);
+    if ((Number.isNaN(freeAtT) ? store.freeSlots(KEY, t) : freeAtT) > 0) wakeOne(t);
     tree.set(WATCH, store.headExpiry(KEY));
   };
 
@@ -713,7 +721,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     if (!(t < end)) break;
     if (leaf === WATCH) {
       // the store's oldest admit expires now: a slot frees
-      watchStore(t);
+      watchStore(t, Number.NaN);
       continue;
     }
     if (leaf === PAGELOAD) {
@@ -762,6 +770,8 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       let next = idx + 1;
       const lim = lims[g];
       const bound = arrivalBound(g);
+      // the store's free slots at s, if asked below (nothing changes them before the watch looks)
+      let freeNow = Number.NaN;
       if (everySync || !(instant(g, next) < bound)) {
         // every sync instant runs; or the next arrival comes by instant `next`, and each rule below
         // would keep it (they move `next` later only up to the first instant at or after the arrival)
@@ -784,7 +794,8 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
           // With no free slot in the store until its oldest admit expires, an idle gateway's syncs
           // are answered with what it holds even when it asks for more: park it, lazily (a release
           // by another gateway or an earlier expiry wakes it; see wakeParked).
-          const full = store.freeSlots(KEY, s) <= 0;
+          freeNow = store.freeSlots(KEY, s);
+          const full = freeNow <= 0;
           atG = g;
           atFrom = next;
           const n = before > 0 ? lease.idleRun(idleAt, before, full) : 0;
@@ -805,7 +816,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       }
       setNextSync(g, next);
       refresh(g);
-      if (kind === 'every' && parkedCount > 0) watchStore(s);
+      if (kind === 'every' && parkedCount > 0) watchStore(s, freeNow);
       continue;
     }
     // an arrival at gateway g (steady or flood stream)
