@@ -457,11 +457,12 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
    * Unchanged reads (lazy designs, the flood's common case): a sync with nothing to push, while the
    * store is as the gateway's last sync left it and nothing in it expires before this sync's horizon,
    * is skipped. Why that changes nothing: let s_p be the gateway's last sync and s this one, with no
-   * push by any gateway since s_p (storeVersion; a lazy design makes no other store call) and the
-   * store's oldest admit after s_p (readHead) expiring at or after s + H (H the reply's horizon).
-   * Then every admit in the store expires at or after s + H > s_p + H, so nothing was dropped since
-   * (a store operation at u ≤ s drops what expires by u), both replies list no expiry, and they carry
-   * the same count. The gateway pushed nothing since s_p (a read), so
+   * push by any gateway since s_p (storeVersion; a lazy design makes no other store call), the
+   * store's count at s the same as its reply at s_p said (readCount: with nothing added, nothing was
+   * dropped either, so the store holds what it held after s_p; asking drops what expired by s, as
+   * the sync at s would first), and its oldest admit expiring at or after s + H (H the reply's
+   * horizon). Then every admit in the store expires at or after s + H > s_p + H: both replies list
+   * no expiry and carry the same count. The gateway pushed nothing since s_p (a read), so
    * its pending and in-flight logs are empty, and every own admit still counting is in the store
    * (pushed at or before s_p, unexpired then): the own-admit log the share designs (track-share,
    * adaptive) measure at a sync loses nothing in (s_p, s], and their share comes out of the same
@@ -472,9 +473,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
    * the same question. The tests compare decisions with everySync, which runs every one.
    */
   let storeVersion = 0;
-  /** Per gateway: storeVersion after its last sync (−1: its limiter has not synced), and the store's oldest expiry then. */
+  /** Per gateway: storeVersion after its last sync (−1: its limiter has not synced), and the store's count then. */
   const readVersion = new Float64Array(K).fill(-1);
-  const readHead = new Float64Array(K);
+  const readCount = new Float64Array(K);
   const horizonMs = fleet.horizonMs;
 
   const doSync = (g: number, s: number) => {
@@ -483,8 +484,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       const unchanged =
         kind === 'lazy' &&
         readVersion[g] === storeVersion &&
-        readHead[g] >= s + horizonMs &&
-        lim.unsyncedAdmits() === 0;
+        lim.unsyncedAdmits() === 0 &&
+        store.countOf(KEY, policy, s) === readCount[g] &&
+        store.headExpiry(KEY) >= s + horizonMs;
       const entry = unchanged ? null : lim.syncEntry(KEY, s);
       if (entry !== null) {
         request.gatewayId = gatewayIds[g];
@@ -498,7 +500,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
         if (kind === 'lazy') {
           if (entry.admits.length > 0) storeVersion++;
           readVersion[g] = storeVersion;
-          readHead[g] = store.headExpiry(KEY);
+          readCount[g] = reply.count;
         }
       }
       // the gateway drops a key's state once nothing of it is left
