@@ -41,6 +41,8 @@ export class LeaseKey implements KeyLimiter {
   lastReturned = 0;
   private readonly alpha: number;
   private readonly decay: number;
+  /** log(decay), for idleRun's guess (computed once: every park asks for it) */
+  private readonly logDecay: number;
   /** decay^k by k, shared by every key with the same decay (null: too many decays in use). */
   private readonly powers: Float64Array | null;
 
@@ -53,6 +55,7 @@ export class LeaseKey implements KeyLimiter {
     this.lastSyncAt = now;
     this.decay = Math.exp(-p.syncMs / p.policy.windowMs);
     this.alpha = 1 - this.decay;
+    this.logDecay = Math.log(this.decay);
     this.powers = powersOf(this.decay);
   }
 
@@ -195,7 +198,7 @@ export class LeaseKey implements KeyLimiter {
     if (held <= 1) return quietFrom;
     // ask(i) >= held ⇔ meanBase·decay^(j0+i) > (held − 2)/1.5: solved with logarithms for a guess,
     // which prefixLength confirms with the exact test (and bisects if rounding put it off)
-    const guess = Math.floor(Math.log((held - 2) / 1.5 / this.meanBase) / Math.log(this.decay)) - j0 + 1;
+    const guess = Math.floor(Math.log((held - 2) / 1.5 / this.meanBase) / this.logDecay) - j0 + 1;
     return prefixLength(quietFrom, (i) => ask(i) >= held, guess);
   }
 

@@ -84,6 +84,8 @@ class EventTree {
     const win = this.win;
     // the new winner of each node on the path is the path's winner so far or the sibling's
     let n = leaf + this.size;
+    // the tree is a function of the leaves' times: the same time changes nothing
+    if (time[n] === t) return;
     time[n] = t;
     let bestT = t;
     let best = leaf;
@@ -408,7 +410,10 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
 
   const limiterOf = (g: number, t: number): KeyLimiter => {
     let lim = lims[g];
-    if (lim === null) lim = lims[g] = createKeyLimiter(design, fleet, t);
+    if (lim === null) {
+      lim = lims[g] = createKeyLimiter(design, fleet, t);
+      readVersion[g] = -1;
+    }
     return lim;
   };
 
@@ -448,10 +453,41 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   // doSync applies each reply at once (no design keeps the reply object): one object serves them all
   const reply: SyncReply = { count: 0, expiries: [], horizon: 0, granted: 0, grantExpiresAt: 0 };
 
+  /**
+   * Unchanged reads (lazy designs, the flood's common case): a sync with nothing to push, while the
+   * store is as the gateway's last sync left it and nothing in it expires before this sync's horizon,
+   * is skipped. Why that changes nothing: let s_p be the gateway's last sync and s this one, with no
+   * push by any gateway since s_p (storeVersion; a lazy design makes no other store call), the
+   * store's count at s the same as its reply at s_p said (readCount: with nothing added, nothing was
+   * dropped either, so the store holds what it held after s_p; asking drops what expired by s, as
+   * the sync at s would first), and its oldest admit expiring at or after s + H (H the reply's
+   * horizon). Then every admit in the store expires at or after s + H > s_p + H: both replies list
+   * no expiry and carry the same count. The gateway pushed nothing since s_p (a read), so
+   * its pending and in-flight logs are empty, and every own admit still counting is in the store
+   * (pushed at or before s_p, unexpired then): the own-admit log the share designs (track-share,
+   * adaptive) measure at a sync loses nothing in (s_p, s], and their share comes out of the same
+   * numbers. What a synced design keeps from a reply beyond that (horizon, lastSyncAt) decides
+   * nothing, and its cached decision inputs recompute to the same values. The store's side of the
+   * sync (the gateway's seq, pruning nothing, a sweep that keeps the non-empty record) changes
+   * nothing later syncs see. So the sync leaves the gateway as it is, and whether it goes idle is
+   * the same question. The tests compare decisions with everySync, which runs every one.
+   */
+  let storeVersion = 0;
+  /** Per gateway: storeVersion after its last sync (−1: its limiter has not synced), and the store's count then. */
+  const readVersion = new Float64Array(K).fill(-1);
+  const readCount = new Float64Array(K);
+  const horizonMs = fleet.horizonMs;
+
   const doSync = (g: number, s: number) => {
     const lim = lims[g];
     if (lim !== null) {
-      const entry = lim.syncEntry(KEY, s);
+      const unchanged =
+        kind === 'lazy' &&
+        readVersion[g] === storeVersion &&
+        lim.unsyncedAdmits() === 0 &&
+        store.countOf(KEY, policy, s) === readCount[g] &&
+        store.headExpiry(KEY) >= s + horizonMs;
+      const entry = unchanged ? null : lim.syncEntry(KEY, s);
       if (entry !== null) {
         request.gatewayId = gatewayIds[g];
         request.seq = ++seq[g];
@@ -461,6 +497,11 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
           leaseSyncs++;
         }
         lim.applySync(reply, s);
+        if (kind === 'lazy') {
+          if (entry.admits.length > 0) storeVersion++;
+          readVersion[g] = storeVersion;
+          readCount[g] = reply.count;
+        }
       }
       // the gateway drops a key's state once nothing of it is left
       if (lim.isIdle(s)) lims[g] = null;
@@ -555,6 +596,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     while (instant(g, i) < t) i++;
     return i;
   };
+  /** Each lease gateway's first sync index at or after the end (none of the others need it). */
+  const endIdx = new Float64Array(K);
+  if (leaseDesign) for (let g = 0; g < K; g++) endIdx[g] = idxAtOrAfter(g, end);
   const setNextSync = (g: number, idx: number) => {
     nextSyncIdx[g] = idx;
     nextSync[g] = idx === Number.POSITIVE_INFINITY ? idx : instant(g, idx);
@@ -562,9 +606,14 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   /** An arrival at g makes its next sync instant needed again, whatever was skipped. */
   const needSyncAfter = (g: number, t: number) => {
     if (kind === 'none') return;
-    // the syncs a parked gateway skipped before this arrival happened: apply them first
-    if (parkFrom[g] >= 0) unpark(g, idxAtOrAfter(g, t));
     const cur = nextSyncIdx[g];
+    if (parkFrom[g] >= 0) {
+      // the syncs a parked gateway skipped before this arrival happened: apply them first
+      const need = idxAtOrAfter(g, t);
+      unpark(g, need);
+      if (need < cur) setNextSync(g, need);
+      return;
+    }
     // the common case, without the division: the next sync is already the first at or after t
     if (cur !== Number.POSITIVE_INFINITY && instant(g, cur) >= t && (cur === 0 || instant(g, cur - 1) < t))
       return;
@@ -613,32 +662,41 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     if (woken >= 0 && t <= wokenAt && parkFrom[woken] >= 0 && parkFull[woken] === 1) return;
     let best = -1;
     let bestAt = Number.POSITIVE_INFINITY;
+    let bestIdx = 0;
     for (let g = 0; g < K; g++) {
       if (parkFrom[g] < 0 || parkFull[g] === 0) continue;
-      // instant(g, max(idxAtOrAfter(g, t), parkFrom[g])), with the division only when the park began before t
-      const from = instant(g, parkFrom[g]);
-      const at = from >= t ? from : instant(g, idxAtOrAfter(g, t));
+      // max(idxAtOrAfter(g, t), parkFrom[g]), with the division only when the park began before t
+      let idx = parkFrom[g];
+      let at = instant(g, idx);
+      if (at < t) {
+        idx = idxAtOrAfter(g, t);
+        at = instant(g, idx);
+      }
       if (at < bestAt) {
         bestAt = at;
         best = g;
+        bestIdx = idx;
       }
     }
     woken = best;
     wokenAt = bestAt;
     if (best < 0) return;
-    const idx = Math.max(idxAtOrAfter(best, t), parkFrom[best]);
+    const idx = bestIdx;
     if (idx < nextSyncIdx[best]) {
       setNextSync(best, idx);
       refresh(best);
     }
   };
-  /** After a store operation at t, or when the store's oldest admit expires: wake one if a slot is free. */
-  const watchStore = (t: number) => {
+  /**
+   * After a store operation at t, or when the store's oldest admit expires: wake one if a slot is
+   * free. freeAtT: the store's free slots at t when the caller has them (NaN: ask the store).
+   */
+  const watchStore = (t: number, freeAtT: number) => {
     if (parkedFull === 0) {
       tree.set(WATCH, Number.POSITIVE_INFINITY);
       return;
     }
-    if (store.freeSlots(KEY, t) > 0) wakeOne(t);
+    if ((Number.isNaN(freeAtT) ? store.freeSlots(KEY, t) : freeAtT) > 0) wakeOne(t);
     tree.set(WATCH, store.headExpiry(KEY));
   };
 
@@ -665,7 +723,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     if (!(t < end)) break;
     if (leaf === WATCH) {
       // the store's oldest admit expires now: a slot frees
-      watchStore(t);
+      watchStore(t, Number.NaN);
       continue;
     }
     if (leaf === PAGELOAD) {
@@ -714,8 +772,11 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       let next = idx + 1;
       const lim = lims[g];
       const bound = arrivalBound(g);
-      if (everySync) {
-        // every sync instant runs
+      // the store's free slots at s, if asked below (nothing changes them before the watch looks)
+      let freeNow = Number.NaN;
+      if (everySync || !(instant(g, next) < bound)) {
+        // every sync instant runs; or the next arrival comes by instant `next`, and each rule below
+        // would keep it (they move `next` later only up to the first instant at or after the arrival)
       } else if (lim === null) {
         // no state held: the first sync that matters is the one after the next arrival
         next = Math.max(next, idxAtOrAfter(g, bound));
@@ -730,12 +791,13 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
         if (last > next) next = last;
       } else if (kind === 'every' && leaseDesign && (lim as LeaseKey).unsyncedAdmits() === 0) {
         const lease = lim as LeaseKey;
-        const before = Math.min(idxAtOrAfter(g, bound), idxAtOrAfter(g, end)) - next;
+        const before = Math.min(idxAtOrAfter(g, bound), endIdx[g]) - next;
         if (before > 0) {
           // With no free slot in the store until its oldest admit expires, an idle gateway's syncs
           // are answered with what it holds even when it asks for more: park it, lazily (a release
           // by another gateway or an earlier expiry wakes it; see wakeParked).
-          const full = store.freeSlots(KEY, s) <= 0;
+          freeNow = store.freeSlots(KEY, s);
+          const full = freeNow <= 0;
           atG = g;
           atFrom = next;
           const n = before > 0 ? lease.idleRun(idleAt, before, full) : 0;
@@ -756,7 +818,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       }
       setNextSync(g, next);
       refresh(g);
-      if (kind === 'every' && parkedCount > 0) watchStore(s);
+      if (kind === 'every' && parkedCount > 0) watchStore(s, freeNow);
       continue;
     }
     // an arrival at gateway g (steady or flood stream)
@@ -794,7 +856,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   // parked gateways' skipped syncs up to the end still count
   for (let g = 0; g < K; g++) {
     if (parkFrom[g] < 0) continue;
-    const n = Math.min(nextSyncIdx[g], idxAtOrAfter(g, end)) - parkFrom[g];
+    const n = Math.min(nextSyncIdx[g], endIdx[g]) - parkFrom[g];
     if (n > 0) {
       returnedSum += parkHeld[g] * n;
       leaseSyncs += n;

@@ -136,6 +136,12 @@ describe('skipping syncs changes no decision', () => {
       { design: 'leases', traffic: 'steady', load: 1, routing: 'even', gateways: 32, syncS: 0.1 },
       { design: 'leases', traffic: 'pageload', load: 0.8, routing: 'uneven', gateways: 32, syncS: 0.3 },
       { design: 'leases-ask', traffic: 'steady', load: 0.8, routing: 'even', gateways: 32, syncS: 0.1 },
+      // floods: most syncs of a lazy design find the store unchanged (skipped without the store)
+      { design: 'shared-counter', traffic: 'flood', load: 10, gateways: 8, syncS: 0.1 },
+      { design: 'shared-counter', traffic: 'flood', load: 3, gateways: 4, syncS: 1, alignedSyncs: true },
+      { design: 'track-share', traffic: 'flood', load: 100, routing: 'uneven', gateways: 8, syncS: 0.3 },
+      { design: 'assume-others', traffic: 'flood', load: 1.5, gateways: 2, syncS: 1, windowKind: 'fixed' },
+      { design: 'adaptive', traffic: 'flood', load: 3, routing: 'uneven', gateways: 4, syncS: 0.1 },
       {
         design: 'leases',
         traffic: 'flood',

@@ -1,0 +1,52 @@
+// Bit-identity check of the simulator against a reference build: every Nth job of the full grid and
+// every job of the quick grid, every metric compared with Object.is (=== that also tells NaN and -0).
+// The reference's metrics are cached (v8-serialized, exact doubles) in REF_FILE on the first run.
+// Usage: npm run build && node bench/bit-identity.mjs [N=8] [REF_DIST=/work/main/dist] [REF_FILE]
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { deserialize, serialize } from 'node:v8';
+
+const N = Number(process.argv[2] ?? 8);
+const refDist = resolve(process.argv[3] ?? '/work/main/dist');
+const refFile = process.argv[4] ?? `/tmp/bit-identity-ref-${N}.bin`;
+const { buildGrid } = await import('../dist/sim/grid.js');
+const { gridJobs } = await import('../dist/sim/study.js');
+const jobs = [...gridJobs(buildGrid('full')).filter((_, i) => i % N === 0), ...gridJobs(buildGrid('quick'))];
+const runAll = async (dist) => {
+  const { runJob } = await import(`${pathToFileURL(dist).href}/sim/study.js`);
+  const c = process.cpuUsage();
+  const out = jobs.map((job) => runJob(job));
+  console.log(`${dist}: ${jobs.length} jobs, ${(process.cpuUsage(c).user / 1e6).toFixed(1)} s CPU`);
+  return out;
+};
+let ref;
+if (existsSync(refFile)) ref = deserialize(readFileSync(refFile));
+else {
+  ref = await runAll(refDist);
+  writeFileSync(refFile, serialize(ref));
+}
+if (ref.length !== jobs.length)
+  throw new Error(`reference has ${ref.length} jobs, the sample ${jobs.length}`);
+const mine = await runAll(resolve('dist'));
+let diffs = 0;
+let compared = 0;
+for (let j = 0; j < jobs.length; j++) {
+  for (let r = 0; r < jobs[j].ids.length; r++) {
+    const a = ref[j][r];
+    const b = mine[j][r];
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) {
+      compared++;
+      if (!Object.is(a[k], b[k])) {
+        if (diffs++ < 20)
+          console.log(
+            `DIFF job ${j} run ${r} ${k}: ref ${a[k]} mine ${b[k]}`,
+            JSON.stringify(jobs[j].params[r]),
+          );
+      }
+    }
+  }
+}
+console.log(diffs === 0 ? `IDENTICAL: ${compared} metrics` : `${diffs} of ${compared} metrics differ`);
+process.exit(diffs === 0 ? 0 : 1);
