@@ -1,15 +1,18 @@
 // Bit-identity check of the simulator against a reference build: every Nth job of the full grid and
 // every job of the quick grid, every metric compared with Object.is (=== that also tells NaN and -0).
 // The reference's metrics are cached (v8-serialized, exact doubles) in REF_FILE on the first run.
-// Usage: npm run build && node bench/bit-identity.mjs [N=8] [REF_DIST=/work/main/dist] [REF_FILE]
+// Usage: npm run build && node bench/bit-identity.mjs N REF_DIST [REF_FILE]
+// (REF_DIST: the reference build's dist/, e.g. a worktree of main built with npm run build)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 
 const N = Number(process.argv[2] ?? 8);
-const refDist = resolve(process.argv[3] ?? '/work/main/dist');
-const refFile = process.argv[4] ?? `/tmp/bit-identity-ref-${N}.bin`;
+if (process.argv[3] === undefined) throw new Error('usage: node bench/bit-identity.mjs N REF_DIST [REF_FILE]');
+const refDist = resolve(process.argv[3]);
+// one cache per sample size and reference build
+const refFile = process.argv[4] ?? `/tmp/bit-identity-ref-${N}-${refDist.replace(/[^a-zA-Z0-9]+/g, '_')}.bin`;
 const { buildGrid } = await import('../dist/sim/grid.js');
 const { gridJobs } = await import('../dist/sim/study.js');
 const jobs = [...gridJobs(buildGrid('full')).filter((_, i) => i % N === 0), ...gridJobs(buildGrid('quick'))];
