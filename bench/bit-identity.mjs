@@ -9,7 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 
 const N = Number(process.argv[2] ?? 8);
-if (process.argv[3] === undefined) throw new Error('usage: node bench/bit-identity.mjs N REF_DIST [REF_FILE]');
+if (process.argv[3] === undefined)
+  throw new Error('usage: node bench/bit-identity.mjs N REF_DIST [REF_FILE]');
 const refDist = resolve(process.argv[3]);
 // one cache per sample size and reference build
 const refFile = process.argv[4] ?? `/tmp/bit-identity-ref-${N}-${refDist.replace(/[^a-zA-Z0-9]+/g, '_')}.bin`;
