@@ -800,7 +800,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
           const full = freeNow <= 0;
           atG = g;
           atFrom = next;
-          const n = before > 0 ? lease.idleRun(idleAt, before, full) : 0;
+          const n = lease.idleRun(idleAt, before, full);
           if (n > 0) {
             const held = lease.slots(s);
             if (held > 0) store.renewLease(KEY, gatewayIds[g], instant(g, next + n - 1) + fleet.leaseTtlMs);
