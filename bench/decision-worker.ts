@@ -129,6 +129,16 @@ class ApiFloor {
     c.count += cost;
     return true;
   }
+  /** The same with the shape `Gateway.admit` returns, a fresh object per call: the floor of admit(). */
+  admit(key: string, now: number, cost = 1): { allowed: boolean; remaining: number; resetMs: number } {
+    requireKey(key);
+    requireTime('now', now);
+    requireCost(cost);
+    const c = this.keys.get(key);
+    if (c === undefined || c.count >= LIMIT) return { allowed: false, remaining: 0, resetMs: 0 };
+    c.count += cost;
+    return { allowed: true, remaining: LIMIT - c.count, resetMs: 0 };
+  }
 }
 
 if (subject === 'api-floor') {
@@ -145,7 +155,7 @@ if (subject === 'api-floor') {
         tick = 0;
         now += 1;
       }
-      if (floor.allow(HOT, now)) allowed++;
+      if (call === 'allow' ? floor.allow(HOT, now) : floor.admit(HOT, now).allowed) allowed++;
     }
     const ns = (nowNs() - t) / n;
     const cpu = (cpuNs() - c) / n;

@@ -44,6 +44,7 @@ export async function benchDecision(opts: {
     ...LOCAL_DESIGNS.map((s): [string, 'allow'] => [s, 'allow']),
     // what input checks, a call and the key's lookup cost without any design (see decision-worker)
     ['api-floor', 'allow'],
+    ['api-floor', 'admit'],
   ];
   const samples: DecisionSample[] = [];
   for (const keys of keysets)

@@ -174,6 +174,12 @@ const SUBJECT_NOTE: Record<string, string> = {
   'api-floor': 'floor: the input checks + a method call + the Map lookup + compare, no design',
 };
 
+function subjectName(s: DecisionSample): string {
+  if (s.subject === 'api-floor' && s.call !== 'allow')
+    return 'floor of `admit()`: the same, returning a fresh `{ allowed, remaining, resetMs }`';
+  return SUBJECT_NOTE[s.subject] ?? (s.call === 'allow' ? `${s.subject}, \`allow()\`` : s.subject);
+}
+
 export function renderMarkdown(r: BenchResult, simTable: string): string {
   const m = r.machine;
   const L: string[] = [];
@@ -284,7 +290,7 @@ export function renderDecision(d: DecisionBench): string[] {
     '|---:|---|---|---:|---:|---:|---:|---:|---:|',
   );
   for (const s of d.samples) {
-    const name = SUBJECT_NOTE[s.subject] ?? (s.call === 'allow' ? `${s.subject}, \`allow()\`` : s.subject);
+    const name = subjectName(s);
     const sync = s.syncNsPerOp !== undefined ? ` (storage call alone: ${f1(s.syncNsPerOp)})` : '';
     L.push(
       `| ${s.keys.toLocaleString('en-US')} | ${s.regime} | ${name} | ${f1(s.cpuNsPerOp)} | ${f1(s.cpuRatioToBaseline)} | ${f1(s.nsPerOp)}${sync} | ${f1(s.ratioToBaseline)} | ${f1(s.baselineCpuNsPerOp)} / ${f1(s.baselineNsPerOp)} | ${f1(s.allowedPct)} % |`,
