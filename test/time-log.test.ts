@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { expiryOf } from '../src/window/expiry.js';
 import { TimeLog } from '../src/window/time-log.js';
 
 describe('TimeLog', () => {
@@ -39,6 +40,32 @@ describe('TimeLog', () => {
         },
       ),
       { numRuns: 300, seed: 3 },
+    );
+  });
+
+  it('lists the expiries before a horizon exactly as expiryOf gives them, oldest first (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<('sliding' | 'fixed')[]>('sliding', 'fixed'),
+        fc.array(fc.double({ min: 0, max: 500, noNaN: true }), { maxLength: 40 }),
+        fc.nat(30),
+        fc.double({ min: 0, max: 700, noNaN: true }),
+        fc.double({ min: 0.1, max: 120, noNaN: true }),
+        (kind, raw, drop, horizon, windowMs) => {
+          const ts = [...raw].sort((a, b) => a - b);
+          // a wrapped ring buffer: entries dropped from the head, then more merged in behind
+          const log = new TimeLog(2);
+          log.insertAll(ts.slice(0, drop));
+          for (let i = 0; i < Math.min(drop, ts.length); i++) log.shift();
+          log.insertAll(ts.slice(Math.min(drop, ts.length)));
+          const want = log
+            .toArray()
+            .map((t) => expiryOf(t, windowMs, kind))
+            .filter((e) => e < horizon);
+          expect(log.expiriesBefore(horizon, windowMs, kind)).toEqual(want);
+        },
+      ),
+      { numRuns: 300, seed: 4 },
     );
   });
 });

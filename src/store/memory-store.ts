@@ -1,7 +1,7 @@
 import type { Policy } from '../config.js';
 import { MinHeap } from '../util/min-heap.js';
 import { expiryOf } from '../window/expiry.js';
-import { TimeLog } from '../window/time-log.js';
+import { NO_EXPIRIES, TimeLog } from '../window/time-log.js';
 import type {
   AskReply,
   LogAdmitReply,
@@ -307,14 +307,11 @@ export class MemoryStore implements Store {
     }
     if (e.release && granted === 0) rec.setLease(gw, 0, now);
 
-    let expiries: number[] = EMPTY;
+    let expiries: number[] = NO_EXPIRIES;
     let horizon = now;
     if (e.read) {
       horizon = now + req.horizonMs;
-      let n = 0;
-      while (n < count && expiryOf(log.at(n), windowMs, windowKind) < horizon) n++;
-      expiries = n === 0 ? EMPTY : new Array<number>(n);
-      for (let i = 0; i < n; i++) expiries[i] = expiryOf(log.at(i), windowMs, windowKind);
+      expiries = log.expiriesBefore(horizon, windowMs, windowKind);
     }
     this.settle(rec, policy, now);
     out.count = count;
@@ -374,8 +371,6 @@ export class MemoryStore implements Store {
   }
 }
 
-const EMPTY: number[] = [];
-
 function newReply(): SyncReply {
-  return { count: 0, expiries: EMPTY, horizon: 0, granted: 0, grantExpiresAt: 0 };
+  return { count: 0, expiries: NO_EXPIRIES, horizon: 0, granted: 0, grantExpiresAt: 0 };
 }

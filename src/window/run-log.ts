@@ -178,6 +178,12 @@ export class RunLog extends Runs {
 /** Small logs handed back by quiet keys, shared by every key (bounded: a key at rest holds none). */
 const SPARE: AdmitLog[] = [];
 const MAX_SPARE = 64;
+/**
+ * Largest buffer (in runs) a spare log keeps: a key whose intervals swing between a few admits and a
+ * dozen grew its log to 8 or 16 runs, handed it back in a quiet interval, and would grow a fresh one
+ * again the next busy interval. At most MAX_SPARE × 16 runs (~12 KB) are held for every key together.
+ */
+const MAX_SPARE_RUNS = 16;
 
 /**
  * Own admits since the last sync, in the order they were made: appended at the tail, taken whole by
@@ -273,7 +279,8 @@ export class AdmitLog extends Runs {
     this.end = this.total = this.liveCount = this.cursor = 0;
     if (used <= 2) {
       // handed to the next key that needs one; the log's data was copied out by the sync (toArray)
-      if (this !== AdmitLog.NONE && SPARE.length < MAX_SPARE && this.times.length <= 4) SPARE.push(this);
+      if (this !== AdmitLog.NONE && SPARE.length < MAX_SPARE && this.times.length <= MAX_SPARE_RUNS)
+        SPARE.push(this);
       return AdmitLog.NONE;
     }
     if (16 * used < this.times.length) {

@@ -1,6 +1,9 @@
 import type { WindowKind } from '../config.js';
 import { expiryOf } from './expiry.js';
 
+/** What expiriesBefore returns when nothing expires before the horizon: shared, never written. */
+export const NO_EXPIRIES: number[] = [];
+
 /**
  * A sorted deque of admit timestamps (ms) backed by a growable Float64Array.
  * Appends are near the tail (pushes arrive nearly in time order), removals at the head (ageing out),
@@ -114,6 +117,29 @@ export class TimeLog {
       n++;
     }
     return n;
+  }
+
+  /**
+   * The expiry instants (expiryOf) of the oldest entries, up to the first that expires at or after
+   * `horizon`, oldest first. One walk with the window's kind tested once: a sync's reply calls it for
+   * every read, and per-entry calls to `at` and `expiryOf` were not inlined into the store's sync.
+   */
+  expiriesBefore(horizon: number, windowMs: number, kind: WindowKind): number[] {
+    const b = this.buf;
+    const mask = b.length - 1;
+    const h = this.head;
+    const len = this.len;
+    let n = 0;
+    if (kind === 'sliding') {
+      while (n < len && b[(h + n) & mask] + windowMs < horizon) n++;
+    } else {
+      while (n < len && expiryOf(b[(h + n) & mask], windowMs, kind) < horizon) n++;
+    }
+    if (n === 0) return NO_EXPIRIES;
+    const out = new Array<number>(n);
+    if (kind === 'sliding') for (let i = 0; i < n; i++) out[i] = b[(h + i) & mask] + windowMs;
+    else for (let i = 0; i < n; i++) out[i] = expiryOf(b[(h + i) & mask], windowMs, kind);
+    return out;
   }
 
   /** Removes one entry equal to `t` (the newest such); returns whether there was one. */
