@@ -845,8 +845,11 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       if (kind === 'every' && parkedCount > 0) watchStore(s, freeNow);
       continue;
     }
-    // an arrival at gateway g (steady or flood stream)
-    needSyncAfter(g, t);
+    // an arrival at gateway g (steady or flood stream); needSyncAfter's common case written out (the
+    // next sync is already the first at or after t: nothing to do; with kind 'none' too)
+    const cur = nextSyncIdx[g];
+    if (parkFrom[g] >= 0 || !(nextSync[g] >= t && (cur === 0 || phase[g] + (cur - 1) * D < t)))
+      needSyncAfter(g, t);
     const ok = arrive(g, t);
     if (mixed) {
       honestRequests++;
@@ -873,7 +876,8 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
         from = until;
       }
     }
-    nextArr[g] = from + rng.exponential(lambda[g]);
+    // rng.exponential(lambda[g]), written out (the same operations)
+    nextArr[g] = from + -Math.log(rng.uniform()) / lambda[g];
     refresh(g);
   }
 
