@@ -80,15 +80,33 @@ class EventTree {
   }
 
   set(leaf: number, t: number): void {
+    const n = leaf + this.size;
+    // the tree is a function of the leaves' times: the same time changes nothing
+    if (this.time[n] === t) return;
+    this.time[n] = t;
+    this.up(n);
+  }
+
+  /**
+   * set(leaf, min(a[leaf], b[leaf])). The time is not an argument: a double passed to a call the JIT
+   * did not inline is boxed, a heap allocation per event.
+   */
+  setMin(leaf: number, a: Float64Array, b: Float64Array): void {
+    const t = Math.min(a[leaf], b[leaf]);
+    const n = leaf + this.size;
+    if (this.time[n] === t) return;
+    this.time[n] = t;
+    this.up(n);
+  }
+
+  /** Replays the path from leaf node n (its time just set) to the root. */
+  private up(n: number): void {
     const time = this.time;
     const win = this.win;
-    // the new winner of each node on the path is the path's winner so far or the sibling's
-    let n = leaf + this.size;
-    // the tree is a function of the leaves' times: the same time changes nothing
-    if (time[n] === t) return;
-    time[n] = t;
-    let bestT = t;
-    let best = leaf;
+    // the new winner of each node on the path is the path's winner so far or the sibling's; the
+    // time is read back from the array (the same double) so that the JIT keeps it unboxed
+    let bestT = time[n];
+    let best = win[n];
     while (n > 1) {
       const sib = n ^ 1;
       const st = time[sib];
@@ -350,7 +368,12 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   };
   // a sync's reply in flight (realSync): when it arrives, and what it carries
   const replyAt = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
-  const refresh = (g: number) => tree.set(g, Math.min(nextArr[g], nextSync[g], replyAt[g], nextFlood[g]));
+  // replies in flight and flood arrivals exist only with real syncs and mixed traffic (else Infinity)
+  const extraEvents = realSync || mixed;
+  const refresh = (g: number) => {
+    if (extraEvents) tree.set(g, Math.min(nextArr[g], nextSync[g], replyAt[g], nextFlood[g]));
+    else tree.setMin(g, nextArr, nextSync);
+  };
   for (let g = 0; g < K; g++) refresh(g);
   if (pageload) tree.set(PAGELOAD, nextPageload());
 
@@ -705,8 +728,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
    * process does not depend on any decision, so drawing it early changes nothing) until one holds an
    * arrival for g, so that a gateway is not woken for every burst that goes elsewhere.
    */
-  const arrivalBound = (g: number): number => {
-    if (!pageload) return Math.min(nextArr[g], nextFlood[g]);
+  const arrivalBound = (g: number): number =>
+    pageload ? pageloadBound(g) : mixed ? Math.min(nextArr[g], nextFlood[g]) : nextArr[g];
+  const pageloadBound = (g: number): number => {
     for (;;) {
       const mine = plMine[g].first();
       // a burst not drawn yet starts at nextBurst or later
@@ -821,8 +845,11 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       if (kind === 'every' && parkedCount > 0) watchStore(s, freeNow);
       continue;
     }
-    // an arrival at gateway g (steady or flood stream)
-    needSyncAfter(g, t);
+    // an arrival at gateway g (steady or flood stream); needSyncAfter's common case written out (the
+    // next sync is already the first at or after t: nothing to do; with kind 'none' too)
+    const cur = nextSyncIdx[g];
+    if (parkFrom[g] >= 0 || !(nextSync[g] >= t && (cur === 0 || phase[g] + (cur - 1) * D < t)))
+      needSyncAfter(g, t);
     const ok = arrive(g, t);
     if (mixed) {
       honestRequests++;
@@ -849,7 +876,8 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
         from = until;
       }
     }
-    nextArr[g] = from + rng.exponential(lambda[g]);
+    // rng.exponential(lambda[g]), written out (the same operations)
+    nextArr[g] = from + -Math.log(rng.uniform()) / lambda[g];
     refresh(g);
   }
 

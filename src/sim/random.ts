@@ -3,10 +3,11 @@
  * sequence, on every machine: runs are reproducible bit for bit.
  */
 export class Random {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
+  // initialized as small integers, as they stay (a field first set to undefined is a generic one)
+  private a = 0;
+  private b = 0;
+  private c = 0;
+  private d = 0;
 
   constructor(seed: number) {
     // splitmix32 spreads any integer seed over the 128-bit state
@@ -18,29 +19,36 @@ export class Random {
       z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
       return (z ^ (z >>> 16)) >>> 0;
     };
-    this.a = next();
-    this.b = next();
-    this.c = next();
-    this.d = next();
+    // The state is kept as signed 32-bit integers (every operation below reads its operands' 32 bits
+    // alike, signed or not): small integers to the JIT, so its fields and results are never boxed.
+    this.a = next() | 0;
+    this.b = next() | 0;
+    this.c = next() | 0;
+    this.d = next() | 0;
     if ((this.a | this.b | this.c | this.d) === 0) this.a = 1;
   }
 
   /** 32 random bits. */
   nextU32(): number {
-    const result = Math.imul(rotl(Math.imul(this.b, 5), 7), 9) >>> 0;
+    return this.nextI32() >>> 0;
+  }
+
+  /** The same 32 bits as nextU32, read as a signed integer (not boxed when a call is not inlined). */
+  private nextI32(): number {
+    const result = Math.imul(rotl32(Math.imul(this.b, 5), 7), 9);
     const t = this.b << 9;
     this.c ^= this.a;
     this.d ^= this.b;
     this.b ^= this.c;
     this.a ^= this.d;
     this.c ^= t;
-    this.d = rotl(this.d, 11);
+    this.d = rotl32(this.d, 11);
     return result;
   }
 
   /** Uniform in (0, 1): never 0, so -log(u) is finite. */
   uniform(): number {
-    return (this.nextU32() + 0.5) * 2.3283064365386963e-10;
+    return ((this.nextI32() >>> 0) + 0.5) * 2.3283064365386963e-10;
   }
 
   /** Exponential with the given rate (mean 1/rate). */
@@ -88,8 +96,9 @@ export class Random {
   }
 }
 
-function rotl(x: number, k: number): number {
-  return ((x << k) | (x >>> (32 - k))) >>> 0;
+/** x rotated left by k bits, as a signed 32-bit integer. */
+function rotl32(x: number, k: number): number {
+  return (x << k) | (x >>> (32 - k));
 }
 
 const LOG_FACT = (() => {
