@@ -845,10 +845,13 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       if (kind === 'every' && parkedCount > 0) watchStore(s, freeNow);
       continue;
     }
-    // an arrival at gateway g (steady or flood stream); needSyncAfter's common case written out (the
-    // next sync is already the first at or after t: nothing to do; with kind 'none' too)
+    // an arrival at gateway g (steady or flood stream); needSyncAfter's no-op cases written out (a
+    // design that never syncs, or the next sync already the first at or after t)
     const cur = nextSyncIdx[g];
-    if (parkFrom[g] >= 0 || !(nextSync[g] >= t && (cur === 0 || phase[g] + (cur - 1) * D < t)))
+    if (
+      kind !== 'none' &&
+      (parkFrom[g] >= 0 || !(nextSync[g] >= t && (cur === 0 || phase[g] + (cur - 1) * D < t)))
+    )
       needSyncAfter(g, t);
     const ok = arrive(g, t);
     if (mixed) {
