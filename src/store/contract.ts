@@ -23,9 +23,27 @@ export interface SyncEntry {
 }
 
 export interface SyncRequest {
+  /**
+   * Who syncs: the store keeps seqs and grants per gatewayId. The async runtime sends one incarnation
+   * of its gateway (its id and a random nonce, see `incarnationOf`), so a restart never reuses the
+   * seqs of the run before it.
+   */
   gatewayId: string;
-  /** Increases by one per sync of this gateway; a retried request with a seq already applied is not applied twice. */
+  /**
+   * Increases with every sync of this gateway. Checked per key: a key pushed to by a seq skips the
+   * pushes of a resend with that seq (a replay) and refuses an older one; a key no newer sync pushed
+   * to takes an older seq's pushes. So one sync may go out as several requests (parts) with one seq,
+   * and a failed part may be resent after a newer sync's parts were applied, provided no key of it is
+   * in those newer parts.
+   */
   seq: number;
+  /**
+   * Set when gatewayId is one incarnation of this gateway id: the store records gatewayId as the id's
+   * latest incarnation (one small record per id) and answers with the one it replaced
+   * (`SyncResult.previousIncarnation`). A gateway that finds another incarnation wrote it since its
+   * own previous claim knows a second live gateway runs with its id.
+   */
+  incarnationOf?: string;
   policy: Policy;
   /** How long a grant stays outstanding without a sync before the store takes it back. */
   leaseTtlMs: number;
@@ -54,6 +72,8 @@ export interface SyncResult {
   /** The store's time when it applied the sync. */
   now: number;
   replies: SyncReply[];
+  /** With `incarnationOf`: the incarnation recorded for that id before this sync (null: none). */
+  previousIncarnation?: string | null;
 }
 
 /**

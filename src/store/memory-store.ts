@@ -30,6 +30,8 @@ class KeyRecord {
   private leaseCheckAt = Number.POSITIVE_INFINITY;
   /** central-log calls whose admits are in the log, oldest first, by gateway and seq (only calls made with an id). */
   calls: { gw: string; seq: number; t: number; cost: number }[] | null = null;
+  /** Per gateway: the seq of the last sync that pushed admits here (a resend with it pushes nothing again). */
+  seqs: Map<string, number> | null = null;
   /** Per gateway: logAdmit calls up to this seq are void until `until` (see voidLogAdmits). */
   voided: Map<string, { upTo: number; until: number }> | null = null;
   /** When the record is next looked at by the sweep; -1 once deleted. */
@@ -127,8 +129,12 @@ class KeyRecord {
 export class MemoryStore implements Store {
   private readonly records = new Map<string, KeyRecord>();
   private readonly sweep = new MinHeap<KeyRecord>();
-  /** The last sync seq applied per gateway: a retried sync must not push its admits twice. */
+  /** syncKey's seq check: the last seq applied per gateway (sync() checks per key, see there). */
   private readonly lastSeq = new Map<string, { seq: number }>();
+  /** Per gateway id, the incarnation that claimed it last (SyncRequest.incarnationOf). */
+  private readonly incarnations = new Map<string, string>();
+  /** sync()'s replay flags, reused. */
+  private replayOf = new Uint8Array(64);
   /** The record last looked up: a gateway syncs one hot key over and over (and the simulator only one). */
   private lastRec: KeyRecord | null = null;
 
@@ -175,12 +181,38 @@ export class MemoryStore implements Store {
     }
   }
 
+  /**
+   * Seqs are checked per key, as RedisStore does: a key whose last push came from this seq is a replay
+   * (pushes nothing again), one a newer seq pushed to refuses the whole request (RangeError, nothing
+   * applied), any other takes the pushes. So a sync may arrive in parts with one seq, and a failed
+   * part may be resent after a newer sync's parts landed (none of its keys are in them).
+   */
   sync(req: SyncRequest, now: number): SyncResult {
-    const replay = this.begin(req, now);
-    const replies = new Array<SyncReply>(req.entries.length);
-    for (let i = 0; i < req.entries.length; i++)
-      replies[i] = this.syncOne(req, req.entries[i], req.policy, now, replay, newReply());
-    return { now, replies };
+    const { entries, gatewayId } = req;
+    const n = entries.length;
+    if (this.replayOf.length < n) this.replayOf = new Uint8Array(Math.max(n, 2 * this.replayOf.length));
+    const replay = this.replayOf;
+    // every key is checked before anything is written; a key named twice sees the state before the call
+    for (let i = 0; i < n; i++) {
+      const applied = this.peek(entries[i].key)?.seqs?.get(gatewayId);
+      if (applied !== undefined && req.seq < applied) {
+        throw new RangeError(
+          `gateway ${gatewayId}: sync seq ${req.seq} is older than ${applied}, applied already to key ${entries[i].key}`,
+        );
+      }
+      replay[i] = applied === req.seq ? 1 : 0;
+    }
+    this.sweepDue(now);
+    const replies = new Array<SyncReply>(n);
+    for (let i = 0; i < n; i++) {
+      replies[i] = this.syncOne(req, entries[i], req.policy, now, replay[i] === 1, newReply(), true);
+    }
+    const result: SyncResult = { now, replies };
+    if (req.incarnationOf !== undefined) {
+      result.previousIncarnation = this.incarnations.get(req.incarnationOf) ?? null;
+      this.incarnations.set(req.incarnationOf, gatewayId);
+    }
+    return result;
   }
 
   /**
@@ -188,10 +220,13 @@ export class MemoryStore implements Store {
    * reply is written into `out` when given (a caller that uses each reply at once reuses one object).
    */
   syncKey(req: SyncRequest, entry: SyncEntry, now: number, out: SyncReply = newReply()): SyncReply {
-    return this.syncOne(req, entry, req.policy, now, this.begin(req, now), out);
+    return this.syncOne(req, entry, req.policy, now, this.begin(req, now), out, false);
   }
 
-  /** Checks and records the sync's seq; returns true for a retry of the last applied sync. */
+  /**
+   * syncKey's seq check, per gateway: the simulator's gateways each sync one key, whole, in order, so
+   * per gateway is per key there, at one map lookup. Returns true for a retry of the last applied sync.
+   */
   private begin(req: SyncRequest, now: number): boolean {
     const last = this.lastSeq.get(req.gatewayId);
     if (last !== undefined && req.seq < last.seq) {
@@ -278,6 +313,8 @@ export class MemoryStore implements Store {
     now: number,
     replay: boolean,
     out: SyncReply,
+    /** Record the seq on the key (sync()); syncKey keeps it per gateway. */
+    perKey: boolean,
   ): SyncReply {
     const rec = this.record(e.key, policy);
     const gw = req.gatewayId;
@@ -290,6 +327,8 @@ export class MemoryStore implements Store {
       let first = 0;
       while (first < admits.length && expiryOf(admits[first], windowMs, windowKind) <= now) first++;
       log.insertAll(admits, first);
+      // as sync.lua: the key remembers the seq that pushed to it, while it has anything left
+      if (perKey && first < admits.length) (rec.seqs ??= new Map()).set(gw, req.seq);
     }
     const count = log.size;
 

@@ -44,8 +44,13 @@ interface Scripts {
  * admits to it ('q:<gateway>'). A retry with that seq pushes nothing again; an older seq is refused
  * (RangeError). The record lives in the key's own slot, so a sync never needs a cross-slot key and
  * the check is atomic with the push; it expires with the key, when every admit it protects has aged
- * out and a replay could add nothing. Unlike MemoryStore, a stale seq is detected per key, not per
- * gateway: only keys that a newer sync pushed to refuse it.
+ * out and a replay could add nothing. A stale seq is detected per key, as MemoryStore.sync does: only
+ * keys that a newer sync pushed to refuse it, so a sync may come in parts with one seq.
+ *
+ * Incarnations (SyncRequest.incarnationOf): one string key per gateway id, `<prefix>i:<id>`, holds
+ * the incarnation that synced last, swapped with one SET ... GET (Redis 6.2+) sent beside the sync's
+ * pipeline: one small command per sync, in its own slot in a cluster. It expires after an hour
+ * without syncs.
  */
 export class RedisStore implements AsyncStore {
   readonly options: ResolvedRedisStoreOptions;
@@ -151,6 +156,30 @@ export class RedisStore implements AsyncStore {
    * holding its key's release, which would hand its grant back).
    */
   async sync(req: SyncRequest, now: number): Promise<SyncResult> {
+    const claim = req.incarnationOf === undefined ? null : this.claim(req.incarnationOf, req.gatewayId);
+    const result = await this.syncEntries(req, now);
+    if (claim !== null) {
+      const prev = await claim;
+      if (prev !== undefined) result.previousIncarnation = prev;
+    }
+    return result;
+  }
+
+  /**
+   * Records `incarnation` as the one that synced last for gateway `id`; resolves to the one it
+   * replaced (null: none), or undefined if the store could not say (an error: the sync itself stands).
+   */
+  private claim(id: string, incarnation: string): Promise<string | null | undefined> {
+    const key = `${this.options.prefix}i:${id}`;
+    return (
+      this.client.set(key, incarnation, 'PX', INCARNATION_TTL_MS, 'GET') as Promise<string | null>
+    ).then(
+      (v) => v,
+      () => undefined,
+    );
+  }
+
+  private async syncEntries(req: SyncRequest, now: number): Promise<SyncResult> {
     const { entries } = req;
     if (entries.length === 0) return { now: await this.storeNow(now), replies: [] };
     const slicer = new Slicer();
@@ -250,6 +279,9 @@ export class RedisStore implements AsyncStore {
     return (this.client as { isCluster?: boolean }).isCluster === true;
   }
 }
+
+/** A gateway id's incarnation record outlives its last sync by this much. */
+const INCARNATION_TTL_MS = 3_600_000;
 
 /** Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. */
 function decodeSyncChunk(
