@@ -177,7 +177,7 @@ describe('faults: lost replies and a killed gateway (real redis-server)', () => 
       // kill it right after an admit no sync has carried yet, while it holds a grant
       let grantBefore: string | null = null;
       for (let i = 0; i < 500; i++) {
-        grantBefore = await admin.hget(meta, 'g:child');
+        grantBefore = await grantOf(admin, meta, 'child');
         if (unsynced > 0 && grantBefore !== null) break;
         await sleep(2);
       }
@@ -190,7 +190,7 @@ describe('faults: lost replies and a killed gateway (real redis-server)', () => 
       // poll the store until the dead gateway's grant has lapsed
       let returnedMs = Number.NaN;
       for (let i = 0; i < 200 && Number.isNaN(returnedMs); i++) {
-        const g = await admin.hget(meta, 'g:child');
+        const g = await grantOf(admin, meta, 'child');
         const [sec, usec] = await admin.time();
         const storeNow = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
         if (g === null || Number(g.split(':')[1]) <= storeNow) returnedMs = Date.now() - killAt;
@@ -219,3 +219,10 @@ describe('faults: lost replies and a killed gateway (real redis-server)', () => 
     }
   }, 40_000);
 });
+
+/** A gateway's grant on a key ('<slots>:<lapse>'): the store knows the gateway by its incarnation, `<id>~<nonce>`. */
+async function grantOf(admin: Redis, meta: string, id: string): Promise<string | null> {
+  const all = await admin.hgetall(meta);
+  for (const [f, v] of Object.entries(all)) if (f.startsWith(`g:${id}~`)) return v;
+  return null;
+}

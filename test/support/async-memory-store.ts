@@ -22,6 +22,13 @@ import { MemoryStore } from '../../src/store/memory-store.js';
 export class TestAsyncStore implements AsyncStore {
   mode: 'ok' | 'hang' | 'fail' = 'ok';
   delayMs = 0;
+  /**
+   * Store time per key of a sync, ms: with it the store is one server (as Redis is) that works
+   * through the syncs it gets one after another, each taking perKeyMs × its keys, applied when done.
+   */
+  perKeyMs = 0;
+  /** When the one server is free again (perKeyMs). */
+  private busyUntil = Number.NEGATIVE_INFINITY;
   readonly calls = { sync: 0, logAdmit: 0, ask: 0, voidLogAdmits: 0 };
   /** Syncs applied to the memory store, including replays and ones whose reply came too late. */
   readonly applied: SyncRequest[] = [];
@@ -49,10 +56,24 @@ export class TestAsyncStore implements AsyncStore {
 
   sync(req: SyncRequest, now: number): Promise<SyncResult> {
     this.calls.sync++;
+    if (this.perKeyMs > 0 && this.mode === 'ok') return this.queued(req, now);
     return this.run(now, (t) => {
       this.applied.push(req);
       return this.memory.sync(req, t);
     });
+  }
+
+  /** A sync on the one server: queued behind the others, perKeyMs per key, applied when its turn ends. */
+  private async queued(req: SyncRequest, callerNow: number): Promise<SyncResult> {
+    const half = this.delayMs / 2;
+    if (half > 0) await sleep(half);
+    const start = Math.max(Date.now(), this.busyUntil);
+    this.busyUntil = start + this.perKeyMs * req.entries.length;
+    await sleep(this.busyUntil - Date.now());
+    this.applied.push(req);
+    const v = this.memory.sync(req, this.storeClock === undefined ? callerNow : this.storeClock());
+    if (half > 0) await sleep(half);
+    return v;
   }
 
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
@@ -61,12 +62,13 @@ export interface AsyncGatewayOptions extends GatewayOptions {
   maxKeys?: number;
 }
 
+/** One sync request answered: a sync goes out in parts (see sendParts), each its own request. */
 export interface SyncEvent {
   seq: number;
   /** Keys exchanged. */
   keys: number;
   latencyMs: number;
-  /** A resend of a batch whose first attempt failed. */
+  /** A resend of a part whose earlier attempt failed. */
   retry: boolean;
 }
 
@@ -85,10 +87,19 @@ export interface StoreCallErrorEvent {
   error?: unknown;
 }
 
+/** Another live gateway syncs with this gateway's id (see AsyncGateway's class comment, Incarnations). */
+export interface DuplicateIdEvent {
+  id: string;
+  /** This gateway's incarnation, and the other one the store recorded since this one's last sync. */
+  incarnation: string;
+  other: string;
+}
+
 export interface AsyncGatewayEvents {
   sync: [SyncEvent];
   syncError: [SyncErrorEvent];
   storeCallError: [StoreCallErrorEvent];
+  duplicateId: [DuplicateIdEvent];
 }
 
 export interface DecisionCounts {
@@ -128,17 +139,28 @@ export interface RuntimeStats {
   pendingVoids: number;
   /** central-log calls taken back at the store (voidLogAdmits answered). */
   voidedCalls: number;
+  /** The last answered sync found that another live gateway had synced with this id since this one's previous sync. */
+  duplicateId: boolean;
+  /** Answered syncs that found another live gateway with this id. */
+  duplicateIdSyncs: number;
+  /** Keys per sync request (part) the next sync is cut into, from the store's recent speed. */
+  partKeys: number;
 }
 
-/** One sync request and what answers go where. Kept whole when it fails, so the resend is the same request. */
-interface Batch {
+/**
+ * One sync request (a part of a sync) and what answers go where. Kept when it fails, so the resend
+ * carries the same seq and entries (split, if it timed out: per-key seqs make any split the same).
+ */
+interface Part {
   req: SyncRequest;
   owners: (KeyLimiter | null)[];
   fallbacks: (Fallback | null)[];
-  /** Limiter admits this batch pushes (fallback admits are counted by their Fallback). */
-  limiterAdmits: number;
+  /** Per entry, the limiter admits it pushes (fallback admits are counted by their Fallback). */
+  own: number[];
   attempts: number;
-  /** Decision time when building it began. */
+  /** The last attempt timed out (its resend goes in smaller parts). */
+  timedOut: boolean;
+  /** Decision time when building its sync began. */
   builtFrom: number;
 }
 
@@ -196,7 +218,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly fallbacks = new Map<string, Fallback>();
   private readonly createdAt: number;
 
-  private seq: number;
+  /**
+   * Who the store sees: this gateway's id and a random nonce, new at every start (see the class
+   * comment, Incarnations). Seqs count from 1 under it, never from a clock.
+   */
+  readonly incarnation: string;
+  private seq = 0;
   private offsetMs = 0;
   private offsetErrorMs = Number.NaN;
   /** The last OFFSET_SAMPLES (offset, round trip) pairs, a ring. */
@@ -215,7 +242,19 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private failing = false;
   /** The last sync attempt's start, on decision time (for Retry-After). */
   private lastSyncStartAt = Number.NaN;
-  private frozen: Batch | null = null;
+  /** Parts of earlier syncs not answered yet, resent first, in order (see sendParts). */
+  private frozen: Part[] = [];
+  /** The keys of `frozen`: not put in a newer sync until their part is answered. */
+  private unresolved = new Set<string>();
+  /** Store time per key of recent answered parts (ms), a ring: sizes the parts (see partKeys). */
+  private readonly perKeyMs: number[] = [];
+  private perKeyNext = 0;
+  /** This round's first sync request tells the store this incarnation's claim on the id. */
+  private claimDue = false;
+  /** The store answered a claim of this incarnation's: a later claim that finds another one is a twin's. */
+  private claimed = false;
+  private duplicateId = false;
+  private duplicateIdSyncs = 0;
   private inflight: Promise<boolean> | null = null;
   private timer: Timer | null = null;
   private limiterUnsynced = 0;
@@ -237,8 +276,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private syncsSent = 0;
   /** A batch is being built, across slices (see buildBatch). */
   private building = false;
-  /** Numbers this gateway's central-log calls; starts at the clock × 1000, above any seq of a previous run with this id. */
-  private callSeq: number;
+  /** Numbers this incarnation's central-log calls (voids name them), from 1. */
+  private callSeq = 0;
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
   private voids: LogVoid[] = [];
   private voidedCalls = 0;
@@ -273,10 +312,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.random = requireFunction('random', opts.random ?? Math.random);
     this.maxKeys = requirePositiveInteger('maxKeys', opts.maxKeys ?? 1_000_000);
     this.createdAt = this.clock();
-    // A restarted gateway keeps its id; starting the seq at the clock keeps it ahead of every seq the
-    // store saw from the previous run (at most one per sync, and Δ is well over a millisecond).
-    this.seq = Math.max(0, Math.floor(this.createdAt));
-    this.callSeq = this.seq * 1000;
+    this.incarnation = `${this.id}~${randomBytes(9).toString('base64url')}`;
   }
 
   /** A store reply has told this gateway the store's clock: decisions no longer wait for it (see waitsForClock). */
@@ -466,7 +502,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const { design, policy } = this.options;
     if (design === 'central-log') {
       const t0 = this.clock();
-      const call = { gatewayId: this.id, seq: ++this.callSeq };
+      const call = { gatewayId: this.incarnation, seq: ++this.callSeq };
       const r = await withTimeout(
         () => this.store.logAdmit(key, policy, now, cost, call),
         this.storeTimeoutMs,
@@ -532,7 +568,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const ask = lim.askSize(cost);
       const sent = this.syncsSent;
       const r = await withTimeout(
-        () => this.store.ask(this.id, key, policy, fleet.leaseTtlMs, ask, now),
+        () => this.store.ask(this.incarnation, key, policy, fleet.leaseTtlMs, ask, now),
         this.storeTimeoutMs,
       );
       const t1 = this.clock();
@@ -767,13 +803,40 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return p;
   }
 
+  /**
+   * One round: the parts of earlier syncs still unanswered first, then a new sync of every other key.
+   * If nothing at all was answered, the store is away: no new sync is built (it would only time out
+   * too), and idle keys are swept instead. Resolves true when every part sent was answered.
+   */
   private async runSync(final: boolean): Promise<boolean> {
     if (this.voids.length > 0) await this.sendVoids();
-    if (this.frozen !== null && !(await this.send(this.frozen))) {
-      await this.sweep();
-      return false;
+    // a stopping gateway's last sync claims nothing: a successor may be syncing under the id already
+    this.claimDue = !final;
+    let answered = 0;
+    if (this.frozen.length > 0) {
+      const parts = this.resendParts(this.frozen);
+      this.frozen = [];
+      const r = await this.sendParts(parts);
+      answered += r.answered;
+      if (r.answered === 0) {
+        this.freeze(r.left);
+        await this.sweep();
+        return false;
+      }
+      this.freeze(r.left);
     }
-    return this.send(await this.buildBatch(final));
+    const r = await this.sendParts(this.cutParts(await this.buildBatch(final)));
+    answered += r.answered;
+    this.freeze(this.frozen.concat(r.left));
+    if (answered === 0) await this.sweep();
+    return this.frozen.length === 0;
+  }
+
+  /** Keeps unanswered parts for the next round; their keys stay out of newer syncs until then. */
+  private freeze(parts: Part[]): void {
+    this.frozen = parts;
+    this.unresolved = new Set();
+    for (const p of parts) for (const e of p.req.entries) this.unresolved.add(e.key);
   }
 
   /**
@@ -787,7 +850,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const voids = this.voids;
     this.voids = [];
     const r = await withTimeout(
-      () => this.store.voidLogAdmits(this.id, this.options.policy, voids, this.bookNow()),
+      () => this.store.voidLogAdmits(this.incarnation, this.options.policy, voids, this.bookNow()),
       this.storeTimeoutMs,
     );
     if (r.ok) {
@@ -866,30 +929,32 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * batch (its limiter holds them apart from the ones in flight), a key not yet walked sends them in
    * this one, and a new key joins the walk at the end of the map. What would break it is a key moving
    * behind the walk and being met twice, so keys are not reordered meanwhile (`building`).
+   *
+   * Keys of unanswered parts (`unresolved`) are left out: their pushes are still in flight, and a
+   * newer seq must not reach a key before the resend of the older one. Entries that push admits come
+   * first, so the parts sent first (and most likely answered) carry them.
    */
-  private async buildBatch(final: boolean): Promise<Batch> {
+  private async buildBatch(final: boolean): Promise<Part> {
     const now = this.bookNow();
-    const entries: SyncEntry[] = [];
-    const owners: (KeyLimiter | null)[] = [];
-    const fallbacks: (Fallback | null)[] = [];
-    let limiterAdmits = 0;
-    const add = (e: SyncEntry, owner: KeyLimiter | null, fb: Fallback | null): void => {
+    const pushing = new Entries();
+    const rest = new Entries();
+    const add = (e: SyncEntry, owner: KeyLimiter | null, fb: Fallback | null, own: number): void => {
       // the last sync asks for nothing: a stopping gateway hands every slot back
-      entries.push(final && e.ask > 0 ? { ...e, ask: 0 } : e);
-      owners.push(owner);
-      fallbacks.push(fb);
+      (e.admits.length > 0 ? pushing : rest).add(final && e.ask > 0 ? { ...e, ask: 0 } : e, owner, fb, own);
     };
     const slicer = new Slicer();
     const taken = new Set<Fallback>();
+    const unresolved = this.unresolved;
+    const skip = unresolved.size > 0;
     this.building = true;
     try {
       for (const [key, lim] of this.keys) {
         if (slicer.due()) await slicer.pause();
+        if (skip && unresolved.has(key)) continue;
         const own = lim.syncEntry(key, now);
         const fb = this.fallbacks.get(key) ?? null;
         const extra = fb === null ? EMPTY : fb.take(now);
         if (fb !== null) taken.add(fb);
-        if (own !== null) limiterAdmits += own.admits.length;
         if (own === null && extra.length === 0) {
           if (lim.isIdle(now)) this.keys.delete(key);
           continue;
@@ -901,7 +966,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
               ? own
               : // a copy: the limiter's in-flight list must not learn about admits it did not make
                 { ...own, admits: mergeAscending(own.admits, extra) };
-        add(e, own === null ? null : lim, fb);
+        add(e, own === null ? null : lim, fb, own === null ? 0 : own.admits.length);
       }
     } finally {
       this.building = false;
@@ -910,35 +975,106 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     // its key has left `keys` since
     for (const [key, fb] of this.fallbacks) {
       if (slicer.due()) await slicer.pause();
-      if (this.keys.has(key) || taken.has(fb)) continue;
+      if (this.keys.has(key) || taken.has(fb) || (skip && unresolved.has(key))) continue;
       const extra = fb.take(now);
-      if (extra.length > 0) add({ key, admits: extra, read: false, release: false, ask: 0 }, null, fb);
+      if (extra.length > 0) add({ key, admits: extra, read: false, release: false, ask: 0 }, null, fb, 0);
       else if (fb.isIdle(now)) this.fallbacks.delete(key);
     }
     const { policy, fleet } = this.options;
+    pushing.append(rest);
     // an empty sync still goes out: it is the heartbeat that tells the runtime the store is back
     return {
       req: {
-        gatewayId: this.id,
+        gatewayId: this.incarnation,
         seq: ++this.seq,
         policy,
         leaseTtlMs: fleet.leaseTtlMs,
         horizonMs: this.horizonMs(),
-        entries,
+        entries: pushing.entries,
       },
-      owners,
-      fallbacks,
-      limiterAdmits,
+      owners: pushing.owners,
+      fallbacks: pushing.fallbacks,
+      own: pushing.own,
       attempts: 0,
+      timedOut: false,
       builtFrom: now,
     };
   }
 
-  private async send(batch: Batch): Promise<boolean> {
-    const retry = batch.attempts > 0;
-    batch.attempts++;
+  /**
+   * Keys per sync request: what the store got through in PART_SHARE of storeTimeoutMs on recent
+   * parts (the slowest of them per key), so a part fits well inside its timeout with the next one
+   * queued behind it. Before any measurement, FIRST_PART_KEYS.
+   */
+  private partKeys(): number {
+    let perKey = 0;
+    for (const x of this.perKeyMs) if (x > perKey) perKey = x;
+    if (perKey === 0) return FIRST_PART_KEYS;
+    const n = Math.floor((PART_SHARE * this.storeTimeoutMs) / perKey);
+    return Math.max(MIN_PART_KEYS, Math.min(MAX_PART_KEYS, n));
+  }
+
+  /** A part's store time per key, ms (a timed-out one's is at least storeTimeoutMs over its keys). */
+  private notePerKey(ms: number, keys: number): void {
+    // a small part's time is mostly the round trip: it says little about the time per key
+    if (keys < MIN_SAMPLE_KEYS) return;
+    const ring = this.perKeyMs;
+    if (ring.length < PER_KEY_SAMPLES) ring.push(ms / keys);
+    else ring[this.perKeyNext] = ms / keys;
+    this.perKeyNext = (this.perKeyNext + 1) % PER_KEY_SAMPLES;
+  }
+
+  /** Cuts a sync into parts of at most partKeys() keys, in order; entries of one key stay together. */
+  private cutParts(whole: Part): Part[] {
+    return splitPart(whole, this.partKeys());
+  }
+
+  /** Unanswered parts for their resend: no larger than parts are now, and a timed-out one halved. */
+  private resendParts(parts: Part[]): Part[] {
+    const size = this.partKeys();
+    const out: Part[] = [];
+    for (const p of parts) {
+      const n = p.req.entries.length;
+      const max = p.timedOut ? Math.min(size, Math.ceil(n / 2)) : size;
+      if (n <= max) out.push(p);
+      else for (const q of splitPart(p, max)) out.push(q);
+    }
+    return out;
+  }
+
+  /**
+   * Sends parts as a pipeline: up to PIPELINE_PARTS in flight, each with its own timeout, in order.
+   * After a part fails the rest are not sent (the store is likely away or slow); they and the failed
+   * ones are `left`, for the next round, in their order.
+   */
+  private async sendParts(parts: Part[]): Promise<{ answered: number; left: Part[] }> {
+    const ok = new Array<boolean>(parts.length).fill(false);
+    const running = new Set<Promise<void>>();
+    let stopped = false;
+    let answered = 0;
+    for (let i = 0; i < parts.length && !stopped; i++) {
+      while (running.size >= PIPELINE_PARTS) await Promise.race(running);
+      if (stopped) break;
+      const p: Promise<void> = this.send(parts[i]).then((r) => {
+        running.delete(p);
+        ok[i] = r;
+        if (r) answered++;
+        else stopped = true;
+      });
+      running.add(p);
+    }
+    await Promise.all(running);
+    return { answered, left: parts.filter((_, i) => !ok[i]) };
+  }
+
+  private async send(part: Part): Promise<boolean> {
+    const retry = part.attempts > 0;
+    part.attempts++;
     this.syncsSent++;
-    const { req } = batch;
+    // the round's first request carries this incarnation's claim on the id (one small store write)
+    const claim = this.claimDue;
+    this.claimDue = false;
+    const req = claim ? { ...part.req, incarnationOf: this.id } : part.req;
     const t0 = this.clock();
     const sentNow = this.bookNow();
     this.lastSyncStartAt = sentNow;
@@ -952,42 +1088,66 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       failure = { reason: 'error', error };
     }
     if (failure !== null || !r.ok) {
-      // kept whole: the resend must be this very request (see the class comment)
-      this.frozen = batch;
+      // kept: the resend carries this very seq and these entries (see the class comment)
+      part.timedOut = failure?.reason === 'timeout';
       this.lastReplyNow = Number.NaN;
       this.failing = true;
       const reason = failure?.reason ?? 'error';
-      if (reason === 'timeout') this.syncTimeouts++;
-      else this.syncErrors++;
+      if (reason === 'timeout') {
+        this.syncTimeouts++;
+        this.notePerKey(this.storeTimeoutMs, keys);
+      } else this.syncErrors++;
       this.emit('syncError', { seq: req.seq, keys, latencyMs: t1 - t0, reason, error: failure?.error });
       return false;
     }
-    this.frozen = null;
+    part.timedOut = false;
+    this.notePerKey(t1 - t0, keys);
     this.learnOffset(r.value.now, sentNow, t0, t1);
     const now = this.bookNow();
     const { replies } = r.value;
     const slicer = new Slicer();
     for (let i = 0; i < keys; i++) {
       if (slicer.due()) await slicer.pause();
-      const lim = batch.owners[i];
+      const lim = part.owners[i];
       const key = req.entries[i].key;
       if (lim !== null) {
         lim.applySync(this.withLapseMargin(replies[i]), now);
         if (lim.isIdle(now) && this.keys.get(key) === lim) this.keys.delete(key);
       }
-      const fb = batch.fallbacks[i];
+      const fb = part.fallbacks[i];
       if (fb !== null) {
         fb.confirm();
         if (fb.isIdle(now) && this.fallbacks.get(key) === fb) this.fallbacks.delete(key);
       }
     }
-    this.limiterUnsynced -= batch.limiterAdmits;
+    for (const n of part.own) this.limiterUnsynced -= n;
     this.keysFull = false;
-    this.noteCycle(r.value.now, batch.builtFrom);
+    this.noteCycle(r.value.now, part.builtFrom);
     this.storeAnswered(t1);
+    if (claim) this.noteClaim(r.value.previousIncarnation);
     this.syncs++;
     this.emit('sync', { seq: req.seq, keys, latencyMs: t1 - t0, retry });
     return true;
+  }
+
+  /**
+   * The store's answer to this incarnation's claim on the id: the incarnation it replaced. Once a
+   * claim of ours was answered, finding another one there means another live gateway synced with our
+   * id since: reported loudly (the metric, the 'duplicateId' event, one console.warn), never silently.
+   * The first answer may name the previous run of this id (a restart): not a twin.
+   */
+  private noteClaim(previous: string | null | undefined): void {
+    if (previous === undefined) return;
+    const twin = this.claimed && previous !== null && previous !== this.incarnation;
+    this.claimed = true;
+    this.duplicateId = twin;
+    if (!twin) return;
+    if (this.duplicateIdSyncs++ === 0) {
+      console.warn(
+        `fleetlimit: another live gateway syncs with this gateway's id "${this.id}" (incarnation ${previous}; this one is ${this.incarnation}): every gateway needs an id of its own, or the limit's split over the fleet is off`,
+      );
+    }
+    this.emit('duplicateId', { id: this.id, incarnation: this.incarnation, other: previous });
   }
 
   stats(): RuntimeStats {
@@ -1013,6 +1173,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       storeDown: this.storeDown(this.options.design) && this.options.design !== 'split',
       pendingVoids: this.voids.length,
       voidedCalls: this.voidedCalls,
+      duplicateId: this.duplicateId,
+      duplicateIdSyncs: this.duplicateIdSyncs,
+      partKeys: this.partKeys(),
     };
   }
 
@@ -1033,6 +1196,65 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 }
 
 const EMPTY: number[] = [];
+/** A sync request (part) is sized to take about this share of storeTimeoutMs (see partKeys). */
+const PART_SHARE = 0.25;
+/** Parts in flight at once: the next is written while the store works on one (a pipeline). */
+const PIPELINE_PARTS = 2;
+/** Keys per part before the store's speed is known. */
+const FIRST_PART_KEYS = 1_000;
+const MIN_PART_KEYS = 16;
+const MAX_PART_KEYS = 20_000;
+/** Parts with fewer keys are not measured (their time is mostly the round trip). */
+const MIN_SAMPLE_KEYS = 16;
+/** Recent parts the size is taken from (the slowest per key). */
+const PER_KEY_SAMPLES = 8;
+
+/** A sync's entries and where their answers go, built side by side. */
+class Entries {
+  readonly entries: SyncEntry[] = [];
+  readonly owners: (KeyLimiter | null)[] = [];
+  readonly fallbacks: (Fallback | null)[] = [];
+  readonly own: number[] = [];
+  add(e: SyncEntry, owner: KeyLimiter | null, fb: Fallback | null, own: number): void {
+    this.entries.push(e);
+    this.owners.push(owner);
+    this.fallbacks.push(fb);
+    this.own.push(own);
+  }
+  append(o: Entries): void {
+    for (let i = 0; i < o.entries.length; i++) this.add(o.entries[i], o.owners[i], o.fallbacks[i], o.own[i]);
+  }
+}
+
+/**
+ * Splits a part into parts of at most `max` keys with the same seq, in order. Entries naming one key
+ * stay in one part (the store decides a key's replay once per request); an empty part stays one part
+ * (the heartbeat).
+ */
+function splitPart(p: Part, max: number): Part[] {
+  const n = p.req.entries.length;
+  if (n <= max) return [p];
+  const out: Part[] = [];
+  const home = new Map<string, Part>();
+  let cur: Part | null = null;
+  for (let i = 0; i < n; i++) {
+    const e = p.req.entries[i];
+    let to = home.get(e.key);
+    if (to === undefined) {
+      if (cur === null || cur.req.entries.length >= max) {
+        cur = { ...p, req: { ...p.req, entries: [] }, owners: [], fallbacks: [], own: [] };
+        out.push(cur);
+      }
+      to = cur;
+      home.set(e.key, to);
+    }
+    to.req.entries.push(e);
+    to.owners.push(p.owners[i]);
+    to.fallbacks.push(p.fallbacks[i]);
+    to.own.push(p.own[i]);
+  }
+  return out;
+}
 /** Sync cycles the expiry horizon is sized from (the longest, see horizonMs). */
 const CYCLE_SAMPLES = 8;
 /** The horizon covers this many times the longest recent cycle: the next one may run longer. */

@@ -145,6 +145,25 @@ function createCollector(registry: Registry, p: string): Collector {
       each((g, s) => this.set({ gateway: g.id }, s.offsetMs / 1000));
     },
   });
+  new Gauge({
+    name: `${p}duplicate_id`,
+    help: '1 while another live gateway syncs with this gateway id (found at the last answered sync): give each gateway an id of its own.',
+    labelNames: ['gateway'],
+    registers,
+    collect() {
+      each((g, s) => this.set({ gateway: g.id }, s.duplicateId ? 1 : 0));
+    },
+  });
+  new Counter({
+    name: `${p}duplicate_id_syncs_total`,
+    help: 'Answered syncs that found another live gateway syncing with this gateway id.',
+    labelNames: ['gateway'],
+    registers,
+    collect() {
+      this.reset();
+      each((g, s) => this.inc({ gateway: g.id }, s.duplicateIdSyncs));
+    },
+  });
   new Counter({
     name: `${p}decisions_total`,
     help: 'Decisions by outcome; degraded="true" when made by the fail mode, without the store.',
