@@ -133,6 +133,38 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       );
     });
 
+    it('seqs are per key: a part of an older sync lands on keys no newer sync pushed to; a resend of it is a replay', async () => {
+      const s = await make();
+      // sync 5 goes out in two parts; part b fails, sync 6 (without b's key) lands, then b is resent
+      await s.sync(req({ seq: 5, entries: [push('a', [10])] }), 20);
+      await s.sync(req({ seq: 6, entries: [push('a', [30])] }), 40);
+      const b = req({ seq: 5, entries: [push('b', [11, 12])] });
+      expect((await s.sync(b, 50)).replies[0].count).toBe(2);
+      expect((await s.sync(b, 60)).replies[0].count).toBe(2);
+      // key a saw seq 6: seq 5 is older there (refused: in a cluster, per slot)
+      await expect(async () => await s.sync(req({ seq: 5, entries: [push('a', [14])] }), 70)).rejects.toThrow(
+        RangeError,
+      );
+      expect((await s.sync(req({ seq: 7, entries: [push('a', [])] }), 80)).replies[0].count).toBe(2);
+    });
+
+    it('an incarnation claims its gateway id and learns which one claimed it before', async () => {
+      const s = await make();
+      const claim = (gatewayId: string, seq: number) =>
+        s.sync(req({ gatewayId, seq, incarnationOf: 'gw', entries: [push('k', [seq])] }), 10 + seq);
+      expect((await claim('gw~1', 1)).previousIncarnation).toBe(null);
+      expect((await claim('gw~1', 2)).previousIncarnation).toBe('gw~1');
+      // a second live gateway with the id: each finds the other
+      expect((await claim('gw~2', 1)).previousIncarnation).toBe('gw~1');
+      expect((await claim('gw~1', 3)).previousIncarnation).toBe('gw~2');
+      // seqs are kept per incarnation: gw~2's seq 1 was not a replay of gw~1's
+      expect((await s.sync(req({ seq: 9, entries: [push('k', [])] }), 20)).replies[0].count).toBe(4);
+      // without incarnationOf nothing is claimed or answered
+      const plain = await s.sync(req({ gatewayId: 'gw~3', seq: 1, entries: [] }), 21);
+      expect(plain.previousIncarnation).toBeUndefined();
+      expect((await claim('gw~1', 4)).previousIncarnation).toBe('gw~1');
+    });
+
     it('grants never pass admitted + outstanding <= limit, over every gateway', async () => {
       const s = await make();
       const p = { ...sliding, limit: 10 };

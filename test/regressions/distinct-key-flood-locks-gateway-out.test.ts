@@ -38,7 +38,9 @@ describe('regression: a distinct-key flood locks a gateway out (issue 17 item 7)
     });
     gw.start();
     let timeouts = 0;
-    gw.on('syncError', () => timeouts++);
+    gw.on('syncError', () => {
+      timeouts++;
+    });
     const honest = { sent: 0, degraded: 0, allowed: 0 };
     let downMs = 0;
     const FLOOD_MS = 10_000;

@@ -246,9 +246,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private frozen: Part[] = [];
   /** The keys of `frozen`: not put in a newer sync until their part is answered. */
   private unresolved = new Set<string>();
-  /** Store time per key of recent answered parts (ms), a ring: sizes the parts (see partKeys). */
-  private readonly perKeyMs: number[] = [];
-  private perKeyNext = 0;
+  /** Recent parts' round trips (ms) and keys, a ring: sizes the parts (see partKeys). */
+  private readonly partSamples: { ms: number; keys: number }[] = [];
+  private partNext = 0;
   /** This round's first sync request tells the store this incarnation's claim on the id. */
   private claimDue = false;
   /** The store answered a claim of this incarnation's: a later claim that finds another one is a twin's. */
@@ -281,8 +281,15 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
   private voids: LogVoid[] = [];
   private voidedCalls = 0;
-  /** Store time of the last answered sync; NaN after a failed one (the cycle that follows is an outage's, not a sync's). */
-  private lastReplyNow = Number.NaN;
+  /**
+   * Store time of the first answer of the last round (runSync); NaN if a part of it failed (the cycle
+   * that follows is an outage's, not a sync's). A key answered in that round's first part may be in
+   * this round's last: its next reply comes that long after.
+   */
+  private prevRoundReply = Number.NaN;
+  /** The same for the round running now. */
+  private roundReply = Number.NaN;
+  private roundFailed = false;
   /** The last CYCLE_SAMPLES sync cycles, ms: from a reply's store time to the end of applying the next reply, a ring. */
   private readonly cycles: number[] = [];
   private cycleNext = 0;
@@ -812,6 +819,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     if (this.voids.length > 0) await this.sendVoids();
     // a stopping gateway's last sync claims nothing: a successor may be syncing under the id already
     this.claimDue = !final;
+    this.prevRoundReply = this.roundFailed ? Number.NaN : this.roundReply;
+    this.roundReply = Number.NaN;
+    this.roundFailed = false;
     let answered = 0;
     if (this.frozen.length > 0) {
       const parts = this.resendParts(this.frozen);
@@ -885,7 +895,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   /**
-   * A cycle sample: from the last reply's store time to now, when this sync applied its reply; and at
+   * A cycle sample: from the last round's first reply's store time to now, when this part applied its reply; and at
    * least this sync's own duration (build, round trip, apply) plus Δ, the wait for the next tick: what
    * the next cycle will take if the next sync is as slow. That one is known from the first sync on, so
    * a key table that grows at once (an attack from the start) has its horizon sized by its first sync.
@@ -894,12 +904,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     if (!Number.isFinite(replyNow)) return;
     const now = this.bookNow();
     const next = now - builtFrom + this.options.fleet.syncMs;
-    const cycle = Number.isNaN(this.lastReplyNow) ? next : Math.max(next, now - this.lastReplyNow);
+    const cycle = Number.isNaN(this.prevRoundReply) ? next : Math.max(next, now - this.prevRoundReply);
     const ring = this.cycles;
     if (ring.length < CYCLE_SAMPLES) ring.push(cycle);
     else ring[this.cycleNext] = cycle;
     this.cycleNext = (this.cycleNext + 1) % CYCLE_SAMPLES;
-    this.lastReplyNow = replyNow;
+    if (Number.isNaN(this.roundReply)) this.roundReply = replyNow;
   }
 
   /**
@@ -1002,26 +1012,44 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   /**
-   * Keys per sync request: what the store got through in PART_SHARE of storeTimeoutMs on recent
-   * parts (the slowest of them per key), so a part fits well inside its timeout with the next one
-   * queued behind it. Before any measurement, FIRST_PART_KEYS.
+   * Keys per sync request, so a part takes about PART_SHARE of storeTimeoutMs: a part's round trip is
+   * taken as a fixed cost (the shortest recent part under MIN_SAMPLE_KEYS keys, else 0) plus a time
+   * per key (the mean of recent parts' past that cost, over parts of at least MIN_SAMPLE_KEYS keys; a
+   * timed-out part counts as taking the whole timeout, and its resend is halved). Before any
+   * measurement, FIRST_PART_KEYS.
    */
   private partKeys(): number {
+    const ring = this.partSamples;
+    // the fixed cost from small parts only: parts of similar sizes would pass their whole time for it
+    let fixed = Number.POSITIVE_INFINITY;
+    let shortest = Number.POSITIVE_INFINITY;
+    for (const x of ring) {
+      if (x.keys < MIN_SAMPLE_KEYS && x.ms < fixed) fixed = x.ms;
+      if (x.ms < shortest) shortest = x.ms;
+    }
+    fixed = Number.isFinite(fixed) ? Math.min(fixed, shortest) : 0;
     let perKey = 0;
-    for (const x of this.perKeyMs) if (x > perKey) perKey = x;
-    if (perKey === 0) return FIRST_PART_KEYS;
-    const n = Math.floor((PART_SHARE * this.storeTimeoutMs) / perKey);
-    return Math.max(MIN_PART_KEYS, Math.min(MAX_PART_KEYS, n));
+    let largest = 0;
+    let n = 0;
+    for (const x of ring) {
+      if (x.keys < MIN_SAMPLE_KEYS) continue;
+      perKey += (x.ms - fixed) / x.keys;
+      largest = Math.max(largest, x.keys);
+      n++;
+    }
+    if (n === 0) return FIRST_PART_KEYS;
+    perKey /= n;
+    // no time beyond the fixed cost seen yet: grow by doubling, not at once to the cap
+    if (perKey === 0) return Math.min(MAX_PART_KEYS, 2 * largest);
+    const keys = Math.floor((PART_SHARE * this.storeTimeoutMs - fixed) / perKey);
+    return Math.max(MIN_PART_KEYS, Math.min(MAX_PART_KEYS, keys));
   }
 
-  /** A part's store time per key, ms (a timed-out one's is at least storeTimeoutMs over its keys). */
-  private notePerKey(ms: number, keys: number): void {
-    // a small part's time is mostly the round trip: it says little about the time per key
-    if (keys < MIN_SAMPLE_KEYS) return;
-    const ring = this.perKeyMs;
-    if (ring.length < PER_KEY_SAMPLES) ring.push(ms / keys);
-    else ring[this.perKeyNext] = ms / keys;
-    this.perKeyNext = (this.perKeyNext + 1) % PER_KEY_SAMPLES;
+  private notePart(ms: number, keys: number): void {
+    const ring = this.partSamples;
+    if (ring.length < PART_SAMPLES) ring.push({ ms, keys });
+    else ring[this.partNext] = { ms, keys };
+    this.partNext = (this.partNext + 1) % PART_SAMPLES;
   }
 
   /** Cuts a sync into parts of at most partKeys() keys, in order; entries of one key stay together. */
@@ -1090,18 +1118,18 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     if (failure !== null || !r.ok) {
       // kept: the resend carries this very seq and these entries (see the class comment)
       part.timedOut = failure?.reason === 'timeout';
-      this.lastReplyNow = Number.NaN;
+      this.roundFailed = true;
       this.failing = true;
       const reason = failure?.reason ?? 'error';
       if (reason === 'timeout') {
         this.syncTimeouts++;
-        this.notePerKey(this.storeTimeoutMs, keys);
+        this.notePart(this.storeTimeoutMs, keys);
       } else this.syncErrors++;
       this.emit('syncError', { seq: req.seq, keys, latencyMs: t1 - t0, reason, error: failure?.error });
       return false;
     }
     part.timedOut = false;
-    this.notePerKey(t1 - t0, keys);
+    this.notePart(t1 - t0, keys);
     this.learnOffset(r.value.now, sentNow, t0, t1);
     const now = this.bookNow();
     const { replies } = r.value;
@@ -1204,10 +1232,10 @@ const PIPELINE_PARTS = 2;
 const FIRST_PART_KEYS = 1_000;
 const MIN_PART_KEYS = 16;
 const MAX_PART_KEYS = 20_000;
-/** Parts with fewer keys are not measured (their time is mostly the round trip). */
+/** Parts with fewer keys say little about the time per key (their time is mostly the round trip). */
 const MIN_SAMPLE_KEYS = 16;
-/** Recent parts the size is taken from (the slowest per key). */
-const PER_KEY_SAMPLES = 8;
+/** Recent parts the size is taken from. */
+const PART_SAMPLES = 8;
 
 /** A sync's entries and where their answers go, built side by side. */
 class Entries {
