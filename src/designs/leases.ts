@@ -96,14 +96,12 @@ export class LeaseKey implements KeyLimiter {
   }
 
   onAskReply(reply: AskReply, now: number, cost: number): boolean {
-    // A sync that went out after this ask hands back everything this gateway holds; if the store
-    // applied the ask first (one connection keeps the order), that release took the asked slots back
-    // too. Spending them would spend slots the store counts as free: the request is refused instead.
+    // A sync built after this ask went out hands back what the gateway held then; if the store
+    // applied the ask first, that release took the asked slots back too. Spending them would spend
+    // slots the store counts as free: the request is refused instead. (An ask sent after a sync was
+    // built is tagged so that sync never hands it back, in whichever order the two land.)
     if (this.askedAt !== this.syncsStarted) return false;
-    if (reply.granted > 0) {
-      this.grant = this.slots(now) + reply.granted;
-      this.grantExpiresAt = reply.grantExpiresAt;
-    }
+    if (reply.granted > 0) this.addGrant(reply.granted, reply.grantExpiresAt, now);
     if (this.slots(now) >= cost) {
       this.spend(now, cost);
       return true;
@@ -236,10 +234,20 @@ export class LeaseKey implements KeyLimiter {
     return { key, admits, read: false, release: true, ask };
   }
 
-  applySync(reply: SyncReply, _now: number): void {
+  applySync(reply: SyncReply, now: number): void {
     this.inflight = EMPTY;
-    this.grant = reply.granted;
-    this.grantExpiresAt = reply.grantExpiresAt;
+    // slots granted to asks sent since this sync was built are still this gateway's (see onAskReply)
+    if (reply.granted > 0) this.addGrant(reply.granted, reply.grantExpiresAt, now);
+  }
+
+  /**
+   * Adds granted slots. The store keeps one lapse per gateway and key, moved later by every grant,
+   * so slots still held lapse with the newest grant.
+   */
+  private addGrant(granted: number, expiresAt: number, now: number): void {
+    const held = this.slots(now);
+    this.grant = held + granted;
+    this.grantExpiresAt = held > 0 && this.grantExpiresAt > expiresAt ? this.grantExpiresAt : expiresAt;
   }
 
   syncFailed(_now: number): void {

@@ -96,13 +96,12 @@ export class LeaseKey implements KeyLimiter {
   }
 
   onAskReply(reply: AskReply, now: number, cost: number): boolean {
-    // A sync that went out after this ask hands back everything this gateway holds; if the store
-    // applied the ask first (one connection keeps the order), that release took the asked slots back
-    // too. Spending them would spend slots the store counts as free: the request is refused instead.
+    // A sync built after this ask went out hands back what this gateway held then; if the store
+    // applied the ask first, that release took the asked slots back too. Spending them would spend
+    // slots the store counts as free: the request is refused instead.
     if (this.askedAt !== this.syncsStarted) return false;
     if (reply.granted > 0) {
-      this.grant = this.slots(now) + reply.granted;
-      this.grantExpiresAt = reply.grantExpiresAt;
+      this.addGrant(reply, now);
     }
     if (this.slots(now) >= cost) {
       this.spend(now, cost);
@@ -222,10 +221,18 @@ export class LeaseKey implements KeyLimiter {
     return { key, admits, read: false, release: true, ask };
   }
 
-  applySync(reply: SyncReply, _now: number): void {
+  applySync(reply: SyncReply, now: number): void {
     this.inflight = EMPTY;
-    this.grant = reply.granted;
-    this.grantExpiresAt = reply.grantExpiresAt;
+    // what asks sent since the sync was built granted stays this gateway's (the store tags it so)
+    if (reply.granted > 0) this.addGrant(reply, now);
+  }
+
+  /** Slots held lapse with the newest grant: the store moves the whole grant's lapse with each. */
+  private addGrant(reply: { granted: number; grantExpiresAt: number }, now: number): void {
+    const held = this.slots(now);
+    this.grant = held + reply.granted;
+    this.grantExpiresAt =
+      held > 0 ? Math.max(this.grantExpiresAt, reply.grantExpiresAt) : reply.grantExpiresAt;
   }
 
   syncFailed(_now: number): void {
