@@ -11,12 +11,15 @@
  * Two domains:
  * - every sync answered, in less than 2Δ (delay ≤ Δ, jitter < delay): the admits a grant paid for
  *   reach the store by the next sync, before the grant can lapse (lease TTL ≥ 3Δ). Holds today.
- * - any delay (up to 2.5Δ, jitter up to as much again) and sync loss (5–60 %): FAILS today, for both
- *   designs. leases: consecutive lost syncs (or a round trip past 2Δ) keep a gateway's admits from
- *   the store past its grant's lapse, and the store grants those slots again (issue 17, item 3;
- *   checked: with an unbounded lease TTL the failing cases hold L). leases-ask, besides: a resent
- *   sync hands back grants from asks answered after the failed attempt (item 2). It passes once
- *   both are fixed.
+ * - any delay (up to 2.5Δ, jitter up to as much again) and sync loss (5–60 %). This failed for both
+ *   designs before issue 17's fixes (main at deca3c8). leases: consecutive lost syncs (or a round trip
+ *   past 2Δ) kept a gateway's admits from the store past its grant's lapse, and the store granted
+ *   those slots again (item 3; e.g. K = 15, Δ = 3 s, L = 12, W = 30 s fixed, aligned, load 30,
+ *   seed 6, delay 60 ms, loss 0.3: 20 in a window). leases-ask, besides: a resent sync handed back
+ *   grants from asks answered after the failed attempt (item 2). A lapsed grant now stays counted
+ *   for a window, and a sync hands back only grants tagged below its seq.
+ *   Lapsed grants held a window longer also strand slots, so fewer lossy runs fill a window: this
+ *   domain's floods start at 2× L.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -34,10 +37,28 @@ interface Domain {
   /** jitter, as multiples of the delay */
   jitters: number[];
   losses: number[];
+  loads: number[];
+  /** The share of cases that must reach L (measured with seed 17: see the domains). */
+  reach: number;
 }
 
-const ANSWERED: Domain = { delays: [0, 0, 0.02, 0.2, 1], jitters: [0, 0.1, 0.99], losses: [0] };
-const ANY: Domain = { delays: [0, 0.02, 0.2, 1, 2.5], jitters: [0, 0.1, 1], losses: [0.05, 0.3, 0.6] };
+const ANSWERED: Domain = {
+  delays: [0, 0, 0.02, 0.2, 1],
+  jitters: [0, 0.1, 0.99],
+  losses: [0],
+  loads: [1.2, 1.5, 2, 5, 10, 30],
+  // measured: leases 60, leases-ask 75 of 80
+  reach: REACH,
+};
+const ANY: Domain = {
+  delays: [0, 0.02, 0.2, 1, 2.5],
+  jitters: [0, 0.1, 1],
+  losses: [0.05, 0.3, 0.6],
+  loads: [2, 5, 10, 30],
+  // measured: leases 45, leases-ask 63 of 80 (plain leases asks by its mean and lost syncs strand
+  // a lapsed grant's slots for a window, so a run fills a window less often)
+  reach: 0.5,
+};
 
 const runs = (d: Domain) =>
   fc
@@ -47,7 +68,7 @@ const runs = (d: Domain) =>
       /** Δ as a share of W */
       syncFrac: fc.constantFrom(0.01, 0.02, 0.05, 0.1, 0.25),
       limit: fc.integer({ min: 5, max: 200 }),
-      load: fc.constantFrom(1.2, 1.5, 2, 5, 10, 30),
+      load: fc.constantFrom(...d.loads),
       delayFrac: fc.constantFrom(...d.delays),
       jitterFrac: fc.constantFrom(...d.jitters),
       syncLoss: fc.constantFrom(...d.losses),
@@ -107,7 +128,7 @@ function check(design: RunParams['design'], d: Domain): void {
     { seed: 17, numRuns: RUNS, endOnFailure: true },
   );
   if (process.env.LEASES_REACH) console.log(`${design}: ${reached} of ${cases} cases reach L`);
-  expect(reached / cases).toBeGreaterThanOrEqual(REACH);
+  expect(reached / cases).toBeGreaterThanOrEqual(d.reach);
 }
 
 describe('the lease designs never admit more than L in any window (simulator, property)', () => {
@@ -115,8 +136,7 @@ describe('the lease designs never admit more than L in any window (simulator, pr
     it(`${design}: every sync answered within 2Δ, any delay and jitter there`, () => check(design, ANSWERED));
   }
   for (const design of DESIGNS) {
-    it(`${design}: any store delay, jitter and sync loss (fails until issue 17 items 2 and 3 are fixed)`, () =>
-      check(design, ANY));
+    it(`${design}: any store delay, jitter and sync loss`, () => check(design, ANY));
   }
 
   // The issue's own case: K = 8, Δ = 1 s, load 1.5, delay 20 ms, 30 % of syncs lost. leases-ask went
