@@ -206,12 +206,35 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       expect((await s.ask('gw-b', 'k', p, 500, 9, 20)).granted).toBe(2);
     });
 
-    it('a grant lapses after the lease TTL and its slots return to the pool', async () => {
+    it('a lapsed grant stays counted until an admit made at its lapse would age out, then returns to the pool', async () => {
       const s = await make();
       const p = { ...sliding, limit: 2 };
-      await s.sync(req({ policy: p, entries: [lease('k', 2)] }), 0);
-      expect((await s.logAdmit('k', p, 499, 1)).allowed).toBe(false);
-      expect((await s.logAdmit('k', p, 500, 1)).allowed).toBe(true);
+      const r = await s.sync(req({ policy: p, entries: [lease('k', 2)] }), 0);
+      // the gateway stops spending at the lapse...
+      expect(r.replies[0].grantExpiresAt).toBe(500);
+      // ...but what it spent before then may still be on its way: counted for a window more
+      expect((await s.logAdmit('k', p, 500, 1)).allowed).toBe(false);
+      expect((await s.logAdmit('k', p, 500 + p.windowMs - 1, 1)).allowed).toBe(false);
+      expect((await s.logAdmit('k', p, 500 + p.windowMs, 1)).allowed).toBe(true);
+    });
+
+    it('a sync hands back only what was granted before it was built; a retry answers with its own grant', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 10 };
+      await s.sync(req({ seq: 1, policy: p, entries: [lease('k', 3)] }), 0);
+      // an ask sent after sync 2 was built lands before it (seq 2 is the last sync built)
+      expect((await s.ask('gw-a', 'k', p, 500, 4, 10, 2)).granted).toBe(4);
+      const first = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 2)] }), 20);
+      expect(first.replies[0].granted).toBe(2);
+      // sync 1's 3 slots came back; the ask's 4 did not
+      expect((await s.ask('gw-b', 'k', p, 500, 10, 30)).granted).toBe(4);
+      // a retry of sync 2 answers with the grant it made, whatever is free now
+      const retry = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 2)] }), 40);
+      expect(retry.replies[0].granted).toBe(2);
+      expect((await s.ask('gw-b', 'k', p, 500, 10, 50)).granted).toBe(0);
+      // sync 3 hands back both (sync 2's part and the ask's)
+      await s.sync(req({ seq: 3, policy: p, entries: [lease('k', 0)] }), 60);
+      expect((await s.ask('gw-b', 'k', p, 500, 10, 70)).granted).toBe(6);
     });
 
     it('keys are independent and one sync answers many keys in request order', async () => {

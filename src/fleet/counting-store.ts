@@ -42,6 +42,7 @@ export class CountingStore implements AsyncStore {
     leaseTtlMs: number,
     ask: number,
     now: number,
+    seq?: number,
   ): Promise<AskReply> {
     this.requestPathCalls++;
     const waiting = this.asking.get(key) ?? 0;
@@ -52,7 +53,7 @@ export class CountingStore implements AsyncStore {
       if (n === 0) this.asking.delete(key);
       else this.asking.set(key, n);
     };
-    const p = this.inner.ask(gatewayId, key, policy, leaseTtlMs, ask, now);
+    const p = this.inner.ask(gatewayId, key, policy, leaseTtlMs, ask, now, seq);
     p.then(done, done);
     return p;
   }

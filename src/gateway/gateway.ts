@@ -87,7 +87,7 @@ export class Gateway {
     const { design, policy, fleet } = this.options;
     if (design === 'central-log')
       return lim.onLogReply(this.store.logAdmit(key, policy, now, cost), now, cost);
-    const reply = this.store.ask(this.id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now);
+    const reply = this.store.ask(this.id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now, this.seq);
     return lim.onAskReply(reply, now, cost);
   }
 

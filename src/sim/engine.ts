@@ -454,7 +454,11 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       ok =
         design === 'central-log'
           ? lim.onLogReply(store.logAdmit(KEY, policy, t, 1), t, 1)
-          : lim.onAskReply(store.ask(gatewayIds[g], KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t), t, 1);
+          : lim.onAskReply(
+              store.ask(gatewayIds[g], KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t, seq[g]),
+              t,
+              1,
+            );
     } else ok = v === ALLOW;
     if (ok) noteAdmit(t);
     else rejected++;

@@ -112,9 +112,17 @@ class CountingStore implements Store {
     this.syncCalls++;
     return this.inner.sync(req, now);
   }
-  ask(gatewayId: string, key: string, policy: RunPolicy, ttl: number, ask: number, now: number): AskReply {
+  ask(
+    gatewayId: string,
+    key: string,
+    policy: RunPolicy,
+    ttl: number,
+    ask: number,
+    now: number,
+    seq?: number,
+  ): AskReply {
     this.asks++;
-    return this.inner.ask(gatewayId, key, policy, ttl, ask, now);
+    return this.inner.ask(gatewayId, key, policy, ttl, ask, now, seq);
   }
 }
 type RunPolicy = Parameters<Store['logAdmit']>[1];

@@ -16,7 +16,11 @@ export interface SyncEntry {
   admits: number[];
   /** The shared-counter family: reply with the key's admitted count and soon-to-expire admits. */
   read: boolean;
-  /** Lease designs: hand back every outstanding grant of this gateway for this key (spent ones are in `admits`). */
+  /**
+   * Lease designs: hand back this gateway's grant for this key as it was when this sync was built
+   * (spent slots are in `admits`): every part granted by an earlier sync, or by an ask sent before
+   * this sync was built. Parts granted by asks sent after it stay outstanding (see `AsyncStore.ask`).
+   */
   release: boolean;
   /** Lease designs: slots asked for; 0 asks nothing. */
   ask: number;
@@ -62,9 +66,13 @@ export interface SyncReply {
    */
   expiries: number[];
   horizon: number;
-  /** Slots granted to this gateway (lease designs). */
+  /** Slots granted to this gateway by this sync (lease designs); a retry of a sync that landed answers with that sync's grant. */
   granted: number;
-  /** The instant those grants lapse unless renewed by a sync. */
+  /**
+   * The instant the gateway must stop spending those slots (store time), unless a later reply moves
+   * it. The store keeps them counted until an admit made then would age out, so slots spent before
+   * it and not yet pushed are never granted again meanwhile.
+   */
   grantExpiresAt: number;
 }
 
@@ -124,7 +132,16 @@ export interface Store {
    */
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): void;
   sync(req: SyncRequest, now: number): SyncResult;
-  ask(gatewayId: string, key: string, policy: Policy, leaseTtlMs: number, ask: number, now: number): AskReply;
+  /** See `AsyncStore.ask`. */
+  ask(
+    gatewayId: string,
+    key: string,
+    policy: Policy,
+    leaseTtlMs: number,
+    ask: number,
+    now: number,
+    seq?: number,
+  ): AskReply;
   /** Keys the store holds state for. */
   readonly keyCount: number;
 }
@@ -139,6 +156,12 @@ export interface AsyncStore {
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply>;
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void>;
   sync(req: SyncRequest, now: number): Promise<SyncResult>;
+  /**
+   * Grants up to `ask` more slots now. `seq` is the seq of the last sync the gateway built before
+   * sending this ask (0 before its first): the grant is handed back by the gateway's first sync with
+   * a higher seq, never by that one or a retry of it, in whichever order the calls land.
+   * @default seq 0
+   */
   ask(
     gatewayId: string,
     key: string,
@@ -146,5 +169,6 @@ export interface AsyncStore {
     leaseTtlMs: number,
     ask: number,
     now: number,
+    seq?: number,
   ): Promise<AskReply>;
 }

@@ -14,11 +14,38 @@ import type {
   SyncResult,
 } from './contract.js';
 
+/**
+ * One gateway's outstanding grant on a key. It is made of parts, each tagged with the call that made
+ * it (`grantTag`): a sync's release hands back only the parts made before that sync was built, so an
+ * ask that lands out of order, or a resent sync, never takes back slots the gateway may still spend.
+ * All parts share one lapse: the gateway stops spending at `expiresAt`, but the store keeps the slots
+ * counted until `until`, the end of the window an admit made at the lapse would count in: slots spent
+ * before the lapse and still waiting in an unsent sync stay counted until they could have aged out.
+ */
 interface Lease {
   /** The gateway holding it (its key in the leases map): prune walks the values without entry pairs. */
   readonly gw: string;
+  /** Sum of the parts' slots. */
   slots: number;
+  /** The gateway spends none of it from here on (store time). */
   expiresAt: number;
+  /** The store counts it until here: expiryOf(expiresAt). */
+  until: number;
+  /** (tag, slots) pairs, tags ascending. */
+  parts: number[];
+}
+
+/** Parts kept per grant; past it the two oldest merge under the newer tag (handed back later, never earlier). */
+const MAX_PARTS = 8;
+
+/** The tag of a grant made by sync `seq` of a gateway. */
+export function syncGrantTag(seq: number): number {
+  return 2 * seq;
+}
+
+/** The tag of a grant made by an ask sent after the gateway built sync `seq` (and before `seq + 1`). */
+export function askGrantTag(seq: number): number {
+  return 2 * seq + 1;
 }
 
 /** One key's state in the store: every admitted timestamp still in the window, and outstanding grants. */
@@ -62,10 +89,10 @@ class KeyRecord {
       let total = 0;
       let check = Number.POSITIVE_INFINITY;
       for (const lease of leases.values()) {
-        if (lease.expiresAt <= now) leases.delete(lease.gw);
+        if (lease.until <= now) leases.delete(lease.gw);
         else {
           total += lease.slots;
-          if (lease.expiresAt < check) check = lease.expiresAt;
+          if (lease.until < check) check = lease.until;
         }
       }
       this.leaseTotal = total;
@@ -80,31 +107,80 @@ class KeyRecord {
     return mine === undefined ? this.leaseTotal : this.leaseTotal - mine.slots;
   }
 
-  /** Sets a gateway's outstanding grant (0 hands it all back). */
-  setLease(gw: string, slots: number, expiresAt: number): void {
-    let leases = this.leases;
-    const old = leases?.get(gw);
-    if (old !== undefined) this.leaseTotal -= old.slots;
-    if (slots <= 0) {
-      if (old !== undefined) leases!.delete(gw);
-      if (leases !== null && leases.size === 0) {
-        this.leases = null;
-        this.leaseTotal = 0;
-        this.leaseCheckAt = Number.POSITIVE_INFINITY;
-      }
-      return;
+  /**
+   * Hands back gw's parts tagged below `below`. A grant left with no part stays in the map, empty,
+   * for `grant` to refill in place (a sync releases and grants again on every call); `dropEmpty`
+   * removes it if nothing was.
+   */
+  release(gw: string, below: number): void {
+    const lease = this.leases?.get(gw);
+    if (lease === undefined) return;
+    const parts = lease.parts;
+    let freed = 0;
+    let i = 0;
+    while (i < parts.length && parts[i] < below) {
+      freed += parts[i + 1];
+      i += 2;
     }
-    if (leases === null) leases = this.leases = new Map();
-    if (old !== undefined) {
-      old.slots = slots;
-      old.expiresAt = expiresAt;
-    } else leases.set(gw, { gw, slots, expiresAt });
-    this.leaseTotal += slots;
-    if (expiresAt < this.leaseCheckAt) this.leaseCheckAt = expiresAt;
+    if (i === 0) return;
+    if (i === parts.length) parts.length = 0;
+    else parts.splice(0, i);
+    lease.slots -= freed;
+    this.leaseTotal -= freed;
   }
 
-  slotsOf(gw: string): number {
-    return this.leases?.get(gw)?.slots ?? 0;
+  /** Removes gw's grant if it holds no part. */
+  dropEmpty(gw: string): void {
+    const leases = this.leases;
+    const lease = leases?.get(gw);
+    if (lease === undefined || lease.parts.length > 0) return;
+    leases!.delete(gw);
+    if (leases!.size === 0) {
+      this.leases = null;
+      this.leaseTotal = 0;
+      this.leaseCheckAt = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /**
+   * Adds `n` slots under `tag` to gw's grant. Every part then lapses at `lapse`, or later if it was
+   * to lapse later already: the gateway learns the lapse from this reply and spends nothing after it.
+   */
+  grant(gw: string, tag: number, n: number, lapse: number, policy: Policy): Lease {
+    let leases = this.leases;
+    if (leases === null) leases = this.leases = new Map();
+    let lease = leases.get(gw);
+    if (lease === undefined) {
+      lease = {
+        gw,
+        slots: 0,
+        expiresAt: lapse,
+        until: expiryOf(lapse, policy.windowMs, policy.windowKind),
+        parts: [],
+      };
+      leases.set(gw, lease);
+    } else if (lease.parts.length === 0 || lapse > lease.expiresAt) {
+      lease.expiresAt = lapse;
+      lease.until = expiryOf(lapse, policy.windowMs, policy.windowKind);
+    }
+    const parts = lease.parts;
+    let i = parts.length;
+    while (i > 0 && parts[i - 2] > tag) i -= 2;
+    if (i > 0 && parts[i - 2] === tag) parts[i - 1] += n;
+    else parts.splice(i, 0, tag, n);
+    if (parts.length > 2 * MAX_PARTS) {
+      // the oldest part is handed back with the next one: later, never earlier
+      parts[3] += parts[1];
+      parts.splice(0, 2);
+    }
+    lease.slots += n;
+    this.leaseTotal += n;
+    if (lease.until < this.leaseCheckAt) this.leaseCheckAt = lease.until;
+    return lease;
+  }
+
+  lease(gw: string): Lease | undefined {
+    return this.leases?.get(gw) ?? undefined;
   }
 
   /** The last instant anything in this record still matters. */
@@ -112,7 +188,7 @@ class KeyRecord {
     let d = Number.NEGATIVE_INFINITY;
     const n = this.log.size;
     if (n > 0) d = expiryOf(this.log.at(n - 1), policy.windowMs, policy.windowKind);
-    if (this.leases !== null) for (const l of this.leases.values()) if (l.expiresAt > d) d = l.expiresAt;
+    if (this.leases !== null) for (const l of this.leases.values()) if (l.until > d) d = l.until;
     if (this.voided !== null) for (const v of this.voided.values()) if (v.until > d) d = v.until;
     return d;
   }
@@ -248,17 +324,17 @@ export class MemoryStore implements Store {
     leaseTtlMs: number,
     ask: number,
     now: number,
+    seq = 0,
   ): AskReply {
     this.sweepDue(now);
     const rec = this.record(key, policy);
     const others = rec.prune(now, policy, gatewayId);
-    const mine = rec.leases?.get(gatewayId);
+    const mine = rec.lease(gatewayId);
     const held = mine === undefined ? 0 : mine.slots;
     const granted = Math.max(0, Math.min(ask, policy.limit - rec.log.size - others - held));
     let grantExpiresAt = mine === undefined ? now : mine.expiresAt;
     if (granted > 0) {
-      grantExpiresAt = now + leaseTtlMs;
-      rec.setLease(gatewayId, held + granted, grantExpiresAt);
+      grantExpiresAt = rec.grant(gatewayId, askGrantTag(seq), granted, now + leaseTtlMs, policy).expiresAt;
     }
     this.settle(rec, policy, now);
     return { granted, grantExpiresAt, now };
@@ -296,8 +372,12 @@ export class MemoryStore implements Store {
 
   /** Extends a gateway's outstanding grant to lapse at `expiresAt` (the simulator's skipped idle syncs). */
   renewLease(key: string, gatewayId: string, expiresAt: number): void {
-    const lease = this.peek(key)?.leases?.get(gatewayId);
-    if (lease !== undefined && expiresAt > lease.expiresAt) lease.expiresAt = expiresAt;
+    const rec = this.peek(key);
+    const lease = rec?.leases?.get(gatewayId);
+    if (lease !== undefined && expiresAt > lease.expiresAt) {
+      lease.expiresAt = expiresAt;
+      lease.until = expiryOf(expiresAt, rec!.policy.windowMs, rec!.policy.windowKind);
+    }
   }
 
   /** Slots granted and not yet handed back, over all gateways. */
@@ -332,19 +412,30 @@ export class MemoryStore implements Store {
     }
     const count = log.size;
 
-    // The release hands back the whole grant before the ask: nothing else here reads the leases, so a
-    // release followed by a grant sets the lease once (in place) instead of dropping and re-adding it.
+    // The release hands back the parts of the grant made before this sync was built (asks sent
+    // since then keep theirs: the gateway may be spending them). A retry of a sync that landed finds
+    // its own part (only this sync makes parts with its tag) and answers with it, so whichever
+    // attempt the gateway hears from, it holds what the store counts.
     let granted = 0;
     let grantExpiresAt = now;
+    const tag = syncGrantTag(req.seq);
+    if (e.release) rec.release(gw, tag);
     if (e.ask > 0) {
-      const held = e.release ? 0 : rec.slotsOf(gw);
-      granted = Math.max(0, Math.min(e.ask, policy.limit - count - others - held));
-      if (granted > 0) {
-        grantExpiresAt = now + req.leaseTtlMs;
-        rec.setLease(gw, held + granted, grantExpiresAt);
+      const mine = rec.lease(gw);
+      const own = mine === undefined ? 0 : partSlots(mine, tag);
+      if (own > 0) {
+        // a lapsed grant (still counted) is no longer the gateway's to spend
+        if (mine!.expiresAt > now) {
+          granted = own;
+          grantExpiresAt = mine!.expiresAt;
+        }
+      } else {
+        const held = mine === undefined ? 0 : mine.slots;
+        granted = Math.max(0, Math.min(e.ask, policy.limit - count - others - held));
+        if (granted > 0) grantExpiresAt = rec.grant(gw, tag, granted, now + req.leaseTtlMs, policy).expiresAt;
       }
     }
-    if (e.release && granted === 0) rec.setLease(gw, 0, now);
+    if (e.release) rec.dropEmpty(gw);
 
     let expiries: number[] = NO_EXPIRIES;
     let horizon = now;
@@ -408,6 +499,13 @@ export class MemoryStore implements Store {
       }
     }
   }
+}
+
+/** Slots of the part tagged `tag` (0 if none). */
+function partSlots(lease: Lease, tag: number): number {
+  const parts = lease.parts;
+  for (let i = 0; i < parts.length; i += 2) if (parts[i] === tag) return parts[i + 1];
+  return 0;
 }
 
 function newReply(): SyncReply {

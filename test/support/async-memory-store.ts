@@ -93,9 +93,10 @@ export class TestAsyncStore implements AsyncStore {
     leaseTtlMs: number,
     n: number,
     now: number,
+    seq?: number,
   ): Promise<AskReply> {
     this.calls.ask++;
-    return this.run(now, (t) => this.memory.ask(gatewayId, key, policy, leaseTtlMs, n, t));
+    return this.run(now, (t) => this.memory.ask(gatewayId, key, policy, leaseTtlMs, n, t, seq));
   }
 }
 

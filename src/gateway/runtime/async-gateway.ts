@@ -272,8 +272,6 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private keyCapRejections = 0;
   /** At the key cap with nothing to drop; cleared when a sync is answered (or a sweep runs). */
   private keysFull = false;
-  /** Sync requests sent, resends included (an ask crossing one of them must not be spent). */
-  private syncsSent = 0;
   /** A batch is being built, across slices (see buildBatch). */
   private building = false;
   /** Numbers this incarnation's central-log calls (voids name them), from 1. */
@@ -573,9 +571,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     try {
       const t0 = this.clock();
       const ask = lim.askSize(cost);
-      const sent = this.syncsSent;
+      // tagged with the last sync built: that sync and its resends never hand this grant back
+      const seq = this.seq;
       const r = await withTimeout(
-        () => this.store.ask(this.incarnation, key, policy, fleet.leaseTtlMs, ask, now),
+        () => this.store.ask(this.incarnation, key, policy, fleet.leaseTtlMs, ask, now, seq),
         this.storeTimeoutMs,
       );
       const t1 = this.clock();
@@ -583,11 +582,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       this.storeAnswered(t1);
       this.learnOffset(r.value.now, now, t0, t1);
       const at = this.now();
-      // A sync sent while the ask was out hands back every slot this gateway holds for the key: if the
-      // ask landed first, its grant is among them, and spending it now would spend slots the store may
-      // already have granted to another gateway. Spend none of it; at worst the slots are stranded
-      // until the next sync hands them back (regression: test/faults/regression-ask-sync-race.test.ts).
-      const reply = this.syncsSent === sent ? this.withLapseMargin(r.value) : { ...r.value, granted: 0 };
+      // A sync built while the ask was out hands back what the gateway held then: the limiter spends
+      // none of this grant (regression: test/regression-lease-ask-races-sync.test.ts). A resend of a
+      // sync built before the ask does not take it back (the grant's tag; regression:
+      // test/regressions/leases-ask-resent-sync-releases-later-ask.test.ts).
+      const reply = this.withLapseMargin(r.value);
       const allowed = lim.onAskReply(reply, at, cost);
       if (allowed) this.limiterUnsynced += cost;
       return this.count(this.fromLimiter(lim, allowed, at), false);
@@ -946,6 +945,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    */
   private async buildBatch(final: boolean): Promise<Part> {
     const now = this.bookNow();
+    // numbered before any key is walked: an ask sent from here on carries this seq, so this sync
+    // (which releases the grants tagged below it) never hands back a grant the limiter may spend
+    const seq = ++this.seq;
     const pushing = new Entries();
     const rest = new Entries();
     const add = (e: SyncEntry, owner: KeyLimiter | null, fb: Fallback | null, own: number): void => {
@@ -996,7 +998,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return {
       req: {
         gatewayId: this.incarnation,
-        seq: ++this.seq,
+        seq,
         policy,
         leaseTtlMs: fleet.leaseTtlMs,
         horizonMs: this.horizonMs(),
@@ -1098,7 +1100,6 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private async send(part: Part): Promise<boolean> {
     const retry = part.attempts > 0;
     part.attempts++;
-    this.syncsSent++;
     // the round's first request carries this incarnation's claim on the id (one small store write)
     const claim = this.claimDue;
     this.claimDue = false;

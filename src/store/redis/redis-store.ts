@@ -136,13 +136,14 @@ export class RedisStore implements AsyncStore {
     leaseTtlMs: number,
     ask: number,
     now: number,
+    seq = 0,
   ): Promise<AskReply> {
     const k = this.keyNames(key);
     if (this.gate.busy) await this.gate.idle();
     const r = (await this.scripts.ask.run(
       this.client,
       [k.log, k.meta],
-      [...this.head(policy, now), gatewayId, String(leaseTtlMs), String(ask)],
+      [...this.head(policy, now), gatewayId, String(leaseTtlMs), String(ask), String(seq)],
     )) as [number, string, string];
     return { granted: r[0], grantExpiresAt: Number(r[1]), now: Number(r[2]) };
   }
@@ -296,8 +297,9 @@ function decodeSyncChunk(
   for (const i of indexes) {
     const count = r[at] as number;
     const granted = r[at + 1] as number;
-    const pairs = r[at + 2] as number;
-    at += 3;
+    const lapse = Number(r[at + 2]);
+    const pairs = r[at + 3] as number;
+    at += 4;
     const expiries: number[] = [];
     for (let p = 0; p < pairs; p++, at += 2) {
       const e = Number(r[at]);
@@ -308,7 +310,7 @@ function decodeSyncChunk(
       expiries,
       horizon: entries[i].read ? now + req.horizonMs : now,
       granted,
-      grantExpiresAt: granted > 0 ? now + req.leaseTtlMs : now,
+      grantExpiresAt: lapse,
     };
   }
   return now;

@@ -1,7 +1,8 @@
 /**
  * A frozen copy of src/designs/leases.ts as it was before the decision-cost work (commit 2cebc56): the
  * uncached, array-based reference that test/designs.cached.property.test.ts checks the optimised
- * classes against, call by call. Keep it as it is: it is the specification, not production code.
+ * classes against, call by call. Keep it as it is: it is the specification, not production code. One
+ * change since: the leases ask rule (askAt), which the specification got wrong against the study.
  */
 
 import {
@@ -96,13 +97,12 @@ export class LeaseKey implements KeyLimiter {
   }
 
   onAskReply(reply: AskReply, now: number, cost: number): boolean {
-    // A sync that went out after this ask hands back everything this gateway holds; if the store
-    // applied the ask first (one connection keeps the order), that release took the asked slots back
-    // too. Spending them would spend slots the store counts as free: the request is refused instead.
+    // A sync built after this ask went out hands back what this gateway held then; if the store
+    // applied the ask first, that release took the asked slots back too. Spending them would spend
+    // slots the store counts as free: the request is refused instead.
     if (this.askedAt !== this.syncsStarted) return false;
     if (reply.granted > 0) {
-      this.grant = this.slots(now) + reply.granted;
-      this.grantExpiresAt = reply.grantExpiresAt;
+      this.addGrant(reply, now);
     }
     if (this.slots(now) >= cost) {
       this.spend(now, cost);
@@ -151,9 +151,13 @@ export class LeaseKey implements KeyLimiter {
     }
   }
 
-  /** What a sync at `now` asks for, given the mean after this interval. */
-  private askAt(now: number, arrivals: number, mean: number): number {
-    const quiet = this.askWhenEmpty ? arrivals === 0 : now - this.lastArrivalAt >= this.p.policy.windowMs;
+  /**
+   * What a sync at `now` asks for, given the mean after this interval. Changed since the freeze (issue
+   * 17, item 4): leases follows the studied rule, ceil(1.5·m) + 1 at every sync, quiet or not (it
+   * asked 0 a window after its last arrival); leases-ask still asks 0 after an interval without arrivals.
+   */
+  private askAt(_now: number, arrivals: number, mean: number): number {
+    const quiet = this.askWhenEmpty && arrivals === 0;
     return quiet ? 0 : Math.ceil(1.5 * mean) + 1;
   }
 
@@ -222,10 +226,18 @@ export class LeaseKey implements KeyLimiter {
     return { key, admits, read: false, release: true, ask };
   }
 
-  applySync(reply: SyncReply, _now: number): void {
+  applySync(reply: SyncReply, now: number): void {
     this.inflight = EMPTY;
-    this.grant = reply.granted;
-    this.grantExpiresAt = reply.grantExpiresAt;
+    // what asks sent since the sync was built granted stays this gateway's (the store tags it so)
+    if (reply.granted > 0) this.addGrant(reply, now);
+  }
+
+  /** Slots held lapse with the newest grant: the store moves the whole grant's lapse with each. */
+  private addGrant(reply: { granted: number; grantExpiresAt: number }, now: number): void {
+    const held = this.slots(now);
+    this.grant = held + reply.granted;
+    this.grantExpiresAt =
+      held > 0 ? Math.max(this.grantExpiresAt, reply.grantExpiresAt) : reply.grantExpiresAt;
   }
 
   syncFailed(_now: number): void {

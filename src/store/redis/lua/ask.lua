@@ -6,12 +6,15 @@
 -- ARGV[7] gatewayId
 -- ARGV[8] leaseTtlMs  ms a grant stays outstanding without a sync
 -- ARGV[9] ask         slots asked for, an integer >= 0
+-- ARGV[10] seq        the seq of the last sync the gateway built before this ask: the grant is
+--                     tagged 2·seq + 1, so that sync (and its retries) never hands it back
 -- Reply: { granted, grant lapse ms, store now ms }
 
 local log = KEYS[1]
 local gw = ARGV[7]
 local ttl = tonumber(ARGV[8])
 local ask = tonumber(ARGV[9])
+local tag = 2 * (tonumber(ARGV[10]) or 0) + 1
 
 local m = readMeta(KEYS[2])
 local others, held, lapse, latestLapse = leases(m, gw, nil)
@@ -20,10 +23,10 @@ m.existed = m.existed or logExisted
 local granted = math.max(0, math.min(ask, LIMIT - count - others - held))
 local grantExpiresAt = lapse or NOW
 if granted > 0 then
-  grantExpiresAt = NOW + ttl
-  setGrant(m, gw, held + granted, grantExpiresAt)
-  if latestLapse == nil or grantExpiresAt > latestLapse then
-    latestLapse = grantExpiresAt
+  local till
+  grantExpiresAt, till = addGrant(m, gw, tag, granted, NOW + ttl)
+  if latestLapse == nil or till > latestLapse then
+    latestLapse = till
   end
 end
 local touched = granted > 0

@@ -40,9 +40,38 @@ local function expiry(t)
 end
 
 -- The meta hash of a key: field 'n' = the log's member counter, 'q:<gw>' = the seq of the last sync
--- of gateway gw that pushed admits here, 'g:<gw>' = '<slots>:<lapse ms>', gw's outstanding grant,
+-- of gateway gw that pushed admits here, 'g:<gw>' = '<lapse ms>:<tag>:<slots>[:<tag>:<slots>...]',
+-- gw's outstanding grant in parts tagged by the call that made them (see grantTag below),
 -- 'v:<gw>' = '<seq>:<until ms>': gw's central-log calls up to seq are void until then (void.lua).
 -- It is read once per key into a table; writes are gathered in `m.w` and sent as one HSET.
+-- A grant's parts share one lapse: the gateway stops spending at `lapse`; the store counts the slots
+-- until `till` = expiry(lapse), so slots spent before the lapse and not yet pushed (a gateway cut off
+-- past its lease TTL) are never granted again while they could still count. Tags: a sync with seq s
+-- makes parts tagged 2s; an ask sent after the gateway built sync s, 2s + 1. A sync with seq s
+-- releases the parts tagged below 2s: what the gateway held when it built that sync, whatever order
+-- the calls land in.
+local function parseGrant(v)
+  local f = {}
+  for x in string.gmatch(v, '[^:]+') do
+    f[#f + 1] = tonumber(x)
+  end
+  local g = { lapse = f[1], parts = {}, slots = 0 }
+  if #f == 2 then
+    -- written by a version without tags ('<slots>:<lapse>'): one part, released by any sync
+    g.lapse = f[2]
+    g.parts = { 0, f[1] }
+    g.slots = f[1]
+  else
+    for i = 2, #f - 1, 2 do
+      g.parts[#g.parts + 1] = f[i]
+      g.parts[#g.parts + 1] = f[i + 1]
+      g.slots = g.slots + f[i + 1]
+    end
+  end
+  g.till = expiry(g.lapse)
+  return g
+end
+
 local function readMeta(meta)
   local all = redis.call('HGETALL', meta)
   local m = { key = meta, n = 0, seq = {}, grants = {}, voids = {}, voidUntil = nil, w = {}, existed = #all > 0 }
@@ -54,8 +83,7 @@ local function readMeta(meta)
     elseif kind == 'q:' then
       m.seq[string.sub(f, 3)] = tonumber(v)
     elseif kind == 'g:' then
-      local s, e = string.match(v, '^(%d+):(.+)$')
-      m.grants[string.sub(f, 3)] = { tonumber(s), tonumber(e) }
+      m.grants[string.sub(f, 3)] = parseGrant(v)
     elseif kind == 'v:' then
       local q, u = string.match(v, '^([^:]+):(.+)$')
       u = tonumber(u)
@@ -75,23 +103,58 @@ local function metaSet(m, field, value)
   m.w[#m.w + 1] = value
 end
 
--- Drops lapsed grants (and `release`'s, when given); returns the slots other gateways hold,
--- `except`'s own grant (slots and lapse, or 0 and nil) and the latest lapse still outstanding.
-local function leases(m, except, release)
+local function writeGrant(m, gw, g)
+  if #g.parts == 0 then
+    m.grants[gw] = nil
+    redis.call('HDEL', m.key, 'g:' .. gw)
+    return
+  end
+  local v = { num(g.lapse) }
+  for i = 1, #g.parts do
+    v[#v + 1] = num(g.parts[i])
+  end
+  metaSet(m, 'g:' .. gw, table.concat(v, ':'))
+end
+
+-- Drops grants no longer counted, and hands back `except`'s parts tagged below `releaseBelow` (when
+-- given); returns the slots other gateways hold, `except`'s remaining grant (slots and lapse, or 0
+-- and nil) and the latest instant any grant is still counted.
+local function leases(m, except, releaseBelow)
   local others, mySlots, myLapse, latest = 0, 0, nil, nil
   local gone = {}
   for gw, g in pairs(m.grants) do
-    if g[2] <= NOW or gw == release then
+    if g.till <= NOW then
       gone[#gone + 1] = 'g:' .. gw
       m.grants[gw] = nil
     else
       if gw == except then
-        mySlots, myLapse = g[1], g[2]
+        if releaseBelow ~= nil and g.parts[1] < releaseBelow then
+          local kept = {}
+          local slots = 0
+          for i = 1, #g.parts, 2 do
+            if g.parts[i] >= releaseBelow then
+              kept[#kept + 1] = g.parts[i]
+              kept[#kept + 1] = g.parts[i + 1]
+              slots = slots + g.parts[i + 1]
+            end
+          end
+          g.parts = kept
+          g.slots = slots
+          if #kept == 0 then
+            gone[#gone + 1] = 'g:' .. gw
+            m.grants[gw] = nil
+          else
+            writeGrant(m, gw, g)
+          end
+        end
+        if m.grants[gw] ~= nil then
+          mySlots, myLapse = g.slots, g.lapse
+        end
       else
-        others = others + g[1]
+        others = others + g.slots
       end
-      if latest == nil or g[2] > latest then
-        latest = g[2]
+      if m.grants[gw] ~= nil and (latest == nil or g.till > latest) then
+        latest = g.till
       end
     end
   end
@@ -101,9 +164,53 @@ local function leases(m, except, release)
   return others, mySlots, myLapse, latest
 end
 
-local function setGrant(m, gw, slots, lapse)
-  m.grants[gw] = { slots, lapse }
-  metaSet(m, 'g:' .. gw, slots .. ':' .. num(lapse))
+-- Slots of gw's part tagged `tag` (0 if none).
+local function partSlots(m, gw, tag)
+  local g = m.grants[gw]
+  if g == nil then
+    return 0
+  end
+  for i = 1, #g.parts, 2 do
+    if g.parts[i] == tag then
+      return g.parts[i + 1]
+    end
+  end
+  return 0
+end
+
+-- Parts kept per grant; past it the two oldest merge under the newer tag (handed back later, never earlier).
+local MAX_PARTS = 8
+
+-- Adds `n` slots tagged `tag` to gw's grant; every part then lapses at `lapse` or later. Returns the
+-- grant's lapse and the instant it stops being counted.
+local function addGrant(m, gw, tag, n, lapse)
+  local g = m.grants[gw]
+  if g == nil then
+    g = { lapse = lapse, parts = {}, slots = 0 }
+    m.grants[gw] = g
+  elseif lapse > g.lapse then
+    g.lapse = lapse
+  end
+  g.till = expiry(g.lapse)
+  local p = g.parts
+  local i = #p + 1
+  while i > 1 and p[i - 2] > tag do
+    i = i - 2
+  end
+  if i > 1 and p[i - 2] == tag then
+    p[i - 1] = p[i - 1] + n
+  else
+    table.insert(p, i, n)
+    table.insert(p, i, tag)
+  end
+  if #p > 2 * MAX_PARTS then
+    p[4] = p[4] + p[2]
+    table.remove(p, 1)
+    table.remove(p, 1)
+  end
+  g.slots = g.slots + n
+  writeGrant(m, gw, g)
+  return g.lapse, g.till
 end
 
 -- Ends a key's touch. A key whose log is empty and which holds no grant and no void is deleted at

@@ -1,5 +1,7 @@
 -- sync.lua: one gateway's sync for a chunk of keys (all in one cluster slot). Per key, in order:
--- hand back this gateway's grant (release), push its admits, grant up to `ask`, read the window.
+-- hand back this gateway's grant as it held it when it built this sync (release: the parts tagged
+-- below 2·seq), push its admits, grant up to `ask` (a part tagged 2·seq; a retry that finds that
+-- part answers with it), read the window.
 -- KEYS[2i-1] log_i   key i's window log
 -- KEYS[2i]   meta_i  key i's meta hash (see log-admit.lua)
 -- ARGV[1..6]         as in common.lua (now ms, windowMs, kind, limit, buckets, marginMs)
@@ -9,7 +11,7 @@
 -- ARGV[10] horizonMs  list expiries up to this many ms after now
 -- ARGV[11..] per key i, in KEYS order: flags (1 read, 2 release, summed), ask (slots),
 --            n (runs of admits pushed), then n pairs: admit time (ms, ascending), admits at it
--- Reply: { store now ms, then per key: count, granted, p, then p pairs (expiry ms, admits) }
+-- Reply: { store now ms, then per key: count, granted, grant lapse ms, p, then p pairs (expiry ms, admits) }
 -- A seq older than one a key already applied is an error, and nothing is written by this call.
 -- A key named twice is read once per entry; both entries see the replay state from before the call.
 
@@ -42,7 +44,8 @@ for i = 1, #entries do
     m = readMeta(m.key)
   end
   seen[m.key] = true
-  local others, held, _, latestLapse = leases(m, gw, flags >= 2 and gw or nil)
+  local tag = 2 * seq
+  local others, held, _, latestLapse = leases(m, gw, flags >= 2 and tag or nil)
   local count, logExisted = prune(log)
   m.existed = m.existed or logExisted
   local touched = false
@@ -65,20 +68,30 @@ for i = 1, #entries do
       touched = true
     end
   end
-  local granted = 0
+  local granted, lapseOut = 0, NOW
   if ask > 0 then
-    granted = math.max(0, math.min(ask, LIMIT - count - others - held))
-    if granted > 0 then
-      local lapse = NOW + ttl
-      setGrant(m, gw, held + granted, lapse)
-      if latestLapse == nil or lapse > latestLapse then
-        latestLapse = lapse
+    local own = partSlots(m, gw, tag)
+    if own > 0 then
+      -- this sync landed here already: answer with its grant (unless it has lapsed meanwhile)
+      local g = m.grants[gw]
+      if g.lapse > NOW then
+        granted, lapseOut = own, g.lapse
       end
-      touched = true
+    else
+      granted = math.max(0, math.min(ask, LIMIT - count - others - held))
+      if granted > 0 then
+        local till
+        lapseOut, till = addGrant(m, gw, tag, granted, NOW + ttl)
+        if latestLapse == nil or till > latestLapse then
+          latestLapse = till
+        end
+        touched = true
+      end
     end
   end
   out[#out + 1] = count
   out[#out + 1] = granted
+  out[#out + 1] = num(lapseOut)
   local p = #out + 1
   out[p] = 0
   if flags % 2 == 1 then
