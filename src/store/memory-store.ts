@@ -57,8 +57,13 @@ class KeyRecord {
   private leaseCheckAt = Number.POSITIVE_INFINITY;
   /** central-log calls whose admits are in the log, oldest first, by gateway and seq (only calls made with an id). */
   calls: { gw: string; seq: number; t: number; cost: number }[] | null = null;
-  /** Per gateway: the seq of the last sync that pushed admits here (a resend with it pushes nothing again). */
-  seqs: Map<string, number> | null = null;
+  /**
+   * Per gateway: the seq of the last sync that pushed admits here (a resend with it pushes nothing
+   * again). The first gateway's inline (most keys are pushed to by one), the others in a map.
+   */
+  private seqGw: string | null = null;
+  private seqN = 0;
+  private seqs: Map<string, number> | null = null;
   /** Per gateway: logAdmit calls up to this seq are void until `until` (see voidLogAdmits). */
   voided: Map<string, { upTo: number; until: number }> | null = null;
   /** When the record is next looked at by the sweep; -1 once deleted. */
@@ -68,6 +73,18 @@ class KeyRecord {
     /** The policy the record was last touched with: the sweep ages the record by it. */
     public policy: Policy,
   ) {}
+
+  seqOf(gw: string): number | undefined {
+    if (this.seqGw === gw) return this.seqN;
+    return this.seqs === null ? undefined : this.seqs.get(gw);
+  }
+
+  setSeq(gw: string, seq: number): void {
+    if (this.seqGw === null || this.seqGw === gw) {
+      this.seqGw = gw;
+      this.seqN = seq;
+    } else (this.seqs ??= new Map()).set(gw, seq);
+  }
 
   /** Prunes aged-out admits and lapsed grants; returns the outstanding slots of every gateway but `except`. */
   prune(now: number, policy: Policy, except?: string): number {
@@ -209,6 +226,8 @@ export class MemoryStore implements Store {
   private readonly lastSeq = new Map<string, { seq: number }>();
   /** Per gateway id, the incarnation that claimed it last (SyncRequest.incarnationOf). */
   private readonly incarnations = new Map<string, string>();
+  /** The highest seq sync() saw per gateway. */
+  private readonly topSeq = new Map<string, number>();
   /** sync()'s replay flags, reused. */
   private replayOf = new Uint8Array(64);
   /** The record last looked up: a gateway syncs one hot key over and over (and the simulator only one). */
@@ -268,16 +287,24 @@ export class MemoryStore implements Store {
     const n = entries.length;
     if (this.replayOf.length < n) this.replayOf = new Uint8Array(Math.max(n, 2 * this.replayOf.length));
     const replay = this.replayOf;
-    // every key is checked before anything is written; a key named twice sees the state before the call
-    for (let i = 0; i < n; i++) {
-      const applied = this.peek(entries[i].key)?.seqs?.get(gatewayId);
-      if (applied !== undefined && req.seq < applied) {
-        throw new RangeError(
-          `gateway ${gatewayId}: sync seq ${req.seq} is older than ${applied}, applied already to key ${entries[i].key}`,
-        );
+    // a seq above every one this gateway sent can be neither a replay nor stale on any key: the
+    // common case skips the check; a resend, or an older part, has every key checked before anything
+    // is written (a key named twice sees the state before the call)
+    const top = this.topSeq.get(gatewayId);
+    const check = top !== undefined && req.seq <= top;
+    if (!check) {
+      this.topSeq.set(gatewayId, req.seq);
+      replay.fill(0, 0, n);
+    } else
+      for (let i = 0; i < n; i++) {
+        const applied = this.peek(entries[i].key)?.seqOf(gatewayId);
+        if (applied !== undefined && req.seq < applied) {
+          throw new RangeError(
+            `gateway ${gatewayId}: sync seq ${req.seq} is older than ${applied}, applied already to key ${entries[i].key}`,
+          );
+        }
+        replay[i] = applied === req.seq ? 1 : 0;
       }
-      replay[i] = applied === req.seq ? 1 : 0;
-    }
     this.sweepDue(now);
     const replies = new Array<SyncReply>(n);
     for (let i = 0; i < n; i++) {
@@ -408,7 +435,7 @@ export class MemoryStore implements Store {
       while (first < admits.length && expiryOf(admits[first], windowMs, windowKind) <= now) first++;
       log.insertAll(admits, first);
       // as sync.lua: the key remembers the seq that pushed to it, while it has anything left
-      if (perKey && first < admits.length) (rec.seqs ??= new Map()).set(gw, req.seq);
+      if (perKey && first < admits.length) rec.setSeq(gw, req.seq);
     }
     const count = log.size;
 

@@ -68,6 +68,34 @@ describe('regression: STALE_SEQ lock-out (issue 17 item 8)', () => {
     await advance(500);
   });
 
+  it('central-log: calls taken back by the previous run do not refuse a restart’s calls (clock 60 s behind)', async () => {
+    const store = new TestAsyncStore(new MemoryStore(), () => Date.now());
+    const cl = { design: 'central-log' as const, limit: 10, storeTimeoutMs: 200 };
+    const old = gateway(store, { ...cl, clock: () => Date.now() });
+    expect((await old.admitNow('k')).allowed).toBe(true);
+    // a call that times out is taken back (voidLogAdmits) before the next sync
+    store.mode = 'hang';
+    const lost = old.admitNow('k');
+    await advance(250);
+    expect((await lost).degraded).toBe(true);
+    store.mode = 'ok';
+    const synced = old.syncNow();
+    await advance(10);
+    await synced;
+    expect(old.stats().voidedCalls).toBe(1);
+    const stopped = old.stop();
+    await advance(10);
+    await stopped;
+    const fresh = gateway(store, { ...cl, clock: () => Date.now() - 60_000 });
+    const d = fresh.admitNow('k');
+    await advance(0);
+    const decision = await d;
+    expect(decision.degraded).toBeUndefined();
+    expect(decision.allowed).toBe(true);
+    // the first call, the one decided without the store (pushed as an outage admit), the restart's
+    expect(store.memory.countOf('k', fresh.options.policy, Date.now())).toBe(3);
+  });
+
   it('two live gateways with one id: both push every admit, and the duplicate id is reported once, loudly', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const store = new TestAsyncStore(new MemoryStore(), () => Date.now(), 'caller');
