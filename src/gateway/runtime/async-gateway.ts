@@ -111,7 +111,9 @@ export interface DecisionCounts {
 
 /** A snapshot of the runtime's counters (the Prometheus metrics read these). */
 export interface RuntimeStats {
+  /** Sync requests answered: a sync goes out in parts of `partKeys` keys, each one request. */
   syncs: number;
+  /** Sync requests (parts) that timed out. */
   syncTimeouts: number;
   syncErrors: number;
   storeCallFailures: number;
@@ -170,15 +172,29 @@ type Timer = { kind: 'timeout' | 'interval'; handle: ReturnType<typeof setTimeou
  * A gateway over an asynchronous store (Redis): the same key state machines as `Gateway`, driven by
  * a sync timer, with a timeout on every store call and fail modes for when the store is away.
  *
- * Retried syncs. The store applies a sync's pushes at most once per (gateway, seq). When a sync fails
- * — a timeout or an error — the runtime cannot tell whether the store applied it (a reply can be lost
- * after the write). So the batch is kept whole and resent at the next tick with the same seq and the
- * same entries: if the first attempt landed, the store treats the resend as a replay and pushes nothing
- * again; if it did not, the resend applies it. Merging the failed pushes into a new batch instead would
- * be wrong either way (a new seq counts them twice if they landed, the old seq drops the new ones).
- * The limiters are not told the sync failed (no `syncFailed`): their pushes stay in flight, still
- * counted as their own, until the resend is answered. Admits made meanwhile go out in the next batch,
- * with a new seq, sent right after the resend succeeds.
+ * Syncs in parts. A sync goes out as several requests (parts) with one seq, each small enough to be
+ * answered well within storeTimeoutMs (sized from the store's recent speed, see partKeys), two in
+ * flight at a time, entries that push admits first. A sync that outgrew its timeout used to fail for
+ * good: resent whole, it never fit again, and the gateway stayed on its fail mode (issue 17, item 7).
+ * The store's liveness (lastGoodAt, failing) follows the answered parts.
+ *
+ * Retried parts. The store applies a key's pushes at most once per (gateway, seq), checked per key.
+ * When a part fails — a timeout or an error — the runtime cannot tell whether the store applied it (a
+ * reply can be lost after the write). So the part is kept and resent first at the next tick with the
+ * same seq and entries (halved if it timed out): if the first attempt landed, the store treats the
+ * resend as a replay and pushes nothing again; if it did not, the resend applies it. Merging the
+ * failed pushes into a new batch instead would be wrong either way (a new seq counts them twice if
+ * they landed, the old seq drops the new ones). Its keys stay out of newer syncs until it is answered
+ * (`unresolved`), so a key never sees a newer seq before the resend of an older one. The limiters are
+ * not told the sync failed (no `syncFailed`): their pushes stay in flight, still counted as their
+ * own, until the resend is answered. Admits made meanwhile go out in a later sync, with a new seq.
+ *
+ * Incarnations. The store knows this gateway as `incarnation`, its id and a random nonce drawn at
+ * start; seqs count from 1 under it. A seq from the clock (as before) put a restart on a clock behind,
+ * or two live gateways with one id, below the seqs the store had applied: every sync refused as stale,
+ * or taken for a replay and dropped (issue 17, item 8). A round's first request claims the id at the
+ * store (SyncRequest.incarnationOf); a claim that finds another incarnation there, once one of ours
+ * was answered, means another live gateway uses this id: reported, never silent (noteClaim).
  *
  * Bounded memory while the store is away: nothing is queued per request. A limiter keeps only its
  * own admits since its last answered sync, and it admits only while its estimate of the window is

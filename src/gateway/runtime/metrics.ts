@@ -62,7 +62,7 @@ function createCollector(registry: Registry, p: string): Collector {
   };
   new Counter({
     name: `${p}syncs_total`,
-    help: 'Syncs the store answered.',
+    help: 'Sync requests the store answered (a sync of many keys goes out in parts, each one request).',
     labelNames: ['gateway'],
     registers,
     collect() {
@@ -95,7 +95,7 @@ function createCollector(registry: Registry, p: string): Collector {
   });
   const latency = new Histogram({
     name: `${p}sync_duration_seconds`,
-    help: 'Round trip of syncs the store answered.',
+    help: 'Round trip of sync requests (parts) the store answered.',
     labelNames: ['gateway'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers,
