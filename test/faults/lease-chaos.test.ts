@@ -71,6 +71,7 @@ class LossyStore implements AsyncStore {
   dead = false;
   lostSyncs = 0;
   lostAsks = 0;
+  onLost: (kind: 'sync' | 'ask') => void = () => {};
   private readonly rng: Random;
   constructor(
     private readonly inner: AsyncStore,
@@ -82,6 +83,7 @@ class LossyStore implements AsyncStore {
     if (this.p > 0 && this.rng.uniform() < this.p) {
       if (kind === 'sync') this.lostSyncs++;
       else this.lostAsks++;
+      this.onLost(kind);
       return new Promise((_, reject) =>
         setTimeout(() => reject(new Error(`${kind} reply lost (test)`)), 2 * TIMEOUT),
       );
@@ -137,6 +139,8 @@ interface Member {
   sawDown: boolean;
   /** Killed: what it would still decide is never answered (a crashed process answers nothing). */
   killed: boolean;
+  /** What it went through, at its decision time (printed for a window over L). */
+  log: { at: number; what: string }[];
 }
 
 interface Allowed {
@@ -144,6 +148,8 @@ interface Allowed {
   slot: number;
   life: number;
   degraded: boolean;
+  /** The request waited on the store (leases-ask's ask, or the first requests before the clock was known). */
+  waited: boolean;
 }
 
 interface Outcome {
@@ -217,13 +223,22 @@ async function chaos(design: DesignId, d: number): Promise<Outcome> {
       syncErrors: 0,
       sawDown: false,
       killed: false,
+      log: [],
     };
+    const note = (what: string) => {
+      if (m.log.length < 5000) m.log.push({ at: gw.now(), what });
+    };
+    store.onLost = (kind) => note(`${kind} reply lost`);
     gw.on('sync', (e) => {
       if (e.retry) m.retries++;
+      // plain answered syncs are every Δ: only resends are worth a line
+      if (e.retry) note(`sync ${e.seq} (resend) ok in ${Math.round(e.latencyMs)} ms`);
     });
-    gw.on('syncError', () => {
+    gw.on('syncError', (e) => {
       m.syncErrors++;
+      note(`sync ${e.seq} ${e.reason}`);
     });
+    gw.on('storeCallError', (e) => note(`${e.call} ${e.reason}`));
     gw.start();
     members.push(m);
     route[slot] = m;
@@ -244,10 +259,10 @@ async function chaos(design: DesignId, d: number): Promise<Outcome> {
   let running = true;
   let requests = 0;
   const pending: Promise<void>[] = [];
-  const decide = (m: Member, dec: Decision) => {
+  const decide = (m: Member, dec: Decision, waited = false) => {
     if (!dec.allowed || m.killed) return;
     expect(dec.at).toBeTypeOf('number');
-    allowed.push({ at: dec.at!, slot: m.slot, life: m.life, degraded: dec.degraded === true });
+    allowed.push({ at: dec.at!, slot: m.slot, life: m.life, degraded: dec.degraded === true, waited });
   };
 
   // Poisson arrivals on the one key, each to a gateway picked at random (none while a slot is dead);
@@ -273,7 +288,7 @@ async function chaos(design: DesignId, d: number): Promise<Outcome> {
         if (m === null) continue;
         requests++;
         const dec = m.gw.admitNow(KEY);
-        if (dec instanceof Promise) pending.push(dec.then((x) => decide(m, x)));
+        if (dec instanceof Promise) pending.push(dec.then((x) => decide(m, x, true)));
         else decide(m, dec);
       }
       await sleep(1);
@@ -382,7 +397,31 @@ async function chaos(design: DesignId, d: number): Promise<Outcome> {
       );
     }
   }
-  if (overAt.length > 0) console.log(`${design} timeline: ${timeline.join('; ')}`);
+  if (overAt.length > 0) {
+    console.log(`${design} timeline: ${timeline.join('; ')}`);
+    // the first window over L, admit by admit, with what the gateways that admitted in it went through
+    lo = 0;
+    for (let hi = 0; hi < sorted.length; hi++) {
+      while (sorted[hi].at - sorted[lo].at >= W) lo++;
+      if (hi - lo + 1 <= L) continue;
+      const inWin = sorted.slice(lo, hi + 1);
+      const rel = (t: number) => (t - t0).toFixed(1);
+      const lines = inWin.map(
+        (a) =>
+          `  admit ${rel(a.at)} gw ${a.slot}.${a.life}${a.degraded ? ' degraded' : ''}${a.waited ? ' waited' : ''}`,
+      );
+      const from = inWin[0].at - 2 * TTL;
+      for (const m of members)
+        for (const e of m.log)
+          if (e.at >= from && e.at <= inWin[inWin.length - 1].at)
+            lines.push(`  event ${rel(e.at)} gw ${m.slot}.${m.life}: ${e.what}`);
+      lines.sort((a, b) => Number(a.split(' ')[3]) - Number(b.split(' ')[3]));
+      console.log(
+        `${design}: the first window over L (${inWin.length}), times in ms from the start:\n${lines.slice(0, 400).join('\n')}`,
+      );
+      break;
+    }
+  }
   const stats = members.map((m) => m.gw.stats());
   return {
     design,
