@@ -19,7 +19,8 @@ import { gatewayClient, ready, sleep, worstWindow } from '../support/fault-fleet
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 /**
- * Issue 17, "Must show": the lease designs on a real redis-server under every fault at once — SCRIPT
+ * Issue 17, "Must show": the lease designs on a real redis-server under every fault at once — a 16 ms
+ * round trip on every link, SCRIPT
  * FLUSH every 100 ms, one gateway's link cut for three lease TTLs, a share of sync and ask replies lost
  * after the store applied them (the runtime times out and resends), and a gateway killed without a
  * final sync and started again with the same id — while a flood far above L hits one key. Every
@@ -27,8 +28,9 @@ import { type RedisServer, startRedisServer } from '../support/redis-server.js';
  * gateway pushes the admit with, on the store's clock), the killed gateway's included, and the log
  * the store itself kept (its sorted set, read every 200 ms). Never more than L.
  *
- * CHAOS_FAULTS=flush,cut,loss,restart (a subset) runs only those faults, to take a failure apart;
- * CHAOS_DESIGNS=leases-ask runs one design; CHAOS_SEED changes the seed.
+ * CHAOS_FAULTS=latency,flush,cut,loss,restart (a subset) runs only those faults, to take a failure apart;
+ * CHAOS_DESIGNS=leases-ask runs one design; CHAOS_SEED changes the seed; CHAOS_NEW_ID=1 restarts the
+ * killed gateway under another id (what a per-process incarnation would make the store see).
  */
 
 const L = 20;
@@ -47,7 +49,8 @@ const POLL_MS = 200;
 const LOSS = 0.1;
 const KEY = 'k';
 const SEED = Number(process.env.CHAOS_SEED ?? 17);
-const FAULTS = new Set((process.env.CHAOS_FAULTS ?? 'flush,cut,loss,restart').split(','));
+const LINK_MS = 16;
+const FAULTS = new Set((process.env.CHAOS_FAULTS ?? 'latency,flush,cut,loss,restart').split(','));
 const DESIGNS = (process.env.CHAOS_DESIGNS ?? 'leases,leases-ask').split(',') as DesignId[];
 
 let server: RedisServer;
@@ -185,7 +188,15 @@ async function noscriptCount(): Promise<number> {
 
 async function chaos(design: DesignId, d: number): Promise<Outcome> {
   const prefix = `chaos-${design}`;
-  const proxy = await FaultProxy.start({ targetPort: server.port });
+  // every gateway's link runs through its own proxy: a round trip of LINK_MS (an ask in flight while a
+  // sync is built, and requests waiting on it), and gateway 0's is the one cut
+  const half = FAULTS.has('latency') ? LINK_MS / 2 : 0;
+  const proxies = await Promise.all(
+    Array.from({ length: K }, () =>
+      FaultProxy.start({ targetPort: server.port, latencyUpMs: half, latencyDownMs: half }),
+    ),
+  );
+  const proxy = proxies[0];
   const members: Member[] = [];
   const route: (Member | null)[] = [];
   const allowed: Allowed[] = [];
@@ -194,7 +205,7 @@ async function chaos(design: DesignId, d: number): Promise<Outcome> {
   const mark = (what: string) => timeline.push(`${Date.now() - t0} ms ${what}`);
 
   const launch = async (slot: number, life: number): Promise<Member> => {
-    const client = gatewayClient(slot === 0 ? proxy.url : server.url, TIMEOUT);
+    const client = gatewayClient(proxies[slot].url, TIMEOUT);
     await ready(client);
     const store = new LossyStore(
       new RedisStore(client, { prefix: `${prefix}:` }),
@@ -359,7 +370,7 @@ async function chaos(design: DesignId, d: number): Promise<Outcome> {
   await readLog();
   for (const m of members) m.client.disconnect();
   const cuts = proxy.stats().cuts;
-  await proxy.close();
+  await Promise.all(proxies.map((x) => x.close()));
 
   // match the store's log against the decisions: every stored admit is one a gateway made
   const left = new Map<number, number>();
