@@ -44,7 +44,9 @@ const RATE = 150; // requests per second on the one key: 15 × L per W
 const FLUSH_EVERY = 100;
 const CUT_AT = 1500;
 const CUT_MS = 3 * TTL;
-const KILL_FROM = 3500;
+const KILL_FROM = 3000;
+// the restarted gateway gets at least this long (1.5 W) to show that it admits
+const RESTART_RUNS_MS = 3000;
 const POLL_MS = 200;
 const LOSS = 0.1;
 const KEY = 'k';
@@ -345,7 +347,7 @@ async function chaos(design: DesignId, d: number): Promise<Outcome> {
     ? (async () => {
         await sleep(KILL_FROM);
         const old = route[1]!;
-        for (let i = 0; i < 1000 && Date.now() - t0 < RUN_MS - 2000; i++) {
+        for (let i = 0; i < 1000 && Date.now() - t0 < RUN_MS - RESTART_RUNS_MS; i++) {
           if (old.gw.stats().unsyncedAdmits > 0) break;
           await sleep(2);
         }
