@@ -137,6 +137,8 @@ export class MemoryStore implements Store {
   }
 
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): LogAdmitReply {
+    // a cost above L can never be admitted: refused at once, adding no record and no entry
+    if (cost > policy.limit) return this.refuseOverLimit(key, policy, now);
     this.sweepDue(now);
     const rec = this.record(key, policy);
     const outstanding = rec.prune(now, policy);
@@ -154,6 +156,16 @@ export class MemoryStore implements Store {
       count === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.at(0), policy.windowMs, policy.windowKind);
     this.settle(rec, policy, now);
     return { allowed, count, oldestExpiry, now };
+  }
+
+  private refuseOverLimit(key: string, policy: Policy, now: number): LogAdmitReply {
+    const rec = this.peek(key);
+    if (rec === undefined) return { allowed: false, count: 0, oldestExpiry: Number.POSITIVE_INFINITY, now };
+    rec.prune(now, policy); // drops only what no longer counts
+    const count = rec.log.size;
+    const oldestExpiry =
+      count === 0 ? Number.POSITIVE_INFINITY : expiryOf(rec.log.at(0), policy.windowMs, policy.windowKind);
+    return { allowed: false, count, oldestExpiry, now };
   }
 
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): void {

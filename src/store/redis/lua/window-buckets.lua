@@ -62,7 +62,7 @@ local function add(log, _m, times, counts)
   for f, b in pairs(byField) do
     if b.dirty then
       w[#w + 1] = f
-      w[#w + 1] = b[2] .. ':' .. num(b[4])
+      w[#w + 1] = string.format('%.0f', b[2]) .. ':' .. num(b[4])
       b.dirty = nil
     end
   end
@@ -70,13 +70,27 @@ local function add(log, _m, times, counts)
   table.sort(live, byExpiry)
 end
 
--- A central-log call's admits: a bucket keeps counts, not names.
+-- A central-log call's admits: a bucket keeps counts, not names. Returns the admits added.
 local function addCall(log, m, t, cost, _gw, _seq)
-  local times = {}
-  for i = 1, cost do
-    times[i] = t
+  add(log, m, { t }, { cost })
+  return cost
+end
+
+-- The count at NOW and the oldest counted admit's expiry (nil if none), writing nothing.
+local function peek(log)
+  local all = redis.call('HGETALL', log)
+  local n, first = 0, nil
+  for i = 1, #all, 2 do
+    local c, t = string.match(all[i + 1], '^(%d+):(.+)$')
+    local e = expiry(tonumber(t))
+    if e > NOW then
+      n = n + tonumber(c)
+      if first == nil or e < first then
+        first = e
+      end
+    end
   end
-  add(log, m, times)
+  return n, first
 end
 
 -- Compact mode cannot tell a call's admits from others in its bucket: none are removed (the void
