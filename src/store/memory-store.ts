@@ -13,6 +13,7 @@ import type {
   SyncRequest,
   SyncResult,
 } from './contract.js';
+import { requireCost } from './require-cost.js';
 
 interface Lease {
   /** The gateway holding it (its key in the leases map): prune walks the values without entry pairs. */
@@ -137,6 +138,7 @@ export class MemoryStore implements Store {
   }
 
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): LogAdmitReply {
+    requireCost(cost);
     // a cost above L can never be admitted: refused at once, adding no record and no entry
     if (cost > policy.limit) return this.refuseOverLimit(key, policy, now);
     this.sweepDue(now);

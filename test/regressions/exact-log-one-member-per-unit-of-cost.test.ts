@@ -155,3 +155,17 @@ describe('runs keep the count exact: RedisStore answers as MemoryStore', () => {
     expect((await store.logAdmit('k', policy, 1002, 1)).count).toBe(1001);
   });
 });
+
+describe('a cost that is not a positive integer never reaches the count', () => {
+  for (const cost of [0, -5, 1.5, Number.NaN]) {
+    it(`cost ${cost} is a RangeError on both stores, and the count is unchanged`, async () => {
+      const store = fx.store({ clock: 'caller' });
+      await store.logAdmit('k', policy, 1000, 3);
+      await expect(store.logAdmit('k', policy, 1001, cost, { gatewayId: 'gw', seq: 1 })).rejects.toThrow(
+        RangeError,
+      );
+      expect((await store.logAdmit('k', policy, 1002, 1)).count).toBe(4);
+      expect(() => new MemoryStore().logAdmit('k', policy, 1000, cost)).toThrow(RangeError);
+    });
+  }
+});

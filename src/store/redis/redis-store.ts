@@ -12,6 +12,7 @@ import type {
   SyncRequest,
   SyncResult,
 } from '../contract.js';
+import { requireCost } from '../require-cost.js';
 import { type KeyNames, keyNames } from './key-names.js';
 import {
   type RedisStoreOptions,
@@ -86,6 +87,7 @@ export class RedisStore implements AsyncStore {
     cost: number,
     call?: LogCall,
   ): Promise<LogAdmitReply> {
+    requireCost(cost);
     const k = this.keyNames(key);
     const args = [
       ...this.head(policy, now),

@@ -14,6 +14,11 @@ local log = KEYS[1]
 local cost = tonumber(ARGV[7])
 local gw = ARGV[8]
 
+-- A count kept beside the log must never take a cost that is not a positive integer.
+if cost == nil or cost < 1 or cost % 1 ~= 0 then
+  return redis.error_reply('ERR cost must be a positive integer, got ' .. ARGV[7])
+end
+
 -- A cost above L can never be admitted: refused at once, whatever the window holds, writing nothing.
 if cost > LIMIT then
   local count, first = peek(log)
