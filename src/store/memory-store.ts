@@ -148,7 +148,11 @@ export class MemoryStore implements Store {
     const v = call === undefined ? undefined : rec.voided?.get(call.gatewayId);
     const isVoid = v !== undefined && call!.seq <= v.upTo;
     const allowed = !isVoid && log.size + outstanding + cost <= policy.limit;
-    if (allowed) for (let i = 0; i < cost; i++) log.insert(now);
+    // a call's admits go in at once: the work is one move of the tail, not one per unit of cost
+    if (allowed) {
+      if (cost === 1) log.insert(now);
+      else log.insertMany(now, cost);
+    }
     if (allowed && call !== undefined) {
       rec.calls ??= [];
       rec.calls.push({ gw: call.gatewayId, seq: call.seq, t: now, cost });
@@ -178,7 +182,7 @@ export class MemoryStore implements Store {
       const i = rec.calls?.findIndex((c) => c.gw === gatewayId && c.seq === v.seq) ?? -1;
       if (i >= 0) {
         const c = rec.calls![i];
-        for (let n = 0; n < c.cost; n++) rec.log.removeOne(c.t);
+        rec.log.removeMany(c.t, c.cost);
         rec.calls!.splice(i, 1);
       }
       // a call still on its way is refused when it lands, for a window from now
