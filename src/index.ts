@@ -22,5 +22,6 @@ export { createGateway, Gateway, type SyncStats } from './gateway/gateway.js';
 export { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from './gateway/options.js';
 export * from './gateway/runtime/index.js';
 export type * from './store/contract.js';
+export { type AnyStore, asAsyncStore } from './store/async-adapter.js';
 export { MemoryStore } from './store/memory-store.js';
 export { expiryOf } from './window/expiry.js';

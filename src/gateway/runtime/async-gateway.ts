@@ -11,7 +11,8 @@ import {
 } from '../../config.js';
 import { createKeyLimiter } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
-import type { AsyncStore, LogVoid, SyncEntry, SyncRequest } from '../../store/contract.js';
+import { type AnyStore, asAsyncStore } from '../../store/async-adapter.js';
+import type { AsyncStore, LogVoid, Store, SyncEntry, SyncRequest } from '../../store/contract.js';
 import { LruMap } from '../../util/lru-map.js';
 import { Slicer } from '../../util/slicer.js';
 import type { Decision } from '../decision.js';
@@ -39,7 +40,8 @@ export type FailMode = 'local' | 'closed' | 'open';
 const FAIL_MODES: readonly FailMode[] = ['local', 'closed', 'open'];
 
 export interface AsyncGatewayOptions extends GatewayOptions {
-  store: AsyncStore;
+  /** The shared store: Redis (RedisStore), or the in-memory MemoryStore for one process, tests and demos. */
+  store: AsyncStore | Store;
   /** @default 'local' */
   failMode?: FailMode;
   /** A store call slower than this, in ms, counts as failed: syncs and request-path calls alike. @default 200 */
@@ -1084,5 +1086,6 @@ function requireStore(s: unknown): AsyncStore {
   ) {
     throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit, ask and voidLogAdmits)');
   }
-  return o as AsyncStore;
+  // a synchronous Store (MemoryStore) too: one code path, every call a promise
+  return asAsyncStore(o as AnyStore);
 }
