@@ -12,7 +12,8 @@ export interface Decision {
   /**
    * The async runtime: the instant of the decision on the gateway's decision clock (the store's time
    * as this gateway estimates it). An admit is pushed to the store with this time, and the store ages
-   * it out W later on its own clock.
+   * it out W later on its own clock. central-log's admits are made at the store: there it is the
+   * store's own stamp of the admit (LogAdmitReply.now), not the gateway's clock when the reply came.
    */
   at?: number;
 }

@@ -492,7 +492,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       }
       this.storeAnswered(t1);
       this.learnOffset(r.value.now, now, t0, t1);
-      const at = this.now();
+      // The admit's instant is the store's stamp, the time the log holds it at and ages it out by:
+      // the decision clock after the reply is later by the reply's way back, and a window judged on
+      // that saw admits over L that the store never counted (regression:
+      // test/regressions/central-log-at-is-gateway-clock.test.ts).
+      const at = Number.isFinite(r.value.now) ? r.value.now : this.now();
       return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at), false);
     }
     const asking = this.asks.get(key);
