@@ -5,8 +5,17 @@ export interface Decision {
   remaining: number;
   /** Milliseconds until the next slot frees up, as this gateway sees it. */
   resetMs: number;
-  /** On a rejection: milliseconds until a retry may succeed (next expiry or next sync). */
+  /**
+   * On a rejection: milliseconds until a retry may succeed (next expiry or next sync). Absent when
+   * no retry can (exceedsLimit).
+   */
   retryAfterMs?: number;
+  /**
+   * The request costs more than the limit admits in any window (L; split: ceil(L/K)), so it can never
+   * be admitted: rejected at once, without the store and without touching the key's state, and
+   * without retryAfterMs (the middleware sends its 429 without Retry-After).
+   */
+  exceedsLimit?: true;
   /** True when the decision was made without the store (fail modes, in the runtime). */
   degraded?: boolean;
   /**

@@ -111,3 +111,13 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
   const fleet = { policy, gateways, syncMs, leaseTtlMs, horizonMs } as ResolvedOptions['fleet'];
   return { id: o.id, design: design as DesignId, policy: policy as Policy, fleet };
 }
+
+/**
+ * The most one request may cost: a request costing more can never be admitted, so the gateways
+ * answer it at once, denied, without the store (see Decision.exceedsLimit). L; for split, each
+ * gateway's own share ceil(L/K), the most it ever admits in a window.
+ */
+export function maxRequestCost(o: ResolvedOptions): number {
+  const { limit } = o.policy;
+  return o.design === 'split' ? Math.ceil(limit / o.fleet.gateways) : limit;
+}

@@ -19,7 +19,12 @@ import type { AsyncStore, LogVoid, Store, SyncEntry, SyncRequest } from '../../s
 import { LruMap } from '../../util/lru-map.js';
 import { Slicer } from '../../util/slicer.js';
 import type { Decision } from '../decision.js';
-import { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from '../options.js';
+import {
+  type GatewayOptions,
+  maxRequestCost,
+  type ResolvedOptions,
+  resolveGatewayOptions,
+} from '../options.js';
 import { Fallback, mergeAscending } from './fallback.js';
 import { type MetricsOptions, metricsHandler, registerGatewayMetrics } from './metrics.js';
 import { withTimeout } from './timeout.js';
@@ -198,6 +203,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   readonly maxKeys: number;
 
   private readonly store: AsyncStore;
+  /** A request costing more is never admitted (maxRequestCost). */
+  private readonly maxCost: number;
   private readonly clock: () => number;
   private readonly random: () => number;
   /** Least recently used first (the key cap drops those first). */
@@ -283,6 +290,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.waitForClock = waitsForClock(this.store, this.options.design);
     this.random = random as () => number;
     this.maxKeys = maxKeys as number;
+    this.maxCost = maxRequestCost(this.options);
     this.createdAt = this.clock();
     // A restarted gateway keeps its id; starting the seq at the clock keeps it ahead of every seq the
     // store saw from the previous run (at most one per sync, and Δ is well over a millisecond).
@@ -348,6 +356,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   admitNow(key: string, cost = 1): Decision | Promise<Decision> {
     requireKey(key);
     requireCost(cost);
+    if (cost > this.maxCost) return this.overLimit(key);
     if (this.waitForClock) return this.afterClock(key, cost);
     // one clock read per request: it is the costly part of a local decision (tens of ns)
     const local = this.clock();
@@ -372,6 +381,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   allowNow(key: string, cost = 1): boolean | Promise<boolean> {
     requireKey(key);
     requireCost(cost);
+    if (cost > this.maxCost) return this.overLimit(key).allowed;
     if (this.waitForClock) return this.afterClock(key, cost).then((d) => d.allowed);
     const local = this.clock();
     const now = this.timeAt(local);
@@ -390,6 +400,27 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       return false;
     }
     return this.viaStore(key, lim, now, cost).then((d) => d.allowed);
+  }
+
+  /**
+   * A request that costs more than can ever be admitted (Decision.exceedsLimit): denied at once, in
+   * every fail mode, without the store (no log entry, no ask) and without creating or counting into
+   * the key's state, which is only read for the headers. No retryAfterMs: no retry can succeed.
+   */
+  private overLimit(key: string): Decision {
+    const now = this.now();
+    const held = this.keys.get(key);
+    const lim = held ?? createKeyLimiter(this.options.design, this.options.fleet, now);
+    const resetAt = lim.resetAt(now);
+    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+    const d: Decision = {
+      allowed: false,
+      remaining: lim.remaining(now),
+      resetMs,
+      at: now,
+      exceedsLimit: true,
+    };
+    return this.count(d, false);
   }
 
   /** This request is decided by the fail mode: the store is away, or the key still has outage admits to push. */
