@@ -40,12 +40,15 @@ export const HTTP_FILE_FIELDS: readonly string[] = [
   'policyName',
   'legacyHeaders',
   'standardHeaders',
+  'onInvalidKey',
+  'onInvalidCost',
 ];
 
+/** The middleware's options a file can hold (a fallback function for a bad key or cost is code). */
 export type HttpFileOptions = Pick<
   RateLimitHttpOptions,
   'trustedProxies' | 'policyName' | 'legacyHeaders' | 'standardHeaders'
->;
+> & { onInvalidKey?: 'reject' | 'skip'; onInvalidCost?: 'reject' | 'skip' };
 
 /** A configuration that passed every check: its sections, ready to pass on. */
 export interface LoadedConfig {
@@ -120,6 +123,13 @@ export function loadConfig(raw: unknown): LoadedConfig {
         c.check(() => within('http', () => new TrustedProxies(h.trustedProxies as string[])));
       }
       if (h.policyName !== undefined) c.check(() => sfString(h.policyName as string, 'http.policyName'));
+      for (const f of ['onInvalidKey', 'onInvalidCost'] as const) {
+        if (h[f] !== undefined && h[f] !== 'reject' && h[f] !== 'skip') {
+          c.check(() => {
+            throw new ConfigError(`http.${f}`, `must be "reject" or "skip", got ${JSON.stringify(h[f])}`);
+          });
+        }
+      }
       for (const f of ['legacyHeaders', 'standardHeaders'] as const) {
         if (h[f] !== undefined && typeof h[f] !== 'boolean') {
           c.check(() => {

@@ -166,10 +166,18 @@ export function requireKey(key: unknown): string {
   return key as string;
 }
 
+/** What is wrong with a request's key, or null if nothing is (the middleware answers it as a 400). */
+export function keyProblem(key: unknown): string | null {
+  if (typeof key !== 'string') return `key must be a string, got ${show(key)}`;
+  if (key.length === 0) return 'key must not be empty';
+  if (key.length > MAX_KEY_LENGTH) {
+    return `key is ${key.length} characters long; the maximum is ${MAX_KEY_LENGTH}`;
+  }
+  return null;
+}
+
 function badKey(key: unknown): never {
-  if (typeof key !== 'string') throw new KeyError(`key must be a string, got ${show(key)}`);
-  if (key.length === 0) throw new KeyError('key must not be empty');
-  throw new KeyError(`key is ${key.length} characters long; the maximum is ${MAX_KEY_LENGTH}`);
+  throw new KeyError(keyProblem(key) ?? 'key is not valid');
 }
 
 export class KeyError extends Error {
@@ -183,6 +191,12 @@ export class KeyError extends Error {
 export function requireCost(cost: unknown): number {
   if (typeof cost !== 'number' || !Number.isInteger(cost) || cost < 1) badCost(cost);
   return cost as number;
+}
+
+/** What is wrong with a request's cost, or null if nothing is (the middleware answers it as a 400). */
+export function costProblem(cost: unknown): string | null {
+  if (typeof cost === 'number' && Number.isInteger(cost) && cost >= 1) return null;
+  return `cost must be a positive integer, got ${show(cost)}`;
 }
 
 function badCost(cost: unknown): never {
