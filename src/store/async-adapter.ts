@@ -1,14 +1,4 @@
-import type { Policy } from '../config.js';
-import type {
-  AskReply,
-  AsyncStore,
-  LogAdmitReply,
-  LogCall,
-  LogVoid,
-  Store,
-  SyncRequest,
-  SyncResult,
-} from './contract.js';
+import type { AskReply, AsyncStore, LogAdmitReply, Store, SyncResult } from './contract.js';
 
 /** A store the async runtime takes: the network one (AsyncStore) or the in-process one (Store). */
 export type AnyStore = AsyncStore | Store;
@@ -25,15 +15,14 @@ export type AnyStore = AsyncStore | Store;
 export function asAsyncStore(store: AnyStore): AsyncStore {
   if (ADAPTED.has(store as AsyncStore)) return store as AsyncStore;
   const s = store as Store & AsyncStore;
+  // every argument passed on as given, so that an argument the contract gains (ask's seq) is never dropped
   const adapted: AsyncStore = {
     clock: s.clock ?? 'caller',
-    logAdmit: (key: string, policy: Policy, now: number, cost: number, call?: LogCall) =>
-      settle<LogAdmitReply>(() => s.logAdmit(key, policy, now, cost, call)),
-    voidLogAdmits: (gatewayId: string, policy: Policy, voids: LogVoid[], now: number) =>
-      settle<void>(() => s.voidLogAdmits(gatewayId, policy, voids, now)),
-    sync: (req: SyncRequest, now: number) => settle<SyncResult>(() => s.sync(req, now)),
-    ask: (gatewayId: string, key: string, policy: Policy, leaseTtlMs: number, n: number, now: number) =>
-      settle<AskReply>(() => s.ask(gatewayId, key, policy, leaseTtlMs, n, now)),
+    logAdmit: (...a: Parameters<AsyncStore['logAdmit']>) => settle<LogAdmitReply>(() => s.logAdmit(...a)),
+    voidLogAdmits: (...a: Parameters<AsyncStore['voidLogAdmits']>) =>
+      settle<void>(() => s.voidLogAdmits(...a)),
+    sync: (...a: Parameters<AsyncStore['sync']>) => settle<SyncResult>(() => s.sync(...a)),
+    ask: (...a: Parameters<AsyncStore['ask']>) => settle<AskReply>(() => s.ask(...a)),
   };
   ADAPTED.add(adapted);
   return adapted;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DESIGN_IDS } from '../../src/config.js';
 import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
+import { asAsyncStore } from '../../src/store/async-adapter.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 
 /**
@@ -53,6 +54,34 @@ describe('regression: the async runtime over the in-memory store', () => {
       expect(await gw.stop()).toBe(true);
     });
   }
+
+  it("the adapter passes every argument on, and an async store's promise through", async () => {
+    const seen: unknown[][] = [];
+    const reply = Promise.resolve({ granted: 1, grantExpiresAt: 5, now: 1 });
+    const s = asAsyncStore({
+      ask: (...a: unknown[]) => {
+        seen.push(a);
+        return reply;
+      },
+      sync: () => ({ now: 0, replies: [] }),
+      logAdmit: () => ({ allowed: true, count: 1, oldestExpiry: 2, now: 0 }),
+      voidLogAdmits: () => {},
+      keyCount: 0,
+    } as unknown as MemoryStore);
+    const policy = { limit: 1, windowMs: 10, windowKind: 'sliding' as const };
+    // a seventh argument (the contract's ask gains a seq) reaches the store
+    const ask = s.ask as (...a: unknown[]) => unknown;
+    expect(ask('g', 'k', policy, 100, 1, 0, 7)).toBe(reply);
+    expect(seen[0]).toEqual(['g', 'k', policy, 100, 1, 0, 7]);
+    expect(
+      await s.sync({ gatewayId: 'g', seq: 1, policy, leaseTtlMs: 1, horizonMs: 1, entries: [] }, 0),
+    ).toEqual({
+      now: 0,
+      replies: [],
+    });
+    expect(s.clock).toBe('caller');
+    expect(asAsyncStore(s)).toBe(s);
+  });
 
   it('a store that throws synchronously is a failed store call, not a crash', async () => {
     const store = new MemoryStore();
