@@ -17,7 +17,7 @@ export interface GatewayOptions {
   design: DesignId;
   /** L: admits allowed per window per key. */
   limit: number;
-  /** W: the window, in milliseconds. */
+  /** W: the window, in milliseconds; at most 2^31 − 1 (MAX_WINDOW_MS, 24.8 days). */
   windowMs: number;
   /** @default 'sliding' */
   windowKind?: 'sliding' | 'fixed';

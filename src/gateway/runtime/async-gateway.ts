@@ -52,7 +52,10 @@ export interface AsyncGatewayOptions extends GatewayOptions {
   store: AsyncStore | Store;
   /** @default 'local' */
   failMode?: FailMode;
-  /** A store call slower than this, in ms, counts as failed: syncs and request-path calls alike. @default 200 */
+  /**
+   * A store call slower than this, in ms, counts as failed: syncs and request-path calls alike. At most
+   * 2^31 − 1 (a longer Node timer fires at once). @default 200
+   */
   storeTimeoutMs?: number;
   /**
    * The store counts as unreachable once the last good store reply is older than this, in ms; at most
