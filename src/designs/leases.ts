@@ -5,7 +5,8 @@ import { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdic
 /**
  * leases: a gateway admits only within slots the store granted it. At each sync it pushes its
  * admits, hands back unused slots and asks for ceil(1.5 × m) + 1, where m is an exponentially
- * weighted mean of its per-interval arrival counts with time constant W. The store never grants
+ * weighted mean of its per-interval arrival counts with time constant W — at every sync, quiet or not,
+ * so a key keeps a slot for its next request (and its state: see isIdle). The store never grants
  * past L (admitted in the window + outstanding <= L), so no window ever holds more than L.
  *
  * leases-ask: the same, but a gateway that saw no arrivals since its last sync asks for nothing,
@@ -158,10 +159,13 @@ export class LeaseKey implements KeyLimiter {
     }
   }
 
-  /** What a sync at `now` asks for, given the mean after this interval. */
-  private askAt(now: number, arrivals: number, mean: number): number {
-    const quiet = this.askWhenEmpty ? arrivals === 0 : now - this.lastArrivalAt >= this.p.policy.windowMs;
-    return quiet ? 0 : Math.ceil(1.5 * mean) + 1;
+  /**
+   * What a sync asks for, given the mean after this interval: the studied rule, ceil(1.5·m) + 1, at
+   * every sync for leases, however long the key has been quiet (so it keeps at least one slot while
+   * the store has one: see isIdle); leases-ask asks nothing after an interval without arrivals.
+   */
+  private askAt(_now: number, arrivals: number, mean: number): number {
+    return this.askWhenEmpty && arrivals === 0 ? 0 : Math.ceil(1.5 * mean) + 1;
   }
 
   /**
@@ -176,28 +180,30 @@ export class LeaseKey implements KeyLimiter {
   idleRun(at: (i: number) => number, count: number, storeFull: boolean): number {
     if (count <= 0 || this.arrivals !== 0 || this.pending.size > 0 || this.inflight.length > 0) return 0;
     const held = this.slots(at(0));
-    // A sync a whole window after the last arrival is quiet: leases asks for nothing then, which is
-    // never what a gateway holding slots holds, and a gateway holding none drops the key (the run
-    // stops before it). Instants only grow, so the syncs before it are a prefix.
-    const windowMs = this.p.policy.windowMs;
-    // instants Δ apart (the usual case): the count is a division away, which prefixLength confirms
-    const quietGuess = Math.ceil((this.lastArrivalAt + windowMs - at(0)) / this.p.syncMs);
-    const quietFrom = prefixLength(count, (i) => at(i) - this.lastArrivalAt < windowMs, quietGuess);
+    // A gateway holding no slot goes idle (and drops the key) at the first sync a whole window after
+    // its last arrival; the run stops before it. Instants only grow, so the syncs before it are a prefix.
+    const quietFrom = () => {
+      const windowMs = this.p.policy.windowMs;
+      // instants Δ apart (the usual case): the count is a division away, which prefixLength confirms
+      const quietGuess = Math.ceil((this.lastArrivalAt + windowMs - at(0)) / this.p.syncMs);
+      return prefixLength(count, (i) => at(i) - this.lastArrivalAt < windowMs, quietGuess);
+    };
     // leases-ask asks for nothing at a sync without arrivals: the same answer only while it holds none
-    if (this.askWhenEmpty) return held === 0 ? quietFrom : 0;
-    if (quietFrom === 0) return 0;
-    // Otherwise it asks ceil(1.5·m) + 1 with the mean m after i + 1 more idle intervals, which only
-    // falls as i grows. The syncs that qualify ask exactly what it holds (or, when the store is full,
-    // at least that): given the first does, that is the prefix while the ask stays at or above it.
+    if (this.askWhenEmpty) return held === 0 ? quietFrom() : 0;
+    // leases asks ceil(1.5·m) + 1 with the mean m after i + 1 more idle intervals, which only falls
+    // as i grows. The syncs that qualify ask exactly what it holds (or, when the store is full, at
+    // least that): given the first does, that is the prefix while the ask stays at or above it.
     const j0 = this.idleIntervals + 1;
     const ask = (i: number) => Math.ceil(1.5 * (this.meanBase * this.decayPow(j0 + i))) + 1;
     const first = ask(0);
     if (storeFull ? first < held : first !== held) return 0;
-    if (held <= 1) return quietFrom;
+    // the ask is at least 1: only a gateway the full store granted nothing can hold none
+    const span = held === 0 ? quietFrom() : count;
+    if (held <= 1 || span === 0) return span;
     // ask(i) >= held ⇔ meanBase·decay^(j0+i) > (held − 2)/1.5: solved with logarithms for a guess,
     // which prefixLength confirms with the exact test (and bisects if rounding put it off)
     const guess = Math.floor(Math.log((held - 2) / 1.5 / this.meanBase) / this.logDecay) - j0 + 1;
-    return prefixLength(quietFrom, (i) => ask(i) >= held, guess);
+    return prefixLength(span, (i) => ask(i) >= held, guess);
   }
 
   /** Applies n idle syncs, the last at `last`, each answered with `held` slots (see idleRun). */
@@ -259,6 +265,12 @@ export class LeaseKey implements KeyLimiter {
     return this.pending.size + this.inflight.length;
   }
 
+  /**
+   * Nothing left of the key here. A leases key always asks for a slot, so it is idle only once the
+   * store had none to grant it and it has been quiet for W; until then the key cap (async runtime)
+   * is what lets it go (its grant then lapses at the store). A leases-ask key holds none after its
+   * first sync without arrivals.
+   */
   isIdle(now: number): boolean {
     return (
       this.pending.size === 0 &&

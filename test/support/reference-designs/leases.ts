@@ -1,7 +1,8 @@
 /**
  * A frozen copy of src/designs/leases.ts as it was before the decision-cost work (commit 2cebc56): the
  * uncached, array-based reference that test/designs.cached.property.test.ts checks the optimised
- * classes against, call by call. Keep it as it is: it is the specification, not production code.
+ * classes against, call by call. Keep it as it is: it is the specification, not production code. One
+ * change since: the leases ask rule (askAt), which the specification got wrong against the study.
  */
 
 import {
@@ -150,9 +151,13 @@ export class LeaseKey implements KeyLimiter {
     }
   }
 
-  /** What a sync at `now` asks for, given the mean after this interval. */
-  private askAt(now: number, arrivals: number, mean: number): number {
-    const quiet = this.askWhenEmpty ? arrivals === 0 : now - this.lastArrivalAt >= this.p.policy.windowMs;
+  /**
+   * What a sync at `now` asks for, given the mean after this interval. Changed since the freeze (issue
+   * 17, item 4): leases follows the studied rule, ceil(1.5·m) + 1 at every sync, quiet or not (it
+   * asked 0 a window after its last arrival); leases-ask still asks 0 after an interval without arrivals.
+   */
+  private askAt(_now: number, arrivals: number, mean: number): number {
+    const quiet = this.askWhenEmpty && arrivals === 0;
     return quiet ? 0 : Math.ceil(1.5 * mean) + 1;
   }
 
