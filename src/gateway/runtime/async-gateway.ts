@@ -592,11 +592,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       // none of this grant (regression: test/regression-lease-ask-races-sync.test.ts). A resend of a
       // sync built before the ask does not take it back (the grant's tag; regression:
       // test/regressions/leases-ask-resent-sync-releases-later-ask.test.ts).
-      // A sync built since the ask went out releases the parts tagged below its seq, this ask's among
-      // them: none of it is spent. (The limiter's own check goes by the last request that found no
-      // slot, which may have come after that sync and waited on this ask; regression:
-      // test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts.)
-      const reply = this.seq === seq ? this.withLapseMargin(r.value) : { ...r.value, granted: 0 };
+      // (A sync built for this key since the ask went out releases the parts tagged below its seq,
+      // this ask's among them: the limiter spends none of it, by the sync it recorded in askSize;
+      // regression: test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts.)
+      const reply = this.withLapseMargin(r.value);
       const allowed = lim.onAskReply(reply, at, cost);
       if (allowed) this.limiterUnsynced += cost;
       return this.count(this.fromLimiter(lim, allowed, at), false);
