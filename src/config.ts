@@ -34,6 +34,76 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Several bad fields at once, so a configuration is fixed in one go: one line per error. It is a
+ * ConfigError too, named after the first field.
+ */
+export class ConfigErrors extends ConfigError {
+  constructor(readonly errors: readonly ConfigError[]) {
+    super(errors[0].field, errors[0].message.slice(errors[0].field.length + 2));
+    this.message = errors.map((e) => e.message).join('\n');
+    this.name = 'ConfigErrors';
+  }
+}
+
+/**
+ * Collects the ConfigErrors of independent checks instead of stopping at the first; `done` throws
+ * them all (one ConfigError as itself). Any other exception is a fault and goes straight through.
+ */
+export class ConfigChecks {
+  readonly errors: ConfigError[] = [];
+
+  /** The check's value, or undefined when it failed (its error is kept). */
+  check<T>(f: () => T): T | undefined {
+    try {
+      return f();
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      if (e instanceof ConfigErrors) this.errors.push(...e.errors);
+      else this.errors.push(e);
+      return undefined;
+    }
+  }
+
+  get ok(): boolean {
+    return this.errors.length === 0;
+  }
+
+  done(): void {
+    if (this.errors.length === 1) throw this.errors[0];
+    if (this.errors.length > 1) throw new ConfigErrors(this.errors);
+  }
+}
+
+/**
+ * The longest window: 2^31 − 1 ms (24.8 days). A Node timer takes at most that (a longer one fires
+ * after 1 ms), and the runtime sets timers up to Δ <= W and staleAfterMs <= W; the stores add W to
+ * epoch milliseconds, exact in doubles and in Redis's integers far past it. 1e300 broke every sync.
+ */
+export const MAX_WINDOW_MS = 2 ** 31 - 1;
+/** The longest timer Node sets (see MAX_WINDOW_MS); also bounds storeTimeoutMs. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * The shortest sync interval. Node's timers count whole milliseconds (a shorter interval runs every
+ * 1 ms, as fast as the event loop goes: 0.01 ran 675 syncs/s); a whole Δ of 1 ms is already a sync
+ * per millisecond per gateway.
+ */
+export const MIN_SYNC_MS = 1;
+
+/** An unknown option name (a typo such as `syncMS`) is refused, never ignored. */
+export function requireKnownFields(
+  where: string,
+  o: Record<string, unknown>,
+  fields: readonly string[],
+  checks: ConfigChecks,
+): void {
+  for (const k of Object.keys(o)) {
+    if (fields.includes(k)) continue;
+    const name = where === '' ? k : `${where}.${k}`;
+    checks.errors.push(new ConfigError(name, `is not an option; expected one of ${fields.join(', ')}`));
+  }
+}
+
 function show(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
@@ -69,12 +139,24 @@ export function requireWindowKind(field: string, v: unknown): WindowKind {
   return v;
 }
 
+export function requireWindowMs(field: string, v: unknown): number {
+  const w = requirePositiveFinite(field, v);
+  if (w > MAX_WINDOW_MS) {
+    throw new ConfigError(field, `must be at most ${MAX_WINDOW_MS} ms (2^31 − 1, 24.8 days), got ${w}`);
+  }
+  return w;
+}
+
+/** Every field is checked; all bad ones are reported together (ConfigErrors). */
 export function makePolicy(limit: unknown, windowMs: unknown, windowKind: unknown = 'sliding'): Policy {
-  return {
-    limit: requirePositiveInteger('limit', limit),
-    windowMs: requirePositiveFinite('windowMs', windowMs),
-    windowKind: requireWindowKind('windowKind', windowKind),
+  const c = new ConfigChecks();
+  const policy = {
+    limit: c.check(() => requirePositiveInteger('limit', limit)),
+    windowMs: c.check(() => requireWindowMs('windowMs', windowMs)),
+    windowKind: c.check(() => requireWindowKind('windowKind', windowKind)),
   };
+  c.done();
+  return policy as Policy;
 }
 
 /** Throws a KeyError naming the problem; returns the key unchanged. */
@@ -84,10 +166,18 @@ export function requireKey(key: unknown): string {
   return key as string;
 }
 
+/** What is wrong with a request's key, or null if nothing is (the middleware answers it as a 400). */
+export function keyProblem(key: unknown): string | null {
+  if (typeof key !== 'string') return `key must be a string, got ${show(key)}`;
+  if (key.length === 0) return 'key must not be empty';
+  if (key.length > MAX_KEY_LENGTH) {
+    return `key is ${key.length} characters long; the maximum is ${MAX_KEY_LENGTH}`;
+  }
+  return null;
+}
+
 function badKey(key: unknown): never {
-  if (typeof key !== 'string') throw new KeyError(`key must be a string, got ${show(key)}`);
-  if (key.length === 0) throw new KeyError('key must not be empty');
-  throw new KeyError(`key is ${key.length} characters long; the maximum is ${MAX_KEY_LENGTH}`);
+  throw new KeyError(keyProblem(key) ?? 'key is not valid');
 }
 
 export class KeyError extends Error {
@@ -101,6 +191,12 @@ export class KeyError extends Error {
 export function requireCost(cost: unknown): number {
   if (typeof cost !== 'number' || !Number.isInteger(cost) || cost < 1) badCost(cost);
   return cost as number;
+}
+
+/** What is wrong with a request's cost, or null if nothing is (the middleware answers it as a 400). */
+export function costProblem(cost: unknown): string | null {
+  if (typeof cost === 'number' && Number.isInteger(cost) && cost >= 1) return null;
+  return `cost must be a positive integer, got ${show(cost)}`;
 }
 
 function badCost(cost: unknown): never {

@@ -27,9 +27,10 @@ describe('leases-ask: an ask that races a sync', () => {
       entries: entries.filter((e) => e !== null),
     });
 
-    expect(lim.decide(1, 1)).toBe(NEED_STORE); // no slots: ask the store...
+    expect(lim.decide(1, 1)).toBe(NEED_STORE); // no slots: ask the store (askSize: the ask goes out)...
+    const size = lim.askSize(1);
     const sync = lim.syncEntry('k', 2); // ...and the timer starts a sync before the ask is answered
-    const askReply = store.ask('a', 'k', policy, fleet.leaseTtlMs, lim.askSize(1), 1); // applied first
+    const askReply = store.ask('a', 'k', policy, fleet.leaseTtlMs, size, 1); // applied first
     const syncReply = store.sync(req(1, [sync]), 2).replies[0]; // releases everything the gateway held
     expect(lim.onAskReply(askReply, 3, 1)).toBe(false);
     lim.applySync(syncReply, 4);

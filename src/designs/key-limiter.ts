@@ -44,7 +44,7 @@ export interface KeyLimiter {
    * without counting the arrival twice). Designs whose requests never wait on another's call omit it.
    */
   decideAgain?(now: number, cost: number): Verdict;
-  /** Slots the NEED_STORE call asks for (leases-ask). */
+  /** Slots the NEED_STORE call asks for (leases-ask); called once per ask, right before it goes out. */
   askSize(cost: number): number;
   noteRejected(n: number, now: number): void;
   nextChangeAt(now: number): number;

@@ -3,7 +3,12 @@ import { createKeyLimiter } from '../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter } from '../designs/key-limiter.js';
 import type { Store, SyncEntry } from '../store/contract.js';
 import type { Decision } from './decision.js';
-import { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from './options.js';
+import {
+  type GatewayOptions,
+  maxRequestCost,
+  type ResolvedOptions,
+  resolveGatewayOptions,
+} from './options.js';
 
 export interface SyncStats {
   /** Keys exchanged with the store in this sync. */
@@ -22,6 +27,8 @@ export class Gateway {
   private readonly keys = new Map<string, KeyLimiter>();
   private seq = 0;
   private lastSyncAt = Number.NaN;
+  /** A request costing more is never admitted (maxRequestCost). */
+  private readonly maxCost: number;
 
   constructor(
     opts: GatewayOptions,
@@ -29,6 +36,7 @@ export class Gateway {
   ) {
     this.options = resolveGatewayOptions(opts);
     this.id = this.options.id;
+    this.maxCost = maxRequestCost(this.options);
   }
 
   /** Keys this gateway holds state for. */
@@ -41,6 +49,7 @@ export class Gateway {
    * keep it. `allow` makes the same decision without building it.
    */
   admit(key: string, now: number, cost = 1): Decision {
+    if (cost > this.maxCost) return this.overLimit(key, now, cost);
     const lim = this.limiterOf(key, now, cost);
     const v = lim.decide(now, cost);
     const allowed = v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
@@ -58,6 +67,7 @@ export class Gateway {
    * allocated, for callers that send no rate-limit headers.
    */
   allow(key: string, now: number, cost = 1): boolean {
+    if (cost > this.maxCost) return this.overLimit(key, now, cost).allowed;
     const lim = this.limiterOf(key, now, cost);
     const v = lim.decide(now, cost);
     return v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
@@ -72,6 +82,21 @@ export class Gateway {
     requireTime('now', now);
     requireCost(cost);
     return this.keys.get(key) ?? this.newLimiter(key, now);
+  }
+
+  /**
+   * A request that can never be admitted (Decision.exceedsLimit): denied now, without the store, and
+   * the key's state is only read (a key not held is not created). No retryAfterMs: no retry can succeed.
+   */
+  private overLimit(key: string, now: number, cost: number): Decision {
+    requireKey(key);
+    requireTime('now', now);
+    requireCost(cost);
+    const { design, fleet } = this.options;
+    const lim = this.keys.get(key) ?? createKeyLimiter(design, fleet, now);
+    const resetAt = lim.resetAt(now);
+    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+    return { allowed: false, remaining: lim.remaining(now), resetMs, exceedsLimit: true };
   }
 
   private newLimiter(key: string, now: number): KeyLimiter {

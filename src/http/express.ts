@@ -13,7 +13,9 @@ export type ExpressResponseLike = ResponseLike;
 /**
  * Express middleware (Express 4 and 5). Express's own `trust proxy` setting is not consulted: the
  * key comes from `trustedProxies` here, so one setting governs what the limiter believes.
- * Errors of the options' functions go to `next(err)`.
+ * A bad key or cost is answered 400 (onInvalidKey, onInvalidCost), never passed to `next(err)`,
+ * whose default handler would answer 500 with a stack trace; an option's function that throws goes
+ * to `next(err)`.
  */
 export function expressRateLimit<Req extends PeerLike, Res extends ExpressResponseLike>(
   gateway: RateLimitGateway,

@@ -17,7 +17,8 @@ export interface FastifyReplyLike {
 /**
  * A Fastify `onRequest` hook: `app.addHook('onRequest', fastifyRateLimit(gateway, opts))`, on the root
  * instance for every route or inside a plugin for its routes. A hook needs no fastify-plugin wrapper and
- * no dependency on fastify. Errors of the options' functions become Fastify errors (500).
+ * no dependency on fastify. A bad key or cost is answered 400 (onInvalidKey, onInvalidCost); an
+ * option's function that throws becomes a Fastify error (500).
  *
  * Callback style, not async: a local decision goes on to the route in the same turn, without a promise
  * per request (measured with autocannon on Fastify 5: the async hook cost about 4 µs more server CPU
@@ -41,14 +42,14 @@ export function fastifyRateLimit<Req extends PeerLike, Reply extends FastifyRepl
   };
 }
 
-/** Sets the headers and goes on, or answers 429 and stops the request there (done is not called). */
+/** Sets the headers and goes on, or answers 429 (or 400) and stops the request there (done is not called). */
 function answer(reply: FastifyReplyLike, out: HttpDecision, done: (err?: Error) => void): void {
   for (const name in out.headers) reply.header(name, out.headers[name]);
-  if (out.status !== 429) {
+  if (out.status === 200) {
     done();
     return;
   }
-  reply.code(429);
+  reply.code(out.status);
   reply.header('Content-Type', 'text/plain; charset=utf-8');
-  reply.send(TOO_MANY_REQUESTS_BODY);
+  reply.send(out.body ?? TOO_MANY_REQUESTS_BODY);
 }

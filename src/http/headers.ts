@@ -25,7 +25,8 @@ export function sfString(name: string, field = 'policyName'): string {
  * Response headers for one decision, per draft-ietf-httpapi-ratelimit-headers (drafts 08 to 11):
  *   RateLimit-Policy: "default";q=100;w=60   quota q per window of w seconds
  *   RateLimit: "default";r=42;t=17           r units left, t seconds until the quota resets
- * and on a rejection Retry-After in seconds, rounded up so a client never retries too early.
+ * and on a rejection Retry-After in seconds, rounded up so a client never retries too early; none on
+ * a request that can never be admitted (Decision.exceedsLimit).
  * `nowMs` is only used for the legacy X-RateLimit-Reset, an absolute time.
  */
 export function rateLimitHeaders(
@@ -54,19 +55,21 @@ export function headerBuilder(
   const limitValue = String(policy.limit);
   const prefix = `${name};r=`;
   return (d, nowMs) => {
-    const reset = d.allowed ? seconds(d.resetMs) : Math.max(seconds(d.retryAfterMs ?? 0), 1);
+    // a request that can never be admitted gets no Retry-After: no retry can succeed
+    const retry = !d.allowed && d.exceedsLimit !== true;
+    const reset = retry ? Math.max(seconds(d.retryAfterMs ?? 0), 1) : seconds(d.resetMs);
     const remaining = Math.max(0, Math.floor(d.remaining));
     // each shape built whole, so V8 keeps a handful of object layouts, not one per combination
     let h: Record<string, string>;
     if (standard) {
-      h = d.allowed
-        ? { 'RateLimit-Policy': policyValue, RateLimit: `${prefix}${remaining};t=${reset}` }
-        : {
+      h = retry
+        ? {
             'RateLimit-Policy': policyValue,
             RateLimit: `${prefix}${remaining};t=${reset}`,
             'Retry-After': String(reset),
-          };
-    } else h = d.allowed ? {} : { 'Retry-After': String(reset) };
+          }
+        : { 'RateLimit-Policy': policyValue, RateLimit: `${prefix}${remaining};t=${reset}` };
+    } else h = retry ? { 'Retry-After': String(reset) } : {};
     if (legacy) {
       h['X-RateLimit-Limit'] = limitValue;
       h['X-RateLimit-Remaining'] = String(remaining);

@@ -3,6 +3,8 @@ export {
   createRequestDecider,
   decideRequest,
   type HttpDecision,
+  type InvalidCostAction,
+  type InvalidKeyAction,
   type RateLimitGateway,
   type RateLimitHttpOptions,
   type RequestDecider,

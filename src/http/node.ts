@@ -8,9 +8,11 @@ import {
 } from './core.js';
 
 /**
- * Calls `handler` for requests within the limit; answers 429 itself otherwise. Every response gets the
- * RateLimit headers. The handler's third argument is the gateway's decision (null when `skip` let the
- * request through).
+ * Calls `handler` for requests within the limit; answers 429 itself otherwise, and 400 to a request
+ * whose key or cost is bad (onInvalidKey, onInvalidCost). Every decided response gets the RateLimit
+ * headers. The handler's third argument is the gateway's decision (null when `skip`, or 'skip' for a
+ * bad key or cost, let the request through). An option's function that throws costs its request a
+ * 500, never the process.
  */
 export function withRateLimit<Req extends IncomingMessage, Res extends ServerResponse>(
   gateway: RateLimitGateway,

@@ -13,6 +13,7 @@ import type {
   SyncRequest,
   SyncResult,
 } from './contract.js';
+import { requireCost } from './require-cost.js';
 
 /**
  * One gateway's outstanding grant on a key. It is made of parts, each tagged with the call that made
@@ -238,6 +239,9 @@ export class MemoryStore implements Store {
   }
 
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): LogAdmitReply {
+    requireCost(cost);
+    // a cost above L can never be admitted: refused at once, adding no record and no entry
+    if (cost > policy.limit) return this.refuseOverLimit(key, policy, now);
     this.sweepDue(now);
     const rec = this.record(key, policy);
     const outstanding = rec.prune(now, policy);
@@ -245,7 +249,11 @@ export class MemoryStore implements Store {
     const v = call === undefined ? undefined : rec.voided?.get(call.gatewayId);
     const isVoid = v !== undefined && call!.seq <= v.upTo;
     const allowed = !isVoid && log.size + outstanding + cost <= policy.limit;
-    if (allowed) for (let i = 0; i < cost; i++) log.insert(now);
+    // a call's admits go in at once: the work is one move of the tail, not one per unit of cost
+    if (allowed) {
+      if (cost === 1) log.insert(now);
+      else log.insertMany(now, cost);
+    }
     if (allowed && call !== undefined) {
       rec.calls ??= [];
       rec.calls.push({ gw: call.gatewayId, seq: call.seq, t: now, cost });
@@ -257,6 +265,16 @@ export class MemoryStore implements Store {
     return { allowed, count, oldestExpiry, now };
   }
 
+  private refuseOverLimit(key: string, policy: Policy, now: number): LogAdmitReply {
+    const rec = this.peek(key);
+    if (rec === undefined) return { allowed: false, count: 0, oldestExpiry: Number.POSITIVE_INFINITY, now };
+    rec.prune(now, policy); // drops only what no longer counts
+    const count = rec.log.size;
+    const oldestExpiry =
+      count === 0 ? Number.POSITIVE_INFINITY : expiryOf(rec.log.at(0), policy.windowMs, policy.windowKind);
+    return { allowed: false, count, oldestExpiry, now };
+  }
+
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): void {
     this.sweepDue(now);
     for (const v of voids) {
@@ -265,7 +283,7 @@ export class MemoryStore implements Store {
       const i = rec.calls?.findIndex((c) => c.gw === gatewayId && c.seq === v.seq) ?? -1;
       if (i >= 0) {
         const c = rec.calls![i];
-        for (let n = 0; n < c.cost; n++) rec.log.removeOne(c.t);
+        rec.log.removeMany(c.t, c.cost);
         rec.calls!.splice(i, 1);
       }
       // a call still on its way is refused when it lands, for a window from now

@@ -142,6 +142,36 @@ export class TimeLog {
     return out;
   }
 
+  /** Inserts `n` entries equal to `t`, after any equal ones, keeping the log sorted: the tail moves once. */
+  insertMany(t: number, n: number): void {
+    if (n <= 0) return;
+    while (this.len + n > this.buf.length) this.grow();
+    const b = this.buf;
+    const mask = b.length - 1;
+    const h = this.head;
+    let i = this.len;
+    while (i > 0 && b[(h + i - 1) & mask] > t) i--;
+    for (let j = this.len - 1; j >= i; j--) b[(h + j + n) & mask] = b[(h + j) & mask];
+    for (let j = i; j < i + n; j++) b[(h + j) & mask] = t;
+    this.len += n;
+  }
+
+  /** Removes up to `n` entries equal to `t` (the newest such) in one move of the tail; returns how many. */
+  removeMany(t: number, n: number): number {
+    const b = this.buf;
+    const mask = b.length - 1;
+    const h = this.head;
+    let end = this.len;
+    while (end > 0 && b[(h + end - 1) & mask] > t) end--;
+    let start = end;
+    while (start > 0 && end - start < n && b[(h + start - 1) & mask] === t) start--;
+    const k = end - start;
+    if (k === 0) return 0;
+    for (let j = end; j < this.len; j++) b[(h + j - k) & mask] = b[(h + j) & mask];
+    this.len -= k;
+    return k;
+  }
+
   /** Removes one entry equal to `t` (the newest such); returns whether there was one. */
   removeOne(t: number): boolean {
     const b = this.buf;

@@ -84,6 +84,8 @@ const HTTP_CASES: [string, unknown[]][] = [
   ['cost', [2, 'x']],
   ['skip', [true]],
   ['clock', [0]],
+  ['onInvalidKey', ['drop', 5, true]],
+  ['onInvalidCost', ['ignore', 1]],
 ];
 
 describe('faults: bad configuration is rejected naming the field', () => {
@@ -148,6 +150,7 @@ describe('faults: bad configuration is rejected naming the field', () => {
         ['redis.colour', { redis: { colour: 'red' } }],
         ['http.trustedProxies', { http: { trustedProxies: ['nope'] } }],
         ['http.legacyHeaders', { http: { legacyHeaders: 'yes' } }],
+        ['http.onInvalidKey', { http: { onInvalidKey: 'drop' } }],
         ['store', { store: 'redis://x' }],
       ];
       for (const [field, bads] of GATEWAY_CASES) {

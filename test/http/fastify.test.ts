@@ -37,14 +37,17 @@ describe('Fastify onRequest hook over real HTTP', () => {
     await gw.stop();
   });
 
-  it('waits on the store when the design does (central-log), and answers 500 when the key function throws', async () => {
+  it('waits on the store when the design does (central-log), 400 on a bad key, 500 when the key function throws', async () => {
     const { gw } = smallGateway('central-log');
     const app = Fastify();
     apps.push(app);
     app.addHook(
       'onRequest',
       fastifyRateLimit<{ url: string } & PeerLike, FastifyReplyLike>(gw, {
-        key: (req) => (req.url === '/bad' ? '' : 'k'),
+        key: (req) => {
+          if (req.url === '/throws') throw new Error('key function bug');
+          return req.url === '/bad' ? '' : 'k';
+        },
       }),
     );
     let routeRuns = 0;
@@ -53,6 +56,7 @@ describe('Fastify onRequest hook over real HTTP', () => {
       return 'ok';
     });
     app.get('/bad', async () => 'never');
+    app.get('/throws', async () => 'never');
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     expect((await get(`${base}/`)).status).toBe(200);
     expect((await get(`${base}/`)).status).toBe(200);
@@ -60,6 +64,7 @@ describe('Fastify onRequest hook over real HTTP', () => {
     expect(c.status).toBe(429);
     expect(Number(c.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(routeRuns).toBe(2);
-    expect((await get(`${base}/bad`)).status).toBe(500);
+    expect((await get(`${base}/bad`)).status).toBe(400);
+    expect((await get(`${base}/throws`)).status).toBe(500);
   });
 });

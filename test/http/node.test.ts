@@ -62,9 +62,15 @@ describe('node:http withRateLimit over real HTTP', () => {
     expect(gw.stats().decisions.degradedAllowed).toBe(2);
   });
 
-  it('answers 500 instead of crashing when the key function throws', async () => {
+  it('answers 500 instead of crashing when the key function throws; 400 when it returns a bad key', async () => {
     const { gw } = smallGateway();
-    const url = await serve(gw, (_req, res) => res.end('ok'), { key: () => '' });
+    const url = await serve(gw, (_req, res) => res.end('ok'), {
+      key: () => {
+        throw new Error('key function bug');
+      },
+    });
     expect((await get(url)).status).toBe(500);
+    const bad = await serve(gw, (_req, res) => res.end('ok'), { key: () => '' });
+    expect((await get(bad)).status).toBe(400);
   });
 });

@@ -23,13 +23,19 @@ async function until(ok: () => boolean, ms: number): Promise<void> {
   for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await sleep(20);
 }
 
-/** Admits the store holds for `keys` (exact mode: one sorted-set member per admit). */
+/** Admits the store holds for `keys` (exact mode: a sorted set of runs '<id>*<admits>', see window-exact.lua). */
 async function stored(store: RedisStore, keys: string[]): Promise<number> {
   const admin = fx.client();
   const p = admin.pipeline();
-  for (const k of keys) p.zcard(store.keyNames(k).log);
-  const r = (await p.exec()) ?? [];
-  return r.reduce((a, [, n]) => a + Number(n), 0);
+  for (const k of keys) p.zrange(store.keyNames(k).log, 0, -1);
+  let n = 0;
+  for (const [, members] of (await p.exec()) ?? []) {
+    for (const m of members as string[]) {
+      const star = m.lastIndexOf('*');
+      n += star < 0 ? 1 : Number(m.slice(star + 1));
+    }
+  }
+  return n;
 }
 
 function gateway(

@@ -3,20 +3,29 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import {
+  ConfigChecks,
   ConfigError,
   type DesignId,
+  MAX_TIMER_MS,
   requireCost,
   requireKey,
+  requireKnownFields,
   requirePositiveFinite,
   requirePositiveInteger,
 } from '../../config.js';
 import { createKeyLimiter } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
-import type { AsyncStore, LogVoid, SyncEntry, SyncRequest } from '../../store/contract.js';
+import { type AnyStore, asAsyncStore } from '../../store/async-adapter.js';
+import type { AsyncStore, LogVoid, Store, SyncEntry, SyncRequest } from '../../store/contract.js';
 import { LruMap } from '../../util/lru-map.js';
 import { Slicer } from '../../util/slicer.js';
 import type { Decision } from '../decision.js';
-import { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from '../options.js';
+import {
+  type GatewayOptions,
+  maxRequestCost,
+  type ResolvedOptions,
+  resolveGatewayOptions,
+} from '../options.js';
 import { Fallback, mergeAscending } from './fallback.js';
 import { type MetricsOptions, metricsHandler, registerGatewayMetrics } from './metrics.js';
 import { withTimeout } from './timeout.js';
@@ -40,12 +49,20 @@ export type FailMode = 'local' | 'closed' | 'open';
 const FAIL_MODES: readonly FailMode[] = ['local', 'closed', 'open'];
 
 export interface AsyncGatewayOptions extends GatewayOptions {
-  store: AsyncStore;
+  /** The shared store: Redis (RedisStore), or the in-memory MemoryStore for one process, tests and demos. */
+  store: AsyncStore | Store;
   /** @default 'local' */
   failMode?: FailMode;
-  /** A store call slower than this, in ms, counts as failed: syncs and request-path calls alike. @default 200 */
+  /**
+   * A store call slower than this, in ms, counts as failed: syncs and request-path calls alike. At most
+   * 2^31 − 1 (a longer Node timer fires at once). @default 200
+   */
   storeTimeoutMs?: number;
-  /** The store counts as unreachable once the last good store reply is older than this, in ms; at most windowMs. @default min(2·syncMs + storeTimeoutMs, windowMs) */
+  /**
+   * The store counts as unreachable once the last good store reply is older than this, in ms; at most
+   * windowMs, and at least syncMs + storeTimeoutMs (or windowMs, if that is less): see requireStaleAfterMs.
+   * @default min(2·syncMs + storeTimeoutMs, windowMs)
+   */
   staleAfterMs?: number;
   /** Local time in ms. Only the runtime reads it; the designs get `now` passed in. @default Date.now */
   clock?: () => number;
@@ -227,6 +244,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   readonly maxKeys: number;
 
   private readonly store: AsyncStore;
+  /** A request costing more is never admitted (maxRequestCost). */
+  private readonly maxCost: number;
   private readonly clock: () => number;
   private readonly random: () => number;
   /** Least recently used first (the key cap drops those first). */
@@ -310,28 +329,31 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   constructor(opts: AsyncGatewayOptions) {
     super();
-    this.options = resolveGatewayOptions(opts);
+    if (opts === null || typeof opts !== 'object') throw new ConfigError('options', 'must be an object');
+    // every bad option is reported at once (ConfigErrors); a relation once its fields are valid
+    const c = new ConfigChecks();
+    requireKnownFields('', opts as unknown as Record<string, unknown>, ASYNC_GATEWAY_FIELDS, c);
+    const storeTimeoutMs = c.check(() => requireTimeoutMs('storeTimeoutMs', opts.storeTimeoutMs ?? 200));
+    const options = c.check(() => resolveGatewayOptions(opts, storeTimeoutMs ?? 0));
+    const store = c.check(() => requireStore(opts.store));
+    const failMode = c.check(() => requireFailMode(opts.failMode ?? 'local'));
+    const staleAfterMs = c.check(() => requireStaleAfterMs(opts.staleAfterMs, options, storeTimeoutMs));
+    const clock = c.check(() => requireFunction('clock', opts.clock ?? Date.now));
+    const random = c.check(() => requireFunction('random', opts.random ?? Math.random));
+    const maxKeys = c.check(() => requirePositiveInteger('maxKeys', opts.maxKeys ?? 1_000_000));
+    c.done();
+    // every check passed: none of these is undefined
+    this.options = options as ResolvedOptions;
     this.id = this.options.id;
-    this.store = requireStore(opts.store);
-    this.failMode = requireFailMode(opts.failMode ?? 'local');
-    this.storeTimeoutMs = requirePositiveFinite('storeTimeoutMs', opts.storeTimeoutMs ?? 200);
-    const { syncMs } = this.options.fleet;
-    const { windowMs } = this.options.policy;
-    this.staleAfterMs = requirePositiveFinite(
-      'staleAfterMs',
-      opts.staleAfterMs ?? Math.min(2 * syncMs + this.storeTimeoutMs, windowMs),
-    );
-    // bounds the unsynced admits a limiter can collect before the fail mode takes over (see the class comment)
-    if (this.staleAfterMs > windowMs) {
-      throw new ConfigError(
-        'staleAfterMs',
-        `must not exceed windowMs (${windowMs}), got ${this.staleAfterMs}`,
-      );
-    }
-    this.clock = requireFunction('clock', opts.clock ?? Date.now);
+    this.store = store as AsyncStore;
+    this.failMode = failMode as FailMode;
+    this.storeTimeoutMs = storeTimeoutMs as number;
+    this.staleAfterMs = staleAfterMs as number;
+    this.clock = clock as () => number;
     this.waitForClock = waitsForClock(this.store, this.options.design);
-    this.random = requireFunction('random', opts.random ?? Math.random);
-    this.maxKeys = requirePositiveInteger('maxKeys', opts.maxKeys ?? 1_000_000);
+    this.random = random as () => number;
+    this.maxKeys = maxKeys as number;
+    this.maxCost = maxRequestCost(this.options);
     this.createdAt = this.clock();
     this.incarnation = `${this.id}~${randomBytes(9).toString('base64url')}`;
   }
@@ -394,6 +416,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   admitNow(key: string, cost = 1): Decision | Promise<Decision> {
     requireKey(key);
     requireCost(cost);
+    if (cost > this.maxCost) return this.overLimit(key);
     if (this.waitForClock) return this.afterClock(key, cost);
     // one clock read per request: it is the costly part of a local decision (tens of ns)
     const local = this.clock();
@@ -418,6 +441,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   allowNow(key: string, cost = 1): boolean | Promise<boolean> {
     requireKey(key);
     requireCost(cost);
+    if (cost > this.maxCost) return this.overLimit(key).allowed;
     if (this.waitForClock) return this.afterClock(key, cost).then((d) => d.allowed);
     const local = this.clock();
     const now = this.timeAt(local);
@@ -436,6 +460,27 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       return false;
     }
     return this.viaStore(key, lim, now, cost).then((d) => d.allowed);
+  }
+
+  /**
+   * A request that costs more than can ever be admitted (Decision.exceedsLimit): denied at once, in
+   * every fail mode, without the store (no log entry, no ask) and without creating or counting into
+   * the key's state, which is only read for the headers. No retryAfterMs: no retry can succeed.
+   */
+  private overLimit(key: string): Decision {
+    const now = this.now();
+    const held = this.keys.get(key);
+    const lim = held ?? createKeyLimiter(this.options.design, this.options.fleet, now);
+    const resetAt = lim.resetAt(now);
+    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+    const d: Decision = {
+      allowed: false,
+      remaining: lim.remaining(now),
+      resetMs,
+      at: now,
+      exceedsLimit: true,
+    };
+    return this.count(d, false);
   }
 
   /** This request is decided by the fail mode: the store is away, or the key still has outage admits to push. */
@@ -538,7 +583,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       }
       this.storeAnswered(t1);
       this.learnOffset(r.value.now, now, t0, t1);
-      const at = this.now();
+      // The admit's instant is the store's stamp, the time the log holds it at and ages it out by:
+      // the decision clock after the reply is later by the reply's way back, and a window judged on
+      // that saw admits over L that the store never counted (regression:
+      // test/regressions/central-log-at-is-gateway-clock.test.ts).
+      const at = Number.isFinite(r.value.now) ? r.value.now : this.now();
       return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at), false);
     }
     const asking = this.asks.get(key);
@@ -602,6 +651,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       // none of this grant (regression: test/regression-lease-ask-races-sync.test.ts). A resend of a
       // sync built before the ask does not take it back (the grant's tag; regression:
       // test/regressions/leases-ask-resent-sync-releases-later-ask.test.ts).
+      // (A sync built for this key since the ask went out releases the parts tagged below its seq,
+      // this ask's among them: the limiter spends none of it, by the sync it recorded in askSize;
+      // regression: test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts.)
       const reply = this.withLapseMargin(r.value);
       const allowed = lim.onAskReply(reply, at, cost);
       if (allowed) this.limiterUnsynced += cost;
@@ -1339,6 +1391,69 @@ function waitsForClock(store: AsyncStore, design: DesignId): boolean {
   return store.clock === 'store' && design !== 'central-log' && design !== 'split';
 }
 
+/** Every option of AsyncGatewayOptions; any other name (a typo such as `syncMS`) is refused. */
+const ASYNC_GATEWAY_OPTIONS = {
+  id: true,
+  design: true,
+  limit: true,
+  windowMs: true,
+  windowKind: true,
+  gateways: true,
+  syncMs: true,
+  leaseTtlMs: true,
+  horizonMs: true,
+  store: true,
+  failMode: true,
+  storeTimeoutMs: true,
+  staleAfterMs: true,
+  clock: true,
+  random: true,
+  maxKeys: true,
+} satisfies Record<keyof AsyncGatewayOptions, true>;
+/** The names of every option (an option added to AsyncGatewayOptions must be added above, or typecheck fails). */
+export const ASYNC_GATEWAY_FIELDS: readonly string[] = Object.keys(ASYNC_GATEWAY_OPTIONS);
+
+/** A timer's delay: Node fires a timer longer than 2^31 − 1 ms after 1 ms, so every call would time out. */
+function requireTimeoutMs(field: string, v: unknown): number {
+  const ms = requirePositiveFinite(field, v);
+  if (ms > MAX_TIMER_MS) throw new ConfigError(field, `must be at most ${MAX_TIMER_MS} ms, got ${ms}`);
+  return ms;
+}
+
+/**
+ * staleAfterMs: at most W, since it bounds the admits a limiter collects before the fail mode takes
+ * over (see the class comment); and at least syncMs + storeTimeoutMs, the longest a healthy store
+ * leaves between two answered syncs (the next tick, then a reply within its timeout): shorter, a
+ * store that answers every call in time is counted as down for part of every cycle (staleAfterMs
+ * below syncMs degraded most decisions with Redis healthy). Where that exceeds W, W is the most
+ * there is room for, and the least accepted. @default min(2·syncMs + storeTimeoutMs, W)
+ */
+function requireStaleAfterMs(
+  v: number | undefined,
+  options: ResolvedOptions | undefined,
+  storeTimeoutMs: number | undefined,
+): number | undefined {
+  if (options === undefined || storeTimeoutMs === undefined) {
+    // the relations cannot be judged; the value itself still can
+    return v === undefined ? undefined : requirePositiveFinite('staleAfterMs', v);
+  }
+  const { syncMs } = options.fleet;
+  const { windowMs } = options.policy;
+  const stale = requirePositiveFinite('staleAfterMs', v ?? Math.min(2 * syncMs + storeTimeoutMs, windowMs));
+  if (stale > windowMs) {
+    throw new ConfigError('staleAfterMs', `must not exceed windowMs (${windowMs}), got ${stale}`);
+  }
+  const least = Math.min(syncMs + storeTimeoutMs, windowMs);
+  if (stale < least) {
+    throw new ConfigError(
+      'staleAfterMs',
+      `must be at least syncMs + storeTimeoutMs (${syncMs + storeTimeoutMs}), or windowMs (${windowMs}) if that is less: ` +
+        `a store answering every sync within its timeout would count as down; got ${stale}`,
+    );
+  }
+  return stale;
+}
+
 function requireStore(s: unknown): AsyncStore {
   const o = s as Partial<AsyncStore> | null | undefined;
   if (o === null || typeof o !== 'object' || typeof o.sync !== 'function') {
@@ -1351,5 +1466,6 @@ function requireStore(s: unknown): AsyncStore {
   ) {
     throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit, ask and voidLogAdmits)');
   }
-  return o as AsyncStore;
+  // a synchronous Store (MemoryStore) too: one code path, every call a promise
+  return asAsyncStore(o as AnyStore);
 }

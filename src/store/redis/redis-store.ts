@@ -12,6 +12,7 @@ import type {
   SyncRequest,
   SyncResult,
 } from '../contract.js';
+import { requireCost } from '../require-cost.js';
 import { type KeyNames, keyNames } from './key-names.js';
 import {
   type RedisStoreOptions,
@@ -19,12 +20,13 @@ import {
   resolveRedisStoreOptions,
 } from './options.js';
 import {
+  CallOrder,
   composeScript,
+  keepLoaded,
   type LuaScript,
   type RedisClient,
   type ScriptCall,
   sendPipelined,
-  WriteGate,
 } from './script.js';
 import { type Chunk, chunkEntries } from './sync-chunks.js';
 
@@ -57,8 +59,8 @@ export class RedisStore implements AsyncStore {
   readonly clock: 'store' | 'caller';
   private readonly scripts: Scripts;
   private readonly logKind: 'l' | 'b';
-  /** A sync prepared and written in slices holds the request-path calls back until it is all sent. */
-  private readonly gate = new WriteGate();
+  /** Every call lands in the order it was made, through resends (see CallOrder). */
+  private readonly order = new CallOrder();
 
   constructor(
     private readonly client: RedisClient,
@@ -75,6 +77,7 @@ export class RedisStore implements AsyncStore {
       sync: composeScript('sync.lua', windowModule),
       ask: composeScript('ask.lua', windowModule),
     };
+    keepLoaded(client, Object.values(this.scripts));
   }
 
   /** The Redis key names holding a user key's records (tests, tools). */
@@ -89,18 +92,21 @@ export class RedisStore implements AsyncStore {
     cost: number,
     call?: LogCall,
   ): Promise<LogAdmitReply> {
+    requireCost(cost);
     const k = this.keyNames(key);
-    if (this.gate.busy) await this.gate.idle();
-    const r = (await this.scripts.logAdmit.run(
-      this.client,
-      [k.log, k.meta],
-      [
-        ...this.head(policy, now),
-        String(cost),
-        call === undefined ? '' : call.gatewayId,
-        call === undefined ? '0' : String(call.seq),
-      ],
-    )) as [number, number, string, string];
+    const args = [
+      ...this.head(policy, now),
+      String(cost),
+      call === undefined ? '' : call.gatewayId,
+      call === undefined ? '0' : String(call.seq),
+    ];
+    const script = this.scripts.logAdmit;
+    const r = (await this.order.request(() => script.run(this.client, [k.log, k.meta], args))) as [
+      number,
+      number,
+      string,
+      string,
+    ];
     return {
       allowed: r[0] === 1,
       count: r[1],
@@ -125,8 +131,7 @@ export class RedisStore implements AsyncStore {
       for (const v of vs) args.push(String(v.seq), String(v.cost));
       calls.push({ script: this.scripts.void, keys: [k.log, k.meta], args });
     }
-    if (this.gate.busy) await this.gate.idle();
-    await (await sendPipelined(this.client, calls)).replies;
+    await this.order.request(async () => (await sendPipelined(this.client, calls)).replies);
   }
 
   async ask(
@@ -139,22 +144,24 @@ export class RedisStore implements AsyncStore {
     seq = 0,
   ): Promise<AskReply> {
     const k = this.keyNames(key);
-    if (this.gate.busy) await this.gate.idle();
-    const r = (await this.scripts.ask.run(
-      this.client,
-      [k.log, k.meta],
-      [...this.head(policy, now), gatewayId, String(leaseTtlMs), String(ask), String(seq)],
-    )) as [number, string, string];
+    const args = [...this.head(policy, now), gatewayId, String(leaseTtlMs), String(ask), String(seq)];
+    const script = this.scripts.ask;
+    const r = (await this.order.request(() => script.run(this.client, [k.log, k.meta], args))) as [
+      number,
+      string,
+      string,
+    ];
     return { granted: r[0], grantExpiresAt: Number(r[1]), now: Number(r[2]) };
   }
 
   /**
    * One sync, pipelined: one round trip for any number of keys. Preparing the calls (key names,
    * arguments, ioredis commands), writing them and unpacking the replies run in slices of a few ms
-   * (Slicer), so a sync of tens of thousands of keys never holds the event loop for long. Until it is
-   * all written, this store's logAdmit and ask wait (WriteGate): every call lands in the order it was
-   * made, as when a sync was written at once (an ask made after a sync must not land before the part
-   * holding its key's release, which would hand its grant back).
+   * (Slicer), so a sync of tens of thousands of keys never holds the event loop for long. It is
+   * written once every call made before it has settled, and calls made after it wait until its
+   * replies (resends included) are in (CallOrder): every call lands in the order it was made (an ask
+   * made after a sync must not land before the call holding its key's release, which would hand its
+   * grant back), whatever comes back NOSCRIPT or redirected.
    */
   async sync(req: SyncRequest, now: number): Promise<SyncResult> {
     const claim = req.incarnationOf === undefined ? null : this.claim(req.incarnationOf, req.gatewayId);
@@ -184,8 +191,7 @@ export class RedisStore implements AsyncStore {
     const { entries } = req;
     if (entries.length === 0) return { now: await this.storeNow(now), replies: [] };
     const slicer = new Slicer();
-    // prepared and written under the gate: a logAdmit or ask made meanwhile lands after all of it
-    const sent = await this.gate.run(async () => {
+    const prepare = async () => {
       const names = new Array<KeyNames>(entries.length);
       for (let i = 0; i < entries.length; i++) {
         names[i] = this.keyNames(entries[i].key);
@@ -205,12 +211,15 @@ export class RedisStore implements AsyncStore {
         calls[c] = this.syncCall(chunks[c], entries, names, head);
         if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
       }
-      return { chunks, ...(await sendPipelined(this.client, calls, slicer)) };
-    });
-    const { chunks } = sent;
+      return { chunks, calls };
+    };
+    let chunks: Chunk[] = [];
     let raw: unknown[];
     try {
-      raw = await sent.replies;
+      raw = await this.order.exclusive(prepare, async (p) => {
+        chunks = p.chunks;
+        return (await sendPipelined(this.client, p.calls, slicer)).replies;
+      });
     } catch (err) {
       if (err instanceof Error && err.message.startsWith('STALE_SEQ')) {
         throw new RangeError(`gateway ${req.gatewayId}: ${err.message.slice('STALE_SEQ '.length)}`);

@@ -53,36 +53,124 @@ function isCluster(client: RedisClient): client is Cluster {
 }
 
 /**
- * Holds a store's request-path calls back while a sync is being prepared and written in slices, so
- * that every call lands at Redis in the order it was made, as when a sync was written in one go. A
- * caller checks `busy` and, if so, awaits `idle()` right before sending: the check and the send then
- * happen in the same turn, so nothing can start in between.
+ * Keeps a store's calls landing in the order they were made, resends included. A call that comes
+ * back NOSCRIPT (or MOVED, ASK, TRYAGAIN, CLUSTERDOWN) did not run and is resent; a call made after
+ * it, already on the wire or sent meanwhile, may run first (another client may have loaded the
+ * script it uses, or its slot may be served elsewhere already). So a sync is exclusive: it is
+ * written once every call made before it has settled, and a request-path call (logAdmit, ask,
+ * void) made while a sync is pending is sent once that sync has settled, replies and resends and
+ * all. Request-path calls run alongside one another: each is one atomic script that checks the
+ * limit itself, so their relative order decides nothing a later call could undo. Without a pending
+ * sync a request-path call is sent at once, in the caller's turn.
  */
-export class WriteGate {
-  private current: Promise<void> | null = null;
+export class CallOrder {
+  /** Settles (never rejects) once the last sync made has settled. */
+  private lastSync: Promise<void> = Promise.resolve();
+  private syncPending = false;
+  /** Request-path calls made since the last sync was made and not settled yet. */
+  private calls = new Set<Promise<void>>();
 
-  get busy(): boolean {
-    return this.current !== null;
+  /** A request-path call: after every sync made before it, alongside other request-path calls. */
+  request<T>(work: () => Promise<T>): Promise<T> {
+    const p = this.syncPending ? this.lastSync.then(work) : work();
+    const settled = p.then(
+      () => {},
+      () => {},
+    );
+    this.calls.add(settled);
+    settled.then(() => this.calls.delete(settled));
+    return p;
   }
 
-  async idle(): Promise<void> {
-    while (this.current !== null) await this.current;
-  }
-
-  /** Runs `work` once nothing else holds the gate; the others wait for it. */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    while (this.current !== null) await this.current;
-    let done = () => {};
-    this.current = new Promise<void>((r) => {
-      done = r;
+  /**
+   * A sync: `prepare` starts at once (it writes nothing), `send` runs once every call made before
+   * this one has settled, and calls made after wait until what `send` returns has settled.
+   */
+  exclusive<P, T>(prepare: () => Promise<P>, send: (prepared: P) => Promise<T>): Promise<T> {
+    const before = [this.lastSync, ...this.calls];
+    this.calls = new Set();
+    const prepared = prepare();
+    const p = Promise.all(before).then(() => prepared.then(send));
+    const settled = p.then(
+      () => {},
+      () => {},
+    );
+    this.lastSync = settled;
+    this.syncPending = true;
+    settled.then(() => {
+      if (this.lastSync === settled) this.syncPending = false;
     });
-    try {
-      return await work();
-    } finally {
-      this.current = null;
-      done();
+    return p;
+  }
+}
+
+/**
+ * Loads a client's scripts (SCRIPT LOAD) before their first use and again whenever a connection
+ * becomes ready (a reconnect, a restarted server), on every master of a cluster (a node added, or
+ * made master by a failover, when the slot map is refreshed), so that EVALSHA finds them: NOSCRIPT
+ * is left to a SCRIPT FLUSH while connected, and the resend (EVAL) covers it. A load is queued on a
+ * connection before any call sent after it, so a store's first calls find their scripts. One loader
+ * per client, shared by its stores.
+ */
+class ScriptLoader {
+  private readonly scripts = new Map<string, string>();
+  private readonly watched = new WeakSet<object>();
+  /** Cluster nodes that were sent every script since they last became ready. */
+  private readonly loaded = new WeakSet<object>();
+
+  constructor(private readonly client: RedisClient) {
+    if (isCluster(client)) {
+      client.on('+node', (node: Redis) => this.watch(node));
+      client.on('refresh', () => this.loadMasters(false));
+      for (const node of client.nodes('all')) this.watch(node);
+    } else this.watch(client);
+  }
+
+  add(scripts: LuaScript[]): void {
+    const fresh: string[] = [];
+    for (const s of scripts) {
+      if (this.scripts.has(s.sha)) continue;
+      this.scripts.set(s.sha, s.source);
+      fresh.push(s.source);
+    }
+    if (fresh.length === 0) return;
+    if (isCluster(this.client)) this.loadMasters(true, fresh);
+    else if (this.client.status !== 'end') load(this.client, fresh);
+  }
+
+  private loadMasters(all: boolean, sources = [...this.scripts.values()]): void {
+    if (!isCluster(this.client) || sources.length === 0) return;
+    for (const node of this.client.nodes('master')) {
+      if (node.status === 'end' || (!all && this.loaded.has(node))) continue;
+      this.loaded.add(node);
+      load(node, sources);
     }
   }
+
+  private watch(node: Redis): void {
+    if (this.watched.has(node)) return;
+    this.watched.add(node);
+    node.on('ready', () => {
+      this.loaded.add(node);
+      load(node, [...this.scripts.values()]);
+    });
+    node.on('close', () => this.loaded.delete(node));
+  }
+}
+
+/** Fire and forget: a load that fails leaves the resend (EVAL) to cover a NOSCRIPT. */
+function load(node: Redis, sources: string[]): void {
+  if (sources.length === 0) return;
+  for (const source of sources) node.script('LOAD', source).catch(() => {});
+}
+
+const loaders = new WeakMap<object, ScriptLoader>();
+
+/** Loads `scripts` on `client` now and after every reconnect (see ScriptLoader). */
+export function keepLoaded(client: RedisClient, scripts: LuaScript[]): void {
+  let l = loaders.get(client);
+  if (l === undefined) loaders.set(client, (l = new ScriptLoader(client)));
+  l.add(scripts);
 }
 
 /** Keys per pipeline part: one part is written in one go (a couple of ms of ioredis encoding). */

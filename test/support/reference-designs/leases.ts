@@ -75,10 +75,7 @@ export class LeaseKey implements KeyLimiter {
     this.arrivals += cost;
     this.lastArrivalAt = now;
     if (this.slots(now) >= cost) return this.spend(now, cost);
-    if (this.askWhenEmpty && !this.deniedUntilSync) {
-      this.askedAt = this.syncsStarted;
-      return NEED_STORE;
-    }
+    if (this.askWhenEmpty && !this.deniedUntilSync) return NEED_STORE;
     return DENY;
   }
 
@@ -88,7 +85,14 @@ export class LeaseKey implements KeyLimiter {
     return ALLOW;
   }
 
+  /**
+   * The size of an ask about to go out. It also records which sync the ask follows: a request that
+   * finds no slot and waits on an ask already out must not, or a grant a later sync released
+   * would pass onAskReply's check (regression:
+   * test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts).
+   */
   askSize(cost: number): number {
+    this.askedAt = this.syncsStarted;
     return Math.max(cost, this.sizeRule());
   }
 

@@ -1,11 +1,25 @@
 -- window-buckets.lua: the compact log. Included after common.lua in compact mode.
--- The log is a hash of sub-windows of W / BUCKETS: field = floor(t / (W / BUCKETS)),
+-- The log is a hash of sub-windows of W / BUCKETS: field = the sub-window's number (bucketOf),
 -- value = '<admits>:<latest admit time in it, ms>'. A bucket counts until its latest admit's expiry,
 -- so the count never falls below the exact one and exceeds it by at most the admits of the one
 -- bucket that straddles the window's start (sliding); a fixed window's buckets never straddle.
 -- Same functions as window-exact.lua.
 
-local WIDTH = WINDOW / BUCKETS
+-- The sub-window holding t: BUCKETS per aligned window of W, counted from 0. Found within t's own
+-- window, floor(t / W) as expiry() takes it, so a fixed window's buckets never hold an admit of
+-- another window; with integer t and W every operation is exact (t / (W / BUCKETS) in floating point
+-- put some window starts in the previous window's last bucket).
+local function bucketOf(t)
+  local w = math.floor(t / WINDOW)
+  local sub = math.floor((t - w * WINDOW) * BUCKETS / WINDOW)
+  if sub < 0 then
+    sub = 0
+  elseif sub >= BUCKETS then
+    sub = BUCKETS - 1
+  end
+  return string.format('%.0f', w * BUCKETS + sub)
+end
+
 -- The live buckets as read by the last prune: { expiry, admits } ascending by expiry.
 local live = {}
 
@@ -45,7 +59,7 @@ local function add(log, _m, times, counts)
   local w = {}
   for i = 1, #times do
     local t = times[i]
-    local f = tostring(math.floor(t / WIDTH))
+    local f = bucketOf(t)
     local b = byField[f]
     if b == nil then
       b = { 0, 0, f, t }
@@ -62,7 +76,7 @@ local function add(log, _m, times, counts)
   for f, b in pairs(byField) do
     if b.dirty then
       w[#w + 1] = f
-      w[#w + 1] = b[2] .. ':' .. num(b[4])
+      w[#w + 1] = string.format('%.0f', b[2]) .. ':' .. num(b[4])
       b.dirty = nil
     end
   end
@@ -70,13 +84,27 @@ local function add(log, _m, times, counts)
   table.sort(live, byExpiry)
 end
 
--- A central-log call's admits: a bucket keeps counts, not names.
+-- A central-log call's admits: a bucket keeps counts, not names. Returns the admits added.
 local function addCall(log, m, t, cost, _gw, _seq)
-  local times = {}
-  for i = 1, cost do
-    times[i] = t
+  add(log, m, { t }, { cost })
+  return cost
+end
+
+-- The count at NOW and the oldest counted admit's expiry (nil if none), writing nothing.
+local function peek(log)
+  local all = redis.call('HGETALL', log)
+  local n, first = 0, nil
+  for i = 1, #all, 2 do
+    local c, t = string.match(all[i + 1], '^(%d+):(.+)$')
+    local e = expiry(tonumber(t))
+    if e > NOW then
+      n = n + tonumber(c)
+      if first == nil or e < first then
+        first = e
+      end
+    end
   end
-  add(log, m, times)
+  return n, first
 end
 
 -- Compact mode cannot tell a call's admits from others in its bucket: none are removed (the void

@@ -1,9 +1,23 @@
 -- window-exact.lua: the exact sliding log. Included after common.lua in exact mode.
--- The log is a sorted set: score = admit time (ms), member = '<time>:<counter>', the counter kept in
--- the meta hash (field 'n'), so equal times from any gateway stay distinct members. Both keys expire
--- together; should the meta hash alone be lost (eviction under a maxmemory policy other than
--- noeviction), the restarted counter collides only with admits made at the very same instant.
--- Every window module offers: prune, count, add, oldest, last, expiring.
+-- The log is a sorted set of runs: score = admit time (ms), member = '<id>*<admits>', one member per
+-- run of admits at one instant, whatever its size, so no operation's work grows with a cost or a
+-- count. A sync's run is named '<counter>*<count>', the counter kept in the meta hash (field 'n'),
+-- so runs at equal times from any gateway stay distinct; a central-log call's admits are one run
+-- named 'c:<gw>:<seq>*<cost>', which removeCall finds by name. A member without '*' (written before
+-- runs) is one admit. The count in the window is kept in the meta hash (field 'a'), maintained by
+-- prune, add, addCall and removeCall; an empty log counts 0, and a missing field with a non-empty
+-- log (the meta hash lost) is recounted once from the runs. Both keys expire together; should the
+-- meta hash alone be lost (eviction under a maxmemory policy other than noeviction), the restarted
+-- counter collides only with runs made at the very same instant.
+-- Every window module offers: prune, peek, add, addCall, removeCall, oldest, last, expiring.
+
+-- Each script names its keys in pairs (log, meta): the meta hash of a log, for the count.
+local METAOF = {}
+for i = 1, #KEYS - 1, 2 do
+  METAOF[KEYS[i]] = KEYS[i + 1]
+end
+-- The count of each log as this script last knew it (set by prune, kept by the writers).
+local TOTAL = {}
 
 -- Scores further than this from a cut-off cannot round to the other side of it: the exact rule is
 -- then checked on the few entries inside the band.
@@ -11,54 +25,143 @@ local function band(x)
   return (math.abs(x) + WINDOW) * 1e-13 + 1e-9
 end
 
--- Drops every admit that no longer counts at NOW (a prefix: expiry is monotone in t); returns the
--- count, and whether the log existed.
-local function prune(log)
-  local cut
-  if FIXED then
-    cut = math.floor(NOW / WINDOW) * WINDOW
-  else
-    cut = NOW - WINDOW
+-- An integer as digits (tostring would write 1e+15).
+local function int(x)
+  return string.format('%.0f', x)
+end
+
+-- Admits in one run (member).
+local function runCount(member)
+  local c = string.match(member, '%*(%d+)$')
+  if c then
+    return tonumber(c)
   end
-  local b = band(cut)
-  local removed = redis.call('ZREMRANGEBYSCORE', log, '-inf', '(' .. num(cut - b))
-  local near = redis.call('ZRANGEBYSCORE', log, '-inf', num(cut + b), 'WITHSCORES')
-  local n = 0
-  for i = 2, #near, 2 do
-    if expiry(tonumber(near[i])) <= NOW then
+  return 1
+end
+
+-- The first instant no longer counted at NOW: every run scored below it has aged out.
+local function cutoff()
+  if FIXED then
+    return math.floor(NOW / WINDOW) * WINDOW
+  end
+  return NOW - WINDOW
+end
+
+-- The runs that no longer count at NOW (a prefix: expiry is monotone in t): how many, their admits.
+local function aged(log)
+  local cut = cutoff()
+  local cand = redis.call('ZRANGEBYSCORE', log, '-inf', num(cut + band(cut)), 'WITHSCORES')
+  local n, admits = 0, 0
+  for i = 1, #cand, 2 do
+    if expiry(tonumber(cand[i + 1])) <= NOW then
       n = n + 1
+      admits = admits + runCount(cand[i])
     else
       break
     end
   end
+  return n, admits
+end
+
+-- The count stored for a log that holds `runs` runs (recounted when the field is missing).
+local function storedTotal(log, runs)
+  if runs == 0 then
+    return 0, false
+  end
+  local t = redis.call('HGET', METAOF[log], 'a')
+  if t then
+    return tonumber(t), false
+  end
+  local all = redis.call('ZRANGE', log, 0, -1)
+  local sum = 0
+  for i = 1, #all do
+    sum = sum + runCount(all[i])
+  end
+  return sum, true
+end
+
+-- Writes a log's count to its meta hash. A field created anew may mean a meta hash created anew
+-- (it was lost): it then takes the log's expiry, so it never outlives the log unbounded.
+local function storeTotal(log, total)
+  TOTAL[log] = total
+  local meta = METAOF[log]
+  if redis.call('HSET', meta, 'a', int(total)) == 1 and redis.call('PTTL', meta) == -1 then
+    local ttl = redis.call('PTTL', log)
+    if ttl > 0 then
+      redis.call('PEXPIRE', meta, ttl)
+    end
+  end
+end
+
+-- Drops every run that no longer counts at NOW; returns the count, and whether the log existed.
+local function prune(log)
+  local n, gone = aged(log)
   if n > 0 then
     redis.call('ZREMRANGEBYRANK', log, 0, n - 1)
   end
-  local count = redis.call('ZCARD', log)
-  return count, count + removed + n > 0
+  local runs = redis.call('ZCARD', log)
+  if runs == 0 then
+    TOTAL[log] = 0
+    if n > 0 then
+      redis.call('HDEL', METAOF[log], 'a')
+    end
+    return 0, n > 0
+  end
+  local total, recounted = storedTotal(log, runs + n)
+  if not recounted then
+    total = total - gone
+  end
+  if n > 0 or recounted then
+    storeTotal(log, total)
+  else
+    TOTAL[log] = total
+  end
+  return total, true
 end
 
--- Adds one admit per entry of `times` (ms).
-local function add(log, m, times, counts)
-  local total = #times
-  if counts then
-    total = 0
-    for i = 1, #counts do
-      total = total + counts[i]
-    end
+local function endExpiry(log, at)
+  local e = redis.call('ZRANGE', log, at, at, 'WITHSCORES')
+  if #e == 0 then
+    return nil
   end
-  local top = m.n
-  m.n = m.n + total
-  metaSet(m, 'n', tostring(m.n))
+  return expiry(tonumber(e[2]))
+end
+
+-- The count at NOW and the oldest counted admit's expiry (nil if none), writing nothing.
+local function peek(log)
+  local runs = redis.call('ZCARD', log)
+  if runs == 0 then
+    return 0, nil
+  end
+  local n, gone = aged(log)
+  if n == runs then
+    return 0, nil
+  end
+  -- stored or recounted, the total still holds the aged runs
+  local total = storedTotal(log, runs)
+  return total - gone, endExpiry(log, n)
+end
+
+local function known(log)
+  local t = TOTAL[log]
+  if t == nil then
+    t = prune(log)
+  end
+  return t
+end
+
+-- Adds counts[i] admits (1 without counts) at each times[i] (ms): one run each.
+local function add(log, m, times, counts)
+  local total = known(log)
   -- ZADD in slices: unpack() of a huge table would overflow Lua's C stack
   local args = {}
-  local k = top
   for i = 1, #times do
-    local t = num(times[i])
-    for _ = 1, (counts and counts[i] or 1) do
-      k = k + 1
-      args[#args + 1] = t
-      args[#args + 1] = t .. ':' .. k
+    local c = counts and counts[i] or 1
+    if c > 0 then
+      m.n = m.n + 1
+      total = total + c
+      args[#args + 1] = num(times[i])
+      args[#args + 1] = int(m.n) .. '*' .. int(c)
       if #args == 2000 then
         redis.call('ZADD', log, unpack(args))
         args = {}
@@ -68,34 +171,35 @@ local function add(log, m, times, counts)
   if #args > 0 then
     redis.call('ZADD', log, unpack(args))
   end
+  metaSet(m, 'n', int(m.n))
+  storeTotal(log, total)
 end
 
--- Adds `cost` admits at t made by one central-log call, named after it ('c:<gw>:<seq>:<i>') so that
--- removeCall can find them.
-local function addCall(log, m, t, cost, gw, seq)
-  local args = {}
-  for i = 1, cost do
-    args[#args + 1] = num(t)
-    args[#args + 1] = 'c:' .. gw .. ':' .. seq .. ':' .. i
+-- seq as the caller wrote it (both scripts pass the same ARGV text)
+local function callName(gw, seq, cost)
+  return 'c:' .. gw .. ':' .. seq .. '*' .. int(cost)
+end
+
+-- Adds `cost` admits at t made by one central-log call, as one run named after it so that
+-- removeCall can find it; returns the admits added (0 if the call's run is in the log already).
+local function addCall(log, _m, t, cost, gw, seq)
+  local total = known(log)
+  if redis.call('ZADD', log, num(t), callName(gw, seq, cost)) == 0 then
+    return 0
   end
-  redis.call('ZADD', log, unpack(args))
+  storeTotal(log, total + cost)
+  return cost
 end
 
 -- Removes a central-log call's admits, if they are in the log; returns how many.
 local function removeCall(log, gw, seq, cost)
-  local names = {}
-  for i = 1, cost do
-    names[i] = 'c:' .. gw .. ':' .. seq .. ':' .. i
+  local total = known(log)
+  if redis.call('ZREM', log, callName(gw, seq, cost)) == 0 then
+    return 0
   end
-  return redis.call('ZREM', log, unpack(names))
-end
-
-local function endExpiry(log, at)
-  local e = redis.call('ZRANGE', log, at, at, 'WITHSCORES')
-  if #e == 0 then
-    return nil
-  end
-  return expiry(tonumber(e[2]))
+  cost = tonumber(cost)
+  storeTotal(log, total - cost)
+  return cost
 end
 
 -- Expiry of the oldest counted admit (nil if none).
@@ -119,19 +223,20 @@ local function expiring(log, horizon, out)
   end
   local cand = redis.call('ZRANGEBYSCORE', log, '-inf', num(hi + band(hi)), 'WITHSCORES')
   local prev, run = nil, 0
-  for i = 2, #cand, 2 do
-    local e = expiry(tonumber(cand[i]))
+  for i = 1, #cand, 2 do
+    local e = expiry(tonumber(cand[i + 1]))
     if e >= horizon then
       break
     end
+    local c = runCount(cand[i])
     if e == prev then
-      run = run + 1
+      run = run + c
     else
       if prev ~= nil then
         out[#out + 1] = num(prev)
         out[#out + 1] = run
       end
-      prev, run = e, 1
+      prev, run = e, c
     end
   end
   if prev ~= nil then

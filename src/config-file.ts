@@ -1,0 +1,167 @@
+import { readFileSync } from 'node:fs';
+import { ConfigChecks, ConfigError, requireKnownFields } from './config.js';
+import type { ResolvedOptions } from './gateway/options.js';
+import {
+  ASYNC_GATEWAY_FIELDS,
+  type AsyncGatewayOptions,
+  createAsyncGateway,
+} from './gateway/runtime/async-gateway.js';
+import { TrustedProxies } from './http/client-address.js';
+import type { RateLimitHttpOptions } from './http/core.js';
+import { sfString } from './http/headers.js';
+import type { AsyncStore } from './store/contract.js';
+import { type RedisStoreOptions, resolveRedisStoreOptions } from './store/redis/options.js';
+
+/**
+ * A gateway's configuration file (JSON): the gateway options at the top level, the Redis store's
+ * under "redis" and the HTTP middleware's under "http". Functions (store, clock, random, key, cost,
+ * skip) are code, not configuration, so they are not accepted here.
+ *
+ *   { "id": "gw-1", "design": "shared-counter", "limit": 100, "windowMs": 60000, "gateways": 8,
+ *     "syncMs": 1000, "failMode": "local", "storeTimeoutMs": 200, "maxKeys": 1000000,
+ *     "redis": { "prefix": "fl:", "mode": "exact" },
+ *     "http": { "trustedProxies": ["private"], "policyName": "default", "legacyHeaders": false } }
+ */
+const CODE_FIELDS = ['store', 'clock', 'random'];
+export const GATEWAY_FILE_FIELDS: readonly string[] = ASYNC_GATEWAY_FIELDS.filter(
+  (f) => !CODE_FIELDS.includes(f),
+);
+export const REDIS_FILE_FIELDS: readonly string[] = [
+  'prefix',
+  'clock',
+  'mode',
+  'buckets',
+  'chunkKeys',
+  'chunkAdmits',
+  'expiryMarginMs',
+];
+export const HTTP_FILE_FIELDS: readonly string[] = [
+  'trustedProxies',
+  'policyName',
+  'legacyHeaders',
+  'standardHeaders',
+  'onInvalidKey',
+  'onInvalidCost',
+];
+
+/** The middleware's options a file can hold (a fallback function for a bad key or cost is code). */
+export type HttpFileOptions = Pick<
+  RateLimitHttpOptions,
+  'trustedProxies' | 'policyName' | 'legacyHeaders' | 'standardHeaders'
+> & { onInvalidKey?: 'reject' | 'skip'; onInvalidCost?: 'reject' | 'skip' };
+
+/** A configuration that passed every check: its sections, ready to pass on. */
+export interface LoadedConfig {
+  /** For createAsyncGateway, with a store (and a clock or random source, if any) added. */
+  gateway: Omit<AsyncGatewayOptions, 'store' | 'clock' | 'random'>;
+  /** For new RedisStore(client, redis). */
+  redis?: RedisStoreOptions;
+  /** For the middleware, with key, cost and skip added. */
+  http?: HttpFileOptions;
+  /** The gateway options as the gateway resolves them (defaults filled in). */
+  resolved: ResolvedOptions;
+}
+
+/** A store that is never called: the gateway is only constructed, never started. */
+const NO_STORE: AsyncStore = {
+  sync: () => Promise.reject(new Error('validation only')),
+  logAdmit: () => Promise.reject(new Error('validation only')),
+  ask: () => Promise.reject(new Error('validation only')),
+  voidLogAdmits: () => Promise.reject(new Error('validation only')),
+};
+
+function object(field: string, v: unknown): Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw new ConfigError(field, 'must be an object');
+  }
+  return v as Record<string, unknown>;
+}
+
+/** A section's error, named with its section ("redis.prefix"). */
+function within<T>(section: string, f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (err instanceof ConfigError && !err.field.startsWith(`${section}.`)) {
+      throw new ConfigError(`${section}.${err.field}`, err.message.slice(err.field.length + 2));
+    }
+    throw err;
+  }
+}
+
+/**
+ * Checks a parsed configuration file the way the gateway, the Redis store and the middleware will,
+ * and returns its sections. Every error is reported, not the first: it throws one ConfigError, or
+ * ConfigErrors listing them all (one line each, each naming its field, "redis." or "http." in front
+ * for those sections).
+ */
+export function loadConfig(raw: unknown): LoadedConfig {
+  const o = object('config', raw);
+  const c = new ConfigChecks();
+  requireKnownFields('', o, [...GATEWAY_FILE_FIELDS, 'redis', 'http'], c);
+  const { redis, http, ...rest } = o;
+  const gateway: Record<string, unknown> = {};
+  for (const f of GATEWAY_FILE_FIELDS) if (rest[f] !== undefined) gateway[f] = rest[f];
+  const gw = c.check(() =>
+    createAsyncGateway({ ...(gateway as unknown as AsyncGatewayOptions), store: NO_STORE }),
+  );
+  if (redis !== undefined) {
+    const r = c.check(() => object('redis', redis));
+    if (r !== undefined) {
+      requireKnownFields('redis', r, REDIS_FILE_FIELDS, c);
+      // each field alone, so that every bad one is named
+      for (const f of REDIS_FILE_FIELDS) {
+        if (r[f] !== undefined) c.check(() => within('redis', () => resolveRedisStoreOptions({ [f]: r[f] })));
+      }
+    }
+  }
+  if (http !== undefined) {
+    const h = c.check(() => object('http', http));
+    if (h !== undefined) {
+      requireKnownFields('http', h, HTTP_FILE_FIELDS, c);
+      if (h.trustedProxies !== undefined) {
+        c.check(() => within('http', () => new TrustedProxies(h.trustedProxies as string[])));
+      }
+      if (h.policyName !== undefined) c.check(() => sfString(h.policyName as string, 'http.policyName'));
+      for (const f of ['onInvalidKey', 'onInvalidCost'] as const) {
+        if (h[f] !== undefined && h[f] !== 'reject' && h[f] !== 'skip') {
+          c.check(() => {
+            throw new ConfigError(`http.${f}`, `must be "reject" or "skip", got ${JSON.stringify(h[f])}`);
+          });
+        }
+      }
+      for (const f of ['legacyHeaders', 'standardHeaders'] as const) {
+        if (h[f] !== undefined && typeof h[f] !== 'boolean') {
+          c.check(() => {
+            throw new ConfigError(`http.${f}`, `must be true or false, got ${JSON.stringify(h[f])}`);
+          });
+        }
+      }
+    }
+  }
+  c.done();
+  const out: LoadedConfig = {
+    gateway: gateway as unknown as LoadedConfig['gateway'],
+    resolved: (gw as NonNullable<typeof gw>).options,
+  };
+  if (redis !== undefined) out.redis = redis as RedisStoreOptions;
+  if (http !== undefined) out.http = http as HttpFileOptions;
+  return out;
+}
+
+/** loadConfig of a JSON file; an unreadable file or bad JSON is a ConfigError of field "config". */
+export function loadConfigFile(path: string): LoadedConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError('config', `cannot read ${path}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError('config', `${path} is not JSON: ${(err as Error).message}`);
+  }
+  return loadConfig(json);
+}
