@@ -27,7 +27,7 @@ async function until(ok: () => boolean, ms: number): Promise<void> {
 async function stored(store: RedisStore, keys: string[]): Promise<number> {
   const admin = fx.client();
   const p = admin.pipeline();
-  for (const k of keys) p.zrange(store.keyNames(k).log, 0, -1);
+  for (const k of keys) p.zrange(store.keyNames(k).log, '0', '-1');
   let n = 0;
   for (const [, members] of (await p.exec()) ?? []) {
     for (const m of members as string[]) {

@@ -1153,11 +1153,23 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     for (let i = 0; i < parts.length && !stopped; i++) {
       while (running.size >= PIPELINE_PARTS) await Promise.race(running);
       if (stopped) break;
-      const p: Promise<void> = this.send(parts[i]).then((r) => {
+      const settle = (r: boolean) => {
         running.delete(p);
         ok[i] = r;
         if (r) answered++;
         else stopped = true;
+      };
+      // a fault while applying a reply keeps the part for its resend, like a failed call
+      const p: Promise<void> = this.send(parts[i]).then(settle, (error: unknown) => {
+        this.syncErrors++;
+        this.emit('syncError', {
+          seq: parts[i].req.seq,
+          keys: parts[i].req.entries.length,
+          latencyMs: 0,
+          reason: 'error',
+          error,
+        });
+        settle(false);
       });
       running.add(p);
     }
