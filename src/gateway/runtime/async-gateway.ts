@@ -1127,15 +1127,35 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return splitPart(whole, this.partKeys());
   }
 
-  /** Unanswered parts for their resend: no larger than parts are now, and a timed-out one halved. */
+  /**
+   * Unanswered parts for their resend: no larger than parts are now, a timed-out one halved (once:
+   * the halves have not timed out at their size), and neighbours of one seq joined again up to that
+   * size, so a long outage does not leave the table in ever smaller pieces.
+   */
   private resendParts(parts: Part[]): Part[] {
     const size = this.partKeys();
     const out: Part[] = [];
+    const halves = new Set<Part>();
     for (const p of parts) {
       const n = p.req.entries.length;
-      const max = p.timedOut ? Math.min(size, Math.ceil(n / 2)) : size;
-      if (n <= max) out.push(p);
-      else for (const q of splitPart(p, max)) out.push(q);
+      if (p.timedOut) {
+        for (const q of splitPart(p, Math.min(size, Math.ceil(n / 2)))) {
+          q.timedOut = false;
+          halves.add(q);
+          out.push(q);
+        }
+        continue;
+      }
+      for (const q of n <= size ? [p] : splitPart(p, size)) {
+        const last = out.length > 0 ? out[out.length - 1] : null;
+        const joins =
+          last !== null &&
+          !halves.has(last) &&
+          last.req.seq === q.req.seq &&
+          last.req.entries.length + q.req.entries.length <= size;
+        if (joins) joinPart(last, q);
+        else out.push(q);
+      }
     }
     return out;
   }
@@ -1333,6 +1353,15 @@ class Entries {
   append(o: Entries): void {
     for (let i = 0; i < o.entries.length; i++) this.add(o.entries[i], o.owners[i], o.fallbacks[i], o.own[i]);
   }
+}
+
+/** Appends part `q` (same seq) to part `p`: one request again. */
+function joinPart(p: Part, q: Part): void {
+  p.req = { ...p.req, entries: p.req.entries.concat(q.req.entries) };
+  p.owners = p.owners.concat(q.owners);
+  p.fallbacks = p.fallbacks.concat(q.fallbacks);
+  p.own = p.own.concat(q.own);
+  p.attempts = Math.max(p.attempts, q.attempts);
 }
 
 /**
