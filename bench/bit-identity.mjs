@@ -35,6 +35,8 @@ if (ref.length !== jobs.length)
 const mine = await runAll(resolve('dist'));
 let diffs = 0;
 let compared = 0;
+/** differing metrics per design (a change meant to move one design shows it moved that one only) */
+const byDesign = new Map();
 for (let j = 0; j < jobs.length; j++) {
   for (let r = 0; r < jobs[j].ids.length; r++) {
     const a = ref[j][r];
@@ -43,6 +45,8 @@ for (let j = 0; j < jobs.length; j++) {
     for (const k of keys) {
       compared++;
       if (!Object.is(a[k], b[k])) {
+        const d = jobs[j].params[r].design;
+        byDesign.set(d, (byDesign.get(d) ?? 0) + 1);
         if (diffs++ < 20)
           console.log(
             `DIFF job ${j} run ${r} ${k}: ref ${a[k]} mine ${b[k]}`,
@@ -53,4 +57,6 @@ for (let j = 0; j < jobs.length; j++) {
   }
 }
 console.log(diffs === 0 ? `IDENTICAL: ${compared} metrics` : `${diffs} of ${compared} metrics differ`);
+if (diffs > 0)
+  console.log(`differing metrics by design: ${[...byDesign].map(([d, n]) => `${d} ${n}`).join(', ')}`);
 process.exit(diffs === 0 ? 0 : 1);
