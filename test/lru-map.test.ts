@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LruMap } from '../src/util/lru-map.js';
+import { seeded } from './support/fc-seed.js';
 
 describe('LruMap', () => {
   it('keeps the order a Map gets from delete + set on every use (property)', () => {
@@ -41,7 +42,7 @@ describe('LruMap', () => {
           }
         }
       }),
-      { numRuns: 300, seed: 8 },
+      seeded({ numRuns: 300 }),
     );
   });
 });

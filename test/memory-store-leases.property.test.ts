@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../src/config.js';
 import { MemoryStore } from '../src/store/memory-store.js';
+import { seeded } from './support/fc-seed.js';
 
 /**
  * The store's lease bookkeeping (a running total, a lower bound on the next lapse, the grants kept in
@@ -83,7 +84,7 @@ describe('MemoryStore leases', () => {
           );
         }
       }),
-      { numRuns: 300, seed: 11 },
+      seeded({ numRuns: 300 }),
     );
   });
 });

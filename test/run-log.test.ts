@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expiryOf } from '../src/window/expiry.js';
 import { AdmitLog, RunLog } from '../src/window/run-log.js';
+import { seeded } from './support/fc-seed.js';
 
 const W = 50;
 const kind = fc.constantFrom<('sliding' | 'fixed')[]>('sliding', 'fixed');
@@ -43,7 +44,7 @@ describe('RunLog', () => {
         }
         expect(log.toArray()).toEqual(model);
       }),
-      { numRuns: 300, seed: 5 },
+      seeded({ numRuns: 300 }),
     );
   });
 });
@@ -109,7 +110,7 @@ describe('AdmitLog', () => {
         expect(log.liveToArray()).toEqual(model.slice(cursor));
         expect(AdmitLog.NONE.size + AdmitLog.NONE.live + AdmitLog.NONE.toArray().length).toBe(0);
       }),
-      { numRuns: 300, seed: 6 },
+      seeded({ numRuns: 300 }),
     );
   });
 });

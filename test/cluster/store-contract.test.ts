@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DESIGN_IDS, type Policy } from '../../src/config.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { storeContract } from '../store-contract.js';
+import { seeded } from '../support/fc-seed.js';
 import { type DriverEvent, driveFleet } from '../support/redis-driver.js';
 import { type ClusterFixture, localCluster } from '../support/redis-fixtures.js';
 
@@ -141,7 +142,8 @@ describe('on the cluster, every design decides as on MemoryStore', () => {
             expect(got.replies).toEqual(want.replies);
           },
         ),
-        { numRuns: 5, seed: 9 },
+        // 10 cases per design (was 5): each is a few hundred store calls on the local cluster
+        seeded({ numRuns: 10 }),
       );
     });
   }

@@ -4,6 +4,7 @@ import type { Policy, WindowKind } from '../../src/config.js';
 import type { SyncRequest } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import type { AnyStore } from '../store-contract.js';
+import { seeded } from '../support/fc-seed.js';
 import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
 
 let fx: SingleFixture;
@@ -88,7 +89,7 @@ describe('compact mode (buckets): error against the exact log', () => {
           }
         },
       ),
-      { numRuns: 20, seed: 3 },
+      seeded({ numRuns: 60 }),
     );
     // the bound was exercised, not met trivially
     expect(overCounted).toBeGreaterThan(0);
@@ -110,7 +111,7 @@ describe('compact mode (buckets): error against the exact log', () => {
           expect(await countsAt(compact(), policy, admits, checks)).toEqual(exact);
         },
       ),
-      { numRuns: 25, seed: 4 },
+      seeded({ numRuns: 75 }),
     );
   });
 

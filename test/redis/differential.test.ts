@@ -4,6 +4,7 @@ import { DESIGN_IDS, type Policy, type WindowKind } from '../../src/config.js';
 import type { SyncRequest } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import type { AnyStore } from '../store-contract.js';
+import { seeded } from '../support/fc-seed.js';
 import { type DriverEvent, driveFleet } from '../support/redis-driver.js';
 import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
 
@@ -19,6 +20,15 @@ afterAll(async () => {
 const caller = () => fx.store({ clock: 'caller', expiryMarginMs: 600_000, chunkKeys: 2 });
 
 const KEYS = ['a', 'b{x}', 'c*'];
+/** Cases per design: each costs 20–150 ms of Redis round trips (it was 20). */
+const RUNS = 30;
+/**
+ * The share of cases in which the MemoryStore fleet refuses some request: the decisions compared
+ * are all admits otherwise. Measured, FC_SEED=1…5, of 30: central-log 20–25, split 23–27,
+ * shared-counter 18–23, assume-others and track-share 21–26, leases 30 (it refuses until its first
+ * sync), leases-ask 23–25, adaptive 18–23. The floor is 4 standard deviations under the lowest mean.
+ */
+const REFUSING = 0.3;
 
 /** Requests on random gateways and keys, with per-gateway syncs every syncMs from a random phase. */
 const fleetCase = fc
@@ -56,6 +66,9 @@ const fleetCase = fc
 describe('every design decides the same on RedisStore (caller clock) as on MemoryStore', () => {
   for (const design of DESIGN_IDS) {
     it(design, async () => {
+      // decisions can differ only where some request is refused: count the cases that refuse one
+      let refusing = 0;
+      let cases = 0;
       await fc.assert(
         fc.asyncProperty(fleetCase, async (c) => {
           const base = {
@@ -68,11 +81,15 @@ describe('every design decides the same on RedisStore (caller clock) as on Memor
           };
           const want = await driveFleet(base, new MemoryStore(), c.events);
           const got = await driveFleet(base, caller(), c.events);
+          cases++;
+          if (want.decisions.includes(false)) refusing++;
           expect(got.decisions).toEqual(want.decisions);
           expect(got.replies).toEqual(want.replies);
         }),
-        { numRuns: 20, seed: 7 },
+        seeded({ numRuns: RUNS }),
       );
+      console.log(`${design}: ${refusing} of ${cases} cases refuse a request`);
+      expect(refusing / cases).toBeGreaterThanOrEqual(REFUSING);
     });
   }
 });
@@ -166,7 +183,7 @@ describe('RedisStore answers every call exactly as MemoryStore', () => {
             expect(await replay(caller(), policy, ops)).toEqual(await replay(new MemoryStore(), policy, ops));
           },
         ),
-        { numRuns: 100, seed: 11 },
+        seeded({ numRuns: 100 }),
       );
     });
   }

@@ -25,9 +25,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runSimulation } from '../../src/sim/engine.js';
 import type { RunParams } from '../../src/sim/types.js';
+import { seeded } from '../support/fc-seed.js';
 
 /** The share of cases that must reach L for the property to count. */
-const REACH = 0.6;
+const REACH = 0.55;
 const RUNS = 80;
 const DESIGNS = ['leases', 'leases-ask'] as const;
 
@@ -38,7 +39,11 @@ interface Domain {
   jitters: number[];
   losses: number[];
   loads: number[];
-  /** The share of cases that must reach L (measured with seed 17: see the domains). */
+  /**
+   * The share of cases that must reach L. Seeds vary between runs (test/support/fc-seed.ts), so it
+   * is set below the shares measured over FC_SEED=1…10 and 17 (see the domains): more than 4
+   * standard deviations of an 80-case share (about 5 %) below their mean.
+   */
   reach: number;
 }
 
@@ -47,7 +52,7 @@ const ANSWERED: Domain = {
   jitters: [0, 0.1, 0.99],
   losses: [0],
   loads: [1.2, 1.5, 2, 5, 10, 30],
-  // measured: leases 60, leases-ask 75 of 80
+  // measured, FC_SEED=1…10 and 17: leases 58–66, leases-ask 74–79 of 80
   reach: REACH,
 };
 const ANY: Domain = {
@@ -55,9 +60,10 @@ const ANY: Domain = {
   jitters: [0, 0.1, 1],
   losses: [0.05, 0.3, 0.6],
   loads: [2, 5, 10, 30],
-  // measured: leases 45, leases-ask 63 of 80 (plain leases asks by its mean and lost syncs strand
-  // a lapsed grant's slots for a window, so a run fills a window less often)
-  reach: 0.5,
+  // measured, FC_SEED=1…10 and 17: leases 38–55, leases-ask 62–75 of 80 (plain leases asks by its
+  // mean and lost syncs strand a lapsed grant's slots for a window, so a run fills a window less
+  // often; with seed 17 fixed the floor was 0.5, which FC_SEED=6 misses: 38 of 80)
+  reach: 0.35,
 };
 
 const runs = (d: Domain) =>
@@ -125,9 +131,9 @@ function check(design: RunParams['design'], d: Domain): void {
         beyondCap: 0,
       });
     }),
-    { seed: 17, numRuns: RUNS, endOnFailure: true },
+    seeded({ numRuns: RUNS, endOnFailure: true }),
   );
-  if (process.env.LEASES_REACH) console.log(`${design}: ${reached} of ${cases} cases reach L`);
+  console.log(`${design}: ${reached} of ${cases} cases reach L`);
   expect(reached / cases).toBeGreaterThanOrEqual(d.reach);
 }
 
