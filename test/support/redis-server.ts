@@ -19,8 +19,9 @@ export const usingExternalRedis = (process.env.REDIS_URL ?? '') !== '';
  * The tests' redis-server: src/fleet/redis-server.ts's private server, or, with REDIS_URL set (a box
  * without redis-server), that server — whose process controls (kill9, pause, resume, restart) then
  * throw: a test that signals the server fails there unless it skips itself with
- * `it.skipIf(usingExternalRedis)` (stop() does nothing, so every test may call it). Servers started
- * with extra arguments (the cluster's) are always private.
+ * `it.skipIf(usingExternalRedis)` (stop() does nothing, so every test may call it). A test that
+ * sends SCRIPT FLUSH flushes that server's script cache: skip it there too. Servers started with
+ * extra arguments (the cluster's) are always private.
  */
 export function startRedisServer(opts: RedisServerOptions = {}): Promise<RedisServer> {
   const external = process.env.REDIS_URL;
