@@ -47,7 +47,20 @@ describe('decisions are values with remaining, reset and retry-after', () => {
     expect(d.retryAfterMs).toBe(80);
   });
 
-  it('every design answers with the same shape', () => {
+  it('every design answers with the same shape: the same keys, of the same types, per outcome', () => {
+    // the runtime shape of a decision: its own keys, sorted, with their value types
+    const shape = (d: object) =>
+      Object.entries(d)
+        .map(([k, v]) => `${k}:${typeof v}`)
+        .sort()
+        .join(' ');
+    const seen = new Map<string, Set<string>>();
+    const note = (outcome: string, design: string, d: object) => {
+      if (!seen.has(outcome)) seen.set(outcome, new Set());
+      seen.get(outcome)!.add(shape(d));
+      for (const v of Object.values(d))
+        if (typeof v === 'number') expect(Number.isFinite(v), design).toBe(true);
+    };
     for (const design of DESIGN_IDS) {
       const gw = createGateway({
         id: 'x',
@@ -59,11 +72,22 @@ describe('decisions are values with remaining, reset and retry-after', () => {
         store: new MemoryStore(),
       });
       gw.sync(0);
-      const d = gw.admit('k', 1);
-      expect(typeof d.allowed).toBe('boolean');
-      expect(Number.isFinite(d.remaining)).toBe(true);
-      expect(Number.isFinite(d.resetMs)).toBe(true);
+      // admitted until the first rejection (every design rejects within 3 L at one instant)
+      let rejected = false;
+      for (let i = 0; i < 30 && !rejected; i++) {
+        const d = gw.admit('k', 1);
+        note(d.allowed ? 'allowed' : 'rejected', design, d);
+        rejected = !d.allowed;
+      }
+      expect(rejected, `${design} never rejected`).toBe(true);
+      note('exceedsLimit', design, gw.admit('k', 1, 11));
     }
+    const shapes = Object.fromEntries([...seen].map(([o, s]) => [o, [...s]]));
+    expect(shapes).toEqual({
+      allowed: ['allowed:boolean remaining:number resetMs:number'],
+      rejected: ['allowed:boolean remaining:number resetMs:number retryAfterMs:number'],
+      exceedsLimit: ['allowed:boolean exceedsLimit:boolean remaining:number resetMs:number'],
+    });
   });
 });
 

@@ -1,13 +1,14 @@
 import type { DesignId } from '../config.js';
+import { DESIGNS } from '../designs/index.js';
 import type { GridRun } from '../sim/grid.js';
 import type { AdviceInput, SimSetting } from './types.js';
 
 /** The Δ values the study uses; advise tries those no longer than W. */
 export const DEFAULT_DELTAS_S = [0.1, 0.3, 1, 3, 10] as const;
 
-/** central-log and split never sync: one simulation serves every Δ. */
+/** A design that never syncs (central-log, split): one simulation serves every Δ. */
 export function syncsMatter(design: DesignId): boolean {
-  return design !== 'central-log' && design !== 'split';
+  return DESIGNS[design].syncs !== 'never';
 }
 
 /** One row to fill: a design at a Δ, and the flood and honest settings that measure it. */

@@ -8,29 +8,128 @@ import { AssumeOthersKey, SharedCounterKey, TrackShareKey } from './synced.js';
 
 export { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdict } from './key-limiter.js';
 
+/**
+ * One design: how to make its per-key state machine, and the facts about it that the simulator, the
+ * gateways, the advisor and the report act on. Read these, never the design's name: a new design is
+ * its KeyLimiter file and one row of DESIGNS (test/designs-traits.test.ts checks the rows agree).
+ */
+export interface Design {
+  /** A fresh state machine for one key on one gateway. */
+  readonly create: (p: FleetParams, now: number) => KeyLimiter;
+  /**
+   * What its syncs are for, which says how they may be scheduled:
+   * - 'never': it has no syncs — its state is in the store (the log) or never leaves the gateway
+   *   (fixed shares), so Δ changes none of its decisions and a rejected request learns nothing at one;
+   * - 'lazy': a sync pushes own admits and reads the others'; one with nothing to push whose read is
+   *   overwritten before the gateway's next arrival changes nothing, so the simulator may skip it;
+   * - 'every': a sync may change the store (it renews and hands back grants): each one is run.
+   */
+  readonly syncs: 'never' | 'lazy' | 'every';
+  /**
+   * The store call a request may wait on (its NEED_STORE verdict): null, none — every request is
+   * decided on the gateway; 'log': logAdmit, on every request, rejected ones too; 'ask': ask, for
+   * more granted slots, only when the held ones are spent.
+   */
+  readonly requestPath: null | 'log' | 'ask';
+  /**
+   * The store hands each gateway grants (slots it alone may spend until the lease TTL), renewed at
+   * syncs: the lease TTL must outlive a sync, a gateway cut off from the store may still spend what
+   * it holds (failMode 'local'), and no window ever holds more than L.
+   */
+  readonly grants: boolean;
+  /**
+   * A gateway keeps each key's state machine between requests. Without: the store holds the whole
+   * state, and each request gets a fresh one.
+   */
+  readonly holdsKeys: boolean;
+  /**
+   * What caps the admits in any window W: 'L', hard (the store decides, or grants no more than L);
+   * 'share', hard at K·ceil(L/K) (each gateway admits at most its own share ceil(L/K), so a request
+   * costing more can never be admitted); 'none', nothing hard — what a flood gets past L grows with Δ
+   * and the flood rate (the report fits it).
+   */
+  readonly bound: 'L' | 'share' | 'none';
+}
+
+/** Every design's row. */
+export const DESIGNS: Readonly<Record<DesignId, Design>> = {
+  'central-log': {
+    create: (p) => new CentralLogKey(p),
+    syncs: 'never',
+    requestPath: 'log',
+    grants: false,
+    holdsKeys: false,
+    bound: 'L',
+  },
+  split: {
+    create: (p) => new SplitKey(p),
+    syncs: 'never',
+    requestPath: null,
+    grants: false,
+    holdsKeys: true,
+    bound: 'share',
+  },
+  'shared-counter': {
+    create: (p) => new SharedCounterKey(p),
+    syncs: 'lazy',
+    requestPath: null,
+    grants: false,
+    holdsKeys: true,
+    bound: 'none',
+  },
+  'assume-others': {
+    create: (p) => new AssumeOthersKey(p),
+    syncs: 'lazy',
+    requestPath: null,
+    grants: false,
+    holdsKeys: true,
+    bound: 'none',
+  },
+  'track-share': {
+    create: (p) => new TrackShareKey(p),
+    syncs: 'lazy',
+    requestPath: null,
+    grants: false,
+    holdsKeys: true,
+    bound: 'none',
+  },
+  leases: {
+    create: (p, now) => new LeaseKey(p, false, now),
+    syncs: 'every',
+    requestPath: null,
+    grants: true,
+    holdsKeys: true,
+    bound: 'L',
+  },
+  'leases-ask': {
+    create: (p, now) => new LeaseKey(p, true, now),
+    syncs: 'every',
+    requestPath: 'ask',
+    grants: true,
+    holdsKeys: true,
+    bound: 'L',
+  },
+  adaptive: {
+    create: (p, now) => new AdaptiveKey(p, now),
+    syncs: 'lazy',
+    requestPath: null,
+    grants: false,
+    holdsKeys: true,
+    bound: 'none',
+  },
+};
+
+/** Whether a design ever calls the store, at a sync or on a request (split never does). */
+export function touchesStore(d: Design): boolean {
+  return d.syncs !== 'never' || d.requestPath !== null;
+}
+
 /** A fresh state machine for one key on one gateway. */
 export function createKeyLimiter(design: DesignId, p: FleetParams, now: number): KeyLimiter {
-  switch (design) {
-    case 'central-log':
-      return new CentralLogKey(p);
-    case 'split':
-      return new SplitKey(p);
-    case 'shared-counter':
-      return new SharedCounterKey(p);
-    case 'assume-others':
-      return new AssumeOthersKey(p);
-    case 'track-share':
-      return new TrackShareKey(p);
-    case 'leases':
-      return new LeaseKey(p, false, now);
-    case 'leases-ask':
-      return new LeaseKey(p, true, now);
-    case 'adaptive':
-      return new AdaptiveKey(p, now);
-  }
+  return DESIGNS[design].create(p, now);
 }
 
 /** Designs that decide every request without touching the store. */
 export function decidesLocally(design: DesignId): boolean {
-  return design !== 'central-log' && design !== 'leases-ask';
+  return DESIGNS[design].requestPath === null;
 }

@@ -1,3 +1,4 @@
+import { DESIGNS } from '../designs/index.js';
 import { describeInjection } from './inject.js';
 import type { FleetResult } from './run.js';
 
@@ -99,7 +100,7 @@ export function formatComparison(r: FleetResult): string {
     `forwarding    gateway admission → upstream arrival p50 ${ms(live.forwardDelay.p50)}, p99 ${ms(live.forwardDelay.p99)}, max ${ms(live.forwardDelay.max)}`,
     `upstream log  ${int(live.upstreamLogged)} requests; the gateways admitted ${int(live.gatewaysAdmitted)} (${match}; ${int(live.forwardErrors)} could not be forwarded)`,
     `store clock   each gateway's estimate off by at most ${ms(live.clockErrorMs)} (half its best recent round trip)` +
-      (r.settings.design === 'leases-ask'
+      (DESIGNS[r.settings.design].requestPath === 'ask'
         ? `; ${int(live.coalescedAsks)} requests waited on an ask in flight`
         : ''),
     `cpu           load ${fix(live.cpu.load, 2)}, gateways ${fix(live.cpu.gateways, 2)} (${r.settings.gateways} processes), upstream ${fix(live.cpu.upstream, 2)} cores`,

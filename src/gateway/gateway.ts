@@ -1,5 +1,5 @@
 import { requireCost, requireKey, requireTime } from '../config.js';
-import { createKeyLimiter } from '../designs/index.js';
+import { DESIGNS, type Design } from '../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter } from '../designs/key-limiter.js';
 import type { Store, SyncEntry } from '../store/contract.js';
 import type { Decision } from './decision.js';
@@ -29,6 +29,8 @@ export class Gateway {
   private lastSyncAt = Number.NaN;
   /** A request costing more is never admitted (maxRequestCost). */
   private readonly maxCost: number;
+  /** The design's facts (DESIGNS), read here rather than from its name. */
+  private readonly design: Design;
 
   constructor(
     opts: GatewayOptions,
@@ -37,6 +39,7 @@ export class Gateway {
     this.options = resolveGatewayOptions(opts);
     this.id = this.options.id;
     this.maxCost = maxRequestCost(this.options);
+    this.design = DESIGNS[this.options.design];
   }
 
   /** Keys this gateway holds state for. */
@@ -92,25 +95,23 @@ export class Gateway {
     requireKey(key);
     requireTime('now', now);
     requireCost(cost);
-    const { design, fleet } = this.options;
-    const lim = this.keys.get(key) ?? createKeyLimiter(design, fleet, now);
+    const lim = this.keys.get(key) ?? this.design.create(this.options.fleet, now);
     const resetAt = lim.resetAt(now);
     const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
     return { allowed: false, remaining: lim.remaining(now), resetMs, exceedsLimit: true };
   }
 
   private newLimiter(key: string, now: number): KeyLimiter {
-    const { design, fleet } = this.options;
-    const lim = createKeyLimiter(design, fleet, now);
-    // central-log keeps nothing between requests: the store holds its whole state
-    if (design !== 'central-log') this.keys.set(key, lim);
+    const lim = this.design.create(this.options.fleet, now);
+    // a design that holds no keys (central-log) keeps nothing between requests: the store has it all
+    if (this.design.holdsKeys) this.keys.set(key, lim);
     return lim;
   }
 
   /** NEED_STORE: central-log's logAdmit, or leases-ask's ask, on this request's path. */
   private viaStore(lim: KeyLimiter, key: string, now: number, cost: number): boolean {
-    const { design, policy, fleet } = this.options;
-    if (design === 'central-log')
+    const { policy, fleet } = this.options;
+    if (this.design.requestPath === 'log')
       return lim.onLogReply(this.store.logAdmit(key, policy, now, cost), now, cost);
     const reply = this.store.ask(this.id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now, this.seq);
     return lim.onAskReply(reply, now, cost);
@@ -121,9 +122,8 @@ export class Gateway {
     const nextSync = Number.isNaN(this.lastSyncAt)
       ? now + this.options.fleet.syncMs
       : this.lastSyncAt + this.options.fleet.syncMs;
-    const design = this.options.design;
-    // central-log and split never learn anything at a sync
-    const at = design === 'central-log' || design === 'split' ? change : Math.min(change, nextSync);
+    // a design that never syncs (central-log, split) learns nothing at one
+    const at = this.design.syncs === 'never' ? change : Math.min(change, nextSync);
     return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(this.options.policy.windowMs);
   }
 

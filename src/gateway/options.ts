@@ -9,6 +9,7 @@ import {
   requirePositiveFinite,
   requirePositiveInteger,
 } from '../config.js';
+import { DESIGNS } from '../designs/index.js';
 import type { FleetParams } from '../designs/key-limiter.js';
 
 export interface GatewayOptions {
@@ -88,7 +89,7 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
   });
   const leaseTtlMs = c.check(() => {
     const ttl = requirePositiveFinite('leaseTtlMs', o.leaseTtlMs ?? Math.max(3 * (syncMs ?? 0), 1000));
-    if (syncMs === undefined || (design !== 'leases' && design !== 'leases-ask')) return ttl;
+    if (syncMs === undefined || design === undefined || !DESIGNS[design].grants) return ttl;
     // A grant must outlive the wait for the sync that renews it: Δ, plus that sync's round trip up
     // to storeTimeoutMs. Only up to Δ of it: one sync is in flight at a time, so a store slower than
     // Δ makes the runtime skip ticks and renew late whatever the TTL. Shorter, grants lapse before
@@ -114,10 +115,10 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
 
 /**
  * The most one request may cost: a request costing more can never be admitted, so the gateways
- * answer it at once, denied, without the store (see Decision.exceedsLimit). L; for split, each
- * gateway's own share ceil(L/K), the most it ever admits in a window.
+ * answer it at once, denied, without the store (see Decision.exceedsLimit). L; for a design bound by
+ * shares (split), each gateway's own share ceil(L/K), the most it ever admits in a window.
  */
 export function maxRequestCost(o: ResolvedOptions): number {
   const { limit } = o.policy;
-  return o.design === 'split' ? Math.ceil(limit / o.fleet.gateways) : limit;
+  return DESIGNS[o.design].bound === 'share' ? Math.ceil(limit / o.fleet.gateways) : limit;
 }

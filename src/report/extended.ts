@@ -1,5 +1,6 @@
 /** The extended study's sections: the scorecard, real-world syncs, picked-gateway attacks, the hard cases, the formulas. */
 import { DESIGN_IDS, type DesignId } from '../config.js';
+import { DESIGNS } from '../designs/index.js';
 import type { RunRow } from '../sim/types.js';
 import { cellStat, distinct, type MetricKey } from './aggregate.js';
 import { asLine, asScatter, type ChartSeries, type ReportChart } from './chart-spec.js';
@@ -674,14 +675,12 @@ export function fitOverAdmission(rows: readonly RunRow[], design: DesignId): Ove
 
 /** What each design's bound is, in words: the hard ones from the code, the statistical ones from the fit. */
 export function boundText(design: DesignId, fit: OverFit | null): string {
-  switch (design) {
-    case 'central-log':
-    case 'leases':
-    case 'leases-ask':
+  switch (DESIGNS[design].bound) {
+    case 'L':
       return 'L (hard)';
-    case 'split':
+    case 'share':
       return 'K·ceil(L/K) (hard)';
-    default:
+    case 'none':
       if (fit === null) return NONE;
       return `1 + S·(1 − e^(−${formatNumber(fit.c)}·x/S)), S = ${formatNumber(fit.a)}·(K−1)^${formatNumber(fit.b)}`;
   }
@@ -718,7 +717,7 @@ export function formulaSection(all: readonly RunRow[]): Section {
       { title: 'points', align: 'right' },
     ],
     rows: fits.map(({ d, f }) => {
-      const hard = d === 'central-log' || d === 'split' || d.startsWith('leases');
+      const hard = DESIGNS[d].bound !== 'none';
       return [
         d,
         boundText(d, f),
@@ -732,7 +731,7 @@ export function formulaSection(all: readonly RunRow[]): Section {
   };
   const blocks: Block[] = [intro, { kind: 'table', table }];
   for (const { d, f } of fits) {
-    if (f === null || d === 'central-log' || d === 'split' || d.startsWith('leases')) continue;
+    if (f === null || DESIGNS[d].bound !== 'none') continue;
     const pts = fitPoints(all, d);
     const ks = [...new Set(pts.map((p) => p.K))].sort((a, b) => a - b);
     const xs = [...new Set(pts.map((p) => p.x))].sort((a, b) => a - b);

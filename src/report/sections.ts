@@ -1,5 +1,6 @@
 /** The study report's sections, each a pure function of the rows. */
 import { DESIGN_IDS, type DesignId } from '../config.js';
+import { DESIGNS } from '../designs/index.js';
 import type { CheckResult, RunRow } from '../sim/types.js';
 import { aggregateRuns, cellStat, distinct, type MetricKey } from './aggregate.js';
 import { asLine, asScatter, type ChartSeries, type ReportChart } from './chart-spec.js';
@@ -407,7 +408,7 @@ export function pageLoadSection(all: readonly RunRow[]): Section {
   return { id, title, blocks: [intro, ...tableBlocks(t)] };
 }
 
-const LEASE_DESIGNS: readonly DesignId[] = ['leases', 'leases-ask'];
+const LEASE_DESIGNS: readonly DesignId[] = DESIGN_IDS.filter((d) => DESIGNS[d].grants);
 
 function leaseCell(rows: RunRow[]) {
   const stranded = cellStat(rows, 'strandedPct');

@@ -1,4 +1,4 @@
-import { createKeyLimiter } from '../designs/index.js';
+import { DESIGNS } from '../designs/index.js';
 import { ALLOW, type FleetParams, type KeyLimiter, NEED_STORE } from '../designs/key-limiter.js';
 import { LeaseKey } from '../designs/leases.js';
 import { resolveGatewayOptions } from '../gateway/options.js';
@@ -28,20 +28,6 @@ export interface RunOutput extends RunMetrics {
 }
 
 const KEY = 'k';
-
-/**
- * How a design's syncs can be scheduled without changing a single decision:
- * - 'none': its state never changes at a sync (central-log, split);
- * - 'lazy': a sync with nothing to push whose read is overwritten before the gateway's next arrival
- *   changes nothing, so only the last sync before each arrival, and syncs with pushes, are run;
- * - 'every': a sync may change the store (lease grants); the syncs of an idle gateway that would be
- *   granted exactly what it holds are applied without the store (LeaseKey.fastForwardIdle).
- */
-function syncKind(design: RunParams['design']): 'none' | 'lazy' | 'every' {
-  if (design === 'central-log' || design === 'split') return 'none';
-  if (design === 'leases' || design === 'leases-ask') return 'every';
-  return 'lazy';
-}
 
 /** Weights of each gateway for a request: even, or proportional to 1/i. */
 export function routingWeights(routing: RunParams['routing'], k: number): Float64Array {
@@ -199,7 +185,7 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
  */
 export function decisionsIgnoreSync(p: RunParams): boolean {
   return (
-    syncKind(p.design) === 'none' &&
+    DESIGNS[p.design].syncs === 'never' &&
     !((p.storeDelayMs ?? 0) > 0 || (p.storeJitterMs ?? 0) > 0 || (p.syncLoss ?? 0) > 0)
   );
 }
@@ -273,9 +259,12 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     horizonMs: loss > 0 ? W : realSync ? Math.min(W, 4 * D + delayMs + jitterMs) : D,
   });
   const policy = fleet.policy;
-  const design = params.design;
   const everySync = opts.everySync === true;
-  const kind = (everySync || realSync) && syncKind(design) === 'lazy' ? 'every' : syncKind(design);
+  const traits = DESIGNS[params.design];
+  // how syncs are scheduled without changing a decision (Design.syncs), or all run when asked to; under
+  // 'every', the syncs of an idle lease gateway that would be granted exactly what it holds are applied
+  // without the store (LeaseKey.fastForwardIdle)
+  const kind = (everySync || realSync) && traits.syncs === 'lazy' ? 'every' : traits.syncs;
   const rng = new Random(params.seed);
   // the network's draws (delay jitter, loss) have their own stream, so the arrivals of a seed are the
   // same with and without them
@@ -331,7 +320,9 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   const seq = new Int32Array(K);
   // leaves: one per gateway, then the page-load stream, then the store watch (parked lease gateways),
   // only those a run uses (a shallower tree); they keep their order, so equal times resolve the same
-  const leaseDesign = design === 'leases' || design === 'leases-ask';
+  const leaseDesign = traits.grants;
+  // every request of a log design asks the store (Design.requestPath), the rejected ones too
+  const logPath = traits.requestPath === 'log';
   const PAGELOAD = pageload ? K : -1;
   const WATCH = leaseDesign ? K + (pageload ? 1 : 0) : -1;
   const tree = new EventTree(K + (pageload ? 1 : 0) + (leaseDesign ? 1 : 0));
@@ -340,7 +331,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     const u = params.alignedSyncs ? 0 : rng.uniform();
     if (probe !== null) probe.phaseDraws[g] = u;
     phase[g] = params.alignedSyncs ? 0 : u * D;
-    nextSync[g] = kind === 'none' ? Number.POSITIVE_INFINITY : phase[g];
+    nextSync[g] = kind === 'never' ? Number.POSITIVE_INFINITY : phase[g];
     nextSyncIdx[g] = 0;
     if (!pageload && lambda[g] > 0) nextArr[g] = rng.exponential(lambda[g]);
     if (mixed) nextFlood[g] = drawFlood(g, 0);
@@ -434,7 +425,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   const limiterOf = (g: number, t: number): KeyLimiter => {
     let lim = lims[g];
     if (lim === null) {
-      lim = lims[g] = createKeyLimiter(design, fleet, t);
+      lim = lims[g] = traits.create(fleet, t);
       readVersion[g] = -1;
     }
     return lim;
@@ -451,14 +442,13 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     if (v === NEED_STORE) {
       roundTrips++;
       if (realSync) waitMs += roundTripMs();
-      ok =
-        design === 'central-log'
-          ? lim.onLogReply(store.logAdmit(KEY, policy, t, 1), t, 1)
-          : lim.onAskReply(
-              store.ask(gatewayIds[g], KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t, seq[g]),
-              t,
-              1,
-            );
+      ok = logPath
+        ? lim.onLogReply(store.logAdmit(KEY, policy, t, 1), t, 1)
+        : lim.onAskReply(
+            store.ask(gatewayIds[g], KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t, seq[g]),
+            t,
+            1,
+          );
     } else ok = v === ALLOW;
     if (ok) noteAdmit(t);
     else rejected++;
@@ -632,7 +622,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
   };
   /** An arrival at g makes its next sync instant needed again, whatever was skipped. */
   const needSyncAfter = (g: number, t: number) => {
-    if (kind === 'none') return;
+    if (kind === 'never') return;
     const cur = nextSyncIdx[g];
     if (parkFrom[g] >= 0) {
       // the syncs a parked gateway skipped before this arrival happened: apply them first
@@ -853,7 +843,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
     // design that never syncs, or the next sync already the first at or after t)
     const cur = nextSyncIdx[g];
     if (
-      kind !== 'none' &&
+      kind !== 'never' &&
       (parkFrom[g] >= 0 || !(nextSync[g] >= t && (cur === 0 || phase[g] + (cur - 1) * D < t)))
     )
       needSyncAfter(g, t);
@@ -867,7 +857,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
       const lim = lims[g]!;
       let until = lim.nextChangeAt(t);
       // the next sync instant after t (lazy scheduling never skips past it once an arrival came)
-      const ns = kind === 'none' ? Number.POSITIVE_INFINITY : nextSync[g];
+      const ns = kind === 'never' ? Number.POSITIVE_INFINITY : nextSync[g];
       if (ns < until) until = ns;
       if (replyAt[g] < until) until = replyAt[g];
       if (until > end) until = end;
@@ -877,7 +867,7 @@ function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): 
           requests += n;
           rejected += n;
           // every central-log request asks the store, the rejected ones too
-          if (design === 'central-log') roundTrips += n;
+          if (logPath) roundTrips += n;
           lim.noteRejected(n, t + (until - t) * rng.uniform() ** (1 / n));
         }
         from = until;

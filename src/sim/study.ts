@@ -3,6 +3,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { DESIGN_IDS } from '../config.js';
+import { DESIGNS } from '../designs/index.js';
 import {
   checkAlignedFixedWindow,
   checkErlang,
@@ -144,7 +145,7 @@ function cost(r: GridRun): number {
     return p.minutes * ((p.floodKeys ?? 1) * (p.floodLoad ?? 100) * p.limit + 20 * p.keys ** 0.5);
   const syncs = (p.gateways * p.minutes * 60) / p.syncS;
   const arrivals = p.minutes * p.load * p.limit * (p.traffic === 'flood' ? 0.01 : 1);
-  return syncs * (p.design.startsWith('leases') ? 1 : 0.2) + arrivals;
+  return syncs * (DESIGNS[p.design].grants ? 1 : 0.2) + arrivals;
 }
 
 export async function runStudy(runs: GridRun[], opts: StudyOptions): Promise<StudyResults> {

@@ -6,7 +6,7 @@ import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime
 import { Random } from '../../src/sim/random.js';
 import { runSeeds } from '../../src/sim/run.js';
 import { RedisStore } from '../../src/store/redis/index.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { type RedisServer, startRedisServer, usingExternalRedis } from '../support/redis-server.js';
 
 /**
  * The designs on a real redis-server under real concurrency: several gateways in one process, each
@@ -42,16 +42,15 @@ function fleet(
   opts: { limit: number; windowMs: number; syncMs: number; prefix: string },
 ) {
   const gws: AsyncGateway[] = [];
-  // every admit as the store received it (its own timestamp), once per sync even if a sync is resent
+  // every admit as the store received it (its own timestamp), once per gateway, seq and key: a sync
+  // goes out in parts with one seq (each key in one part), and a resent part carries the same seq
+  // and the same admits per key (halved parts included), which the store applies once
   const pushed = new Map<string, number[]>();
   for (let i = 0; i < k; i++) {
     const store = new RedisStore(connect(), { prefix: `${opts.prefix}:` });
     const sync = store.sync.bind(store);
     store.sync = (req, now) => {
-      pushed.set(
-        `${req.gatewayId}/${req.seq}`,
-        req.entries.flatMap((e) => e.admits),
-      );
+      for (const e of req.entries) pushed.set(`${req.gatewayId}/${req.seq}/${e.key}`, e.admits);
       return sync(req, now);
     };
     gws.push(
@@ -194,57 +193,63 @@ describe('the designs on a real redis-server', () => {
     }
   }, 90_000);
 
-  it('Redis killed mid-flood and restarted: no decision waits past the timeout, fail modes hold, outage admits are pushed', async () => {
-    const limit = 100;
-    const windowMs = 60_000;
-    const k = 3;
-    const designs: DesignId[] = ['shared-counter', 'central-log'];
-    const fleets = designs.map((d) => ({
-      design: d,
-      f: fleet(d, k, { limit, windowMs, syncMs: 100, prefix: `kill-${d}` }),
-    }));
-    const rate = 200;
-    const drives = fleets.map(({ f }, i) => drive(f.gws, 'k', rate, 9000, 20 + i));
-    await new Promise((r) => setTimeout(r, 2500));
-    await server.kill9();
-    const outageAt = Date.now();
-    await new Promise((r) => setTimeout(r, 3000));
-    await server.restart();
-    const backAt = Date.now();
-    const results = await Promise.all(drives);
-    for (const { f } of fleets) await f.stop();
+  // kills and restarts the server: only one this process started
+  it.skipIf(usingExternalRedis)(
+    'Redis killed mid-flood and restarted: no decision waits past the timeout, fail modes hold, outage admits are pushed',
+    async () => {
+      const limit = 100;
+      const windowMs = 60_000;
+      const k = 3;
+      const designs: DesignId[] = ['shared-counter', 'central-log'];
+      const fleets = designs.map((d) => ({
+        design: d,
+        f: fleet(d, k, { limit, windowMs, syncMs: 100, prefix: `kill-${d}` }),
+      }));
+      const rate = 200;
+      const drives = fleets.map(({ f }, i) => drive(f.gws, 'k', rate, 9000, 20 + i));
+      await new Promise((r) => setTimeout(r, 2500));
+      await server.kill9();
+      const outageAt = Date.now();
+      await new Promise((r) => setTimeout(r, 3000));
+      await server.restart();
+      const backAt = Date.now();
+      const results = await Promise.all(drives);
+      for (const { f } of fleets) await f.stop();
 
-    const readerClient = connect();
-    if (readerClient.status !== 'ready') await once(readerClient, 'ready');
-    for (let i = 0; i < fleets.length; i++) {
-      const { design } = fleets[i];
-      const r = results[i];
-      const store = new RedisStore(readerClient, { prefix: `kill-${design}:` });
-      const res = await store.sync(
-        {
-          gatewayId: 'reader',
-          seq: 1,
-          policy: { limit, windowMs, windowKind: 'sliding' },
-          leaseTtlMs: 1000,
-          horizonMs: 1,
-          entries: [{ key: 'k', admits: [], read: true, release: false, ask: 0 }],
-        },
-        Date.now(),
-      );
-      const duringOutage = r.admitted.filter((t) => t >= outageAt && t < backAt).length;
-      // the restarted server kept nothing: it holds what was admitted in the outage and after
-      const sinceOutage = r.admitted.filter((t) => t >= outageAt).length;
-      console.log(
-        `${design}: slowest decision ${r.slowestMs.toFixed(0)} ms, ${r.degraded} degraded, ${duringOutage} admitted during the 3 s outage (bound K·ceil(L/K) = ${k * Math.ceil(limit / k)}), store holds ${res.replies[0].count} of ${sinceOutage} admitted since`,
-      );
-      expect(r.slowestMs).toBeLessThan(250 + 200);
-      expect(r.degraded).toBeGreaterThan(0);
-      expect(duringOutage).toBeLessThanOrEqual(k * Math.ceil(limit / k));
-      if (design === 'central-log') {
-        // a request-path call that timed out may still have landed: the store then counts an admit
-        // the gateway never made (it errs towards rejecting), never the other way round
-        expect(res.replies[0].count).toBeGreaterThanOrEqual(sinceOutage);
-      } else expect(res.replies[0].count).toBe(sinceOutage);
-    }
-  }, 90_000);
+      const readerClient = connect();
+      if (readerClient.status !== 'ready') await once(readerClient, 'ready');
+      for (let i = 0; i < fleets.length; i++) {
+        const { design } = fleets[i];
+        const r = results[i];
+        const store = new RedisStore(readerClient, { prefix: `kill-${design}:` });
+        const res = await store.sync(
+          {
+            gatewayId: 'reader',
+            seq: 1,
+            policy: { limit, windowMs, windowKind: 'sliding' },
+            leaseTtlMs: 1000,
+            horizonMs: 1,
+            entries: [{ key: 'k', admits: [], read: true, release: false, ask: 0 }],
+          },
+          Date.now(),
+        );
+        const duringOutage = r.admitted.filter((t) => t >= outageAt && t < backAt).length;
+        // the restarted server kept nothing: it holds what was admitted in the outage and after
+        const sinceOutage = r.admitted.filter((t) => t >= outageAt).length;
+        console.log(
+          `${design}: slowest decision ${r.slowestMs.toFixed(0)} ms, ${r.degraded} degraded, ${duringOutage} admitted during the 3 s outage (bound K·ceil(L/K) = ${k * Math.ceil(limit / k)}), store holds ${res.replies[0].count} of ${sinceOutage} admitted since`,
+        );
+        expect(r.slowestMs).toBeLessThan(250 + 200);
+        expect(r.degraded).toBeGreaterThan(0);
+        expect(duringOutage).toBeLessThanOrEqual(k * Math.ceil(limit / k));
+        // exact for both. central-log: a request-path call that timed out may still land, but the
+        // gateway takes it back (voidLogAdmits, sent before every sync, the last one at stop()): it
+        // leaves the log if it landed and is refused if it lands later (within W = 60 s, longer than
+        // the run); what the gateway admitted on its own meanwhile reaches the store as outage records.
+        // So the store counts exactly what was admitted since the restart emptied it.
+        expect.soft(res.replies[0].count, `${design}: store count`).toBe(sinceOutage);
+      }
+    },
+    90_000,
+  );
 });

@@ -5,7 +5,6 @@ import type { Registry } from 'prom-client';
 import {
   ConfigChecks,
   ConfigError,
-  type DesignId,
   MAX_TIMER_MS,
   requireCost,
   requireKey,
@@ -13,7 +12,7 @@ import {
   requirePositiveFinite,
   requirePositiveInteger,
 } from '../../config.js';
-import { createKeyLimiter } from '../../designs/index.js';
+import { DESIGNS, type Design, touchesStore } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
 import { type AnyStore, asAsyncStore } from '../../store/async-adapter.js';
 import type { AsyncStore, LogVoid, Store, SyncEntry, SyncRequest } from '../../store/contract.js';
@@ -246,6 +245,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly store: AsyncStore;
   /** A request costing more is never admitted (maxRequestCost). */
   private readonly maxCost: number;
+  /** The design's facts (DESIGNS), read here rather than from its name. */
+  private readonly design: Design;
+  /** touchesStore(design), read on every request: false (split) never syncs nor has a store to lose. */
+  private readonly usesStore: boolean;
   private readonly clock: () => number;
   private readonly random: () => number;
   /** Least recently used first (the key cap drops those first). */
@@ -350,7 +353,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.storeTimeoutMs = storeTimeoutMs as number;
     this.staleAfterMs = staleAfterMs as number;
     this.clock = clock as () => number;
-    this.waitForClock = waitsForClock(this.store, this.options.design);
+    this.design = DESIGNS[this.options.design];
+    this.usesStore = touchesStore(this.design);
+    this.waitForClock = waitsForClock(this.store, this.design);
     this.random = random as () => number;
     this.maxKeys = maxKeys as number;
     this.maxCost = maxRequestCost(this.options);
@@ -421,13 +426,13 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     // one clock read per request: it is the costly part of a local decision (tens of ns)
     const local = this.clock();
     const now = this.timeAt(local);
-    const design = this.options.design;
-    if (design !== 'split' && this.offStore(key, design, local)) return this.degraded(key, now, cost);
+    const usesStore = this.usesStore;
+    if (usesStore && this.offStore(key, local)) return this.degraded(key, now, cost);
     const lim = this.limiterOf(key, now);
     if (lim === null) return this.noRoom(false, now);
     const verdict = lim.decide(now, cost);
     if (verdict === ALLOW) {
-      if (design !== 'split') this.limiterUnsynced += cost;
+      if (usesStore) this.limiterUnsynced += cost;
       return this.count(this.fromLimiter(lim, true, now), false);
     }
     if (verdict === DENY) return this.count(this.fromLimiter(lim, false, now), false);
@@ -445,13 +450,13 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     if (this.waitForClock) return this.afterClock(key, cost).then((d) => d.allowed);
     const local = this.clock();
     const now = this.timeAt(local);
-    const design = this.options.design;
-    if (design !== 'split' && this.offStore(key, design, local)) return this.degraded(key, now, cost).allowed;
+    const usesStore = this.usesStore;
+    if (usesStore && this.offStore(key, local)) return this.degraded(key, now, cost).allowed;
     const lim = this.limiterOf(key, now);
     if (lim === null) return this.noRoom(false, now).allowed;
     const verdict = lim.decide(now, cost);
     if (verdict === ALLOW) {
-      if (design !== 'split') this.limiterUnsynced += cost;
+      if (usesStore) this.limiterUnsynced += cost;
       this.counts.allowed++;
       return true;
     }
@@ -470,7 +475,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private overLimit(key: string): Decision {
     const now = this.now();
     const held = this.keys.get(key);
-    const lim = held ?? createKeyLimiter(this.options.design, this.options.fleet, now);
+    const lim = held ?? this.design.create(this.options.fleet, now);
     const resetAt = lim.resetAt(now);
     const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
     const d: Decision = {
@@ -484,8 +489,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   /** This request is decided by the fail mode: the store is away, or the key still has outage admits to push. */
-  private offStore(key: string, design: DesignId, local: number): boolean {
-    if (this.storeDown(design, local)) return true;
+  private offStore(key: string, local: number): boolean {
+    if (this.storeDown(local)) return true;
     // a key stays on the fallback until the store has its outage admits, or it would count without them
     const fb = this.fallbacks.size === 0 ? undefined : this.fallbacks.get(key);
     if (fb !== undefined && fb.unconfirmed > 0) {
@@ -502,11 +507,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     // batch is being built across slices, whose walk of the keys would meet it twice
     let lim = this.building ? this.keys.get(key) : this.keys.use(key);
     if (lim !== undefined) return lim;
-    // central-log keeps nothing between requests: the store holds its whole state
-    if (this.options.design === 'central-log')
-      return createKeyLimiter('central-log', this.options.fleet, now);
+    // a design that holds no keys (central-log) keeps nothing between requests: the store has it all
+    if (!this.design.holdsKeys) return this.design.create(this.options.fleet, now);
     if (!this.makeRoom(now)) return null;
-    lim = createKeyLimiter(this.options.design, this.options.fleet, now);
+    lim = this.design.create(this.options.fleet, now);
     this.keys.set(key, lim);
     return lim;
   }
@@ -565,8 +569,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   private async viaStore(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
-    const { design, policy } = this.options;
-    if (design === 'central-log') {
+    const { policy } = this.options;
+    if (this.design.requestPath === 'log') {
       const t0 = this.clock();
       const call = { gatewayId: this.incarnation, seq: ++this.callSeq };
       const r = await withTimeout(
@@ -612,7 +616,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     await asking;
     const now = this.now();
     // the ask failed (or another call did meanwhile): decide as that ask's request did
-    if (this.storeDown(this.options.design)) return this.degraded(key, now, cost, true);
+    if (this.storeDown()) return this.degraded(key, now, cost, true);
     const v = lim.decideAgain!(now, cost);
     if (v === ALLOW) {
       this.limiterUnsynced += cost;
@@ -648,7 +652,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       this.learnOffset(r.value.now, now, t0, t1);
       const at = this.now();
       // A sync built while the ask was out hands back what the gateway held then: the limiter spends
-      // none of this grant (regression: test/regression-lease-ask-races-sync.test.ts). A resend of a
+      // none of this grant (regression: test/regressions/leases-ask-ask-and-sync-cross.test.ts). A resend of a
       // sync built before the ask does not take it back (the grant's tag; regression:
       // test/regressions/leases-ask-resent-sync-releases-later-ask.test.ts).
       // (A sync built for this key since the ask went out releases the parts tagged below its seq,
@@ -694,14 +698,14 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * its limiter's decide (it waited on another request's ask), so the limiter must not count it again.
    */
   private degraded(key: string, now: number, cost: number, counted = false): Decision {
-    const { design, policy, fleet } = this.options;
+    const { policy, fleet } = this.options;
     if (this.failMode === 'closed') {
       return this.count(
         { allowed: false, remaining: 0, resetMs: 0, retryAfterMs: fleet.syncMs, degraded: true, at: now },
         true,
       );
     }
-    if (this.failMode === 'local' && (design === 'leases' || design === 'leases-ask')) {
+    if (this.failMode === 'local' && this.design.grants) {
       // spend granted slots only: the store may already have handed anything else to another gateway
       const lim = this.limiterOf(key, now);
       if (lim === null) return this.noRoom(true, now);
@@ -758,12 +762,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   private retryAfter(lim: KeyLimiter, now: number): number {
     const change = lim.nextChangeAt(now);
-    const { design, fleet, policy } = this.options;
+    const { fleet, policy } = this.options;
     const last = this.lastSyncStartAt;
     const nextSync =
       Number.isNaN(last) || last + fleet.syncMs <= now ? now + fleet.syncMs : last + fleet.syncMs;
-    // central-log and split never learn anything at a sync
-    const at = design === 'central-log' || design === 'split' ? change : Math.min(change, nextSync);
+    // a design that never syncs (central-log, split) learns nothing at one
+    const at = this.design.syncs === 'never' ? change : Math.min(change, nextSync);
     return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(policy.windowMs);
   }
 
@@ -782,10 +786,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * also stop calling it as soon as one call failed, so requests do not each wait out the timeout on a
    * store that is gone; the next good sync (the timer keeps trying) brings them back.
    */
-  private storeDown(design: DesignId, local = this.clock()): boolean {
+  private storeDown(local = this.clock()): boolean {
     const since = Number.isNaN(this.lastGoodAt) ? this.createdAt : this.lastGoodAt;
     if (local - since > this.staleAfterMs) return true;
-    return this.failing && (design === 'central-log' || design === 'leases-ask');
+    return this.failing && this.design.requestPath !== null;
   }
 
   private storeAnswered(t: number): void {
@@ -1299,7 +1303,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       coalescedAsks: this.coalescedAsks,
       evictions: this.evictions,
       keyCapRejections: this.keyCapRejections,
-      storeDown: this.storeDown(this.options.design) && this.options.design !== 'split',
+      storeDown: this.storeDown() && this.usesStore,
       pendingVoids: this.voids.length,
       voidedCalls: this.voidedCalls,
       duplicateId: this.duplicateId,
@@ -1424,12 +1428,12 @@ function requireFunction<F extends (...args: never[]) => unknown>(field: string,
  * A store on its own clock (Redis TIME) ages the window on that clock, and an admit counts from its
  * instant on it. Until a reply tells a gateway that clock, its own may be off by seconds, and an admit
  * stamped on it would count seconds too long (clock ahead) or too short (behind): decisions wait for a
- * sync's reply, one round trip (at most storeTimeoutMs), once per gateway. Not central-log's, made at
- * the store, nor split's, which never leave the gateway. If that sync fails, decisions go ahead on the
- * local clock.
+ * sync's reply, one round trip (at most storeTimeoutMs), once per gateway. Not a design's that never
+ * syncs: central-log's are made at the store, split's never leave the gateway. If that sync fails,
+ * decisions go ahead on the local clock.
  */
-function waitsForClock(store: AsyncStore, design: DesignId): boolean {
-  return store.clock === 'store' && design !== 'central-log' && design !== 'split';
+function waitsForClock(store: AsyncStore, design: Design): boolean {
+  return store.clock === 'store' && design.syncs !== 'never';
 }
 
 /** Every option of AsyncGatewayOptions; any other name (a typo such as `syncMS`) is refused. */

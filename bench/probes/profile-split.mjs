@@ -2,7 +2,7 @@
 // designs and window logs, the random draws, GC. Self time only: code V8 inlined into its caller counts
 // as the caller's (the library's calls inlined into the engine's loop count as the engine's), so the
 // library's share is a lower bound.
-// Usage: node --cpu-prof --cpu-prof-dir=DIR bench/study-subset.mjs all all 16 && node bench/profile-split.mjs DIR/*.cpuprofile
+// Usage: node --cpu-prof --cpu-prof-dir=DIR bench/probes/study-subset.mjs all all 16 && node bench/probes/profile-split.mjs DIR/*.cpuprofile
 import { readFileSync } from 'node:fs';
 
 const AREAS = [
@@ -16,7 +16,7 @@ const AREAS = [
 ];
 
 const files = process.argv.slice(2);
-if (files.length === 0) throw new Error('usage: node bench/profile-split.mjs FILE.cpuprofile…');
+if (files.length === 0) throw new Error('usage: node bench/probes/profile-split.mjs FILE.cpuprofile…');
 const byArea = new Map();
 let total = 0;
 for (const file of files) {

@@ -1,5 +1,5 @@
 // CPU seconds of a 1-in-N sample of the full study grid's jobs, run in one thread in the study's schedule
-// order, scaled up to the whole grid. Usage: npm run build && node bench/study-cpu-sample.mjs [N] [DIST]
+// order, scaled up to the whole grid. Usage: npm run build && node bench/probes/study-cpu-sample.mjs [N] [DIST]
 // (DIST: another build's dist/ to compare against; the sample is always this build's jobs, and a build
 // without runAcrossSyncIntervals runs a job's runs one by one).
 import { resolve } from 'node:path';
@@ -7,8 +7,8 @@ import { pathToFileURL } from 'node:url';
 
 const N = Number(process.argv[2] ?? 16);
 const dist = pathToFileURL(resolve(process.argv[3] ?? 'dist')).href;
-const { buildGrid } = await import('../dist/sim/grid.js');
-const { gridJobs } = await import('../dist/sim/study.js');
+const { buildGrid } = await import('../../dist/sim/grid.js');
+const { gridJobs } = await import('../../dist/sim/study.js');
 const engine = await import(`${dist}/sim/engine.js`);
 const runJob = (job) =>
   job.ids.length > 1 && engine.runAcrossSyncIntervals !== undefined

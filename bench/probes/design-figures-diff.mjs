@@ -1,15 +1,15 @@
 // One design's quick-grid figures, a reference build against this one: every quick-grid run of the
 // design on both builds, the means per setting (rejected %, admitted per W, worst window, stranded %).
-// Usage: npm run build && node bench/design-figures-diff.mjs DESIGN REF_DIST
+// Usage: npm run build && node bench/probes/design-figures-diff.mjs DESIGN REF_DIST
 // (REF_DIST: the reference build's dist/, e.g. a worktree of main built with npm run build)
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const design = process.argv[2];
 if (design === undefined || process.argv[3] === undefined)
-  throw new Error('usage: node bench/design-figures-diff.mjs DESIGN REF_DIST');
-const { buildGrid } = await import('../dist/sim/grid.js');
-const { gridJobs } = await import('../dist/sim/study.js');
+  throw new Error('usage: node bench/probes/design-figures-diff.mjs DESIGN REF_DIST');
+const { buildGrid } = await import('../../dist/sim/grid.js');
+const { gridJobs } = await import('../../dist/sim/study.js');
 const jobs = gridJobs(buildGrid('quick').filter((r) => r.params.design === design));
 const run = async (dist) => {
   const { runJob } = await import(`${pathToFileURL(resolve(dist)).href}/sim/study.js`);

@@ -1,7 +1,7 @@
 // Bit-identity check of the simulator against a reference build: every Nth job of the full grid and
 // every job of the quick grid, every metric compared with Object.is (=== that also tells NaN and -0).
 // The reference's metrics are cached (v8-serialized, exact doubles) in REF_FILE on the first run.
-// Usage: npm run build && node bench/bit-identity.mjs N REF_DIST [REF_FILE]
+// Usage: npm run check:bit-identity -- N REF_DIST [REF_FILE]   (builds, then node scripts/bit-identity.mjs …)
 // (REF_DIST: the reference build's dist/, e.g. a worktree of main built with npm run build)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -10,7 +10,7 @@ import { deserialize, serialize } from 'node:v8';
 
 const N = Number(process.argv[2] ?? 8);
 if (process.argv[3] === undefined)
-  throw new Error('usage: node bench/bit-identity.mjs N REF_DIST [REF_FILE]');
+  throw new Error('usage: node scripts/bit-identity.mjs N REF_DIST [REF_FILE]');
 const refDist = resolve(process.argv[3]);
 // one cache per sample size and reference build
 const refFile = process.argv[4] ?? `/tmp/bit-identity-ref-${N}-${refDist.replace(/[^a-zA-Z0-9]+/g, '_')}.bin`;

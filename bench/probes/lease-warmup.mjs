@@ -1,7 +1,7 @@
 // How fast a lease design's grant follows a new key's demand: one gateway of K, one key at a steady
 // rate from its first request, synced every Δ, on virtual time; the share admitted in each second.
-// Usage: npm run build && node bench/lease-warmup.mjs [LIMIT=1e9] [RATE/s=100000] [SECONDS=20] [DESIGN=leases]
-import { Gateway, MemoryStore } from '../dist/index.js';
+// Usage: npm run build && node bench/probes/lease-warmup.mjs [LIMIT=1e9] [RATE/s=100000] [SECONDS=20] [DESIGN=leases]
+import { Gateway, MemoryStore } from '../../dist/index.js';
 
 const limit = Number(process.argv[2] ?? 1e9);
 const rate = Number(process.argv[3] ?? 100_000);
