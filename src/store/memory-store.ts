@@ -447,8 +447,11 @@ export class MemoryStore implements Store {
     const log = rec.log;
     const { windowMs, windowKind } = policy;
     if (!replay) {
-      // pushes are ascending; those already aged out are dropped, the rest merged in one pass
-      const admits = e.admits;
+      // pushes are ascending; those already aged out are dropped, the rest merged in one pass. A
+      // gateway whose clock went back may push out of order: sorted here, or the log would be out of
+      // order and the sweep would loop on a deadline already past (regression:
+      // test/regressions/memory-store-unsorted-push-hangs.test.ts)
+      const admits = ascending(e.admits) ? e.admits : e.admits.slice().sort((x, y) => x - y);
       let first = 0;
       while (first < admits.length && expiryOf(admits[first], windowMs, windowKind) <= now) first++;
       log.insertAll(admits, first);
@@ -544,6 +547,11 @@ export class MemoryStore implements Store {
       }
     }
   }
+}
+
+function ascending(a: readonly number[]): boolean {
+  for (let i = 1; i < a.length; i++) if (a[i] < a[i - 1]) return false;
+  return true;
 }
 
 /** Slots of the part tagged `tag` (0 if none). */
