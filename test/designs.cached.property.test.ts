@@ -13,6 +13,7 @@ import { type FleetParams, type KeyLimiter, NEED_STORE } from '../src/designs/ke
 import { LeaseKey } from '../src/designs/leases.js';
 import type { Store, SyncReply } from '../src/store/contract.js';
 import { MemoryStore } from '../src/store/memory-store.js';
+import { seeded } from './support/fc-seed.js';
 import { AdaptiveKey as RefAdaptive } from './support/reference-designs/adaptive.js';
 import { LeaseKey as RefLease } from './support/reference-designs/leases.js';
 import { SplitKey as RefSplit } from './support/reference-designs/split.js';
@@ -243,7 +244,9 @@ describe('cached decisions equal the uncached reference, call by call', () => {
           }
         }
       }),
-      { numRuns: 3000, seed: 2027 },
+      // the seed varies per run (FC_SEED replays one); with seed 1 it found a MemoryStore hang on a push
+      // out of order (test/regressions/memory-store-unsorted-push-hangs.test.ts)
+      seeded({ numRuns: 3000 }),
     );
   });
 });
