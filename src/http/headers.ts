@@ -8,7 +8,7 @@ export interface HeaderOptions {
   legacyHeaders?: boolean;
   /**
    * Send RateLimit-Policy and RateLimit. With false a rejection still gets Retry-After. Sending them
-   * costs about as much server CPU as the decision itself (see the README's benchmarks). @default true
+   * costs about as much server CPU as the decision itself (see docs/benchmarks.md). @default true
    */
   standardHeaders?: boolean;
 }
