@@ -168,7 +168,7 @@ export class LeaseKey implements KeyLimiter {
    * every sync for leases, however long the key has been quiet (so it keeps at least one slot while
    * the store has one: see isIdle); leases-ask asks nothing after an interval without arrivals.
    */
-  private askAt(_now: number, arrivals: number, mean: number): number {
+  private askAt(arrivals: number, mean: number): number {
     return this.askWhenEmpty && arrivals === 0 ? 0 : Math.ceil(1.5 * mean) + 1;
   }
 
@@ -232,7 +232,7 @@ export class LeaseKey implements KeyLimiter {
   syncEntry(key: string, now: number): SyncEntry {
     this.syncsStarted++;
     this.closeInterval(this.arrivals);
-    const ask = this.askAt(now, this.arrivals, this.meanAfter(0));
+    const ask = this.askAt(this.arrivals, this.meanAfter(0));
     this.arrivals = 0;
     this.lastReturned = this.slots(now);
     this.grant = 0;
