@@ -4,13 +4,13 @@ import { parseInjection } from '../fleet/inject.js';
 import { runFleet } from '../fleet/run.js';
 import type { FleetSettings } from '../fleet/settings.js';
 import { formatComparison } from '../fleet/table.js';
-import { num, oneOf, UsageError } from './parse.js';
+import { limitPerWindow, millis, num, oneOf, seconds, UsageError } from './parse.js';
 
 export interface FleetFlags {
   design: string;
   gateways: string;
   limit: string;
-  window: string;
+  window?: string;
   sync: string;
   traffic: string;
   load: string;
@@ -41,22 +41,28 @@ function loopbackRedis(raw: string): string {
   return raw;
 }
 
+function warmup(raw: string): number {
+  const ms = millis('--warmup', raw, 's');
+  if (ms > 60_000) throw new UsageError('--warmup', `must be at most 60 s, got "${raw}"`);
+  return ms;
+}
+
 /** Flags → settings, with errors that name the flag. */
 export function fleetSettings(f: FleetFlags): FleetSettings {
-  const windowS = num('--window', f.window, { positive: true, max: 3600 });
-  const syncS = num('--sync', f.sync, { positive: true });
+  const { limit, windowS } = limitPerWindow(f.limit, f.window, 6, { max: 1_000_000, maxWindowS: 3600 });
+  const syncS = seconds('--sync', f.sync);
   if (syncS > windowS)
     throw new UsageError('--sync', `must not exceed --window (${windowS} s), got ${syncS}`);
   if (syncS < 0.01)
     throw new UsageError('--sync', `must be at least 0.01 s (timers are not finer), got ${syncS}`);
-  const durationS = num('--duration', f.duration, { positive: true, max: 600 });
+  const durationS = seconds('--duration', f.duration);
+  if (durationS > 600) throw new UsageError('--duration', `must be at most 600 s, got ${durationS} s`);
   if (durationS <= windowS) {
     throw new UsageError(
       '--duration',
       `must exceed --window (${windowS} s): windows after the first are measured`,
     );
   }
-  const limit = num('--limit', f.limit, { integer: true, min: 1, max: 1_000_000 });
   const load = num('--load', f.load, { positive: true });
   const rate = (load * limit) / windowS;
   if (rate > 20_000) {
@@ -86,8 +92,8 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
     inject,
     seed: num('--seed', f.seed, { integer: true, min: 0 }),
     simSeeds: num('--sim-seeds', f.simSeeds, { integer: true, min: 1, max: 1000 }),
-    storeTimeoutMs: num('--store-timeout', f.storeTimeout, { positive: true }),
-    warmupMs: num('--warmup', f.warmup, { min: 0, max: 60 }) * 1000,
+    storeTimeoutMs: millis('--store-timeout', f.storeTimeout),
+    warmupMs: Number(f.warmup) === 0 ? 0 : warmup(f.warmup),
   };
 }
 
@@ -97,13 +103,20 @@ export function addFleetCommand(program: Command): void {
     .description('run K gateway processes on Redis under real HTTP load and compare them with the simulator')
     .option('--design <id>', `one of ${DESIGN_IDS.join(', ')}`, 'shared-counter')
     .option('--gateways <K>', 'gateway processes (1–32)', '8')
-    .option('--limit <L>', 'admits per window', '100')
-    .option('--window <seconds>', 'window W in seconds (compressed time: 6 for a 60-second setting)', '6')
-    .option('--sync <seconds>', 'sync interval Δ in seconds', '0.1')
+    .option('--limit <L[/W]>', 'admits per window, or L per window W as in 100/6s', '100')
+    .option(
+      '--window <duration>',
+      'window W: 6s, 1m… (a bare number is seconds; default 6 s, compressed time for a 60-second setting)',
+    )
+    .option('--sync <duration>', 'sync interval Δ: 100ms, 1s… (a bare number is seconds)', '0.1')
     .option('--traffic <kind>', 'steady, pageload or flood', 'flood')
     .option('--load <multiple>', 'arrival rate as a multiple of the limit (100 = 100 × L per W)', '100')
     .option('--routing <kind>', 'even or uneven (gateway i gets a share ∝ 1/i)', 'even')
-    .option('--duration <seconds>', 'how long the load runs (at most 600)', '20')
+    .option(
+      '--duration <duration>',
+      'how long the load runs: 20s, 2m… (a bare number is seconds; at most 600 s)',
+      '20',
+    )
     .option('--redis <url>', 'a loopback Redis to use (default: start a private redis-server)')
     .option(
       '--inject <fault>',
@@ -113,9 +126,13 @@ export function addFleetCommand(program: Command): void {
     )
     .option('--seed <s>', 'seed of the load arrivals', '1')
     .option('--sim-seeds <n>', 'simulator seeds to average', '10')
-    .option('--store-timeout <ms>', "the runtime's storeTimeoutMs", '200')
     .option(
-      '--warmup <seconds>',
+      '--store-timeout <duration>',
+      "the runtime's storeTimeoutMs: 200ms, 1s… (a bare number is ms)",
+      '200',
+    )
+    .option(
+      '--warmup <duration>',
       'the same traffic on a key of its own before the measured run (0: none)',
       '1',
     )

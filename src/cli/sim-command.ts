@@ -3,14 +3,14 @@ import { DESIGN_IDS } from '../config.js';
 import { isManyKeys, MANY_KEYS_DEFAULTS, runManyKeysSeeds, zipfTotal } from '../sim/many-keys.js';
 import { runSeeds } from '../sim/run.js';
 import type { RunParams } from '../sim/types.js';
-import { num, oneOf, UsageError } from './parse.js';
+import { limitPerWindow, millis, num, oneOf, seconds, UsageError } from './parse.js';
 
 export interface SimFlags {
   design: string;
   gateways: string;
   sync: string;
   limit: string;
-  window: string;
+  window?: string;
   windowKind: string;
   alignedSyncs?: boolean;
   traffic?: string;
@@ -82,8 +82,8 @@ function manyKeysParams(f: SimFlags, params: Omit<RunParams, 'seed'>): void {
 
 /** Flags → run parameters, with errors that name the flag. */
 export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds: number[] } {
-  const windowS = num('--window', f.window, { positive: true });
-  const syncS = num('--sync', f.sync, { positive: true });
+  const { limit, windowS } = limitPerWindow(f.limit, f.window, 60);
+  const syncS = seconds('--sync', f.sync);
   // many keys default to an honest client on every key (the flood is its own flags)
   const many = f.keys !== undefined && Number(f.keys) > 1;
   if (syncS > windowS)
@@ -92,7 +92,7 @@ export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds
     design: oneOf('--design', f.design, DESIGN_IDS),
     gateways: num('--gateways', f.gateways, { integer: true, min: 1, max: 64 }),
     syncS,
-    limit: num('--limit', f.limit, { integer: true, min: 1 }),
+    limit,
     windowS,
     windowKind: oneOf('--window-kind', f.windowKind, ['sliding', 'fixed'] as const),
     alignedSyncs: f.alignedSyncs === true,
@@ -110,9 +110,11 @@ export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds
   };
   // the real-world options join the parameters only when set away from their defaults, so a plain run's
   // parameters (and its JSON) are what they always were
-  const storeDelayMs = num('--store-delay', f.storeDelay ?? '0', { min: 0 });
+  const storeDelayMs =
+    f.storeDelay === undefined || Number(f.storeDelay) === 0 ? 0 : millis('--store-delay', f.storeDelay);
   if (storeDelayMs !== 0) params.storeDelayMs = storeDelayMs;
-  const storeJitterMs = num('--store-jitter', f.storeJitter ?? '0', { min: 0 });
+  const storeJitterMs =
+    f.storeJitter === undefined || Number(f.storeJitter) === 0 ? 0 : millis('--store-jitter', f.storeJitter);
   if (storeJitterMs !== 0) params.storeJitterMs = storeJitterMs;
   const syncLoss = num('--sync-loss', f.syncLoss ?? '0', { min: 0, max: 0.99 });
   if (syncLoss !== 0) params.syncLoss = syncLoss;
@@ -138,9 +140,9 @@ export function addSimCommand(program: Command): void {
     .description('simulate one setting on virtual time and print what it cost')
     .option('--design <id>', `one of ${DESIGN_IDS.join(', ')}`, 'shared-counter')
     .option('--gateways <K>', 'gateways sharing the limit (1–64)', '8')
-    .option('--sync <seconds>', 'sync interval Δ in seconds', '1')
-    .option('--limit <L>', 'admits per window', '100')
-    .option('--window <seconds>', 'window W in seconds', '60')
+    .option('--sync <duration>', 'sync interval Δ: 250ms, 1s… (a bare number is seconds)', '1')
+    .option('--limit <L[/W]>', 'admits per window, or L per window W as in 100/1m', '100')
+    .option('--window <duration>', 'window W: 10s, 1m… (a bare number is seconds; default 60 s)')
     .option('--window-kind <kind>', 'sliding or fixed', 'sliding')
     .option('--aligned-syncs', 'all gateways sync at the same instants')
     .option(
@@ -156,11 +158,15 @@ export function addSimCommand(program: Command): void {
     .option('--seeds <n>', 'run seeds 1..n and report the mean')
     .option('--seed <s>', 'run this one seed')
     .option(
-      '--store-delay <ms>',
+      '--store-delay <duration>',
       'a sync reply (and a request-path call) arrives this many ms after it was sent',
       '0',
     )
-    .option('--store-jitter <ms>', 'each round trip takes a uniform extra [0, ms)', '0')
+    .option(
+      '--store-jitter <duration>',
+      'each round trip takes a uniform extra [0, jitter) (bare number: ms)',
+      '0',
+    )
     .option(
       '--sync-loss <p>',
       'a sync reply is lost with probability p (half of those landed); resent whole',
