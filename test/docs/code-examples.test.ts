@@ -1,0 +1,245 @@
+// Every code example of README.md and docs/ is run here, so none can rot (issue 20):
+// - ```ts / ```js: type-checked against src/ (tsc, strict, as the project), then run in a child process
+//   (`node --import tsx`) with REDIS_URL set to a private redis-server and PORT=0. A driver appended to
+//   the example makes one request to the server it starts (or one decision on its gateway), then ends
+//   it the example's own way: SIGTERM when the example handles it (its shutdown must end the process),
+//   else process.exit. The import names users write ('fleetlimit', 'fleetlimit/http', …) are pointed
+//   at src/.
+// - ```json: a gateway configuration, loaded by loadConfig.
+// - ```sh: every `fleetlimit` subcommand and flag, and every `npm run` script, exists.
+// A block preceded by `<!-- example: fragment, REASON -->` is only listed, not run; keep those few.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
+import { validateConfig } from '../../src/cli/validate-command.js';
+import { loadConfig } from '../../src/config-file.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { type CodeBlock, codeBlocks, docFiles, ROOT } from './doc-blocks.js';
+
+const OUT = join(ROOT, 'test-artifacts', 'docs-examples');
+
+/** The package's public entry points, as a user imports them, → the sources they are built from. */
+const ENTRY: Record<string, string> = {
+  fleetlimit: 'src/index.js',
+  'fleetlimit/http': 'src/http/index.js',
+  'fleetlimit/redis': 'src/store/redis/index.js',
+  'fleetlimit/sim': 'src/sim/index.js',
+};
+
+function pointAtSources(code: string, file: string): string {
+  return code.replace(/from '(fleetlimit(?:\/\w+)?)'/g, (_whole, name: string) => {
+    const target = ENTRY[name];
+    if (target === undefined)
+      throw new Error(`an example imports ${name}, which the package does not export`);
+    return `from '${relative(dirname(file), join(ROOT, target)).replaceAll('\\', '/')}'`;
+  });
+}
+
+interface Example {
+  doc: string;
+  id: string;
+  block: CodeBlock;
+}
+
+const examples: Example[] = docFiles().flatMap((doc) =>
+  codeBlocks(readFileSync(join(ROOT, doc), 'utf8')).map((block) => ({
+    doc,
+    id: `${doc}:${block.line}`,
+    block,
+  })),
+);
+const runnable = examples.filter(
+  (e) => (e.block.lang === 'ts' || e.block.lang === 'js') && !e.block.fragment,
+);
+
+function exampleFile(e: Example): string {
+  return join(OUT, `${e.id.replace(/[^\w]+/g, '-')}.${e.block.lang}`);
+}
+
+// Appended to each example: it sees the example's top-level bindings (`server`, `gw`) by name.
+const DRIVER = `
+// ---- appended by test/docs/code-examples.test.ts ----
+{
+  const probe = {};
+  // whichever of these the example defines
+  const srv = typeof server === 'undefined' ? undefined : server;
+  const g = typeof gw === 'undefined' ? undefined : gw;
+  if (srv !== undefined) {
+    if (!srv.listening) await new Promise((r) => srv.once('listening', r));
+    const base = 'http://127.0.0.1:' + srv.address().port;
+    const res = await fetch(base + '/');
+    probe.status = res.status;
+    probe.body = await res.text();
+    probe.rateLimit = res.headers.get('ratelimit');
+    if (/metricsHandler/.test(SOURCE)) probe.metrics = (await fetch(base + '/metrics')).status;
+  } else if (g !== undefined && typeof g.admitNow === 'function') {
+    probe.allowed = (await g.admitNow('docs-example')).allowed;
+  }
+  process.stdout.write('PROBE ' + JSON.stringify(probe) + '\\n');
+  if (/process\\.on\\('SIGTERM'/.test(SOURCE)) process.kill(process.pid, 'SIGTERM');
+  else process.exit(0);
+}
+`;
+
+function runExample(
+  file: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    // an example whose shutdown leaves something open never exits: that is a failure, not a hang
+    const timer = setTimeout(() => {
+      out += '\n[the test killed it: still running 45 s after start]';
+      child.kill('SIGKILL');
+    }, 45_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+describe('the code examples of README.md and docs/', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    mkdirSync(OUT, { recursive: true });
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('finds them, and few are fragments', () => {
+    expect(runnable.length).toBeGreaterThanOrEqual(3);
+    const fragments = examples.filter((e) => e.block.fragment !== undefined);
+    expect(fragments.map((e) => `${e.id}: ${e.block.fragment}`).length).toBeLessThanOrEqual(2);
+  });
+
+  it('type-check against src/ (strict, as the project)', () => {
+    const files = runnable.map((e) => {
+      const file = exampleFile(e);
+      return { e, file, text: pointAtSources(e.block.code, file) };
+    });
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(ROOT, 'tsconfig.json'),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (d) => {
+          throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+        },
+      },
+    );
+    if (config === undefined) throw new Error('tsconfig.json did not parse');
+    const host = ts.createCompilerHost({ ...config.options, noEmit: true });
+    const virtual = new Map(files.map((f) => [f.file, f.text]));
+    const getSourceFile = host.getSourceFile.bind(host);
+    host.getSourceFile = (name, lang, onError) => {
+      const text = virtual.get(name);
+      return text === undefined ? getSourceFile(name, lang, onError) : ts.createSourceFile(name, text, lang);
+    };
+    const fileExists = host.fileExists.bind(host);
+    host.fileExists = (name) => virtual.has(name) || fileExists(name);
+    const readFile = host.readFile.bind(host);
+    host.readFile = (name) => virtual.get(name) ?? readFile(name);
+    const program = ts.createProgram([...virtual.keys()], { ...config.options, noEmit: true }, host);
+    const errors = ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file !== undefined && virtual.has(d.file.fileName))
+      .map((d) => {
+        const f = files.find((x) => x.file === d.file!.fileName)!;
+        const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+        // the block's first line of code is the line after its fence
+        return `${f.e.doc}:${f.e.block.line + 1 + line}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+      });
+    expect(errors, 'an example does not type-check: fix the example, it is what users copy').toEqual([]);
+  }, 120_000);
+
+  for (const e of runnable) {
+    it(`${e.id} runs: one request or decision, then its own shutdown`, async () => {
+      const file = exampleFile(e);
+      const code = pointAtSources(e.block.code, file);
+      writeFileSync(file, `${code}\nconst SOURCE = ${JSON.stringify(e.block.code)};\n${DRIVER}`);
+      const { code: exit, out } = await runExample(file, { REDIS_URL: redis.url, PORT: '0' });
+      expect(exit, `${e.id} exited ${exit}:\n${out}`).toBe(0);
+      const line = out.split('\n').find((l) => l.startsWith('PROBE '));
+      expect(line, `${e.id} printed no probe:\n${out}`).toBeDefined();
+      const probe = JSON.parse(line!.slice('PROBE '.length));
+      if ('status' in probe) {
+        expect(probe).toMatchObject({ status: 200, body: 'ok' });
+        expect(probe.rateLimit).toMatch(/^"default";r=\d+;t=\d+$/);
+        if ('metrics' in probe) expect(probe.metrics).toBe(200);
+      }
+      if ('allowed' in probe) expect(probe.allowed).toBe(true);
+    }, 60_000);
+  }
+
+  const json = examples.filter((e) => e.block.lang === 'json');
+  for (const e of json) {
+    it(`${e.id} is a configuration loadConfig accepts`, () => {
+      expect(() => loadConfig(JSON.parse(e.block.code))).not.toThrow();
+    });
+  }
+
+  it("README's `fleetlimit validate` line is what validate says of its config with syncMs 120000", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const quoted = /\(`(fleetlimit: syncMs: [^`]+)`\)/.exec(readme)?.[1];
+    expect(quoted).toBeDefined();
+    const config = JSON.parse(json.find((e) => e.id.startsWith('README.md:'))!.block.code);
+    let lines: string[] = [];
+    try {
+      validateConfig({ ...config, syncMs: 120_000 });
+    } catch (err) {
+      const errors = (err as { errors?: Error[] }).errors ?? [err as Error];
+      lines = errors.map((x) => `fleetlimit: ${x.message}`);
+    }
+    expect(lines).toContain(quoted);
+  });
+
+  const sh = examples.filter((e) => e.block.lang === 'sh');
+  it('every fleetlimit subcommand and flag, and every npm script, in a ```sh block exists', () => {
+    const program = buildProgram();
+    const scripts = Object.keys(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts);
+    const problems: string[] = [];
+    for (const e of sh) {
+      // one command per line; `\` continues it; `# …` is a comment; `[--flag X]` is optional
+      const commands = e.block.code.replace(/\\\n/g, ' ').split('\n');
+      for (const raw of commands) {
+        const cmd = raw.replace(/\s#.*$/, '').replace(/[[\]]/g, ' ');
+        for (const part of cmd.split('&&').map((p) => p.trim().split(/\s+/))) {
+          if (part[0] === 'npm' && part[1] === 'run' && !scripts.includes(part[2]))
+            problems.push(`${e.id}: npm run ${part[2]}: no such script`);
+          if (part[0] === 'npm' && part[1] === 'test' && !scripts.includes('test'))
+            problems.push(`${e.id}: npm test: no test script`);
+          const at = part[0] === 'npx' ? 1 : 0;
+          if (part[at] !== 'fleetlimit') continue;
+          const sub = program.commands.find((c) => c.name() === part[at + 1]);
+          if (sub === undefined) {
+            problems.push(`${e.id}: fleetlimit ${part[at + 1]}: no such command`);
+            continue;
+          }
+          const flags = new Set(sub.options.map((o) => o.long));
+          for (const w of part.slice(at + 2))
+            if (w.startsWith('--') && !flags.has(w))
+              problems.push(`${e.id}: fleetlimit ${sub.name()} ${w}: no such flag`);
+        }
+      }
+    }
+    expect(sh.length).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,27 @@
+// Runs one `fleetlimit …` command in this process (no child, no build: the CLI from src/) and returns
+// what it printed on stdout. The progress bar on stderr is not part of an example's output.
+import { buildProgram } from '../../src/cli/program.js';
+
+export async function runFleetlimit(args: string[]): Promise<{ stdout: string; exitCode: number }> {
+  let stdout = '';
+  const write = process.stdout.write.bind(process.stdout);
+  const writeErr = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  const prev = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'fleetlimit', ...args]);
+  } finally {
+    process.stdout.write = write;
+    process.stderr.write = writeErr;
+  }
+  const exitCode = Number(process.exitCode ?? 0);
+  process.exitCode = prev;
+  return { stdout, exitCode };
+}
