@@ -1,6 +1,12 @@
 /** The extended study's sections: the scorecard, real-world syncs, picked-gateway attacks, the hard cases, the formulas. */
 import { DESIGN_IDS, type DesignId } from '../config.js';
 import { DESIGNS } from '../designs/index.js';
+import {
+  fitOverAdmission,
+  type OverFit,
+  overAdmission,
+  overAdmissionPoints,
+} from '../sim/fit-over-admission.js';
 import type { RunRow } from '../sim/types.js';
 import { cellStat, distinct, type MetricKey } from './aggregate.js';
 import { asLine, asScatter, type ChartSeries, type ReportChart } from './chart-spec.js';
@@ -577,102 +583,6 @@ export function hardCasesSection(all: readonly RunRow[]): Section {
 
 // ---------------------------------------------------------------------------------------------- formulas
 
-/** The fitted model: admitted/L = 1 + S·(1 − exp(−c·x/S)), x = load·Δ/W, S = a·(K − 1)^b. */
-export interface OverFit {
-  design: DesignId;
-  c: number;
-  a: number;
-  b: number;
-  /** root mean square of log(admitted) residuals over the points */
-  rmsLog: number;
-  points: number;
-}
-
-export function overAdmission(x: number, K: number, f: Pick<OverFit, 'a' | 'b' | 'c'>): number {
-  const S = f.a * (K - 1) ** f.b;
-  if (!(S > 0)) return 1;
-  return 1 + S * (1 - Math.exp((-f.c * x) / S));
-}
-
-interface Point {
-  x: number;
-  K: number;
-  y: number;
-}
-
-function fitPoints(rows: readonly RunRow[], design: DesignId): Point[] {
-  // adaptive's blind span is capped at W/6, so at Δ near W it turns floods away below L: fitted on Δ ≤ 1 s
-  const mine = rows.filter(
-    (r) =>
-      r.design === design &&
-      r.group === 'flood' &&
-      r.windowKind === 'sliding' &&
-      !r.alignedSyncs &&
-      (design !== 'adaptive' || r.syncS <= 1),
-  );
-  const c = new Map<string, RunRow[]>();
-  for (const r of mine) {
-    const k = `${r.gateways}|${r.syncS}|${r.load}`;
-    const g = c.get(k);
-    if (g) g.push(r);
-    else c.set(k, [r]);
-  }
-  return [...c.values()]
-    .filter((g) => g[0]!.gateways > 1)
-    .map((g) => ({
-      x: (g[0]!.load * g[0]!.syncS) / g[0]!.windowS,
-      K: g[0]!.gateways,
-      y: mean(g, 'admittedPerWindow'),
-    }));
-}
-
-function rmsLog(points: readonly Point[], f: Pick<OverFit, 'a' | 'b' | 'c'>): number {
-  let s = 0;
-  for (const p of points) {
-    // the model is of over-admission: a point under L (a flood not yet filling the window) counts as L
-    const d = Math.log(Math.max(p.y, 1)) - Math.log(overAdmission(p.x, p.K, f));
-    s += d * d;
-  }
-  return Math.sqrt(s / Math.max(1, points.length));
-}
-
-/** Least squares on log(admitted) by a coarse-to-fine grid over (c, a, b): deterministic and dependency-free. */
-export function fitOverAdmission(rows: readonly RunRow[], design: DesignId): OverFit | null {
-  const pts = fitPoints(rows, design);
-  if (pts.length < 3) return null;
-  let best = { a: 0, b: 0, c: 0 };
-  let bestErr = Number.POSITIVE_INFINITY;
-  let ranges = { c: [-3, 1.5], a: [-3, 1.5], b: [0, 1.2] } as Record<'a' | 'b' | 'c', [number, number]>;
-  for (let round = 0; round < 5; round++) {
-    const n = 16;
-    for (let i = 0; i <= n; i++) {
-      const c = 10 ** (ranges.c[0] + ((ranges.c[1] - ranges.c[0]) * i) / n);
-      for (let j = 0; j <= n; j++) {
-        const a = 10 ** (ranges.a[0] + ((ranges.a[1] - ranges.a[0]) * j) / n);
-        for (let k = 0; k <= n; k++) {
-          const b = ranges.b[0] + ((ranges.b[1] - ranges.b[0]) * k) / n;
-          const e = rmsLog(pts, { a, b, c });
-          if (e < bestErr) {
-            bestErr = e;
-            best = { a, b, c };
-          }
-        }
-      }
-    }
-    const lc = Math.log10(best.c);
-    const la = Math.log10(best.a);
-    const wc = (ranges.c[1] - ranges.c[0]) / 8;
-    const wa = (ranges.a[1] - ranges.a[0]) / 8;
-    const wb = (ranges.b[1] - ranges.b[0]) / 8;
-    ranges = {
-      c: [lc - wc, lc + wc],
-      a: [la - wa, la + wa],
-      b: [Math.max(0, best.b - wb), best.b + wb],
-    };
-  }
-  return { design, ...best, rmsLog: bestErr, points: pts.length };
-}
-
 /** What each design's bound is, in words: the hard ones from the code, the statistical ones from the fit. */
 export function boundText(design: DesignId, fit: OverFit | null): string {
   switch (DESIGNS[design].bound) {
@@ -732,7 +642,7 @@ export function formulaSection(all: readonly RunRow[]): Section {
   const blocks: Block[] = [intro, { kind: 'table', table }];
   for (const { d, f } of fits) {
     if (f === null || DESIGNS[d].bound !== 'none') continue;
-    const pts = fitPoints(all, d);
+    const pts = overAdmissionPoints(all, d);
     const ks = [...new Set(pts.map((p) => p.K))].sort((a, b) => a - b);
     const xs = [...new Set(pts.map((p) => p.x))].sort((a, b) => a - b);
     const series: ChartSeries[] = [];
