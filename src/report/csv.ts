@@ -2,30 +2,12 @@
 import { MANY_KEY_METRICS } from '../sim/many-keys.js';
 import { METRIC_KEYS } from '../sim/run.js';
 import type { RunRow } from '../sim/types.js';
+import { CONFIG_KEYS } from './aggregate.js';
 
+// the configuration's fields in the grouping's order: a parameter added there gets its column here too
 export const CSV_COLUMNS = [
   'version',
-  'group',
-  'design',
-  'gateways',
-  'syncS',
-  'limit',
-  'windowS',
-  'windowKind',
-  'alignedSyncs',
-  'traffic',
-  'load',
-  'routing',
-  'minutes',
-  'storeDelayMs',
-  'storeJitterMs',
-  'syncLoss',
-  'attack',
-  'floodLoad',
-  'keys',
-  'popularity',
-  'floodKeys',
-  'floodPick',
+  ...CONFIG_KEYS,
   'seed',
   ...METRIC_KEYS,
   ...MANY_KEY_METRICS,

@@ -2,29 +2,9 @@
 import { DESIGN_IDS } from '../config.js';
 import type { RunRow, StudyResults } from '../sim/types.js';
 import { aggregateRuns, distinct } from './aggregate.js';
-import { htmlCharts, type ReportDocument, type Section, toHtml, toMarkdown } from './document.js';
-import {
-  attackSection,
-  formulaSection,
-  hardCasesSection,
-  manyKeysSection,
-  scorecardSection,
-  storeDelaySection,
-  syncLossSection,
-} from './extended.js';
+import { htmlCharts, type ReportDocument, toHtml, toMarkdown } from './document.js';
 import { formatDuration, formatNumber } from './format.js';
-import {
-  busyKeySection,
-  checksSection,
-  floodAllSection,
-  floodAtK8Section,
-  honestByDeltaSection,
-  honestByKSection,
-  howToReadSection,
-  leasesSection,
-  pageLoadSection,
-  sharedCounterVariantsSection,
-} from './sections.js';
+import { reportSections } from './sections/index.js';
 import { renderChart } from './svg-chart.js';
 
 export interface RenderedReport {
@@ -48,34 +28,7 @@ export function renderReport(results: StudyResults, chartScript: string): Render
 }
 
 export function reportDocument(results: StudyResults): ReportDocument {
-  const rows = results.rows;
-  const extended = rows.some(
-    (r) => r.group === 'scorecard' || r.group === 'delay' || r.group === 'hard' || r.group === 'keys',
-  );
-  const sections: Section[] = [
-    howToReadSection(),
-    ...(extended ? [scorecardSection(rows)] : []),
-    floodAtK8Section(rows),
-    floodAllSection(rows),
-    sharedCounterVariantsSection(rows),
-    honestByKSection(rows),
-    honestByDeltaSection(rows),
-    pageLoadSection(rows),
-    leasesSection(rows),
-    busyKeySection(rows),
-    ...(extended
-      ? [
-          storeDelaySection(rows),
-          syncLossSection(rows),
-          attackSection(rows),
-          hardCasesSection(rows),
-          manyKeysSection(rows),
-        ]
-      : []),
-    formulaSection(rows),
-    checksSection(results.checks),
-  ];
-  return { title: 'fleetlimit study report', facts: facts(results), sections };
+  return { title: 'fleetlimit study report', facts: facts(results), sections: reportSections(results) };
 }
 
 function list(values: readonly (string | number)[]): string {

@@ -1,0 +1,89 @@
+/**
+ * What the report's sections share: the designs present and their look, cell means and lines per design,
+ * the row selections several sections start from, labels, and the blocks for a chart and a missing part.
+ */
+import { DESIGN_IDS, type DesignId } from '../../config.js';
+import type { RunRow } from '../../sim/types.js';
+import { cellStat, type MetricKey } from '../aggregate.js';
+import type { ChartSeries, ReportChart } from '../chart-spec.js';
+import type { Block } from '../document.js';
+import { formatNumber } from '../format.js';
+
+/** An empty table cell. */
+export const NONE = '—';
+
+/** The designs among the rows, in DESIGN_IDS order. */
+export function designsIn(rows: readonly RunRow[]): DesignId[] {
+  const present = new Set(rows.map((r) => r.design));
+  return DESIGN_IDS.filter((d) => present.has(d));
+}
+
+/** Colour, marker and dash follow the design, so a design looks the same in every chart. */
+export function designStyle(design: DesignId): number {
+  return DESIGN_IDS.indexOf(design);
+}
+
+/** The mean of a metric over the rows (a table cell's figure). */
+export function meanOf(rows: readonly RunRow[], metric: MetricKey): number {
+  return cellStat(rows, metric).mean;
+}
+
+/** Lines of a metric against a numeric parameter, one per design, from the rows' cell means; `keep` picks the x values. */
+export function designLines(
+  rows: readonly RunRow[],
+  xOf: (r: RunRow) => number,
+  metric: MetricKey,
+  keep: (x: number) => boolean = () => true,
+): ChartSeries[] {
+  const xs = [...new Set(rows.map(xOf))].filter(keep).sort((a, b) => a - b);
+  return designsIn(rows).map((d) => {
+    const mine = rows.filter((r) => r.design === d);
+    return {
+      name: d,
+      style: designStyle(d),
+      points: xs
+        .map((x) => mine.filter((r) => xOf(r) === x))
+        .filter((cell) => cell.length > 0)
+        .map((cell) => ({ x: xOf(cell[0]!), y: meanOf(cell, metric) })),
+    };
+  });
+}
+
+/** A log axis has no place for 0: the x values a log-x chart keeps. */
+export const positive = (x: number): boolean => x > 0;
+
+/** The flood runs of the default set-up: sliding window, each gateway at its own sync phase. */
+export function floodRows(rows: readonly RunRow[]): RunRow[] {
+  return rows.filter((r) => r.group === 'flood' && r.windowKind === 'sliding' && !r.alignedSyncs);
+}
+
+/** The honest client most sections compare on: steady at 80 % of L, routed unevenly. */
+export function honestSteady(all: readonly RunRow[]): RunRow[] {
+  return all.filter(
+    (r) => r.group === 'honest' && r.traffic === 'steady' && r.load === 0.8 && r.routing === 'uneven',
+  );
+}
+
+export const delayOf = (r: RunRow) => r.storeDelayMs ?? 0;
+export const attackOf = (r: RunRow) => r.attack ?? 'even';
+
+export function seconds(v: number): string {
+  return `${formatNumber(v)} s`;
+}
+
+export function loadLabel(load: number): string {
+  return `${formatNumber(load)}× L`;
+}
+
+export function percentLoad(load: number): string {
+  return `${formatNumber(load * 100)} %`;
+}
+
+/** The line a section shows in place of what the study did not run. */
+export function missing(text: string): Block {
+  return { kind: 'missing', text: `Not in this study's results: ${text}` };
+}
+
+export function chart(name: string, title: string, drawn: Omit<ReportChart, 'name'>): Block {
+  return { kind: 'chart', title, chart: { name, ...drawn } };
+}

@@ -1,0 +1,91 @@
+/** Sync loss: what lost sync replies let through, and what they cost honest traffic. */
+import type { RunRow } from '../../sim/types.js';
+import { distinct } from '../aggregate.js';
+import { asLine } from '../chart-spec.js';
+import type { Block, Section } from '../document.js';
+import { formatNumber, formatPercent } from '../format.js';
+import type { Table } from '../tables.js';
+import { chart, designLines, designsIn, meanOf, missing, NONE, positive } from './common.js';
+
+const lossOf = (r: RunRow) => r.syncLoss ?? 0;
+
+export function syncLossSection(all: readonly RunRow[]): Section {
+  const id = 'sync-loss';
+  const title = 'Sync loss: a sync’s reply is lost (K = 8, Δ = 1 s)';
+  const intro: Block = {
+    kind: 'text',
+    text:
+      'Each sync’s reply is lost with the given probability; half of the lost syncs had landed at the store, half ' +
+      'had not. As the runtime does, the gateway keeps the failed request whole and resends it (same sequence ' +
+      'number, so the store applies its pushes once) at its next sync instant, then sends a fresh sync; its ' +
+      'pushes stay counted as its own meanwhile. Lines: admitted per window under a 100× flood and honest ' +
+      'rejections (steady 80 %, uneven) against the loss rate (the 0 points are in the table). The lease designs ' +
+      'can exceed L here: when a gateway’s syncs fail for longer than the lease TTL and the pushes had not landed, ' +
+      'the store lets the grant lapse while the admits spent from it are still unknown to it, and grants those ' +
+      'slots again (the windows over L are counted in the table).',
+  };
+  const rows = all.filter((r) => r.group === 'loss');
+  if (rows.length === 0) return { id, title, blocks: [intro, missing('sync-loss runs (--grid extended).')] };
+  const losses = distinct(rows, 'syncLoss') as number[];
+  const designs = designsIn(rows);
+  const table: Table = {
+    columns: [
+      { title: 'design · loss →' },
+      ...losses.map((p) => ({ title: formatPercent(100 * p), align: 'right' as const })),
+    ],
+    rows: designs.map((d) => [
+      d,
+      ...losses.map((p) => {
+        const f = rows.filter((r) => r.design === d && lossOf(r) === p && r.traffic === 'flood');
+        const h = rows.filter((r) => r.design === d && lossOf(r) === p && r.traffic === 'steady');
+        if (f.length === 0 || h.length === 0) return NONE;
+        const over = f.reduce((a, r) => a + r.windowsOverLimit, 0);
+        return `${formatNumber(meanOf(f, 'admittedPerWindow'))} [${formatNumber(meanOf(f, 'worstWindow'))}; ${over}] · ${formatPercent(meanOf(h, 'rejectedPct'))}`;
+      }),
+    ]),
+  };
+  const note: Block = {
+    kind: 'text',
+    text: 'Each cell: admitted per window under a 100× flood (× L) [worst window × L; spans over L, summed over seeds] · honest rejections.',
+  };
+  return {
+    id,
+    title,
+    blocks: [
+      intro,
+      { kind: 'table', table },
+      note,
+      chart(
+        'sync-loss-flood',
+        'Admitted per window under a 100× flood vs sync loss',
+        asLine({
+          title: 'Admitted per window under a 100× flood vs sync loss (K = 8, Δ = 1 s)',
+          x: { title: 'sync replies lost (fraction)', scale: 'log' },
+          y: { title: 'admitted per window (× L)', scale: 'log' },
+          series: designLines(
+            rows.filter((r) => r.traffic === 'flood'),
+            lossOf,
+            'admittedPerWindow',
+            positive,
+          ),
+          referenceLines: [{ y: 1, label: 'the limit L' }],
+        }),
+      ),
+      chart(
+        'sync-loss-honest',
+        'Honest rejections vs sync loss',
+        asLine({
+          title: 'Honest rejections vs sync loss (steady 80 %, uneven, K = 8, Δ = 1 s)',
+          x: { title: 'sync replies lost (fraction)', scale: 'log' },
+          y: { title: 'requests rejected (%)', scale: 'log' },
+          series: designLines(
+            rows.filter((r) => r.traffic === 'steady'),
+            lossOf,
+            'rejectedPct',
+            positive,
+          ),
+        }),
+      ),
+    ],
+  };
+}
