@@ -26,18 +26,6 @@ export class EventTree {
     this.up(n);
   }
 
-  /**
-   * set(leaf, min(a[leaf], b[leaf])). The time is not an argument: a double passed to a call the JIT
-   * did not inline is boxed, a heap allocation per event.
-   */
-  setMin(leaf: number, a: Float64Array, b: Float64Array): void {
-    const t = Math.min(a[leaf], b[leaf]);
-    const n = leaf + this.size;
-    if (this.time[n] === t) return;
-    this.time[n] = t;
-    this.up(n);
-  }
-
   /** Replays the path from leaf node n (its time just set) to the root. */
   private up(n: number): void {
     const time = this.time;

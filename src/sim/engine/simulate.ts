@@ -101,7 +101,6 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
   const lims: (KeyLimiter | null)[] = new Array(K).fill(null);
   const clock = new SyncClock(K, D);
   const { phase, nextSync, nextSyncIdx } = clock;
-  const instant = (g: number, idx: number) => phase[g] + idx * D;
   const seq = new Int32Array(K);
   // leaves: one per gateway, then the page-load stream, then the store watch (parked lease gateways),
   // only those a run uses (a shallower tree); they keep their order, so equal times resolve the same
@@ -150,8 +149,12 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
   // replies in flight and flood arrivals exist only with real syncs and mixed traffic (else Infinity)
   const extraEvents = realSync || mixed;
   const refresh = (g: number) => {
-    if (extraEvents) tree.set(g, Math.min(nextArr[g], nextSync[g], replyAt[g], nextFlood[g]));
-    else tree.setMin(g, nextArr, nextSync);
+    tree.set(
+      g,
+      extraEvents
+        ? Math.min(nextArr[g], nextSync[g], replyAt[g], nextFlood[g])
+        : Math.min(nextArr[g], nextSync[g]),
+    );
   };
   for (let g = 0; g < K; g++) refresh(g);
   if (pageload) tree.set(PAGELOAD, traffic.nextPageload());
@@ -278,7 +281,11 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
       return;
     }
     // the common case, without the division: the next sync is already the first at or after t
-    if (cur !== Number.POSITIVE_INFINITY && instant(g, cur) >= t && (cur === 0 || instant(g, cur - 1) < t))
+    if (
+      cur !== Number.POSITIVE_INFINITY &&
+      clock.instant(g, cur) >= t &&
+      (cur === 0 || clock.instant(g, cur - 1) < t)
+    )
       return;
     const need = clock.idxAtOrAfter(g, t);
     if (need < cur) clock.setNext(g, need);
@@ -342,7 +349,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
       const bound = traffic.arrivalBound(g);
       // the store's free slots at s, if asked below (nothing changes them before the watch looks)
       let freeNow = Number.NaN;
-      if (everySync || !(instant(g, next) < bound)) {
+      if (everySync || !(clock.instant(g, next) < bound)) {
         // every sync instant runs; or the next arrival comes by instant `next`, and each rule below
         // would keep it (they move `next` later only up to the first instant at or after the arrival)
       } else if (lim === null) {
@@ -367,14 +374,8 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
       if (parking !== null && kind === 'every' && parking.parkedCount > 0) parking.watchStore(s, freeNow);
       continue;
     }
-    // an arrival at gateway g (steady or flood stream); needSyncAfter's no-op cases written out (a
-    // design that never syncs, or the next sync already the first at or after t)
-    const cur = nextSyncIdx[g];
-    if (
-      kind !== 'never' &&
-      (parkFrom[g] >= 0 || !(nextSync[g] >= t && (cur === 0 || phase[g] + (cur - 1) * D < t)))
-    )
-      needSyncAfter(g, t);
+    // an arrival at gateway g (steady or flood stream)
+    needSyncAfter(g, t);
     const ok = arrive(g, t);
     if (mixed) {
       counts.honestRequests++;
@@ -401,8 +402,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
         from = until;
       }
     }
-    // rng.exponential(lambda[g]), written out (the same operations)
-    nextArr[g] = from + -Math.log(rng.uniform()) / lambda[g];
+    nextArr[g] = from + rng.exponential(lambda[g]);
     refresh(g);
   }
 
