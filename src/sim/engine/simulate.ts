@@ -2,11 +2,12 @@ import { DESIGNS } from '../../designs/index.js';
 import { ALLOW, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
 import type { LeaseKey } from '../../designs/leases.js';
 import { resolveGatewayOptions } from '../../gateway/options.js';
-import type { SyncReply, SyncRequest } from '../../store/contract.js';
+import type { SyncRequest } from '../../store/contract.js';
 import { MemoryStore } from '../../store/memory-store.js';
 import { Random } from '../random.js';
 import type { RunMetrics, RunParams } from '../types.js';
 import { EventTree } from './event-tree.js';
+import { InstantSync } from './instant-sync.js';
 import { LeaseParking } from './lease-parking.js';
 import { LossyLink } from './lossy-link.js';
 import { RunCounts } from './run-counts.js';
@@ -102,11 +103,11 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
   const clock = new SyncClock(K, D);
   const { phase, nextSync, nextSyncIdx } = clock;
   const seq = new Int32Array(K);
-  // leaves: one per gateway, then the page-load stream, then the store watch (parked lease gateways),
-  // only those a run uses (a shallower tree); they keep their order, so equal times resolve the same
   const leaseDesign = traits.grants;
   // every request of a log design asks the store (Design.requestPath), the rejected ones too
   const logPath = traits.requestPath === 'log';
+  // leaves: one per gateway, then the page-load stream, then the store watch (parked lease gateways),
+  // only those a run uses (a shallower tree); they keep their order, so equal times resolve the same
   const PAGELOAD = pageload ? K : -1;
   const WATCH = leaseDesign ? K + (pageload ? 1 : 0) : -1;
   const tree = new EventTree(K + (pageload ? 1 : 0) + (leaseDesign ? 1 : 0));
@@ -144,6 +145,10 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     counts,
     leaseDesign,
   );
+  const syncer = new InstantSync(store, KEY, fleet, request, gatewayIds, seq, lims, counts, clock, {
+    lazy: kind === 'lazy',
+    grants: leaseDesign,
+  });
   // a sync's reply in flight (realSync): when it arrives
   const replyAt = link.replyAt;
   // replies in flight and flood arrivals exist only with real syncs and mixed traffic (else Infinity)
@@ -182,7 +187,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     let lim = lims[g];
     if (lim === null) {
       lim = lims[g] = traits.create(fleet, t);
-      readVersion[g] = -1;
+      syncer.forget(g);
     }
     return lim;
   };
@@ -208,65 +213,6 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     else counts.rejected++;
     if (decisions !== null) decisions.push(ok ? 1 : 0);
     return ok;
-  };
-
-  // doSync applies each reply at once (no design keeps the reply object): one object serves them all
-  const reply: SyncReply = { count: 0, expiries: [], horizon: 0, granted: 0, grantExpiresAt: 0 };
-
-  /**
-   * Unchanged reads (lazy designs, the flood's common case): a sync with nothing to push, while the
-   * store is as the gateway's last sync left it and nothing in it expires before this sync's horizon,
-   * is skipped. Why that changes nothing: let s_p be the gateway's last sync and s this one, with no
-   * push by any gateway since s_p (storeVersion; a lazy design makes no other store call), the
-   * store's count at s the same as its reply at s_p said (readCount: with nothing added, nothing was
-   * dropped either, so the store holds what it held after s_p; asking drops what expired by s, as
-   * the sync at s would first), and its oldest admit expiring at or after s + H (H the reply's
-   * horizon). Then every admit in the store expires at or after s + H > s_p + H: both replies list
-   * no expiry and carry the same count. The gateway pushed nothing since s_p (a read), so
-   * its pending and in-flight logs are empty, and every own admit still counting is in the store
-   * (pushed at or before s_p, unexpired then): the own-admit log the share designs (track-share,
-   * adaptive) measure at a sync loses nothing in (s_p, s], and their share comes out of the same
-   * numbers. What a synced design keeps from a reply beyond that (horizon, lastSyncAt) decides
-   * nothing, and its cached decision inputs recompute to the same values. The store's side of the
-   * sync (the gateway's seq, pruning nothing, a sweep that keeps the non-empty record) changes
-   * nothing later syncs see. So the sync leaves the gateway as it is, and whether it goes idle is
-   * the same question. The tests compare decisions with everySync, which runs every one.
-   */
-  let storeVersion = 0;
-  /** Per gateway: storeVersion after its last sync (−1: its limiter has not synced), and the store's count then. */
-  const readVersion = new Float64Array(K).fill(-1);
-  const readCount = new Float64Array(K);
-  const horizonMs = fleet.horizonMs;
-
-  /** An instant sync of g at s (no delay, no loss). */
-  const doSync = (g: number, s: number) => {
-    const lim = lims[g];
-    if (lim !== null) {
-      const unchanged =
-        kind === 'lazy' &&
-        readVersion[g] === storeVersion &&
-        lim.unsyncedAdmits() === 0 &&
-        store.countOf(KEY, policy, s) === readCount[g] &&
-        store.headExpiry(KEY) >= s + horizonMs;
-      const entry = unchanged ? null : lim.syncEntry(KEY, s);
-      if (entry !== null) {
-        request.gatewayId = gatewayIds[g];
-        request.seq = ++seq[g];
-        store.syncKey(request, entry, s, reply);
-        if (leaseDesign) {
-          counts.returnedSum += (lim as LeaseKey).lastReturned;
-          counts.leaseSyncs++;
-        }
-        lim.applySync(reply, s);
-        if (kind === 'lazy') {
-          if (entry.admits.length > 0) storeVersion++;
-          readVersion[g] = storeVersion;
-          readCount[g] = reply.count;
-        }
-      }
-      // the gateway drops a key's state once nothing of it is left
-      if (lim.isIdle(s)) lims[g] = null;
-    }
   };
 
   /** An arrival at g makes its next sync instant needed again, whatever was skipped. */
@@ -343,7 +289,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
       const s = nextSync[g];
       const idx = nextSyncIdx[g];
       if (parkFrom[g] >= 0) parking!.unpark(g, idx);
-      doSync(g, s);
+      syncer.run(g, s);
       let next = idx + 1;
       const lim = lims[g];
       const bound = traffic.arrivalBound(g);
@@ -356,14 +302,8 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
         // no state held: the first sync that matters is the one after the next arrival
         next = Math.max(next, clock.idxAtOrAfter(g, bound));
       } else if (kind === 'lazy' && lim.unsyncedAdmits() === 0) {
-        // Nothing to push: only the last sync before the next arrival matters, as long as no sync
-        // in between would find the key idle and drop the state (not before the store's newest
-        // admit expires; later pushes only add to it).
-        // (idxAtOrAfter is monotone: the store's expiry bounds `last` only when it comes before the arrival)
-        const latest = store.latestExpiry(KEY);
-        const beforeArrival = clock.idxAtOrAfter(g, bound) - 1;
-        const last = latest >= bound ? beforeArrival : Math.min(beforeArrival, clock.idxAtOrAfter(g, latest));
-        if (last > next) next = last;
+        // nothing to push: only the last sync before the next arrival matters
+        next = syncer.lastNeeded(g, next, bound);
       } else if (kind === 'every' && parking !== null && lim.unsyncedAdmits() === 0) {
         // an idle lease gateway: park it while its syncs would change nothing
         next += parking.parkIdle(g, lim as LeaseKey, s, next, bound);
