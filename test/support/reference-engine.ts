@@ -134,14 +134,12 @@ export function referenceDecisions(p: RunParams): Uint8Array {
   const sum = weights.reduce((a, b) => a + b, 0);
   const cumulative: number[] = [];
   for (let i = 0, c = 0; i < K; i++) cumulative.push((c += weights[i] / sum));
-  const steadyRate = (g: number) =>
-    p.traffic === 'pageload'
-      ? 0
-      : p.traffic === 'flood' && pick
-        ? g === 0
-          ? rate
-          : 0
-        : rate * (weights[g] / sum);
+  /** A gateway's steady stream (a flood alone is one too): its share of the rate, or all of it for a picked gateway. */
+  const steadyRate = (g: number): number => {
+    if (p.traffic === 'pageload') return 0;
+    if (p.traffic === 'flood' && pick) return g === 0 ? rate : 0;
+    return rate * (weights[g] / sum);
+  };
   const mixed = p.traffic === 'pulsed' || p.traffic === 'onset';
   const floodRate = mixed ? ((p.floodLoad ?? 1000) * L) / W : 0;
   const floodRateAt = (g: number) => (pick ? (g === 0 ? floodRate : 0) : floodRate / K);
