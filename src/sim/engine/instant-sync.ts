@@ -1,0 +1,115 @@
+import type { FleetParams, KeyLimiter } from '../../designs/key-limiter.js';
+import type { LeaseKey } from '../../designs/leases.js';
+import type { SyncReply, SyncRequest } from '../../store/contract.js';
+import type { MemoryStore } from '../../store/memory-store.js';
+import type { RunCounts } from './run-counts.js';
+import type { SyncClock } from './sync-clock.js';
+
+/**
+ * Syncs that take no time and never fail: each runs through the store at its instant, and its reply
+ * is applied at once. A lazy design's syncs (Design.syncs) may be skipped where they change nothing:
+ * lastNeeded schedules only the last one before an arrival, and run skips an unchanged read.
+ *
+ * Unchanged reads (lazy designs, the flood's common case): a sync with nothing to push, while the
+ * store is as the gateway's last sync left it and nothing in it expires before this sync's horizon,
+ * is skipped. Why that changes nothing: let s_p be the gateway's last sync and s this one, with no
+ * push by any gateway since s_p (storeVersion; a lazy design makes no other store call), the
+ * store's count at s the same as its reply at s_p said (readCount: with nothing added, nothing was
+ * dropped either, so the store holds what it held after s_p; asking drops what expired by s, as
+ * the sync at s would first), and its oldest admit expiring at or after s + H (H the reply's
+ * horizon). Then every admit in the store expires at or after s + H > s_p + H: both replies list
+ * no expiry and carry the same count. The gateway pushed nothing since s_p (a read), so
+ * its pending and in-flight logs are empty, and every own admit still counting is in the store
+ * (pushed at or before s_p, unexpired then): the own-admit log the share designs (track-share,
+ * adaptive) measure at a sync loses nothing in (s_p, s], and their share comes out of the same
+ * numbers. What a synced design keeps from a reply beyond that (horizon, lastSyncAt) decides
+ * nothing, and its cached decision inputs recompute to the same values. The store's side of the
+ * sync (the gateway's seq, pruning nothing, a sweep that keeps the non-empty record) changes
+ * nothing later syncs see. So the sync leaves the gateway as it is, and whether it goes idle is
+ * the same question. The tests compare decisions with everySync, which runs every one.
+ */
+export class InstantSync {
+  /** pushes by any gateway so far (lazy designs) */
+  private storeVersion = 0;
+  /** Per gateway: storeVersion after its last sync (−1: its limiter has not synced), and the store's count then. */
+  private readonly readVersion: Float64Array;
+  private readonly readCount: Float64Array;
+  /** each reply is applied at once (no design keeps the reply object): one object serves them all */
+  private readonly reply: SyncReply = { count: 0, expiries: [], horizon: 0, granted: 0, grantExpiresAt: 0 };
+  private readonly lazy: boolean;
+  private readonly grants: boolean;
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly key: string,
+    private readonly fleet: FleetParams,
+    /** the run's one request object: the gateway and seq are set per sync */
+    private readonly request: SyncRequest,
+    private readonly gatewayIds: readonly string[],
+    /** each gateway's last sync seq */
+    private readonly seq: Int32Array,
+    private readonly lims: (KeyLimiter | null)[],
+    private readonly counts: RunCounts,
+    private readonly clock: SyncClock,
+    /** lazy: the design's syncs may be skipped (Design.syncs, unless every sync is run); grants: a lease design */
+    how: { lazy: boolean; grants: boolean },
+  ) {
+    this.lazy = how.lazy;
+    this.grants = how.grants;
+    this.readVersion = new Float64Array(lims.length).fill(-1);
+    this.readCount = new Float64Array(lims.length);
+  }
+
+  /** g has a new limiter: it has not synced. */
+  forget(g: number): void {
+    this.readVersion[g] = -1;
+  }
+
+  /** g's sync at s. */
+  run(g: number, s: number): void {
+    const lim = this.lims[g];
+    if (lim === null) return;
+    const store = this.store;
+    const unchanged =
+      this.lazy &&
+      this.readVersion[g] === this.storeVersion &&
+      lim.unsyncedAdmits() === 0 &&
+      store.countOf(this.key, this.fleet.policy, s) === this.readCount[g] &&
+      store.headExpiry(this.key) >= s + this.fleet.horizonMs;
+    const entry = unchanged ? null : lim.syncEntry(this.key, s);
+    if (entry !== null) {
+      const request = this.request;
+      const reply = this.reply;
+      request.gatewayId = this.gatewayIds[g];
+      request.seq = ++this.seq[g];
+      store.syncKey(request, entry, s, reply);
+      if (this.grants) {
+        this.counts.returnedSum += (lim as LeaseKey).lastReturned;
+        this.counts.leaseSyncs++;
+      }
+      lim.applySync(reply, s);
+      if (this.lazy) {
+        if (entry.admits.length > 0) this.storeVersion++;
+        this.readVersion[g] = this.storeVersion;
+        this.readCount[g] = reply.count;
+      }
+    }
+    // the gateway drops a key's state once nothing of it is left
+    if (lim.isIdle(s)) this.lims[g] = null;
+  }
+
+  /**
+   * A lazy design's gateway with nothing to push, after its sync: the index of the next sync that
+   * matters, from `next` on, its next arrival no earlier than `bound`. Only the last sync before the
+   * arrival matters, as long as no sync in between would find the key idle and drop the state (not
+   * before the store's newest admit expires; later pushes only add to it).
+   */
+  lastNeeded(g: number, next: number, bound: number): number {
+    const clock = this.clock;
+    // (idxAtOrAfter is monotone: the store's expiry bounds `last` only when it comes before the arrival)
+    const latest = this.store.latestExpiry(this.key);
+    const beforeArrival = clock.idxAtOrAfter(g, bound) - 1;
+    const last = latest >= bound ? beforeArrival : Math.min(beforeArrival, clock.idxAtOrAfter(g, latest));
+    return Math.max(last, next);
+  }
+}

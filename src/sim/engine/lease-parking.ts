@@ -1,0 +1,170 @@
+import type { KeyLimiter } from '../../designs/key-limiter.js';
+import type { LeaseKey } from '../../designs/leases.js';
+import type { MemoryStore } from '../../store/memory-store.js';
+import type { EventTree } from './event-tree.js';
+import type { RunCounts } from './run-counts.js';
+import type { SyncClock } from './sync-clock.js';
+
+/**
+ * Parked lease gateways (lease designs, syncs not all run): an idle gateway whose syncs would each be
+ * answered with exactly what it holds skips them; syncs parkFrom[g] … nextSyncIdx[g] − 1 were
+ * skipped, each answered with parkHeld[g] slots, and are applied when the gateway's next sync runs
+ * or an arrival comes (LeaseKey.applyIdle makes the same update as those syncs).
+ *
+ * Parked gateways that rely on the store staying full (asking above what they hold): when a slot
+ * frees at t (a release, or the store's oldest admit expiring), the one whose next sync instant comes
+ * first runs that sync; if slots are still free after it, the next one is woken then. Waking them all
+ * would be exact too, but each would run a sync only to find the slot taken.
+ */
+export class LeaseParking {
+  /** The first skipped sync's index per gateway (−1: not parked). */
+  readonly parkFrom: Float64Array;
+  parkedCount = 0;
+  /** The free slots parkIdle last read from the store at its sync instant (NaN: it did not ask). */
+  freeAtPark = Number.NaN;
+  /** Each gateway's first sync index at or after the end. */
+  private readonly endIdx: Float64Array;
+  private readonly parkHeld: Float64Array;
+  /** 1 when the park relies on the store staying full (asks above what it holds), 0 when it asks exactly that. */
+  private readonly parkFull: Uint8Array;
+  private parkedFull = 0;
+  /**
+   * The gateway the last wakeOne chose and that one's sync instant. Until that sync runs (it unparks
+   * the gateway) or another gateway parks full, a later call (t only grows) chooses the same one for
+   * the same instant, already scheduled: nothing to do. (Each parked gateway's candidate instant only
+   * grows with t, and a parked gateway's next sync only comes earlier, by wakeOne.)
+   */
+  private woken = -1;
+  private wokenAt = Number.NEGATIVE_INFINITY;
+  /** The instants idleRun asks about: atG's sync instants from index atFrom on (one closure for every call). */
+  private atG = 0;
+  private atFrom = 0;
+  private readonly idleAt: (i: number) => number;
+
+  constructor(
+    private readonly clock: SyncClock,
+    private readonly lims: (KeyLimiter | null)[],
+    private readonly counts: RunCounts,
+    private readonly store: MemoryStore,
+    private readonly key: string,
+    private readonly gatewayIds: readonly string[],
+    private readonly leaseTtlMs: number,
+    private readonly tree: EventTree,
+    /** the tree's leaf for the store watch: the instant the store's oldest admit expires */
+    private readonly watchLeaf: number,
+    /** puts g's next event in the tree again */
+    private readonly refresh: (g: number) => void,
+    end: number,
+  ) {
+    const K = lims.length;
+    this.parkFrom = new Float64Array(K).fill(-1);
+    this.parkHeld = new Float64Array(K);
+    this.parkFull = new Uint8Array(K);
+    this.endIdx = new Float64Array(K);
+    for (let g = 0; g < K; g++) this.endIdx[g] = clock.idxAtOrAfter(g, end);
+    this.idleAt = (i: number) => clock.instant(this.atG, this.atFrom + i);
+  }
+
+  /**
+   * After g's sync at s with nothing to push: with no free slot in the store until its oldest admit
+   * expires, an idle gateway's syncs are answered with what it holds even when it asks for more: park
+   * it from sync index `next` on, up to its next arrival (`bound`), lazily (a release by another
+   * gateway or an earlier expiry wakes it; see watchStore). Returns how many syncs it skips.
+   */
+  parkIdle(g: number, lease: LeaseKey, s: number, next: number, bound: number): number {
+    this.freeAtPark = Number.NaN;
+    const clock = this.clock;
+    const before = Math.min(clock.idxAtOrAfter(g, bound), this.endIdx[g]) - next;
+    if (before <= 0) return 0;
+    const freeNow = this.store.freeSlots(this.key, s);
+    this.freeAtPark = freeNow;
+    const full = freeNow <= 0;
+    this.atG = g;
+    this.atFrom = next;
+    const n = lease.idleRun(this.idleAt, before, full);
+    if (n > 0) {
+      const held = lease.slots(s);
+      if (held > 0)
+        this.store.renewLease(this.key, this.gatewayIds[g], clock.instant(g, next + n - 1) + this.leaseTtlMs);
+      this.parkFrom[g] = next;
+      this.parkHeld[g] = held;
+      this.parkFull[g] = full ? 1 : 0;
+      if (full) {
+        this.parkedFull++;
+        this.woken = -1;
+      }
+      this.parkedCount++;
+    }
+    return n;
+  }
+
+  /** Applies parked g's skipped syncs before its sync of index idx. */
+  unpark(g: number, idx: number): void {
+    const n = idx - this.parkFrom[g];
+    const lim = this.lims[g] as LeaseKey;
+    lim.applyIdle(n, this.clock.instant(g, idx - 1), this.parkHeld[g]);
+    this.counts.returnedSum += this.parkHeld[g] * n;
+    this.counts.leaseSyncs += n;
+    if (this.parkFull[g] === 1) this.parkedFull--;
+    this.parkFrom[g] = -1;
+    this.parkedCount--;
+  }
+
+  /**
+   * After a store operation at t, or when the store's oldest admit expires: wake one if a slot is
+   * free. freeAtT: the store's free slots at t when the caller has them (NaN: ask the store).
+   */
+  watchStore(t: number, freeAtT: number): void {
+    if (this.parkedFull === 0) {
+      this.tree.set(this.watchLeaf, Number.POSITIVE_INFINITY);
+      return;
+    }
+    if ((Number.isNaN(freeAtT) ? this.store.freeSlots(this.key, t) : freeAtT) > 0) this.wakeOne(t);
+    this.tree.set(this.watchLeaf, this.store.headExpiry(this.key));
+  }
+
+  /** The parked-full gateway whose next sync instant at or after t comes first runs that sync. */
+  private wakeOne(t: number): void {
+    const { parkFrom, parkFull, clock } = this;
+    if (this.woken >= 0 && t <= this.wokenAt && parkFrom[this.woken] >= 0 && parkFull[this.woken] === 1)
+      return;
+    let best = -1;
+    let bestAt = Number.POSITIVE_INFINITY;
+    let bestIdx = 0;
+    for (let g = 0; g < parkFrom.length; g++) {
+      if (parkFrom[g] < 0 || parkFull[g] === 0) continue;
+      // max(idxAtOrAfter(g, t), parkFrom[g]), with the division only when the park began before t
+      let idx = parkFrom[g];
+      let at = clock.instant(g, idx);
+      if (at < t) {
+        idx = clock.idxAtOrAfter(g, t);
+        at = clock.instant(g, idx);
+      }
+      if (at < bestAt) {
+        bestAt = at;
+        best = g;
+        bestIdx = idx;
+      }
+    }
+    this.woken = best;
+    this.wokenAt = bestAt;
+    if (best < 0) return;
+    if (bestIdx < clock.nextSyncIdx[best]) {
+      clock.setNext(best, bestIdx);
+      this.refresh(best);
+    }
+  }
+
+  /** At the end: parked gateways' skipped syncs up to the end still count. */
+  countToEnd(): void {
+    const { parkFrom, clock } = this;
+    for (let g = 0; g < parkFrom.length; g++) {
+      if (parkFrom[g] < 0) continue;
+      const n = Math.min(clock.nextSyncIdx[g], this.endIdx[g]) - parkFrom[g];
+      if (n > 0) {
+        this.counts.returnedSum += this.parkHeld[g] * n;
+        this.counts.leaseSyncs += n;
+      }
+    }
+  }
+}

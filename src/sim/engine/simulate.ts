@@ -1,0 +1,381 @@
+import { DESIGNS } from '../../designs/index.js';
+import { ALLOW, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
+import type { LeaseKey } from '../../designs/leases.js';
+import { resolveGatewayOptions } from '../../gateway/options.js';
+import type { SyncRequest } from '../../store/contract.js';
+import { MemoryStore } from '../../store/memory-store.js';
+import { Random } from '../random.js';
+import type { RunMetrics, RunParams } from '../types.js';
+import { EventTree } from './event-tree.js';
+import { InstantSync } from './instant-sync.js';
+import { LeaseParking } from './lease-parking.js';
+import { LossyLink } from './lossy-link.js';
+import { RunCounts } from './run-counts.js';
+import { SyncClock, scheduledSyncs } from './sync-clock.js';
+import { Traffic } from './traffic.js';
+import { WindowMeter } from './window-meter.js';
+
+export interface EngineOptions {
+  /**
+   * Count the arrivals a gateway must reject anyway in one Poisson draw (default true). While a
+   * gateway's decision cannot change before its next sync or its next known expiry, every arrival in
+   * that span is rejected; how many arrive is one draw. Exact in distribution.
+   */
+  skip?: boolean;
+  /** Record every request's decision in order (the per-arrival checks). Implies skip = false. */
+  recordDecisions?: boolean;
+  /**
+   * Run every sync of every gateway through the store (default false: syncs that cannot change a
+   * decision are skipped or fast-forwarded). The tests compare both, decision by decision.
+   */
+  everySync?: boolean;
+}
+
+export interface RunOutput extends RunMetrics {
+  decisions?: Uint8Array;
+}
+
+/** What runAcrossSyncIntervals needs from a run beyond its metrics. */
+export interface Probe {
+  /** Each gateway's sync-phase draw, in [0, 1) (0 with aligned syncs). */
+  phaseDraws: Float64Array;
+  roundTrips: number;
+}
+
+const KEY = 'k';
+
+/** One simulated run of one key on virtual time. The decisions are the library's own state machines. */
+export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunOutput {
+  return simulate(params, opts, null);
+}
+
+/**
+ * The loop: takes the earliest event (a gateway's reply, sync or arrival, the page-load stream, the
+ * store watch) and runs it. Syncs that cannot change a decision are skipped or fast-forwarded unless
+ * every sync is asked for; rejections a gateway cannot avoid are counted in one draw unless skip is off.
+ */
+export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): RunOutput {
+  const record = opts.recordDecisions === true;
+  const skip = !record && opts.skip !== false;
+  const K = params.gateways;
+  const W = params.windowS * 1000;
+  const D = params.syncS * 1000;
+  const L = params.limit;
+  const end = params.minutes * 60_000;
+  // the real-world caveats: a delayed reply, a lost one
+  const delayMs = params.storeDelayMs ?? 0;
+  const jitterMs = params.storeJitterMs ?? 0;
+  const loss = params.syncLoss ?? 0;
+  /** Syncs that take time or can fail run every one of them, in order (no lazy or fast-forwarded syncs). */
+  const realSync = delayMs > 0 || jitterMs > 0 || loss > 0;
+  const { fleet } = resolveGatewayOptions({
+    id: 'sim',
+    design: params.design,
+    limit: L,
+    windowMs: W,
+    windowKind: params.windowKind,
+    gateways: K,
+    syncMs: D,
+    // Instant syncs are never late, so every decision falls within Δ of the sync it was made on: a
+    // horizon of Δ lists every expiry a decision can see (the production default is 4Δ). A reply
+    // that takes time, or is lost, is used for longer: then the production default, plus the delay.
+    // A lost reply can leave a gateway on an old one for several Δ: then the whole window.
+    horizonMs: loss > 0 ? W : realSync ? Math.min(W, 4 * D + delayMs + jitterMs) : D,
+  });
+  const policy = fleet.policy;
+  const everySync = opts.everySync === true;
+  const traits = DESIGNS[params.design];
+  // how syncs are scheduled without changing a decision (Design.syncs), or all run when asked to; under
+  // 'every', the syncs of an idle lease gateway that would be granted exactly what it holds are applied
+  // without the store (LeaseKey.fastForwardIdle)
+  const kind = (everySync || realSync) && traits.syncs === 'lazy' ? 'every' : traits.syncs;
+  const rng = new Random(params.seed);
+  // the network's draws (delay jitter, loss) have their own stream, so the arrivals of a seed are the
+  // same with and without them
+  const net = new Random((params.seed ^ 0x5bd1e995) >>> 0);
+  const store = new MemoryStore();
+  const counts = new RunCounts();
+
+  const traffic = new Traffic(params, rng, end);
+  const { mixed, pageload, lambda, nextArr, nextFlood } = traffic;
+
+  const lims: (KeyLimiter | null)[] = new Array(K).fill(null);
+  const clock = new SyncClock(K, D);
+  const { phase, nextSync, nextSyncIdx } = clock;
+  const seq = new Int32Array(K);
+  const leaseDesign = traits.grants;
+  // every request of a log design asks the store (Design.requestPath), the rejected ones too
+  const logPath = traits.requestPath === 'log';
+  // leaves: one per gateway, then the page-load stream, then the store watch (parked lease gateways),
+  // only those a run uses (a shallower tree); they keep their order, so equal times resolve the same
+  const PAGELOAD = pageload ? K : -1;
+  const WATCH = leaseDesign ? K + (pageload ? 1 : 0) : -1;
+  const tree = new EventTree(K + (pageload ? 1 : 0) + (leaseDesign ? 1 : 0));
+
+  for (let g = 0; g < K; g++) {
+    const u = params.alignedSyncs ? 0 : rng.uniform();
+    if (probe !== null) probe.phaseDraws[g] = u;
+    phase[g] = params.alignedSyncs ? 0 : u * D;
+    nextSync[g] = kind === 'never' ? Number.POSITIVE_INFINITY : phase[g];
+    nextSyncIdx[g] = 0;
+    traffic.startGateway(g);
+  }
+  traffic.startBursts();
+
+  const request: SyncRequest = {
+    gatewayId: '',
+    seq: 0,
+    policy,
+    leaseTtlMs: fleet.leaseTtlMs,
+    horizonMs: fleet.horizonMs,
+    entries: [],
+  };
+  // Property names are internalized: the store's maps, keyed by these ids, then compare keys by
+  // identity instead of by content (a built string is not internalized).
+  const gatewayIds = Object.keys(Object.fromEntries(Array.from({ length: K }, (_, g) => [`g${g}`, 0])));
+  const link = new LossyLink(
+    { delayMs, jitterMs, loss },
+    net,
+    store,
+    KEY,
+    request,
+    gatewayIds,
+    seq,
+    lims,
+    counts,
+    leaseDesign,
+  );
+  const syncer = new InstantSync(store, KEY, fleet, request, gatewayIds, seq, lims, counts, clock, {
+    lazy: kind === 'lazy',
+    grants: leaseDesign,
+  });
+  // a sync's reply in flight (realSync): when it arrives
+  const replyAt = link.replyAt;
+  // replies in flight and flood arrivals exist only with real syncs and mixed traffic (else Infinity)
+  const extraEvents = realSync || mixed;
+  const refresh = (g: number) => {
+    tree.set(
+      g,
+      extraEvents
+        ? Math.min(nextArr[g], nextSync[g], replyAt[g], nextFlood[g])
+        : Math.min(nextArr[g], nextSync[g]),
+    );
+  };
+  for (let g = 0; g < K; g++) refresh(g);
+  if (pageload) tree.set(PAGELOAD, traffic.nextPageload());
+  const parking = leaseDesign
+    ? new LeaseParking(
+        clock,
+        lims,
+        counts,
+        store,
+        KEY,
+        gatewayIds,
+        fleet.leaseTtlMs,
+        tree,
+        WATCH,
+        refresh,
+        end,
+      )
+    : null;
+  const parkFrom = parking === null ? new Float64Array(K).fill(-1) : parking.parkFrom;
+
+  const meter = new WindowMeter(W, L, params.windowKind === 'fixed', traffic.onsetAt);
+  const decisions: number[] | null = record ? [] : null;
+
+  const limiterOf = (g: number, t: number): KeyLimiter => {
+    let lim = lims[g];
+    if (lim === null) {
+      lim = lims[g] = traits.create(fleet, t);
+      syncer.forget(g);
+    }
+    return lim;
+  };
+
+  /** One request at gateway g at time t; returns whether it was admitted. */
+  const arrive = (g: number, t: number): boolean => {
+    const lim = limiterOf(g, t);
+    counts.requests++;
+    const v = lim.decide(t, 1);
+    let ok: boolean;
+    if (v === NEED_STORE) {
+      counts.roundTrips++;
+      if (realSync) counts.waitMs += link.roundTripMs();
+      ok = logPath
+        ? lim.onLogReply(store.logAdmit(KEY, policy, t, 1), t, 1)
+        : lim.onAskReply(
+            store.ask(gatewayIds[g], KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t, seq[g]),
+            t,
+            1,
+          );
+    } else ok = v === ALLOW;
+    if (ok) meter.noteAdmit(t);
+    else counts.rejected++;
+    if (decisions !== null) decisions.push(ok ? 1 : 0);
+    return ok;
+  };
+
+  /** An arrival at g makes its next sync instant needed again, whatever was skipped. */
+  const needSyncAfter = (g: number, t: number) => {
+    if (kind === 'never') return;
+    const cur = nextSyncIdx[g];
+    if (parkFrom[g] >= 0) {
+      // the syncs a parked gateway skipped before this arrival happened: apply them first
+      const need = clock.idxAtOrAfter(g, t);
+      parking!.unpark(g, need);
+      if (need < cur) clock.setNext(g, need);
+      return;
+    }
+    // the common case, without the division: the next sync is already the first at or after t
+    if (
+      cur !== Number.POSITIVE_INFINITY &&
+      clock.instant(g, cur) >= t &&
+      (cur === 0 || clock.instant(g, cur - 1) < t)
+    )
+      return;
+    const need = clock.idxAtOrAfter(g, t);
+    if (need < cur) clock.setNext(g, need);
+  };
+
+  for (;;) {
+    const leaf = tree.minLeaf();
+    const t = tree.minTime();
+    if (!(t < end)) break;
+    if (leaf === WATCH) {
+      // the store's oldest admit expires now: a slot frees
+      parking!.watchStore(t, Number.NaN);
+      continue;
+    }
+    if (leaf === PAGELOAD) {
+      // page-load stream: an arrival, or the next burst drawn
+      const g = traffic.takePageload();
+      if (g >= 0) {
+        needSyncAfter(g, t);
+        arrive(g, t);
+        refresh(g);
+      }
+      tree.set(PAGELOAD, traffic.nextPageload());
+      continue;
+    }
+    const g = leaf;
+    // replies in flight and flood arrivals exist only with real syncs and mixed traffic
+    if (realSync && replyAt[g] <= nextSync[g] && replyAt[g] <= nextArr[g] && replyAt[g] <= nextFlood[g]) {
+      link.onReply(g, replyAt[g]);
+      refresh(g);
+      continue;
+    }
+    if (realSync && nextSync[g] <= nextArr[g] && nextSync[g] <= nextFlood[g]) {
+      const s = nextSync[g];
+      link.startSync(g, s);
+      const next = nextSyncIdx[g] + 1;
+      clock.setNext(
+        g,
+        lims[g] === null ? Math.max(next, clock.idxAtOrAfter(g, traffic.arrivalBound(g))) : next,
+      );
+      refresh(g);
+      continue;
+    }
+    if (mixed && nextFlood[g] < nextArr[g] && nextFlood[g] < nextSync[g]) {
+      // a flood arrival (pulsed, onset): every one decided on its own
+      const t = nextFlood[g];
+      needSyncAfter(g, t);
+      arrive(g, t);
+      nextFlood[g] = traffic.drawFlood(g, t);
+      refresh(g);
+      continue;
+    }
+    if (nextSync[g] <= nextArr[g]) {
+      // a sync of gateway g
+      const s = nextSync[g];
+      const idx = nextSyncIdx[g];
+      if (parkFrom[g] >= 0) parking!.unpark(g, idx);
+      syncer.run(g, s);
+      let next = idx + 1;
+      const lim = lims[g];
+      const bound = traffic.arrivalBound(g);
+      // the store's free slots at s, if asked below (nothing changes them before the watch looks)
+      let freeNow = Number.NaN;
+      if (everySync || !(clock.instant(g, next) < bound)) {
+        // every sync instant runs; or the next arrival comes by instant `next`, and each rule below
+        // would keep it (they move `next` later only up to the first instant at or after the arrival)
+      } else if (lim === null) {
+        // no state held: the first sync that matters is the one after the next arrival
+        next = Math.max(next, clock.idxAtOrAfter(g, bound));
+      } else if (kind === 'lazy' && lim.unsyncedAdmits() === 0) {
+        // nothing to push: only the last sync before the next arrival matters
+        next = syncer.lastNeeded(g, next, bound);
+      } else if (kind === 'every' && parking !== null && lim.unsyncedAdmits() === 0) {
+        // an idle lease gateway: park it while its syncs would change nothing
+        next += parking.parkIdle(g, lim as LeaseKey, s, next, bound);
+        freeNow = parking.freeAtPark;
+      }
+      clock.setNext(g, next);
+      refresh(g);
+      if (parking !== null && kind === 'every' && parking.parkedCount > 0) parking.watchStore(s, freeNow);
+      continue;
+    }
+    // an arrival at gateway g (steady or flood stream)
+    needSyncAfter(g, t);
+    const ok = arrive(g, t);
+    if (mixed) {
+      counts.honestRequests++;
+      if (!ok) counts.honestRejected++;
+    }
+    let from = t;
+    if (!ok && skip && !mixed) {
+      const lim = lims[g]!;
+      let until = lim.nextChangeAt(t);
+      // the next sync instant after t (lazy scheduling never skips past it once an arrival came)
+      const ns = kind === 'never' ? Number.POSITIVE_INFINITY : nextSync[g];
+      if (ns < until) until = ns;
+      if (replyAt[g] < until) until = replyAt[g];
+      if (until > end) until = end;
+      if (until > t) {
+        const n = rng.poisson(lambda[g] * (until - t));
+        if (n > 0) {
+          counts.requests += n;
+          counts.rejected += n;
+          // every central-log request asks the store, the rejected ones too
+          if (logPath) counts.roundTrips += n;
+          lim.noteRejected(n, t + (until - t) * rng.uniform() ** (1 / n));
+        }
+        from = until;
+      }
+    }
+    nextArr[g] = from + rng.exponential(lambda[g]);
+    refresh(g);
+  }
+
+  parking?.countToEnd();
+
+  let syncs = scheduledSyncs(phase, D, end);
+  if (probe !== null) probe.roundTrips = counts.roundTrips;
+  // real syncs: the ones a busy gateway skipped were not sent, and resends are extra
+  if (realSync) syncs += link.extraSyncs - link.busySkips;
+
+  const { requests, rejected, roundTrips, returnedSum, leaseSyncs } = counts;
+  const windowsAfterFirst = Math.max(end - W, 0) / W;
+  const out: RunOutput = {
+    admittedPerWindow: windowsAfterFirst > 0 ? meter.admittedAfterFirstWindow / windowsAfterFirst / L : 0,
+    worstWindow: meter.worst / L,
+    rejectedPct: requests > 0 ? (100 * rejected) / requests : 0,
+    roundTripsPerRequest: requests > 0 ? roundTrips / requests : 0,
+    syncs,
+    requests,
+    admitted: meter.admitted,
+    windowsOverLimit: meter.overLimit,
+    strandedPct: leaseSyncs > 0 ? (100 * (returnedSum / leaseSyncs) * K) / L : 0,
+    latencyMs: requests > 0 ? counts.waitMs / requests : 0,
+    storeOpsPerSec: end > 0 ? ((syncs + roundTrips) * 1000) / end : 0,
+    honestRejectedPct: mixed
+      ? counts.honestRequests > 0
+        ? (100 * counts.honestRejected) / counts.honestRequests
+        : 0
+      : requests > 0
+        ? (100 * rejected) / requests
+        : 0,
+    onsetWorst: meter.onsetWorst / L,
+  };
+  if (decisions !== null) out.decisions = Uint8Array.from(decisions);
+  return out;
+}
