@@ -12,7 +12,7 @@ export interface Arrival {
  * The simulator's traffic as a stream of (instant, gateway) in time order, from a seeded RNG:
  * steady and flood are Poisson arrivals at load × L per W, each routed to gateway i with the
  * routing's weight; page loads are bursts of 10 requests 100 ms apart at a tenth of that rate,
- * each request routed on its own (as in src/sim/engine.ts).
+ * each request routed on its own (as in src/sim/engine/traffic.ts).
  */
 export class Arrivals {
   private readonly rng: Random;

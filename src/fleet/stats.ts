@@ -27,7 +27,7 @@ export interface WindowFigures {
 
 /**
  * The simulator's window figures from a log of admit instants (ms since the run's start, any order):
- * the same definitions as src/sim/engine.ts, so live and simulated figures compare one to one.
+ * the same definitions as src/sim/engine/window-meter.ts, so live and simulated figures compare one to one.
  * Admits outside [0, duration) are left out, as the simulator never makes them.
  */
 export function windowFigures(
