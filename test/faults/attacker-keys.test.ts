@@ -16,7 +16,7 @@ import { type RedisServer, startRedisServer } from '../support/redis-server.js';
  * run on one virtual clock (RedisStore clock 'caller') that the test steps, and each sync's reply is
  * held until the virtual clock reaches the instant a sync of its size would land (SYNC_FIXED_MS +
  * SYNC_PER_KEY_MS per key). So the attack's big syncs take several Δ, as on a real box, but every
- * decision is a function of the seedless schedule alone: the real key's decisions must equal the
+ * decision is a function of the fixed schedule alone: the real key's decisions must equal the
  * twin's one by one, on any machine at any load. Real time enters only through the store timeout,
  * which no sync may reach (asserted: a timed-out sync would put the gateway on its fail mode).
  */
