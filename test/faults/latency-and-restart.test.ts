@@ -4,9 +4,11 @@ import type { DesignId } from '../../src/config.js';
 import { FaultProxy } from '../../src/fleet/fault-proxy.js';
 import {
   type DriveResult,
+  decisionWaitBound,
   drive,
   type Fleet,
   gatewayClient,
+  lagMonitor,
   ready,
   sleep,
   startFleetReady,
@@ -24,7 +26,8 @@ const W = 60_000;
 const K = 3;
 const SYNC = 100;
 const TIMEOUT = 200;
-const SLACK = 250;
+/** The proxy's 50 ms + Redis's answer (≤ 20 ms here, on a loaded box): what a +50 ms sync leaves of the timeout for the loop to be late. */
+const LOOP_ROOM_50 = TIMEOUT - 50 - 20;
 const policy = { limit: L, windowMs: W, windowKind: 'sliding' as const };
 
 let server: RedisServer;
@@ -84,7 +87,9 @@ describe('faults: store latency and restarts (real redis-server)', () => {
     );
     proxy.latencyDownMs = 50;
     const t50 = Date.now();
+    const lag50 = lagMonitor();
     await sleep(3000);
+    const lagMs50 = lag50.stop();
     const lat50 = runs.map((run) => median(run.f.syncLatencies));
     proxy.latencyDownMs = 500;
     const t500 = Date.now();
@@ -98,6 +103,7 @@ describe('faults: store latency and restarts (real redis-server)', () => {
       const r = run.r!;
       const { design } = run;
       const deg50 = r.degradedAt.filter((t) => t >= t50 + 200 && t < t500).length;
+      const timeouts50 = run.f.syncErrorsAt.filter((t) => t >= t50 + 200 && t < t500).length;
       const deg500 = r.degradedAt.filter((t) => t >= t500 && t < t0).length;
       const degradedAdmits = r.admitted.filter((a) => a.degraded).length;
       const timeouts = run.f.syncErrorsAt.filter((t) => t >= t500 && t < t0 + TIMEOUT).length;
@@ -105,18 +111,25 @@ describe('faults: store latency and restarts (real redis-server)', () => {
       lines.push(
         `${design.padEnd(14)}: sync round trip ${lat50[i].toFixed(0)} ms at +50 ms, ${deg50} degraded decisions then; ` +
           `at +500 ms ${timeouts} syncs timed out, ${deg500} degraded decisions, ${degradedAdmits} degraded admits (bound ${K * Math.ceil(L / K)}); ` +
-          `${r.viaStore} of ${r.requests} requests waited on the store, slowest ${r.slowestMs.toFixed(1)} ms; store holds ${count} of ${r.admitted.length} admitted` +
+          `${r.viaStore} of ${r.requests} requests waited on the store, slowest ${r.slowestMs.toFixed(1)} ms (bound ${decisionWaitBound(design, TIMEOUT, r.lagMs).toFixed(0)}); store holds ${count} of ${r.admitted.length} admitted` +
           (design === 'central-log'
             ? ` (${run.f.gws.reduce((n, g) => n + g.stats().voidedCalls, 0)} timed-out calls taken back)`
             : ''),
       );
       expect.soft(r.failed).toBe(0);
-      expect.soft(r.slowestMs).toBeLessThanOrEqual(TIMEOUT + SLACK);
+      // no decision waits past its store timeout, on a timer as late as this run's event loop made it
+      expect.soft(r.slowestMs).toBeLessThanOrEqual(decisionWaitBound(design, TIMEOUT, r.lagMs));
       if (design !== 'central-log') {
         // the request path never touches the store
         expect.soft(r.viaStore).toBe(0);
-        // none on an idle box; slack for a loaded one, where a scheduling stall can push a 50 ms sync past the timeout
-        expect.soft(deg50).toBeLessThanOrEqual(Math.ceil(0.05 * r.requests));
+        // A sync through +50 ms takes 50 ms + Redis's few ms, and times out only if this process's
+        // loop reads its reply late by the rest of the timeout; without a timed-out sync the store
+        // never goes stale (staleAfterMs = 2Δ + timeout), so no decision is degraded. Judged when the
+        // loop stayed within that (LOOP_ROOM_50); a busier run prints it instead.
+        if (lagMs50 <= LOOP_ROOM_50) {
+          expect.soft(timeouts50, `${design}: syncs timed out at +50 ms`).toBe(0);
+          expect.soft(deg50, `${design}: degraded decisions at +50 ms`).toBe(0);
+        }
       }
       if (design !== 'split') {
         expect.soft(timeouts).toBeGreaterThan(0);
@@ -127,7 +140,9 @@ describe('faults: store latency and restarts (real redis-server)', () => {
         expect.soft(count).toBe(r.admitted.length);
       }
     }
-    console.log(`store latency via the proxy (timeout ${TIMEOUT} ms):\n${lines.join('\n')}`);
+    console.log(
+      `store latency via the proxy (timeout ${TIMEOUT} ms); at +50 ms the loop was ${lagMs50.toFixed(0)} ms late at worst (${lagMs50 <= LOOP_ROOM_50 ? 'judged' : `over ${LOOP_ROOM_50} ms: +50 ms not judged`}):\n${lines.join('\n')}`,
+    );
     for (const run of runs) run.f.disconnect();
   }, 40_000);
 
@@ -162,16 +177,25 @@ describe('faults: store latency and restarts (real redis-server)', () => {
       for (const run of runs) {
         const r = run.r!;
         const degFlush = r.degradedAt.filter((t) => t >= flushAt && t < restartAt).length;
-        const errFlush = run.f.syncErrorsAt.filter((t) => t >= flushAt && t < restartAt).length;
+        // a sync that errs after the flush is a script the store no longer has and the gateway did not
+        // send again (NOSCRIPT); one that times out there is load, the same as before the flush
+        const errFlush = run.f.syncFaultsAt.filter((t) => t >= flushAt && t < restartAt).length;
+        const timeoutsFlush =
+          run.f.syncErrorsAt.filter((t) => t >= flushAt && t < restartAt).length -
+          errFlush +
+          run.f.callFailuresAt.filter((t) => t >= flushAt && t < restartAt).length;
         const degRestart = r.degradedAt.filter((t) => t >= restartAt).length;
+        const bound = decisionWaitBound(run.design, TIMEOUT, r.lagMs);
         lines.push(
-          `${run.design.padEnd(14)}: ${r.requests} requests, ${r.failed} failed, slowest ${r.slowestMs.toFixed(0)} ms; ` +
-            `after SCRIPT FLUSH ${errFlush} sync errors, ${degFlush} degraded; restart took ${backAt - restartAt} ms, ${degRestart} degraded decisions after it`,
+          `${run.design.padEnd(14)}: ${r.requests} requests, ${r.failed} failed, slowest ${r.slowestMs.toFixed(0)} ms (bound ${bound.toFixed(0)}, loop ${r.lagMs.toFixed(0)} ms late at worst); ` +
+            `after SCRIPT FLUSH ${errFlush} sync errors, ${timeoutsFlush} timeouts, ${degFlush} degraded; restart took ${backAt - restartAt} ms, ${degRestart} degraded decisions after it`,
         );
         expect.soft(r.failed).toBe(0);
-        expect.soft(r.slowestMs).toBeLessThanOrEqual(TIMEOUT + SLACK);
+        expect.soft(r.slowestMs).toBeLessThanOrEqual(bound);
         expect.soft(errFlush).toBe(0);
-        expect.soft(degFlush).toBe(0);
+        // degraded only once no sync answered for staleAfterMs (2Δ + timeout), or a request-path call
+        // failed: never for the flush itself, so none unless a store call timed out there (load)
+        if (timeoutsFlush === 0) expect.soft(degFlush).toBe(0);
       }
       console.log(`SCRIPT FLUSH, then restart (nothing kept):\n${lines.join('\n')}`);
       for (const run of runs) run.f.disconnect();

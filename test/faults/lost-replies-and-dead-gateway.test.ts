@@ -18,6 +18,7 @@ import { RedisStore } from '../../src/store/redis/index.js';
 import {
   drive,
   gatewayClient,
+  lagMonitor,
   ready,
   sleep,
   startFleetReady,
@@ -191,6 +192,7 @@ describe('faults: lost replies and a killed gateway (real redis-server)', () => 
       }
       child.kill('SIGKILL');
       const killAt = Date.now();
+      const killStore = await storeTime(admin);
       const lost = unsynced;
       // the others flood the key from the kill on: they meet L while the dead gateway's slots are held
       const othersRun = drive(others.gws, 'k', 100, 5000, 600);
@@ -198,14 +200,21 @@ describe('faults: lost replies and a killed gateway (real redis-server)', () => 
       // poll the store until the dead gateway's grant is no longer counted: it lapses at the TTL,
       // and stays counted a window more (its unsynced admits were spent from it)
       let returnedMs = Number.NaN;
+      let returnedStore = Number.NaN;
+      let pollMs = 0;
+      const lag = lagMonitor();
       for (let i = 0; i < 400 && Number.isNaN(returnedMs); i++) {
+        const p0 = performance.now();
         const g = await grantOf(admin, meta, 'child');
-        const [sec, usec] = await admin.time();
-        const storeNow = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+        const storeNow = await storeTime(admin);
+        pollMs = Math.max(pollMs, performance.now() - p0);
         // '<lapse>:<tag>:<slots>...' (common.lua)
-        if (g === null || Number(g.split(':')[0]) + W <= storeNow) returnedMs = Date.now() - killAt;
-        else await sleep(20);
+        if (g === null || lapseOf(g) + W <= storeNow) {
+          returnedMs = Date.now() - killAt;
+          returnedStore = storeNow;
+        } else await sleep(POLL_MS);
       }
+      const lagMs = lag.stop();
       const r = await othersRun;
       await others.stop();
       others.disconnect();
@@ -219,9 +228,17 @@ describe('faults: lost replies and a killed gateway (real redis-server)', () => 
       );
       expect(grantBefore).not.toBeNull();
       expect(lost).toBeGreaterThan(0);
-      // the last sync before the kill renewed the grant at most Δ earlier
-      expect(returnedMs).toBeGreaterThanOrEqual(TTL + W - SYNC - 250);
-      expect(returnedMs).toBeLessThanOrEqual(TTL + W + 250);
+      // Judged on the store's clock, which decides: a grant is only ever renewed, never cut short, so
+      // the slots come back no sooner than a window after the lapse it had at the kill; and no later
+      // than a window after the last renewal could make it lapse (at the kill, + TTL), plus what the
+      // poll adds: its interval, its own two round trips and how late its timer fired
+      const lapseBefore = lapseOf(grantBefore!);
+      const latest = killStore + TTL + W + POLL_MS + pollMs + lagMs;
+      console.log(
+        `slots back at store time kill + ${returnedStore - killStore} ms: bounds [lapse at kill + W = kill + ${lapseBefore + W - killStore}, kill + TTL + W + poll ${POLL_MS} + ${pollMs.toFixed(0)} + lag ${lagMs.toFixed(0)} = kill + ${(latest - killStore).toFixed(0)}]`,
+      );
+      expect(returnedStore).toBeGreaterThanOrEqual(lapseBefore + W);
+      expect(returnedStore).toBeLessThanOrEqual(latest);
       // the dead gateway's unpushed admits were spent from its grant, which stays counted while they could count
       expect(worst).toBeLessThanOrEqual(L);
       // the returned slots are used again
@@ -231,6 +248,19 @@ describe('faults: lost replies and a killed gateway (real redis-server)', () => 
     }
   }, 40_000);
 });
+
+const POLL_MS = 20;
+
+/** Redis TIME in ms. */
+async function storeTime(admin: Redis): Promise<number> {
+  const [sec, usec] = await admin.time();
+  return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+}
+
+/** The lapse instant (store clock) of a grant record: '<lapse>:<tag>:<slots>...' (common.lua). */
+function lapseOf(grant: string): number {
+  return Number(grant.split(':')[0]);
+}
 
 /** A gateway's grant record on a key (see common.lua): the store knows the gateway by its incarnation, `<id>~<nonce>`. */
 async function grantOf(admin: Redis, meta: string, id: string): Promise<string | null> {

@@ -6,6 +6,7 @@ import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime
 import { Random } from '../../src/sim/random.js';
 import { runSeeds } from '../../src/sim/run.js';
 import { RedisStore } from '../../src/store/redis/index.js';
+import { decisionWaitBound, lagMonitor } from '../support/fault-fleet.js';
 import { type RedisServer, startRedisServer, usingExternalRedis } from '../support/redis-server.js';
 
 /**
@@ -22,6 +23,8 @@ afterAll(async () => {
   for (const c of clients) c.disconnect();
   await server?.stop();
 });
+
+const STORE_TIMEOUT_MS = 250;
 
 function connect(): Redis {
   const c = new Redis(server.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
@@ -62,7 +65,7 @@ function fleet(
         gateways: k,
         syncMs: opts.syncMs,
         store,
-        storeTimeoutMs: 250,
+        storeTimeoutMs: STORE_TIMEOUT_MS,
       }),
     );
   }
@@ -86,12 +89,13 @@ async function drive(
   ratePerSec: number,
   durationMs: number,
   seed: number,
-): Promise<{ admitted: number[]; requests: number; slowestMs: number; degraded: number }> {
+): Promise<{ admitted: number[]; requests: number; slowestMs: number; degraded: number; lagMs: number }> {
   const rng = new Random(seed);
   const admitted: number[] = [];
   let requests = 0;
   let slowestMs = 0;
   let degraded = 0;
+  const lag = lagMonitor();
   const start = Date.now();
   let next = start + rng.exponential(ratePerSec / 1000);
   const pending: Promise<void>[] = [];
@@ -114,7 +118,7 @@ async function drive(
     await new Promise((r) => setTimeout(r, 1));
   }
   await Promise.all(pending);
-  return { admitted, requests, slowestMs, degraded };
+  return { admitted, requests, slowestMs, degraded, lagMs: lag.stop() };
 }
 
 function worstWindow(ts: number[], w: number): number {
@@ -243,10 +247,12 @@ describe('the designs on a real redis-server', () => {
         expect(justBefore, `${design}: admitted in the second before the kill`).toBe(0);
         // the restarted server kept nothing: it holds what was admitted in the outage and after
         const sinceOutage = r.admitted.filter((t) => t >= outageAt).length;
+        // the store timeout on a timer as late as this run's event loop made it (decisionWaitBound)
+        const waitBound = decisionWaitBound(design, STORE_TIMEOUT_MS, r.lagMs);
         console.log(
-          `${design}: slowest decision ${r.slowestMs.toFixed(0)} ms, ${r.degraded} degraded, ${duringOutage} admitted during the 3 s outage (bound K·ceil(L/K) = ${k * Math.ceil(limit / k)}), store holds ${res.replies[0].count} of ${sinceOutage} admitted since`,
+          `${design}: slowest decision ${r.slowestMs.toFixed(0)} ms (bound ${waitBound.toFixed(0)}), ${r.degraded} degraded, ${duringOutage} admitted during the 3 s outage (bound K·ceil(L/K) = ${k * Math.ceil(limit / k)}), store holds ${res.replies[0].count} of ${sinceOutage} admitted since`,
         );
-        expect(r.slowestMs).toBeLessThan(250 + 200);
+        expect(r.slowestMs).toBeLessThanOrEqual(waitBound);
         expect(r.degraded).toBeGreaterThan(0);
         expect(duringOutage).toBeLessThanOrEqual(k * Math.ceil(limit / k));
         // exact for both. central-log: a request-path call that timed out may still land, but the

@@ -1,6 +1,8 @@
 import { once } from 'node:events';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { DesignId, Policy } from '../../src/config.js';
+import { DESIGNS } from '../../src/designs/index.js';
 import type { Decision } from '../../src/gateway/decision.js';
 import {
   type AsyncGateway,
@@ -17,6 +19,9 @@ import { RedisStore } from '../../src/store/redis/index.js';
  * fail fast while disconnected, never resend a command on a new connection, drop a connection that
  * stops answering, reconnect with a capped exponential backoff.
  */
+/** The longest wait between two reconnect attempts of a gateway's connection, ms. */
+export const RECONNECT_CAP_MS = 1000;
+
 export function gatewayClientOptions(storeTimeoutMs = 200): RedisOptions {
   return {
     enableOfflineQueue: false,
@@ -24,7 +29,7 @@ export function gatewayClientOptions(storeTimeoutMs = 200): RedisOptions {
     autoResendUnfulfilledCommands: false,
     socketTimeout: Math.max(1000, 5 * storeTimeoutMs),
     connectTimeout: 1000,
-    retryStrategy: (times: number) => Math.min(50 * 2 ** Math.min(times, 10), 1000),
+    retryStrategy: (times: number) => Math.min(50 * 2 ** Math.min(times, 10), RECONNECT_CAP_MS),
     lazyConnect: false,
   };
 }
@@ -64,8 +69,12 @@ export interface Fleet {
   /** Per gateway: local time of each good sync (reconnect measurements). */
   syncsAt: number[][];
   syncErrors: number;
-  /** Local times of failed syncs. */
+  /** Local times of failed syncs (timed out or errored). */
   syncErrorsAt: number[];
+  /** Local times of syncs that failed with an error, not a timeout (a store that answered wrongly). */
+  syncFaultsAt: number[];
+  /** Local times of request-path store calls that failed (central-log's log, leases-ask's ask). */
+  callFailuresAt: number[];
   /** Round trips of answered syncs, ms. */
   syncLatencies: number[];
   stop(): Promise<void>;
@@ -91,6 +100,8 @@ export function startFleet(spec: FleetSpec, start = true): Fleet {
     syncsAt,
     syncErrors: 0,
     syncErrorsAt: [],
+    syncFaultsAt: [],
+    callFailuresAt: [],
     syncLatencies: [],
     async stop() {
       await Promise.all(gws.map((g) => g.stop()));
@@ -121,10 +132,12 @@ export function startFleet(spec: FleetSpec, start = true): Fleet {
       at.push(Date.now());
       fleet.syncLatencies.push(e.latencyMs);
     });
-    gw.on('syncError', () => {
+    gw.on('syncError', (e) => {
       fleet.syncErrors++;
       fleet.syncErrorsAt.push(Date.now());
+      if (e.reason === 'error') fleet.syncFaultsAt.push(Date.now());
     });
+    gw.on('storeCallError', () => fleet.callFailuresAt.push(Date.now()));
     gws.push(gw);
   }
   if (start) for (const g of gws) g.start();
@@ -153,6 +166,39 @@ export interface DriveResult {
   degradedAt: number[];
   /** Decisions that waited on the store (admitNow returned a Promise). */
   viaStore: number;
+  /**
+   * The most a timer of this process fired late during the run, ms: the event loop's worst measured
+   * delay + the monitor's resolution (a stall that began just after a sample shows one resolution
+   * short). What CPU load does to every real-time bound below, measured in the same run.
+   */
+  lagMs: number;
+}
+
+/** Resolution of the event-loop monitor, ms. */
+export const LAG_RESOLUTION_MS = 10;
+
+/** Starts measuring how late this process's timers fire; `stop()` returns the worst lateness, ms. */
+export function lagMonitor(): { stop(): number } {
+  const h = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  h.enable();
+  return {
+    stop() {
+      h.disable();
+      return h.max / 1e6 + LAG_RESOLUTION_MS;
+    },
+  };
+}
+
+/**
+ * The longest a decision can wait, ms, from what the runtime controls: a request-path store call
+ * gives up at `storeTimeoutMs`, on a timer that fires at most `lagMs` late; a leases-ask request that
+ * waited on another's ask may ask once more, while less than the timeout has passed (afterAsk), so two
+ * timeouts; a design with no request path waits only for the first sync's reply (the store's clock),
+ * one timeout. + 1 ms for the millisecond clocks the timeouts are judged on.
+ */
+export function decisionWaitBound(design: DesignId, storeTimeoutMs: number, lagMs: number): number {
+  const calls = DESIGNS[design].requestPath === 'ask' ? 2 : 1;
+  return calls * (storeTimeoutMs + lagMs) + 1;
 }
 
 /**
@@ -175,7 +221,9 @@ export async function drive(
     failed: 0,
     degradedAt: [],
     viaStore: 0,
+    lagMs: 0,
   };
+  const lag = lagMonitor();
   const start = Date.now();
   const maxRequests = Math.ceil(ratePerSec * (durationMs / 1000) * 2) + 100;
   let next = start + rng.exponential(ratePerSec / 1000);
@@ -217,6 +265,7 @@ export async function drive(
     await new Promise((r) => setTimeout(r, 1));
   }
   await Promise.all(pending);
+  res.lagMs = lag.stop();
   return res;
 }
 
