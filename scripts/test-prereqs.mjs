@@ -25,7 +25,9 @@ if (missing.length > 0) {
     );
     process.exit(1);
   }
-  console.log(`npm test needs ${missing.map(([what]) => what).join(' and ')}: installing ${packages.join(' ')}`);
+  console.log(
+    `npm test needs ${missing.map(([what]) => what).join(' and ')}: installing ${packages.join(' ')}`,
+  );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
   execFileSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit', env });
