@@ -226,7 +226,8 @@ const SKIPPED: HttpDecision = Object.freeze({
  * The one core handler every adapter uses: request in, status and headers out. Returns a value at once
  * when the gateway decides locally, a Promise when the request waits on the store. A bad key or cost
  * is the client's error (onInvalidKey, onInvalidCost: a 400 by default); it throws (or rejects) only
- * when one of the options' own functions throws.
+ * when one of the options' own functions throws, or `policy` names a policy the set does not have.
+ * `target` is one gateway, or a set of named policies (PolicyGateways) with the `policy` option.
  */
 export function createRequestDecider<R extends PeerLike>(
   target: RateLimitTarget,
