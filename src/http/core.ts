@@ -260,8 +260,10 @@ export function createRequestDecider<R extends PeerLike>(
       headers: route.headers(d, legacy ? clock() : 0),
       key,
       decision: d,
-      policy: route.name,
     };
+    // only with a set of policies: one gateway's decisions keep the shape they had (measured: the
+    // field on every decision cost ~10 ns of ~170 per request)
+    if (route.name !== undefined) out.policy = route.name;
     if (d.exceedsLimit === true) {
       out.body = `Too Many Requests: cost ${cost} is more than the limit admits in any window; it can never be admitted\n`;
     }
