@@ -14,11 +14,30 @@ export type DesignId = (typeof DESIGN_IDS)[number];
 
 export type WindowKind = 'sliding' | 'fixed';
 
-/** The limit one key is held to: at most `limit` admitted in any window of `windowMs`. */
+/**
+ * The limit one key is held to: at most `limit` admitted in any window of `windowMs`. A store keeps
+ * each policy's counts apart (see `policyTag`): the same key string under two policies is two counters.
+ */
 export interface Policy {
   readonly limit: number;
   readonly windowMs: number;
   readonly windowKind: WindowKind;
+  /**
+   * A name for the policy (`free`, `pro`): part of its identity in the store, beside the numbers, and
+   * the name in the RateLimit headers. 1 to 64 characters of A–Z, a–z, 0–9, `_`, `-`, `.`, `~`
+   * (safe in a Redis key name and in a header). @default none (the numbers alone identify it)
+   */
+  readonly name?: string;
+}
+
+/** A policy name: 1 to 64 of A–Z a–z 0–9 _ - . ~ (no separator of the store's key names, no quoting in headers). */
+export const POLICY_NAME = /^[A-Za-z0-9_.~-]{1,64}$/;
+
+export function requirePolicyName(field: string, v: unknown): string {
+  if (typeof v !== 'string' || !POLICY_NAME.test(v)) {
+    throw new ConfigError(field, `must be 1 to 64 characters of A-Z, a-z, 0-9, _, -, ., ~; got ${show(v)}`);
+  }
+  return v;
 }
 
 /** Longest key accepted, in UTF-16 code units. Longer keys are bad input, not truncated. */
@@ -148,13 +167,20 @@ export function requireWindowMs(field: string, v: unknown): number {
 }
 
 /** Every field is checked; all bad ones are reported together (ConfigErrors). */
-export function makePolicy(limit: unknown, windowMs: unknown, windowKind: unknown = 'sliding'): Policy {
+export function makePolicy(
+  limit: unknown,
+  windowMs: unknown,
+  windowKind: unknown = 'sliding',
+  name?: unknown,
+): Policy {
   const c = new ConfigChecks();
-  const policy = {
+  const policy: { -readonly [F in keyof Policy]: Policy[F] | undefined } = {
     limit: c.check(() => requirePositiveInteger('limit', limit)),
     windowMs: c.check(() => requireWindowMs('windowMs', windowMs)),
     windowKind: c.check(() => requireWindowKind('windowKind', windowKind)),
   };
+  // no `name` property at all when none is given: a policy object keeps one shape
+  if (name !== undefined) policy.name = c.check(() => requirePolicyName('name', name));
   c.done();
   return policy as Policy;
 }

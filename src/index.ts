@@ -8,6 +8,7 @@ export {
   MAX_WINDOW_MS,
   MIN_SYNC_MS,
   makePolicy,
+  POLICY_NAME,
   type Policy,
   type WindowKind,
 } from './config.js';
@@ -29,8 +30,15 @@ export {
 export type { Decision } from './gateway/decision.js';
 export { createGateway, Gateway, type SyncStats } from './gateway/gateway.js';
 export { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from './gateway/options.js';
+export {
+  createPolicyGateways,
+  PolicyGateways,
+  type PolicyGatewaysOptions,
+  type PolicyOptions,
+} from './gateway/policies.js';
 export * from './gateway/runtime/index.js';
 export { type AnyStore, asAsyncStore } from './store/async-adapter.js';
 export type * from './store/contract.js';
 export { MemoryStore } from './store/memory-store.js';
+export { policyTag } from './store/policy-tag.js';
 export { expiryOf } from './window/expiry.js';

@@ -256,6 +256,23 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       expect(again.replies.map((x) => x.count)).toEqual(keys.map((_, i) => (i % 4) + 1));
     });
 
+    it('policies are independent: one key string under two policies is two counters (issue 20)', async () => {
+      const s = await make();
+      const big: Policy = { limit: 10, windowMs: 1000, windowKind: 'sliding' };
+      const named: Policy = { ...sliding, name: 'free' };
+      for (let t = 0; t < 5; t++) expect((await s.logAdmit('k', big, t, 1)).allowed).toBe(true);
+      // sliding (3 per window) has its 3, and so has the same numbers under a name
+      for (const p of [sliding, named]) {
+        for (let t = 5; t < 8; t++) expect((await s.logAdmit('k', p, t, 1)).allowed).toBe(true);
+        expect((await s.logAdmit('k', p, 8, 1)).allowed).toBe(false);
+      }
+      const r = await s.sync(req({ policy: big, entries: [push('k', [9])] }), 10);
+      expect(r.replies[0].count).toBe(6);
+      // grants too: the 3 of `sliding` are spent, the named policy's were too; `fixed` has its own
+      expect((await s.ask('gw-a', 'k', sliding, 500, 3, 10)).granted).toBe(0);
+      expect((await s.ask('gw-a', 'k', fixed, 500, 3, 10)).granted).toBe(3);
+    });
+
     it('an empty sync answers with the store time', async () => {
       const s = await make();
       expect(await s.sync(req({ entries: [] }), 1234)).toEqual({ now: 1234, replies: [] });

@@ -2,7 +2,10 @@ import { ConfigError, type Policy } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
 
 export interface HeaderOptions {
-  /** The policy's name in the RateLimit headers (an sf-string). @default 'default' */
+  /**
+   * The policy's name in the RateLimit headers (an sf-string), with one gateway. With a set of named
+   * policies the names are theirs. @default the policy's `name`, or 'default'
+   */
   policyName?: string;
   /** Also send X-RateLimit-Limit, -Remaining and -Reset (Unix seconds). @default false */
   legacyHeaders?: boolean;
@@ -25,6 +28,9 @@ export function sfString(name: string, field = 'policyName'): string {
  * Response headers for one decision, per draft-ietf-httpapi-ratelimit-headers (drafts 08 to 11):
  *   RateLimit-Policy: "default";q=100;w=60   quota q per window of w seconds
  *   RateLimit: "default";r=42;t=17           r units left, t seconds until the quota resets
+ * The Item's value is the policy's name, a String (draft 10, Section 3.1: a Quota Policy Item
+ * "contains an identifier for the policy"; Section 4.1: each Service Limit Item "identifies the
+ * quota policy"): the name of a PolicyGateways' policy (`"free"`), or `policyName`, or "default".
  * and on a rejection Retry-After in seconds, rounded up so a client never retries too early; none on
  * a request that can never be admitted (Decision.exceedsLimit).
  * `nowMs` is only used for the legacy X-RateLimit-Reset, an absolute time.

@@ -5,11 +5,15 @@ export {
   type HttpDecision,
   type InvalidCostAction,
   type InvalidKeyAction,
+  type LimitedResponseOptions,
   type RateLimitGateway,
   type RateLimitHttpOptions,
+  type RateLimitPolicies,
+  type RateLimitTarget,
   type RequestDecider,
+  TOO_MANY_REQUESTS_BODY,
 } from './core.js';
-export { type ExpressResponseLike, expressRateLimit } from './express.js';
-export { type FastifyReplyLike, fastifyRateLimit } from './fastify.js';
+export { type ExpressRateLimitOptions, type ExpressResponseLike, expressRateLimit } from './express.js';
+export { type FastifyRateLimitOptions, type FastifyReplyLike, fastifyRateLimit } from './fastify.js';
 export { type HeaderOptions, rateLimitHeaders } from './headers.js';
-export { withRateLimit } from './node.js';
+export { type NodeRateLimitOptions, withRateLimit } from './node.js';

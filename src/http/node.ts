@@ -2,34 +2,42 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Decision } from '../gateway/decision.js';
 import {
   createRequestDecider,
-  type RateLimitGateway,
+  type LimitedResponseOptions,
+  limitedResponse,
   type RateLimitHttpOptions,
+  type RateLimitTarget,
   writeDecision,
 } from './core.js';
 
+/** withRateLimit's options: the core ones and what a limited request gets. */
+export type NodeRateLimitOptions<Req, Res> = RateLimitHttpOptions<Req & IncomingMessage> &
+  LimitedResponseOptions<Req, Res>;
+
 /**
- * Calls `handler` for requests within the limit; answers 429 itself otherwise, and 400 to a request
- * whose key or cost is bad (onInvalidKey, onInvalidCost). Every decided response gets the RateLimit
- * headers. The handler's third argument is the gateway's decision (null when `skip`, or 'skip' for a
- * bad key or cost, let the request through). An option's function that throws costs its request a
- * 500, never the process.
+ * Calls `handler` for requests within the limit; answers 429 itself otherwise (or as `statusCode`,
+ * `message` and the option `handler` say), and 400 to a request whose key or cost is bad
+ * (onInvalidKey, onInvalidCost). Every decided response gets the RateLimit headers. The handler's
+ * third argument is the gateway's decision (null when `skip`, or 'skip' for a bad key or cost, let
+ * the request through). An option's function that throws, or an unknown policy name from `policy`,
+ * costs its request a 500, never the process. Per route: wrap each route's handler with its own.
  */
 export function withRateLimit<Req extends IncomingMessage, Res extends ServerResponse>(
-  gateway: RateLimitGateway,
+  gateway: RateLimitTarget,
   handler: (req: Req, res: Res, decision: Decision | null) => unknown,
-  opts?: RateLimitHttpOptions<Req>,
+  opts?: NodeRateLimitOptions<Req, Res>,
 ): (req: Req, res: Res) => void {
   const decide = createRequestDecider<Req>(gateway, opts);
+  const limited = limitedResponse<Req, Res>(opts);
   return (req, res) => {
     try {
       const out = decide(req);
       if (out instanceof Promise) {
         out
           .then((o) => {
-            if (writeDecision(res, o)) handler(req, res, o.decision);
+            if (writeDecision(req, res, o, limited)) handler(req, res, o.decision);
           })
           .catch((err: unknown) => fail(res, err));
-      } else if (writeDecision(res, out)) handler(req, res, out.decision);
+      } else if (writeDecision(req, res, out, limited)) handler(req, res, out.decision);
     } catch (err) {
       fail(res, err);
     }

@@ -13,6 +13,7 @@ import type {
   SyncRequest,
   SyncResult,
 } from './contract.js';
+import { policyTag } from './policy-tag.js';
 import { requireCost } from './require-cost.js';
 
 /**
@@ -71,8 +72,10 @@ class KeyRecord {
   sweepAt = 0;
   constructor(
     readonly key: string,
-    /** The policy the record was last touched with: the sweep ages the record by it. */
+    /** The policy the record was last touched with (one tag, see policyTag): the sweep ages the record by it. */
     public policy: Policy,
+    /** The records of this policy's tag, holding this one under `key`. */
+    readonly table: Map<string, KeyRecord>,
   ) {}
 
   seqOf(gw: string): number | undefined {
@@ -219,9 +222,18 @@ class KeyRecord {
 /**
  * The exact in-memory store: every admitted timestamp per key, pruned as it ages out; grants per
  * gateway per key with a TTL. Keys with nothing left are dropped, by a lazy sweep ordered by deadline.
+ *
+ * Records are kept per policy (a table per policyTag), so the same key string under two policies is
+ * two counters, as in RedisStore's key names. The helpers that take no policy (headExpiry,
+ * freeSlots, latestExpiry, renewLease: the simulator's, which runs one policy) look in the only
+ * table there is, and throw if the store holds several.
  */
 export class MemoryStore implements Store {
-  private readonly records = new Map<string, KeyRecord>();
+  /** Per policyTag, the records of its keys. A table stays once made: there are as many as policies configured. */
+  private readonly tables = new Map<string, Map<string, KeyRecord>>();
+  /** The table last looked up, and the policy object it was looked up by: a gateway passes the same one. */
+  private lastPolicy: Policy | null = null;
+  private lastTable: Map<string, KeyRecord> | null = null;
   private readonly sweep = new MinHeap<KeyRecord>();
   /** syncKey's seq check: the last seq applied per gateway (sync() checks per key, see there). */
   private readonly lastSeq = new Map<string, { seq: number }>();
@@ -234,8 +246,37 @@ export class MemoryStore implements Store {
   /** The record last looked up: a gateway syncs one hot key over and over (and the simulator only one). */
   private lastRec: KeyRecord | null = null;
 
+  /** Keys the store holds state for, over every policy (a key under two policies counts twice). */
   get keyCount(): number {
-    return this.records.size;
+    let n = 0;
+    for (const t of this.tables.values()) n += t.size;
+    return n;
+  }
+
+  /** The records of `policy` (made on first use). */
+  private tableOf(policy: Policy): Map<string, KeyRecord> {
+    if (policy === this.lastPolicy) return this.lastTable!;
+    const tag = policyTag(policy);
+    let t = this.tables.get(tag);
+    if (t === undefined) this.tables.set(tag, (t = new Map()));
+    this.lastPolicy = policy;
+    this.lastTable = t;
+    return t;
+  }
+
+  /** A key's record for the helpers that take no policy: there must be one table at most. */
+  private peekOnly(key: string): KeyRecord | undefined {
+    const n = this.tables.size;
+    if (n === 0) return undefined;
+    if (n > 1) {
+      throw new Error(
+        `MemoryStore holds ${n} policies: this helper needs one (use countOf or outstandingOf)`,
+      );
+    }
+    // with one table, the last one looked up is it
+    const last = this.lastRec;
+    if (last !== null && last.key === key && last.sweepAt !== -1) return last;
+    return this.lastTable!.get(key);
   }
 
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): LogAdmitReply {
@@ -266,7 +307,7 @@ export class MemoryStore implements Store {
   }
 
   private refuseOverLimit(key: string, policy: Policy, now: number): LogAdmitReply {
-    const rec = this.peek(key);
+    const rec = this.peek(key, policy);
     if (rec === undefined) return { allowed: false, count: 0, oldestExpiry: Number.POSITIVE_INFINITY, now };
     rec.prune(now, policy); // drops only what no longer counts
     const count = rec.log.size;
@@ -315,7 +356,7 @@ export class MemoryStore implements Store {
       replay.fill(0, 0, n);
     } else
       for (let i = 0; i < n; i++) {
-        const applied = this.peek(entries[i].key)?.seqOf(gatewayId);
+        const applied = this.peek(entries[i].key, req.policy)?.seqOf(gatewayId);
         if (applied !== undefined && req.seq < applied) {
           throw new RangeError(
             `gateway ${gatewayId}: sync seq ${req.seq} is older than ${applied}, applied already to key ${entries[i].key}`,
@@ -387,7 +428,7 @@ export class MemoryStore implements Store {
 
   /** Admitted count in the window for a key (tests and the simulator's checks). */
   countOf(key: string, policy: Policy, now: number): number {
-    const rec = this.peek(key);
+    const rec = this.peek(key, policy);
     if (rec === undefined) return 0;
     rec.log.dropExpired(now, policy.windowMs, policy.windowKind);
     return rec.log.size;
@@ -395,14 +436,14 @@ export class MemoryStore implements Store {
 
   /** When the key's newest admit stops counting (-Infinity if none): until then its count is not 0. */
   latestExpiry(key: string): number {
-    const rec = this.peek(key);
+    const rec = this.peekOnly(key);
     if (rec === undefined || rec.log.size === 0) return Number.NEGATIVE_INFINITY;
     return expiryOf(rec.log.at(rec.log.size - 1), rec.policy.windowMs, rec.policy.windowKind);
   }
 
   /** Slots neither admitted in the window nor granted: what a sync could grant beyond what a gateway holds. */
   freeSlots(key: string, now: number): number {
-    const rec = this.peek(key);
+    const rec = this.peekOnly(key);
     if (rec === undefined) return Number.POSITIVE_INFINITY;
     const outstanding = rec.prune(now, rec.policy);
     return rec.policy.limit - rec.log.size - outstanding;
@@ -410,14 +451,14 @@ export class MemoryStore implements Store {
 
   /** When the key's oldest admit stops counting (Infinity if none): until then its count cannot fall. */
   headExpiry(key: string): number {
-    const rec = this.peek(key);
+    const rec = this.peekOnly(key);
     if (rec === undefined || rec.log.size === 0) return Number.POSITIVE_INFINITY;
     return expiryOf(rec.log.at(0), rec.policy.windowMs, rec.policy.windowKind);
   }
 
   /** Extends a gateway's outstanding grant to lapse at `expiresAt` (the simulator's skipped idle syncs). */
   renewLease(key: string, gatewayId: string, expiresAt: number): void {
-    const rec = this.peek(key);
+    const rec = this.peekOnly(key);
     const lease = rec?.leases?.get(gatewayId);
     if (lease !== undefined && expiresAt > lease.expiresAt) {
       lease.expiresAt = expiresAt;
@@ -427,7 +468,7 @@ export class MemoryStore implements Store {
 
   /** Slots granted and not yet handed back, over all gateways. */
   outstandingOf(key: string, policy: Policy, now: number): number {
-    const rec = this.peek(key);
+    const rec = this.peek(key, policy);
     return rec === undefined ? 0 : rec.prune(now, policy);
   }
 
@@ -500,18 +541,20 @@ export class MemoryStore implements Store {
     return out;
   }
 
-  /** The key's record, if it has one (without making one). A deleted record (sweepAt −1) is never handed out. */
-  private peek(key: string): KeyRecord | undefined {
+  /** The key's record under `policy`, if it has one (without making one). A deleted record (sweepAt −1) is never handed out. */
+  private peek(key: string, policy: Policy): KeyRecord | undefined {
+    const table = this.tableOf(policy);
     const last = this.lastRec;
-    if (last !== null && last.key === key && last.sweepAt !== -1) return last;
-    return this.records.get(key);
+    if (last !== null && last.key === key && last.table === table && last.sweepAt !== -1) return last;
+    return table.get(key);
   }
 
   private record(key: string, policy: Policy): KeyRecord {
-    let rec = this.peek(key);
+    let rec = this.peek(key, policy);
     if (rec === undefined) {
-      rec = new KeyRecord(key, policy);
-      this.records.set(key, rec);
+      const table = this.lastTable!; // peek looked it up
+      rec = new KeyRecord(key, policy, table);
+      table.set(key, rec);
       rec.sweepAt = Number.NaN; // not scheduled yet
     } else rec.policy = policy;
     this.lastRec = rec;
@@ -521,7 +564,7 @@ export class MemoryStore implements Store {
   /** Drops an empty record at once, or makes sure the sweep will look at it when it may have emptied. */
   private settle(rec: KeyRecord, policy: Policy, _now: number): void {
     if (rec.isEmpty()) {
-      this.records.delete(rec.key);
+      rec.table.delete(rec.key);
       rec.sweepAt = -1;
       return;
     }
@@ -535,11 +578,11 @@ export class MemoryStore implements Store {
     const heap = this.sweep;
     while (heap.peekTime() <= now) {
       const rec = heap.pop()!;
-      if (rec.sweepAt === -1 || this.records.get(rec.key) !== rec) continue;
+      if (rec.sweepAt === -1 || rec.table.get(rec.key) !== rec) continue;
       const policy = rec.policy;
       rec.prune(now, policy);
       if (rec.isEmpty()) {
-        this.records.delete(rec.key);
+        rec.table.delete(rec.key);
         rec.sweepAt = -1;
       } else {
         rec.sweepAt = rec.deadline(policy);

@@ -27,7 +27,9 @@ describe('RedisStore on the cluster', () => {
   it('a sync of keys on every node is answered in request order, on the store clock', async () => {
     const store = fx.store();
     const keys = Array.from({ length: 300 }, (_, i) => `user:${i}`);
-    const nodes = new Set(keys.map((k) => fx.client.slots[calculateSlot(store.keyNames(k).tag)]?.[0]));
+    const nodes = new Set(
+      keys.map((k) => fx.client.slots[calculateSlot(store.keyNames(k, policy).tag)]?.[0]),
+    );
     expect(nodes.size).toBe(3);
     const before = Date.now();
     const r = await store.sync(
@@ -76,7 +78,7 @@ describe('RedisStore on the cluster', () => {
     const store = fx.store({ clock: 'caller' });
     const key = 'migrating';
     await store.logAdmit(key, policy, 0, 3);
-    const names = store.keyNames(key);
+    const names = store.keyNames(key, policy);
     const slot = calculateSlot(names.tag);
     const nodes = fx.cluster.nodes;
     const ids = await Promise.all(

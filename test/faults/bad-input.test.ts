@@ -309,7 +309,9 @@ describe('faults: hostile keys', () => {
         ),
         fc.constantFrom('fl:', '', 'a:b'),
         (keys, prefix) => {
-          const names = keys.map((k) => keyNames(prefix, k, 'l'));
+          const names = keys.map((k) =>
+            keyNames(prefix, k, 'l', { limit: 10, windowMs: 1000, windowKind: 'sliding' }),
+          );
           const all = new Set<string>();
           for (const n of names) {
             all.add(n.log);

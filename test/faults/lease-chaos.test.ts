@@ -260,7 +260,11 @@ async function chaos(design: DesignId, d: number): Promise<Outcome> {
   await Promise.all(Array.from({ length: K }, (_, i) => launch(i, 0)));
 
   // the store's own log of the key, read often enough (every 200 ms, W = 2 s) that no admit ages out unseen
-  const logKey = new RedisStore(admin, { prefix: `${prefix}:` }).keyNames(KEY).log;
+  const logKey = new RedisStore(admin, { prefix: `${prefix}:` }).keyNames(KEY, {
+    limit: L,
+    windowMs: W,
+    windowKind: 'sliding',
+  }).log;
   // members are runs '<id>*<admits>' at one instant (score); a member without '*' is one admit
   const stored = new Map<string, { at: number; n: number }>();
   const readLog = async () => {

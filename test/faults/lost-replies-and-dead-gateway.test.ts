@@ -182,7 +182,11 @@ describe('faults: lost replies and a killed gateway (real redis-server)', () => 
         extra: { gateways: 3 },
       });
       await sleep(1500);
-      const meta = new RedisStore(admin, { prefix }).keyNames('k').meta;
+      const meta = new RedisStore(admin, { prefix }).keyNames('k', {
+        limit: L,
+        windowMs: W,
+        windowKind: 'sliding',
+      }).meta;
       // kill it right after an admit no sync has carried yet, while it holds a grant
       let grantBefore: string | null = null;
       for (let i = 0; i < 500; i++) {

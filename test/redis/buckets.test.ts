@@ -121,7 +121,7 @@ describe('compact mode (buckets): error against the exact log', () => {
     let admitted = 0;
     for (let t = 0; t < 120_000; t += 200)
       if ((await store.logAdmit('k', policy, t, 20)).allowed) admitted += 20;
-    const hlen = await fx.client().hlen(store.keyNames('k').log);
+    const hlen = await fx.client().hlen(store.keyNames('k', policy).log);
     expect(hlen).toBeLessThanOrEqual(BUCKETS + 1);
     const exact = new MemoryStore();
     let exactAdmitted = 0;

@@ -66,7 +66,7 @@ describe('user keys are never interpreted', () => {
 
   it('every Redis key name is distinct and is in the slot of the tag we derived', () => {
     const names = HOSTILE.flatMap((k) => {
-      const n = keyNames('fl:', k, 'l');
+      const n = keyNames('fl:', k, 'l', policy);
       expect(calculateSlot(n.log)).toBe(calculateSlot(n.tag));
       expect(calculateSlot(n.meta)).toBe(calculateSlot(n.tag));
       return [n.log, n.meta];
@@ -75,13 +75,13 @@ describe('user keys are never interpreted', () => {
   });
 
   it(`keys over ${MAX_VERBATIM_KEY_BYTES} UTF-8 bytes are hashed into the name`, () => {
-    const long = keyNames('fl:', 'k'.repeat(2000), 'l');
+    const long = keyNames('fl:', 'k'.repeat(2000), 'l', policy);
     expect(long.log.length).toBeLessThan(100);
-    expect(keyNames('fl:', 'k'.repeat(MAX_VERBATIM_KEY_BYTES), 'l').log).toContain('k'.repeat(200));
+    expect(keyNames('fl:', 'k'.repeat(MAX_VERBATIM_KEY_BYTES), 'l', policy).log).toContain('k'.repeat(200));
   });
 
   it('the only braces Redis sees first are ours', () => {
-    const n = keyNames('fl:', '{evil}', 'l');
+    const n = keyNames('fl:', '{evil}', 'l', policy);
     expect(n.log.indexOf('{')).toBe(3);
     expect(n.log.slice(4, 4 + n.tag.length + 1)).toBe(`${n.tag}}`);
   });

@@ -108,7 +108,7 @@ describe('a sync of many keys, in slices (real redis-server)', () => {
     expect((await ask).granted).toBe(3);
     // made after the sync, the ask's 3 slots are what the gateway holds: had it landed first, the
     // release would have dropped them with the 5
-    const grant = await fx.client().hget(store.keyNames('X').meta, `g:${gwId}`);
+    const grant = await fx.client().hget(store.keyNames('X', policy).meta, `g:${gwId}`);
     // '<lapse>:<tag>:<slots>' (common.lua): one part, the ask's
     expect(grant?.split(':').slice(1)).toEqual(['1', '3']);
   });

@@ -27,7 +27,7 @@ describe('exact mode stores runs, not units', () => {
     const r = await store.logAdmit('k', policy, 1000, 1_000_000, { gatewayId: 'gw', seq: 1 });
     const ms = performance.now() - t0;
     expect(r).toMatchObject({ allowed: true, count: 1_000_000, oldestExpiry: 11_000 });
-    expect(await fx.client().zcard(store.keyNames('k').log)).toBe(1);
+    expect(await fx.client().zcard(store.keyNames('k', policy).log)).toBe(1);
     expect(ms).toBeLessThan(500);
     expect((await store.logAdmit('k', policy, 2000, 3)).count).toBe(1_000_003);
     // the big call ages out at 11,000; the 3 at 12,000
@@ -51,7 +51,7 @@ describe('exact mode stores runs, not units', () => {
     );
     expect(r.replies[0].count).toBe(50_000);
     expect(r.replies[0].expiries.length).toBe(50_000);
-    expect(await fx.client().zcard(store.keyNames('k').log)).toBe(1);
+    expect(await fx.client().zcard(store.keyNames('k', policy).log)).toBe(1);
   });
 
   it('a cost above L is refused at once and writes nothing (Redis and memory)', async () => {
@@ -152,7 +152,7 @@ describe('runs keep the count exact: RedisStore answers as MemoryStore', () => {
     const store = fx.store({ clock: 'caller' });
     await store.logAdmit('k', policy, 1000, 700, { gatewayId: 'gw', seq: 1 });
     await store.logAdmit('k', policy, 1001, 300);
-    await fx.client().hdel(store.keyNames('k').meta, 'a');
+    await fx.client().hdel(store.keyNames('k', policy).meta, 'a');
     expect((await store.logAdmit('k', policy, 1002, 1)).count).toBe(1001);
   });
 });

@@ -23,7 +23,7 @@ const policy: Policy = { limit: 100, windowMs: 60_000, windowKind: 'sliding' };
 const release = (key: string): SyncEntry => ({ key, admits: [], read: false, release: true, ask: 0 });
 
 async function grantOf(store: RedisStore, gw: string, key: string): Promise<number> {
-  const g = await fx.client().hget(store.keyNames(key).meta, `g:${gw}`);
+  const g = await fx.client().hget(store.keyNames(key, policy).meta, `g:${gw}`);
   if (g === null) return 0;
   // '<lapse>:<tag>:<slots>[:<tag>:<slots>...]' (common.lua): the slots of every part
   const f = g.split(':').map(Number);

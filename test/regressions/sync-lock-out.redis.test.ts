@@ -24,10 +24,13 @@ async function until(ok: () => boolean, ms: number): Promise<void> {
 }
 
 /** Admits the store holds for `keys` (exact mode: a sorted set of runs '<id>*<admits>', see window-exact.lua). */
+/** The gateways' policy (see gateway below): the store names a key's records after it. */
+const POLICY = { limit: 10, windowMs: 60_000, windowKind: 'sliding' } as const;
+
 async function stored(store: RedisStore, keys: string[]): Promise<number> {
   const admin = fx.client();
   const p = admin.pipeline();
-  for (const k of keys) p.zrange(store.keyNames(k).log, '0', '-1');
+  for (const k of keys) p.zrange(store.keyNames(k, POLICY).log, '0', '-1');
   let n = 0;
   for (const [, members] of (await p.exec()) ?? []) {
     for (const m of members as string[]) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ConfigError, KeyError } from '../../config.js';
+import { ConfigError, KeyError, type Policy } from '../../config.js';
+import { policyTag } from '../policy-tag.js';
 
 /**
  * Longest user key, in UTF-8 bytes, that appears verbatim in its Redis key names; longer keys (and
@@ -8,7 +9,10 @@ import { ConfigError, KeyError } from '../../config.js';
  */
 export const MAX_VERBATIM_KEY_BYTES = 200;
 
-/** The Redis key names that hold one user key's records; all share one hash tag, so one cluster slot. */
+/**
+ * The Redis key names that hold one user key's records under one policy; all of a user key's records,
+ * under every policy, share one hash tag, so one cluster slot.
+ */
 export interface KeyNames {
   /** The window log: a sorted set (exact mode) or a bucket hash (compact mode). */
   log: string;
@@ -21,13 +25,21 @@ export interface KeyNames {
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /**
- * Names are `<prefix>{<tag>}<kind>:<key>` or, for hashed keys, `<prefix>{<tag>}<kind>#<sha256 hex>`.
+ * Names are `<prefix>{<tag>}<kind>[<policy>]:<key>` or, for hashed keys,
+ * `<prefix>{<tag>}<kind>[<policy>]#<sha256 hex>`, e.g. `fl:{1a2b3c4d}l[free=10/60000s]:user-42`.
  * The tag is 8 hex digits of SHA-256 over the key's UTF-16 code units, derived here, so braces in a
  * user key can never choose the slot (Redis hashes only the first `{...}`, which is ours: the prefix
- * has no braces). The `:`/`#` after the kind letter keeps verbatim and hashed names apart, and the
- * kind letter comes before the user's bytes, so no key's log name is another key's meta name.
+ * has no braces). The `:`/`#` after the policy keeps verbatim and hashed names apart, and the kind
+ * letter comes before the user's bytes, so no key's log name is another key's meta name.
+ *
+ * `<policy>` is policyTag(policy): the same key string under two policies is two sets of records
+ * (issue 20). It has no `]` (a policy name is a POLICY_NAME), so the bracket ends it unambiguously.
+ * It sits after the hash tag, not in it: a user key's records of every policy share one slot, so a
+ * request checked against several policies of one key (10/s and 1000/h) could be one atomic script,
+ * and a user key's slot does not depend on configuration. The cost is that a hot key's policies all
+ * load one node; a key has a handful of policies at most.
  */
-export function keyNames(prefix: string, key: string, logKind: 'l' | 'b'): KeyNames {
+export function keyNames(prefix: string, key: string, logKind: 'l' | 'b', policy: Policy): KeyNames {
   if (typeof key !== 'string' || key.length === 0) {
     throw new KeyError(`key must be a non-empty string, got ${typeof key === 'string' ? '""' : typeof key}`);
   }
@@ -35,7 +47,7 @@ export function keyNames(prefix: string, key: string, logKind: 'l' | 'b'): KeyNa
   const tag = digest.slice(0, 8);
   const verbatim = Buffer.byteLength(key, 'utf8') <= MAX_VERBATIM_KEY_BYTES && !LONE_SURROGATE.test(key);
   const head = `${prefix}{${tag}}`;
-  const tail = verbatim ? `:${key}` : `#${digest}`;
+  const tail = `[${policyTag(policy)}]${verbatim ? `:${key}` : `#${digest}`}`;
   return { log: `${head}${logKind}${tail}`, meta: `${head}m${tail}`, tag };
 }
 

@@ -80,9 +80,9 @@ export class RedisStore implements AsyncStore {
     keepLoaded(client, Object.values(this.scripts));
   }
 
-  /** The Redis key names holding a user key's records (tests, tools). */
-  keyNames(key: string): KeyNames {
-    return keyNames(this.options.prefix, key, this.logKind);
+  /** The Redis key names holding a user key's records under `policy` (tests, tools). */
+  keyNames(key: string, policy: Policy): KeyNames {
+    return keyNames(this.options.prefix, key, this.logKind, policy);
   }
 
   async logAdmit(
@@ -93,7 +93,7 @@ export class RedisStore implements AsyncStore {
     call?: LogCall,
   ): Promise<LogAdmitReply> {
     requireCost(cost);
-    const k = this.keyNames(key);
+    const k = this.keyNames(key, policy);
     const args = [
       ...this.head(policy, now),
       String(cost),
@@ -126,7 +126,7 @@ export class RedisStore implements AsyncStore {
     }
     const calls: ScriptCall[] = [];
     for (const [key, vs] of byKey) {
-      const k = this.keyNames(key);
+      const k = this.keyNames(key, policy);
       const args = [...this.head(policy, now), gatewayId, String(vs.length)];
       for (const v of vs) args.push(String(v.seq), String(v.cost));
       calls.push({ script: this.scripts.void, keys: [k.log, k.meta], args });
@@ -143,7 +143,7 @@ export class RedisStore implements AsyncStore {
     now: number,
     seq = 0,
   ): Promise<AskReply> {
-    const k = this.keyNames(key);
+    const k = this.keyNames(key, policy);
     const args = [...this.head(policy, now), gatewayId, String(leaseTtlMs), String(ask), String(seq)];
     const script = this.scripts.ask;
     const r = (await this.order.request(() => script.run(this.client, [k.log, k.meta], args))) as [
@@ -194,7 +194,7 @@ export class RedisStore implements AsyncStore {
     const prepare = async () => {
       const names = new Array<KeyNames>(entries.length);
       for (let i = 0; i < entries.length; i++) {
-        names[i] = this.keyNames(entries[i].key);
+        names[i] = this.keyNames(entries[i].key, req.policy);
         if (slicer.due()) await slicer.pause();
       }
       const slots = this.isCluster() ? names.map((n) => calculateSlot(n.log)) : null;
