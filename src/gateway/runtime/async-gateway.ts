@@ -27,6 +27,7 @@ import {
 } from '../options.js';
 import { Fallback, mergeAscending } from './fallback.js';
 import { type MetricsOptions, metricsHandler, registerGatewayMetrics } from './metrics.js';
+import { StoreClock } from './store-clock.js';
 import { withTimeout } from './timeout.js';
 
 /**
@@ -262,19 +263,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    */
   readonly incarnation: string;
   private seq = 0;
-  private offsetMs = 0;
-  private offsetErrorMs = Number.NaN;
-  /** The last OFFSET_SAMPLES (offset, round trip) pairs, a ring. */
-  private readonly offsetSamples: { offset: number; rtt: number }[] = [];
-  private offsetNext = 0;
+  /** Decision time: the local clock + the store's offset (see StoreClock). */
+  private readonly storeClock: StoreClock;
   /** The ask in flight per key (leases-ask); settles once its own request has applied the reply. */
   private readonly asks = new Map<string, Promise<void>>();
   private coalescedAsks = 0;
-  private lastNow = Number.NEGATIVE_INFINITY;
-  /** A store reply has told this gateway the store's time (or that the store runs on the caller's). */
-  private knowsClock = false;
-  /** Decisions wait for the store's clock first (see waitsForClock); cleared once they no longer do. */
-  private waitForClock: boolean;
   private lastGoodAt = Number.NaN;
   /** The last store call failed and none has succeeded since. */
   private failing = false;
@@ -355,7 +348,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.clock = clock as () => number;
     this.design = DESIGNS[this.options.design];
     this.usesStore = touchesStore(this.design);
-    this.waitForClock = waitsForClock(this.store, this.design);
+    this.storeClock = new StoreClock(waitsForClock(this.store, this.design));
     this.random = random as () => number;
     this.maxKeys = maxKeys as number;
     this.maxCost = maxRequestCost(this.options);
@@ -365,36 +358,23 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   /** A store reply has told this gateway the store's clock: decisions no longer wait for it (see waitsForClock). */
   get clockKnown(): boolean {
-    return this.knowsClock;
+    return this.storeClock.known;
   }
 
   /** Decision time: local clock + the store's offset, never going backwards. */
   now(): number {
-    return this.timeAt(this.clock());
+    return this.storeClock.timeAt(this.clock());
   }
 
-  /** Decision time at local clock reading `local`. */
-  private timeAt(local: number): number {
-    const t = local + this.offsetMs;
-    if (t > this.lastNow) this.lastNow = t;
-    return this.lastNow;
-  }
-
-  /**
-   * Decision time for a sync's own bookkeeping. Until the store's clock is known it does not hold the
-   * decision clock there: the first sync reads the clock before its reply brings the offset, and a
-   * gateway whose clock runs seconds ahead would stay at that reading, seconds ahead of the store,
-   * until the store's clock caught up, ageing the store's admits out early meanwhile.
-   */
+  /** Decision time for a sync's own bookkeeping (see StoreClock.bookAt). */
   private bookNow(): number {
-    if (this.knowsClock) return this.now();
-    return Math.max(this.lastNow, this.clock() + this.offsetMs);
+    return this.storeClock.bookAt(this.clock());
   }
 
   /** A decision that waits for the store's clock: a sync's reply brings it; if that sync fails, it goes ahead. */
   private async afterClock(key: string, cost: number): Promise<Decision> {
     await this.syncNow();
-    this.waitForClock = false;
+    this.storeClock.waiting = false;
     return this.admitNow(key, cost);
   }
 
@@ -422,10 +402,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     requireKey(key);
     requireCost(cost);
     if (cost > this.maxCost) return this.overLimit(key);
-    if (this.waitForClock) return this.afterClock(key, cost);
+    if (this.storeClock.waiting) return this.afterClock(key, cost);
     // one clock read per request: it is the costly part of a local decision (tens of ns)
     const local = this.clock();
-    const now = this.timeAt(local);
+    const now = this.storeClock.timeAt(local);
     const usesStore = this.usesStore;
     if (usesStore && this.offStore(key, local)) return this.degraded(key, now, cost);
     const lim = this.limiterOf(key, now);
@@ -447,9 +427,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     requireKey(key);
     requireCost(cost);
     if (cost > this.maxCost) return this.overLimit(key).allowed;
-    if (this.waitForClock) return this.afterClock(key, cost).then((d) => d.allowed);
+    if (this.storeClock.waiting) return this.afterClock(key, cost).then((d) => d.allowed);
     const local = this.clock();
-    const now = this.timeAt(local);
+    const now = this.storeClock.timeAt(local);
     const usesStore = this.usesStore;
     if (usesStore && this.offStore(key, local)) return this.degraded(key, now, cost).allowed;
     const lim = this.limiterOf(key, now);
@@ -586,7 +566,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         return this.storeCallFailed('logAdmit', key, r, cost);
       }
       this.storeAnswered(t1);
-      this.learnOffset(r.value.now, now, t0, t1);
+      this.storeClock.learn(r.value.now, now, t0, t1);
       // The admit's instant is the store's stamp, the time the log holds it at and ages it out by:
       // the decision clock after the reply is later by the reply's way back, and a window judged on
       // that saw admits over L that the store never counted (regression:
@@ -649,7 +629,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const t1 = this.clock();
       if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
       this.storeAnswered(t1);
-      this.learnOffset(r.value.now, now, t0, t1);
+      this.storeClock.learn(r.value.now, now, t0, t1);
       const at = this.now();
       // A sync built while the ask was out hands back what the gateway held then: the limiter spends
       // none of this grant (regression: test/regressions/leases-ask-ask-and-sync-cross.test.ts). A resend of a
@@ -658,7 +638,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       // (A sync built for this key since the ask went out releases the parts tagged below its seq,
       // this ask's among them: the limiter spends none of it, by the sync it recorded in askSize;
       // regression: test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts.)
-      const reply = this.withLapseMargin(r.value);
+      const reply = this.storeClock.withLapseMargin(r.value);
       const allowed = lim.onAskReply(reply, at, cost);
       if (allowed) this.limiterUnsynced += cost;
       return this.count(this.fromLimiter(lim, allowed, at), false);
@@ -667,17 +647,6 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       if (this.asks.get(key) === settled) this.asks.delete(key);
       settle();
     }
-  }
-
-  /**
-   * A grant lapses at the store at `grantExpiresAt` on the store's clock; this gateway reads that clock
-   * as local time + offset, which may run behind it by offsetErrorMs, and the store counts whole
-   * milliseconds. Stopping that much earlier means a slot is never spent after the store took it back
-   * and may have granted it again.
-   */
-  private withLapseMargin<R extends { granted: number; grantExpiresAt: number }>(reply: R): R {
-    if (reply.granted === 0 || Number.isNaN(this.offsetErrorMs)) return reply;
-    return { ...reply, grantExpiresAt: reply.grantExpiresAt - this.offsetErrorMs - STORE_TICK_MS };
   }
 
   private storeCallFailed(
@@ -795,30 +764,6 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private storeAnswered(t: number): void {
     if (Number.isNaN(this.lastGoodAt) || t > this.lastGoodAt) this.lastGoodAt = t;
     this.failing = false;
-  }
-
-  /**
-   * A store that ran on the time we sent it (the in-memory store, or RedisStore in caller-time mode)
-   * says nothing about its own clock; learning from that echo would feed half of every round trip
-   * back into the offset, and it would drift by that much at each sync.
-   */
-  private learnOffset(storeNow: number, sentNow: number, t0: number, t1: number): void {
-    if (!Number.isFinite(storeNow)) return;
-    this.knowsClock = true;
-    this.waitForClock = false;
-    // Never decide at a time before the store's answer: a grant made at store time s, spent at a
-    // local estimate below s, would put an admit within W of one the store had already let expire.
-    if (storeNow > this.lastNow) this.lastNow = storeNow;
-    if (storeNow === sentNow) return;
-    const sample = { offset: storeNow - (t0 + t1) / 2, rtt: Math.max(0, t1 - t0) };
-    const ring = this.offsetSamples;
-    if (ring.length < OFFSET_SAMPLES) ring.push(sample);
-    else ring[this.offsetNext] = sample;
-    this.offsetNext = (this.offsetNext + 1) % OFFSET_SAMPLES;
-    let best = ring[0];
-    for (const x of ring) if (x.rtt < best.rtt) best = x;
-    this.offsetMs = best.offset;
-    this.offsetErrorMs = best.rtt / 2 + CLOCK_TICK_MS;
   }
 
   /** Starts the sync timer: every Δ, first at a random phase in [0, Δ) so the fleet's syncs spread out. */
@@ -1235,7 +1180,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     }
     part.timedOut = false;
     this.notePart(t1 - t0, keys);
-    this.learnOffset(r.value.now, sentNow, t0, t1);
+    this.storeClock.learn(r.value.now, sentNow, t0, t1);
     const now = this.bookNow();
     const { replies } = r.value;
     const slicer = new Slicer();
@@ -1244,7 +1189,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const lim = part.owners[i];
       const key = req.entries[i].key;
       if (lim !== null) {
-        lim.applySync(this.withLapseMargin(replies[i]), now);
+        lim.applySync(this.storeClock.withLapseMargin(replies[i]), now);
         if (lim.isIdle(now) && this.keys.get(key) === lim) this.keys.delete(key);
       }
       const fb = part.fallbacks[i];
@@ -1298,8 +1243,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       unsyncedAdmits: this.limiterUnsynced + fallbackUnsynced,
       keys: this.keys.size,
       decisions: { ...this.counts },
-      offsetMs: this.offsetMs,
-      offsetErrorMs: this.offsetErrorMs,
+      offsetMs: this.storeClock.offsetMs,
+      offsetErrorMs: this.storeClock.offsetErrorMs,
       coalescedAsks: this.coalescedAsks,
       evictions: this.evictions,
       keyCapRejections: this.keyCapRejections,
@@ -1401,12 +1346,6 @@ function splitPart(p: Part, max: number): Part[] {
 const CYCLE_SAMPLES = 8;
 /** The horizon covers this many times the longest recent cycle: the next one may run longer. */
 const CYCLE_MARGIN = 2;
-/** Store replies the clock offset is chosen from (the one with the shortest round trip). */
-const OFFSET_SAMPLES = 8;
-/** The store's clock counts whole milliseconds (Redis TIME, floored). */
-const STORE_TICK_MS = 1;
-/** The default local clock (Date.now) counts whole milliseconds: a round trip read as 0 ms took up to 1. */
-const CLOCK_TICK_MS = 1;
 
 export function createAsyncGateway(opts: AsyncGatewayOptions): AsyncGateway {
   return new AsyncGateway(opts);
