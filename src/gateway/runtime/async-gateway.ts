@@ -16,7 +16,6 @@ import { DESIGNS, type Design, touchesStore } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
 import { type AnyStore, asAsyncStore } from '../../store/async-adapter.js';
 import type { AsyncStore, LogVoid, Store, SyncEntry, SyncRequest } from '../../store/contract.js';
-import { LruMap } from '../../util/lru-map.js';
 import { Slicer } from '../../util/slicer.js';
 import type { Decision } from '../decision.js';
 import {
@@ -25,7 +24,8 @@ import {
   type ResolvedOptions,
   resolveGatewayOptions,
 } from '../options.js';
-import { Fallback, mergeAscending } from './fallback.js';
+import { type Fallback, mergeAscending } from './fallback.js';
+import { KeyTable } from './key-table.js';
 import { type MetricsOptions, metricsHandler, registerGatewayMetrics } from './metrics.js';
 import { StoreClock } from './store-clock.js';
 import { withTimeout } from './timeout.js';
@@ -252,9 +252,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly usesStore: boolean;
   private readonly clock: () => number;
   private readonly random: () => number;
-  /** Least recently used first (the key cap drops those first). */
-  private readonly keys = new LruMap<KeyLimiter>();
-  private readonly fallbacks = new Map<string, Fallback>();
+  /** Each key's limiter and outage record, under maxKeys. */
+  private readonly table: KeyTable;
   private readonly createdAt: number;
 
   /**
@@ -299,12 +298,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private syncTimeouts = 0;
   private syncErrors = 0;
   private storeCallFailures = 0;
-  private evictions = 0;
   private keyCapRejections = 0;
-  /** At the key cap with nothing to drop; cleared when a sync is answered (or a sweep runs). */
-  private keysFull = false;
-  /** A batch is being built, across slices (see buildBatch). */
-  private building = false;
   /** Numbers this incarnation's central-log calls (voids name them), from 1. */
   private callSeq = 0;
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
@@ -353,6 +347,18 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.maxKeys = maxKeys as number;
     this.maxCost = maxRequestCost(this.options);
     this.createdAt = this.clock();
+    const { design } = this;
+    const { fleet, policy } = this.options;
+    this.table = new KeyTable({
+      maxKeys: this.maxKeys,
+      policy,
+      holdsKeys: design.holdsKeys,
+      create: (now) => design.create(fleet, now),
+      busy: (key) => this.asks.has(key),
+      onFull: () => {
+        if (this.timer !== null) this.tick();
+      },
+    });
     this.incarnation = `${this.id}~${randomBytes(9).toString('base64url')}`;
   }
 
@@ -379,7 +385,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   }
 
   get keyCount(): number {
-    return this.keys.size;
+    return this.table.size;
   }
 
   /** Always a Promise; it resolves at once unless this request must wait on the store (central-log, leases-ask when out of slots). */
@@ -408,7 +414,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const now = this.storeClock.timeAt(local);
     const usesStore = this.usesStore;
     if (usesStore && this.offStore(key, local)) return this.degraded(key, now, cost);
-    const lim = this.limiterOf(key, now);
+    const lim = this.table.limiterOf(key, now);
     if (lim === null) return this.noRoom(false, now);
     const verdict = lim.decide(now, cost);
     if (verdict === ALLOW) {
@@ -432,7 +438,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const now = this.storeClock.timeAt(local);
     const usesStore = this.usesStore;
     if (usesStore && this.offStore(key, local)) return this.degraded(key, now, cost).allowed;
-    const lim = this.limiterOf(key, now);
+    const lim = this.table.limiterOf(key, now);
     if (lim === null) return this.noRoom(false, now).allowed;
     const verdict = lim.decide(now, cost);
     if (verdict === ALLOW) {
@@ -454,7 +460,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    */
   private overLimit(key: string): Decision {
     const now = this.now();
-    const held = this.keys.get(key);
+    const held = this.table.get(key);
     const lim = held ?? this.design.create(this.options.fleet, now);
     const resetAt = lim.resetAt(now);
     const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
@@ -472,65 +478,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private offStore(key: string, local: number): boolean {
     if (this.storeDown(local)) return true;
     // a key stays on the fallback until the store has its outage admits, or it would count without them
-    const fb = this.fallbacks.size === 0 ? undefined : this.fallbacks.get(key);
-    if (fb !== undefined && fb.unconfirmed > 0) {
+    if (this.table.hasOutageAdmits(key)) {
       // the store is back: push them now rather than at the next tick (and without one, for central-log)
       if (!this.failing) this.tick();
       return true;
     }
-    return false;
-  }
-
-  /** The key's state machine; null when the key cap leaves no room for a new key. */
-  private limiterOf(key: string, now: number): KeyLimiter | null {
-    // least recently used first: a key used again moves to the end of the order — but not while a
-    // batch is being built across slices, whose walk of the keys would meet it twice
-    let lim = this.building ? this.keys.get(key) : this.keys.use(key);
-    if (lim !== undefined) return lim;
-    // a design that holds no keys (central-log) keeps nothing between requests: the store has it all
-    if (!this.design.holdsKeys) return this.design.create(this.options.fleet, now);
-    if (!this.makeRoom(now)) return null;
-    lim = this.design.create(this.options.fleet, now);
-    this.keys.set(key, lim);
-    return lim;
-  }
-
-  /**
-   * Room for one more key under maxKeys, made on the request path, so its work is bounded: it looks
-   * at the least recently used eighth of the cap only (a round's cost is paid once per cap/8 new keys,
-   * and never scans the whole table in one request). Idle state there goes first, then the keys whose
-   * admits the store has, down to 7/8 of the cap. Keys holding unconfirmed admits are never dropped:
-   * they would be lost.
-   */
-  private makeRoom(now: number): boolean {
-    const held = () => this.keys.size + this.fallbacks.size;
-    if (held() < this.maxKeys) return true;
-    if (this.keysFull) return false;
-    const look = Math.max(64, Math.ceil(this.maxKeys / 8));
-    const target = Math.floor((this.maxKeys * 7) / 8);
-    let seen = 0;
-    for (const [k, lim] of this.keys) {
-      if (++seen > look) break;
-      if (lim.isIdle(now)) this.keys.delete(k);
-    }
-    seen = 0;
-    for (const [k, fb] of this.fallbacks) {
-      if (++seen > look) break;
-      if (fb.isIdle(now)) this.fallbacks.delete(k);
-    }
-    seen = 0;
-    for (const [k, lim] of this.keys) {
-      if (held() <= target || ++seen > look) break;
-      // a key whose ask is out would spend the grant on a dropped limiter, never pushing the admit
-      if (lim.unsyncedAdmits() === 0 && !this.fallbacks.has(k) && !this.asks.has(k)) {
-        this.keys.delete(k);
-        this.evictions++;
-      }
-    }
-    if (held() < this.maxKeys) return true;
-    this.keysFull = true;
-    // push what the held keys have, so they can go
-    if (this.timer !== null) this.tick();
     return false;
   }
 
@@ -676,24 +628,19 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     }
     if (this.failMode === 'local' && this.design.grants) {
       // spend granted slots only: the store may already have handed anything else to another gateway
-      const lim = this.limiterOf(key, now);
+      const lim = this.table.limiterOf(key, now);
       if (lim === null) return this.noRoom(true, now);
       const allowed = (counted ? lim.decideAgain!(now, cost) : lim.decide(now, cost)) === ALLOW;
       if (allowed) this.limiterUnsynced += cost;
       return this.count({ ...this.fromLimiter(lim, allowed, now), degraded: true }, true);
     }
-    let fb = this.fallbacks.get(key);
-    if (fb === undefined) {
-      // a key already held (a real user's) always gets its outage record; only new keys need room
-      if (!this.keys.has(key) && !this.makeRoom(now)) {
-        // open admits regardless; what it cannot record is not pushed (open has no bound anyway)
-        if (this.failMode === 'open') {
-          return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true, at: now }, true);
-        }
-        return this.noRoom(true, now);
+    const fb = this.table.outageOf(key, now);
+    if (fb === null) {
+      // open admits regardless; what it cannot record is not pushed (open has no bound anyway)
+      if (this.failMode === 'open') {
+        return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true, at: now }, true);
       }
-      fb = new Fallback(policy);
-      this.fallbacks.set(key, fb);
+      return this.noRoom(true, now);
     }
     const share = policy.limit / fleet.gateways;
     if (this.failMode === 'open') {
@@ -933,20 +880,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * this, a long outage with many distinct keys would hold every key it ever saw.
    */
   private async sweep(): Promise<void> {
-    const now = this.bookNow();
-    const before = this.keys.size + this.fallbacks.size;
-    const slicer = new Slicer();
-    for (const [key, lim] of this.keys) {
-      if (lim.isIdle(now)) this.keys.delete(key);
-      if (slicer.due()) await slicer.pause();
-    }
-    for (const [key, fb] of this.fallbacks) {
-      if (fb.isIdle(now)) this.fallbacks.delete(key);
-      if (slicer.due()) await slicer.pause();
-    }
-    // a failed sync confirmed nothing: only dropped idle state makes room (else every new key at the
-    // cap would pay a full scan while the store is away)
-    if (this.keys.size + this.fallbacks.size < before) this.keysFull = false;
+    await this.table.sweep(this.bookNow());
   }
 
   /**
@@ -975,17 +909,18 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const taken = new Set<Fallback>();
     const unresolved = this.unresolved;
     const skip = unresolved.size > 0;
-    this.building = true;
+    const table = this.table;
+    table.building = true;
     try {
-      for (const [key, lim] of this.keys) {
+      for (const [key, lim] of table.limiters) {
         if (slicer.due()) await slicer.pause();
         if (skip && unresolved.has(key)) continue;
         const own = lim.syncEntry(key, now);
-        const fb = this.fallbacks.get(key) ?? null;
+        const fb = table.fallbacks.get(key) ?? null;
         const extra = fb === null ? EMPTY : fb.take(now);
         if (fb !== null) taken.add(fb);
         if (own === null && extra.length === 0) {
-          if (lim.isIdle(now)) this.keys.delete(key);
+          if (lim.isIdle(now)) table.limiters.delete(key);
           continue;
         }
         const e: SyncEntry =
@@ -998,16 +933,16 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         add(e, own === null ? null : lim, fb, own === null ? 0 : own.admits.length);
       }
     } finally {
-      this.building = false;
+      table.building = false;
     }
     // outage records of keys without a limiter; one taken above is in this batch already, even if
     // its key has left `keys` since
-    for (const [key, fb] of this.fallbacks) {
+    for (const [key, fb] of table.fallbacks) {
       if (slicer.due()) await slicer.pause();
-      if (this.keys.has(key) || taken.has(fb) || (skip && unresolved.has(key))) continue;
+      if (table.limiters.has(key) || taken.has(fb) || (skip && unresolved.has(key))) continue;
       const extra = fb.take(now);
       if (extra.length > 0) add({ key, admits: extra, read: false, release: false, ask: 0 }, null, fb, 0);
-      else if (fb.isIdle(now)) this.fallbacks.delete(key);
+      else if (fb.isIdle(now)) table.fallbacks.delete(key);
     }
     const { policy, fleet } = this.options;
     pushing.append(rest);
@@ -1190,16 +1125,16 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const key = req.entries[i].key;
       if (lim !== null) {
         lim.applySync(this.storeClock.withLapseMargin(replies[i]), now);
-        if (lim.isIdle(now) && this.keys.get(key) === lim) this.keys.delete(key);
+        this.table.dropIfIdle(key, lim, now);
       }
       const fb = part.fallbacks[i];
       if (fb !== null) {
         fb.confirm();
-        if (fb.isIdle(now) && this.fallbacks.get(key) === fb) this.fallbacks.delete(key);
+        this.table.dropOutageIfIdle(key, fb, now);
       }
     }
     for (const n of part.own) this.limiterUnsynced -= n;
-    this.keysFull = false;
+    this.table.full = false;
     this.noteCycle(r.value.now, part.builtFrom);
     this.storeAnswered(t1);
     if (claim) this.noteClaim(r.value.previousIncarnation);
@@ -1230,8 +1165,6 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   stats(): RuntimeStats {
     const t = this.clock();
-    let fallbackUnsynced = 0;
-    for (const fb of this.fallbacks.values()) fallbackUnsynced += fb.unconfirmed;
     const since = Number.isNaN(this.lastGoodAt) ? this.createdAt : this.lastGoodAt;
     return {
       syncs: this.syncs,
@@ -1240,13 +1173,13 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       storeCallFailures: this.storeCallFailures,
       lastGoodAt: this.lastGoodAt,
       lastGoodAgeMs: Math.max(0, t - since),
-      unsyncedAdmits: this.limiterUnsynced + fallbackUnsynced,
-      keys: this.keys.size,
+      unsyncedAdmits: this.limiterUnsynced + this.table.unconfirmedOutageAdmits(),
+      keys: this.table.size,
       decisions: { ...this.counts },
       offsetMs: this.storeClock.offsetMs,
       offsetErrorMs: this.storeClock.offsetErrorMs,
       coalescedAsks: this.coalescedAsks,
-      evictions: this.evictions,
+      evictions: this.table.evictions,
       keyCapRejections: this.keyCapRejections,
       storeDown: this.storeDown() && this.usesStore,
       pendingVoids: this.voids.length,
@@ -1269,7 +1202,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   /** The key's state machine, if held (tests and tools). */
   limiterFor(key: string): KeyLimiter | undefined {
-    return this.keys.get(key);
+    return this.table.get(key);
   }
 }
 
