@@ -15,7 +15,7 @@ import {
 import { DESIGNS, type Design, touchesStore } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
 import { type AnyStore, asAsyncStore } from '../../store/async-adapter.js';
-import type { AsyncStore, LogVoid, Store, SyncEntry, SyncRequest } from '../../store/contract.js';
+import type { AsyncStore, Store, SyncEntry, SyncRequest } from '../../store/contract.js';
 import { Slicer } from '../../util/slicer.js';
 import type { Decision } from '../decision.js';
 import {
@@ -26,6 +26,7 @@ import {
 } from '../options.js';
 import { type Fallback, mergeAscending } from './fallback.js';
 import { KeyTable } from './key-table.js';
+import { LogVoids } from './log-voids.js';
 import { type MetricsOptions, metricsHandler, registerGatewayMetrics } from './metrics.js';
 import { StoreClock } from './store-clock.js';
 import { withTimeout } from './timeout.js';
@@ -299,11 +300,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private syncErrors = 0;
   private storeCallFailures = 0;
   private keyCapRejections = 0;
-  /** Numbers this incarnation's central-log calls (voids name them), from 1. */
-  private callSeq = 0;
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
-  private voids: LogVoid[] = [];
-  private voidedCalls = 0;
+  private readonly voids: LogVoids;
   /**
    * Store time of the first answer of the last round (runSync); NaN if a part of it failed (the cycle
    * that follows is an outage's, not a sync's). A key answered in that round's first part may be in
@@ -347,6 +345,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.maxKeys = maxKeys as number;
     this.maxCost = maxRequestCost(this.options);
     this.createdAt = this.clock();
+    this.voids = new LogVoids(this.maxKeys);
     const { design } = this;
     const { fleet, policy } = this.options;
     this.table = new KeyTable({
@@ -504,7 +503,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const { policy } = this.options;
     if (this.design.requestPath === 'log') {
       const t0 = this.clock();
-      const call = { gatewayId: this.incarnation, seq: ++this.callSeq };
+      const call = { gatewayId: this.incarnation, seq: this.voids.nextSeq() };
       const r = await withTimeout(
         () => this.store.logAdmit(key, policy, now, cost, call),
         this.storeTimeoutMs,
@@ -513,8 +512,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       if (!r.ok) {
         // it may have landed, or land later: the decision is made without it, so the store must
         // not count it (taken back before the next sync; see voidLogAdmits)
-        this.voids.push({ key, seq: call.seq, cost });
-        if (this.voids.length > this.maxKeys) this.voids.shift();
+        this.voids.add({ key, seq: call.seq, cost });
         return this.storeCallFailed('logAdmit', key, r, cost);
       }
       this.storeAnswered(t1);
@@ -779,7 +777,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * too), and idle keys are swept instead. Resolves true when every part sent was answered.
    */
   private async runSync(final: boolean): Promise<boolean> {
-    if (this.voids.length > 0) await this.sendVoids();
+    if (this.voids.pending > 0) await this.sendVoids();
     // a stopping gateway's last sync claims nothing: a successor may be syncing under the id already
     this.claimDue = !final;
     this.prevRoundReply = this.roundFailed ? Number.NaN : this.roundReply;
@@ -820,23 +818,18 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * store does not answer (the sync goes ahead regardless).
    */
   private async sendVoids(): Promise<void> {
-    const voids = this.voids;
-    this.voids = [];
+    const voids = this.voids.take();
     const r = await withTimeout(
       () => this.store.voidLogAdmits(this.incarnation, this.options.policy, voids, this.bookNow()),
       this.storeTimeoutMs,
     );
-    if (r.ok) {
-      this.voidedCalls += voids.length;
-      return;
-    }
-    this.voids = voids.concat(this.voids);
-    if (this.voids.length > this.maxKeys) this.voids.splice(0, this.voids.length - this.maxKeys);
+    const failed = this.voids.settled(voids, r);
+    if (failed === null) return;
     this.emit('storeCallError', {
       call: 'voidLogAdmits',
-      key: voids[0].key,
-      reason: r.timedOut ? 'timeout' : 'error',
-      error: r.error,
+      key: failed.key,
+      reason: failed.timedOut ? 'timeout' : 'error',
+      error: failed.error,
     });
   }
 
@@ -1182,8 +1175,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       evictions: this.table.evictions,
       keyCapRejections: this.keyCapRejections,
       storeDown: this.storeDown() && this.usesStore,
-      pendingVoids: this.voids.length,
-      voidedCalls: this.voidedCalls,
+      pendingVoids: this.voids.pending,
+      voidedCalls: this.voids.voided,
       duplicateId: this.duplicateId,
       duplicateIdSyncs: this.duplicateIdSyncs,
       partKeys: this.partKeys(),
