@@ -24,6 +24,7 @@ import {
   type ResolvedOptions,
   resolveGatewayOptions,
 } from '../options.js';
+import { IdClaims } from './duplicate-id.js';
 import { type Fallback, mergeAscending } from './fallback.js';
 import { KeyTable } from './key-table.js';
 import { LogVoids } from './log-voids.js';
@@ -280,12 +281,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   /** Recent parts' round trips (ms) and keys, a ring: sizes the parts (see partKeys). */
   private readonly partSamples: { ms: number; keys: number }[] = [];
   private partNext = 0;
-  /** This round's first sync request tells the store this incarnation's claim on the id. */
-  private claimDue = false;
-  /** The store answered a claim of this incarnation's: a later claim that finds another one is a twin's. */
-  private claimed = false;
-  private duplicateId = false;
-  private duplicateIdSyncs = 0;
+  /** This incarnation's claims on the id (see IdClaims). */
+  private readonly claims: IdClaims;
   private inflight: Promise<boolean> | null = null;
   private timer: Timer | null = null;
   private limiterUnsynced = 0;
@@ -359,6 +356,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       },
     });
     this.incarnation = `${this.id}~${randomBytes(9).toString('base64url')}`;
+    this.claims = new IdClaims(this.id, this.incarnation);
   }
 
   /** A store reply has told this gateway the store's clock: decisions no longer wait for it (see waitsForClock). */
@@ -778,8 +776,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    */
   private async runSync(final: boolean): Promise<boolean> {
     if (this.voids.pending > 0) await this.sendVoids();
-    // a stopping gateway's last sync claims nothing: a successor may be syncing under the id already
-    this.claimDue = !final;
+    this.claims.startRound(final);
     this.prevRoundReply = this.roundFailed ? Number.NaN : this.roundReply;
     this.roundReply = Number.NaN;
     this.roundFailed = false;
@@ -1078,8 +1075,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const retry = part.attempts > 0;
     part.attempts++;
     // the round's first request carries this incarnation's claim on the id (one small store write)
-    const claim = this.claimDue;
-    this.claimDue = false;
+    const claim = this.claims.take();
     const req = claim ? { ...part.req, incarnationOf: this.id } : part.req;
     const t0 = this.clock();
     const sentNow = this.bookNow();
@@ -1136,24 +1132,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return true;
   }
 
-  /**
-   * The store's answer to this incarnation's claim on the id: the incarnation it replaced. Once a
-   * claim of ours was answered, finding another one there means another live gateway synced with our
-   * id since: reported loudly (the metric, the 'duplicateId' event, one console.warn), never silently.
-   * The first answer may name the previous run of this id (a restart): not a twin.
-   */
+  /** The store's answer to this incarnation's claim on the id: the incarnation it replaced (see IdClaims). */
   private noteClaim(previous: string | null | undefined): void {
-    if (previous === undefined) return;
-    const twin = this.claimed && previous !== null && previous !== this.incarnation;
-    this.claimed = true;
-    this.duplicateId = twin;
-    if (!twin) return;
-    if (this.duplicateIdSyncs++ === 0) {
-      console.warn(
-        `fleetlimit: another live gateway syncs with this gateway's id "${this.id}" (incarnation ${previous}; this one is ${this.incarnation}): every gateway needs an id of its own, or the limit's split over the fleet is off`,
-      );
-    }
-    this.emit('duplicateId', { id: this.id, incarnation: this.incarnation, other: previous });
+    const other = this.claims.answered(previous);
+    if (other !== null) this.emit('duplicateId', { id: this.id, incarnation: this.incarnation, other });
   }
 
   stats(): RuntimeStats {
@@ -1177,8 +1159,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       storeDown: this.storeDown() && this.usesStore,
       pendingVoids: this.voids.pending,
       voidedCalls: this.voids.voided,
-      duplicateId: this.duplicateId,
-      duplicateIdSyncs: this.duplicateIdSyncs,
+      duplicateId: this.claims.duplicate,
+      duplicateIdSyncs: this.claims.duplicateSyncs,
       partKeys: this.partKeys(),
     };
   }
