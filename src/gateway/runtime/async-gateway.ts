@@ -24,6 +24,7 @@ import {
   type ResolvedOptions,
   resolveGatewayOptions,
 } from '../options.js';
+import { AGAIN, AskCoalescer, type AskWaiter } from './ask-coalescer.js';
 import { IdClaims } from './duplicate-id.js';
 import { type Fallback, mergeAscending } from './fallback.js';
 import { KeyTable } from './key-table.js';
@@ -234,7 +235,7 @@ type Timer = { kind: 'timeout' | 'interval'; handle: ReturnType<typeof setTimeou
  * out waits for that ask and decides on what it brought, instead of asking too: the simulator's store
  * answers at once, so there the next request simply finds the grant; asking again would cost a round
  * trip each and ask for the same slots twice. The wait is bounded by that ask's store timeout; a
- * waiter that finds the grant used up by the others asks once more (see afterAsk), so a leases-ask
+ * waiter that finds the grant used up by the others asks once more (see AskCoalescer.follow), so a leases-ask
  * request waits on the store at most about twice storeTimeoutMs.
  */
 export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
@@ -266,9 +267,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private seq = 0;
   /** Decision time: the local clock + the store's offset (see StoreClock). */
   private readonly storeClock: StoreClock;
-  /** The ask in flight per key (leases-ask); settles once its own request has applied the reply. */
-  private readonly asks = new Map<string, Promise<void>>();
-  private coalescedAsks = 0;
+  /** leases-ask: the ask in flight per key, and the requests waiting on it. */
+  private readonly asks = new AskCoalescer();
   private lastGoodAt = Number.NaN;
   /** The last store call failed and none has succeeded since. */
   private failing = false;
@@ -522,9 +522,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const at = Number.isFinite(r.value.now) ? r.value.now : this.now();
       return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at), false);
     }
-    const asking = this.asks.get(key);
+    const asking = this.asks.inFlight(key);
     if (asking === undefined) return this.ask(key, lim, now, cost);
-    return this.afterAsk(key, lim, asking, cost, this.clock());
+    return this.asks.follow(key, asking, this.waiter(key, lim, cost, this.clock()));
   }
 
   /**
@@ -533,38 +533,29 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * up, it asks (or waits) again, while less than storeTimeoutMs has passed since it first waited;
    * then it is rejected.
    */
-  private async afterAsk(
-    key: string,
-    lim: KeyLimiter,
-    asking: Promise<void>,
-    cost: number,
-    since: number,
-  ): Promise<Decision> {
-    this.coalescedAsks++;
-    await asking;
-    const now = this.now();
-    // the ask failed (or another call did meanwhile): decide as that ask's request did
-    if (this.storeDown()) return this.degraded(key, now, cost, true);
-    const v = lim.decideAgain!(now, cost);
-    if (v === ALLOW) {
-      this.limiterUnsynced += cost;
-      return this.count(this.fromLimiter(lim, true, now), false);
-    }
-    if (v === NEED_STORE && this.clock() - since < this.storeTimeoutMs) {
-      const next = this.asks.get(key);
-      return next === undefined ? this.ask(key, lim, now, cost) : this.afterAsk(key, lim, next, cost, since);
-    }
-    return this.count(this.fromLimiter(lim, false, now), false);
+  private waiter(key: string, lim: KeyLimiter, cost: number, since: number): AskWaiter<Decision> {
+    let now = 0;
+    return {
+      ask: () => this.ask(key, lim, now, cost),
+      retry: () => {
+        now = this.now();
+        // the ask failed (or another call did meanwhile): decide as that ask's request did
+        if (this.storeDown()) return this.degraded(key, now, cost, true);
+        const v = lim.decideAgain!(now, cost);
+        if (v === ALLOW) {
+          this.limiterUnsynced += cost;
+          return this.count(this.fromLimiter(lim, true, now), false);
+        }
+        if (v === NEED_STORE && this.clock() - since < this.storeTimeoutMs) return AGAIN;
+        return this.count(this.fromLimiter(lim, false, now), false);
+      },
+    };
   }
 
   /** leases-ask's request-path ask; requests for the key that find no slot meanwhile wait on it. */
   private async ask(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
     const { policy, fleet } = this.options;
-    let settle = () => {};
-    const settled = new Promise<void>((resolve) => {
-      settle = resolve;
-    });
-    this.asks.set(key, settled);
+    const settle = this.asks.open(key);
     try {
       const t0 = this.clock();
       const ask = lim.askSize(cost);
@@ -592,7 +583,6 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       return this.count(this.fromLimiter(lim, allowed, at), false);
     } finally {
       // the waiters run after this request has applied the reply (or failed)
-      if (this.asks.get(key) === settled) this.asks.delete(key);
       settle();
     }
   }
@@ -1153,7 +1143,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       decisions: { ...this.counts },
       offsetMs: this.storeClock.offsetMs,
       offsetErrorMs: this.storeClock.offsetErrorMs,
-      coalescedAsks: this.coalescedAsks,
+      coalescedAsks: this.asks.coalesced,
       evictions: this.table.evictions,
       keyCapRejections: this.keyCapRejections,
       storeDown: this.storeDown() && this.usesStore,
