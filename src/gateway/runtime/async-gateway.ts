@@ -31,6 +31,7 @@ import { KeyTable } from './key-table.js';
 import { LogVoids } from './log-voids.js';
 import { type MetricsOptions, metricsHandler, registerGatewayMetrics } from './metrics.js';
 import { StoreClock } from './store-clock.js';
+import { StoreHealth } from './store-health.js';
 import { withTimeout } from './timeout.js';
 
 /**
@@ -257,7 +258,6 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly random: () => number;
   /** Each key's limiter and outage record, under maxKeys. */
   private readonly table: KeyTable;
-  private readonly createdAt: number;
 
   /**
    * Who the store sees: this gateway's id and a random nonce, new at every start (see the class
@@ -269,9 +269,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly storeClock: StoreClock;
   /** leases-ask: the ask in flight per key, and the requests waiting on it. */
   private readonly asks = new AskCoalescer();
-  private lastGoodAt = Number.NaN;
-  /** The last store call failed and none has succeeded since. */
-  private failing = false;
+  /** The store's liveness: its last good reply, and whether the last call failed. */
+  private readonly health: StoreHealth;
   /** The last sync attempt's start, on decision time (for Retry-After). */
   private lastSyncStartAt = Number.NaN;
   /** Parts of earlier syncs not answered yet, resent first, in order (see sendParts). */
@@ -341,7 +340,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.random = random as () => number;
     this.maxKeys = maxKeys as number;
     this.maxCost = maxRequestCost(this.options);
-    this.createdAt = this.clock();
+    this.health = new StoreHealth(this.clock(), this.staleAfterMs, this.design.requestPath !== null);
     this.voids = new LogVoids(this.maxKeys);
     const { design } = this;
     const { fleet, policy } = this.options;
@@ -477,7 +476,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     // a key stays on the fallback until the store has its outage admits, or it would count without them
     if (this.table.hasOutageAdmits(key)) {
       // the store is back: push them now rather than at the next tick (and without one, for central-log)
-      if (!this.failing) this.tick();
+      if (!this.health.failing) this.tick();
       return true;
     }
     return false;
@@ -513,7 +512,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         this.voids.add({ key, seq: call.seq, cost });
         return this.storeCallFailed('logAdmit', key, r, cost);
       }
-      this.storeAnswered(t1);
+      this.health.answered(t1);
       this.storeClock.learn(r.value.now, now, t0, t1);
       // The admit's instant is the store's stamp, the time the log holds it at and ages it out by:
       // the decision clock after the reply is later by the reply's way back, and a window judged on
@@ -567,7 +566,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       );
       const t1 = this.clock();
       if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
-      this.storeAnswered(t1);
+      this.health.answered(t1);
       this.storeClock.learn(r.value.now, now, t0, t1);
       const at = this.now();
       // A sync built while the ask was out hands back what the gateway held then: the limiter spends
@@ -593,7 +592,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     r: { timedOut: boolean; error?: unknown },
     cost: number,
   ): Decision {
-    this.failing = true;
+    this.health.failing = true;
     this.storeCallFailures++;
     this.emit('storeCallError', { call, key, reason: r.timedOut ? 'timeout' : 'error', error: r.error });
     // an ask's request went through its limiter's decide already, which must not count it twice
@@ -683,20 +682,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return d;
   }
 
-  /**
-   * Whether decisions must not rely on the store now. Designs that call the store on the request path
-   * also stop calling it as soon as one call failed, so requests do not each wait out the timeout on a
-   * store that is gone; the next good sync (the timer keeps trying) brings them back.
-   */
+  /** Whether decisions must not rely on the store now (see StoreHealth.down). */
   private storeDown(local = this.clock()): boolean {
-    const since = Number.isNaN(this.lastGoodAt) ? this.createdAt : this.lastGoodAt;
-    if (local - since > this.staleAfterMs) return true;
-    return this.failing && this.design.requestPath !== null;
-  }
-
-  private storeAnswered(t: number): void {
-    if (Number.isNaN(this.lastGoodAt) || t > this.lastGoodAt) this.lastGoodAt = t;
-    this.failing = false;
+    return this.health.down(local);
   }
 
   /** Starts the sync timer: every Δ, first at a random phase in [0, Δ) so the fleet's syncs spread out. */
@@ -1083,7 +1071,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       // kept: the resend carries this very seq and these entries (see the class comment)
       part.timedOut = failure?.reason === 'timeout';
       this.roundFailed = true;
-      this.failing = true;
+      this.health.failing = true;
       const reason = failure?.reason ?? 'error';
       if (reason === 'timeout') {
         this.syncTimeouts++;
@@ -1115,7 +1103,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     for (const n of part.own) this.limiterUnsynced -= n;
     this.table.full = false;
     this.noteCycle(r.value.now, part.builtFrom);
-    this.storeAnswered(t1);
+    this.health.answered(t1);
     if (claim) this.noteClaim(r.value.previousIncarnation);
     this.syncs++;
     this.emit('sync', { seq: req.seq, keys, latencyMs: t1 - t0, retry });
@@ -1130,14 +1118,13 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   stats(): RuntimeStats {
     const t = this.clock();
-    const since = Number.isNaN(this.lastGoodAt) ? this.createdAt : this.lastGoodAt;
     return {
       syncs: this.syncs,
       syncTimeouts: this.syncTimeouts,
       syncErrors: this.syncErrors,
       storeCallFailures: this.storeCallFailures,
-      lastGoodAt: this.lastGoodAt,
-      lastGoodAgeMs: Math.max(0, t - since),
+      lastGoodAt: this.health.lastGoodAt,
+      lastGoodAgeMs: this.health.ageMs(t),
       unsyncedAdmits: this.limiterUnsynced + this.table.unconfirmedOutageAdmits(),
       keys: this.table.size,
       decisions: { ...this.counts },
