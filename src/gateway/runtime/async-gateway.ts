@@ -370,24 +370,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * input (KeyError, ConfigError).
    */
   admitNow(key: string, cost = 1): Decision | Promise<Decision> {
-    requireKey(key);
-    requireCost(cost);
-    if (cost > this.maxCost) return this.overLimit(key);
-    if (this.storeClock.waiting) return this.afterClock(key, cost);
-    // one clock read per request: it is the costly part of a local decision (tens of ns)
-    const local = this.clock();
-    const now = this.storeClock.timeAt(local);
-    const usesStore = this.usesStore;
-    if (usesStore && this.offStore(key, local)) return this.degraded(key, now, cost);
-    const lim = this.table.limiterOf(key, now);
-    if (lim === null) return this.noRoom(false, now);
-    const verdict = lim.decide(now, cost);
-    if (verdict === ALLOW) {
-      if (usesStore) this.limiterUnsynced += cost;
-      return this.count(this.fromLimiter(lim, true, now), false);
-    }
-    if (verdict === DENY) return this.count(this.fromLimiter(lim, false, now), false);
-    return this.viaStore(key, lim, now, cost);
+    return this.decide(key, cost, this.asDecision);
   }
 
   /**
@@ -395,27 +378,52 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * when the gateway decides locally. For callers that send no rate-limit headers.
    */
   allowNow(key: string, cost = 1): boolean | Promise<boolean> {
+    return this.decide(key, cost, this.asBoolean);
+  }
+
+  /** admitNow's shape: the whole Decision. */
+  private readonly asDecision: Shape<Decision> = {
+    local: (lim, allowed, now) => this.fromLimiter(lim, allowed, now),
+    of: (d) => d,
+    later: (p) => p,
+  };
+
+  /** allowNow's shape: only whether it was allowed, so a local decision builds no Decision. */
+  private readonly asBoolean: Shape<boolean> = {
+    local: (_lim, allowed) => allowed,
+    of: (d) => d.allowed,
+    later: (p) => p.then(isAllowed),
+  };
+
+  /**
+   * The one decision path of admitNow and allowNow; `shape` only says how the outcome is handed back.
+   * A decision by the key's limiter is counted here and shaped from (limiter, verdict, now), so
+   * allowNow's common case allocates nothing; the rarer ones (over the limit, degraded, no room,
+   * waiting on the store) are Decisions, shaped after.
+   */
+  private decide<T>(key: string, cost: number, shape: Shape<T>): T | Promise<T> {
     requireKey(key);
     requireCost(cost);
-    if (cost > this.maxCost) return this.overLimit(key).allowed;
-    if (this.storeClock.waiting) return this.afterClock(key, cost).then((d) => d.allowed);
+    if (cost > this.maxCost) return shape.of(this.overLimit(key));
+    if (this.storeClock.waiting) return shape.later(this.afterClock(key, cost));
+    // one clock read per request: it is the costly part of a local decision (tens of ns)
     const local = this.clock();
     const now = this.storeClock.timeAt(local);
     const usesStore = this.usesStore;
-    if (usesStore && this.offStore(key, local)) return this.degraded(key, now, cost).allowed;
+    if (usesStore && this.offStore(key, local)) return shape.of(this.degraded(key, now, cost));
     const lim = this.table.limiterOf(key, now);
-    if (lim === null) return this.noRoom(false, now).allowed;
+    if (lim === null) return shape.of(this.noRoom(false, now));
     const verdict = lim.decide(now, cost);
     if (verdict === ALLOW) {
       if (usesStore) this.limiterUnsynced += cost;
       this.counts.allowed++;
-      return true;
+      return shape.local(lim, true, now);
     }
     if (verdict === DENY) {
       this.counts.limited++;
-      return false;
+      return shape.local(lim, false, now);
     }
-    return this.viaStore(key, lim, now, cost).then((d) => d.allowed);
+    return shape.later(this.viaStore(key, lim, now, cost));
   }
 
   /**
@@ -723,6 +731,16 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return this.table.get(key);
   }
 }
+
+/** How admitNow and allowNow hand back one decision (see AsyncGateway's decide). */
+interface Shape<T> {
+  /** Decided by the key's limiter at `now` (already counted). */
+  local(lim: KeyLimiter, allowed: boolean, now: number): T;
+  of(d: Decision): T;
+  later(p: Promise<Decision>): Promise<T>;
+}
+
+const isAllowed = (d: Decision): boolean => d.allowed;
 
 export function createAsyncGateway(opts: AsyncGatewayOptions): AsyncGateway {
   return new AsyncGateway(opts);
