@@ -2,81 +2,24 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
-import {
-  ConfigChecks,
-  ConfigError,
-  MAX_TIMER_MS,
-  requireCost,
-  requireKey,
-  requireKnownFields,
-  requirePositiveFinite,
-  requirePositiveInteger,
-} from '../../config.js';
+import { requireCost, requireKey } from '../../config.js';
 import { DESIGNS, type Design, touchesStore } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
-import { type AnyStore, asAsyncStore } from '../../store/async-adapter.js';
-import type { AsyncStore, LogVoid, Store, SyncEntry, SyncRequest } from '../../store/contract.js';
-import { LruMap } from '../../util/lru-map.js';
-import { Slicer } from '../../util/slicer.js';
+import type { AsyncStore } from '../../store/contract.js';
 import type { Decision } from '../decision.js';
-import {
-  type GatewayOptions,
-  maxRequestCost,
-  type ResolvedOptions,
-  resolveGatewayOptions,
-} from '../options.js';
-import { Fallback, mergeAscending } from './fallback.js';
+import { maxRequestCost, type ResolvedOptions } from '../options.js';
+import { AGAIN, AskCoalescer, type AskWaiter } from './ask-coalescer.js';
+import { type AsyncGatewayOptions, type FailMode, resolveAsyncGatewayOptions } from './async-options.js';
+import { IdClaims } from './duplicate-id.js';
+import { KeyTable } from './key-table.js';
+import { LogVoids } from './log-voids.js';
 import { type MetricsOptions, metricsHandler, registerGatewayMetrics } from './metrics.js';
+import { StoreClock } from './store-clock.js';
+import { StoreHealth } from './store-health.js';
+import { SyncLoop } from './sync-loop.js';
 import { withTimeout } from './timeout.js';
 
-/**
- * How the gateway decides while the store is unreachable or slower than `storeTimeoutMs`.
- *
- * - `local` (default): the shared-counter family and central-log fall back to a split of the limit
- *   over the K gateways: each admits while its own degraded admits in the window stay below L/K. Across
- *   the fleet that is at most K·ceil(L/K) per window during the outage, plus whatever was admitted
- *   before it still counts. The lease designs keep their promise instead: a gateway spends only slots
- *   the store granted it, until they lapse (in practice until its next sync attempt, which hands them
- *   back), so they never exceed L even during an outage; a request that would ask the store is rejected.
- * - `closed`: reject every request.
- * - `open`: admit every request (no bound at all).
- *
- * `split` never talks to the store on the request path and its syncs carry nothing, so it is never degraded.
- * Every decision made this way carries `degraded: true`.
- */
-export type FailMode = 'local' | 'closed' | 'open';
-const FAIL_MODES: readonly FailMode[] = ['local', 'closed', 'open'];
-
-export interface AsyncGatewayOptions extends GatewayOptions {
-  /** The shared store: Redis (RedisStore), or the in-memory MemoryStore for one process, tests and demos. */
-  store: AsyncStore | Store;
-  /** @default 'local' */
-  failMode?: FailMode;
-  /**
-   * A store call slower than this, in ms, counts as failed: syncs and request-path calls alike. At most
-   * 2^31 − 1 (a longer Node timer fires at once). @default 200
-   */
-  storeTimeoutMs?: number;
-  /**
-   * The store counts as unreachable once the last good store reply is older than this, in ms; at most
-   * windowMs, and at least syncMs + storeTimeoutMs (or windowMs, if that is less): see requireStaleAfterMs.
-   * @default min(2·syncMs + storeTimeoutMs, windowMs)
-   */
-  staleAfterMs?: number;
-  /** Local time in ms. Only the runtime reads it; the designs get `now` passed in. @default Date.now */
-  clock?: () => number;
-  /** Uniform in [0, 1): picks the sync timer's phase. @default Math.random */
-  random?: () => number;
-  /**
-   * Most keys the gateway holds state for (key state + outage records), so a flood of distinct keys
-   * cannot exhaust its memory. At the cap it drops idle state first, then the least recently used
-   * keys whose admits the store already has, down to 7/8 of the cap; if every key still holds admits
-   * the store has not confirmed, a request for a new key is rejected (and a sync is started) until a
-   * sync frees some. A key dropped this way starts afresh on its next request, as a new key does.
-   * @default 1_000_000
-   */
-  maxKeys?: number;
-}
+export { ASYNC_GATEWAY_FIELDS, type AsyncGatewayOptions, type FailMode } from './async-options.js';
 
 /** One sync request answered: a sync goes out in parts (see sendParts), each its own request. */
 export interface SyncEvent {
@@ -166,25 +109,6 @@ export interface RuntimeStats {
 }
 
 /**
- * One sync request (a part of a sync) and what answers go where. Kept when it fails, so the resend
- * carries the same seq and entries (split, if it timed out: per-key seqs make any split the same).
- */
-interface Part {
-  req: SyncRequest;
-  owners: (KeyLimiter | null)[];
-  fallbacks: (Fallback | null)[];
-  /** Per entry, the limiter admits it pushes (fallback admits are counted by their Fallback). */
-  own: number[];
-  attempts: number;
-  /** The last attempt timed out (its resend goes in smaller parts). */
-  timedOut: boolean;
-  /** Decision time when building its sync began. */
-  builtFrom: number;
-}
-
-type Timer = { kind: 'timeout' | 'interval'; handle: ReturnType<typeof setTimeout> };
-
-/**
  * A gateway over an asynchronous store (Redis): the same key state machines as `Gateway`, driven by
  * a sync timer, with a timeout on every store call and fail modes for when the store is away.
  *
@@ -231,7 +155,7 @@ type Timer = { kind: 'timeout' | 'interval'; handle: ReturnType<typeof setTimeou
  * out waits for that ask and decides on what it brought, instead of asking too: the simulator's store
  * answers at once, so there the next request simply finds the grant; asking again would cost a round
  * trip each and ask for the same slots twice. The wait is bounded by that ask's store timeout; a
- * waiter that finds the grant used up by the others asks once more (see afterAsk), so a leases-ask
+ * waiter that finds the grant used up by the others asks once more (see AskCoalescer.follow), so a leases-ask
  * request waits on the store at most about twice storeTimeoutMs.
  */
 export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
@@ -251,50 +175,25 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly usesStore: boolean;
   private readonly clock: () => number;
   private readonly random: () => number;
-  /** Least recently used first (the key cap drops those first). */
-  private readonly keys = new LruMap<KeyLimiter>();
-  private readonly fallbacks = new Map<string, Fallback>();
-  private readonly createdAt: number;
+  /** Each key's limiter and outage record, under maxKeys. */
+  private readonly table: KeyTable;
 
   /**
    * Who the store sees: this gateway's id and a random nonce, new at every start (see the class
    * comment, Incarnations). Seqs count from 1 under it, never from a clock.
    */
   readonly incarnation: string;
-  private seq = 0;
-  private offsetMs = 0;
-  private offsetErrorMs = Number.NaN;
-  /** The last OFFSET_SAMPLES (offset, round trip) pairs, a ring. */
-  private readonly offsetSamples: { offset: number; rtt: number }[] = [];
-  private offsetNext = 0;
-  /** The ask in flight per key (leases-ask); settles once its own request has applied the reply. */
-  private readonly asks = new Map<string, Promise<void>>();
-  private coalescedAsks = 0;
-  private lastNow = Number.NEGATIVE_INFINITY;
-  /** A store reply has told this gateway the store's time (or that the store runs on the caller's). */
-  private knowsClock = false;
-  /** Decisions wait for the store's clock first (see waitsForClock); cleared once they no longer do. */
-  private waitForClock: boolean;
-  private lastGoodAt = Number.NaN;
-  /** The last store call failed and none has succeeded since. */
-  private failing = false;
-  /** The last sync attempt's start, on decision time (for Retry-After). */
-  private lastSyncStartAt = Number.NaN;
-  /** Parts of earlier syncs not answered yet, resent first, in order (see sendParts). */
-  private frozen: Part[] = [];
-  /** The keys of `frozen`: not put in a newer sync until their part is answered. */
-  private unresolved = new Set<string>();
-  /** Recent parts' round trips (ms) and keys, a ring: sizes the parts (see partKeys). */
-  private readonly partSamples: { ms: number; keys: number }[] = [];
-  private partNext = 0;
-  /** This round's first sync request tells the store this incarnation's claim on the id. */
-  private claimDue = false;
-  /** The store answered a claim of this incarnation's: a later claim that finds another one is a twin's. */
-  private claimed = false;
-  private duplicateId = false;
-  private duplicateIdSyncs = 0;
-  private inflight: Promise<boolean> | null = null;
-  private timer: Timer | null = null;
+  /** Decision time: the local clock + the store's offset (see StoreClock). */
+  private readonly storeClock: StoreClock;
+  /** leases-ask: the ask in flight per key, and the requests waiting on it. */
+  private readonly asks = new AskCoalescer();
+  /** The store's liveness: its last good reply, and whether the last call failed. */
+  private readonly health: StoreHealth;
+  /** This incarnation's claims on the id (see IdClaims). */
+  private readonly claims: IdClaims;
+  /** The sync timer, the syncs and their parts (see SyncLoop). */
+  private readonly loop: SyncLoop;
+  /** Admits of held limiters the store has not confirmed yet. */
   private limiterUnsynced = 0;
   private readonly counts: DecisionCounts = {
     allowed: 0,
@@ -302,104 +201,82 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     degradedAllowed: 0,
     degradedLimited: 0,
   };
-  private syncs = 0;
-  private syncTimeouts = 0;
-  private syncErrors = 0;
   private storeCallFailures = 0;
-  private evictions = 0;
   private keyCapRejections = 0;
-  /** At the key cap with nothing to drop; cleared when a sync is answered (or a sweep runs). */
-  private keysFull = false;
-  /** A batch is being built, across slices (see buildBatch). */
-  private building = false;
-  /** Numbers this incarnation's central-log calls (voids name them), from 1. */
-  private callSeq = 0;
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
-  private voids: LogVoid[] = [];
-  private voidedCalls = 0;
-  /**
-   * Store time of the first answer of the last round (runSync); NaN if a part of it failed (the cycle
-   * that follows is an outage's, not a sync's). A key answered in that round's first part may be in
-   * this round's last: its next reply comes that long after.
-   */
-  private prevRoundReply = Number.NaN;
-  /** The same for the round running now. */
-  private roundReply = Number.NaN;
-  private roundFailed = false;
-  /** The last CYCLE_SAMPLES sync cycles, ms: from a reply's store time to the end of applying the next reply, a ring. */
-  private readonly cycles: number[] = [];
-  private cycleNext = 0;
+  private readonly voids: LogVoids;
 
   constructor(opts: AsyncGatewayOptions) {
     super();
-    if (opts === null || typeof opts !== 'object') throw new ConfigError('options', 'must be an object');
-    // every bad option is reported at once (ConfigErrors); a relation once its fields are valid
-    const c = new ConfigChecks();
-    requireKnownFields('', opts as unknown as Record<string, unknown>, ASYNC_GATEWAY_FIELDS, c);
-    const storeTimeoutMs = c.check(() => requireTimeoutMs('storeTimeoutMs', opts.storeTimeoutMs ?? 200));
-    const options = c.check(() => resolveGatewayOptions(opts, storeTimeoutMs ?? 0));
-    const store = c.check(() => requireStore(opts.store));
-    const failMode = c.check(() => requireFailMode(opts.failMode ?? 'local'));
-    const staleAfterMs = c.check(() => requireStaleAfterMs(opts.staleAfterMs, options, storeTimeoutMs));
-    const clock = c.check(() => requireFunction('clock', opts.clock ?? Date.now));
-    const random = c.check(() => requireFunction('random', opts.random ?? Math.random));
-    const maxKeys = c.check(() => requirePositiveInteger('maxKeys', opts.maxKeys ?? 1_000_000));
-    c.done();
-    // every check passed: none of these is undefined
-    this.options = options as ResolvedOptions;
+    const o = resolveAsyncGatewayOptions(opts);
+    this.options = o.options;
     this.id = this.options.id;
-    this.store = store as AsyncStore;
-    this.failMode = failMode as FailMode;
-    this.storeTimeoutMs = storeTimeoutMs as number;
-    this.staleAfterMs = staleAfterMs as number;
-    this.clock = clock as () => number;
+    this.store = o.store;
+    this.failMode = o.failMode;
+    this.storeTimeoutMs = o.storeTimeoutMs;
+    this.staleAfterMs = o.staleAfterMs;
+    this.clock = o.clock;
     this.design = DESIGNS[this.options.design];
     this.usesStore = touchesStore(this.design);
-    this.waitForClock = waitsForClock(this.store, this.design);
-    this.random = random as () => number;
-    this.maxKeys = maxKeys as number;
+    this.storeClock = new StoreClock(waitsForClock(this.store, this.design));
+    this.random = o.random;
+    this.maxKeys = o.maxKeys;
     this.maxCost = maxRequestCost(this.options);
-    this.createdAt = this.clock();
+    this.health = new StoreHealth(this.clock(), this.staleAfterMs, this.design.requestPath !== null);
+    this.voids = new LogVoids(this.maxKeys);
+    const { design } = this;
+    const { fleet, policy } = this.options;
+    this.table = new KeyTable({
+      maxKeys: this.maxKeys,
+      policy,
+      holdsKeys: design.holdsKeys,
+      create: (now) => design.create(fleet, now),
+      busy: (key) => this.asks.has(key),
+      onFull: () => {
+        if (this.loop.running) this.loop.tick();
+      },
+    });
     this.incarnation = `${this.id}~${randomBytes(9).toString('base64url')}`;
+    this.claims = new IdClaims(this.id, this.incarnation);
+    this.loop = new SyncLoop({
+      id: this.id,
+      incarnation: this.incarnation,
+      options: this.options,
+      storeTimeoutMs: this.storeTimeoutMs,
+      store: this.store,
+      clock: this.clock,
+      random: this.random,
+      storeClock: this.storeClock,
+      health: this.health,
+      table: this.table,
+      claims: this.claims,
+      voids: this.voids,
+      events: this,
+      confirmed: (own) => {
+        for (const n of own) this.limiterUnsynced -= n;
+      },
+    });
   }
 
   /** A store reply has told this gateway the store's clock: decisions no longer wait for it (see waitsForClock). */
   get clockKnown(): boolean {
-    return this.knowsClock;
+    return this.storeClock.known;
   }
 
   /** Decision time: local clock + the store's offset, never going backwards. */
   now(): number {
-    return this.timeAt(this.clock());
-  }
-
-  /** Decision time at local clock reading `local`. */
-  private timeAt(local: number): number {
-    const t = local + this.offsetMs;
-    if (t > this.lastNow) this.lastNow = t;
-    return this.lastNow;
-  }
-
-  /**
-   * Decision time for a sync's own bookkeeping. Until the store's clock is known it does not hold the
-   * decision clock there: the first sync reads the clock before its reply brings the offset, and a
-   * gateway whose clock runs seconds ahead would stay at that reading, seconds ahead of the store,
-   * until the store's clock caught up, ageing the store's admits out early meanwhile.
-   */
-  private bookNow(): number {
-    if (this.knowsClock) return this.now();
-    return Math.max(this.lastNow, this.clock() + this.offsetMs);
+    return this.storeClock.timeAt(this.clock());
   }
 
   /** A decision that waits for the store's clock: a sync's reply brings it; if that sync fails, it goes ahead. */
   private async afterClock(key: string, cost: number): Promise<Decision> {
-    await this.syncNow();
-    this.waitForClock = false;
+    await this.loop.syncNow();
+    this.storeClock.waiting = false;
     return this.admitNow(key, cost);
   }
 
   get keyCount(): number {
-    return this.keys.size;
+    return this.table.size;
   }
 
   /** Always a Promise; it resolves at once unless this request must wait on the store (central-log, leases-ask when out of slots). */
@@ -419,24 +296,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * input (KeyError, ConfigError).
    */
   admitNow(key: string, cost = 1): Decision | Promise<Decision> {
-    requireKey(key);
-    requireCost(cost);
-    if (cost > this.maxCost) return this.overLimit(key);
-    if (this.waitForClock) return this.afterClock(key, cost);
-    // one clock read per request: it is the costly part of a local decision (tens of ns)
-    const local = this.clock();
-    const now = this.timeAt(local);
-    const usesStore = this.usesStore;
-    if (usesStore && this.offStore(key, local)) return this.degraded(key, now, cost);
-    const lim = this.limiterOf(key, now);
-    if (lim === null) return this.noRoom(false, now);
-    const verdict = lim.decide(now, cost);
-    if (verdict === ALLOW) {
-      if (usesStore) this.limiterUnsynced += cost;
-      return this.count(this.fromLimiter(lim, true, now), false);
-    }
-    if (verdict === DENY) return this.count(this.fromLimiter(lim, false, now), false);
-    return this.viaStore(key, lim, now, cost);
+    return this.decide(key, cost, this.asDecision);
   }
 
   /**
@@ -444,27 +304,52 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * when the gateway decides locally. For callers that send no rate-limit headers.
    */
   allowNow(key: string, cost = 1): boolean | Promise<boolean> {
+    return this.decide(key, cost, this.asBoolean);
+  }
+
+  /** admitNow's shape: the whole Decision. */
+  private readonly asDecision: Shape<Decision> = {
+    local: (lim, allowed, now) => this.fromLimiter(lim, allowed, now),
+    of: (d) => d,
+    later: (p) => p,
+  };
+
+  /** allowNow's shape: only whether it was allowed, so a local decision builds no Decision. */
+  private readonly asBoolean: Shape<boolean> = {
+    local: (_lim, allowed) => allowed,
+    of: (d) => d.allowed,
+    later: (p) => p.then(isAllowed),
+  };
+
+  /**
+   * The one decision path of admitNow and allowNow; `shape` only says how the outcome is handed back.
+   * A decision by the key's limiter is counted here and shaped from (limiter, verdict, now), so
+   * allowNow's common case allocates nothing; the rarer ones (over the limit, degraded, no room,
+   * waiting on the store) are Decisions, shaped after.
+   */
+  private decide<T>(key: string, cost: number, shape: Shape<T>): T | Promise<T> {
     requireKey(key);
     requireCost(cost);
-    if (cost > this.maxCost) return this.overLimit(key).allowed;
-    if (this.waitForClock) return this.afterClock(key, cost).then((d) => d.allowed);
+    if (cost > this.maxCost) return shape.of(this.overLimit(key));
+    if (this.storeClock.waiting) return shape.later(this.afterClock(key, cost));
+    // one clock read per request: it is the costly part of a local decision (tens of ns)
     const local = this.clock();
-    const now = this.timeAt(local);
+    const now = this.storeClock.timeAt(local);
     const usesStore = this.usesStore;
-    if (usesStore && this.offStore(key, local)) return this.degraded(key, now, cost).allowed;
-    const lim = this.limiterOf(key, now);
-    if (lim === null) return this.noRoom(false, now).allowed;
+    if (usesStore && this.offStore(key, local)) return shape.of(this.degraded(key, now, cost));
+    const lim = this.table.limiterOf(key, now);
+    if (lim === null) return shape.of(this.noRoom(false, now));
     const verdict = lim.decide(now, cost);
     if (verdict === ALLOW) {
       if (usesStore) this.limiterUnsynced += cost;
       this.counts.allowed++;
-      return true;
+      return shape.local(lim, true, now);
     }
     if (verdict === DENY) {
       this.counts.limited++;
-      return false;
+      return shape.local(lim, false, now);
     }
-    return this.viaStore(key, lim, now, cost).then((d) => d.allowed);
+    return shape.later(this.viaStore(key, lim, now, cost));
   }
 
   /**
@@ -474,7 +359,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    */
   private overLimit(key: string): Decision {
     const now = this.now();
-    const held = this.keys.get(key);
+    const held = this.table.get(key);
     const lim = held ?? this.design.create(this.options.fleet, now);
     const resetAt = lim.resetAt(now);
     const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
@@ -492,65 +377,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private offStore(key: string, local: number): boolean {
     if (this.storeDown(local)) return true;
     // a key stays on the fallback until the store has its outage admits, or it would count without them
-    const fb = this.fallbacks.size === 0 ? undefined : this.fallbacks.get(key);
-    if (fb !== undefined && fb.unconfirmed > 0) {
+    if (this.table.hasOutageAdmits(key)) {
       // the store is back: push them now rather than at the next tick (and without one, for central-log)
-      if (!this.failing) this.tick();
+      if (!this.health.failing) this.loop.tick();
       return true;
     }
-    return false;
-  }
-
-  /** The key's state machine; null when the key cap leaves no room for a new key. */
-  private limiterOf(key: string, now: number): KeyLimiter | null {
-    // least recently used first: a key used again moves to the end of the order — but not while a
-    // batch is being built across slices, whose walk of the keys would meet it twice
-    let lim = this.building ? this.keys.get(key) : this.keys.use(key);
-    if (lim !== undefined) return lim;
-    // a design that holds no keys (central-log) keeps nothing between requests: the store has it all
-    if (!this.design.holdsKeys) return this.design.create(this.options.fleet, now);
-    if (!this.makeRoom(now)) return null;
-    lim = this.design.create(this.options.fleet, now);
-    this.keys.set(key, lim);
-    return lim;
-  }
-
-  /**
-   * Room for one more key under maxKeys, made on the request path, so its work is bounded: it looks
-   * at the least recently used eighth of the cap only (a round's cost is paid once per cap/8 new keys,
-   * and never scans the whole table in one request). Idle state there goes first, then the keys whose
-   * admits the store has, down to 7/8 of the cap. Keys holding unconfirmed admits are never dropped:
-   * they would be lost.
-   */
-  private makeRoom(now: number): boolean {
-    const held = () => this.keys.size + this.fallbacks.size;
-    if (held() < this.maxKeys) return true;
-    if (this.keysFull) return false;
-    const look = Math.max(64, Math.ceil(this.maxKeys / 8));
-    const target = Math.floor((this.maxKeys * 7) / 8);
-    let seen = 0;
-    for (const [k, lim] of this.keys) {
-      if (++seen > look) break;
-      if (lim.isIdle(now)) this.keys.delete(k);
-    }
-    seen = 0;
-    for (const [k, fb] of this.fallbacks) {
-      if (++seen > look) break;
-      if (fb.isIdle(now)) this.fallbacks.delete(k);
-    }
-    seen = 0;
-    for (const [k, lim] of this.keys) {
-      if (held() <= target || ++seen > look) break;
-      // a key whose ask is out would spend the grant on a dropped limiter, never pushing the admit
-      if (lim.unsyncedAdmits() === 0 && !this.fallbacks.has(k) && !this.asks.has(k)) {
-        this.keys.delete(k);
-        this.evictions++;
-      }
-    }
-    if (held() < this.maxKeys) return true;
-    this.keysFull = true;
-    // push what the held keys have, so they can go
-    if (this.timer !== null) this.tick();
     return false;
   }
 
@@ -572,7 +403,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const { policy } = this.options;
     if (this.design.requestPath === 'log') {
       const t0 = this.clock();
-      const call = { gatewayId: this.incarnation, seq: ++this.callSeq };
+      const call = { gatewayId: this.incarnation, seq: this.voids.nextSeq() };
       const r = await withTimeout(
         () => this.store.logAdmit(key, policy, now, cost, call),
         this.storeTimeoutMs,
@@ -581,12 +412,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       if (!r.ok) {
         // it may have landed, or land later: the decision is made without it, so the store must
         // not count it (taken back before the next sync; see voidLogAdmits)
-        this.voids.push({ key, seq: call.seq, cost });
-        if (this.voids.length > this.maxKeys) this.voids.shift();
+        this.voids.add({ key, seq: call.seq, cost });
         return this.storeCallFailed('logAdmit', key, r, cost);
       }
-      this.storeAnswered(t1);
-      this.learnOffset(r.value.now, now, t0, t1);
+      this.health.answered(t1);
+      this.storeClock.learn(r.value.now, now, t0, t1);
       // The admit's instant is the store's stamp, the time the log holds it at and ages it out by:
       // the decision clock after the reply is later by the reply's way back, and a window judged on
       // that saw admits over L that the store never counted (regression:
@@ -594,9 +424,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const at = Number.isFinite(r.value.now) ? r.value.now : this.now();
       return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at), false);
     }
-    const asking = this.asks.get(key);
+    const asking = this.asks.inFlight(key);
     if (asking === undefined) return this.ask(key, lim, now, cost);
-    return this.afterAsk(key, lim, asking, cost, this.clock());
+    return this.asks.follow(key, asking, this.waiter(key, lim, cost, this.clock()));
   }
 
   /**
@@ -605,51 +435,42 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * up, it asks (or waits) again, while less than storeTimeoutMs has passed since it first waited;
    * then it is rejected.
    */
-  private async afterAsk(
-    key: string,
-    lim: KeyLimiter,
-    asking: Promise<void>,
-    cost: number,
-    since: number,
-  ): Promise<Decision> {
-    this.coalescedAsks++;
-    await asking;
-    const now = this.now();
-    // the ask failed (or another call did meanwhile): decide as that ask's request did
-    if (this.storeDown()) return this.degraded(key, now, cost, true);
-    const v = lim.decideAgain!(now, cost);
-    if (v === ALLOW) {
-      this.limiterUnsynced += cost;
-      return this.count(this.fromLimiter(lim, true, now), false);
-    }
-    if (v === NEED_STORE && this.clock() - since < this.storeTimeoutMs) {
-      const next = this.asks.get(key);
-      return next === undefined ? this.ask(key, lim, now, cost) : this.afterAsk(key, lim, next, cost, since);
-    }
-    return this.count(this.fromLimiter(lim, false, now), false);
+  private waiter(key: string, lim: KeyLimiter, cost: number, since: number): AskWaiter<Decision> {
+    let now = 0;
+    return {
+      ask: () => this.ask(key, lim, now, cost),
+      retry: () => {
+        now = this.now();
+        // the ask failed (or another call did meanwhile): decide as that ask's request did
+        if (this.storeDown()) return this.degraded(key, now, cost, true);
+        const v = lim.decideAgain!(now, cost);
+        if (v === ALLOW) {
+          this.limiterUnsynced += cost;
+          return this.count(this.fromLimiter(lim, true, now), false);
+        }
+        if (v === NEED_STORE && this.clock() - since < this.storeTimeoutMs) return AGAIN;
+        return this.count(this.fromLimiter(lim, false, now), false);
+      },
+    };
   }
 
   /** leases-ask's request-path ask; requests for the key that find no slot meanwhile wait on it. */
   private async ask(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
     const { policy, fleet } = this.options;
-    let settle = () => {};
-    const settled = new Promise<void>((resolve) => {
-      settle = resolve;
-    });
-    this.asks.set(key, settled);
+    const settle = this.asks.open(key);
     try {
       const t0 = this.clock();
       const ask = lim.askSize(cost);
       // tagged with the last sync built: that sync and its resends never hand this grant back
-      const seq = this.seq;
+      const seq = this.loop.builtSeq;
       const r = await withTimeout(
         () => this.store.ask(this.incarnation, key, policy, fleet.leaseTtlMs, ask, now, seq),
         this.storeTimeoutMs,
       );
       const t1 = this.clock();
       if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
-      this.storeAnswered(t1);
-      this.learnOffset(r.value.now, now, t0, t1);
+      this.health.answered(t1);
+      this.storeClock.learn(r.value.now, now, t0, t1);
       const at = this.now();
       // A sync built while the ask was out hands back what the gateway held then: the limiter spends
       // none of this grant (regression: test/regressions/leases-ask-ask-and-sync-cross.test.ts). A resend of a
@@ -658,26 +479,14 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       // (A sync built for this key since the ask went out releases the parts tagged below its seq,
       // this ask's among them: the limiter spends none of it, by the sync it recorded in askSize;
       // regression: test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts.)
-      const reply = this.withLapseMargin(r.value);
+      const reply = this.storeClock.withLapseMargin(r.value);
       const allowed = lim.onAskReply(reply, at, cost);
       if (allowed) this.limiterUnsynced += cost;
       return this.count(this.fromLimiter(lim, allowed, at), false);
     } finally {
       // the waiters run after this request has applied the reply (or failed)
-      if (this.asks.get(key) === settled) this.asks.delete(key);
       settle();
     }
-  }
-
-  /**
-   * A grant lapses at the store at `grantExpiresAt` on the store's clock; this gateway reads that clock
-   * as local time + offset, which may run behind it by offsetErrorMs, and the store counts whole
-   * milliseconds. Stopping that much earlier means a slot is never spent after the store took it back
-   * and may have granted it again.
-   */
-  private withLapseMargin<R extends { granted: number; grantExpiresAt: number }>(reply: R): R {
-    if (reply.granted === 0 || Number.isNaN(this.offsetErrorMs)) return reply;
-    return { ...reply, grantExpiresAt: reply.grantExpiresAt - this.offsetErrorMs - STORE_TICK_MS };
   }
 
   private storeCallFailed(
@@ -686,7 +495,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     r: { timedOut: boolean; error?: unknown },
     cost: number,
   ): Decision {
-    this.failing = true;
+    this.health.failing = true;
     this.storeCallFailures++;
     this.emit('storeCallError', { call, key, reason: r.timedOut ? 'timeout' : 'error', error: r.error });
     // an ask's request went through its limiter's decide already, which must not count it twice
@@ -707,24 +516,19 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     }
     if (this.failMode === 'local' && this.design.grants) {
       // spend granted slots only: the store may already have handed anything else to another gateway
-      const lim = this.limiterOf(key, now);
+      const lim = this.table.limiterOf(key, now);
       if (lim === null) return this.noRoom(true, now);
       const allowed = (counted ? lim.decideAgain!(now, cost) : lim.decide(now, cost)) === ALLOW;
       if (allowed) this.limiterUnsynced += cost;
       return this.count({ ...this.fromLimiter(lim, allowed, now), degraded: true }, true);
     }
-    let fb = this.fallbacks.get(key);
-    if (fb === undefined) {
-      // a key already held (a real user's) always gets its outage record; only new keys need room
-      if (!this.keys.has(key) && !this.makeRoom(now)) {
-        // open admits regardless; what it cannot record is not pushed (open has no bound anyway)
-        if (this.failMode === 'open') {
-          return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true, at: now }, true);
-        }
-        return this.noRoom(true, now);
+    const fb = this.table.outageOf(key, now);
+    if (fb === null) {
+      // open admits regardless; what it cannot record is not pushed (open has no bound anyway)
+      if (this.failMode === 'open') {
+        return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true, at: now }, true);
       }
-      fb = new Fallback(policy);
-      this.fallbacks.set(key, fb);
+      return this.noRoom(true, now);
     }
     const share = policy.limit / fleet.gateways;
     if (this.failMode === 'open') {
@@ -763,7 +567,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private retryAfter(lim: KeyLimiter, now: number): number {
     const change = lim.nextChangeAt(now);
     const { fleet, policy } = this.options;
-    const last = this.lastSyncStartAt;
+    const last = this.loop.lastSyncStartAt;
     const nextSync =
       Number.isNaN(last) || last + fleet.syncMs <= now ? now + fleet.syncMs : last + fleet.syncMs;
     // a design that never syncs (central-log, split) learns nothing at one
@@ -781,72 +585,18 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return d;
   }
 
-  /**
-   * Whether decisions must not rely on the store now. Designs that call the store on the request path
-   * also stop calling it as soon as one call failed, so requests do not each wait out the timeout on a
-   * store that is gone; the next good sync (the timer keeps trying) brings them back.
-   */
+  /** Whether decisions must not rely on the store now (see StoreHealth.down). */
   private storeDown(local = this.clock()): boolean {
-    const since = Number.isNaN(this.lastGoodAt) ? this.createdAt : this.lastGoodAt;
-    if (local - since > this.staleAfterMs) return true;
-    return this.failing && this.design.requestPath !== null;
-  }
-
-  private storeAnswered(t: number): void {
-    if (Number.isNaN(this.lastGoodAt) || t > this.lastGoodAt) this.lastGoodAt = t;
-    this.failing = false;
-  }
-
-  /**
-   * A store that ran on the time we sent it (the in-memory store, or RedisStore in caller-time mode)
-   * says nothing about its own clock; learning from that echo would feed half of every round trip
-   * back into the offset, and it would drift by that much at each sync.
-   */
-  private learnOffset(storeNow: number, sentNow: number, t0: number, t1: number): void {
-    if (!Number.isFinite(storeNow)) return;
-    this.knowsClock = true;
-    this.waitForClock = false;
-    // Never decide at a time before the store's answer: a grant made at store time s, spent at a
-    // local estimate below s, would put an admit within W of one the store had already let expire.
-    if (storeNow > this.lastNow) this.lastNow = storeNow;
-    if (storeNow === sentNow) return;
-    const sample = { offset: storeNow - (t0 + t1) / 2, rtt: Math.max(0, t1 - t0) };
-    const ring = this.offsetSamples;
-    if (ring.length < OFFSET_SAMPLES) ring.push(sample);
-    else ring[this.offsetNext] = sample;
-    this.offsetNext = (this.offsetNext + 1) % OFFSET_SAMPLES;
-    let best = ring[0];
-    for (const x of ring) if (x.rtt < best.rtt) best = x;
-    this.offsetMs = best.offset;
-    this.offsetErrorMs = best.rtt / 2 + CLOCK_TICK_MS;
+    return this.health.down(local);
   }
 
   /** Starts the sync timer: every Δ, first at a random phase in [0, Δ) so the fleet's syncs spread out. */
   start(): void {
-    if (this.timer !== null) return;
-    const { syncMs } = this.options.fleet;
-    const phase = this.random() * syncMs;
-    const first = setTimeout(() => {
-      this.tick();
-      const every = setInterval(() => this.tick(), syncMs);
-      every.unref?.();
-      this.timer = { kind: 'interval', handle: every };
-    }, phase);
-    first.unref?.();
-    this.timer = { kind: 'timeout', handle: first };
+    this.loop.start();
   }
 
   get running(): boolean {
-    return this.timer !== null;
-  }
-
-  private tick(): void {
-    // one sync in flight at a time: a tick that finds one running skips
-    if (this.inflight !== null) return;
-    this.syncNow().catch((error: unknown) => {
-      this.syncErrors++;
-      this.emit('syncError', { seq: this.seq, keys: 0, latencyMs: 0, reason: 'error', error });
-    });
+    return this.loop.running;
   }
 
   /**
@@ -854,12 +604,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * was sent (a resend of a failed batch first, then the fresh one); never rejects on store errors.
    */
   syncNow(): Promise<boolean> {
-    if (this.inflight !== null) return this.inflight;
-    const p = this.runSync(false).finally(() => {
-      this.inflight = null;
-    });
-    this.inflight = p;
-    return p;
+    return this.loop.syncNow();
   }
 
   /**
@@ -867,448 +612,33 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * store gets this gateway's unused lease slots back now rather than at the lease TTL. Resolves true
    * if the store answered; if not, the slots come back by themselves after the TTL.
    */
-  async stop(): Promise<boolean> {
-    if (this.timer !== null) {
-      if (this.timer.kind === 'timeout') clearTimeout(this.timer.handle);
-      else clearInterval(this.timer.handle);
-      this.timer = null;
-    }
-    while (this.inflight !== null) await this.inflight;
-    const p = this.runSync(true).finally(() => {
-      this.inflight = null;
-    });
-    this.inflight = p;
-    return p;
-  }
-
-  /**
-   * One round: the parts of earlier syncs still unanswered first, then a new sync of every other key.
-   * If nothing at all was answered, the store is away: no new sync is built (it would only time out
-   * too), and idle keys are swept instead. Resolves true when every part sent was answered.
-   */
-  private async runSync(final: boolean): Promise<boolean> {
-    if (this.voids.length > 0) await this.sendVoids();
-    // a stopping gateway's last sync claims nothing: a successor may be syncing under the id already
-    this.claimDue = !final;
-    this.prevRoundReply = this.roundFailed ? Number.NaN : this.roundReply;
-    this.roundReply = Number.NaN;
-    this.roundFailed = false;
-    let answered = 0;
-    if (this.frozen.length > 0) {
-      const parts = this.resendParts(this.frozen);
-      this.frozen = [];
-      const r = await this.sendParts(parts);
-      answered += r.answered;
-      if (r.answered === 0) {
-        this.freeze(r.left);
-        await this.sweep();
-        return false;
-      }
-      this.freeze(r.left);
-    }
-    const r = await this.sendParts(this.cutParts(await this.buildBatch(final)));
-    answered += r.answered;
-    this.freeze(this.frozen.concat(r.left));
-    if (answered === 0) await this.sweep();
-    return this.frozen.length === 0;
-  }
-
-  /** Keeps unanswered parts for the next round; their keys stay out of newer syncs until then. */
-  private freeze(parts: Part[]): void {
-    this.frozen = parts;
-    this.unresolved = new Set();
-    for (const p of parts) for (const e of p.req.entries) this.unresolved.add(e.key);
-  }
-
-  /**
-   * Takes back the central-log calls that failed or timed out, before the sync that brings the
-   * gateway back to the store: a call that landed anyway stops counting, and one still on its way is
-   * refused when it lands. What the gateway admitted meanwhile reaches the store through its outage
-   * records, so the store ends up counting exactly what was admitted. Kept for the next sync if the
-   * store does not answer (the sync goes ahead regardless).
-   */
-  private async sendVoids(): Promise<void> {
-    const voids = this.voids;
-    this.voids = [];
-    const r = await withTimeout(
-      () => this.store.voidLogAdmits(this.incarnation, this.options.policy, voids, this.bookNow()),
-      this.storeTimeoutMs,
-    );
-    if (r.ok) {
-      this.voidedCalls += voids.length;
-      return;
-    }
-    this.voids = voids.concat(this.voids);
-    if (this.voids.length > this.maxKeys) this.voids.splice(0, this.voids.length - this.maxKeys);
-    this.emit('storeCallError', {
-      call: 'voidLogAdmits',
-      key: voids[0].key,
-      reason: r.timedOut ? 'timeout' : 'error',
-      error: r.error,
-    });
-  }
-
-  /**
-   * How far ahead the next sync's replies list expiries. A key ages its view with them until the next
-   * reply is applied; past the horizon it keeps the rest of the count, erring towards rejecting. A sync
-   * of many keys (thousands of an attacker's, say) takes longer to build, run and apply than Δ, and
-   * a fixed horizon of a few Δ then runs out before the next reply lands: every key, the real ones
-   * too, rejects admits it would take with a timely view. So the horizon is at least twice the longest
-   * of the last few cycles (see noteCycle), up to W (where everything is listed), and never below
-   * `horizonMs`. A longer list is only more of the truth: it
-   * never admits what the store would refuse.
-   */
-  private horizonMs(): number {
-    const { fleet, policy } = this.options;
-    let longest = 0;
-    for (const c of this.cycles) if (c > longest) longest = c;
-    return Math.max(fleet.horizonMs, Math.min(policy.windowMs, Math.ceil(CYCLE_MARGIN * longest)));
-  }
-
-  /**
-   * A cycle sample: from the last round's first reply's store time to now, when this part applied its reply; and at
-   * least this sync's own duration (build, round trip, apply) plus Δ, the wait for the next tick: what
-   * the next cycle will take if the next sync is as slow. That one is known from the first sync on, so
-   * a key table that grows at once (an attack from the start) has its horizon sized by its first sync.
-   */
-  private noteCycle(replyNow: number, builtFrom: number): void {
-    if (!Number.isFinite(replyNow)) return;
-    const now = this.bookNow();
-    const next = now - builtFrom + this.options.fleet.syncMs;
-    const cycle = Number.isNaN(this.prevRoundReply) ? next : Math.max(next, now - this.prevRoundReply);
-    const ring = this.cycles;
-    if (ring.length < CYCLE_SAMPLES) ring.push(cycle);
-    else ring[this.cycleNext] = cycle;
-    this.cycleNext = (this.cycleNext + 1) % CYCLE_SAMPLES;
-    if (Number.isNaN(this.roundReply)) this.roundReply = replyNow;
-  }
-
-  /**
-   * While the store is away no batch is built, and building one is what normally drops idle keys; without
-   * this, a long outage with many distinct keys would hold every key it ever saw.
-   */
-  private async sweep(): Promise<void> {
-    const now = this.bookNow();
-    const before = this.keys.size + this.fallbacks.size;
-    const slicer = new Slicer();
-    for (const [key, lim] of this.keys) {
-      if (lim.isIdle(now)) this.keys.delete(key);
-      if (slicer.due()) await slicer.pause();
-    }
-    for (const [key, fb] of this.fallbacks) {
-      if (fb.isIdle(now)) this.fallbacks.delete(key);
-      if (slicer.due()) await slicer.pause();
-    }
-    // a failed sync confirmed nothing: only dropped idle state makes room (else every new key at the
-    // cap would pay a full scan while the store is away)
-    if (this.keys.size + this.fallbacks.size < before) this.keysFull = false;
-  }
-
-  /**
-   * Walks every held key in slices (Slicer), so a large key table never holds the event loop.
-   * Requests decided between slices are safe: a key already walked keeps its new admits for the next
-   * batch (its limiter holds them apart from the ones in flight), a key not yet walked sends them in
-   * this one, and a new key joins the walk at the end of the map. What would break it is a key moving
-   * behind the walk and being met twice, so keys are not reordered meanwhile (`building`).
-   *
-   * Keys of unanswered parts (`unresolved`) are left out: their pushes are still in flight, and a
-   * newer seq must not reach a key before the resend of the older one. Entries that push admits come
-   * first, so the parts sent first (and most likely answered) carry them.
-   */
-  private async buildBatch(final: boolean): Promise<Part> {
-    const now = this.bookNow();
-    // numbered before any key is walked: an ask sent from here on carries this seq, so this sync
-    // (which releases the grants tagged below it) never hands back a grant the limiter may spend
-    const seq = ++this.seq;
-    const pushing = new Entries();
-    const rest = new Entries();
-    const add = (e: SyncEntry, owner: KeyLimiter | null, fb: Fallback | null, own: number): void => {
-      // the last sync asks for nothing: a stopping gateway hands every slot back
-      (e.admits.length > 0 ? pushing : rest).add(final && e.ask > 0 ? { ...e, ask: 0 } : e, owner, fb, own);
-    };
-    const slicer = new Slicer();
-    const taken = new Set<Fallback>();
-    const unresolved = this.unresolved;
-    const skip = unresolved.size > 0;
-    this.building = true;
-    try {
-      for (const [key, lim] of this.keys) {
-        if (slicer.due()) await slicer.pause();
-        if (skip && unresolved.has(key)) continue;
-        const own = lim.syncEntry(key, now);
-        const fb = this.fallbacks.get(key) ?? null;
-        const extra = fb === null ? EMPTY : fb.take(now);
-        if (fb !== null) taken.add(fb);
-        if (own === null && extra.length === 0) {
-          if (lim.isIdle(now)) this.keys.delete(key);
-          continue;
-        }
-        const e: SyncEntry =
-          own === null
-            ? { key, admits: extra, read: false, release: false, ask: 0 }
-            : extra.length === 0
-              ? own
-              : // a copy: the limiter's in-flight list must not learn about admits it did not make
-                { ...own, admits: mergeAscending(own.admits, extra) };
-        add(e, own === null ? null : lim, fb, own === null ? 0 : own.admits.length);
-      }
-    } finally {
-      this.building = false;
-    }
-    // outage records of keys without a limiter; one taken above is in this batch already, even if
-    // its key has left `keys` since
-    for (const [key, fb] of this.fallbacks) {
-      if (slicer.due()) await slicer.pause();
-      if (this.keys.has(key) || taken.has(fb) || (skip && unresolved.has(key))) continue;
-      const extra = fb.take(now);
-      if (extra.length > 0) add({ key, admits: extra, read: false, release: false, ask: 0 }, null, fb, 0);
-      else if (fb.isIdle(now)) this.fallbacks.delete(key);
-    }
-    const { policy, fleet } = this.options;
-    pushing.append(rest);
-    // an empty sync still goes out: it is the heartbeat that tells the runtime the store is back
-    return {
-      req: {
-        gatewayId: this.incarnation,
-        seq,
-        policy,
-        leaseTtlMs: fleet.leaseTtlMs,
-        horizonMs: this.horizonMs(),
-        entries: pushing.entries,
-      },
-      owners: pushing.owners,
-      fallbacks: pushing.fallbacks,
-      own: pushing.own,
-      attempts: 0,
-      timedOut: false,
-      builtFrom: now,
-    };
-  }
-
-  /**
-   * Keys per sync request, so a part takes about PART_SHARE of storeTimeoutMs: a part's round trip is
-   * taken as a fixed cost (the shortest recent part under MIN_SAMPLE_KEYS keys, else 0) plus a time
-   * per key (the mean of recent parts' past that cost, over parts of at least MIN_SAMPLE_KEYS keys; a
-   * timed-out part counts as taking the whole timeout, and its resend is halved). Before any
-   * measurement, FIRST_PART_KEYS.
-   */
-  private partKeys(): number {
-    const ring = this.partSamples;
-    // the fixed cost from small parts only: parts of similar sizes would pass their whole time for it
-    let fixed = Number.POSITIVE_INFINITY;
-    let shortest = Number.POSITIVE_INFINITY;
-    for (const x of ring) {
-      if (x.keys < MIN_SAMPLE_KEYS && x.ms < fixed) fixed = x.ms;
-      if (x.ms < shortest) shortest = x.ms;
-    }
-    fixed = Number.isFinite(fixed) ? Math.min(fixed, shortest) : 0;
-    let perKey = 0;
-    let largest = 0;
-    let n = 0;
-    for (const x of ring) {
-      if (x.keys < MIN_SAMPLE_KEYS) continue;
-      perKey += (x.ms - fixed) / x.keys;
-      largest = Math.max(largest, x.keys);
-      n++;
-    }
-    if (n === 0) return FIRST_PART_KEYS;
-    perKey /= n;
-    // no time beyond the fixed cost seen yet: grow by doubling, not at once to the cap
-    if (perKey === 0) return Math.min(MAX_PART_KEYS, 2 * largest);
-    const keys = Math.floor((PART_SHARE * this.storeTimeoutMs - fixed) / perKey);
-    return Math.max(MIN_PART_KEYS, Math.min(MAX_PART_KEYS, keys));
-  }
-
-  private notePart(ms: number, keys: number): void {
-    const ring = this.partSamples;
-    if (ring.length < PART_SAMPLES) ring.push({ ms, keys });
-    else ring[this.partNext] = { ms, keys };
-    this.partNext = (this.partNext + 1) % PART_SAMPLES;
-  }
-
-  /** Cuts a sync into parts of at most partKeys() keys, in order; entries of one key stay together. */
-  private cutParts(whole: Part): Part[] {
-    return splitPart(whole, this.partKeys());
-  }
-
-  /**
-   * Unanswered parts for their resend: no larger than parts are now, a timed-out one halved (once:
-   * the halves have not timed out at their size), and neighbours of one seq joined again up to that
-   * size, so a long outage does not leave the table in ever smaller pieces.
-   */
-  private resendParts(parts: Part[]): Part[] {
-    const size = this.partKeys();
-    const out: Part[] = [];
-    const halves = new Set<Part>();
-    for (const p of parts) {
-      const n = p.req.entries.length;
-      if (p.timedOut) {
-        for (const q of splitPart(p, Math.min(size, Math.ceil(n / 2)))) {
-          q.timedOut = false;
-          halves.add(q);
-          out.push(q);
-        }
-        continue;
-      }
-      for (const q of n <= size ? [p] : splitPart(p, size)) {
-        const last = out.length > 0 ? out[out.length - 1] : null;
-        const joins =
-          last !== null &&
-          !halves.has(last) &&
-          last.req.seq === q.req.seq &&
-          last.req.entries.length + q.req.entries.length <= size;
-        if (joins) joinPart(last, q);
-        else out.push(q);
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Sends parts as a pipeline: up to PIPELINE_PARTS in flight, each with its own timeout, in order.
-   * After a part fails the rest are not sent (the store is likely away or slow); they and the failed
-   * ones are `left`, for the next round, in their order.
-   */
-  private async sendParts(parts: Part[]): Promise<{ answered: number; left: Part[] }> {
-    const ok = new Array<boolean>(parts.length).fill(false);
-    const running = new Set<Promise<void>>();
-    let stopped = false;
-    let answered = 0;
-    for (let i = 0; i < parts.length && !stopped; i++) {
-      while (running.size >= PIPELINE_PARTS) await Promise.race(running);
-      if (stopped) break;
-      const settle = (r: boolean) => {
-        running.delete(p);
-        ok[i] = r;
-        if (r) answered++;
-        else stopped = true;
-      };
-      // a fault while applying a reply keeps the part for its resend, like a failed call
-      const p: Promise<void> = this.send(parts[i]).then(settle, (error: unknown) => {
-        this.syncErrors++;
-        this.emit('syncError', {
-          seq: parts[i].req.seq,
-          keys: parts[i].req.entries.length,
-          latencyMs: 0,
-          reason: 'error',
-          error,
-        });
-        settle(false);
-      });
-      running.add(p);
-    }
-    await Promise.all(running);
-    return { answered, left: parts.filter((_, i) => !ok[i]) };
-  }
-
-  private async send(part: Part): Promise<boolean> {
-    const retry = part.attempts > 0;
-    part.attempts++;
-    // the round's first request carries this incarnation's claim on the id (one small store write)
-    const claim = this.claimDue;
-    this.claimDue = false;
-    const req = claim ? { ...part.req, incarnationOf: this.id } : part.req;
-    const t0 = this.clock();
-    const sentNow = this.bookNow();
-    this.lastSyncStartAt = sentNow;
-    const r = await withTimeout(() => this.store.sync(req, sentNow), this.storeTimeoutMs);
-    const t1 = this.clock();
-    const keys = req.entries.length;
-    let failure: { reason: 'timeout' | 'error'; error?: unknown } | null = null;
-    if (!r.ok) failure = { reason: r.timedOut ? 'timeout' : 'error', error: r.error };
-    else if (r.value.replies.length !== keys) {
-      const error = new Error(`store answered ${r.value.replies.length} replies to a sync of ${keys} keys`);
-      failure = { reason: 'error', error };
-    }
-    if (failure !== null || !r.ok) {
-      // kept: the resend carries this very seq and these entries (see the class comment)
-      part.timedOut = failure?.reason === 'timeout';
-      this.roundFailed = true;
-      this.failing = true;
-      const reason = failure?.reason ?? 'error';
-      if (reason === 'timeout') {
-        this.syncTimeouts++;
-        this.notePart(this.storeTimeoutMs, keys);
-      } else this.syncErrors++;
-      this.emit('syncError', { seq: req.seq, keys, latencyMs: t1 - t0, reason, error: failure?.error });
-      return false;
-    }
-    part.timedOut = false;
-    this.notePart(t1 - t0, keys);
-    this.learnOffset(r.value.now, sentNow, t0, t1);
-    const now = this.bookNow();
-    const { replies } = r.value;
-    const slicer = new Slicer();
-    for (let i = 0; i < keys; i++) {
-      if (slicer.due()) await slicer.pause();
-      const lim = part.owners[i];
-      const key = req.entries[i].key;
-      if (lim !== null) {
-        lim.applySync(this.withLapseMargin(replies[i]), now);
-        if (lim.isIdle(now) && this.keys.get(key) === lim) this.keys.delete(key);
-      }
-      const fb = part.fallbacks[i];
-      if (fb !== null) {
-        fb.confirm();
-        if (fb.isIdle(now) && this.fallbacks.get(key) === fb) this.fallbacks.delete(key);
-      }
-    }
-    for (const n of part.own) this.limiterUnsynced -= n;
-    this.keysFull = false;
-    this.noteCycle(r.value.now, part.builtFrom);
-    this.storeAnswered(t1);
-    if (claim) this.noteClaim(r.value.previousIncarnation);
-    this.syncs++;
-    this.emit('sync', { seq: req.seq, keys, latencyMs: t1 - t0, retry });
-    return true;
-  }
-
-  /**
-   * The store's answer to this incarnation's claim on the id: the incarnation it replaced. Once a
-   * claim of ours was answered, finding another one there means another live gateway synced with our
-   * id since: reported loudly (the metric, the 'duplicateId' event, one console.warn), never silently.
-   * The first answer may name the previous run of this id (a restart): not a twin.
-   */
-  private noteClaim(previous: string | null | undefined): void {
-    if (previous === undefined) return;
-    const twin = this.claimed && previous !== null && previous !== this.incarnation;
-    this.claimed = true;
-    this.duplicateId = twin;
-    if (!twin) return;
-    if (this.duplicateIdSyncs++ === 0) {
-      console.warn(
-        `fleetlimit: another live gateway syncs with this gateway's id "${this.id}" (incarnation ${previous}; this one is ${this.incarnation}): every gateway needs an id of its own, or the limit's split over the fleet is off`,
-      );
-    }
-    this.emit('duplicateId', { id: this.id, incarnation: this.incarnation, other: previous });
+  stop(): Promise<boolean> {
+    return this.loop.stop();
   }
 
   stats(): RuntimeStats {
     const t = this.clock();
-    let fallbackUnsynced = 0;
-    for (const fb of this.fallbacks.values()) fallbackUnsynced += fb.unconfirmed;
-    const since = Number.isNaN(this.lastGoodAt) ? this.createdAt : this.lastGoodAt;
     return {
-      syncs: this.syncs,
-      syncTimeouts: this.syncTimeouts,
-      syncErrors: this.syncErrors,
+      syncs: this.loop.syncs,
+      syncTimeouts: this.loop.syncTimeouts,
+      syncErrors: this.loop.syncErrors,
       storeCallFailures: this.storeCallFailures,
-      lastGoodAt: this.lastGoodAt,
-      lastGoodAgeMs: Math.max(0, t - since),
-      unsyncedAdmits: this.limiterUnsynced + fallbackUnsynced,
-      keys: this.keys.size,
+      lastGoodAt: this.health.lastGoodAt,
+      lastGoodAgeMs: this.health.ageMs(t),
+      unsyncedAdmits: this.limiterUnsynced + this.table.unconfirmedOutageAdmits(),
+      keys: this.table.size,
       decisions: { ...this.counts },
-      offsetMs: this.offsetMs,
-      offsetErrorMs: this.offsetErrorMs,
-      coalescedAsks: this.coalescedAsks,
-      evictions: this.evictions,
+      offsetMs: this.storeClock.offsetMs,
+      offsetErrorMs: this.storeClock.offsetErrorMs,
+      coalescedAsks: this.asks.coalesced,
+      evictions: this.table.evictions,
       keyCapRejections: this.keyCapRejections,
       storeDown: this.storeDown() && this.usesStore,
-      pendingVoids: this.voids.length,
-      voidedCalls: this.voidedCalls,
-      duplicateId: this.duplicateId,
-      duplicateIdSyncs: this.duplicateIdSyncs,
-      partKeys: this.partKeys(),
+      pendingVoids: this.voids.pending,
+      voidedCalls: this.voids.voided,
+      duplicateId: this.claims.duplicate,
+      duplicateIdSyncs: this.claims.duplicateSyncs,
+      partKeys: this.loop.partKeys(),
     };
   }
 
@@ -1324,104 +654,22 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   /** The key's state machine, if held (tests and tools). */
   limiterFor(key: string): KeyLimiter | undefined {
-    return this.keys.get(key);
+    return this.table.get(key);
   }
 }
 
-const EMPTY: number[] = [];
-/** A sync request (part) is sized to take about this share of storeTimeoutMs (see partKeys). */
-const PART_SHARE = 0.25;
-/** Parts in flight at once: the next is written while the store works on one (a pipeline). */
-const PIPELINE_PARTS = 2;
-/** Keys per part before the store's speed is known. */
-const FIRST_PART_KEYS = 1_000;
-const MIN_PART_KEYS = 16;
-const MAX_PART_KEYS = 20_000;
-/** Parts with fewer keys say little about the time per key (their time is mostly the round trip). */
-const MIN_SAMPLE_KEYS = 16;
-/** Recent parts the size is taken from. */
-const PART_SAMPLES = 8;
-
-/** A sync's entries and where their answers go, built side by side. */
-class Entries {
-  readonly entries: SyncEntry[] = [];
-  readonly owners: (KeyLimiter | null)[] = [];
-  readonly fallbacks: (Fallback | null)[] = [];
-  readonly own: number[] = [];
-  add(e: SyncEntry, owner: KeyLimiter | null, fb: Fallback | null, own: number): void {
-    this.entries.push(e);
-    this.owners.push(owner);
-    this.fallbacks.push(fb);
-    this.own.push(own);
-  }
-  append(o: Entries): void {
-    for (let i = 0; i < o.entries.length; i++) this.add(o.entries[i], o.owners[i], o.fallbacks[i], o.own[i]);
-  }
+/** How admitNow and allowNow hand back one decision (see AsyncGateway's decide). */
+interface Shape<T> {
+  /** Decided by the key's limiter at `now` (already counted). */
+  local(lim: KeyLimiter, allowed: boolean, now: number): T;
+  of(d: Decision): T;
+  later(p: Promise<Decision>): Promise<T>;
 }
 
-/** Appends part `q` (same seq) to part `p`: one request again. */
-function joinPart(p: Part, q: Part): void {
-  p.req = { ...p.req, entries: p.req.entries.concat(q.req.entries) };
-  p.owners = p.owners.concat(q.owners);
-  p.fallbacks = p.fallbacks.concat(q.fallbacks);
-  p.own = p.own.concat(q.own);
-  p.attempts = Math.max(p.attempts, q.attempts);
-}
-
-/**
- * Splits a part into parts of at most `max` keys with the same seq, in order. Entries naming one key
- * stay in one part (the store decides a key's replay once per request); an empty part stays one part
- * (the heartbeat).
- */
-function splitPart(p: Part, max: number): Part[] {
-  const n = p.req.entries.length;
-  if (n <= max) return [p];
-  const out: Part[] = [];
-  const home = new Map<string, Part>();
-  let cur: Part | null = null;
-  for (let i = 0; i < n; i++) {
-    const e = p.req.entries[i];
-    let to = home.get(e.key);
-    if (to === undefined) {
-      if (cur === null || cur.req.entries.length >= max) {
-        cur = { ...p, req: { ...p.req, entries: [] }, owners: [], fallbacks: [], own: [] };
-        out.push(cur);
-      }
-      to = cur;
-      home.set(e.key, to);
-    }
-    to.req.entries.push(e);
-    to.owners.push(p.owners[i]);
-    to.fallbacks.push(p.fallbacks[i]);
-    to.own.push(p.own[i]);
-  }
-  return out;
-}
-/** Sync cycles the expiry horizon is sized from (the longest, see horizonMs). */
-const CYCLE_SAMPLES = 8;
-/** The horizon covers this many times the longest recent cycle: the next one may run longer. */
-const CYCLE_MARGIN = 2;
-/** Store replies the clock offset is chosen from (the one with the shortest round trip). */
-const OFFSET_SAMPLES = 8;
-/** The store's clock counts whole milliseconds (Redis TIME, floored). */
-const STORE_TICK_MS = 1;
-/** The default local clock (Date.now) counts whole milliseconds: a round trip read as 0 ms took up to 1. */
-const CLOCK_TICK_MS = 1;
+const isAllowed = (d: Decision): boolean => d.allowed;
 
 export function createAsyncGateway(opts: AsyncGatewayOptions): AsyncGateway {
   return new AsyncGateway(opts);
-}
-
-function requireFailMode(v: unknown): FailMode {
-  if (typeof v !== 'string' || !(FAIL_MODES as readonly string[]).includes(v)) {
-    throw new ConfigError('failMode', `must be one of ${FAIL_MODES.join(', ')}; got ${JSON.stringify(v)}`);
-  }
-  return v as FailMode;
-}
-
-function requireFunction<F extends (...args: never[]) => unknown>(field: string, v: F): F {
-  if (typeof v !== 'function') throw new ConfigError(field, `must be a function, got ${typeof v}`);
-  return v;
 }
 
 /**
@@ -1434,83 +682,4 @@ function requireFunction<F extends (...args: never[]) => unknown>(field: string,
  */
 function waitsForClock(store: AsyncStore, design: Design): boolean {
   return store.clock === 'store' && design.syncs !== 'never';
-}
-
-/** Every option of AsyncGatewayOptions; any other name (a typo such as `syncMS`) is refused. */
-const ASYNC_GATEWAY_OPTIONS = {
-  id: true,
-  design: true,
-  limit: true,
-  windowMs: true,
-  windowKind: true,
-  gateways: true,
-  syncMs: true,
-  leaseTtlMs: true,
-  horizonMs: true,
-  store: true,
-  failMode: true,
-  storeTimeoutMs: true,
-  staleAfterMs: true,
-  clock: true,
-  random: true,
-  maxKeys: true,
-} satisfies Record<keyof AsyncGatewayOptions, true>;
-/** The names of every option (an option added to AsyncGatewayOptions must be added above, or typecheck fails). */
-export const ASYNC_GATEWAY_FIELDS: readonly string[] = Object.keys(ASYNC_GATEWAY_OPTIONS);
-
-/** A timer's delay: Node fires a timer longer than 2^31 − 1 ms after 1 ms, so every call would time out. */
-function requireTimeoutMs(field: string, v: unknown): number {
-  const ms = requirePositiveFinite(field, v);
-  if (ms > MAX_TIMER_MS) throw new ConfigError(field, `must be at most ${MAX_TIMER_MS} ms, got ${ms}`);
-  return ms;
-}
-
-/**
- * staleAfterMs: at most W, since it bounds the admits a limiter collects before the fail mode takes
- * over (see the class comment); and at least syncMs + storeTimeoutMs, the longest a healthy store
- * leaves between two answered syncs (the next tick, then a reply within its timeout): shorter, a
- * store that answers every call in time is counted as down for part of every cycle (staleAfterMs
- * below syncMs degraded most decisions with Redis healthy). Where that exceeds W, W is the most
- * there is room for, and the least accepted. @default min(2·syncMs + storeTimeoutMs, W)
- */
-function requireStaleAfterMs(
-  v: number | undefined,
-  options: ResolvedOptions | undefined,
-  storeTimeoutMs: number | undefined,
-): number | undefined {
-  if (options === undefined || storeTimeoutMs === undefined) {
-    // the relations cannot be judged; the value itself still can
-    return v === undefined ? undefined : requirePositiveFinite('staleAfterMs', v);
-  }
-  const { syncMs } = options.fleet;
-  const { windowMs } = options.policy;
-  const stale = requirePositiveFinite('staleAfterMs', v ?? Math.min(2 * syncMs + storeTimeoutMs, windowMs));
-  if (stale > windowMs) {
-    throw new ConfigError('staleAfterMs', `must not exceed windowMs (${windowMs}), got ${stale}`);
-  }
-  const least = Math.min(syncMs + storeTimeoutMs, windowMs);
-  if (stale < least) {
-    throw new ConfigError(
-      'staleAfterMs',
-      `must be at least syncMs + storeTimeoutMs (${syncMs + storeTimeoutMs}), or windowMs (${windowMs}) if that is less: ` +
-        `a store answering every sync within its timeout would count as down; got ${stale}`,
-    );
-  }
-  return stale;
-}
-
-function requireStore(s: unknown): AsyncStore {
-  const o = s as Partial<AsyncStore> | null | undefined;
-  if (o === null || typeof o !== 'object' || typeof o.sync !== 'function') {
-    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit, ask and voidLogAdmits)');
-  }
-  if (
-    typeof o.logAdmit !== 'function' ||
-    typeof o.ask !== 'function' ||
-    typeof o.voidLogAdmits !== 'function'
-  ) {
-    throw new ConfigError('store', 'must be an AsyncStore (with sync, logAdmit, ask and voidLogAdmits)');
-  }
-  // a synchronous Store (MemoryStore) too: one code path, every call a promise
-  return asAsyncStore(o as AnyStore);
 }

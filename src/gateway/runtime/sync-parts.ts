@@ -1,0 +1,75 @@
+import type { KeyLimiter } from '../../designs/key-limiter.js';
+import type { SyncEntry, SyncRequest } from '../../store/contract.js';
+import type { Fallback } from './fallback.js';
+/**
+ * One sync request (a part of a sync) and what answers go where. Kept when it fails, so the resend
+ * carries the same seq and entries (split, if it timed out: per-key seqs make any split the same).
+ */
+export interface Part {
+  req: SyncRequest;
+  owners: (KeyLimiter | null)[];
+  fallbacks: (Fallback | null)[];
+  /** Per entry, the limiter admits it pushes (fallback admits are counted by their Fallback). */
+  own: number[];
+  attempts: number;
+  /** The last attempt timed out (its resend goes in smaller parts). */
+  timedOut: boolean;
+  /** Decision time when building its sync began. */
+  builtFrom: number;
+}
+
+/** A sync's entries and where their answers go, built side by side. */
+export class Entries {
+  readonly entries: SyncEntry[] = [];
+  readonly owners: (KeyLimiter | null)[] = [];
+  readonly fallbacks: (Fallback | null)[] = [];
+  readonly own: number[] = [];
+  add(e: SyncEntry, owner: KeyLimiter | null, fb: Fallback | null, own: number): void {
+    this.entries.push(e);
+    this.owners.push(owner);
+    this.fallbacks.push(fb);
+    this.own.push(own);
+  }
+  append(o: Entries): void {
+    for (let i = 0; i < o.entries.length; i++) this.add(o.entries[i], o.owners[i], o.fallbacks[i], o.own[i]);
+  }
+}
+
+/** Appends part `q` (same seq) to part `p`: one request again. */
+export function joinPart(p: Part, q: Part): void {
+  p.req = { ...p.req, entries: p.req.entries.concat(q.req.entries) };
+  p.owners = p.owners.concat(q.owners);
+  p.fallbacks = p.fallbacks.concat(q.fallbacks);
+  p.own = p.own.concat(q.own);
+  p.attempts = Math.max(p.attempts, q.attempts);
+}
+
+/**
+ * Splits a part into parts of at most `max` keys with the same seq, in order. Entries naming one key
+ * stay in one part (the store decides a key's replay once per request); an empty part stays one part
+ * (the heartbeat).
+ */
+export function splitPart(p: Part, max: number): Part[] {
+  const n = p.req.entries.length;
+  if (n <= max) return [p];
+  const out: Part[] = [];
+  const home = new Map<string, Part>();
+  let cur: Part | null = null;
+  for (let i = 0; i < n; i++) {
+    const e = p.req.entries[i];
+    let to = home.get(e.key);
+    if (to === undefined) {
+      if (cur === null || cur.req.entries.length >= max) {
+        cur = { ...p, req: { ...p.req, entries: [] }, owners: [], fallbacks: [], own: [] };
+        out.push(cur);
+      }
+      to = cur;
+      home.set(e.key, to);
+    }
+    to.req.entries.push(e);
+    to.owners.push(p.owners[i]);
+    to.fallbacks.push(p.fallbacks[i]);
+    to.own.push(p.own[i]);
+  }
+  return out;
+}

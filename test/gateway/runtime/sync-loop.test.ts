@@ -1,0 +1,166 @@
+import { EventEmitter } from 'node:events';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DESIGNS } from '../../../src/designs/index.js';
+import { resolveGatewayOptions } from '../../../src/gateway/options.js';
+import type { AsyncGatewayEvents } from '../../../src/gateway/runtime/async-gateway.js';
+import { IdClaims } from '../../../src/gateway/runtime/duplicate-id.js';
+import { KeyTable } from '../../../src/gateway/runtime/key-table.js';
+import { LogVoids } from '../../../src/gateway/runtime/log-voids.js';
+import { StoreClock } from '../../../src/gateway/runtime/store-clock.js';
+import { StoreHealth } from '../../../src/gateway/runtime/store-health.js';
+import { SyncLoop } from '../../../src/gateway/runtime/sync-loop.js';
+import type { SyncRequest, SyncResult } from '../../../src/store/contract.js';
+import { TestAsyncStore } from '../../support/async-memory-store.js';
+
+const T0 = 1_000_000;
+beforeEach(() => {
+  vi.useFakeTimers({ now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Records each sync request; fails the next `failNext` of them. */
+class RecordingStore extends TestAsyncStore {
+  readonly seen: SyncRequest[] = [];
+  failNext = 0;
+  override sync(req: SyncRequest, now: number): Promise<SyncResult> {
+    this.seen.push(req);
+    if (this.failNext > 0) {
+      this.failNext--;
+      return Promise.reject(new Error('lost'));
+    }
+    return super.sync(req, now);
+  }
+}
+
+function loop(design: 'track-share' | 'leases' = 'track-share') {
+  const options = resolveGatewayOptions(
+    { id: 'g', design, limit: 100, windowMs: 10_000, gateways: 2, syncMs: 100 },
+    200,
+  );
+  const store = new RecordingStore();
+  const clock = () => Date.now();
+  const storeClock = new StoreClock(false);
+  const d = DESIGNS[design];
+  const table = new KeyTable({
+    maxKeys: 1_000,
+    policy: options.policy,
+    holdsKeys: d.holdsKeys,
+    create: (now) => d.create(options.fleet, now),
+    busy: () => false,
+    onFull: () => {},
+  });
+  const health = new StoreHealth(clock(), 1_000, false);
+  let unsynced = 0;
+  const events = new EventEmitter<AsyncGatewayEvents>();
+  const sync = new SyncLoop({
+    id: 'g',
+    incarnation: 'g~1',
+    options,
+    storeTimeoutMs: 200,
+    store,
+    clock,
+    random: () => 0,
+    storeClock,
+    health,
+    table,
+    claims: new IdClaims('g', 'g~1'),
+    voids: new LogVoids(10),
+    events,
+    confirmed: (own) => {
+      for (const n of own) unsynced -= n;
+    },
+  });
+  const admit = (key: string) => {
+    const now = storeClock.timeAt(clock());
+    const lim = table.limiterOf(key, now)!;
+    lim.decide(now, 1);
+    unsynced++;
+  };
+  return { sync, store, table, health, events, admit, unsynced: () => unsynced };
+}
+
+describe('SyncLoop', () => {
+  it('numbers each sync from 1 before walking the keys; an empty one still goes out (the heartbeat)', async () => {
+    const { sync, store } = loop();
+    expect(sync.builtSeq).toBe(0);
+    expect(await sync.syncNow()).toBe(true);
+    expect(store.seen.map((r) => [r.seq, r.entries.length])).toEqual([[1, 0]]);
+    // the round's first request claims the id
+    expect(store.seen[0].incarnationOf).toBe('g');
+    expect(sync.builtSeq).toBe(1);
+    expect(sync.syncs).toBe(1);
+  });
+
+  it('pushes admits and confirms them when answered', async () => {
+    const { sync, store, admit, unsynced, health } = loop();
+    admit('a');
+    admit('b');
+    admit('a');
+    expect(unsynced()).toBe(3);
+    expect(await sync.syncNow()).toBe(true);
+    // least recently used first
+    expect(store.seen[0].entries.map((e) => [e.key, e.admits.length])).toEqual([
+      ['b', 1],
+      ['a', 2],
+    ]);
+    expect(unsynced()).toBe(0);
+    expect(health.lastGoodAt).toBe(T0);
+  });
+
+  it('a failed part is resent first with its seq and entries; its keys stay out of newer syncs until answered', async () => {
+    const { sync, store, admit, unsynced, events, health } = loop();
+    const errors: number[] = [];
+    events.on('syncError', (e) => errors.push(e.seq));
+    admit('a');
+    store.failNext = 1;
+    expect(await sync.syncNow()).toBe(false);
+    expect(errors).toEqual([1]);
+    expect(health.failing).toBe(true);
+    expect(sync.syncErrors).toBe(1);
+    admit('a');
+    admit('b');
+    // the resend fails too: nothing new is built while nothing is answered
+    store.failNext = 1;
+    expect(await sync.syncNow()).toBe(false);
+    expect(store.seen.map((r) => r.seq)).toEqual([1, 1]);
+    expect(await sync.syncNow()).toBe(true);
+    const [first, , resend, fresh] = store.seen;
+    expect(resend.seq).toBe(1);
+    expect(resend.entries).toEqual(first.entries);
+    expect(fresh.seq).toBe(2);
+    // a's later admit goes in the new sync, once the resend was answered, apart from it
+    expect(fresh.entries.map((e) => [e.key, e.admits.length])).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    expect(unsynced()).toBe(0);
+  });
+
+  it("a stopping gateway's last sync asks for nothing and claims nothing", async () => {
+    const { sync, store, admit } = loop('leases');
+    admit('a');
+    await sync.syncNow();
+    admit('a');
+    await sync.stop();
+    const last = store.seen[store.seen.length - 1];
+    expect(last.incarnationOf).toBeUndefined();
+    expect(last.entries.every((e) => e.ask === 0)).toBe(true);
+  });
+
+  it('starts its timer at a random phase and syncs every Δ; one sync in flight at a time', async () => {
+    const { sync, store } = loop();
+    sync.start();
+    expect(sync.running).toBe(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.seen.length).toBe(1);
+    await vi.advanceTimersByTimeAsync(350);
+    expect(store.seen.length).toBe(4);
+    const a = sync.syncNow();
+    expect(sync.syncNow()).toBe(a);
+    await a;
+    await sync.stop();
+    expect(sync.running).toBe(false);
+  });
+});
