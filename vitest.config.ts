@@ -38,6 +38,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...LIVE],
+          // starting redis-server or a child process throws, naming the live project
+          setupFiles: ['test/support/unit-guard.ts'],
           // Deterministic and self-contained, so files run side by side, one worker per core (the
           // default leaves one core idle), and share loaded modules: a fresh module graph per file
           // cost 52 s of CPU against 23 s. A test that changes shared state puts it back (fake
