@@ -13,6 +13,8 @@ const LIVE = [
   'test/integration/**/*.test.ts',
   'test/**/*.live.test.ts',
   'test/fleet/fault-proxy.test.ts', // real sockets, latency measured
+  'test/docs/code-examples.test.ts', // README's examples as node children on a redis-server
+  'test/gateway/policies.test.ts', // on the in-memory store and a redis-server
   // regressions that need redis-server or a child process
   'test/regressions/buckets-fixed-window-start-in-previous-bucket.test.ts',
   'test/regressions/central-log-cost-over-4000-unpack.test.ts',
@@ -22,6 +24,7 @@ const LIVE = [
   'test/regressions/lease-cut-off-past-ttl-regranted.test.ts',
   'test/regressions/leases-ask-ask-and-sync-cross.test.ts',
   'test/regressions/memory-store-unsorted-push-hangs.test.ts',
+  'test/regressions/policies-same-key-share-one-counter.test.ts',
   'test/regressions/redis-resend-after-noscript-overtaken.test.ts',
   'test/regressions/redis-scripts-not-loaded-before-use.test.ts',
   'test/regressions/sync-lock-out.redis.test.ts',
