@@ -11,7 +11,7 @@ export { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdic
 /**
  * One design: how to make its per-key state machine, and the facts about it that the simulator, the
  * gateways, the advisor and the report act on. Read these, never the design's name: a new design is
- * its KeyLimiter file and one row of DESIGNS (test/designs-traits.test.ts checks the rows agree).
+ * its KeyLimiter file and one row of DESIGNS (test/designs/traits.test.ts checks the rows agree).
  */
 export interface Design {
   /** A fresh state machine for one key on one gateway. */

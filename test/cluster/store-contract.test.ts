@@ -3,10 +3,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DESIGN_IDS, type Policy } from '../../src/config.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { storeContract } from '../store-contract.js';
 import { seeded } from '../support/fc-seed.js';
 import { type DriverEvent, driveFleet } from '../support/redis-driver.js';
 import { type ClusterFixture, localCluster } from '../support/redis-fixtures.js';
+import { storeContract } from '../support/store-contract.js';
 
 let fx: ClusterFixture;
 beforeAll(async () => {

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Policy, WindowKind } from '../../src/config.js';
 import type { SyncRequest } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import type { AnyStore } from '../store-contract.js';
 import { seeded } from '../support/fc-seed.js';
 import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import type { AnyStore } from '../support/store-contract.js';
 
 let fx: SingleFixture;
 beforeAll(async () => {

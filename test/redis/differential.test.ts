@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DESIGN_IDS, type Policy, type WindowKind } from '../../src/config.js';
 import type { SyncRequest } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import type { AnyStore } from '../store-contract.js';
 import { seeded } from '../support/fc-seed.js';
 import { type DriverEvent, driveFleet } from '../support/redis-driver.js';
 import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import type { AnyStore } from '../support/store-contract.js';
 
 let fx: SingleFixture;
 beforeAll(async () => {

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import type { AnyStore } from '../store-contract.js';
 import { seeded } from '../support/fc-seed.js';
 import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import type { AnyStore } from '../support/store-contract.js';
 
 // Issue 17, item 6: exact mode kept one sorted-set member per unit of cost, so one request of cost
 // 10^6 held Redis for seconds and left 10^6 members. A run (instant, count) and a central-log call

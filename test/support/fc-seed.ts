@@ -1,6 +1,7 @@
 /**
  * The seed every property test (`fc.assert`) runs with: FC_SEED when set, else a new one per run of
- * the suite (per test file), so each run of the suite tries other cases than the last.
+ * the suite (per test file; per worker in the unit project, whose files share modules), so each run
+ * of the suite tries other cases than the last.
  *
  * A failure names its seed: fast-check's message carries `{ seed: N, path: "…" }`, and the reporter
  * below adds the line to reproduce it:

@@ -6,7 +6,7 @@ import {
   resolveGatewayOptions,
 } from '../../src/gateway/options.js';
 import type { SyncEntry } from '../../src/store/contract.js';
-import type { AnyStore } from '../store-contract.js';
+import type { AnyStore } from './store-contract.js';
 
 /**
  * A gateway over either store form, awaiting every store call: the same protocol as

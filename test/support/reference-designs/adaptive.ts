@@ -1,6 +1,6 @@
 /**
  * A frozen copy of src/designs/adaptive.ts as it was before the decision-cost work (commit 2cebc56): the
- * uncached, array-based reference that test/designs.cached.property.test.ts checks the optimised
+ * uncached, array-based reference that test/designs/cached.property.test.ts checks the optimised
  * classes against, call by call. Keep it as it is: it is the specification, not production code.
  */
 

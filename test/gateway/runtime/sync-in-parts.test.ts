@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
-import type { SyncRequest, SyncResult } from '../../src/store/contract.js';
-import { TestAsyncStore } from '../support/async-memory-store.js';
+import { createAsyncGateway } from '../../../src/gateway/runtime/index.js';
+import type { SyncRequest, SyncResult } from '../../../src/store/contract.js';
+import { TestAsyncStore } from '../../support/async-memory-store.js';
 
 /**
  * A sync in parts (issue 17, item 7): parts sized to fit the timeout, a timed-out part resent halved

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { makePolicy } from '../../src/config.js';
-import type { Decision } from '../../src/gateway/decision.js';
-import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
-import { TestAsyncStore } from '../support/async-memory-store.js';
+import { makePolicy } from '../../../src/config.js';
+import type { Decision } from '../../../src/gateway/decision.js';
+import { createAsyncGateway } from '../../../src/gateway/runtime/index.js';
+import { TestAsyncStore } from '../../support/async-memory-store.js';
 
 /**
  * Plain leases asks ceil(1.5·m) + 1 ≥ 1 at every sync (the studied rule), so a key it has seen keeps

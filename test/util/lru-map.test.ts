@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LruMap } from '../src/util/lru-map.js';
-import { seeded } from './support/fc-seed.js';
+import { LruMap } from '../../src/util/lru-map.js';
+import { seeded } from '../support/fc-seed.js';
 
 describe('LruMap', () => {
   it('keeps the order a Map gets from delete + set on every use (property)', () => {

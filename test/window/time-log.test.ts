@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expiryOf } from '../src/window/expiry.js';
-import { TimeLog } from '../src/window/time-log.js';
-import { seeded } from './support/fc-seed.js';
+import { expiryOf } from '../../src/window/expiry.js';
+import { TimeLog } from '../../src/window/time-log.js';
+import { seeded } from '../support/fc-seed.js';
 
 describe('TimeLog', () => {
   it('stays sorted through inserts, batch merges and removals from the head (property)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Policy } from '../src/config.js';
-import type { AsyncStore, Store, SyncEntry, SyncRequest } from '../src/store/contract.js';
+import type { Policy } from '../../src/config.js';
+import type { AsyncStore, Store, SyncEntry, SyncRequest } from '../../src/store/contract.js';
 
 /** Either form of the contract: every call is awaited, so a synchronous store works as is. */
 export type AnyStore = Store | AsyncStore;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DESIGN_IDS, makePolicy } from '../src/config.js';
-import { DESIGNS, type FleetParams, NEED_STORE, touchesStore } from '../src/designs/index.js';
+import { DESIGN_IDS, makePolicy } from '../../src/config.js';
+import { DESIGNS, type FleetParams, NEED_STORE, touchesStore } from '../../src/designs/index.js';
 
 // Every design's row in DESIGNS is complete, its facts agree with each other, and the state machine
 // its `create` makes behaves as the row says: the code reads these facts instead of design names.

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DESIGN_IDS } from '../src/config.js';
-import { createGateway } from '../src/gateway/gateway.js';
-import { MemoryStore } from '../src/store/memory-store.js';
-import { seeded } from './support/fc-seed.js';
+import { DESIGN_IDS } from '../../src/config.js';
+import { createGateway } from '../../src/gateway/gateway.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { seeded } from '../support/fc-seed.js';
 
 describe('decisions are values with remaining, reset and retry-after', () => {
   it('central-log counts down and reports when the oldest admit leaves the window', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Decision } from '../../src/gateway/decision.js';
-import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
-import { TestAsyncStore } from '../support/async-memory-store.js';
+import type { Decision } from '../../../src/gateway/decision.js';
+import { createAsyncGateway } from '../../../src/gateway/runtime/index.js';
+import { TestAsyncStore } from '../../support/async-memory-store.js';
 
 /**
  * maxKeys on the request path: room for a new key is made from the least recently used eighth of

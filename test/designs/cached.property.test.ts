@@ -7,21 +7,21 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type DesignId, makePolicy, type WindowKind } from '../src/config.js';
-import { createKeyLimiter } from '../src/designs/index.js';
-import { type FleetParams, type KeyLimiter, NEED_STORE } from '../src/designs/key-limiter.js';
-import { LeaseKey } from '../src/designs/leases.js';
-import type { Store, SyncReply } from '../src/store/contract.js';
-import { MemoryStore } from '../src/store/memory-store.js';
-import { seeded } from './support/fc-seed.js';
-import { AdaptiveKey as RefAdaptive } from './support/reference-designs/adaptive.js';
-import { LeaseKey as RefLease } from './support/reference-designs/leases.js';
-import { SplitKey as RefSplit } from './support/reference-designs/split.js';
+import { type DesignId, makePolicy, type WindowKind } from '../../src/config.js';
+import { createKeyLimiter } from '../../src/designs/index.js';
+import { type FleetParams, type KeyLimiter, NEED_STORE } from '../../src/designs/key-limiter.js';
+import { LeaseKey } from '../../src/designs/leases.js';
+import type { Store, SyncReply } from '../../src/store/contract.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { seeded } from '../support/fc-seed.js';
+import { AdaptiveKey as RefAdaptive } from '../support/reference-designs/adaptive.js';
+import { LeaseKey as RefLease } from '../support/reference-designs/leases.js';
+import { SplitKey as RefSplit } from '../support/reference-designs/split.js';
 import {
   AssumeOthersKey as RefAssumeOthers,
   SharedCounterKey as RefSharedCounter,
   TrackShareKey as RefTrackShare,
-} from './support/reference-designs/synced.js';
+} from '../support/reference-designs/synced.js';
 
 function reference(design: DesignId, p: FleetParams, now: number): KeyLimiter {
   switch (design) {

@@ -8,14 +8,14 @@
  * floor on it (REACH below: measured over seeds 1–10, min–max beside each).
  *
  * Seeds vary between runs of the suite (test/support/fc-seed.ts); a failure prints its seed and
- *   FC_SEED=N npx vitest run test/designs.property.test.ts
+ *   FC_SEED=N npx vitest run test/designs/fleet-bounds.property.test.ts
  * replays it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DesignId, WindowKind } from '../src/config.js';
-import { seeded } from './support/fc-seed.js';
-import { mergeEvents, runFleet, worstWindow } from './support/fleet-driver.js';
+import type { DesignId, WindowKind } from '../../src/config.js';
+import { seeded } from '../support/fc-seed.js';
+import { mergeEvents, runFleet, worstWindow } from '../support/fleet-driver.js';
 
 const END = 5000;
 /** At most this many flood requests per case: a case stays cheap (ms), whatever L and W. */

@@ -1,9 +1,9 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError } from '../../src/config.js';
-import type { Decision } from '../../src/gateway/decision.js';
-import { type AsyncGatewayOptions, createAsyncGateway } from '../../src/gateway/runtime/index.js';
-import { TestAsyncStore } from '../support/async-memory-store.js';
+import { ConfigError } from '../../../src/config.js';
+import type { Decision } from '../../../src/gateway/decision.js';
+import { type AsyncGatewayOptions, createAsyncGateway } from '../../../src/gateway/runtime/index.js';
+import { TestAsyncStore } from '../../support/async-memory-store.js';
 
 const T0 = 1_000_000;
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Policy } from '../src/config.js';
-import { MemoryStore } from '../src/store/memory-store.js';
-import { seeded } from './support/fc-seed.js';
+import type { Policy } from '../../src/config.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { seeded } from '../support/fc-seed.js';
 
 /**
  * The store's lease bookkeeping (a running total, a lower bound on the next lapse, the grants kept in

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expiryOf } from '../src/window/expiry.js';
-import { AdmitLog, RunLog } from '../src/window/run-log.js';
-import { seeded } from './support/fc-seed.js';
+import { expiryOf } from '../../src/window/expiry.js';
+import { AdmitLog, RunLog } from '../../src/window/run-log.js';
+import { seeded } from '../support/fc-seed.js';
 
 const W = 50;
 const kind = fc.constantFrom<('sliding' | 'fixed')[]>('sliding', 'fixed');
