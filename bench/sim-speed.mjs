@@ -1,7 +1,16 @@
-/** Simulated requests/s per core for one design under a 1,000x flood (K = 8, Δ = 1 s): node bench/sim-speed.mjs DESIGN */
-import { runSimulation } from '../dist/sim/engine.js';
+/**
+ * Simulated requests/s per core for one design under a 1,000x flood (K = 8, Δ = 1 s):
+ * node bench/sim-speed.mjs DESIGN [DIST]  (DIST: another build's dist/, to put two builds side by side)
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const design = process.argv[2] ?? 'shared-counter';
+const dist =
+  process.argv[3] === undefined
+    ? new URL('../dist/', import.meta.url).href
+    : `${pathToFileURL(resolve(process.argv[3])).href}/`;
+const { runSimulation } = await import(`${dist}sim/engine.js`);
 const p = {
   design,
   gateways: 8,
