@@ -15,6 +15,13 @@ import type { SyncClock } from './sync-clock.js';
  * frees at t (a release, or the store's oldest admit expiring), the one whose next sync instant comes
  * first runs that sync; if slots are still free after it, the next one is woken then. Waking them all
  * would be exact too, but each would run a sync only to find the slot taken.
+ *
+ * Equal instants (aligned syncs: every gateway syncs at once, and with a fixed window the window's
+ * edge, where admits expire, is one of those instants) keep the order of running every sync: the
+ * gateways' syncs at an instant run in gateway order. An admit expiring at t frees its slot for every
+ * sync at t, so the watch runs before any sync at t (simulate.ts checks watchAt), and the lowest
+ * gateway with a sync at t is woken. A slot handed back by gateway g's sync at t comes after the syncs
+ * at t of gateways up to g: those take it at their next instant, not at t again.
  */
 export class LeaseParking {
   /** The first skipped sync's index per gateway (−1: not parked). */
@@ -36,6 +43,8 @@ export class LeaseParking {
    */
   private woken = -1;
   private wokenAt = Number.NEGATIVE_INFINITY;
+  /** The instant the watch leaf is set to (Infinity: nothing to watch); a sync at it waits for the watch. */
+  watchAt = Number.POSITIVE_INFINITY;
   /** The instants idleRun asks about: atG's sync instants from index atFrom on (one closure for every call). */
   private atG = 0;
   private atFrom = 0;
@@ -111,20 +120,30 @@ export class LeaseParking {
   }
 
   /**
-   * After a store operation at t, or when the store's oldest admit expires: wake one if a slot is
-   * free. freeAtT: the store's free slots at t when the caller has them (NaN: ask the store).
+   * After gateway `after`'s sync at t (−1: the store's oldest admit expiring at t, before every sync
+   * at t): wake one if a slot is free. freeAtT: the store's free slots at t when the caller has them
+   * (NaN: ask the store).
    */
-  watchStore(t: number, freeAtT: number): void {
+  watchStore(t: number, freeAtT: number, after: number): void {
     if (this.parkedFull === 0) {
-      this.tree.set(this.watchLeaf, Number.POSITIVE_INFINITY);
+      this.setWatch(Number.POSITIVE_INFINITY);
       return;
     }
-    if ((Number.isNaN(freeAtT) ? this.store.freeSlots(this.key, t) : freeAtT) > 0) this.wakeOne(t);
-    this.tree.set(this.watchLeaf, this.store.headExpiry(this.key));
+    if ((Number.isNaN(freeAtT) ? this.store.freeSlots(this.key, t) : freeAtT) > 0) this.wakeOne(t, after);
+    this.setWatch(this.store.headExpiry(this.key));
   }
 
-  /** The parked-full gateway whose next sync instant at or after t comes first runs that sync. */
-  private wakeOne(t: number): void {
+  private setWatch(at: number): void {
+    this.watchAt = at;
+    this.tree.set(this.watchLeaf, at);
+  }
+
+  /**
+   * The parked-full gateway whose next sync instant at or after t comes first (on a tie, the lowest
+   * gateway) runs that sync. Gateways up to `after` synced at t before the slot freed: their next
+   * instant after t counts.
+   */
+  private wakeOne(t: number, after: number): void {
     const { parkFrom, parkFull, clock } = this;
     if (this.woken >= 0 && t <= this.wokenAt && parkFrom[this.woken] >= 0 && parkFull[this.woken] === 1)
       return;
@@ -140,6 +159,7 @@ export class LeaseParking {
         idx = clock.idxAtOrAfter(g, t);
         at = clock.instant(g, idx);
       }
+      if (at === t && g <= after) at = clock.instant(g, ++idx);
       if (at < bestAt) {
         bestAt = at;
         best = g;

@@ -243,7 +243,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     if (!(t < end)) break;
     if (leaf === WATCH) {
       // the store's oldest admit expires now: a slot frees
-      parking!.watchStore(t, Number.NaN);
+      parking!.watchStore(t, Number.NaN, -1);
       continue;
     }
     if (leaf === PAGELOAD) {
@@ -287,6 +287,12 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     if (nextSync[g] <= nextArr[g]) {
       // a sync of gateway g
       const s = nextSync[g];
+      if (parking !== null && parking.watchAt === s) {
+        // the store's oldest admit expires at this instant too (aligned syncs, fixed window): its
+        // slot is free for every sync at s, so the watch runs first (its leaf comes last on a tie)
+        parking.watchStore(s, Number.NaN, -1);
+        continue;
+      }
       const idx = nextSyncIdx[g];
       if (parkFrom[g] >= 0) parking!.unpark(g, idx);
       syncer.run(g, s);
@@ -311,7 +317,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
       }
       clock.setNext(g, next);
       refresh(g);
-      if (parking !== null && kind === 'every' && parking.parkedCount > 0) parking.watchStore(s, freeNow);
+      if (parking !== null && kind === 'every' && parking.parkedCount > 0) parking.watchStore(s, freeNow, g);
       continue;
     }
     // an arrival at gateway g (steady or flood stream)
