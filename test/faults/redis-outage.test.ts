@@ -85,10 +85,13 @@ async function check(run: Run, downAt: number, backAt: number, kept: boolean, dr
   const reconnectMs = Math.max(...f.syncsAt.map((s) => (s.find((t) => t >= backAt) ?? Infinity) - backAt));
   // Back on the restarted server within: the next reconnect attempt (at most RECONNECT_CAP_MS apart),
   // then the next sync tick (Δ) and its answer (the timeout), each on a timer up to lagMs late. A
-  // paused server keeps the connection: the tick and the answer, once Redis has worked through the
-  // commands that queued while it was stopped (drainMs: measured, a PING sent at the resume).
+  // paused server does not keep the connection: a command unanswered for socketTimeout (1 s, see
+  // gatewayClientOptions) drops it, so the gateways reconnect on the same backoff as after a kill; and
+  // before anything is answered, Redis works through the commands that queued while it was stopped
+  // (drainMs: measured, a PING sent at the resume). The larger of the two.
   const lag = r.lagMs;
-  const reconnectBound = (kept ? drainMs : RECONNECT_CAP_MS + lag) + SYNC + TIMEOUT + 2 * lag;
+  const reconnectMs0 = kept ? Math.max(drainMs, RECONNECT_CAP_MS + lag) : RECONNECT_CAP_MS + lag;
+  const reconnectBound = reconnectMs0 + SYNC + TIMEOUT + 2 * lag;
   // nothing was kept: the new server holds exactly what was pushed to it
   reader ??= await ready(gatewayClient(server.url));
   const count = await storeCount(reader, f.spec.prefix, 'k', policy);
