@@ -218,7 +218,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.clock = o.clock;
     this.design = DESIGNS[this.options.design];
     this.usesStore = touchesStore(this.design);
-    this.storeClock = new StoreClock(waitsForClock(this.store, this.design));
+    this.storeClock = new StoreClock(waitsForClock(this.store, this.design), this.store.clock === 'store');
     this.random = o.random;
     this.maxKeys = o.maxKeys;
     this.maxCost = maxRequestCost(this.options);
@@ -416,7 +416,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         return this.storeCallFailed('logAdmit', key, r, cost);
       }
       this.health.answered(t1);
-      this.storeClock.learn(r.value.now, now, t0, t1);
+      this.storeClock.learn(r.value.now, t0, t1);
       // The admit's instant is the store's stamp, the time the log holds it at and ages it out by:
       // the decision clock after the reply is later by the reply's way back, and a window judged on
       // that saw admits over L that the store never counted (regression:
@@ -470,7 +470,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const t1 = this.clock();
       if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
       this.health.answered(t1);
-      this.storeClock.learn(r.value.now, now, t0, t1);
+      this.storeClock.learn(r.value.now, t0, t1);
       const at = this.now();
       // A sync built while the ask was out hands back what the gateway held then: the limiter spends
       // none of this grant (regression: test/regressions/leases-ask-ask-and-sync-cross.test.ts). A resend of a

@@ -25,7 +25,15 @@ export class StoreClock {
   /** Decisions wait for the store's clock first (see waitsForClock); cleared once they no longer do. */
   waiting: boolean;
 
-  constructor(waiting: boolean) {
+  /**
+   * `ownClock`: the store's times are on its own clock (AsyncStore.clock 'store', Redis TIME), so every
+   * reply is a sample, even one whose time equals the time sent (the clocks agree to the millisecond).
+   * Otherwise the store echoes the time sent, and no reply says anything of an offset.
+   */
+  constructor(
+    waiting: boolean,
+    private readonly ownClock = false,
+  ) {
     this.waiting = waiting;
   }
 
@@ -63,19 +71,21 @@ export class StoreClock {
   }
 
   /**
-   * A reply's store time `storeNow` to a call sent at decision time `sentNow`, local readings `t0`
-   * before and `t1` after it. A store that ran on the time we sent it (the in-memory store, or
+   * A reply's store time `storeNow` to a call made between local readings `t0` and `t1`. A store that ran on the time we sent it (the in-memory store, or
    * RedisStore in caller-time mode) says nothing about its own clock; learning from that echo would
    * feed half of every round trip back into the offset, and it would drift by that much at each sync.
+   * Which one it is, the store says (ownClock), not the equality: a Redis whose TIME agrees with this
+   * gateway to the millisecond answers with the time sent too, and skipping those left the offset's
+   * error unknown (NaN), so grants were spent without the lapse margin.
    */
-  learn(storeNow: number, sentNow: number, t0: number, t1: number): void {
+  learn(storeNow: number, t0: number, t1: number): void {
     if (!Number.isFinite(storeNow)) return;
     this.knows = true;
     this.waiting = false;
     // Never decide at a time before the store's answer: a grant made at store time s, spent at a
     // local estimate below s, would put an admit within W of one the store had already let expire.
     if (storeNow > this.last) this.last = storeNow;
-    if (storeNow === sentNow) return;
+    if (!this.ownClock) return;
     const sample = { offset: storeNow - (t0 + t1) / 2, rtt: Math.max(0, t1 - t0) };
     const ring = this.samples;
     if (ring.length < OFFSET_SAMPLES) ring.push(sample);

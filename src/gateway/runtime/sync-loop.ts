@@ -518,7 +518,7 @@ export class SyncLoop {
     }
     part.timedOut = false;
     this.notePart(t1 - t0, keys);
-    this.storeClock.learn(r.value.now, sentNow, t0, t1);
+    this.storeClock.learn(r.value.now, t0, t1);
     const now = this.bookNow();
     const { replies } = r.value;
     const slicer = new Slicer();
