@@ -27,7 +27,7 @@ describe('StoreClock', () => {
     expect(c.offsetErrorMs).toBe(6);
   });
 
-  it('a store on the caller\'s clock (an echo) says nothing of its clock, but the time still never goes below it', () => {
+  it("a store on the caller's clock (an echo) says nothing of its clock, but the time still never goes below it", () => {
     const c = new StoreClock(true);
     c.learn(5_000, 1_000, 1_010);
     expect(c.known).toBe(true);
