@@ -1,32 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { adviceInput } from '../../src/cli/advise-command.js';
-import { buildProgram } from '../../src/cli/program.js';
 import { runSeeds } from '../../src/sim/run.js';
-
-async function runCli(args: string[]): Promise<{ out: string; code: number | undefined }> {
-  let out = '';
-  const write = process.stdout.write.bind(process.stdout);
-  const writeErr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string) => {
-    out += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  // the progress bar is not under test
-  process.stderr.write = (() => true) as typeof process.stderr.write;
-  const prev = process.exitCode;
-  process.exitCode = undefined;
-  try {
-    await buildProgram()
-      .exitOverride()
-      .parseAsync(['node', 'fleetlimit', ...args]);
-  } finally {
-    process.stdout.write = write;
-    process.stderr.write = writeErr;
-  }
-  const code = process.exitCode as number | undefined;
-  process.exitCode = prev;
-  return { out, code };
-}
+import { runFleetlimit as runCli } from '../support/run-cli.js';
 
 const example =
   'advise --gateways 8 --limit 100/1m --attack 1000x --routing uneven --max-over 1.2 --max-rejected 1%';

@@ -1,26 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/program.js';
-
-async function runCli(args: string[]): Promise<{ out: string; code: number | undefined }> {
-  let out = '';
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string) => {
-    out += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  const prev = process.exitCode;
-  process.exitCode = undefined;
-  try {
-    await buildProgram()
-      .exitOverride()
-      .parseAsync(['node', 'fleetlimit', ...args]);
-  } finally {
-    process.stdout.write = write;
-  }
-  const code = process.exitCode as number | undefined;
-  process.exitCode = prev;
-  return { out, code };
-}
+import { runFleetlimit as runCli } from '../support/run-cli.js';
 
 describe('fleetlimit sim', () => {
   it('--json prints the means, every seed and every parameter', async () => {

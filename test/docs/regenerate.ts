@@ -2,12 +2,12 @@
 // the results file it includes. Shared by scripts/docs-examples.mjs (which writes them) and the test.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runFleetlimit } from '../support/run-cli.js';
 import { asBody, type GeneratedBlock, generatedBlocks, includedLines, ROOT } from './doc-blocks.js';
-import { runFleetlimit } from './run-cli.js';
 
 export async function freshBody(block: GeneratedBlock): Promise<string> {
   if (block.kind === 'include') return includedLines(block, readFileSync(join(ROOT, block.file), 'utf8'));
-  const { stdout } = await runFleetlimit(block.args);
+  const { out: stdout } = await runFleetlimit(block.args);
   return asBody(stdout);
 }
 

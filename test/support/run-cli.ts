@@ -1,13 +1,14 @@
 // Runs one `fleetlimit …` command in this process (no child, no build: the CLI from src/) and returns
-// what it printed on stdout. The progress bar on stderr is not part of an example's output.
+// what it printed on stdout and the exit code it set (undefined: none). The progress bar on stderr is
+// not under test.
 import { buildProgram } from '../../src/cli/program.js';
 
-export async function runFleetlimit(args: string[]): Promise<{ stdout: string; exitCode: number }> {
-  let stdout = '';
+export async function runFleetlimit(args: string[]): Promise<{ out: string; code: number | undefined }> {
+  let out = '';
   const write = process.stdout.write.bind(process.stdout);
   const writeErr = process.stderr.write.bind(process.stderr);
   process.stdout.write = ((chunk: string | Uint8Array) => {
-    stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     return true;
   }) as typeof process.stdout.write;
   process.stderr.write = (() => true) as typeof process.stderr.write;
@@ -21,7 +22,7 @@ export async function runFleetlimit(args: string[]): Promise<{ stdout: string; e
     process.stdout.write = write;
     process.stderr.write = writeErr;
   }
-  const exitCode = Number(process.exitCode ?? 0);
+  const code = process.exitCode as number | undefined;
   process.exitCode = prev;
-  return { stdout, exitCode };
+  return { out, code };
 }
