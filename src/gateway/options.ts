@@ -6,8 +6,8 @@ import {
   makePolicy,
   type Policy,
   requireDesign,
-  requirePositiveFinite,
   requirePolicyName,
+  requirePositiveFinite,
   requirePositiveInteger,
 } from '../config.js';
 import { DESIGNS } from '../designs/index.js';
@@ -82,7 +82,9 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
     }
   });
   const design = c.check(() => requireDesign('design', o.design));
-  const name = c.check(() => (o.policyName === undefined ? undefined : requirePolicyName('policyName', o.policyName)));
+  const name = c.check(() =>
+    o.policyName === undefined ? undefined : requirePolicyName('policyName', o.policyName),
+  );
   const policy = c.check(() => makePolicy(o.limit, o.windowMs, o.windowKind ?? 'sliding', name));
   const gateways = c.check(() => requirePositiveInteger('gateways', o.gateways));
   const syncMs = c.check(() => {
