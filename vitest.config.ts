@@ -27,6 +27,7 @@ const LIVE = [
   'test/regressions/policies-same-key-share-one-counter.test.ts',
   'test/regressions/redis-resend-after-noscript-overtaken.test.ts',
   'test/regressions/redis-scripts-not-loaded-before-use.test.ts',
+  'test/regressions/store-refusals-counted-as-timeouts.test.ts',
   'test/regressions/sync-lock-out.redis.test.ts',
 ];
 

@@ -7,20 +7,23 @@ import {
   createAsyncGateway,
 } from './gateway/runtime/async-gateway.js';
 import { TrustedProxies } from './http/client-address.js';
-import type { RateLimitHttpOptions } from './http/core.js';
+import { type LimitedResponseOptions, limitedResponse, type RateLimitHttpOptions } from './http/core.js';
 import { sfString } from './http/headers.js';
 import type { AsyncStore } from './store/contract.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './store/redis/options.js';
 
 /**
  * A gateway's configuration file (JSON): the gateway options at the top level, the Redis store's
- * under "redis" and the HTTP middleware's under "http". Functions (store, clock, random, key, cost,
- * skip) are code, not configuration, so they are not accepted here.
+ * under "redis" and the HTTP middleware's under "http" (with the 429's status and body). Functions
+ * (store, clock, random, key, cost, skip, handler) are code, not configuration, so they are not
+ * accepted here.
  *
  *   { "id": "gw-1", "design": "shared-counter", "limit": 100, "windowMs": 60000, "gateways": 8,
  *     "syncMs": 1000, "failMode": "local", "storeTimeoutMs": 200, "maxKeys": 1000000,
+ *     "policyName": "api",
  *     "redis": { "prefix": "fl:", "mode": "exact" },
- *     "http": { "trustedProxies": ["private"], "policyName": "default", "legacyHeaders": false } }
+ *     "http": { "trustedProxies": ["private"], "legacyHeaders": false,
+ *               "statusCode": 429, "message": { "error": "rate_limited" } } }
  */
 const CODE_FIELDS = ['store', 'clock', 'random'];
 export const GATEWAY_FILE_FIELDS: readonly string[] = ASYNC_GATEWAY_FIELDS.filter(
@@ -42,13 +45,31 @@ export const HTTP_FILE_FIELDS: readonly string[] = [
   'standardHeaders',
   'onInvalidKey',
   'onInvalidCost',
+  'statusCode',
+  'message',
 ];
+
+/** The middleware's options a file cannot hold, and why: refused with that reason. */
+const HTTP_NOT_IN_FILE: Readonly<Record<string, string>> = {
+  key: 'is code (a function of the request): pass it to the middleware',
+  cost: 'is code (a function of the request): pass it to the middleware',
+  skip: 'is code (a function of the request): pass it to the middleware',
+  clock: 'is code (a function): pass it to the middleware',
+  handler:
+    'is code (it takes the limited response over): pass it to the middleware; the file may set statusCode and message',
+  policy:
+    'picks one of a set of named policies (createPolicyGateways), and a configuration file configures one gateway: name its policy with the top-level "policyName"',
+};
 
 /** The middleware's options a file can hold (a fallback function for a bad key or cost is code). */
 export type HttpFileOptions = Pick<
   RateLimitHttpOptions,
   'trustedProxies' | 'policyName' | 'legacyHeaders' | 'standardHeaders'
-> & { onInvalidKey?: 'reject' | 'skip'; onInvalidCost?: 'reject' | 'skip' };
+> &
+  Pick<LimitedResponseOptions<unknown, unknown>, 'statusCode' | 'message'> & {
+    onInvalidKey?: 'reject' | 'skip';
+    onInvalidCost?: 'reject' | 'skip';
+  };
 
 /** A configuration that passed every check: its sections, ready to pass on. */
 export interface LoadedConfig {
@@ -118,7 +139,17 @@ export function loadConfig(raw: unknown): LoadedConfig {
   if (http !== undefined) {
     const h = c.check(() => object('http', http));
     if (h !== undefined) {
-      requireKnownFields('http', h, HTTP_FILE_FIELDS, c);
+      const other: Record<string, unknown> = {};
+      for (const [f, v] of Object.entries(h)) {
+        if (Object.hasOwn(HTTP_NOT_IN_FILE, f))
+          c.errors.push(new ConfigError(`http.${f}`, HTTP_NOT_IN_FILE[f]));
+        else other[f] = v;
+      }
+      requireKnownFields('http', other, HTTP_FILE_FIELDS, c);
+      // as the middleware checks them (limitedResponse), each alone so that both are named
+      for (const f of ['statusCode', 'message'] as const) {
+        if (h[f] !== undefined) c.check(() => within('http', () => limitedResponse({ [f]: h[f] })));
+      }
       if (h.trustedProxies !== undefined) {
         c.check(() => within('http', () => new TrustedProxies(h.trustedProxies as string[])));
       }

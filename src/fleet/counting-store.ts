@@ -26,6 +26,10 @@ export class CountingStore implements AsyncStore {
     return this.inner.clock;
   }
 
+  connected(): boolean {
+    return this.inner.connected?.() !== false;
+  }
+
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {
     this.requestPathCalls++;
     return this.inner.logAdmit(key, policy, now, cost, call);

@@ -124,6 +124,7 @@ process.on('message', async (m: CoordinatorMessage) => {
       forwardErrors: forwardErrors - mark.forwardErrors,
       syncs: s.syncs - m0.syncs,
       syncTimeouts: s.syncTimeouts - m0.syncTimeouts,
+      syncRefusals: s.syncRefusals - m0.syncRefusals,
       syncErrors: s.syncErrors - m0.syncErrors,
       storeCallFailures: s.storeCallFailures - m0.storeCallFailures,
       syncLatencies,

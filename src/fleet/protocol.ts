@@ -55,6 +55,7 @@ export interface GatewayReport {
   forwardErrors: number;
   syncs: number;
   syncTimeouts: number;
+  syncRefusals: number;
   syncErrors: number;
   storeCallFailures: number;
   /** round trip of every answered sync, ms */

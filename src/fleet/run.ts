@@ -90,6 +90,8 @@ export interface LiveFigures {
     latency: LatencySummary;
     syncs: number;
     timeouts: number;
+    /** the store was not reachable (see FailureCause) */
+    refusals: number;
     errors: number;
     /** request-path store calls that failed or timed out */
     storeCallFailures: number;
@@ -367,6 +369,7 @@ export function liveFigures(
       latency: syncLat,
       syncs: sum((g) => g.syncs),
       timeouts: sum((g) => g.syncTimeouts),
+      refusals: sum((g) => g.syncRefusals),
       errors: sum((g) => g.syncErrors),
       storeCallFailures: sum((g) => g.storeCallFailures),
       degradedDecisions: sum((g) => g.degradedAllowed + g.degradedLimited),

@@ -109,7 +109,7 @@ export function formatComparison(r: FleetResult): string {
     `              send lag p50 ${ms(a.lag.p50)}, p99 ${ms(a.lag.p99)}, max ${ms(a.lag.max)}; not sent ${int(a.skipped)}, failed ${int(a.failed)}; ${int(a.connections)} connections`,
     ...latencyLines(l),
     `syncs         ${int(y.syncs)} answered, latency p50 ${ms(y.latency.p50)} / p99 ${ms(y.latency.p99)} / max ${ms(y.latency.max)}; ` +
-      `failed ${int(y.timeouts)} timeouts + ${int(y.errors)} errors; request-path store failures ${int(y.storeCallFailures)}; degraded decisions ${int(y.degradedDecisions)}`,
+      `failed ${int(y.timeouts)} timeouts + ${int(y.refusals)} refused + ${int(y.errors)} errors; request-path store failures ${int(y.storeCallFailures)}; degraded decisions ${int(y.degradedDecisions)}`,
     `forwarding    gateway admission → upstream arrival p50 ${ms(live.forwardDelay.p50)}, p99 ${ms(live.forwardDelay.p99)}, max ${ms(live.forwardDelay.max)}`,
     `upstream log  ${int(live.upstreamLogged)} requests; the gateways admitted ${int(live.gatewaysAdmitted)} (${match}; ${int(live.forwardErrors)} could not be forwarded)`,
     `store clock   each gateway's estimate off by at most ${ms(live.clockErrorMs)} (half its best recent round trip)` +

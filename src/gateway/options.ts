@@ -6,6 +6,7 @@ import {
   makePolicy,
   type Policy,
   requireDesign,
+  requirePolicyName,
   requirePositiveFinite,
   requirePositiveInteger,
 } from '../config.js';
@@ -22,6 +23,13 @@ export interface GatewayOptions {
   windowMs: number;
   /** @default 'sliding' */
   windowKind?: 'sliding' | 'fixed';
+  /**
+   * The policy's name (1 to 64 of A–Z a–z 0–9 _ - . ~): part of its identity in the store, so its
+   * counts are its own even beside another policy with the same limit and window on the same store,
+   * and its name in the RateLimit headers. Gateways of one fleet give the same name (or none). A
+   * set of policies (createPolicyGateways) names each gateway after its policy. @default none
+   */
+  policyName?: string;
   /** K: gateways sharing the limit. */
   gateways: number;
   /** Δ: the sync interval, in milliseconds; 1 <= Δ <= W. */
@@ -53,6 +61,7 @@ export const GATEWAY_OPTION_FIELDS = [
   'limit',
   'windowMs',
   'windowKind',
+  'policyName',
   'gateways',
   'syncMs',
   'leaseTtlMs',
@@ -73,7 +82,10 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
     }
   });
   const design = c.check(() => requireDesign('design', o.design));
-  const policy = c.check(() => makePolicy(o.limit, o.windowMs, o.windowKind ?? 'sliding'));
+  const name = c.check(() =>
+    o.policyName === undefined ? undefined : requirePolicyName('policyName', o.policyName),
+  );
+  const policy = c.check(() => makePolicy(o.limit, o.windowMs, o.windowKind ?? 'sliding', name));
   const gateways = c.check(() => requirePositiveInteger('gateways', o.gateways));
   const syncMs = c.check(() => {
     const d = requirePositiveFinite('syncMs', o.syncMs);

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { ConfigError, ConfigErrors, requirePolicyName } from '../config.js';
-import { withPolicyName } from './named-store.js';
 import {
   type AsyncGateway,
   type AsyncGatewayOptions,
@@ -16,10 +15,10 @@ import {
  * differently (a 1 s window needs a syncMs of at most 1 s, where an hourly one may sync every 5 s).
  */
 export type PolicyOptions = Pick<AsyncGatewayOptions, 'limit' | 'windowMs'> &
-  Partial<Omit<AsyncGatewayOptions, 'id' | 'store' | 'limit' | 'windowMs'>>;
+  Partial<Omit<AsyncGatewayOptions, 'id' | 'store' | 'limit' | 'windowMs' | 'policyName'>>;
 
 export interface PolicyGatewaysOptions
-  extends Omit<AsyncGatewayOptions, 'limit' | 'windowMs' | 'windowKind'> {
+  extends Omit<AsyncGatewayOptions, 'limit' | 'windowMs' | 'windowKind' | 'policyName'> {
   /**
    * The named policies (`{ free: { limit: 10, windowMs: 60_000 }, pro: { limit: 1000, windowMs: 60_000 } }`).
    * A name is 1 to 64 of A–Z a–z 0–9 _ - . ~; it names the policy in the store (its counts are its
@@ -32,8 +31,8 @@ export interface PolicyGatewaysOptions
 
 /**
  * Several named policies on one store: one AsyncGateway per policy, with the id `<id>/<name>` (each
- * its own id, so duplicate-id detection and the store's per-gateway records keep them apart) and the
- * same store connection. Start, stop, sync, stats and metrics cover them all; the HTTP middleware
+ * its own id, so duplicate-id detection and the store's per-gateway records keep them apart), the
+ * `policyName` `<name>` (so each policy's counts are its own) and the same store connection. Start, stop, sync, stats and metrics cover them all; the HTTP middleware
  * picks one per request (`policy` option).
  */
 export class PolicyGateways {
@@ -51,6 +50,9 @@ export class PolicyGateways {
       throw new ConfigError('policies', 'must be an object with at least one named policy');
     }
     const errors: ConfigError[] = [];
+    if ((common as { policyName?: unknown }).policyName !== undefined) {
+      errors.push(new ConfigError('policyName', 'comes from the policy names with a set of policies'));
+    }
     const gateways = new Map<string, AsyncGateway>();
     for (const [name, p] of Object.entries(policies)) {
       try {
@@ -58,13 +60,16 @@ export class PolicyGateways {
         if (p === null || typeof p !== 'object') {
           throw new ConfigError(`policies.${name}`, 'must be an object with limit and windowMs');
         }
+        if ((p as { policyName?: unknown }).policyName !== undefined) {
+          throw new ConfigError(`policies.${name}.policyName`, 'is the policy name itself: leave it out');
+        }
         gateways.set(
           name,
           createAsyncGateway({
             ...common,
             ...p,
             id: `${common.id}/${name}`,
-            store: withPolicyName(common.store, name),
+            policyName: name,
           } as AsyncGatewayOptions),
         );
       } catch (e) {

@@ -18,6 +18,8 @@ export function asAsyncStore(store: AnyStore): AsyncStore {
   // every argument passed on as given, so that an argument the contract gains (ask's seq) is never dropped
   const adapted: AsyncStore = {
     clock: s.clock ?? 'caller',
+    // a store that cannot tell counts as connected: its calls that run out of time are slow ones
+    connected: () => s.connected?.() !== false,
     logAdmit: (...a: Parameters<AsyncStore['logAdmit']>) => settle<LogAdmitReply>(() => s.logAdmit(...a)),
     voidLogAdmits: (...a: Parameters<AsyncStore['voidLogAdmits']>) =>
       settle<void>(() => s.voidLogAdmits(...a)),

@@ -153,6 +153,12 @@ export interface AsyncStore {
    * @default 'caller'
    */
   readonly clock?: 'store' | 'caller';
+  /**
+   * Whether the store's client has a connection to the store now, if it can tell (RedisStore: the
+   * ioredis client is 'ready'). A call that times out while it is false was refused, not slow: it
+   * waited in the client's offline queue for a connection (see failureCause).
+   */
+  connected?(): boolean;
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply>;
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void>;
   sync(req: SyncRequest, now: number): Promise<SyncResult>;

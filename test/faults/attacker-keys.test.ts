@@ -264,7 +264,12 @@ describe('faults: ten million distinct attacker keys', () => {
         }
       } while (cursor !== '0');
       const failedSyncs =
-        stats.syncTimeouts + stats.syncErrors + twinStats.syncTimeouts + twinStats.syncErrors;
+        stats.syncTimeouts +
+        stats.syncRefusals +
+        stats.syncErrors +
+        twinStats.syncTimeouts +
+        twinStats.syncRefusals +
+        twinStats.syncErrors;
       console.log(
         `${sent.toLocaleString('en')} distinct keys (${RATE.toLocaleString('en')} per virtual s, ${((link.t - t0) / 1000).toFixed(1)} virtual s) in ${(elapsed / 1000).toFixed(1)} s through a gateway capped at ${CAP.toLocaleString('en')} keys: ` +
           `held at most ${maxKeysHeld.toLocaleString('en')}, heap ${heap0.toFixed(1)} → peak ${heapPeak.toFixed(1)} MB (+${(heapPeak - heap0).toFixed(1)} MB); ` +

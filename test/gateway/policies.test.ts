@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, type Policy } from '../../src/config.js';
 import { createPolicyGateways, type PolicyGatewaysOptions } from '../../src/gateway/policies.js';
+import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import type { AnyStore } from '../../src/store/async-adapter.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { policyTag } from '../../src/store/policy-tag.js';
@@ -86,6 +87,43 @@ describe.each<[string, () => AnyStore]>([
   });
 });
 
+describe.each<[string, () => AnyStore]>([
+  ['MemoryStore', () => new MemoryStore()],
+  ['RedisStore', () => fx.store({ clock: 'caller' })],
+])('the policyName gateway option on one %s', (_name, makeStore) => {
+  const gateway = (store: AnyStore, id: string, policyName?: string) =>
+    createAsyncGateway({
+      ...common,
+      id,
+      store,
+      limit: 3,
+      windowMs: 60_000,
+      ...(policyName ? { policyName } : {}),
+    });
+
+  it('a gateway with a name and one without are separate counters; two with one name share one', async () => {
+    const store = makeStore();
+    const named = gateway(store, 'a', 'free');
+    const unnamed = gateway(store, 'b');
+    expect(named.options.policy.name).toBe('free');
+    expect(await admitted(() => named.admit('u'), 5)).toBe(3);
+    expect(await admitted(() => unnamed.admit('u'), 5)).toBe(3);
+    // another process of the same fleet, the same name: the same counter, already full
+    expect((await gateway(store, 'c', 'free').admit('u')).allowed).toBe(false);
+    // another name with the same numbers: a counter of its own
+    expect(await admitted(() => gateway(store, 'd', 'pro').admit('u'), 1)).toBe(1);
+  });
+
+  it('a set of policies names each gateway after its policy', () => {
+    const set = createPolicyGateways({
+      ...common,
+      store: makeStore(),
+      policies: { free: { limit: 3, windowMs: 60_000 }, pro: { limit: 30, windowMs: 60_000 } },
+    });
+    expect([...set.gateways.values()].map((g) => g.options.policy.name)).toEqual(['free', 'pro']);
+  });
+});
+
 describe('createPolicyGateways configuration', () => {
   const store = new MemoryStore();
   const make = (o: Partial<PolicyGatewaysOptions>) =>
@@ -105,6 +143,23 @@ describe('createPolicyGateways configuration', () => {
     } catch (e) {
       expect((e as Error).message).toMatch(/policies\.a\.limit[\s\S]*policies\.b\.windowMs/);
     }
+  });
+
+  it("names a gateway's bad policyName", () => {
+    expect(() =>
+      createAsyncGateway({ ...common, store, limit: 1, windowMs: 1000, policyName: 'a b' }),
+    ).toThrow(/^policyName: must be 1 to 64 characters/);
+  });
+
+  it('refuses a policyName beside the policy names', () => {
+    const withName = { ...common, store, policyName: 'x', policies: { free: { limit: 1, windowMs: 1000 } } };
+    expect(() => createPolicyGateways(withName as PolicyGatewaysOptions)).toThrow(
+      /^policyName: comes from the policy names/,
+    );
+    const inPolicy = { free: { limit: 1, windowMs: 1000, policyName: 'x' } };
+    expect(() => make({ policies: inPolicy as PolicyGatewaysOptions['policies'] })).toThrow(
+      /^policies\.free\.policyName:/,
+    );
   });
 
   it('get() of an unknown policy names the known ones', () => {

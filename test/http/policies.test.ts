@@ -4,6 +4,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { createPolicyGateways, type PolicyGateways } from '../../src/gateway/policies.js';
+import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import {
   createRequestDecider,
   expressRateLimit,
@@ -124,5 +125,25 @@ describe('the policy option', () => {
     });
     expect(out.headers['RateLimit-Policy']).toBe('"default";q=2;w=60');
     expect(out.policy).toBeUndefined();
+  });
+
+  it("a single gateway's policyName names it in the headers, unless the middleware's policyName says otherwise", async () => {
+    const gw = createAsyncGateway({
+      id: 'named',
+      design: 'split',
+      limit: 2,
+      windowMs: 60_000,
+      gateways: 1,
+      syncMs: 1_000,
+      policyName: 'free',
+      store: new TestAsyncStore(),
+    });
+    const req = { headers: {}, socket: { remoteAddress: '127.0.0.1' } };
+    const out = await createRequestDecider(gw)(req);
+    expect(out.headers['RateLimit-Policy']).toBe('"free";q=2;w=60');
+    expect(out.headers.RateLimit).toMatch(/^"free";r=1;/);
+    expect(out.policy).toBe('free');
+    const renamed = await createRequestDecider(gw, { policyName: 'api' })(req);
+    expect(renamed.headers['RateLimit-Policy']).toBe('"api";q=2;w=60');
   });
 });

@@ -1,17 +1,23 @@
 // Runs one `fleetlimit …` command in this process (no child, no build: the CLI from src/) and returns
-// what it printed on stdout and the exit code it set (undefined: none). The progress bar on stderr is
-// not under test.
+// what it printed on stdout and on stderr (errors, and the progress bar) and the exit code it set
+// (undefined: none).
 import { buildProgram } from '../../src/cli/program.js';
 
-export async function runFleetlimit(args: string[]): Promise<{ out: string; code: number | undefined }> {
+export async function runFleetlimit(
+  args: string[],
+): Promise<{ out: string; err: string; code: number | undefined }> {
   let out = '';
+  let err = '';
   const write = process.stdout.write.bind(process.stdout);
   const writeErr = process.stderr.write.bind(process.stderr);
   process.stdout.write = ((chunk: string | Uint8Array) => {
     out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     return true;
   }) as typeof process.stdout.write;
-  process.stderr.write = (() => true) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    err += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    return true;
+  }) as typeof process.stderr.write;
   const prev = process.exitCode;
   process.exitCode = undefined;
   try {
@@ -24,5 +30,5 @@ export async function runFleetlimit(args: string[]): Promise<{ out: string; code
   }
   const code = process.exitCode as number | undefined;
   process.exitCode = prev;
-  return { out, code };
+  return { out, err, code };
 }

@@ -11,6 +11,7 @@ import { maxRequestCost, type ResolvedOptions } from '../options.js';
 import { AGAIN, AskCoalescer, type AskWaiter } from './ask-coalescer.js';
 import { type AsyncGatewayOptions, type FailMode, resolveAsyncGatewayOptions } from './async-options.js';
 import { IdClaims } from './duplicate-id.js';
+import type { FailureCause } from './failure-cause.js';
 import { KeyTable } from './key-table.js';
 import { LogVoids } from './log-voids.js';
 import { type MetricsOptions, metricsHandler, registerGatewayMetrics } from './metrics.js';
@@ -35,14 +36,15 @@ export interface SyncErrorEvent {
   seq: number;
   keys: number;
   latencyMs: number;
-  reason: 'timeout' | 'error';
+  /** See FailureCause: the store was slow, unreachable, or answered with an error. */
+  reason: FailureCause;
   error?: unknown;
 }
 
 export interface StoreCallErrorEvent {
   call: 'logAdmit' | 'ask' | 'voidLogAdmits';
   key: string;
-  reason: 'timeout' | 'error';
+  reason: FailureCause;
   error?: unknown;
 }
 
@@ -72,10 +74,13 @@ export interface DecisionCounts {
 export interface RuntimeStats {
   /** Sync requests answered: a sync goes out in parts of `partKeys` keys, each one request. */
   syncs: number;
-  /** Sync requests (parts) that timed out. */
+  /** Sync requests (parts) that failed, by cause (see FailureCause): timed out, refused, answered with an error. */
   syncTimeouts: number;
+  syncRefusals: number;
   syncErrors: number;
+  /** Request-path store calls (logAdmit, ask) that failed, all causes. */
   storeCallFailures: number;
+  storeCallFailuresBy: Record<FailureCause, number>;
   /** Local clock time of the last good store reply; NaN before the first. */
   lastGoodAt: number;
   /** Since the last good store reply, or since the gateway was created if there was none. */
@@ -201,7 +206,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     degradedAllowed: 0,
     degradedLimited: 0,
   };
-  private storeCallFailures = 0;
+  private readonly storeCallFailures: Record<FailureCause, number> = { timeout: 0, refused: 0, error: 0 };
   private keyCapRejections = 0;
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
   private readonly voids: LogVoids;
@@ -407,6 +412,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const r = await withTimeout(
         () => this.store.logAdmit(key, policy, now, cost, call),
         this.storeTimeoutMs,
+        this.store,
       );
       const t1 = this.clock();
       if (!r.ok) {
@@ -466,6 +472,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const r = await withTimeout(
         () => this.store.ask(this.incarnation, key, policy, fleet.leaseTtlMs, ask, now, seq),
         this.storeTimeoutMs,
+        this.store,
       );
       const t1 = this.clock();
       if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
@@ -492,12 +499,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private storeCallFailed(
     call: 'logAdmit' | 'ask',
     key: string,
-    r: { timedOut: boolean; error?: unknown },
+    r: { cause: FailureCause; error?: unknown },
     cost: number,
   ): Decision {
     this.health.failing = true;
-    this.storeCallFailures++;
-    this.emit('storeCallError', { call, key, reason: r.timedOut ? 'timeout' : 'error', error: r.error });
+    this.storeCallFailures[r.cause]++;
+    this.emit('storeCallError', { call, key, reason: r.cause, error: r.error });
     // an ask's request went through its limiter's decide already, which must not count it twice
     return this.degraded(key, this.now(), cost, call === 'ask');
   }
@@ -622,7 +629,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       syncs: this.loop.syncs,
       syncTimeouts: this.loop.syncTimeouts,
       syncErrors: this.loop.syncErrors,
-      storeCallFailures: this.storeCallFailures,
+      syncRefusals: this.loop.syncRefusals,
+      storeCallFailures: sumOf(this.storeCallFailures),
+      storeCallFailuresBy: { ...this.storeCallFailures },
       lastGoodAt: this.health.lastGoodAt,
       lastGoodAgeMs: this.health.ageMs(t),
       unsyncedAdmits: this.limiterUnsynced + this.table.unconfirmedOutageAdmits(),
@@ -682,4 +691,8 @@ export function createAsyncGateway(opts: AsyncGatewayOptions): AsyncGateway {
  */
 function waitsForClock(store: AsyncStore, design: Design): boolean {
   return store.clock === 'store' && design.syncs !== 'never';
+}
+
+function sumOf(byCause: Record<FailureCause, number>): number {
+  return byCause.timeout + byCause.refused + byCause.error;
 }

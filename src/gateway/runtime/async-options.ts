@@ -118,6 +118,7 @@ const ASYNC_GATEWAY_OPTIONS = {
   limit: true,
   windowMs: true,
   windowKind: true,
+  policyName: true,
   gateways: true,
   syncMs: true,
   leaseTtlMs: true,

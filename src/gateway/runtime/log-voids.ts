@@ -1,4 +1,5 @@
 import type { LogVoid } from '../../store/contract.js';
+import type { FailureCause } from './failure-cause.js';
 import type { Settled } from './timeout.js';
 
 /**
@@ -42,13 +43,16 @@ export class LogVoids {
    * The store's answer to the voids `take` gave. Kept for the next round if it did not answer (ahead
    * of any added meanwhile); the failure is returned, with the first void's key.
    */
-  settled(voids: LogVoid[], r: Settled<unknown>): { key: string; timedOut: boolean; error?: unknown } | null {
+  settled(
+    voids: LogVoid[],
+    r: Settled<unknown>,
+  ): { key: string; timedOut: boolean; cause: FailureCause; error?: unknown } | null {
     if (r.ok) {
       this.voided += voids.length;
       return null;
     }
     this.list = voids.concat(this.list);
     if (this.list.length > this.max) this.list.splice(0, this.list.length - this.max);
-    return { key: voids[0].key, timedOut: r.timedOut, error: r.error };
+    return { key: voids[0].key, timedOut: r.timedOut, cause: r.cause, error: r.error };
   }
 }

@@ -1,6 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AsyncGateway } from './async-gateway.js';
+import { FAILURE_CAUSES } from './failure-cause.js';
+
+/** The `reason` label of the failure counters (see FailureCause). */
+const REASONS =
+  'timeout (reachable, but slower than storeTimeoutMs), refused (not reachable: connection refused, closed or not open), error (the store answered with an error)';
 
 /**
  * Prometheus metrics for one or more gateways in one registry, labelled by gateway id. Counters and
@@ -72,25 +77,29 @@ function createCollector(registry: Registry, p: string): Collector {
   });
   new Counter({
     name: `${p}sync_failures_total`,
-    help: 'Syncs that failed, by reason (timeout: slower than storeTimeoutMs; error: the store failed).',
+    help: `Sync requests (parts) that failed, by reason: ${REASONS}.`,
     labelNames: ['gateway', 'reason'],
     registers,
     collect() {
       this.reset();
       each((g, s) => {
         this.inc({ gateway: g.id, reason: 'timeout' }, s.syncTimeouts);
+        this.inc({ gateway: g.id, reason: 'refused' }, s.syncRefusals);
         this.inc({ gateway: g.id, reason: 'error' }, s.syncErrors);
       });
     },
   });
   new Counter({
     name: `${p}store_call_failures_total`,
-    help: 'Request-path store calls (central-log, leases-ask) that failed or timed out.',
-    labelNames: ['gateway'],
+    help: `Request-path store calls (central-log, leases-ask) that failed, by reason: ${REASONS}.`,
+    labelNames: ['gateway', 'reason'],
     registers,
     collect() {
       this.reset();
-      each((g, s) => this.inc({ gateway: g.id }, s.storeCallFailures));
+      each((g, s) => {
+        for (const reason of FAILURE_CAUSES)
+          this.inc({ gateway: g.id, reason }, s.storeCallFailuresBy[reason]);
+      });
     },
   });
   const latency = new Histogram({

@@ -5,6 +5,7 @@ import { Slicer } from '../../util/slicer.js';
 import type { ResolvedOptions } from '../options.js';
 import type { AsyncGatewayEvents } from './async-gateway.js';
 import type { IdClaims } from './duplicate-id.js';
+import type { FailureCause } from './failure-cause.js';
 import { type Fallback, mergeAscending } from './fallback.js';
 import type { KeyTable } from './key-table.js';
 import type { LogVoids } from './log-voids.js';
@@ -58,9 +59,10 @@ export class SyncLoop {
   private partNext = 0;
   private inflight: Promise<boolean> | null = null;
   private timer: Timer | null = null;
-  /** Sync requests (parts) answered, timed out, failed. */
+  /** Sync requests (parts) answered; failed, by cause (see FailureCause). */
   syncs = 0;
   syncTimeouts = 0;
+  syncRefusals = 0;
   syncErrors = 0;
   /**
    * Store time of the first answer of the last round (runSync); NaN if a part of it failed (the cycle
@@ -227,13 +229,14 @@ export class SyncLoop {
     const r = await withTimeout(
       () => this.store.voidLogAdmits(this.incarnation, this.options.policy, voids, this.bookNow()),
       this.storeTimeoutMs,
+      this.store,
     );
     const failed = this.voids.settled(voids, r);
     if (failed === null) return;
     this.events.emit('storeCallError', {
       call: 'voidLogAdmits',
       key: failed.key,
-      reason: failed.timedOut ? 'timeout' : 'error',
+      reason: failed.cause,
       error: failed.error,
     });
   }
@@ -488,25 +491,26 @@ export class SyncLoop {
     const t0 = this.clock();
     const sentNow = this.bookNow();
     this.lastSyncStartAt = sentNow;
-    const r = await withTimeout(() => this.store.sync(req, sentNow), this.storeTimeoutMs);
+    const r = await withTimeout(() => this.store.sync(req, sentNow), this.storeTimeoutMs, this.store);
     const t1 = this.clock();
     const keys = req.entries.length;
-    let failure: { reason: 'timeout' | 'error'; error?: unknown } | null = null;
-    if (!r.ok) failure = { reason: r.timedOut ? 'timeout' : 'error', error: r.error };
+    let failure: { reason: FailureCause; error?: unknown } | null = null;
+    if (!r.ok) failure = { reason: r.cause, error: r.error };
     else if (r.value.replies.length !== keys) {
       const error = new Error(`store answered ${r.value.replies.length} replies to a sync of ${keys} keys`);
       failure = { reason: 'error', error };
     }
     if (failure !== null || !r.ok) {
       // kept: the resend carries this very seq and these entries (see the class comment)
-      part.timedOut = failure?.reason === 'timeout';
+      // the part waited out the whole timeout (refused, too, when its client queued it offline)
+      part.timedOut = !r.ok && r.timedOut;
       this.roundFailed = true;
       this.health.failing = true;
       const reason = failure?.reason ?? 'error';
-      if (reason === 'timeout') {
-        this.syncTimeouts++;
-        this.notePart(this.storeTimeoutMs, keys);
-      } else this.syncErrors++;
+      if (part.timedOut) this.notePart(this.storeTimeoutMs, keys);
+      if (reason === 'timeout') this.syncTimeouts++;
+      else if (reason === 'refused') this.syncRefusals++;
+      else this.syncErrors++;
       this.events.emit('syncError', {
         seq: req.seq,
         keys,

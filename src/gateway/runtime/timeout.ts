@@ -1,24 +1,38 @@
+import { type FailureCause, failureCause } from './failure-cause.js';
+
 /** A store call's outcome as a value: the reply, or why there is none. */
-export type Settled<T> = { ok: true; value: T } | { ok: false; timedOut: boolean; error?: unknown };
+export type Settled<T> =
+  | { ok: true; value: T }
+  | { ok: false; timedOut: boolean; cause: FailureCause; error?: unknown };
 
 /**
  * Races a store call against `ms`. A reply that arrives after the deadline is dropped: by then the
  * caller has already decided without it, and applying it late would mix two views of the store.
  * A call that throws synchronously counts as a failed call, never as an exception of the caller.
+ * `store.connected()` (AsyncStore.connected), if it has one, is read when the deadline
+ * passes: a call that waited on a client with no connection was refused, not slow (see failureCause).
  */
-export function withTimeout<T>(call: () => Promise<T>, ms: number): Promise<Settled<T>> {
+export function withTimeout<T>(
+  call: () => Promise<T>,
+  ms: number,
+  store?: { connected?(): boolean },
+): Promise<Settled<T>> {
+  const failed = (timedOut: boolean, error?: unknown): Settled<T> => {
+    const cause = failureCause({ timedOut, error, connected: timedOut ? store?.connected?.() : undefined });
+    return timedOut ? { ok: false, timedOut, cause } : { ok: false, timedOut, cause, error };
+  };
   let p: Promise<T>;
   try {
     p = call();
   } catch (error) {
-    return Promise.resolve({ ok: false, timedOut: false, error });
+    return Promise.resolve(failed(false, error));
   }
   return new Promise((resolve) => {
     let done = false;
     const timer = setTimeout(() => {
       if (done) return;
       done = true;
-      resolve({ ok: false, timedOut: true });
+      resolve(failed(true));
     }, ms);
     p.then(
       (value) => {
@@ -32,7 +46,7 @@ export function withTimeout<T>(call: () => Promise<T>, ms: number): Promise<Sett
         if (done) return;
         done = true;
         clearTimeout(timer);
-        resolve({ ok: false, timedOut: false, error });
+        resolve(failed(false, error));
       },
     );
   });

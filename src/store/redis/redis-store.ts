@@ -80,6 +80,11 @@ export class RedisStore implements AsyncStore {
     keepLoaded(client, Object.values(this.scripts));
   }
 
+  /** The client has a connection (ioredis 'ready'); while it reconnects, a call waits or fails at once. */
+  connected(): boolean {
+    return this.client.status === 'ready';
+  }
+
   /** The Redis key names holding a user key's records under `policy` (tests, tools). */
   keyNames(key: string, policy: Policy): KeyNames {
     return keyNames(this.options.prefix, key, this.logKind, policy);

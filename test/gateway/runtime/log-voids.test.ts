@@ -20,9 +20,10 @@ describe('LogVoids', () => {
     v.add({ key: 'a', seq: 1, cost: 1 });
     const taken = v.take();
     v.add({ key: 'b', seq: 2, cost: 1 });
-    expect(v.settled(taken, { ok: false, timedOut: true })).toEqual({
+    expect(v.settled(taken, { ok: false, timedOut: true, cause: 'refused' })).toEqual({
       key: 'a',
       timedOut: true,
+      cause: 'refused',
       error: undefined,
     });
     expect(v.voided).toBe(0);
@@ -37,7 +38,7 @@ describe('LogVoids', () => {
     v.add({ key: 'y', seq: 5, cost: 1 });
     const taken = v.take();
     v.add({ key: 'z', seq: 6, cost: 1 });
-    v.settled(taken, { ok: false, timedOut: false, error: new Error('down') });
+    v.settled(taken, { ok: false, timedOut: false, cause: 'error', error: new Error('down') });
     expect(v.take().map((x) => x.seq)).toEqual([5, 6]);
   });
 });
