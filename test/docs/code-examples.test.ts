@@ -61,13 +61,15 @@ function exampleFile(e: Example): string {
   return join(OUT, `${e.id.replace(/[^\w]+/g, '-')}.${e.block.lang}`);
 }
 
-// Appended to each example: it sees the example's top-level bindings (`server`, `gw`) by name.
+// Appended to each example: it sees the example's top-level bindings (`server` or a Fastify `app`, `gw`) by name.
 const DRIVER = `
 // ---- appended by test/docs/code-examples.test.ts ----
 {
   const probe = {};
   // whichever of these the example defines
-  const srv = typeof server === 'undefined' ? undefined : server;
+  // a node:http server, or a Fastify app's
+  const srv =
+    typeof server !== 'undefined' ? server : typeof app !== 'undefined' && app.server ? app.server : undefined;
   const g = typeof gw === 'undefined' ? undefined : gw;
   if (srv !== undefined) {
     if (!srv.listening) await new Promise((r) => srv.once('listening', r));
