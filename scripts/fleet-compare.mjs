@@ -1,4 +1,4 @@
-// npm run fleet:compare — the live fleet against the simulator on the settings the README reports:
+// npm run fleet:compare — the live fleet against the simulator on the settings docs/fleet.md reports:
 // runs them one after another (never in parallel: the machine is the measuring instrument), prints
 // each side-by-side table and writes the summary table to docs/fleet-compare.md.
 // Usage: npm run fleet:compare [-- --only NAME,NAME] [-- --duration 24 (the W = 6 s runs)] [-- --scale 0.6 (every run's duration)]

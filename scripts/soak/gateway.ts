@@ -1,5 +1,5 @@
 /**
- * One soak gateway in its own process: the async runtime over RedisStore with the README's client
+ * One soak gateway in its own process: the async runtime over RedisStore with docs/production.md's client
  * options, behind node:http with the fleetlimit middleware (`GET /k/<key>` is rate-limited on <key>,
  * answers 200 or 429). It measures its own event loop and heap (LoopMonitor) and records the
  * decision-clock instant of every admit, so the coordinator can compare them with the store's count.

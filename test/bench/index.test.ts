@@ -41,7 +41,11 @@ describe('bench/README.md, the index of bench/', () => {
   });
 
   it('and the README and docs name only bench/ and scripts/ paths that exist', () => {
-    const docs = ['README.md', 'bench/README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)];
+    const docs = [
+      'README.md',
+      'bench/README.md',
+      ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).map((f) => `docs/${f}`),
+    ];
     const named = docs
       .filter((f) => f.endsWith('.md'))
       .flatMap((f) => namedPaths(f).map((p) => `${f}: ${p}`));

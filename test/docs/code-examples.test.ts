@@ -2,9 +2,11 @@
 // - ```ts / ```js: type-checked against src/ (tsc, strict, as the project), then run in a child process
 //   (`node --import tsx`) with REDIS_URL set to a private redis-server and PORT=0. A driver appended to
 //   the example makes one request to the server it starts (or one decision on its gateway), then ends
-//   it the example's own way: SIGTERM when the example handles it (its shutdown must end the process),
-//   else process.exit. The import names users write ('fleetlimit', 'fleetlimit/http', …) are pointed
-//   at src/.
+//   it the example's own way: SIGTERM when the example handles it (its shutdown must end the process
+//   within a second of the signal), else process.exit. An example with a shutdown that uses Redis runs
+//   twice more, with its redis-server killed and then paused after the request: the shutdown must end
+//   the process within a second then too (ioredis's quit() waits for a Redis that is not there). The
+//   import names users write ('fleetlimit', 'fleetlimit/http', …) are pointed at src/.
 // - ```json: a gateway configuration, loaded by loadConfig.
 // - ```sh: every `fleetlimit` subcommand and flag, and every `npm run` script, exists.
 // A block preceded by `<!-- example: fragment, REASON -->` is only listed, not run; keep those few.
@@ -16,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { validateConfig } from '../../src/cli/validate-command.js';
 import { loadConfig } from '../../src/config-file.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { type RedisServer, startRedisServer, usingExternalRedis } from '../support/redis-server.js';
 import { type CodeBlock, codeBlocks, docFiles, ROOT } from './doc-blocks.js';
 
 const OUT = join(ROOT, 'test-artifacts', 'docs-examples');
@@ -59,13 +61,15 @@ function exampleFile(e: Example): string {
   return join(OUT, `${e.id.replace(/[^\w]+/g, '-')}.${e.block.lang}`);
 }
 
-// Appended to each example: it sees the example's top-level bindings (`server`, `gw`) by name.
+// Appended to each example: it sees the example's top-level bindings (`server` or a Fastify `app`, `gw`) by name.
 const DRIVER = `
 // ---- appended by test/docs/code-examples.test.ts ----
 {
   const probe = {};
   // whichever of these the example defines
-  const srv = typeof server === 'undefined' ? undefined : server;
+  // a node:http server, or a Fastify app's
+  const srv =
+    typeof server !== 'undefined' ? server : typeof app !== 'undefined' && app.server ? app.server : undefined;
   const g = typeof gw === 'undefined' ? undefined : gw;
   if (srv !== undefined) {
     if (!srv.listening) await new Promise((r) => srv.once('listening', r));
@@ -79,14 +83,26 @@ const DRIVER = `
     probe.allowed = (await g.admitNow('docs-example')).allowed;
   }
   process.stdout.write('PROBE ' + JSON.stringify(probe) + '\\n');
-  if (/process\\.on\\('SIGTERM'/.test(SOURCE)) process.kill(process.pid, 'SIGTERM');
-  else process.exit(0);
+  if (process.env.DOCS_EXAMPLE_STORE_AWAY === '1') {
+    // the test takes the example's redis-server away, then signals; a sync tick then finds it away
+    const go = new Promise((r) => process.once('SIGUSR2', r));
+    process.stdout.write('STORE_AWAY?\\n');
+    await go;
+    await new Promise((r) => setTimeout(r, 1_200));
+  }
+  if (/process\\.on\\('SIGTERM'/.test(SOURCE)) {
+    const t0 = performance.now();
+    process.on('exit', () => process.stdout.write('EXIT_MS ' + Math.round(performance.now() - t0) + '\\n'));
+    process.kill(process.pid, 'SIGTERM');
+  } else process.exit(0);
 }
 `;
 
+/** Runs one example; `onAsk` is called when its driver asks for the store to be taken away. */
 function runExample(
   file: string,
   env: Record<string, string>,
+  onAsk?: () => Promise<void>,
 ): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
@@ -97,6 +113,17 @@ function runExample(
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
+      if (onAsk !== undefined && out.includes('STORE_AWAY?\n')) {
+        const ask = onAsk;
+        onAsk = undefined;
+        ask().then(
+          () => child.kill('SIGUSR2'),
+          (err: Error) => {
+            out += `\n[the test could not take the store away: ${err.message}]`;
+            child.kill('SIGKILL');
+          },
+        );
+      }
     });
     child.stderr.on('data', (d) => {
       out += d;
@@ -111,6 +138,15 @@ function runExample(
       resolve({ code, out });
     });
   });
+}
+
+/** An example that handles SIGTERM ended within a second of it (the child's own measure, printed). */
+function expectQuickExit(e: Example, out: string): void {
+  if (!/process\.on\('SIGTERM'/.test(e.block.code)) return;
+  const ms = /^EXIT_MS (\d+)$/m.exec(out)?.[1];
+  expect(ms, `${e.id}: no exit after SIGTERM:\n${out}`).toBeDefined();
+  process.stdout.write(`${e.id}: exited ${ms} ms after SIGTERM\n`);
+  expect(Number(ms), `${e.id}: the shutdown took ${ms} ms:\n${out}`).toBeLessThan(1_000);
 }
 
 describe('the code examples of README.md and docs/', () => {
@@ -186,7 +222,40 @@ describe('the code examples of README.md and docs/', () => {
         if ('metrics' in probe) expect(probe.metrics).toBe(200);
       }
       if ('allowed' in probe) expect(probe.allowed).toBe(true);
+      expectQuickExit(e, out);
     }, 60_000);
+  }
+
+  // with the store away, the shutdown must not wait for it
+  const withRedisShutdown = runnable.filter(
+    (e) => /process\.on\('SIGTERM'/.test(e.block.code) && /new Redis\(/.test(e.block.code),
+  );
+  for (const e of withRedisShutdown) {
+    for (const away of ['killed', 'paused'] as const) {
+      it.skipIf(usingExternalRedis)(
+        `${e.id}: its shutdown ends the process within a second with Redis ${away}`,
+        async () => {
+          const own = await startRedisServer();
+          try {
+            const file = exampleFile(e).replace(/(\.\w+)$/, `-${away}$1`);
+            const code = pointAtSources(e.block.code, file);
+            writeFileSync(file, `${code}\nconst SOURCE = ${JSON.stringify(e.block.code)};\n${DRIVER}`);
+            const env = { REDIS_URL: own.url, PORT: '0', DOCS_EXAMPLE_STORE_AWAY: '1' };
+            const { code: exit, out } = await runExample(file, env, async () => {
+              if (away === 'killed') await own.kill9();
+              else own.pause();
+            });
+            expect(out, `${e.id} never asked for the store to go away:\n${out}`).toContain('STORE_AWAY?');
+            expect(exit, `${e.id} exited ${exit} with Redis ${away}:\n${out}`).toBe(0);
+            expectQuickExit(e, out);
+          } finally {
+            if (away === 'paused') own.resume();
+            await own.stop();
+          }
+        },
+        60_000,
+      );
+    }
   }
 
   const json = examples.filter((e) => e.block.lang === 'json');
@@ -196,11 +265,11 @@ describe('the code examples of README.md and docs/', () => {
     });
   }
 
-  it("README's `fleetlimit validate` line is what validate says of its config with syncMs 120000", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const quoted = /\(`(fleetlimit: syncMs: [^`]+)`\)/.exec(readme)?.[1];
+  it("docs/production.md's `fleetlimit validate` line is what validate says of its config with syncMs 120000", () => {
+    const page = readFileSync(join(ROOT, 'docs/production.md'), 'utf8');
+    const quoted = /\(`(fleetlimit: syncMs: [^`]+)`\)/.exec(page)?.[1];
     expect(quoted).toBeDefined();
-    const config = JSON.parse(json.find((e) => e.id.startsWith('README.md:'))!.block.code);
+    const config = JSON.parse(json.find((e) => e.id.startsWith('docs/production.md:'))!.block.code);
     let lines: string[] = [];
     try {
       validateConfig({ ...config, syncMs: 120_000 });

@@ -13,12 +13,12 @@ import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
-/** The Markdown files whose examples are checked, relative to the repository. */
+/** The Markdown files whose examples are checked, relative to the repository: docs/ and its folders. */
 export function docFiles(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs'))
+  const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => `docs/${f}`);
+    .map((f) => `docs/${f.replaceAll('\\', '/')}`)
+    .sort();
   return ['README.md', ...docs, 'bench/README.md'];
 }
 

@@ -19,6 +19,18 @@ describe('the generated blocks of README.md and docs/ are up to date', () => {
     expect(all.some(({ block }) => block.kind === 'include')).toBe(true);
   });
 
+  it('docs/benchmarks.md reads the run bench/results/latest.md holds', () => {
+    // the page quotes latest.md's figures in prose: a new run is news, so the page names the run it read
+    const latest = readFileSync(join(ROOT, 'bench/results/latest.md'), 'utf8');
+    const at = /^Produced by `npm run bench` on (\d{4}-\d\d-\d\dT\d\d:\d\d)/m.exec(latest)?.[1];
+    expect(at, 'bench/results/latest.md names no run').toBeDefined();
+    const page = readFileSync(join(ROOT, 'docs/benchmarks.md'), 'utf8');
+    expect(
+      page.includes(`produced ${at}`),
+      `docs/benchmarks.md does not name the run of bench/results/latest.md (${at}): read its figures against that run, then write "produced ${at}"`,
+    ).toBe(true);
+  });
+
   for (const { file, block } of all) {
     const what =
       block.kind === 'output'

@@ -15,7 +15,7 @@ import type { AsyncStore } from '../../src/store/contract.js';
 import { RedisStore } from '../../src/store/redis/index.js';
 
 /**
- * The ioredis options the README recommends for a gateway's connection (see "Client options"):
+ * The ioredis options docs/production.md recommends for a gateway's connection ("Redis client options"):
  * fail fast while disconnected, never resend a command on a new connection, drop a connection that
  * stops answering, reconnect with a capped exponential backoff.
  */
