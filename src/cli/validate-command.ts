@@ -31,7 +31,7 @@ export function addValidateCommand(program: Command): void {
   program
     .command('validate')
     .description(
-      'check a gateway configuration file (JSON; see README: Configuration file); exits 2 naming every bad field',
+      'check a gateway configuration file (JSON; see docs/production.md: Configuration file); exits 2 naming every bad field',
     )
     .argument('<config>', 'path to the JSON file')
     .action((file: string) => {
