@@ -3,24 +3,12 @@
  * reader can go from the verdict to a recommendation for one fleet in one step.
  */
 
+import { limitFlag } from '../../advise/format.js';
 import { erlangB } from '../../sim/erlang.js';
 import type { RunRow } from '../../sim/types.js';
 import { distinct } from '../aggregate.js';
 import { formatNumber } from '../format.js';
 import { FLOOD_TARGET, HONEST_LOAD, HONEST_PP, TRIPS_TARGET } from './scorecard-targets.js';
-
-/** "100/1m", "50/10s", "10/500ms": L/W as `advise --limit` reads it. */
-export function limitFlag(limit: number, windowS: number): string {
-  const w =
-    windowS % 3600 === 0
-      ? `${windowS / 3600}h`
-      : windowS % 60 === 0
-        ? `${windowS / 60}m`
-        : windowS >= 1
-          ? `${windowS}s`
-          : `${+(windowS * 1000).toPrecision(6)}ms`;
-  return `${limit}/${w}`;
-}
 
 /**
  * advise takes an absolute honest rejection; the scorecard's target is relative to the central log's. At 80 %
