@@ -33,7 +33,7 @@ function scorecardMisses(results: StudyResults): Map<string, string[]> {
       design,
       SCORECARD_TARGETS.flatMap((t) => {
         const cell = cells.get(t.title)!;
-        return cell.startsWith('FAIL ') ? [`${t.short} ${cell.slice(5).split(' (')[0]}`] : [];
+        return cell.startsWith('FAIL ') ? [`${t.short} (${cell.slice(5).split(' (')[0]})`] : [];
       }),
     );
   return out;
@@ -61,7 +61,7 @@ describe('the verdict', () => {
       else {
         failing++;
         expect(cell).toBe(
-          `meets ${SCORECARD_TARGETS.length - missed.length} of ${SCORECARD_TARGETS.length}; misses ${missed.join('; ')}`,
+          `meets ${SCORECARD_TARGETS.length - missed.length} of ${SCORECARD_TARGETS.length}; misses ${missed.join(', ')}`,
         );
       }
     }
@@ -84,9 +84,9 @@ describe('the verdict', () => {
       rows: extended.rows.map((r) => (hit(r) ? { ...r, admittedPerWindow: 3 } : r)),
     };
     expect(scorecardMisses(extended).get('adaptive')).toEqual([]);
-    expect(scorecardMisses(changed).get('adaptive')).toEqual(['even floods 3 × L']);
+    expect(scorecardMisses(changed).get('adaptive')).toEqual(['even floods (3 × L)']);
     const v = section(changed, 'verdict');
-    expect(grid(v).get('adaptive')!.get(ONE_S)).toBe('meets 5 of 6; misses even floods 3 × L');
+    expect(grid(v).get('adaptive')!.get(ONE_S)).toBe('meets 5 of 6; misses even floods (3 × L)');
     const before = texts(section(extended, 'verdict')).join('\n');
     const after = texts(v).join('\n');
     expect(before).toContain('Meets every target it was judged on: adaptive at Δ = 1 s and 10 s.');
@@ -113,17 +113,16 @@ describe('the verdict', () => {
     };
     const v = grid(section(results, 'verdict'));
     expect(v.get('shared-counter')!.get('Δ = 1 s')).toBe(
-      `meets 3 of 4; misses even floods ${formatNumber(worstFlood(1))} × L`,
+      `meets 3 of 4; misses even floods (${formatNumber(worstFlood(1))} × L)`,
     );
     expect(v.get('shared-counter')!.get('Δ = 10 s')).toBe(
-      `meets 3 of 4; misses even floods ${formatNumber(worstFlood(10))} × L`,
+      `meets 3 of 4; misses even floods (${formatNumber(worstFlood(10))} × L)`,
     );
     // the fixed-window, aligned-sync variant lets K × L through: counted, it would decide the cell
     expect(worstFlood(1)).toBeLessThan(8);
     const judged = texts(section(results, 'verdict')).find((t) => t.startsWith('Targets judged'));
     expect(judged).toBe(
-      'Targets judged at Δ = 1 s: 4 — even floods, honest rejections, round trips and store operations; ' +
-        'at Δ = 10 s: 4 — even floods, honest rejections, round trips and store operations.',
+      'Targets judged at every Δ: 4 — even floods, honest rejections, round trips and store operations.',
     );
     expect(texts(section(results, 'verdict'))).toContain(
       'No design meets every target at any Δ of this study. Closest, missing one target: central-log at Δ = 1 s ' +

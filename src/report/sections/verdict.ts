@@ -80,7 +80,7 @@ function listed(items: readonly string[]): string {
 }
 
 function misses(v: SettingVerdict): string {
-  return v.missed.map((m) => `${m.target.short} ${m.verdict.value}`).join('; ');
+  return v.missed.map((m) => `${m.target.short} (${m.verdict.value})`).join(', ');
 }
 
 /** The sentences: what meets everything it was judged on, else what comes closest. */
@@ -90,9 +90,14 @@ function verdictText(verdicts: readonly SettingVerdict[], settings: readonly Ver
     const names = SCORECARD_TARGETS.filter((t) => here.some((v) => !v.unjudged.includes(t))).map(
       (t) => t.short,
     );
-    return `at ${deltaLabel(s)}: ${names.length === 0 ? 'none' : `${names.length} — ${listed(names)}`}`;
+    return { s, names: names.length === 0 ? 'none' : `${names.length} — ${listed(names)}` };
   });
-  const lines = [`Targets judged ${judgedOn.join('; ')}.`];
+  const same = judgedOn.every((j) => j.names === judgedOn[0]?.names);
+  const lines = [
+    same && judgedOn.length > 1
+      ? `Targets judged at every Δ: ${judgedOn[0]!.names}.`
+      : `Targets judged ${judgedOn.map((j) => `at ${deltaLabel(j.s)}: ${j.names}`).join('; ')}.`,
+  ];
   const winners = verdicts.filter((v) => v.missed.length === 0);
   if (winners.length > 0) {
     const byDesign = new Map<DesignId, string[]>();
