@@ -139,13 +139,17 @@ export function verdictSection(all: readonly RunRow[]): Section {
           .join(', ')} per ${distinct(judged, 'windowS')
           .map((v) => seconds(v))
           .join(', ')} sliding window)`;
+  const scored = settings.filter((s) => s.source === 'scorecard').map((s) => `Δ = ${seconds(s.syncS)}`);
   const intro: Block = {
     kind: 'text',
     text:
-      `Each design at each Δ of this study${facts}, judged by the scorecard’s rules on the study’s own runs: at Δ = 1 s ` +
-      'on the scorecard’s runs when the extended grid ran (then the scorecard below shows every figure), at the ' +
-      'other Δ on the main grid’s floods and honest clients at 80 %, which cannot judge the picked-gateway floods ' +
-      'or a store delay. A cell counts the targets met and names each one missed with the figure that missed it.',
+      `Each design at each Δ of this study${facts}, judged by the scorecard’s rules on the study’s own runs: ` +
+      (scored.length > 0
+        ? `at ${listed(scored)} on the scorecard’s runs (the scorecard below shows every figure), at the other Δ `
+        : 'at every Δ ') +
+      'on the main grid’s floods spread evenly and honest clients at 80 %, which cannot judge the ' +
+      'picked-gateway floods or a store delay (the extended grid runs those for the scorecard, at Δ = 1 s). A cell ' +
+      'counts the targets met and names each one missed with the figure that missed it.',
   };
   if (verdicts.length === 0)
     return { id, title, blocks: [intro, missing('flood or honest runs to judge the targets on.')] };
