@@ -1,6 +1,7 @@
 import { METRIC_KEYS, VERSION } from '../sim/run.js';
 import { runGrid } from '../sim/study.js';
 import type { RunMetrics } from '../sim/types.js';
+import { diagnose } from './diagnose.js';
 import { reasonSentence } from './format.js';
 import { planRows, planRuns } from './plan.js';
 import { makeRow, RANKING, rankRows } from './rank.js';
@@ -36,6 +37,7 @@ export async function advise(input: AdviceInput, opts: AdviseOptions = {}): Prom
     all,
     recommendation: ranked[0] ?? null,
     reason: reasonSentence(input, ranked, all),
+    diagnosis: diagnose(input, all),
     ranking: RANKING,
     version: VERSION,
   };

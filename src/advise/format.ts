@@ -7,6 +7,19 @@ export function formatSeconds(s: number): string {
   return `${s / 60} min`;
 }
 
+/** "100/1m", "50/10s", "10/500ms": L/W as `advise --limit` reads it. */
+export function limitFlag(limit: number, windowS: number): string {
+  const w =
+    windowS % 3600 === 0
+      ? `${windowS / 3600}h`
+      : windowS % 60 === 0
+        ? `${windowS / 60}m`
+        : windowS >= 1
+          ? `${+windowS.toPrecision(6)}s`
+          : `${+(windowS * 1000).toPrecision(6)}ms`;
+  return `${limit}/${w}`;
+}
+
 /** Three significant figures, with thousands separators above 1,000. */
 export function formatRate(x: number): string {
   if (x === 0) return '0';
@@ -18,7 +31,7 @@ export function formatPct(x: number): string {
   return `${x < 0.1 && x > 0 ? x.toFixed(3) : x.toFixed(2)} %`;
 }
 
-function setting(r: AdviceRow): string {
+export function setting(r: Pick<AdviceRow, 'design' | 'syncS'>): string {
   return r.syncS === null ? `${r.design} (never syncs)` : `${r.design} with Δ = ${formatSeconds(r.syncS)}`;
 }
 
@@ -31,7 +44,11 @@ function ops(r: AdviceRow): string {
 export function reasonSentence(input: AdviceInput, ranked: AdviceRow[], all: AdviceRow[]): string {
   const best = ranked[0];
   if (best !== undefined) {
-    const worst = input.maxWorst === undefined ? '' : `, worst window ${best.worstWindow.toFixed(3)} × L`;
+    const worst =
+      (input.maxWorst === undefined ? '' : `, worst window ${best.worstWindow.toFixed(3)} × L`) +
+      (input.maxRoundTripsPct === undefined
+        ? ''
+        : `, round trips ${formatPct(100 * best.roundTripsPerRequest)} of honest requests`);
     const others = ranked.length - 1;
     const tie =
       ranked[1] !== undefined && Math.abs(ranked[1].storeOpsPerSec - best.storeOpsPerSec) < 1e-9

@@ -26,13 +26,18 @@ const EPS = 1e-9;
 
 /** The flags whose target a row misses (empty: it qualifies). */
 export function missedTargets(
-  input: Pick<AdviceInput, 'maxOver' | 'maxRejectedPct' | 'maxWorst'>,
-  m: { floodMultiple: number; honestRejectedPct: number; worstWindow: number },
+  input: Pick<AdviceInput, 'maxOver' | 'maxRejectedPct' | 'maxWorst' | 'maxRoundTripsPct'>,
+  m: { floodMultiple: number; honestRejectedPct: number; worstWindow: number; roundTripsPerRequest?: number },
 ): string[] {
   const misses: string[] = [];
   if (m.floodMultiple > input.maxOver + EPS) misses.push('--max-over');
   if (m.honestRejectedPct > input.maxRejectedPct + EPS) misses.push('--max-rejected');
   if (input.maxWorst !== undefined && m.worstWindow > input.maxWorst + EPS) misses.push('--max-worst');
+  if (
+    input.maxRoundTripsPct !== undefined &&
+    100 * (m.roundTripsPerRequest ?? 0) > input.maxRoundTripsPct + EPS
+  )
+    misses.push('--max-round-trips');
   return misses;
 }
 
@@ -48,7 +53,7 @@ export function makeRow(
     worstWindow: flood.worstWindow,
     honestRejectedPct: honest.rejectedPct,
   };
-  const misses = missedTargets(input, m);
+  const misses = missedTargets(input, { ...m, roundTripsPerRequest: honest.roundTripsPerRequest });
   const seeds = [...input.seeds];
   return {
     design: planned.design,

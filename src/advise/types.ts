@@ -1,5 +1,6 @@
 import type { DesignId } from '../config.js';
 import type { RunMetrics, RunParams } from '../sim/types.js';
+import type { Finding } from './diagnose.js';
 
 /** What the operator asks: the fleet, the limit, the threat, and what they will tolerate. */
 export interface AdviceInput {
@@ -21,6 +22,8 @@ export interface AdviceInput {
   maxRejectedPct: number;
   /** largest worst window (× L) a row may have; no bound when undefined */
   maxWorst?: number;
+  /** largest share of honest requests that may wait on a store round trip, percent; no bound when undefined */
+  maxRoundTripsPct?: number;
   designs: readonly DesignId[];
   /** Δ values to try, seconds; each must be ≤ W */
   deltasS: readonly number[];
@@ -63,6 +66,8 @@ export interface Advice {
   recommendation: AdviceRow | null;
   /** one sentence: why the recommendation, or why nothing qualifies */
   reason: string;
+  /** when nothing qualifies: why, target by target, and what would (empty otherwise) */
+  diagnosis: Finding[];
   ranking: string;
   version: string;
 }

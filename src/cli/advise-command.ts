@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { advise } from '../advise/advise.js';
+import { explainFinding } from '../advise/explain.js';
 import { COLUMN_NOTES, formatSeconds, formatTable } from '../advise/format.js';
 import { DEFAULT_DELTAS_S, defaultMinutes } from '../advise/plan.js';
 import type { AdviceInput } from '../advise/types.js';
@@ -16,6 +17,7 @@ export interface AdviseFlags {
   maxOver: string;
   maxRejected: string;
   maxWorst?: string;
+  maxRoundTrips?: string;
   designs?: string;
   deltas?: string;
   floodMinutes?: string;
@@ -82,6 +84,10 @@ export function adviceInput(f: AdviseFlags): AdviceInput {
     maxRejectedPct: parsePercent('--max-rejected', f.maxRejected, { min: 0, max: 100 }),
     maxWorst:
       f.maxWorst === undefined ? undefined : parseMultiple('--max-worst', f.maxWorst, { min: 1, max: 1e6 }),
+    maxRoundTripsPct:
+      f.maxRoundTrips === undefined
+        ? undefined
+        : parsePercent('--max-round-trips', f.maxRoundTrips, { min: 0, max: 100 }),
     designs,
     deltasS,
     floodMinutes:
@@ -122,6 +128,10 @@ export function addAdviseCommand(program: Command): void {
       '1%',
     )
     .option('--max-worst <multiple>', 'most admitted in any window under the attack, × L (default: no bound)')
+    .option(
+      '--max-round-trips <pct>',
+      "most of the honest client's requests that may wait on a store round trip, percent (default: no bound)",
+    )
     .option('--designs <list>', `designs to try (default: all of ${DESIGN_IDS.join(', ')})`)
     .option(
       '--deltas <list>',
@@ -147,7 +157,8 @@ export function addAdviseCommand(program: Command): void {
         `K = ${i.gateways} gateways, L = ${i.limit} per ${formatSeconds(i.windowS)} (sliding); attack ${i.attack}× the limit, spread evenly;`,
         `honest client steady at ${+(i.honestLoad * 100).toFixed(4)} % with ${i.routing} routing; ${i.seeds.length} seed(s), ` +
           `${+i.floodMinutes.toFixed(2)} min per attack run, ${+i.honestMinutes.toFixed(2)} min per honest run.`,
-        `Targets: flood ≤ ${i.maxOver} × L, honest rejection ≤ ${i.maxRejectedPct} %${i.maxWorst === undefined ? '' : `, worst window ≤ ${i.maxWorst} × L`}.`,
+        `Targets: flood ≤ ${i.maxOver} × L, honest rejection ≤ ${i.maxRejectedPct} %${i.maxWorst === undefined ? '' : `, worst window ≤ ${i.maxWorst} × L`}` +
+          `${i.maxRoundTripsPct === undefined ? '' : `, round trips ≤ ${i.maxRoundTripsPct} % of honest requests`}.`,
         '',
       ];
       if (advice.ranked.length > 0) {
@@ -162,6 +173,14 @@ export function addAdviseCommand(program: Command): void {
         );
       }
       lines.push(advice.reason);
+      if (advice.diagnosis.length > 0)
+        lines.push(
+          '',
+          'Why, and what would:',
+          ...advice.diagnosis.flatMap((f) =>
+            explainFinding(i, f).map((l, n) => `${n === 0 ? '- ' : '  '}${l}`),
+          ),
+        );
       process.stdout.write(`${lines.join('\n')}\n`);
     });
 }

@@ -12,6 +12,8 @@ export type Block =
   | { kind: 'table'; table: Table }
   /** drawn as charts/<name>.svg for report.md, and by the explorer's Plot code inside report.html */
   | { kind: 'chart'; title: string; chart: ReportChart }
+  /** shell commands to copy, one a line; shown verbatim */
+  | { kind: 'code'; lines: readonly string[] }
   /** a part of the report the study's rows cannot fill, e.g. under a narrowed --only grid */
   | { kind: 'missing'; text: string };
 
@@ -53,10 +55,23 @@ export function toMarkdown(doc: ReportDocument): string {
         case 'missing':
           out.push(`*${escapeMarkdown(b.text)}*`, '');
           break;
+        case 'code':
+          // a fence longer than any run of backticks in the lines, so no line can close it
+          out.push(...fenced(b.lines), '');
+          break;
       }
     }
   }
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+function fenced(lines: readonly string[]): string[] {
+  const longest = Math.max(
+    2,
+    ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((m) => m.length))),
+  );
+  const fence = '`'.repeat(longest + 1);
+  return [`${fence}sh`, ...lines, fence];
 }
 
 const CSS = `
@@ -84,6 +99,7 @@ figure.chart>figcaption{font-weight:600;font-size:.95em;margin:0 0 6px}
 .plot figcaption{font-size:.85em;color:#555;font-style:italic}
 .plot svg{overflow:visible}
 .plot-error{color:#b00020}
+pre{background:#f4f4f2;border:1px solid #e2e2e2;padding:8px 10px;overflow-x:auto;font-size:.88em}
 .missing{color:#7a5a00;background:#fff8e1;border-left:4px solid #e0b000;padding:6px 10px}
 .pass{color:#0a6b2c;font-weight:700}
 .fail{color:#b00020;font-weight:700}
@@ -157,6 +173,9 @@ export function toHtml(doc: ReportDocument, chartScript: string): string {
         }
         case 'missing':
           out.push(`<p class="missing">${escapeXml(b.text)}</p>`);
+          break;
+        case 'code':
+          out.push(`<pre><code>${b.lines.map(escapeXml).join('\n')}</code></pre>`);
           break;
       }
     }

@@ -54,6 +54,12 @@ describe('advise ranking', () => {
     expect(
       missedTargets({ ...t, maxWorst: 2 }, { floodMultiple: 1, honestRejectedPct: 0, worstWindow: 2.01 }),
     ).toEqual(['--max-worst']);
+    // --max-round-trips is a percent of honest requests; roundTripsPerRequest a fraction
+    const trips = { ...t, maxRoundTripsPct: 1 };
+    const m = { floodMultiple: 1, honestRejectedPct: 0, worstWindow: 1 };
+    expect(missedTargets(trips, { ...m, roundTripsPerRequest: 0.01 })).toEqual([]);
+    expect(missedTargets(trips, { ...m, roundTripsPerRequest: 0.0101 })).toEqual(['--max-round-trips']);
+    expect(missedTargets(t, { ...m, roundTripsPerRequest: 1 })).toEqual([]);
   });
 
   it('fewest store ops first, then lowest flood multiple, honest rejection, round trips', () => {

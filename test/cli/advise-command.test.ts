@@ -125,7 +125,83 @@ describe('fleetlimit advise', () => {
     [{ designs: 'leases,magic' }, /--designs: must be one of central-log/],
     [{ seeds: '0' }, /--seeds: must be at least 1/],
     [{ maxWorst: '0.5' }, /--max-worst: must be at least 1/],
+    [{ maxRoundTrips: '101%' }, /--max-round-trips: must be at most 100/],
   ])('%o is refused with an error naming the flag', (bad, msg) => {
     expect(() => adviceInput({ ...flags, ...bad })).toThrow(msg);
+  });
+});
+
+describe('fleetlimit advise when nothing meets the targets', () => {
+  // the issue's case: at L = 10 per minute even the central log loses B(10, 8) = 12.17 % of a client at 80 %
+  const impossible = 'advise --gateways 8 --limit 10/1m --attack 1000x --max-rejected 1%';
+  const quick =
+    '--designs central-log,leases-ask,adaptive --deltas 1s,10s --flood-minutes 5 --honest-minutes 100 --seeds 1';
+
+  it('says why from the Erlang loss, and prints a command that does meet the targets', async () => {
+    const { out, code } = await runCli(`${impossible} ${quick}`.split(' '));
+    expect(code).toBe(1);
+    expect(out).toContain('\nWhy, and what would:\n');
+    expect(out).toMatch(
+      /^- --max-rejected 1% is below the loss of a limit of 10: .* all 10 slots taken 12\.17 % of the time \(Erlang B\(10, 8\)\).* \(the central log rejected \d+\.\d\d % here\)/m,
+    );
+    expect(out).toMatch(
+      /first possible at 70 per 7 min: B\(70, 56\) = 0\.97 % \(60 per 6 min: B\(60, 48\) = 1\.34 %\)/,
+    );
+    const commands = out
+      .split('\n')
+      .filter((l) => l.startsWith('      npx fleetlimit advise '))
+      .map((l) => l.trim());
+    expect(commands).toEqual([
+      'npx fleetlimit advise --gateways 8 --limit 100/10m --attack 1000x --max-over 1.2 --max-rejected 1% --designs central-log,leases-ask,adaptive --deltas 1s,10s',
+      'npx fleetlimit advise --gateways 8 --limit 16/1m --attack 1000x --honest-load 50% --max-over 1.2 --max-rejected 1% --designs central-log,leases-ask,adaptive --deltas 1s,10s',
+    ]);
+    // what it suggests works: the longer window's command finds a setting that meets every target
+    const run = commands[0]!.replace('npx fleetlimit ', '').split(' ');
+    const after = await runCli([
+      ...run,
+      '--flood-minutes',
+      '60',
+      '--honest-minutes',
+      '1000',
+      '--seeds',
+      '1',
+      '--json',
+    ]);
+    expect(after.code).toBeUndefined();
+    expect(JSON.parse(after.out).recommendation).not.toBeNull();
+  });
+
+  it('carries the findings in --json', async () => {
+    const { out } = await runCli(`${impossible} ${quick} --json`.split(' '));
+    const a = JSON.parse(out);
+    expect(a.recommendation).toBeNull();
+    expect(a.diagnosis).toHaveLength(1);
+    expect(a.diagnosis[0]).toMatchObject({ kind: 'loss-floor', flag: '--max-rejected', target: 1 });
+    expect(a.diagnosis[0].longerWindow.meets).toMatchObject({ limit: 70, windowS: 420 });
+  });
+
+  it('runs the commands the study report points to', async () => {
+    const { advisePointer } = await import('../../src/report/sections/advise-pointer.js');
+    const { syntheticResults, SMALL_GRID } = await import('../report/synthetic.js');
+    const pointer = advisePointer(
+      syntheticResults(SMALL_GRID).rows.filter((r) => r.group === 'flood' || r.group === 'honest'),
+    );
+    expect(pointer?.commands.length).toBeGreaterThan(0);
+    for (const c of pointer!.commands) {
+      const args = c.replace('npx fleetlimit ', '').split(' ');
+      const { out, code } = await runCli([
+        ...args,
+        '--designs',
+        'split',
+        '--deltas',
+        '10s',
+        ...short.split(' '),
+        '--json',
+      ]);
+      expect(code === undefined || code === 1).toBe(true);
+      const input = JSON.parse(out).input;
+      expect(input).toMatchObject({ limit: 100, windowS: 60, maxOver: 1.1, maxRoundTripsPct: 1 });
+      expect(input.maxRejectedPct).toBeCloseTo(0.899, 9);
+    }
   });
 });

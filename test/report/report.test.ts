@@ -9,6 +9,7 @@ import { SMALL_EXTENDED_GRID, SMALL_GRID, syntheticResults } from './synthetic.j
 import { HTML_OPTIONS, wellFormedErrors } from './xml-check.js';
 
 const SECTION_IDS = [
+  'verdict',
   'how-to-read',
   'flood-k8',
   'flood-all',

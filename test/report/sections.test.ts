@@ -9,8 +9,9 @@ import { SMALL_EXTENDED_GRID, syntheticResults } from './synthetic.js';
 describe('reportSections', () => {
   it('puts the extended sections in reading order when the extended groups ran', () => {
     expect(reportSections(syntheticResults(SMALL_EXTENDED_GRID)).map((s) => s.id)).toEqual([
-      'how-to-read',
+      'verdict',
       'scorecard',
+      'how-to-read',
       'flood-k8',
       'flood-all',
       'shared-counter-variants',

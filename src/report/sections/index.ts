@@ -18,6 +18,7 @@ import { scorecardSection } from './scorecard.js';
 import { sharedCounterVariantsSection } from './shared-counter-variants.js';
 import { storeDelaySection } from './store-delay.js';
 import { syncLossSection } from './sync-loss.js';
+import { verdictSection } from './verdict.js';
 
 export function reportSections(results: StudyResults): Section[] {
   const rows = results.rows;
@@ -25,9 +26,11 @@ export function reportSections(results: StudyResults): Section[] {
   const extended = rows.some(
     (r) => r.group === 'scorecard' || r.group === 'delay' || r.group === 'hard' || r.group === 'keys',
   );
+  // the report opens with what to do, then the scorecard it is judged by, then how to read the rest
   return [
-    howToReadSection(),
+    verdictSection(rows),
     ...(extended ? [scorecardSection(rows)] : []),
+    howToReadSection(),
     floodAtK8Section(rows),
     floodAllSection(rows),
     sharedCounterVariantsSection(rows),

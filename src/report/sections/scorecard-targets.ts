@@ -1,4 +1,8 @@
-/** The targets a design that beats the seven must meet, each a verdict on the study's rows. */
+/**
+ * The targets a design that beats the seven must meet, each a verdict on a set of the study's runs: the
+ * scorecard's own (Δ = 1 s, the extended grid) or one Δ of the main grid (the report's verdict). One set of
+ * rules serves both, so the verdict and the scorecard cannot disagree.
+ */
 import type { DesignId } from '../../config.js';
 import type { RunRow } from '../../sim/types.js';
 import { distinct, type MetricKey } from '../aggregate.js';
@@ -21,29 +25,80 @@ function cells(rows: readonly RunRow[], key: (r: RunRow) => string, m: MetricKey
 
 export interface Verdict {
   pass: boolean;
-  /** the figure that decided it, in words */
+  /** the figure that decided it, in words: `value` and where it was measured */
   figure: string;
+  /** the figure alone, e.g. "2.45 × L" */
+  value: string;
+}
+
+function verdict(pass: boolean, value: string, where: string): Verdict {
+  return { pass, value, figure: `${value} ${where}` };
+}
+
+/** The runs targets are judged on. */
+export interface TargetRuns {
+  /** floods (spread evenly or, `attack: 'pick'`, sent to one gateway) and honest clients at 80 %, every K */
+  runs: readonly RunRow[];
+  /** the store-delay runs (0, 1 and 10 ms) at K = 8; empty when the study has none at this setting */
+  delay: readonly RunRow[];
 }
 
 export interface ScorecardTarget {
   id: string;
   title: string;
-  verdict: (design: DesignId, rows: readonly RunRow[]) => Verdict | null;
+  /** a few words for the verdict's sentences */
+  short: string;
+  /** null: the runs cannot judge this target (none of the kind it needs) */
+  verdict: (design: DesignId, on: TargetRuns) => Verdict | null;
 }
 
-const FLOOD_TARGET = 1.1;
-const HONEST_PP = 0.5;
-const TRIPS_TARGET = 0.01;
+export const FLOOD_TARGET = 1.1;
+export const HONEST_PP = 0.5;
+/** the honest client's load every honest target is judged at, × L */
+export const HONEST_LOAD = 0.8;
+export const TRIPS_TARGET = 0.01;
 const OPS_TARGET = 2;
 const DELAY_FLOOD = 0.05;
 
-function scoreRows(rows: readonly RunRow[]): RunRow[] {
-  return rows.filter((r) => r.group === 'scorecard');
+/** The scorecard's own runs: the extended grid's, at Δ = 1 s. */
+export function scorecardRuns(all: readonly RunRow[]): TargetRuns {
+  return { runs: all.filter((r) => r.group === 'scorecard'), delay: all.filter((r) => r.group === 'delay') };
+}
+
+/**
+ * The main grid's runs at one Δ in the scorecard's set-up: floods spread evenly (sliding window, each gateway
+ * at its own sync phase) and honest steady and page-load clients at 80 %. No picked-gateway floods and no
+ * store delay: those targets are not judged here.
+ */
+export function gridRunsAt(all: readonly RunRow[], syncS: number): TargetRuns {
+  const runs = all.filter(
+    (r) =>
+      r.syncS === syncS &&
+      ((r.group === 'flood' && r.windowKind === 'sliding' && !r.alignedSyncs) ||
+        (r.group === 'honest' && r.load === HONEST_LOAD)),
+  );
+  return { runs, delay: [] };
+}
+
+/** The Δ values the main grid judged at (those with flood or honest runs), ascending. */
+export function gridDeltas(all: readonly RunRow[]): number[] {
+  return distinct(
+    all.filter((r) => r.group === 'flood' || r.group === 'honest'),
+    'syncS',
+  );
+}
+
+/** Every target's verdict for one design on one set of runs, in SCORECARD_TARGETS order. */
+export function judge(
+  design: DesignId,
+  on: TargetRuns,
+): { target: ScorecardTarget; verdict: Verdict | null }[] {
+  return SCORECARD_TARGETS.map((target) => ({ target, verdict: target.verdict(design, on) }));
 }
 
 function floodVerdict(attack: 'even' | 'pick') {
-  return (design: DesignId, rows: readonly RunRow[]): Verdict | null => {
-    const mine = scoreRows(rows).filter(
+  return (design: DesignId, on: TargetRuns): Verdict | null => {
+    const mine = on.runs.filter(
       (r) => r.design === design && r.traffic === 'flood' && attackOf(r) === attack,
     );
     if (mine.length === 0) return null;
@@ -55,14 +110,16 @@ function floodVerdict(attack: 'even' | 'pick') {
         max = v;
         worst = k;
       }
-    return { pass: max <= FLOOD_TARGET, figure: `${formatNumber(max)} × L (${worst})` };
+    return verdict(max <= FLOOD_TARGET, `${formatNumber(max)} × L`, `(${worst})`);
   };
 }
 
 const honestKey = (r: RunRow) => `K = ${r.gateways}, ${r.traffic} ${r.routing}`;
 
-function honestVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | null {
-  const all = scoreRows(rows).filter((r) => r.traffic === 'steady' || r.traffic === 'pageload');
+function honestVerdict(design: DesignId, on: TargetRuns): Verdict | null {
+  const all = on.runs.filter(
+    (r) => (r.traffic === 'steady' || r.traffic === 'pageload') && r.load === HONEST_LOAD,
+  );
   const mine = all.filter((r) => r.design === design);
   const base = cells(
     all.filter((r) => r.design === 'central-log'),
@@ -83,18 +140,15 @@ function honestVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | nul
     }
     if (d < min) min = d;
   }
-  return {
-    pass: max <= HONEST_PP,
-    figure: `${signed(max)} pp (${worst}); least ${signed(min)} pp`,
-  };
+  return verdict(max <= HONEST_PP, `${signed(max)} pp`, `(${worst}); least ${signed(min)} pp`);
 }
 
 function signed(v: number): string {
   return v >= 0 ? `+${formatNumber(v)}` : `−${formatNumber(-v)}`;
 }
 
-function tripsVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | null {
-  const mine = scoreRows(rows).filter((r) => r.design === design);
+function tripsVerdict(design: DesignId, on: TargetRuns): Verdict | null {
+  const mine = on.runs.filter((r) => r.design === design);
   if (mine.length === 0) return null;
   const c = cells(
     mine,
@@ -109,7 +163,7 @@ function tripsVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | null
       max = v;
       worst = k;
     }
-  return { pass: max <= TRIPS_TARGET, figure: `${formatPercent(100 * max)} of requests (${worst})` };
+  return verdict(max <= TRIPS_TARGET, `${formatPercent(100 * max)} of requests`, `(${worst})`);
 }
 
 const configKeyOf = (r: RunRow) =>
@@ -117,8 +171,8 @@ const configKeyOf = (r: RunRow) =>
     ? `K = ${r.gateways}, flood ${formatNumber(r.load)}× ${attackOf(r)}`
     : `K = ${r.gateways}, ${r.traffic} ${r.routing}`;
 
-function opsVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | null {
-  const sc = scoreRows(rows);
+function opsVerdict(design: DesignId, on: TargetRuns): Verdict | null {
+  const sc = on.runs;
   const mine = cells(
     sc.filter((r) => r.design === design),
     configKeyOf,
@@ -140,11 +194,11 @@ function opsVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | null {
       worst = k;
     }
   }
-  return { pass: max <= OPS_TARGET, figure: `${formatNumber(max)}× shared-counter's (${worst})` };
+  return verdict(max <= OPS_TARGET, `${formatNumber(max)}× shared-counter's`, `(${worst})`);
 }
 
-function delayVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | null {
-  const mine = rows.filter((r) => r.group === 'delay' && r.design === design);
+function delayVerdict(design: DesignId, on: TargetRuns): Verdict | null {
+  const mine = on.delay.filter((r) => r.design === design);
   if (mine.length === 0) return null;
   const at = (ms: number, traffic: string, load: number, m: MetricKey) => {
     const c = mine.filter((r) => delayOf(r) === ms && r.traffic === traffic && r.load === load);
@@ -166,37 +220,48 @@ function delayVerdict(design: DesignId, rows: readonly RunRow[]): Verdict | null
     }
   }
   if (!Number.isFinite(floodUp) && !Number.isFinite(honestUp)) return null;
-  return {
-    pass: floodUp <= DELAY_FLOOD && honestUp <= HONEST_PP,
-    figure: `floods ${signed(100 * floodUp)} %, honest ${signed(honestUp)} pp (worst of 1 and 10 ms vs 0)`,
-  };
+  return verdict(
+    floodUp <= DELAY_FLOOD && honestUp <= HONEST_PP,
+    `floods ${signed(100 * floodUp)} %, honest ${signed(honestUp)} pp`,
+    '(worst of 1 and 10 ms vs 0)',
+  );
 }
 
 export const SCORECARD_TARGETS: readonly ScorecardTarget[] = [
   {
     id: 'floods-even',
     title: `even floods 1.5×–1,000×: admitted per window ≤ ${FLOOD_TARGET} × L`,
+    short: 'even floods',
     verdict: floodVerdict('even'),
   },
   {
     id: 'floods-pick',
     title: `picked-gateway floods 1.5×–1,000×: ≤ ${FLOOD_TARGET} × L`,
+    short: 'picked-gateway floods',
     verdict: floodVerdict('pick'),
   },
   {
     id: 'honest',
-    title: `honest steady and page-load at 80 %, even and uneven: rejections ≤ central-log's + ${HONEST_PP} pp`,
+    title: `honest steady and page-load at ${100 * HONEST_LOAD} %, even and uneven: rejections ≤ central-log's + ${HONEST_PP} pp`,
+    short: 'honest rejections',
     verdict: honestVerdict,
   },
   {
     id: 'round-trips',
-    title: 'round trips on the request path ≤ 1 % of requests',
+    title: `round trips on the request path ≤ ${100 * TRIPS_TARGET} % of requests`,
+    short: 'round trips',
     verdict: tripsVerdict,
   },
-  { id: 'store-ops', title: "store operations per second ≤ 2 × shared-counter's", verdict: opsVerdict },
+  {
+    id: 'store-ops',
+    title: `store operations per second ≤ ${OPS_TARGET} × shared-counter's`,
+    short: 'store operations',
+    verdict: opsVerdict,
+  },
   {
     id: 'delay',
     title: `store delay 1 and 10 ms: admitted under floods ≤ +${100 * DELAY_FLOOD} %, honest ≤ +${HONEST_PP} pp vs no delay`,
+    short: 'store delay',
     verdict: delayVerdict,
   },
 ];

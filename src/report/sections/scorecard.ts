@@ -3,7 +3,7 @@ import type { RunRow } from '../../sim/types.js';
 import type { Block, Section } from '../document.js';
 import type { Table } from '../tables.js';
 import { designsIn, missing, NONE } from './common.js';
-import { SCORECARD_TARGETS } from './scorecard-targets.js';
+import { judge, SCORECARD_TARGETS, scorecardRuns } from './scorecard-targets.js';
 
 export function scorecardSection(all: readonly RunRow[]): Section {
   const id = 'scorecard';
@@ -26,6 +26,7 @@ export function scorecardSection(all: readonly RunRow[]): Section {
   if (sc.length === 0)
     return { id, title, blocks: [intro, missing('the extended grid (study --grid extended).')] };
   const designs = designsIn(sc);
+  const on = scorecardRuns(all);
   let passAll: string[] = [];
   const table: Table = {
     columns: [{ title: 'design' }, ...SCORECARD_TARGETS.map((t) => ({ title: t.title }))],
@@ -33,8 +34,7 @@ export function scorecardSection(all: readonly RunRow[]): Section {
       let every = true;
       const row = [
         d,
-        ...SCORECARD_TARGETS.map((t) => {
-          const v = t.verdict(d, all);
+        ...judge(d, on).map(({ verdict: v }) => {
           if (v === null) {
             every = false;
             return NONE;
