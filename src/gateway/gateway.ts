@@ -62,7 +62,7 @@ export class Gateway {
     const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
     // each shape built whole: adding retryAfterMs afterwards costs a second allocation
     if (allowed) return { allowed, remaining, resetMs };
-    return { allowed, remaining, resetMs, retryAfterMs: this.retryAfter(lim, now) };
+    return { allowed, remaining, resetMs, retryAfterMs: this.retryAfter(lim, now, cost) };
   }
 
   /**
@@ -117,13 +117,21 @@ export class Gateway {
     return lim.onAskReply(reply, now, cost);
   }
 
-  private retryAfter(lim: KeyLimiter, now: number): number {
-    const change = lim.nextChangeAt(now);
-    const nextSync = Number.isNaN(this.lastSyncAt)
-      ? now + this.options.fleet.syncMs
-      : this.lastSyncAt + this.options.fleet.syncMs;
-    // a design that never syncs (central-log, split) learns nothing at one
-    const at = this.design.syncs === 'never' ? change : Math.min(change, nextSync);
+  /**
+   * Until the first instant the key admits this request on what the gateway knows (KeyLimiter.retryAt),
+   * or, when it cannot know, its next sync (central-log: its oldest admit's expiry, when the store's
+   * answer can next change). It used to be the sooner of the next sync and the next expiry, whether or
+   * not either could admit: a client obeying it retried every Δ (regression:
+   * test/regressions/retry-after-is-always-the-sync-interval.test.ts).
+   */
+  private retryAfter(lim: KeyLimiter, now: number, cost: number): number {
+    const { syncMs } = this.options.fleet;
+    const last = this.lastSyncAt;
+    // the caller syncs every Δ (one overdue: taken as a Δ away, as the async runtime does)
+    const nextSync = Number.isNaN(last) || last + syncMs <= now ? now + syncMs : last + syncMs;
+    const never = this.design.syncs === 'never';
+    let at = lim.retryAt(now, cost, never ? Number.POSITIVE_INFINITY : nextSync);
+    if (at === Number.POSITIVE_INFINITY) at = never ? lim.nextChangeAt(now) : nextSync;
     return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(this.options.policy.windowMs);
   }
 

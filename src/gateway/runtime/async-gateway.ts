@@ -309,7 +309,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   /** admitNow's shape: the whole Decision. */
   private readonly asDecision: Shape<Decision> = {
-    local: (lim, allowed, now) => this.fromLimiter(lim, allowed, now),
+    local: (lim, allowed, now, cost) => this.fromLimiter(lim, allowed, now, cost),
     of: (d) => d,
     later: (p) => p,
   };
@@ -343,11 +343,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     if (verdict === ALLOW) {
       if (usesStore) this.limiterUnsynced += cost;
       this.counts.allowed++;
-      return shape.local(lim, true, now);
+      return shape.local(lim, true, now, cost);
     }
     if (verdict === DENY) {
       this.counts.limited++;
-      return shape.local(lim, false, now);
+      return shape.local(lim, false, now, cost);
     }
     return shape.later(this.viaStore(key, lim, now, cost));
   }
@@ -392,7 +392,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       allowed: false,
       remaining: 0,
       resetMs: 0,
-      retryAfterMs: Math.max(1, Math.ceil(this.options.fleet.syncMs)),
+      // a sync confirming some key's admits makes room
+      retryAfterMs: this.untilNextSync(now),
       at: now,
     };
     if (degraded) d.degraded = true;
@@ -422,7 +423,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       // that saw admits over L that the store never counted (regression:
       // test/regressions/central-log-at-is-gateway-clock.test.ts).
       const at = Number.isFinite(r.value.now) ? r.value.now : this.now();
-      return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at), false);
+      return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at, cost), false);
     }
     const asking = this.asks.inFlight(key);
     if (asking === undefined) return this.ask(key, lim, now, cost);
@@ -446,10 +447,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         const v = lim.decideAgain!(now, cost);
         if (v === ALLOW) {
           this.limiterUnsynced += cost;
-          return this.count(this.fromLimiter(lim, true, now), false);
+          return this.count(this.fromLimiter(lim, true, now, cost), false);
         }
         if (v === NEED_STORE && this.clock() - since < this.storeTimeoutMs) return AGAIN;
-        return this.count(this.fromLimiter(lim, false, now), false);
+        return this.count(this.fromLimiter(lim, false, now, cost), false);
       },
     };
   }
@@ -482,7 +483,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const reply = this.storeClock.withLapseMargin(r.value);
       const allowed = lim.onAskReply(reply, at, cost);
       if (allowed) this.limiterUnsynced += cost;
-      return this.count(this.fromLimiter(lim, allowed, at), false);
+      return this.count(this.fromLimiter(lim, allowed, at, cost), false);
     } finally {
       // the waiters run after this request has applied the reply (or failed)
       settle();
@@ -510,7 +511,14 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const { policy, fleet } = this.options;
     if (this.failMode === 'closed') {
       return this.count(
-        { allowed: false, remaining: 0, resetMs: 0, retryAfterMs: fleet.syncMs, degraded: true, at: now },
+        {
+          allowed: false,
+          remaining: 0,
+          resetMs: 0,
+          retryAfterMs: this.untilNextSync(now),
+          degraded: true,
+          at: now,
+        },
         true,
       );
     }
@@ -520,7 +528,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       if (lim === null) return this.noRoom(true, now);
       const allowed = (counted ? lim.decideAgain!(now, cost) : lim.decide(now, cost)) === ALLOW;
       if (allowed) this.limiterUnsynced += cost;
-      return this.count({ ...this.fromLimiter(lim, allowed, now), degraded: true }, true);
+      return this.count({ ...this.fromLimiter(lim, allowed, now, cost), degraded: true }, true);
     }
     const fb = this.table.outageOf(key, now);
     if (fb === null) {
@@ -551,28 +559,48 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       degraded: true,
       at: now,
     };
-    if (!allowed) d.retryAfterMs = Math.max(1, Math.ceil(Math.min(resetMs, fleet.syncMs)));
+    if (!allowed) {
+      // its own outage admits are all it counts by: the instant enough of them age out for this cost
+      // (one costing more than the share waits for the store, back at a sync at the soonest)
+      const at = fb.admitsAt(now, cost, share);
+      d.retryAfterMs = Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : this.untilNextSync(now);
+    }
     return this.count(d, true);
   }
 
-  private fromLimiter(lim: KeyLimiter, allowed: boolean, now: number): Decision {
+  private fromLimiter(lim: KeyLimiter, allowed: boolean, now: number, cost: number): Decision {
     const resetAt = lim.resetAt(now);
     const remaining = lim.remaining(now);
     const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
     // each shape built whole: adding retryAfterMs afterwards costs a second allocation
     if (allowed) return { allowed, remaining, resetMs, at: now };
-    return { allowed, remaining, resetMs, at: now, retryAfterMs: this.retryAfter(lim, now) };
+    return { allowed, remaining, resetMs, at: now, retryAfterMs: this.retryAfter(lim, now, cost) };
   }
 
-  private retryAfter(lim: KeyLimiter, now: number): number {
-    const change = lim.nextChangeAt(now);
-    const { fleet, policy } = this.options;
+  /**
+   * Until the first instant the key admits this request on what the gateway knows (KeyLimiter.retryAt),
+   * or, when it cannot know, its next sync (central-log: its oldest admit's expiry, when the store's
+   * answer can next change); not the sooner of the next sync and the next expiry, which a client obeying
+   * it met every Δ (regression: test/regressions/retry-after-is-always-the-sync-interval.test.ts).
+   */
+  private retryAfter(lim: KeyLimiter, now: number, cost: number): number {
+    const never = this.design.syncs === 'never';
+    const nextSync = this.nextSyncAt(now);
+    let at = lim.retryAt(now, cost, never ? Number.POSITIVE_INFINITY : nextSync);
+    if (at === Number.POSITIVE_INFINITY) at = never ? lim.nextChangeAt(now) : nextSync;
+    return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(this.options.policy.windowMs);
+  }
+
+  /** The next sync's start on decision time: Δ after the last, or Δ from now when that is overdue. */
+  private nextSyncAt(now: number): number {
+    const { syncMs } = this.options.fleet;
     const last = this.loop.lastSyncStartAt;
-    const nextSync =
-      Number.isNaN(last) || last + fleet.syncMs <= now ? now + fleet.syncMs : last + fleet.syncMs;
-    // a design that never syncs (central-log, split) learns nothing at one
-    const at = this.design.syncs === 'never' ? change : Math.min(change, nextSync);
-    return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(policy.windowMs);
+    return Number.isNaN(last) || last + syncMs <= now ? now + syncMs : last + syncMs;
+  }
+
+  /** Until the next sync, the first instant a rejection that waits on the store can change. */
+  private untilNextSync(now: number): number {
+    return Math.max(1, Math.ceil(this.nextSyncAt(now) - now));
   }
 
   private count(d: Decision, degraded: boolean): Decision {
@@ -660,8 +688,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
 /** How admitNow and allowNow hand back one decision (see AsyncGateway's decide). */
 interface Shape<T> {
-  /** Decided by the key's limiter at `now` (already counted). */
-  local(lim: KeyLimiter, allowed: boolean, now: number): T;
+  /** Decided by the key's limiter at `now` (already counted), for a request of `cost`. */
+  local(lim: KeyLimiter, allowed: boolean, now: number, cost: number): T;
   of(d: Decision): T;
   later(p: Promise<Decision>): Promise<T>;
 }
