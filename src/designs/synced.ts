@@ -243,6 +243,8 @@ export abstract class SyncedKey implements KeyLimiter {
       this.admits(k, o, cost, false),
     );
     if (before < Number.POSITIVE_INFINITY || !(syncAt < Number.POSITIVE_INFINITY)) return before;
+    // a key no reply has told the store's count of yet: what the others admitted is unknown
+    if (Number.isNaN(this.lastSyncAt)) return Number.POSITIVE_INFINITY;
     const ts = Math.max(now, syncAt);
     const late = this.lateExpiries();
     const unknown = Math.max(0, this.count - this.expiries.length - late.length);
