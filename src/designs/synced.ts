@@ -7,18 +7,6 @@ import { after, firstAdmitAt, merged } from './retry-walk.js';
 
 const EMPTY: number[] = [];
 
-/** retryAt's last answer and the state it was computed on (see SyncedKey.retryAt). */
-interface RetryCache {
-  cost: number;
-  syncAt: number;
-  syncs: number;
-  pending: AdmitLog;
-  pendingSize: number;
-  inflight: number[];
-  from: number;
-  at: number;
-}
-
 /**
  * The shared-counter family: decide locally from what the store reported at the last sync (aged
  * out as time goes on) plus this gateway's own admits since, weighted by how much of the fleet's
@@ -48,12 +36,22 @@ export abstract class SyncedKey implements KeyLimiter {
    * The pushed arrays themselves, oldest first, dropped once a reply lists all of one (null: none).
    */
   protected late: number[][] | null = null;
-  /** Syncs applied or failed: retryAt's cache is good only within one. */
+  /** Syncs taken, applied or failed: retryAt's answer is good only between two of these. */
   protected syncs = 0;
   /** The last remaining() answer, and whether a slot really freed since (see remaining). */
   protected shown = Number.POSITIVE_INFINITY;
   protected freed = false;
-  private retryCache: RetryCache | null = null;
+  /**
+   * retryAt's last answer (retryAtCached, NaN: none) and what it was computed on: the request's cost,
+   * the next sync, the sync count and the own admits since the last sync. Fields, not an object: a
+   * rejection with headers reads them on every call.
+   */
+  private retryAtCached = Number.NaN;
+  private retryFrom = Number.NaN;
+  private retryCost = Number.NaN;
+  private retrySyncAt = Number.NaN;
+  private retrySyncs = -1;
+  private retryPending = -1;
 
   /**
    * The decision's inputs, kept between calls: `known(now)`, `ownSinceSync(now)` and `weight()` as
@@ -205,30 +203,23 @@ export abstract class SyncedKey implements KeyLimiter {
    * The answer holds until the state changes (an admit, a sync) or its instant comes: kept till then.
    */
   retryAt(now: number, cost: number, syncAt: number): number {
-    const c = this.retryCache;
+    // an admit adds to the pending log; anything else that changes what is known is a sync's
     if (
-      c !== null &&
-      c.cost === cost &&
-      c.syncAt === syncAt &&
-      c.syncs === this.syncs &&
-      c.pending === this.pending &&
-      c.pendingSize === this.pending.size &&
-      c.inflight === this.inflight &&
-      now >= c.from &&
-      now < c.at
+      now < this.retryAtCached &&
+      now >= this.retryFrom &&
+      cost === this.retryCost &&
+      syncAt === this.retrySyncAt &&
+      this.syncs === this.retrySyncs &&
+      this.pending.size === this.retryPending
     )
-      return c.at;
+      return this.retryAtCached;
     const at = this.firstAdmit(now, cost, syncAt);
-    this.retryCache = {
-      cost,
-      syncAt,
-      syncs: this.syncs,
-      pending: this.pending,
-      pendingSize: this.pending.size,
-      inflight: this.inflight,
-      from: now,
-      at,
-    };
+    this.retryAtCached = at;
+    this.retryFrom = now;
+    this.retryCost = cost;
+    this.retrySyncAt = syncAt;
+    this.retrySyncs = this.syncs;
+    this.retryPending = this.pending.size;
     return at;
   }
 
@@ -304,6 +295,7 @@ export abstract class SyncedKey implements KeyLimiter {
     this.inflight = admits;
     this.inflightIdx = 0;
     this.pending = this.pending.recycle();
+    this.syncs++;
     this.stableUntil = Number.NEGATIVE_INFINITY;
     return { key, admits, read: true, release: false, ask: 0 };
   }
