@@ -239,8 +239,16 @@ export abstract class SyncedKey implements KeyLimiter {
     const ts = Math.max(now, syncAt);
     const late = this.lateExpiries();
     const unknown = Math.max(0, this.count - this.expiries.length - late.length);
-    const known = merged(after(listed, ts), after(late, ts), after(own, ts));
-    return firstAdmitAt(ts, Number.POSITIVE_INFINITY, known.length + unknown, known, 0, EMPTY, (k, o) =>
+    // its own admits count at their instants only once a reply lists them: with a horizon shorter
+    // than Δ, one aging out past the next reply's horizon may still be counted when it does
+    const { horizonMs, syncMs } = this.p;
+    const sees = horizonMs >= syncMs ? Number.POSITIVE_INFINITY : ts + horizonMs;
+    const mine = merged(after(late, ts), after(own, ts));
+    let seen = 0;
+    while (seen < mine.length && mine[seen] < sees) seen++;
+    const known = merged(after(listed, ts), mine.slice(0, seen));
+    const k0 = known.length + (mine.length - seen) + unknown;
+    return firstAdmitAt(ts, Number.POSITIVE_INFINITY, k0, known, 0, EMPTY, (k, o) =>
       this.admits(k, o, cost, true),
     );
   }

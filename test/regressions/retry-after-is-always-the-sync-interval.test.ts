@@ -50,6 +50,27 @@ describe('Retry-After is when the key admits again, not the next sync (Gateway)'
     gw.sync(10_400);
     expect(gw.admit('client', 10_500, 2).allowed).toBe(true);
   });
+
+  it('with a horizon shorter than Δ, its own admits are not promised before a reply lists them', () => {
+    const gw = new Gateway(
+      { id: 'g0', design: 'shared-counter', ...opts, horizonMs: 500 },
+      new MemoryStore(),
+    );
+    let nextSync = 250;
+    const at = (t: number): Decision => {
+      while (nextSync <= t) {
+        gw.sync(nextSync);
+        nextSync += opts.syncMs;
+      }
+      return gw.admit('client', t);
+    };
+    for (let t = 0; t < 5_000; t += 500) at(t);
+    // the admit at 0 ages out at 10 s, but the syncs at 9.25 s and 10.25 s list only to 9.75 s and
+    // 10.75 s: at 10 s the gateway still counts it, so it cannot promise 10 s; it answers its next sync
+    expect(at(5_000).retryAfterMs).toBe(250);
+    expect(at(10_000).allowed).toBe(false);
+    expect(at(10_250).allowed).toBe(true);
+  });
 });
 
 describe('Retry-After is when the key admits again, not the next sync (AsyncGateway)', () => {
