@@ -9,6 +9,7 @@ import {
   type ResolvedOptions,
   resolveGatewayOptions,
 } from './options.js';
+import { retryAfterMs } from './retry-after.js';
 
 export interface SyncStats {
   /** Keys exchanged with the store in this sync. */
@@ -117,22 +118,8 @@ export class Gateway {
     return lim.onAskReply(reply, now, cost);
   }
 
-  /**
-   * Until the first instant the key admits this request on what the gateway knows (KeyLimiter.retryAt),
-   * or, when it cannot know, its next sync (central-log: its oldest admit's expiry, when the store's
-   * answer can next change). It used to be the sooner of the next sync and the next expiry, whether or
-   * not either could admit: a client obeying it retried every Δ (regression:
-   * test/regressions/retry-after-is-always-the-sync-interval.test.ts).
-   */
   private retryAfter(lim: KeyLimiter, now: number, cost: number): number {
-    const { syncMs } = this.options.fleet;
-    const last = this.lastSyncAt;
-    // the caller syncs every Δ (one overdue: taken as a Δ away, as the async runtime does)
-    const nextSync = Number.isNaN(last) || last + syncMs <= now ? now + syncMs : last + syncMs;
-    const never = this.design.syncs === 'never';
-    let at = lim.retryAt(now, cost, never ? Number.POSITIVE_INFINITY : nextSync);
-    if (at === Number.POSITIVE_INFINITY) at = never ? lim.nextChangeAt(now) : nextSync;
-    return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(this.options.policy.windowMs);
+    return retryAfterMs(lim, this.design, this.options.fleet, this.lastSyncAt, now, cost);
   }
 
   /** One batched exchange with the store for every key this gateway holds; drops idle keys. */

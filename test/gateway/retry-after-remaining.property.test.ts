@@ -26,6 +26,7 @@ import { DESIGN_IDS, type DesignId, type WindowKind } from '../../src/config.js'
 import { DESIGNS } from '../../src/designs/index.js';
 import type { Decision } from '../../src/gateway/decision.js';
 import { Gateway } from '../../src/gateway/gateway.js';
+import { nextSyncAt } from '../../src/gateway/retry-after.js';
 import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { expiryOf } from '../../src/window/expiry.js';
@@ -38,6 +39,8 @@ interface Case {
   windowMs: number;
   windowKind: WindowKind;
   syncMs: number;
+  /** undefined: the default, min(W, 4Δ). */
+  horizonMs: number | undefined;
   arrivals: { dt: number; g: number; key: number; cost: number }[];
   pick: number;
 }
@@ -50,6 +53,7 @@ const caseArb: fc.Arbitrary<Case> = fc
     windowMs: fc.integer({ min: 200, max: 3_000 }),
     windowKind: fc.constantFrom<WindowKind[]>('sliding', 'fixed'),
     syncFrac: fc.double({ min: 0.05, max: 1, noNaN: true }),
+    horizonFrac: fc.option(fc.double({ min: 0.01, max: 1, noNaN: true })),
     arrivals: fc.array(
       fc.record({
         dt: fc.integer({ min: 0, max: 400 }),
@@ -61,9 +65,10 @@ const caseArb: fc.Arbitrary<Case> = fc
     ),
     pick: fc.nat(),
   })
-  .map(({ syncFrac, ...c }) => ({
+  .map(({ syncFrac, horizonFrac, ...c }) => ({
     ...c,
     syncMs: Math.max(1, Math.round(c.windowMs * syncFrac)),
+    horizonMs: horizonFrac === null ? undefined : Math.max(1, Math.round(c.windowMs * horizonFrac)),
     arrivals: c.arrivals.map((a) => ({ ...a, g: a.g % c.gateways })),
   }));
 
@@ -95,11 +100,9 @@ class Fleet {
       this.asks[Number(gatewayId.slice(1))]++;
       return ask(gatewayId, ...rest);
     };
-    const { design, limit, windowMs, windowKind, gateways, syncMs } = c;
-    this.gws = Array.from(
-      { length: gateways },
-      (_, g) => new Gateway({ id: `g${g}`, design, limit, windowMs, windowKind, gateways, syncMs }, store),
-    );
+    const { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs } = c;
+    const opts = { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs };
+    this.gws = Array.from({ length: gateways }, (_, g) => new Gateway({ id: `g${g}`, ...opts }, store));
     this.nextSync = this.gws.map((_, g) => Math.floor(((g + 0.5) * syncMs) / gateways));
     this.syncTimes = this.gws.map(() => []);
     this.lastReadNo = this.gws.map(() => new Map());
@@ -131,11 +134,10 @@ class Fleet {
     return d;
   }
 
-  /** The instant the gateway takes for its next sync (as Gateway.retryAfter does). */
-  nextSyncOf(g: number, now: number): number {
+  /** g's last sync (NaN: none yet). */
+  lastSyncOf(g: number): number {
     const times = this.syncTimes[g];
-    const last = times.length > 0 ? times[times.length - 1] : Number.NaN;
-    return Number.isNaN(last) || last + this.c.syncMs <= now ? now + this.c.syncMs : last + this.c.syncMs;
+    return times.length > 0 ? times[times.length - 1] : Number.NaN;
   }
 
   /** g's last sync at or before t (−Infinity: none). */
@@ -152,6 +154,14 @@ class Fleet {
       return a.key === key && e > from && e <= to;
     });
   }
+}
+
+/** The `syncAt` the gateway passes to retryAt (as retryAfterMs does), and its next sync. */
+function syncAtOf(c: Case, last: number, now: number): { asked: number; next: number } {
+  const next = nextSyncAt(last, now, c.syncMs);
+  if (DESIGNS[c.design].syncs === 'never') return { asked: Number.POSITIVE_INFINITY, next };
+  const horizonMs = c.horizonMs ?? Math.min(c.windowMs, 4 * c.syncMs);
+  return { asked: Number.isNaN(last) && horizonMs < c.syncMs ? now : next, next };
 }
 
 interface Seen {
@@ -221,12 +231,11 @@ function retryAt(c: Case, upTo: number): void {
   const lim = fleet.gws[g].limiterFor(key);
   if (design.syncs === 'never' && !design.holdsKeys) knowable = cost === 1;
   else if (lim !== undefined) {
-    const syncAt = design.syncs === 'never' ? Number.POSITIVE_INFINITY : fleet.nextSyncOf(g, r);
-    const at = lim.retryAt(r, cost, syncAt);
-    knowable = at < Number.POSITIVE_INFINITY;
+    const syncAt = syncAtOf(c, fleet.lastSyncOf(g), r);
+    knowable = lim.retryAt(r, cost, syncAt.asked) < Number.POSITIVE_INFINITY;
     // when it cannot know, Retry-After is its next sync
     if (!knowable && design.syncs !== 'never')
-      expect(d.retryAfterMs).toBe(Math.max(1, Math.ceil(syncAt - r)));
+      expect(d.retryAfterMs).toBe(Math.max(1, Math.ceil(syncAt.next - r)));
   }
   if (design.syncs !== 'never') {
     // another gateway's admit still counting that no sync of its own had read for the key
@@ -267,7 +276,7 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
     await fc.assert(
       fc.asyncProperty(caseArb, async (c) => {
         vi.useFakeTimers({ now: 0 });
-        const { design, limit, windowMs, windowKind, gateways, syncMs } = c;
+        const { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs } = c;
         const store = new MemoryStore();
         const ask = store.ask.bind(store);
         let asks = 0;
@@ -283,6 +292,7 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
           windowKind,
           gateways,
           syncMs,
+          horizonMs,
           store,
           clock: () => Date.now(),
           random: () => 0.5,
@@ -325,14 +335,10 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
           // property 3 on this rejection: nothing else arrives until the retry
           retried = true;
           const lim = gw.limiterFor(key);
-          const syncAt = (gw as unknown as { nextSyncAt(now: number): number }).nextSyncAt(at);
+          const last = (gw as unknown as { loop: { lastSyncStartAt: number } }).loop.lastSyncStartAt;
           const knowable =
             DESIGNS[design].holdsKeys && lim !== undefined
-              ? lim.retryAt(
-                  at,
-                  a.cost,
-                  DESIGNS[design].syncs === 'never' ? Number.POSITIVE_INFINITY : syncAt,
-                ) < Number.POSITIVE_INFINITY
+              ? lim.retryAt(at, a.cost, syncAtOf(c, last, at).asked) < Number.POSITIVE_INFINITY
               : a.cost === 1;
           await vi.advanceTimersByTimeAsync(d.retryAfterMs ?? 0);
           const retry = await gw.admit(key, a.cost);

@@ -8,6 +8,7 @@ import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limi
 import type { AsyncStore } from '../../store/contract.js';
 import type { Decision } from '../decision.js';
 import { maxRequestCost, type ResolvedOptions } from '../options.js';
+import { nextSyncAt, retryAfterMs } from '../retry-after.js';
 import { AGAIN, AskCoalescer, type AskWaiter } from './ask-coalescer.js';
 import { type AsyncGatewayOptions, type FailMode, resolveAsyncGatewayOptions } from './async-options.js';
 import { IdClaims } from './duplicate-id.js';
@@ -577,30 +578,14 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return { allowed, remaining, resetMs, at: now, retryAfterMs: this.retryAfter(lim, now, cost) };
   }
 
-  /**
-   * Until the first instant the key admits this request on what the gateway knows (KeyLimiter.retryAt),
-   * or, when it cannot know, its next sync (central-log: its oldest admit's expiry, when the store's
-   * answer can next change); not the sooner of the next sync and the next expiry, which a client obeying
-   * it met every Δ (regression: test/regressions/retry-after-is-always-the-sync-interval.test.ts).
-   */
   private retryAfter(lim: KeyLimiter, now: number, cost: number): number {
-    const never = this.design.syncs === 'never';
-    const nextSync = this.nextSyncAt(now);
-    let at = lim.retryAt(now, cost, never ? Number.POSITIVE_INFINITY : nextSync);
-    if (at === Number.POSITIVE_INFINITY) at = never ? lim.nextChangeAt(now) : nextSync;
-    return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(this.options.policy.windowMs);
-  }
-
-  /** The next sync's start on decision time: Δ after the last, or Δ from now when that is overdue. */
-  private nextSyncAt(now: number): number {
-    const { syncMs } = this.options.fleet;
-    const last = this.loop.lastSyncStartAt;
-    return Number.isNaN(last) || last + syncMs <= now ? now + syncMs : last + syncMs;
+    return retryAfterMs(lim, this.design, this.options.fleet, this.loop.lastSyncStartAt, now, cost);
   }
 
   /** Until the next sync, the first instant a rejection that waits on the store can change. */
   private untilNextSync(now: number): number {
-    return Math.max(1, Math.ceil(this.nextSyncAt(now) - now));
+    const at = nextSyncAt(this.loop.lastSyncStartAt, now, this.options.fleet.syncMs);
+    return Math.max(1, Math.ceil(at - now));
   }
 
   private count(d: Decision, degraded: boolean): Decision {
