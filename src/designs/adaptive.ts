@@ -160,6 +160,22 @@ export class AdaptiveKey extends SyncedKey {
     return ALLOW;
   }
 
+  /**
+   * decide's rules without the draw: headroom for `cost` and, while the key is shared, the cap. At a
+   * sync the share is measured anew; it counts as at least 1/K, so the cap used then is one decide
+   * never goes below (the answer may come later than the first admit, never earlier). Whether the
+   * draw admits is not known ahead: a thinned request is told the rules admit now.
+   */
+  protected override admits(k: number, o: number, cost: number, afterSync: boolean): boolean {
+    const limit = this.p.policy.limit;
+    if (limit - k - o < cost) return false;
+    if (ADAPTIVE.capShares > 0 && (afterSync ? this.p.gateways > 1 : this.share < 1)) {
+      const share = afterSync ? 1 / this.p.gateways : Math.max(this.share, 1 / this.p.gateways);
+      if (o + cost > Math.max(1, ADAPTIVE.capShares * share * (limit - k))) return false;
+    }
+    return true;
+  }
+
   override noteRejected(n: number, now: number): void {
     this.noteArrivals(n, now);
   }

@@ -37,6 +37,18 @@ export class CentralLogKey implements KeyLimiter {
     return this.oldestExpiry;
   }
 
+  /**
+   * The gateway knows the store's count and when its oldest admit ages out, nothing of the others:
+   * that instant if one slot freeing is enough for `cost`, else Infinity (the gateway then answers
+   * with that instant all the same, the next at which the store's answer can change).
+   */
+  retryAt(now: number, cost: number, _syncAt: number): number {
+    const limit = this.p.policy.limit;
+    const gone = now >= this.oldestExpiry;
+    if ((gone ? this.count - 1 : this.count) + cost <= limit) return now;
+    return !gone && this.count - 1 + cost <= limit ? this.oldestExpiry : Number.POSITIVE_INFINITY;
+  }
+
   remaining(now: number): number {
     const count = now >= this.oldestExpiry ? this.count - 1 : this.count;
     return Math.max(0, this.p.policy.limit - count);

@@ -30,6 +30,8 @@ export interface FleetParams {
  *   or (leases-ask, an ask for the key already in flight) waits for that call and `decideAgain`s.
  * - `noteRejected(n, now)`: n arrivals were rejected without calling decide (the simulator's skip).
  * - `nextChangeAt(now)`: while decide says DENY, the earliest instant it might not, absent a sync.
+ * - `retryAt(now, cost, syncAt)`: while decide says DENY, the earliest instant it would admit `cost`
+ *   on what this gateway knows (Retry-After).
  * - `syncEntry(key, now)` takes what this key tells the store at a sync (null: nothing), and
  *   `applySync(reply, now)` takes the answer; `syncFailed(now)` puts the taken pushes back.
  */
@@ -48,7 +50,19 @@ export interface KeyLimiter {
   askSize(cost: number): number;
   noteRejected(n: number, now: number): void;
   nextChangeAt(now: number): number;
-  /** Slots still usable now, as this gateway sees it (for the RateLimit header). */
+  /**
+   * The earliest instant >= now at which `decide(·, cost)` would admit, on what this gateway knows, if
+   * nothing else arrives anywhere in the fleet and its next sync lands at `syncAt` (Infinity: a design
+   * that never syncs). Infinity when it cannot know: what it waits for are admits it has no expiry of
+   * (another gateway's, past the store's horizon), or slots only the store can grant. Read, never
+   * written: asking changes no decision. (The simulator's skip reads nextChangeAt, which stays as it is.)
+   */
+  retryAt(now: number, cost: number, syncAt: number): number;
+  /**
+   * Slots still usable now, as this gateway sees it (for the RateLimit header). Between two calls it
+   * rises only if a slot really freed in between: an admit this gateway knows of aged out, a sync
+   * reported a lower count than the gateway knew of, or the store granted slots.
+   */
   remaining(now: number): number;
   /** When the next slot frees up as this gateway sees it (Infinity if it knows of none). */
   resetAt(now: number): number;

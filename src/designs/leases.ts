@@ -129,6 +129,11 @@ export class LeaseKey implements KeyLimiter {
     return Number.POSITIVE_INFINITY;
   }
 
+  /** Slots come only from the store, at a sync (or an ask), and it says nothing of its free slots: Infinity. */
+  retryAt(now: number, cost: number, _syncAt: number): number {
+    return this.slots(now) >= cost ? now : Number.POSITIVE_INFINITY;
+  }
+
   remaining(now: number): number {
     return this.slots(now);
   }

@@ -3,6 +3,9 @@ import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/con
 import { expiryOf } from '../window/expiry.js';
 import { RunLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './key-limiter.js';
+import { firstAdmitAt } from './retry-walk.js';
+
+const NONE: readonly number[] = [];
 
 /**
  * split: no sharing. Each gateway admits while its own count in the window is below L/K, compared
@@ -16,6 +19,12 @@ export class SplitKey implements KeyLimiter {
   private readonly windowKind: WindowKind;
   /** When the oldest own admit stops counting: until then the live count is `own.size` as it stands. */
   private firstExpiry = Number.POSITIVE_INFINITY;
+  /** retryAt's last answer, good while the log is the same (its size and oldest) and its instant has not come. */
+  private retryCost = Number.NaN;
+  private retrySize = -1;
+  private retryFirst = Number.NaN;
+  private retryFrom = Number.NaN;
+  private retryAtCached = Number.NaN;
 
   constructor(p: FleetParams) {
     this.cap = p.policy.limit / p.gateways;
@@ -63,6 +72,37 @@ export class SplitKey implements KeyLimiter {
 
   nextChangeAt(_now: number): number {
     return this.resetAt(_now);
+  }
+
+  /** Every admit is its own: the instant enough of them have aged out for `cost`. Never Infinity (cost <= ceil(L/K)). */
+  retryAt(now: number, cost: number, _syncAt: number): number {
+    const live = this.live(now);
+    if (
+      cost === this.retryCost &&
+      this.own.size === this.retrySize &&
+      this.own.first() === this.retryFirst &&
+      now >= this.retryFrom &&
+      now < this.retryAtCached
+    )
+      return this.retryAtCached;
+    const { windowMs, windowKind } = this;
+    // after live(now) every admit held still counts at now
+    const expiries = this.own.toArray().map((t) => expiryOf(t, windowMs, windowKind));
+    const at = firstAdmitAt(
+      now,
+      Number.POSITIVE_INFINITY,
+      live,
+      expiries,
+      0,
+      NONE,
+      (k) => k + cost - 1 < this.cap,
+    );
+    this.retryCost = cost;
+    this.retrySize = this.own.size;
+    this.retryFirst = this.own.first();
+    this.retryFrom = now;
+    this.retryAtCached = at;
+    return at;
   }
 
   remaining(now: number): number {

@@ -3,6 +3,7 @@ import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/con
 import { expiryOf } from '../window/expiry.js';
 import { AdmitLog, RunLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './key-limiter.js';
+import { after, firstAdmitAt, merged } from './retry-walk.js';
 
 const EMPTY: number[] = [];
 
@@ -29,6 +30,28 @@ export abstract class SyncedKey implements KeyLimiter {
   protected inflight: number[] = EMPTY;
   protected inflightIdx = 0;
   protected lastSyncAt = Number.NaN;
+  /**
+   * Own admits pushed by earlier syncs whose expiry lies past the horizon of the reply that counted
+   * them: the store counts them without telling when they age out, but this gateway knows (Retry-After).
+   * The pushed arrays themselves, oldest first, dropped once a reply lists all of one (null: none).
+   */
+  protected late: number[][] | null = null;
+  /** Syncs taken, applied or failed: retryAt's answer is good only between two of these. */
+  protected syncs = 0;
+  /** The last remaining() answer, and whether a slot really freed since (see remaining). */
+  protected shown = Number.POSITIVE_INFINITY;
+  protected freed = false;
+  /**
+   * retryAt's last answer (retryAtCached, NaN: none) and what it was computed on: the request's cost,
+   * the next sync, the sync count and the own admits since the last sync. Fields, not an object: a
+   * rejection with headers reads them on every call.
+   */
+  private retryAtCached = Number.NaN;
+  private retryFrom = Number.NaN;
+  private retryCost = Number.NaN;
+  private retrySyncAt = Number.NaN;
+  private retrySyncs = -1;
+  private retryPending = -1;
 
   /**
    * The decision's inputs, kept between calls: `known(now)`, `ownSinceSync(now)` and `weight()` as
@@ -62,7 +85,10 @@ export abstract class SyncedKey implements KeyLimiter {
     const ex = this.expiries;
     let i = this.expIdx;
     while (i < ex.length && ex[i] <= now) i++;
-    if (i !== this.expIdx) this.stableUntil = Number.NEGATIVE_INFINITY;
+    if (i !== this.expIdx) {
+      this.stableUntil = Number.NEGATIVE_INFINITY;
+      this.freed = true;
+    }
     this.expIdx = i;
     return this.count - i;
   }
@@ -76,10 +102,12 @@ export abstract class SyncedKey implements KeyLimiter {
 
   private walkOwn(now: number): number {
     const { windowMs, windowKind } = this.p.policy;
+    const wasLive = this.pending.live;
     const live = this.pending.expire(now, windowMs, windowKind);
     const fl = this.inflight;
     let j = this.inflightIdx;
     while (j < fl.length && expiryOf(fl[j], windowMs, windowKind) <= now) j++;
+    if (live !== wasLive || j !== this.inflightIdx) this.freed = true;
     this.inflightIdx = j;
     return live + (fl.length - j);
   }
@@ -96,6 +124,7 @@ export abstract class SyncedKey implements KeyLimiter {
     const ex = this.expiries;
     let i = this.expIdx;
     while (i < ex.length && ex[i] <= now) i++;
+    if (i !== this.expIdx) this.freed = true;
     this.expIdx = i;
     this.knownCached = this.count - i;
     this.ownCached = this.walkOwn(now);
@@ -164,8 +193,101 @@ export abstract class SyncedKey implements KeyLimiter {
     return this.changeCached;
   }
 
+  /**
+   * The earliest instant the key admits `cost` on what this gateway knows (see KeyLimiter.retryAt).
+   * Before the sync at `syncAt` it decides as now, on the store's listed expiries and its own admits
+   * since the last sync (weighted); from that sync on (nothing else arriving) the store counts those
+   * admits once, drops whatever aged out, and this gateway knows when each of its own admits does —
+   * those pushed before, past the horizon, too (`late`). What the store counts past the horizon that
+   * is not its own it has no expiry of: if the answer waits on those, Infinity.
+   * The answer holds until the state changes (an admit, a sync) or its instant comes: kept till then.
+   */
+  retryAt(now: number, cost: number, syncAt: number): number {
+    // an admit adds to the pending log; anything else that changes what is known is a sync's
+    if (
+      now < this.retryAtCached &&
+      now >= this.retryFrom &&
+      cost === this.retryCost &&
+      syncAt === this.retrySyncAt &&
+      this.syncs === this.retrySyncs &&
+      this.pending.size === this.retryPending
+    )
+      return this.retryAtCached;
+    const at = this.firstAdmit(now, cost, syncAt);
+    this.retryAtCached = at;
+    this.retryFrom = now;
+    this.retryCost = cost;
+    this.retrySyncAt = syncAt;
+    this.retrySyncs = this.syncs;
+    this.retryPending = this.pending.size;
+    return at;
+  }
+
+  private firstAdmit(now: number, cost: number, syncAt: number): number {
+    this.settle(now);
+    const { windowMs, windowKind } = this.p.policy;
+    const exp = (t: number) => expiryOf(t, windowMs, windowKind);
+    // after settle every one of these is still counting at now
+    const listed = this.expiries.slice(this.expIdx);
+    const own = merged(this.inflight.slice(this.inflightIdx).map(exp), this.pending.liveToArray().map(exp));
+    const before = firstAdmitAt(now, syncAt, this.knownCached, listed, this.ownCached, own, (k, o) =>
+      this.admits(k, o, cost, false),
+    );
+    if (before < Number.POSITIVE_INFINITY || !(syncAt < Number.POSITIVE_INFINITY)) return before;
+    // a key no reply has told the store's count of yet: what the others admitted is unknown
+    if (Number.isNaN(this.lastSyncAt)) return Number.POSITIVE_INFINITY;
+    const ts = Math.max(now, syncAt);
+    const late = this.lateExpiries();
+    const unknown = Math.max(0, this.count - this.expiries.length - late.length);
+    // its own admits count at their instants only once a reply lists them: with a horizon shorter
+    // than Δ, one aging out past the next reply's horizon may still be counted when it does
+    const { horizonMs, syncMs } = this.p;
+    const sees = horizonMs >= syncMs ? Number.POSITIVE_INFINITY : ts + horizonMs;
+    const mine = merged(after(late, ts), after(own, ts));
+    let seen = 0;
+    while (seen < mine.length && mine[seen] < sees) seen++;
+    const known = merged(after(listed, ts), mine.slice(0, seen));
+    const k0 = known.length + (mine.length - seen) + unknown;
+    return firstAdmitAt(ts, Number.POSITIVE_INFINITY, k0, known, 0, EMPTY, (k, o) =>
+      this.admits(k, o, cost, true),
+    );
+  }
+
+  /**
+   * Whether decide admits `cost` with k of the store's admits and o own admits since the last sync
+   * still counting; `afterSync`: at a sync with nothing else arriving (o = 0).
+   */
+  protected admits(k: number, o: number, cost: number, _afterSync: boolean): boolean {
+    return k + this.weightCached * o + cost - 1 < this.limit;
+  }
+
+  /** Expiries of `late` admits the store counts without listing them (at or past the horizon), ascending. */
+  private lateExpiries(): number[] {
+    const late = this.late;
+    if (late === null) return EMPTY;
+    const { windowMs, windowKind } = this.p.policy;
+    const out: number[] = [];
+    for (const chunk of late) {
+      for (const t of chunk) {
+        const e = expiryOf(t, windowMs, windowKind);
+        if (e >= this.horizon) out.push(e);
+      }
+    }
+    return out.sort((a, b) => a - b);
+  }
+
+  /**
+   * The estimate's headroom, never shown rising unless a slot really freed since the last answer: an
+   * admit this gateway knows of aged out, or a sync reported fewer than it knew of. A sync that only
+   * swaps weighted own admits for the store's count (assume-others, track-share) frees none: it used
+   * to show a rise (9, 9, 7, 6, 4, 5…; regression: test/regressions/remaining-rises-without-a-freed-slot.test.ts).
+   */
   remaining(now: number): number {
-    return Math.max(0, Math.floor(this.limit - this.estimate(now)));
+    const r = Math.max(0, Math.floor(this.limit - this.estimate(now)));
+    if (r > this.shown && !this.freed) return this.shown;
+    this.shown = r;
+    this.freed = false;
+    return r;
   }
 
   resetAt(now: number): number {
@@ -181,12 +303,17 @@ export abstract class SyncedKey implements KeyLimiter {
     this.inflight = admits;
     this.inflightIdx = 0;
     this.pending = this.pending.recycle();
+    this.syncs++;
     this.stableUntil = Number.NEGATIVE_INFINITY;
     return { key, admits, read: true, release: false, ask: 0 };
   }
 
   applySync(reply: SyncReply, now: number): void {
     this.beforeApply(reply, now);
+    // fewer than the admits it knew of still counting: some it had no expiry of aged out
+    if (reply.count < this.known(now) + this.liveInflight(now)) this.freed = true;
+    this.keepLate(this.inflight, reply.horizon);
+    this.syncs++;
     this.count = reply.count;
     this.expiries = reply.expiries;
     this.expIdx = 0;
@@ -197,10 +324,36 @@ export abstract class SyncedKey implements KeyLimiter {
     this.stableUntil = Number.NEGATIVE_INFINITY;
   }
 
+  private liveInflight(now: number): number {
+    const { windowMs, windowKind } = this.p.policy;
+    const fl = this.inflight;
+    let j = this.inflightIdx;
+    while (j < fl.length && expiryOf(fl[j], windowMs, windowKind) <= now) j++;
+    return fl.length - j;
+  }
+
+  /** Keeps the pushed admits a reply counted past its horizon; drops those it lists now (see `late`). */
+  private keepLate(pushed: number[], horizon: number): void {
+    const { windowMs, windowKind } = this.p.policy;
+    let late = this.late;
+    if (late !== null) {
+      let n = 0;
+      while (n < late.length && expiryOf(late[n][late[n].length - 1], windowMs, windowKind) < horizon) n++;
+      if (n === late.length) late = null;
+      else if (n > 0) late.splice(0, n);
+    }
+    if (pushed.length > 0 && expiryOf(pushed[pushed.length - 1], windowMs, windowKind) >= horizon) {
+      if (late === null) late = [pushed];
+      else late.push(pushed);
+    }
+    this.late = late;
+  }
+
   /** Hook for designs that learn from the reply (track-share). */
   protected beforeApply(_reply: SyncReply, _now: number): void {}
 
   syncFailed(_now: number): void {
+    this.syncs++;
     if (this.inflight.length > 0) this.pending = this.pending.prefixed(this.inflight, this.inflightIdx);
     this.inflight = EMPTY;
     this.inflightIdx = 0;

@@ -9,6 +9,7 @@ import {
   type ResolvedOptions,
   resolveGatewayOptions,
 } from './options.js';
+import { retryAfterMs } from './retry-after.js';
 
 export interface SyncStats {
   /** Keys exchanged with the store in this sync. */
@@ -62,7 +63,7 @@ export class Gateway {
     const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
     // each shape built whole: adding retryAfterMs afterwards costs a second allocation
     if (allowed) return { allowed, remaining, resetMs };
-    return { allowed, remaining, resetMs, retryAfterMs: this.retryAfter(lim, now) };
+    return { allowed, remaining, resetMs, retryAfterMs: this.retryAfter(lim, now, cost) };
   }
 
   /**
@@ -117,14 +118,8 @@ export class Gateway {
     return lim.onAskReply(reply, now, cost);
   }
 
-  private retryAfter(lim: KeyLimiter, now: number): number {
-    const change = lim.nextChangeAt(now);
-    const nextSync = Number.isNaN(this.lastSyncAt)
-      ? now + this.options.fleet.syncMs
-      : this.lastSyncAt + this.options.fleet.syncMs;
-    // a design that never syncs (central-log, split) learns nothing at one
-    const at = this.design.syncs === 'never' ? change : Math.min(change, nextSync);
-    return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(this.options.policy.windowMs);
+  private retryAfter(lim: KeyLimiter, now: number, cost: number): number {
+    return retryAfterMs(lim, this.design, this.options.fleet, this.lastSyncAt, now, cost);
   }
 
   /** One batched exchange with the store for every key this gateway holds; drops idle keys. */

@@ -145,9 +145,20 @@ class Side {
   }
 }
 
+/**
+ * remaining(now), read as the gateway reads it; for the synced family the estimate's headroom behind
+ * it (the references predate remaining's hold on rises, which remaining-monotone tests check).
+ */
+function headroom(l: KeyLimiter, now: number, limit: number): number {
+  const shown = l.remaining(now);
+  const estimate = (l as { estimate?: (now: number) => number }).estimate;
+  if (estimate === undefined) return shown;
+  return Math.max(0, Math.floor(limit - estimate.call(l, now)));
+}
+
 /** Everything observable about a limiter at `now`, read in the order the gateway reads it. */
-function observe(l: KeyLimiter, now: number): unknown[] {
-  const out: unknown[] = [l.remaining(now), l.resetAt(now), l.nextChangeAt(now), l.unsyncedAdmits()];
+function observe(l: KeyLimiter, now: number, limit: number): unknown[] {
+  const out: unknown[] = [headroom(l, now, limit), l.resetAt(now), l.nextChangeAt(now), l.unsyncedAdmits()];
   if (l instanceof LeaseKey || l instanceof RefLease) out.push(l.slots(now), l.lastReturned);
   const share = (l as { measuredShare?: number }).measuredShare;
   if (share !== undefined) out.push(share);
@@ -209,7 +220,7 @@ function step(side: Side, o: Op, now: number, key: string): unknown[] {
     if (side.late[o.g] === null && l.isIdle(now)) side.lims[o.g] = null;
   }
   const cur = side.lims[o.g];
-  if (cur !== null) out.push(...observe(cur, now));
+  if (cur !== null) out.push(...observe(cur, now, p.policy.limit));
   return out;
 }
 

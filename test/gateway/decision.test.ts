@@ -43,8 +43,9 @@ describe('decisions are values with remaining, reset and retry-after', () => {
     expect(b.admit('k', 20)).toMatchObject({ allowed: true, remaining: 0 });
     const d = b.admit('k', 30);
     expect(d.allowed).toBe(false);
-    // the next change b knows of: its next sync at 110 (before the first expiry at 1000)
-    expect(d.retryAfterMs).toBe(80);
+    // the first instant b knows it admits: its own admit at 2 ages out at 1002 (a's at 0 and 1 age
+    // out past the reply's horizon, at instants b was not told; its next sync, at 110, frees nothing)
+    expect(d.retryAfterMs).toBe(972);
   });
 
   it('every design answers with the same shape: the same keys, of the same types, per outcome', () => {

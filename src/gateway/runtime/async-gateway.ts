@@ -8,6 +8,7 @@ import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limi
 import type { AsyncStore } from '../../store/contract.js';
 import type { Decision } from '../decision.js';
 import { maxRequestCost, type ResolvedOptions } from '../options.js';
+import { nextSyncAt, retryAfterMs } from '../retry-after.js';
 import { AGAIN, AskCoalescer, type AskWaiter } from './ask-coalescer.js';
 import { type AsyncGatewayOptions, type FailMode, resolveAsyncGatewayOptions } from './async-options.js';
 import { IdClaims } from './duplicate-id.js';
@@ -314,7 +315,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   /** admitNow's shape: the whole Decision. */
   private readonly asDecision: Shape<Decision> = {
-    local: (lim, allowed, now) => this.fromLimiter(lim, allowed, now),
+    local: (lim, allowed, now, cost) => this.fromLimiter(lim, allowed, now, cost),
     of: (d) => d,
     later: (p) => p,
   };
@@ -348,11 +349,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     if (verdict === ALLOW) {
       if (usesStore) this.limiterUnsynced += cost;
       this.counts.allowed++;
-      return shape.local(lim, true, now);
+      return shape.local(lim, true, now, cost);
     }
     if (verdict === DENY) {
       this.counts.limited++;
-      return shape.local(lim, false, now);
+      return shape.local(lim, false, now, cost);
     }
     return shape.later(this.viaStore(key, lim, now, cost));
   }
@@ -397,7 +398,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       allowed: false,
       remaining: 0,
       resetMs: 0,
-      retryAfterMs: Math.max(1, Math.ceil(this.options.fleet.syncMs)),
+      // a sync confirming some key's admits makes room
+      retryAfterMs: this.untilNextSync(now),
       at: now,
     };
     if (degraded) d.degraded = true;
@@ -428,7 +430,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       // that saw admits over L that the store never counted (regression:
       // test/regressions/central-log-at-is-gateway-clock.test.ts).
       const at = Number.isFinite(r.value.now) ? r.value.now : this.now();
-      return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at), false);
+      return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at, cost), false);
     }
     const asking = this.asks.inFlight(key);
     if (asking === undefined) return this.ask(key, lim, now, cost);
@@ -452,10 +454,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         const v = lim.decideAgain!(now, cost);
         if (v === ALLOW) {
           this.limiterUnsynced += cost;
-          return this.count(this.fromLimiter(lim, true, now), false);
+          return this.count(this.fromLimiter(lim, true, now, cost), false);
         }
         if (v === NEED_STORE && this.clock() - since < this.storeTimeoutMs) return AGAIN;
-        return this.count(this.fromLimiter(lim, false, now), false);
+        return this.count(this.fromLimiter(lim, false, now, cost), false);
       },
     };
   }
@@ -489,7 +491,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const reply = this.storeClock.withLapseMargin(r.value);
       const allowed = lim.onAskReply(reply, at, cost);
       if (allowed) this.limiterUnsynced += cost;
-      return this.count(this.fromLimiter(lim, allowed, at), false);
+      return this.count(this.fromLimiter(lim, allowed, at, cost), false);
     } finally {
       // the waiters run after this request has applied the reply (or failed)
       settle();
@@ -517,7 +519,14 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const { policy, fleet } = this.options;
     if (this.failMode === 'closed') {
       return this.count(
-        { allowed: false, remaining: 0, resetMs: 0, retryAfterMs: fleet.syncMs, degraded: true, at: now },
+        {
+          allowed: false,
+          remaining: 0,
+          resetMs: 0,
+          retryAfterMs: this.untilNextSync(now),
+          degraded: true,
+          at: now,
+        },
         true,
       );
     }
@@ -527,7 +536,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       if (lim === null) return this.noRoom(true, now);
       const allowed = (counted ? lim.decideAgain!(now, cost) : lim.decide(now, cost)) === ALLOW;
       if (allowed) this.limiterUnsynced += cost;
-      return this.count({ ...this.fromLimiter(lim, allowed, now), degraded: true }, true);
+      return this.count({ ...this.fromLimiter(lim, allowed, now, cost), degraded: true }, true);
     }
     const fb = this.table.outageOf(key, now);
     if (fb === null) {
@@ -558,28 +567,32 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       degraded: true,
       at: now,
     };
-    if (!allowed) d.retryAfterMs = Math.max(1, Math.ceil(Math.min(resetMs, fleet.syncMs)));
+    if (!allowed) {
+      // its own outage admits are all it counts by: the instant enough of them age out for this cost
+      // (one costing more than the share waits for the store, back at a sync at the soonest)
+      const at = fb.admitsAt(now, cost, share);
+      d.retryAfterMs = Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : this.untilNextSync(now);
+    }
     return this.count(d, true);
   }
 
-  private fromLimiter(lim: KeyLimiter, allowed: boolean, now: number): Decision {
+  private fromLimiter(lim: KeyLimiter, allowed: boolean, now: number, cost: number): Decision {
     const resetAt = lim.resetAt(now);
     const remaining = lim.remaining(now);
     const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
     // each shape built whole: adding retryAfterMs afterwards costs a second allocation
     if (allowed) return { allowed, remaining, resetMs, at: now };
-    return { allowed, remaining, resetMs, at: now, retryAfterMs: this.retryAfter(lim, now) };
+    return { allowed, remaining, resetMs, at: now, retryAfterMs: this.retryAfter(lim, now, cost) };
   }
 
-  private retryAfter(lim: KeyLimiter, now: number): number {
-    const change = lim.nextChangeAt(now);
-    const { fleet, policy } = this.options;
-    const last = this.loop.lastSyncStartAt;
-    const nextSync =
-      Number.isNaN(last) || last + fleet.syncMs <= now ? now + fleet.syncMs : last + fleet.syncMs;
-    // a design that never syncs (central-log, split) learns nothing at one
-    const at = this.design.syncs === 'never' ? change : Math.min(change, nextSync);
-    return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(policy.windowMs);
+  private retryAfter(lim: KeyLimiter, now: number, cost: number): number {
+    return retryAfterMs(lim, this.design, this.options.fleet, this.loop.lastSyncStartAt, now, cost);
+  }
+
+  /** Until the next sync, the first instant a rejection that waits on the store can change. */
+  private untilNextSync(now: number): number {
+    const at = nextSyncAt(this.loop.lastSyncStartAt, now, this.options.fleet.syncMs);
+    return Math.max(1, Math.ceil(at - now));
   }
 
   private count(d: Decision, degraded: boolean): Decision {
@@ -669,8 +682,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
 /** How admitNow and allowNow hand back one decision (see AsyncGateway's decide). */
 interface Shape<T> {
-  /** Decided by the key's limiter at `now` (already counted). */
-  local(lim: KeyLimiter, allowed: boolean, now: number): T;
+  /** Decided by the key's limiter at `now` (already counted), for a request of `cost`. */
+  local(lim: KeyLimiter, allowed: boolean, now: number, cost: number): T;
   of(d: Decision): T;
   later(p: Promise<Decision>): Promise<T>;
 }

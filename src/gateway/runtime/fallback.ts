@@ -47,6 +47,20 @@ export class Fallback {
       : expiryOf(this.window.first(), windowMs, windowKind);
   }
 
+  /**
+   * The first instant at which `cost` more fit under `cap` live admits (now if they do), as the oldest
+   * age out (the `local` fail mode's Retry-After). Infinity if they never would (cost > cap).
+   */
+  admitsAt(now: number, cost: number, cap: number): number {
+    const live = this.live(now);
+    // the n oldest must age out, n the least with live − n + cost − 1 < cap
+    const n = Math.floor(live + cost - 1 - cap) + 1;
+    if (n <= 0) return now;
+    if (n > live) return Number.POSITIVE_INFINITY;
+    const { windowMs, windowKind } = this.policy;
+    return expiryOf(this.window.at(n - 1), windowMs, windowKind);
+  }
+
   /** Admits recorded but not yet confirmed by the store. While any are, the key stays on the fallback. */
   get unconfirmed(): number {
     return this.unpushed.length + this.sending.length;

@@ -130,6 +130,11 @@ export class LeaseKey implements KeyLimiter {
     return Number.POSITIVE_INFINITY;
   }
 
+  /** Frozen before Retry-After asked this: not compared (test/gateway/retry-after.property.test.ts checks it). */
+  retryAt(_now: number, _cost: number, _syncAt: number): number {
+    return Number.POSITIVE_INFINITY;
+  }
+
   remaining(now: number): number {
     return this.slots(now);
   }

@@ -60,6 +60,11 @@ export class SplitKey implements KeyLimiter {
     return this.resetAt(_now);
   }
 
+  /** Frozen before Retry-After asked this: not compared (test/gateway/retry-after.property.test.ts checks it). */
+  retryAt(_now: number, _cost: number, _syncAt: number): number {
+    return Number.POSITIVE_INFINITY;
+  }
+
   remaining(now: number): number {
     return Math.max(0, Math.ceil(this.cap - this.live(now)));
   }

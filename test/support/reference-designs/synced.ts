@@ -112,6 +112,11 @@ export abstract class SyncedKey implements KeyLimiter {
     return t;
   }
 
+  /** Frozen before Retry-After asked this: not compared (test/gateway/retry-after.property.test.ts checks it). */
+  retryAt(_now: number, _cost: number, _syncAt: number): number {
+    return Number.POSITIVE_INFINITY;
+  }
+
   remaining(now: number): number {
     return Math.max(0, Math.floor(this.p.policy.limit - this.estimate(now)));
   }

@@ -1,0 +1,359 @@
+/**
+ * Retry-After and remaining (issue 20, "The 429 is yours"), over every design and random arrival
+ * sequences with syncs, on a fleet of Gateways (one MemoryStore, each gateway syncing every Δ at its
+ * own phase; syncs due at an instant run before the decisions at it).
+ *
+ * The properties, exactly:
+ * 1. Every rejection a retry can succeed for (not exceedsLimit) has retryAfterMs, an integer >= 1.
+ * 2. Between two decisions of one gateway on one key, remaining rises only if a slot freed in
+ *    between: an admit of the key (any gateway's) aged out after the first decision — after the
+ *    gateway's last sync before it, when it synced in between (that sync may report an expiry it had
+ *    no instant of) — or, for a design with grants, the gateway synced or asked the store in between.
+ *    (Not across a central-log request over the limit: it is answered without the store, and the
+ *    gateway holds nothing of a central-log key to answer it from.)
+ * 3. A rejection at r, retried by the same client on the same gateway at exactly r + retryAfterMs,
+ *    the fleet otherwise idle (no arrivals; syncs go on), is admitted — unless the gateway had no way
+ *    to know: its key's retryAt said so (Infinity: Retry-After is then its next sync, checked), or
+ *    another gateway's admit still counting had not reached the store by its last sync, or (adaptive)
+ *    the retry was thinned by its random draw, or (central-log, which knows only the store's count and
+ *    oldest expiry) the request costs more than the one slot that expiry frees.
+ * The async runtime's part is checked the same way on one AsyncGateway over a MemoryStore with fake
+ * timers (a lone gateway: its view is always complete).
+ */
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DESIGN_IDS, type DesignId, type WindowKind } from '../../src/config.js';
+import { DESIGNS } from '../../src/designs/index.js';
+import type { Decision } from '../../src/gateway/decision.js';
+import { Gateway } from '../../src/gateway/gateway.js';
+import { nextSyncAt } from '../../src/gateway/retry-after.js';
+import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { expiryOf } from '../../src/window/expiry.js';
+import { seeded } from '../support/fc-seed.js';
+
+interface Case {
+  design: DesignId;
+  gateways: number;
+  limit: number;
+  windowMs: number;
+  windowKind: WindowKind;
+  syncMs: number;
+  /** undefined: the default, min(W, 4Δ). */
+  horizonMs: number | undefined;
+  arrivals: { dt: number; g: number; key: number; cost: number }[];
+  pick: number;
+}
+
+const caseArb: fc.Arbitrary<Case> = fc
+  .record({
+    design: fc.constantFrom(...DESIGN_IDS),
+    gateways: fc.integer({ min: 1, max: 3 }),
+    limit: fc.integer({ min: 1, max: 8 }),
+    windowMs: fc.integer({ min: 200, max: 3_000 }),
+    windowKind: fc.constantFrom<WindowKind[]>('sliding', 'fixed'),
+    syncFrac: fc.double({ min: 0.05, max: 1, noNaN: true }),
+    horizonFrac: fc.option(fc.double({ min: 0.01, max: 1, noNaN: true })),
+    arrivals: fc.array(
+      fc.record({
+        dt: fc.integer({ min: 0, max: 400 }),
+        g: fc.nat(2),
+        key: fc.nat(1),
+        cost: fc.integer({ min: 1, max: 2 }),
+      }),
+      { minLength: 1, maxLength: 60 },
+    ),
+    pick: fc.nat(),
+  })
+  .map(({ syncFrac, horizonFrac, ...c }) => ({
+    ...c,
+    syncMs: Math.max(1, Math.round(c.windowMs * syncFrac)),
+    horizonMs: horizonFrac === null ? undefined : Math.max(1, Math.round(c.windowMs * horizonFrac)),
+    arrivals: c.arrivals.map((a) => ({ ...a, g: a.g % c.gateways })),
+  }));
+
+interface Admit {
+  t: number;
+  g: number;
+  key: string;
+  cost: number;
+  /** The fleet-wide number of the sync that pushed it (Infinity: not yet). */
+  pushedBy: number;
+}
+
+/** K Gateways on one MemoryStore, syncing every Δ at spread phases, with what happened recorded. */
+class Fleet {
+  readonly gws: Gateway[];
+  readonly nextSync: number[];
+  readonly syncTimes: number[][];
+  /** Per gateway and key: the number of its last sync that read the key (0: none). */
+  readonly lastReadNo: Map<string, number>[];
+  readonly asks: number[];
+  readonly admits: Admit[] = [];
+  private syncNo = 0;
+
+  constructor(readonly c: Case) {
+    const store = new MemoryStore();
+    const ask = store.ask.bind(store);
+    this.asks = Array.from({ length: c.gateways }, () => 0);
+    store.ask = (gatewayId, ...rest) => {
+      this.asks[Number(gatewayId.slice(1))]++;
+      return ask(gatewayId, ...rest);
+    };
+    const { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs } = c;
+    const opts = { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs };
+    this.gws = Array.from({ length: gateways }, (_, g) => new Gateway({ id: `g${g}`, ...opts }, store));
+    this.nextSync = this.gws.map((_, g) => Math.floor(((g + 0.5) * syncMs) / gateways));
+    this.syncTimes = this.gws.map(() => []);
+    this.lastReadNo = this.gws.map(() => new Map());
+  }
+
+  /** Runs every sync due at or before t, in time order (ties: by gateway). */
+  advance(t: number): void {
+    for (;;) {
+      let g = -1;
+      for (let h = 0; h < this.gws.length; h++) {
+        if (this.nextSync[h] <= t && (g < 0 || this.nextSync[h] < this.nextSync[g])) g = h;
+      }
+      if (g < 0) return;
+      const s = this.nextSync[g];
+      const held = ['k0', 'k1'].filter((k) => this.gws[g].limiterFor(k) !== undefined);
+      this.gws[g].sync(s);
+      const no = ++this.syncNo;
+      for (const k of held) this.lastReadNo[g].set(k, no);
+      for (const a of this.admits) if (a.g === g && a.pushedBy === Number.POSITIVE_INFINITY) a.pushedBy = no;
+      this.syncTimes[g].push(s);
+      this.nextSync[g] += this.c.syncMs;
+    }
+  }
+
+  decide(t: number, g: number, key: string, cost: number): Decision {
+    this.advance(t);
+    const d = this.gws[g].admit(key, t, cost);
+    if (d.allowed) this.admits.push({ t, g, key, cost, pushedBy: Number.POSITIVE_INFINITY });
+    return d;
+  }
+
+  /** g's last sync (NaN: none yet). */
+  lastSyncOf(g: number): number {
+    const times = this.syncTimes[g];
+    return times.length > 0 ? times[times.length - 1] : Number.NaN;
+  }
+
+  /** g's last sync at or before t (−Infinity: none). */
+  syncBefore(g: number, t: number): number {
+    let s = Number.NEGATIVE_INFINITY;
+    for (const x of this.syncTimes[g]) if (x <= t) s = x;
+    return s;
+  }
+
+  expiresIn(key: string, from: number, to: number): boolean {
+    const { windowMs, windowKind } = this.c;
+    return this.admits.some((a) => {
+      const e = expiryOf(a.t, windowMs, windowKind);
+      return a.key === key && e > from && e <= to;
+    });
+  }
+}
+
+/** The `syncAt` the gateway passes to retryAt (as retryAfterMs does), and its next sync. */
+function syncAtOf(c: Case, last: number, now: number): { asked: number; next: number } {
+  const next = nextSyncAt(last, now, c.syncMs);
+  if (DESIGNS[c.design].syncs === 'never') return { asked: Number.POSITIVE_INFINITY, next };
+  const horizonMs = c.horizonMs ?? Math.min(c.windowMs, 4 * c.syncMs);
+  return { asked: Number.isNaN(last) && horizonMs < c.syncMs ? now : next, next };
+}
+
+interface Seen {
+  t: number;
+  remaining: number;
+  syncs: number;
+  asks: number;
+  /** A central-log request over the limit: answered without the store, which alone holds the key. */
+  blind: boolean;
+}
+
+const blindOf = (design: DesignId, d: Decision) => !DESIGNS[design].holdsKeys && d.exceedsLimit === true;
+
+/** Properties 1 and 2 over the whole sequence; returns the rejections a retry may follow. */
+function runAll(c: Case): { i: number; t: number; d: Decision }[] {
+  const fleet = new Fleet(c);
+  const grants = DESIGNS[c.design].grants;
+  const seen = new Map<string, Seen>();
+  const rejections: { i: number; t: number; d: Decision }[] = [];
+  let t = 0;
+  c.arrivals.forEach((a, i) => {
+    t += a.dt;
+    const key = `k${a.key}`;
+    const d = fleet.decide(t, a.g, key, a.cost);
+    if (!d.allowed && d.exceedsLimit !== true) {
+      expect(Number.isInteger(d.retryAfterMs)).toBe(true);
+      expect(d.retryAfterMs).toBeGreaterThanOrEqual(1);
+      rejections.push({ i, t, d });
+    }
+    const id = `${a.g}/${key}`;
+    const prev = seen.get(id);
+    const now: Seen = {
+      t,
+      remaining: d.remaining,
+      syncs: fleet.syncTimes[a.g].length,
+      asks: fleet.asks[a.g],
+      blind: blindOf(c.design, d),
+    };
+    if (prev !== undefined && !prev.blind && !now.blind && d.remaining > prev.remaining) {
+      const synced = now.syncs > prev.syncs;
+      const from = synced ? fleet.syncBefore(a.g, prev.t) : prev.t;
+      const freed = fleet.expiresIn(key, from, t) || (grants && (synced || now.asks > prev.asks));
+      if (!freed)
+        expect.fail(`${id}: remaining rose ${prev.remaining} → ${d.remaining} at ${t}, no slot freed`);
+    }
+    seen.set(id, now);
+  });
+  return rejections;
+}
+
+/** Property 3 for one rejection: the replay up to it, an idle fleet, the retry at Retry-After. */
+function retryAt(c: Case, upTo: number): void {
+  const fleet = new Fleet(c);
+  let t = 0;
+  let d: Decision | null = null;
+  for (let i = 0; i <= upTo; i++) {
+    const a = c.arrivals[i];
+    t += a.dt;
+    d = fleet.decide(t, a.g, `k${a.key}`, a.cost);
+  }
+  const { g, key: k, cost } = c.arrivals[upTo];
+  const key = `k${k}`;
+  if (d === null || d.allowed || d.retryAfterMs === undefined) throw new Error('not the rejection');
+  const r = t;
+  const design = DESIGNS[c.design];
+  let knowable = true;
+  const lim = fleet.gws[g].limiterFor(key);
+  if (design.syncs === 'never' && !design.holdsKeys) knowable = cost === 1;
+  else if (lim !== undefined) {
+    const syncAt = syncAtOf(c, fleet.lastSyncOf(g), r);
+    knowable = lim.retryAt(r, cost, syncAt.asked) < Number.POSITIVE_INFINITY;
+    // when it cannot know, Retry-After is its next sync
+    if (!knowable && design.syncs !== 'never')
+      expect(d.retryAfterMs).toBe(Math.max(1, Math.ceil(syncAt.next - r)));
+  }
+  if (design.syncs !== 'never') {
+    // another gateway's admit still counting that no sync of its own had read for the key
+    const { windowMs, windowKind } = c;
+    const unseen = fleet.admits.some(
+      (a) =>
+        a.key === key &&
+        a.g !== g &&
+        expiryOf(a.t, windowMs, windowKind) > r &&
+        !(a.pushedBy < (fleet.lastReadNo[g].get(key) ?? 0)),
+    );
+    if (unseen) knowable = false;
+  }
+  const retry = fleet.decide(r + d.retryAfterMs, g, key, cost);
+  if (!knowable || retry.allowed) return;
+  const thinned = c.design === 'adaptive' && lim?.nextChangeAt(r + d.retryAfterMs) === r + d.retryAfterMs;
+  if (!thinned) expect.fail(`retry at ${r} + ${d.retryAfterMs} on g${g} (${key}, cost ${cost}) was refused`);
+}
+
+describe('Retry-After and remaining, every design, a fleet of Gateways', () => {
+  it('remaining rises only with a freed slot; Retry-After >= 1 ms; a retry at it is admitted if knowable', () => {
+    fc.assert(
+      fc.property(caseArb, (c) => {
+        const rejections = runAll(c);
+        if (rejections.length > 0) retryAt(c, rejections[c.pick % rejections.length].i);
+      }),
+      seeded({ numRuns: 400 }),
+    );
+  });
+});
+
+describe('Retry-After and remaining, every design, one AsyncGateway (fake timers, MemoryStore)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('the same three properties', async () => {
+    await fc.assert(
+      fc.asyncProperty(caseArb, async (c) => {
+        vi.useFakeTimers({ now: 0 });
+        const { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs } = c;
+        const store = new MemoryStore();
+        const ask = store.ask.bind(store);
+        let asks = 0;
+        store.ask = (...a) => {
+          asks++;
+          return ask(...a);
+        };
+        const gw = createAsyncGateway({
+          id: 'g0',
+          design,
+          limit,
+          windowMs,
+          windowKind,
+          gateways,
+          syncMs,
+          horizonMs,
+          store,
+          clock: () => Date.now(),
+          random: () => 0.5,
+        });
+        gw.start();
+        const grants = DESIGNS[design].grants;
+        const admits: { t: number; key: string }[] = [];
+        const seen = new Map<string, Seen & { lastSync: number }>();
+        const syncStarts: number[] = [];
+        gw.on('sync', () => syncStarts.push(Date.now()));
+        const expiresIn = (key: string, from: number, to: number) =>
+          admits.some((a) => {
+            const e = expiryOf(a.t, windowMs, windowKind);
+            return a.key === key && e > from && e <= to;
+          });
+        let retried = false;
+        let rejections = 0;
+        for (const a of c.arrivals) {
+          await vi.advanceTimersByTimeAsync(a.dt);
+          const key = `k${a.key}`;
+          const t = gw.now();
+          const d = await gw.admit(key, a.cost);
+          const at = d.at ?? t;
+          if (d.allowed) for (let n = 0; n < a.cost; n++) admits.push({ t: at, key });
+          const prev = seen.get(key);
+          const syncs = gw.stats().syncs;
+          const blind = blindOf(design, d);
+          if (prev !== undefined && !prev.blind && !blind && d.remaining > prev.remaining) {
+            const synced = syncs > prev.syncs;
+            const from = synced ? prev.lastSync : prev.t;
+            const freed = expiresIn(key, from, at) || (grants && (synced || asks > prev.asks));
+            if (!freed) expect.fail(`${key}: remaining rose ${prev.remaining} → ${d.remaining} at ${at}`);
+          }
+          const lastSync = syncStarts.filter((s) => s <= at).at(-1) ?? Number.NEGATIVE_INFINITY;
+          seen.set(key, { t: at, remaining: d.remaining, syncs, asks, lastSync, blind });
+          if (d.allowed || d.exceedsLimit === true) continue;
+          expect(Number.isInteger(d.retryAfterMs)).toBe(true);
+          expect(d.retryAfterMs).toBeGreaterThanOrEqual(1);
+          if (retried || rejections++ !== c.pick % 4) continue;
+          // property 3 on this rejection: nothing else arrives until the retry
+          retried = true;
+          const lim = gw.limiterFor(key);
+          const last = (gw as unknown as { loop: { lastSyncStartAt: number } }).loop.lastSyncStartAt;
+          const knowable =
+            DESIGNS[design].holdsKeys && lim !== undefined
+              ? lim.retryAt(at, a.cost, syncAtOf(c, last, at).asked) < Number.POSITIVE_INFINITY
+              : a.cost === 1;
+          await vi.advanceTimersByTimeAsync(d.retryAfterMs ?? 0);
+          const retry = await gw.admit(key, a.cost);
+          if (retry.allowed) for (let n = 0; n < a.cost; n++) admits.push({ t: retry.at ?? gw.now(), key });
+          const rt = retry.at ?? gw.now();
+          const thinned = design === 'adaptive' && lim?.nextChangeAt(rt) === rt;
+          if (knowable && !retry.allowed && !thinned) {
+            expect.fail(`retry at ${at} + ${d.retryAfterMs} (${key}, cost ${a.cost}) was refused`);
+          }
+          seen.delete(key);
+        }
+        await gw.stop();
+        vi.useRealTimers();
+      }),
+      seeded({ numRuns: 120 }),
+    );
+  });
+});
