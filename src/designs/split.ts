@@ -7,20 +7,24 @@ import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './
 /**
  * split: no sharing. Each gateway admits while its own count in the window is below L/K, compared
  * as a real number (L = 100, K = 32: fewer than 3.125, so up to 4). The fleet admits at most K·ceil(L/K).
+ * K is read at each decision: with `gateways: 'auto'` the gateway sets it from the store's count.
  */
 export class SplitKey implements KeyLimiter {
   readonly design = 'split' as const;
   private readonly own = new RunLog();
-  private readonly cap: number;
   private readonly windowMs: number;
   private readonly windowKind: WindowKind;
   /** When the oldest own admit stops counting: until then the live count is `own.size` as it stands. */
   private firstExpiry = Number.POSITIVE_INFINITY;
 
-  constructor(p: FleetParams) {
-    this.cap = p.policy.limit / p.gateways;
+  constructor(private readonly p: FleetParams) {
     this.windowMs = p.policy.windowMs;
     this.windowKind = p.policy.windowKind;
+  }
+
+  /** This gateway's share of the limit, L/K, with the K in use now. */
+  private cap(): number {
+    return this.p.policy.limit / this.p.gateways;
   }
 
   private live(now: number): number {
@@ -38,7 +42,7 @@ export class SplitKey implements KeyLimiter {
   }
 
   decide(now: number, cost: number): Verdict {
-    if (this.live(now) + cost - 1 < this.cap) {
+    if (this.live(now) + cost - 1 < this.cap()) {
       this.own.insert(now, cost);
       // the new admit is the oldest only if the log was empty (or the caller's clock went back)
       if (now <= this.own.first()) this.firstExpiry = this.expiryOfFirst();
@@ -66,7 +70,7 @@ export class SplitKey implements KeyLimiter {
   }
 
   remaining(now: number): number {
-    return Math.max(0, Math.ceil(this.cap - this.live(now)));
+    return Math.max(0, Math.ceil(this.cap() - this.live(now)));
   }
 
   resetAt(now: number): number {

@@ -20,7 +20,7 @@ export function withPolicyName(store: AnyStore, name: string): AsyncStore {
     }
     return named!;
   };
-  return {
+  const out: AsyncStore = {
     clock: inner.clock,
     logAdmit: (key, policy, now, cost, call) => inner.logAdmit(key, nameOf(policy), now, cost, call),
     voidLogAdmits: (gatewayId, policy, voids, now) =>
@@ -29,4 +29,10 @@ export function withPolicyName(store: AnyStore, name: string): AsyncStore {
     ask: (gatewayId, key, policy, leaseTtlMs, ask, now, seq) =>
       inner.ask(gatewayId, key, nameOf(policy), leaseTtlMs, ask, now, seq),
   };
+  // gateways 'auto': each policy counts its own gateways (its live set is under its named policy)
+  if (inner.heartbeat !== undefined) {
+    const heartbeat = inner.heartbeat.bind(inner);
+    out.heartbeat = (beat, now) => heartbeat({ ...beat, policy: nameOf(beat.policy) }, now);
+  }
+  return out;
 }
