@@ -22,7 +22,7 @@ describe('RedisStore live set', () => {
     expect(set).toBe(`${store.options.prefix}{live}g[10/60000s]`);
     await store.heartbeat({ gatewayId: 'a', policy, liveWithinMs: 5000 }, 1000);
     const c = fx.client();
-    expect(await c.zrange(set, 0, -1, 'WITHSCORES')).toEqual(['a', '1000']);
+    expect(await c.zrange(set, '0', '-1', 'WITHSCORES')).toEqual(['a', '1000']);
     const ttl = await c.pttl(set);
     expect(ttl).toBeGreaterThan(4000);
     expect(ttl).toBeLessThanOrEqual(5000);
