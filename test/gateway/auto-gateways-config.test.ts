@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/cli/validate-command.js';
 import { ConfigError } from '../../src/config.js';
 import { loadConfig } from '../../src/config-file.js';
 import { Gateway } from '../../src/gateway/gateway.js';
@@ -7,6 +11,7 @@ import { createAsyncGateway } from '../../src/gateway/runtime/async-gateway.js';
 import { asAsyncStore } from '../../src/store/async-adapter.js';
 import type { Store } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { runFleetlimit } from '../support/run-cli.js';
 
 const base = { id: 'g', design: 'split', limit: 12, windowMs: 60_000, syncMs: 1000 } as const;
 
@@ -72,6 +77,15 @@ describe("gateways: 'auto' in the options", () => {
     expect(() => loadConfig({ ...base, gateways: 'all' })).toThrow(
       /gateways: must be a positive integer or 'auto'/,
     );
+    expect(validateConfig({ ...base, gateways: 'auto' }).gateways).toBe('auto');
+  });
+
+  it('fleetlimit validate says K = auto', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fl-auto-')), 'gw.json');
+    writeFileSync(file, JSON.stringify({ ...base, gateways: 'auto', initialGateways: 4 }));
+    const r = await runFleetlimit(['validate', file]);
+    expect(r.out).toContain('K = auto');
+    expect(r.code ?? 0).toBe(0);
   });
 });
 

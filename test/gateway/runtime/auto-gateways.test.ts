@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DesignId } from '../../../src/config.js';
 import type { Decision } from '../../../src/gateway/decision.js';
 import { LIVE_SYNCS } from '../../../src/gateway/options.js';
+import { createPolicyGateways } from '../../../src/gateway/policies.js';
 import {
   type AsyncGateway,
   type AsyncGatewayOptions,
@@ -169,6 +170,31 @@ describe("gateways 'auto': K follows the fleet", () => {
     f.members[0].gw.registerMetrics(registry);
     expect(await registry.metrics()).toMatch(/fleetlimit_gateways_live\{gateway="gw-0"\} 2/);
     for (const m of f.members) await m.gw.stop();
+  });
+});
+
+describe("gateways 'auto' with named policies", () => {
+  it('each policy counts its own gateways', async () => {
+    const memory = new MemoryStore();
+    const instance = (id: string, policies: string[]) =>
+      createPolicyGateways({
+        id,
+        design: 'assume-others',
+        gateways: 'auto',
+        syncMs: D,
+        store: memory,
+        clock: () => Date.now(),
+        policies: Object.fromEntries(policies.map((p) => [p, { limit: 10, windowMs: 1000 }])),
+      });
+    const all = [instance('a', ['free', 'pro']), instance('b', ['free', 'pro']), instance('c', ['free'])];
+    for (const p of all) p.start();
+    await advance(2 * D);
+    expect(all[0].get('free').stats().gateways).toBe(3);
+    expect(all[0].get('pro').stats().gateways).toBe(2);
+    await all[2].stop();
+    await advance(D);
+    expect(all[1].get('free').stats().gateways).toBe(2);
+    for (const p of all) await p.stop();
   });
 });
 
