@@ -9,7 +9,8 @@
  *
  * Setting: L = 100 per W = 10 s (sliding), Δ = 1 s, 10 simulated minutes per run, means over seeds.
  * Flood: 20 × L per W spread evenly over the live gateways (over-admission: admitted per W after the
- * first W, and the worst W-long span after the first W, × L). Honest: one client at 80 % of L, spread evenly (honest rejections, % of its requests).
+ * first W, the worst W-long span after the first W, and the worst first W (the flood's onset on an
+ * empty store, and the fleet's start), × L; worst over seeds). Honest: one client at 80 % of L, spread evenly (honest rejections, % of its requests).
  */
 import type { DesignId } from '../src/config.js';
 import { type FleetStep, runFleetChanges } from '../src/sim/fleet-changes.js';
@@ -30,7 +31,15 @@ const SCALING: FleetStep[] = [
   { atS: 450, gateways: K },
 ];
 const DESIGNS: DesignId[] = ['split', 'shared-counter', 'assume-others', 'track-share', 'adaptive'];
-const CASES: { name: string; fleet: FleetStep[]; configured: number | 'auto'; crash?: boolean }[] = [
+interface Case {
+  name: string;
+  fleet: FleetStep[];
+  configured: number | 'auto';
+  crash?: boolean;
+  coldStart?: boolean;
+  initialGateways?: number;
+}
+const CASES: Case[] = [
   { name: `fleet ${K}, K = ${K} (right)`, fleet: STATIC, configured: K },
   { name: `fleet ${K}, K = ${K / 2} (−50 %)`, fleet: STATIC, configured: K / 2 },
   { name: `fleet ${K}, K = ${(3 * K) / 2} (+50 %)`, fleet: STATIC, configured: (3 * K) / 2 },
@@ -43,27 +52,37 @@ const CASES: { name: string; fleet: FleetStep[]; configured: number | 'auto'; cr
     configured: 'auto',
     crash: true,
   },
+  { name: `fleet ${K} started at once, K = auto`, fleet: STATIC, configured: 'auto', coldStart: true },
+  {
+    name: `fleet ${K} started at once, K = auto, initialGateways ${K}`,
+    fleet: STATIC,
+    configured: 'auto',
+    coldStart: true,
+    initialGateways: K,
+  },
 ];
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const base = { limit: 100, windowS: 10, syncS: 1, minutes: MINUTES };
 
 console.log(
-  `| design | fleet and K | flood: admitted per W (× L) | flood: worst W after the first (× L) | honest 80 %: rejected % | K used ÷ live K |`,
+  '| design | fleet and K | flood: admitted per W (× L) | flood: worst W after the first (× L) | flood: first W (× L) | honest 80 %: rejected % | K used ÷ live K |',
 );
-console.log('|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|');
 for (const design of DESIGNS) {
   for (const c of CASES) {
     const flood = [];
     const honest = [];
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const p = { ...base, design, fleet: c.fleet, configured: c.configured, crash: c.crash, seed };
+      const { name: _name, ...given } = c;
+      const p = { ...base, ...given, design, seed };
       flood.push(runFleetChanges({ ...p, honestLoad: 0, floodLoad: 20 }));
       honest.push(runFleetChanges({ ...p, honestLoad: 0.8, floodLoad: 0 }));
     }
     console.log(
       `| ${design} | ${c.name} | ${mean(flood.map((r) => r.admittedPerWindow)).toFixed(3)} | ` +
         `${Math.max(...flood.map((r) => r.worstWindow)).toFixed(2)} | ` +
+        `${Math.max(...flood.map((r) => r.firstWindow)).toFixed(2)} | ` +
         `${mean(honest.map((r) => r.honestRejectedPct)).toFixed(2)} | ` +
         `${mean(flood.map((r) => r.kRatio)).toFixed(2)} |`,
     );

@@ -29,6 +29,8 @@ export class Gateway {
   private readonly keys = new Map<string, KeyLimiter>();
   private seq = 0;
   private lastSyncAt = Number.NaN;
+  /** gateways 'auto': store time of the first heartbeat's count (see learnGateways). */
+  private firstCountAt = Number.NaN;
   /** A request costing more is never admitted (maxRequestCost; it follows K with gateways 'auto'). */
   private maxCost: number;
   /** The design's facts (DESIGNS), read here rather than from its name. */
@@ -206,9 +208,13 @@ export class Gateway {
   /** One heartbeat (gateways 'auto'): K is the store's count of live gateways of this policy. */
   private beat(now: number, leaving: boolean): void {
     const { policy } = this.options;
-    const beat = { gatewayId: this.id, policy, liveWithinMs: liveWithinMs(this.options), leaving };
-    const r = this.store.heartbeat!(beat, now);
-    if (!leaving && learnGateways(this.options, r.live)) this.maxCost = maxRequestCost(this.options);
+    const live = liveWithinMs(this.options);
+    const r = this.store.heartbeat!({ gatewayId: this.id, policy, liveWithinMs: live, leaving }, now);
+    if (leaving) return;
+    if (Number.isNaN(this.firstCountAt)) this.firstCountAt = r.now;
+    if (learnGateways(this.options, r.live, r.now - this.firstCountAt, live)) {
+      this.maxCost = maxRequestCost(this.options);
+    }
   }
 }
 

@@ -29,8 +29,10 @@ export interface GatewayOptions {
   gateways: number | 'auto';
   /**
    * With `gateways: 'auto'`: K until the store has counted the fleet (the async runtime's first
-   * decisions wait for that count, so this is used only if the store cannot be reached at start).
-   * @default 1
+   * decisions wait for that count, so this is used alone only if the store cannot be reached at
+   * start), and the least K for one liveness window after this gateway's first count: in a fleet
+   * started all at once, the first gateways to count have not seen the others yet. Set it to the
+   * fleet's usual size if whole-fleet starts under load matter. @default 1
    */
   initialGateways?: number;
   /** Δ: the sync interval, in milliseconds; 1 <= Δ <= W. */
@@ -61,6 +63,8 @@ export interface ResolvedOptions {
   fleet: LiveFleetParams;
   /** K is counted by the store (`gateways: 'auto'`); fleet.gateways starts at initialGateways. */
   autoGateways: boolean;
+  /** With autoGateways: K before the first count, and its floor for one liveness window after it (see GatewayOptions). */
+  initialGateways: number;
 }
 
 /** Every field of GatewayOptions (the async runtime refuses any other name). */
@@ -137,7 +141,15 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
   c.done();
   // every check passed: none of these is undefined
   const fleet = { policy, gateways, syncMs, leaseTtlMs, horizonMs } as ResolvedOptions['fleet'];
-  return { id: o.id, design: design as DesignId, policy: policy as Policy, fleet, autoGateways };
+  const initialGateways = autoGateways ? (gateways as number) : 1;
+  return {
+    id: o.id,
+    design: design as DesignId,
+    policy: policy as Policy,
+    fleet,
+    autoGateways,
+    initialGateways,
+  };
 }
 
 function requireGateways(v: unknown): number {
@@ -156,10 +168,18 @@ export function liveWithinMs(o: ResolvedOptions, storeTimeoutMs = 0): number {
 
 /**
  * Takes a heartbeat's count as this gateway's K (`gateways: 'auto'`); true if K changed. At least 1: a
- * count of 0 (its own beat aged out before the store counted) still leaves this gateway running.
+ * count of 0 (its own beat aged out before the store counted) still leaves this gateway running; and
+ * at least initialGateways while `sinceFirstMs` (store time since this gateway's first count) is
+ * under the liveness window, when gateways started with it may not have beaten yet.
  */
-export function learnGateways(o: ResolvedOptions, live: number): boolean {
-  const k = Number.isSafeInteger(live) && live > 1 ? live : 1;
+export function learnGateways(
+  o: ResolvedOptions,
+  live: number,
+  sinceFirstMs: number,
+  liveMs: number,
+): boolean {
+  let k = Number.isSafeInteger(live) && live > 1 ? live : 1;
+  if (sinceFirstMs < liveMs && k < o.initialGateways) k = o.initialGateways;
   if (k === o.fleet.gateways) return false;
   o.fleet.gateways = k;
   return true;

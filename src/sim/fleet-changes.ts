@@ -42,6 +42,13 @@ export interface FleetChangeParams {
    * count until the liveness window has passed) instead of stopping. Default false.
    */
   crash?: boolean;
+  /**
+   * The fleet at 0 starts then, all at once (each counts the gateways that beat before it), instead of
+   * having run before. Default false.
+   */
+  coldStart?: boolean;
+  /** With configured 'auto': GatewayOptions.initialGateways. Default 1. */
+  initialGateways?: number;
 }
 
 export interface FleetChangeMetrics {
@@ -49,6 +56,8 @@ export interface FleetChangeMetrics {
   admittedPerWindow: number;
   /** Most admitted in any W-long span after the first W (the flood's onset on an empty store is not the point), × L. */
   worstWindow: number;
+  /** Admitted in the first W, × L: a flood's onset on an empty store (and, with coldStart, the fleet's start). */
+  firstWindow: number;
   /** The honest client's requests rejected, percent. */
   honestRejectedPct: number;
   /** Mean over decisions of the deciding gateway's K ÷ the live K (1: every decision knew the fleet). */
@@ -81,6 +90,9 @@ export function runFleetChanges(p: FleetChangeParams): FleetChangeMetrics {
         windowMs: W,
         gateways: p.configured,
         syncMs: D,
+        ...(p.configured === 'auto' && p.initialGateways !== undefined
+          ? { initialGateways: p.initialGateways }
+          : {}),
       },
       store,
     );
@@ -134,7 +146,7 @@ export function runFleetChanges(p: FleetChangeParams): FleetChangeMetrics {
     if (t === nextStep) {
       resize(t, p.fleet[step].gateways);
       // the fleet at 0 was running before: each has counted all of it (a cold start is not the point)
-      if (step === 0) for (const m of live) m.gw.sync(t);
+      if (step === 0 && p.coldStart !== true) for (const m of live) m.gw.sync(t);
       step++;
       nextStep = step < p.fleet.length ? p.fleet[step].atS * 1000 : INF;
     } else if (t === syncAt) {
@@ -152,6 +164,7 @@ export function runFleetChanges(p: FleetChangeParams): FleetChangeMetrics {
 
   return {
     admittedPerWindow: end > W ? admits.filter((a) => a >= W).length / ((end - W) / W) / L : 0,
+    firstWindow: admits.filter((a) => a < W).length / L,
     worstWindow:
       worstSpan(
         admits.filter((a) => a >= W),

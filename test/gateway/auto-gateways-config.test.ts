@@ -30,7 +30,9 @@ describe("gateways: 'auto' in the options", () => {
     const o = resolveGatewayOptions({ ...base, gateways: 'auto' });
     expect(o.autoGateways).toBe(true);
     expect(o.fleet.gateways).toBe(1);
-    expect(resolveGatewayOptions({ ...base, gateways: 'auto', initialGateways: 8 }).fleet.gateways).toBe(8);
+    const eight = resolveGatewayOptions({ ...base, gateways: 'auto', initialGateways: 8 });
+    expect(eight.fleet.gateways).toBe(8);
+    expect(eight.initialGateways).toBe(8);
     const fixed = resolveGatewayOptions({ ...base, gateways: 4 });
     expect(fixed.autoGateways).toBe(false);
     expect(fixed.fleet.gateways).toBe(4);

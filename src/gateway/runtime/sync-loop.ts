@@ -84,6 +84,8 @@ export class SyncLoop {
   private beat: Promise<void> | null = null;
   /** Heartbeats that failed or timed out (K kept its last value). */
   heartbeatFailures = 0;
+  /** Store time of the first heartbeat's count (see learnGateways). */
+  private firstCountAt = Number.NaN;
 
   private readonly id: string;
   private readonly incarnation: string;
@@ -209,18 +211,17 @@ export class SyncLoop {
    */
   private async heartbeat(leaving: boolean): Promise<void> {
     const heartbeat = this.store.heartbeat!.bind(this.store);
-    const beat = {
-      gatewayId: this.incarnation,
-      policy: this.options.policy,
-      liveWithinMs: liveWithinMs(this.options, this.storeTimeoutMs),
-      leaving,
-    };
+    const live = liveWithinMs(this.options, this.storeTimeoutMs);
+    const beat = { gatewayId: this.incarnation, policy: this.options.policy, liveWithinMs: live, leaving };
     const r = await withTimeout(() => heartbeat(beat, this.bookNow()), this.storeTimeoutMs);
     if (!r.ok) {
       this.heartbeatFailures++;
       return;
     }
-    if (!leaving && learnGateways(this.options, r.value.live)) this.gatewaysChanged();
+    if (leaving) return;
+    const { now } = r.value;
+    if (Number.isNaN(this.firstCountAt)) this.firstCountAt = now;
+    if (learnGateways(this.options, r.value.live, now - this.firstCountAt, live)) this.gatewaysChanged();
   }
 
   /** The body of runSync: see there. */

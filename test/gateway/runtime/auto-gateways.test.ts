@@ -112,17 +112,28 @@ describe("gateways 'auto': K follows the fleet", () => {
   });
 
   it('the first decision waits for the first count; before it, initialGateways', async () => {
-    const f = fleet('split', { initialGateways: 6 });
+    const f = fleet('split');
     f.join();
     f.join();
     f.join();
     await advance(D);
     const late = f.join(false).gw;
-    expect(late.stats().gateways).toBe(6);
+    expect(late.stats().gateways).toBe(1);
     const d = late.admitNow('k');
     expect(d).toBeInstanceOf(Promise);
     expect((await d).allowed).toBe(true);
     expect(late.stats().gateways).toBe(4);
+    for (const m of f.members) await m.gw.stop();
+  });
+
+  it('initialGateways is the least K for one liveness window after the first count (a fleet started at once)', async () => {
+    const f = fleet('assume-others', { initialGateways: 5 });
+    f.join();
+    f.join();
+    await advance(2 * D);
+    expect(f.ks()).toEqual([5, 5]);
+    await advance(LIVE_SYNCS * D + TIMEOUT);
+    expect(f.ks()).toEqual([2, 2]);
     for (const m of f.members) await m.gw.stop();
   });
 
