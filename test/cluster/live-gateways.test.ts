@@ -10,4 +10,4 @@ afterAll(async () => {
   await fx?.close();
 });
 
-liveContract('RedisStore, 3-master cluster', () => fx.store({ clock: 'caller' }));
+liveContract('RedisStore, 3-master cluster', () => fx.store({ clock: 'caller' }), 40);

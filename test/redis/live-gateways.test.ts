@@ -11,7 +11,7 @@ afterAll(async () => {
   await fx?.close();
 });
 
-liveContract('RedisStore', () => fx.store({ clock: 'caller' }));
+liveContract('RedisStore', () => fx.store({ clock: 'caller' }), 40);
 
 describe('RedisStore live set', () => {
   const policy: Policy = { limit: 10, windowMs: 60_000, windowKind: 'sliding' };

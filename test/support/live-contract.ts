@@ -1,15 +1,17 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
 import type { AnyStore } from '../../src/store/async-adapter.js';
 import { asAsyncStore } from '../../src/store/async-adapter.js';
 import type { Heartbeat } from '../../src/store/contract.js';
+import { seeded } from './fc-seed.js';
 
 /**
  * The heartbeat contract (gateways 'auto'), for any store that offers it: one policy's live gateways
  * are those that beat within liveWithinMs of the store's now; a leaving one is gone at once; each
  * policy counts its own. Times are the caller's (the stores under test run on the caller's clock).
  */
-export function liveContract(name: string, make: () => AnyStore): void {
+export function liveContract(name: string, make: () => AnyStore, numRuns = 200): void {
   describe(`${name}: heartbeat counts live gateways`, () => {
     const policy: Policy = { limit: 10, windowMs: 60_000, windowKind: 'sliding' };
     const W = 300;
@@ -62,6 +64,30 @@ export function liveContract(name: string, make: () => AnyStore): void {
       expect((await s.heartbeat!(beat('a', { policy: other }), 1000)).live).toBe(1);
       expect((await s.heartbeat!(beat('c', { policy: named }), 1000)).live).toBe(1);
       expect((await s.heartbeat!(beat('c'), 1000)).live).toBe(3);
+    });
+
+    it('property: the count is the members whose last beat, not followed by a leave, is within the window', async () => {
+      const op = fc.record({
+        member: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+        dt: fc.integer({ min: 0, max: 200 }),
+        leaving: fc.boolean(),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 30 }), async (ops) => {
+          const s = asAsyncStore(make());
+          const last = new Map<string, number>();
+          let now = 1000;
+          for (const o of ops) {
+            now += o.dt;
+            const r = await s.heartbeat!(beat(o.member, { leaving: o.leaving }), now);
+            if (o.leaving) last.delete(o.member);
+            else last.set(o.member, now);
+            for (const [m, at] of last) if (at < now - W) last.delete(m);
+            expect(r.live).toBe(last.size);
+          }
+        }),
+        seeded({ numRuns }),
+      );
     });
 
     it('a heartbeat asking the store to look back without bound is refused', async () => {
