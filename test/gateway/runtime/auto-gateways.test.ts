@@ -184,6 +184,53 @@ describe("gateways 'auto': K follows the fleet", () => {
   });
 });
 
+describe("gateways 'auto': a round's replies are applied with that round's K", () => {
+  it('a heartbeat slower than the sync still sets K before the keys take their replies', async () => {
+    const memory = new MemoryStore();
+    const store = new TestAsyncStore(memory, () => Date.now(), 'caller');
+    const beat = store.heartbeat.bind(store);
+    // the heartbeat answers 20 ms after the sync does
+    store.heartbeat = async (b, now) => {
+      await new Promise((r) => setTimeout(r, 20));
+      return beat(b, now);
+    };
+    const gw = createAsyncGateway({
+      id: 'g',
+      design: 'assume-others',
+      limit: 100,
+      windowMs: 60_000,
+      gateways: 'auto',
+      syncMs: D,
+      storeTimeoutMs: TIMEOUT,
+      store,
+      clock: () => Date.now(),
+      random: () => 0,
+    });
+    const other = (id: string) =>
+      memory.heartbeat({ gatewayId: id, policy: gw.options.policy, liveWithinMs: 60_000 }, Date.now());
+    other('x');
+    const first = gw.admitNow('k');
+    await advance(30);
+    expect((await first).allowed).toBe(true);
+    expect(gw.stats().gateways).toBe(2);
+    const lim = gw.limiterFor('k')!;
+    const seen: number[] = [];
+    const apply = lim.applySync.bind(lim);
+    lim.applySync = (reply, now) => {
+      seen.push(gw.options.fleet.gateways);
+      apply(reply, now);
+    };
+    other('y');
+    const round = gw.syncNow();
+    await advance(30);
+    expect(await round).toBe(true);
+    expect(seen).toEqual([3]);
+    const stopped = gw.stop();
+    await advance(30);
+    await stopped;
+  });
+});
+
 describe("gateways 'auto' with named policies", () => {
   it('each policy counts its own gateways', async () => {
     const memory = new MemoryStore();
