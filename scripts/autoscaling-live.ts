@@ -3,8 +3,8 @@
  * this process, each on its own Redis connection, join and stop on a schedule while a flood is spread
  * over the live ones. Over-admission (admitted per W and the worst W, × L, by each admit's store
  * time) and K used ÷ live K, for a fixed K and for `gateways: 'auto'`. A private redis-server on
- * loopback; every run is bounded in time and in requests. Gateways here are not processes: the fleet
- * runner (`fleetlimit fleet`) does not start or stop gateway processes mid-run yet.
+ * loopback; every run is bounded in time and in requests. Gateway processes starting and stopping:
+ * `fleetlimit fleet --scale K@T [--auto-gateways]`.
  *
  *   npx tsx scripts/autoscaling-live.ts                # split and assume-others, 40 s per run
  *   npx tsx scripts/autoscaling-live.ts --seconds 20   # quicker
