@@ -1,6 +1,7 @@
 import { DESIGNS } from '../designs/index.js';
 import { describeInjection } from './inject.js';
 import type { FleetResult } from './run.js';
+import { maxGateways } from './settings.js';
 
 const int = (v: number) => Math.round(v).toLocaleString('en-US');
 const fix = (v: number, d: number) => v.toFixed(d);
@@ -122,7 +123,7 @@ export function formatComparison(r: FleetResult): string {
       (DESIGNS[r.settings.design].requestPath === 'ask'
         ? `; ${int(live.coalescedAsks)} requests waited on an ask in flight`
         : ''),
-    `cpu           load ${fix(live.cpu.load, 2)}, gateways ${fix(live.cpu.gateways, 2)} (${r.settings.gateways} processes), upstream ${fix(live.cpu.upstream, 2)} cores`,
+    `cpu           load ${fix(live.cpu.load, 2)}, gateways ${fix(live.cpu.gateways, 2)} (${maxGateways(r.settings)} processes), upstream ${fix(live.cpu.upstream, 2)} cores`,
   );
   if (live.inject !== null) {
     const i = live.inject;
