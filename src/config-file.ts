@@ -16,7 +16,8 @@ import { type RedisStoreOptions, resolveRedisStoreOptions } from './store/redis/
  * A gateway's configuration file (JSON): the gateway options at the top level, the Redis store's
  * under "redis" and the HTTP middleware's under "http" (with the 429's status and body). Functions
  * (store, clock, random, key, cost, skip, handler) are code, not configuration, so they are not
- * accepted here.
+ * accepted here. "gateways": "auto" (with an optional "initialGateways") has the store count the
+ * fleet (docs/autoscaling.md).
  *
  *   { "id": "gw-1", "design": "shared-counter", "limit": 100, "windowMs": 60000, "gateways": 8,
  *     "syncMs": 1000, "failMode": "local", "storeTimeoutMs": 200, "maxKeys": 1000000,
@@ -89,6 +90,7 @@ const NO_STORE: AsyncStore = {
   logAdmit: () => Promise.reject(new Error('validation only')),
   ask: () => Promise.reject(new Error('validation only')),
   voidLogAdmits: () => Promise.reject(new Error('validation only')),
+  heartbeat: () => Promise.reject(new Error('validation only')),
 };
 
 function object(field: string, v: unknown): Record<string, unknown> {

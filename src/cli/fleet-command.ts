@@ -22,6 +22,8 @@ export interface FleetFlags {
   simSeeds: string;
   storeTimeout: string;
   warmup: string;
+  autoGateways?: boolean;
+  scale?: string[];
   json?: boolean;
 }
 
@@ -39,6 +41,20 @@ function loopbackRedis(raw: string): string {
     throw new UsageError('--redis', `must be a loopback address (127.0.0.1, localhost), got ${u.hostname}`);
   }
   return raw;
+}
+
+/** `--scale K@T`: from T (seconds, or 10s, 1m…) of the run on, K gateway processes are live. */
+function scaleStep(raw: string, durationS: number): { atMs: number; gateways: number } {
+  const m = /^(\d+)@(.+)$/.exec(raw);
+  if (m === null) throw new UsageError('--scale', `expected K@T, e.g. 16@10s, got "${raw}"`);
+  const gateways = num('--scale', m[1], { integer: true, min: 1, max: 32 });
+  const atS = seconds('--scale', m[2]);
+  if (!(atS > 0 && atS < durationS))
+    throw new UsageError(
+      '--scale',
+      `the instant must fall within the run (0 to ${durationS} s), got "${raw}"`,
+    );
+  return { atMs: atS * 1000, gateways };
 }
 
 function warmup(raw: string): number {
@@ -78,6 +94,12 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
   }
   if (inject.filter((i) => i.kind === 'loss').length > 1)
     throw new UsageError('--inject', 'give loss at most once');
+  const scale = (f.scale ?? []).map((x) => scaleStep(x, durationS));
+  for (let i = 1; i < scale.length; i++) {
+    if (scale[i].atMs <= scale[i - 1].atMs) throw new UsageError('--scale', 'give the steps in time order');
+  }
+  if (scale.length > 0 && f.routing !== 'even')
+    throw new UsageError('--scale', 'spreads the load evenly over the live gateways: use --routing even');
   return {
     design: oneOf('--design', f.design, DESIGN_IDS),
     gateways: num('--gateways', f.gateways, { integer: true, min: 1, max: 32 }),
@@ -94,6 +116,8 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
     simSeeds: num('--sim-seeds', f.simSeeds, { integer: true, min: 1, max: 1000 }),
     storeTimeoutMs: millis('--store-timeout', f.storeTimeout),
     warmupMs: Number(f.warmup) === 0 ? 0 : warmup(f.warmup),
+    ...(f.autoGateways === true ? { autoGateways: true } : {}),
+    ...(scale.length > 0 ? { scale } : {}),
   };
 }
 
@@ -135,6 +159,16 @@ export function addFleetCommand(program: Command): void {
       '--warmup <duration>',
       'the same traffic on a key of its own before the measured run (0: none)',
       '1',
+    )
+    .option(
+      '--auto-gateways',
+      "configure the gateways with gateways: 'auto' (the store counts them) instead of K",
+    )
+    .option(
+      '--scale <K@T>',
+      'from T on, K gateway processes are live: 16@10s starts 8 more at 10 s, 4@20s stops some (repeatable)',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
     )
     .option('--json', 'print { live, sim, settings } as JSON')
     .action(async (f: FleetFlags) => {

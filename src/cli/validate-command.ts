@@ -8,7 +8,8 @@ export interface ValidatedConfig {
   design: string;
   limit: number;
   windowMs: number;
-  gateways: number;
+  /** K, or 'auto' (counted by the store). */
+  gateways: number | 'auto';
   syncMs: number;
 }
 
@@ -17,12 +18,12 @@ export interface ValidatedConfig {
  * exports); throws a ConfigError naming the bad field, or ConfigErrors naming every one.
  */
 export function validateConfig(raw: unknown): ValidatedConfig {
-  const { policy, fleet, design } = loadConfig(raw).resolved;
+  const { policy, fleet, design, autoGateways } = loadConfig(raw).resolved;
   return {
     design,
     limit: policy.limit,
     windowMs: policy.windowMs,
-    gateways: fleet.gateways,
+    gateways: autoGateways ? 'auto' : fleet.gateways,
     syncMs: fleet.syncMs,
   };
 }

@@ -10,7 +10,11 @@ export type Verdict = typeof DENY | typeof ALLOW | typeof NEED_STORE;
 /** Everything a design needs to know about the fleet it runs in. */
 export interface FleetParams {
   readonly policy: Policy;
-  /** K: gateways sharing the limit. */
+  /**
+   * K: gateways sharing the limit. With `gateways: 'auto'` the gateway that owns these params sets it
+   * from each sync round's count of live gateways (one K per gateway, for all its keys): a design
+   * reads it where it uses it, never keeps a copy past the sync that may change it.
+   */
   readonly gateways: number;
   /** Δ: the sync interval. */
   readonly syncMs: number;

@@ -10,26 +10,32 @@ const NONE: readonly number[] = [];
 /**
  * split: no sharing. Each gateway admits while its own count in the window is below L/K, compared
  * as a real number (L = 100, K = 32: fewer than 3.125, so up to 4). The fleet admits at most K·ceil(L/K).
+ * K is read at each decision: with `gateways: 'auto'` the gateway sets it from the store's count.
  */
 export class SplitKey implements KeyLimiter {
   readonly design = 'split' as const;
   private readonly own = new RunLog();
-  private readonly cap: number;
   private readonly windowMs: number;
   private readonly windowKind: WindowKind;
   /** When the oldest own admit stops counting: until then the live count is `own.size` as it stands. */
   private firstExpiry = Number.POSITIVE_INFINITY;
   /** retryAt's last answer, good while the log is the same (its size and oldest) and its instant has not come. */
   private retryCost = Number.NaN;
+  /** K when retryAt last answered: with gateways 'auto' a new K changes the share. */
+  private retryK = Number.NaN;
   private retrySize = -1;
   private retryFirst = Number.NaN;
   private retryFrom = Number.NaN;
   private retryAtCached = Number.NaN;
 
-  constructor(p: FleetParams) {
-    this.cap = p.policy.limit / p.gateways;
+  constructor(private readonly p: FleetParams) {
     this.windowMs = p.policy.windowMs;
     this.windowKind = p.policy.windowKind;
+  }
+
+  /** This gateway's share of the limit, L/K, with the K in use now. */
+  private cap(): number {
+    return this.p.policy.limit / this.p.gateways;
   }
 
   private live(now: number): number {
@@ -47,7 +53,7 @@ export class SplitKey implements KeyLimiter {
   }
 
   decide(now: number, cost: number): Verdict {
-    if (this.live(now) + cost - 1 < this.cap) {
+    if (this.live(now) + cost - 1 < this.cap()) {
       this.own.insert(now, cost);
       // the new admit is the oldest only if the log was empty (or the caller's clock went back)
       if (now <= this.own.first()) this.firstExpiry = this.expiryOfFirst();
@@ -79,6 +85,7 @@ export class SplitKey implements KeyLimiter {
     const live = this.live(now);
     if (
       cost === this.retryCost &&
+      this.p.gateways === this.retryK &&
       this.own.size === this.retrySize &&
       this.own.first() === this.retryFirst &&
       now >= this.retryFrom &&
@@ -86,6 +93,7 @@ export class SplitKey implements KeyLimiter {
     )
       return this.retryAtCached;
     const { windowMs, windowKind } = this;
+    const cap = this.cap();
     // after live(now) every admit held still counts at now
     const expiries = this.own.toArray().map((t) => expiryOf(t, windowMs, windowKind));
     const at = firstAdmitAt(
@@ -95,9 +103,10 @@ export class SplitKey implements KeyLimiter {
       expiries,
       0,
       NONE,
-      (k) => k + cost - 1 < this.cap,
+      (k) => k + cost - 1 < cap,
     );
     this.retryCost = cost;
+    this.retryK = this.p.gateways;
     this.retrySize = this.own.size;
     this.retryFirst = this.own.first();
     this.retryFrom = now;
@@ -106,7 +115,7 @@ export class SplitKey implements KeyLimiter {
   }
 
   remaining(now: number): number {
-    return Math.max(0, Math.ceil(this.cap - this.live(now)));
+    return Math.max(0, Math.ceil(this.cap() - this.live(now)));
   }
 
   resetAt(now: number): number {

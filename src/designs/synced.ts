@@ -389,7 +389,8 @@ export class AssumeOthersKey extends SyncedKey {
  * push): a moving average over one window W, so it follows a change of routing within about W. The
  * share is clamped to [1/(4K), 1]: the floor keeps a gateway whose share was tiny or zero from
  * dividing by almost nothing when traffic moves to it. Until the first sync that finds admits in the
- * window the share is 1/K. With K = 1 both counts are the same log, so the share is exactly 1.
+ * window the share is 1/K (K when the key's state was made; the floor reads K at each sync, so it
+ * follows `gateways: 'auto'`). With K = 1 both counts are the same log, so the share is exactly 1.
  *
  * The measurement depends only on the state at the sync, not on earlier syncs, so a sync with nothing
  * to push whose read is overwritten before the next decision changes nothing (the simulator skips those).

@@ -20,7 +20,12 @@ export class CountingStore implements AsyncStore {
   overlappingAsks = 0;
   private readonly asking = new Map<string, number>();
 
-  constructor(private readonly inner: AsyncStore) {}
+  /** The inner store's, when it has one (gateways 'auto'). */
+  readonly heartbeat?: AsyncStore['heartbeat'];
+
+  constructor(private readonly inner: AsyncStore) {
+    if (inner.heartbeat !== undefined) this.heartbeat = inner.heartbeat.bind(inner);
+  }
 
   get clock(): AsyncStore['clock'] {
     return this.inner.clock;

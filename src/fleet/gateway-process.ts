@@ -79,7 +79,7 @@ let cpuAtReady = process.cpuUsage();
 /** The counters at 'mark' (the end of the warm-up): the report gives what happened since. */
 let mark = { stats: gw.stats(), storeCalls: 0, overlappingAsks: 0, forwarded: 0, forwardErrors: 0 };
 redis.once('ready', () => {
-  gw.start();
+  if (cfg.idle !== true) gw.start();
   cpuAtReady = process.cpuUsage();
   server.listen(0, '127.0.0.1', () => {
     const a = server.address();
@@ -134,6 +134,11 @@ process.on('message', async (m: CoordinatorMessage) => {
       cpuMs: cpuSince(cpuAtReady),
     };
     send(report);
+  } else if (m.type === 'join') {
+    gw.start();
+  } else if (m.type === 'leave') {
+    // as a gateway scaled in: its last sync, and it leaves the count of live gateways at once
+    await gw.stop();
   } else if (m.type === 'stop') {
     server.closeAllConnections();
     server.close();

@@ -20,6 +20,19 @@ const pools = cfg.gatewayPorts.map(
 );
 const directPool = new LeanHttpPool(cfg.upstreamPort, '/direct', 8);
 
+/**
+ * With settings.scale, the gateway an arrival at t goes to: one of the gateways live then, evenly,
+ * from an RNG of its own (the arrivals' instants stay those of the seed). Otherwise its own pick.
+ */
+const liveRng = new Random(cfg.seed ^ 0x68e31da4);
+function routeAt(t: number, picked: number): number {
+  const steps = cfg.live;
+  if (steps === undefined || steps.length === 0) return picked;
+  let count = steps[0].count;
+  for (const s of steps) if (s.atMs <= t) count = s.count;
+  return Math.min(count - 1, Math.floor(liveRng.uniform() * count));
+}
+
 /** A growable sample of numbers in a Float64Array. */
 class Samples {
   private a = new Float64Array(1 << 12);
@@ -102,7 +115,7 @@ function warmup(): void {
     while (next.t <= now && next.t < cfg.warmupMs) {
       if (waiting < cfg.maxInFlight) {
         waiting++;
-        pools[next.gateway].get(() => waiting--, '/warmup');
+        pools[routeAt(0, next.gateway)].get(() => waiting--, '/warmup');
       }
       next = arrivals.take();
     }
@@ -145,7 +158,7 @@ function run(): void {
       lag.push(late);
       if (late > cfg.lateAfterMs) lateSends++;
       if (inFlight >= cfg.maxInFlight) skipped++;
-      else viaGateway(next.gateway);
+      else viaGateway(routeAt(next.t, next.gateway));
       next = arrivals.take();
     }
     while (nextDirect <= now && nextDirect < cfg.durationMs) {

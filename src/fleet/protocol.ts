@@ -26,10 +26,12 @@ export interface GatewayConfig {
   design: DesignId;
   limit: number;
   windowMs: number;
-  gateways: number;
+  gateways: number | 'auto';
   syncMs: number;
   storeTimeoutMs: number;
   redisUrl: string;
+  /** Not live at the start: it starts syncing at 'join' (and stops at 'leave'). */
+  idle?: boolean;
   /** Redis key prefix of this run, so runs on a shared Redis never see each other's state */
   prefix: string;
   /** the one rate-limited key every request counts against (the simulator's one key) */
@@ -91,6 +93,8 @@ export interface LoadConfig {
   lateAfterMs: number;
   /** how long the warm-up sends (the same traffic, on the path /warmup), ms */
   warmupMs: number;
+  /** From atMs of the run on, only the first `count` gateway ports get requests (settings.scale; even routing). */
+  live?: { atMs: number; count: number }[];
 }
 
 export interface LatencySummary {
@@ -140,4 +144,7 @@ export type CoordinatorMessage =
   | { type: 'mark' }
   | { type: 'go' }
   | { type: 'report' }
-  | { type: 'stop' };
+  | { type: 'stop' }
+  // a gateway joins (starts syncing) or stops mid-run (settings.scale)
+  | { type: 'join' }
+  | { type: 'leave' };

@@ -13,7 +13,7 @@ import type {
   UpstreamReport,
 } from './protocol.js';
 import { type RedisServer, startRedisServer } from './redis-server.js';
-import { arrivalRate, type FleetSettings } from './settings.js';
+import { arrivalRate, type FleetSettings, maxGateways } from './settings.js';
 import { summarize, windowFigures } from './stats.js';
 
 /** What the live fleet measured. The first four keys are the simulator's, with its definitions. */
@@ -131,6 +131,7 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
   let proxy: FaultProxy | null = null;
   const abort = abortPromise(opts.signal);
   const step = <T>(p: Promise<T>): Promise<T> => Promise.race([p, abort.promise]);
+  let scaleTimers: ReturnType<typeof setTimeout>[] = [];
   try {
     let redisUrl = settings.redisUrl;
     if (redisUrl === null) {
@@ -148,13 +149,15 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
 
     const run = `${process.pid}-${Date.now().toString(36)}`;
     const gateways: ChildProcess[] = [];
-    for (let i = 0; i < settings.gateways; i++) {
+    // with settings.scale, processes beyond the first `gateways` stay idle until they join
+    for (let i = 0; i < maxGateways(settings); i++) {
       const cfg: GatewayConfig = {
         id: `gw-${i}`,
         design: settings.design,
         limit: settings.limit,
         windowMs: settings.windowMs,
-        gateways: settings.gateways,
+        gateways: settings.autoGateways === true ? 'auto' : settings.gateways,
+        idle: i >= settings.gateways,
         syncMs: settings.syncMs,
         storeTimeoutMs: settings.storeTimeoutMs,
         redisUrl: gatewayRedisUrl,
@@ -168,7 +171,7 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
       Promise.all(gateways.map((g, i) => nextMessage<ChildReady>(g, 'ready', `gateway gw-${i}`, READY_MS))),
     );
     log(
-      `${settings.gateways} gateways on ports ${ports.map((p) => p.port).join(', ')}; upstream on ${upstreamPort}`,
+      `${gateways.length} gateways on ports ${ports.map((p) => p.port).join(', ')}; upstream on ${upstreamPort}`,
     );
 
     const rate = arrivalRate(settings);
@@ -191,6 +194,12 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
       lateAfterMs: LATE_AFTER_MS,
       warmupMs: settings.warmupMs ?? WARMUP_MS,
     };
+    if ((settings.scale ?? []).length > 0) {
+      loadCfg.live = [
+        { atMs: 0, count: settings.gateways },
+        ...settings.scale!.map((x) => ({ atMs: x.atMs, count: x.gateways })),
+      ];
+    }
     const load = procs.fork('load-process', 'load', loadCfg);
     await step(nextMessage<ChildReady>(load, 'ready', 'the load process', READY_MS));
     log(
@@ -225,6 +234,7 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
     );
     load.send({ type: 'go' });
     for (const f of settings.inject) if (f.kind === 'down') proxy!.scheduleDown(f.atMs, f.forMs);
+    scaleTimers = scheduleScale(settings, gateways, log);
     const loadReport = await step(loadDone);
 
     // stop() in each gateway makes its last sync; the upstream log is complete once the load had its answers
@@ -252,11 +262,32 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
     const sim = simulate(settings, simMinutes);
     return { settings: { ...settings, arrivalRatePerS: rate, simMinutes }, live, sim };
   } finally {
+    for (const t of scaleTimers) clearTimeout(t);
     abort.dispose();
     await procs.stopAll();
     if (proxy !== null) await proxy.close();
     if (redis !== null) await redis.stop();
   }
+}
+
+/**
+ * settings.scale: at each step's instant (from the load's start), the gateways above the new count
+ * leave (stop(): their last sync, out of the live count at once) and those below it join.
+ */
+function scheduleScale(
+  settings: FleetSettings,
+  gateways: ChildProcess[],
+  log: (line: string) => void,
+): ReturnType<typeof setTimeout>[] {
+  let live = settings.gateways;
+  return (settings.scale ?? []).map((x) =>
+    setTimeout(() => {
+      for (let i = live; i < x.gateways; i++) gateways[i].send({ type: 'join' });
+      for (let i = x.gateways; i < live; i++) gateways[i].send({ type: 'leave' });
+      log(`scale: ${live} → ${x.gateways} gateways at ${x.atMs / 1000} s`);
+      live = x.gateways;
+    }, x.atMs),
+  );
 }
 
 async function startProxy(s: FleetSettings, redisUrl: string): Promise<FaultProxy | null> {

@@ -34,6 +34,19 @@ export interface FleetSettings {
   storeTimeoutMs: number;
   /** warm-up traffic before the measured run, on a key of its own; ms. @default 1000 */
   warmupMs?: number;
+  /** The gateways are configured with `gateways: 'auto'` (the store counts them) instead of K. @default false */
+  autoGateways?: boolean;
+  /**
+   * Gateway processes joining and stopping mid-run: from `atMs` on, `gateways` of them are live (the
+   * first `gateways` processes; the rest stay idle). `gateways` above is the count from the start.
+   * Even routing only: the load spreads over the live ones. @default none
+   */
+  scale?: { atMs: number; gateways: number }[];
+}
+
+/** Gateway processes a run starts: the most that are ever live. */
+export function maxGateways(s: Pick<FleetSettings, 'gateways' | 'scale'>): number {
+  return Math.max(s.gateways, ...(s.scale ?? []).map((x) => x.gateways));
 }
 
 /** Requests per second the settings ask for: load × L per W. */

@@ -1,6 +1,7 @@
 import { DESIGNS } from '../designs/index.js';
 import { describeInjection } from './inject.js';
 import type { FleetResult } from './run.js';
+import { maxGateways } from './settings.js';
 
 const int = (v: number) => Math.round(v).toLocaleString('en-US');
 const fix = (v: number, d: number) => v.toFixed(d);
@@ -30,8 +31,14 @@ export function settingsLine(r: FleetResult): string {
   const s = r.settings;
   const inject = s.inject.length > 0 ? `, inject ${s.inject.map(describeInjection).join(' + ')}` : '';
   const timeout = s.storeTimeoutMs !== 200 ? `, store timeout ${s.storeTimeoutMs} ms` : '';
+  // gateways joining and stopping mid-run (the simulator column keeps K fixed at the start's count)
+  const scale = (s.scale ?? []).map((x) => ` → ${x.gateways} at ${x.atMs / 1000} s`).join('');
+  const k =
+    s.autoGateways === true || scale !== ''
+      ? `${s.autoGateways === true ? 'auto, ' : ''}${s.gateways} gateways${scale}`
+      : `${s.gateways}`;
   return (
-    `${s.design}: K = ${s.gateways}, L = ${s.limit} per ${s.windowMs / 1000} s, Δ = ${s.syncMs / 1000} s ` +
+    `${s.design}: K = ${k}, L = ${s.limit} per ${s.windowMs / 1000} s, Δ = ${s.syncMs / 1000} s ` +
     `(Δ/W = 1/${+(s.windowMs / s.syncMs).toFixed(2)}), ${s.traffic} at ${s.load}× (${int(s.arrivalRatePerS)} req/s), ` +
     `${s.routing} routing, ${s.durationMs / 1000} s${inject}${timeout}`
   );
@@ -116,7 +123,7 @@ export function formatComparison(r: FleetResult): string {
       (DESIGNS[r.settings.design].requestPath === 'ask'
         ? `; ${int(live.coalescedAsks)} requests waited on an ask in flight`
         : ''),
-    `cpu           load ${fix(live.cpu.load, 2)}, gateways ${fix(live.cpu.gateways, 2)} (${r.settings.gateways} processes), upstream ${fix(live.cpu.upstream, 2)} cores`,
+    `cpu           load ${fix(live.cpu.load, 2)}, gateways ${fix(live.cpu.gateways, 2)} (${maxGateways(r.settings)} processes), upstream ${fix(live.cpu.upstream, 2)} cores`,
   );
   if (live.inject !== null) {
     const i = live.inject;

@@ -1,10 +1,12 @@
-import { requireCost, requireKey, requireTime } from '../config.js';
+import { ConfigError, requireCost, requireKey, requireTime } from '../config.js';
 import { DESIGNS, type Design } from '../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter } from '../designs/key-limiter.js';
 import type { Store, SyncEntry } from '../store/contract.js';
 import type { Decision } from './decision.js';
 import {
   type GatewayOptions,
+  learnGateways,
+  liveWithinMs,
   maxRequestCost,
   type ResolvedOptions,
   resolveGatewayOptions,
@@ -28,8 +30,10 @@ export class Gateway {
   private readonly keys = new Map<string, KeyLimiter>();
   private seq = 0;
   private lastSyncAt = Number.NaN;
-  /** A request costing more is never admitted (maxRequestCost). */
-  private readonly maxCost: number;
+  /** gateways 'auto': store time of the first heartbeat's count (see learnGateways). */
+  private firstCountAt = Number.NaN;
+  /** A request costing more is never admitted (maxRequestCost; it follows K with gateways 'auto'). */
+  private maxCost: number;
   /** The design's facts (DESIGNS), read here rather than from its name. */
   private readonly design: Design;
 
@@ -41,6 +45,9 @@ export class Gateway {
     this.id = this.options.id;
     this.maxCost = maxRequestCost(this.options);
     this.design = DESIGNS[this.options.design];
+    if (this.options.autoGateways && typeof store.heartbeat !== 'function') {
+      throw new ConfigError('gateways', "'auto' needs a store that counts live gateways (heartbeat)");
+    }
   }
 
   /** Keys this gateway holds state for. */
@@ -141,6 +148,8 @@ export class Gateway {
       owners.push(lim);
     }
     this.lastSyncAt = now;
+    // K first: every reply of this sync is applied with the fleet's count as of this round
+    if (this.options.autoGateways) this.beat(now, false);
     // an empty sync still goes out: it is the store's heartbeat and lets it sweep idle keys
     const { policy, fleet } = this.options;
     const seq = ++this.seq;
@@ -175,6 +184,32 @@ export class Gateway {
   /** The key's state machine, if held (tests and tools). */
   limiterFor(key: string): KeyLimiter | undefined {
     return this.keys.get(key);
+  }
+
+  /** K in use: the configured one, or with gateways 'auto' the last count of live gateways. */
+  get gateways(): number {
+    return this.options.fleet.gateways;
+  }
+
+  /**
+   * With gateways 'auto': this gateway leaves the store's count of live gateways now (the others
+   * learn it at their next sync) rather than after the liveness window. Call it when it stops.
+   */
+  leave(now: number): void {
+    requireTime('now', now);
+    if (this.options.autoGateways) this.beat(now, true);
+  }
+
+  /** One heartbeat (gateways 'auto'): K is the store's count of live gateways of this policy. */
+  private beat(now: number, leaving: boolean): void {
+    const { policy } = this.options;
+    const live = liveWithinMs(this.options);
+    const r = this.store.heartbeat!({ gatewayId: this.id, policy, liveWithinMs: live, leaving }, now);
+    if (leaving) return;
+    if (Number.isNaN(this.firstCountAt)) this.firstCountAt = r.now;
+    if (learnGateways(this.options, r.live, r.now - this.firstCountAt, live)) {
+      this.maxCost = maxRequestCost(this.options);
+    }
   }
 }
 

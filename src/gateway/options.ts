@@ -30,8 +30,19 @@ export interface GatewayOptions {
    * set of policies (createPolicyGateways) names each gateway after its policy. @default none
    */
   policyName?: string;
-  /** K: gateways sharing the limit. */
-  gateways: number;
+  /**
+   * K: gateways sharing the limit; or 'auto', the count of live gateways the store keeps (those that
+   * synced within the last 3·Δ, see docs/autoscaling.md), read from every sync round's reply.
+   */
+  gateways: number | 'auto';
+  /**
+   * With `gateways: 'auto'`: K until the store has counted the fleet (the async runtime's first
+   * decisions wait for that count, so this is used alone only if the store cannot be reached at
+   * start), and the least K for one liveness window after this gateway's first count: in a fleet
+   * started all at once, the first gateways to count have not seen the others yet. Set it to the
+   * fleet's usual size if whole-fleet starts under load matter. @default 1
+   */
+  initialGateways?: number;
   /** Δ: the sync interval, in milliseconds; 1 <= Δ <= W. */
   syncMs: number;
   /**
@@ -47,11 +58,21 @@ export interface GatewayOptions {
   horizonMs?: number;
 }
 
+/** FleetParams whose K its gateway may set (`gateways: 'auto'`); the designs see them read-only. */
+export interface LiveFleetParams extends FleetParams {
+  gateways: number;
+}
+
 export interface ResolvedOptions {
   id: string;
   design: DesignId;
   policy: Policy;
-  fleet: FleetParams;
+  /** One object per gateway: with `gateways: 'auto'` its K follows the store's count. */
+  fleet: LiveFleetParams;
+  /** K is counted by the store (`gateways: 'auto'`); fleet.gateways starts at initialGateways. */
+  autoGateways: boolean;
+  /** With autoGateways: K before the first count, and its floor for one liveness window after it (see GatewayOptions). */
+  initialGateways: number;
 }
 
 /** Every field of GatewayOptions (the async runtime refuses any other name). */
@@ -63,6 +84,7 @@ export const GATEWAY_OPTION_FIELDS = [
   'windowKind',
   'policyName',
   'gateways',
+  'initialGateways',
   'syncMs',
   'leaseTtlMs',
   'horizonMs',
@@ -86,7 +108,16 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
     o.policyName === undefined ? undefined : requirePolicyName('policyName', o.policyName),
   );
   const policy = c.check(() => makePolicy(o.limit, o.windowMs, o.windowKind ?? 'sliding', name));
-  const gateways = c.check(() => requirePositiveInteger('gateways', o.gateways));
+  const autoGateways = o.gateways === 'auto';
+  const gateways = c.check(() => {
+    if (!autoGateways) {
+      if (o.initialGateways !== undefined) {
+        throw new ConfigError('initialGateways', "is only for gateways: 'auto' (K is fixed here)");
+      }
+      return requireGateways(o.gateways);
+    }
+    return requirePositiveInteger('initialGateways', o.initialGateways ?? 1);
+  });
   const syncMs = c.check(() => {
     const d = requirePositiveFinite('syncMs', o.syncMs);
     if (d < MIN_SYNC_MS) {
@@ -122,13 +153,58 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
   c.done();
   // every check passed: none of these is undefined
   const fleet = { policy, gateways, syncMs, leaseTtlMs, horizonMs } as ResolvedOptions['fleet'];
-  return { id: o.id, design: design as DesignId, policy: policy as Policy, fleet };
+  const initialGateways = autoGateways ? (gateways as number) : 1;
+  return {
+    id: o.id,
+    design: design as DesignId,
+    policy: policy as Policy,
+    fleet,
+    autoGateways,
+    initialGateways,
+  };
 }
+
+function requireGateways(v: unknown): number {
+  if (typeof v === 'number') return requirePositiveInteger('gateways', v);
+  throw new ConfigError('gateways', `must be a positive integer or 'auto', got ${JSON.stringify(v)}`);
+}
+
+/**
+ * How long a gateway counts as live after its last heartbeat (`gateways: 'auto'`): 3·Δ, plus one
+ * store timeout for a round that waited on a slow store. A healthy gateway beats every Δ; a crashed
+ * one leaves the count this long after its last beat (a stopped one leaves at once).
+ */
+export function liveWithinMs(o: ResolvedOptions, storeTimeoutMs = 0): number {
+  return LIVE_SYNCS * o.fleet.syncMs + storeTimeoutMs;
+}
+
+/**
+ * Takes a heartbeat's count as this gateway's K (`gateways: 'auto'`); true if K changed. At least 1: a
+ * count of 0 (its own beat aged out before the store counted) still leaves this gateway running; and
+ * at least initialGateways while `sinceFirstMs` (store time since this gateway's first count) is
+ * under the liveness window, when gateways started with it may not have beaten yet.
+ */
+export function learnGateways(
+  o: ResolvedOptions,
+  live: number,
+  sinceFirstMs: number,
+  liveMs: number,
+): boolean {
+  let k = Number.isSafeInteger(live) && live > 1 ? live : 1;
+  if (sinceFirstMs < liveMs && k < o.initialGateways) k = o.initialGateways;
+  if (k === o.fleet.gateways) return false;
+  o.fleet.gateways = k;
+  return true;
+}
+
+/** Sync intervals without a heartbeat after which a gateway no longer counts (see liveWithinMs). */
+export const LIVE_SYNCS = 3;
 
 /**
  * The most one request may cost: a request costing more can never be admitted, so the gateways
  * answer it at once, denied, without the store (see Decision.exceedsLimit). L; for a design bound by
- * shares (split), each gateway's own share ceil(L/K), the most it ever admits in a window.
+ * shares (split), each gateway's own share ceil(L/K), the most it ever admits in a window (with
+ * `gateways: 'auto'`, of the K in use now: the gateway recomputes it when K changes).
  */
 export function maxRequestCost(o: ResolvedOptions): number {
   const { limit } = o.policy;

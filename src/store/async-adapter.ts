@@ -1,4 +1,4 @@
-import type { AskReply, AsyncStore, LogAdmitReply, Store, SyncResult } from './contract.js';
+import type { AskReply, AsyncStore, HeartbeatReply, LogAdmitReply, Store, SyncResult } from './contract.js';
 
 /** A store the async runtime takes: the network one (AsyncStore) or the in-process one (Store). */
 export type AnyStore = AsyncStore | Store;
@@ -26,6 +26,11 @@ export function asAsyncStore(store: AnyStore): AsyncStore {
     sync: (...a: Parameters<AsyncStore['sync']>) => settle<SyncResult>(() => s.sync(...a)),
     ask: (...a: Parameters<AsyncStore['ask']>) => settle<AskReply>(() => s.ask(...a)),
   };
+  // only a store that counts live gateways offers it: its absence is how `gateways: 'auto'` tells
+  if (typeof s.heartbeat === 'function') {
+    adapted.heartbeat = (...a: Parameters<NonNullable<AsyncStore['heartbeat']>>) =>
+      settle<HeartbeatReply>(() => s.heartbeat!(...a));
+  }
   ADAPTED.add(adapted);
   return adapted;
 }

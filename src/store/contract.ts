@@ -118,6 +118,31 @@ export interface AskReply {
   now: number;
 }
 
+/**
+ * One gateway's heartbeat for `gateways: 'auto'`, once per sync round: the store keeps, per policy,
+ * the gateways that beat within `liveWithinMs` of its now, and answers how many there are. Only the
+ * gateways of one policy count one another (a policy is its own fleet of gateways).
+ */
+export interface Heartbeat {
+  /** Who beats: the async runtime sends its incarnation (a restart is a new member; the old one ages out). */
+  gatewayId: string;
+  policy: Policy;
+  /** A member whose last beat is older than this (ms, store time) has crashed or lost the store: not counted. */
+  liveWithinMs: number;
+  /** A stopping gateway leaves at once; the reply counts the others. */
+  leaving?: boolean;
+}
+
+export interface HeartbeatReply {
+  /** Gateways of the policy that beat within liveWithinMs, this one included unless it left. */
+  live: number;
+  /** The store's time when it counted. */
+  now: number;
+}
+
+/** The most a heartbeat may ask the store to look back (a day): the store's work never depends on a client's whim. */
+export const MAX_LIVE_WITHIN_MS = 86_400_000;
+
 export interface Store {
   /**
    * With `call`, the admits are recorded as that call's, and a call that was voided already (its
@@ -144,6 +169,8 @@ export interface Store {
   ): AskReply;
   /** Keys the store holds state for. */
   readonly keyCount: number;
+  /** See `Heartbeat`. Optional: a store without it serves fixed K only. */
+  heartbeat?(beat: Heartbeat, now: number): HeartbeatReply;
 }
 
 export interface AsyncStore {
@@ -177,4 +204,6 @@ export interface AsyncStore {
     now: number,
     seq?: number,
   ): Promise<AskReply>;
+  /** See `Heartbeat`. Optional: a store without it serves fixed K only (`gateways: 'auto'` needs it). */
+  heartbeat?(beat: Heartbeat, now: number): Promise<HeartbeatReply>;
 }

@@ -4,6 +4,8 @@ import { expiryOf } from '../window/expiry.js';
 import { NO_EXPIRIES, TimeLog } from '../window/time-log.js';
 import type {
   AskReply,
+  Heartbeat,
+  HeartbeatReply,
   LogAdmitReply,
   LogCall,
   LogVoid,
@@ -13,6 +15,7 @@ import type {
   SyncRequest,
   SyncResult,
 } from './contract.js';
+import { LiveSet } from './live-set.js';
 import { policyTag } from './policy-tag.js';
 import { requireCost } from './require-cost.js';
 
@@ -239,6 +242,8 @@ export class MemoryStore implements Store {
   private readonly lastSeq = new Map<string, { seq: number }>();
   /** Per gateway id, the incarnation that claimed it last (SyncRequest.incarnationOf). */
   private readonly incarnations = new Map<string, string>();
+  /** Per policyTag, the gateways that beat (`gateways: 'auto'`). */
+  private readonly live = new Map<string, LiveSet>();
   /** The highest seq sync() saw per gateway. */
   private readonly topSeq = new Map<string, number>();
   /** sync()'s replay flags, reused. */
@@ -277,6 +282,14 @@ export class MemoryStore implements Store {
     const last = this.lastRec;
     if (last !== null && last.key === key && last.sweepAt !== -1) return last;
     return this.lastTable!.get(key);
+  }
+
+  /** See `Heartbeat`: the live gateways of the beat's policy. */
+  heartbeat(beat: Heartbeat, now: number): HeartbeatReply {
+    const tag = policyTag(beat.policy);
+    let set = this.live.get(tag);
+    if (set === undefined) this.live.set(tag, (set = new LiveSet()));
+    return { live: set.beat(beat, now), now };
   }
 
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): LogAdmitReply {

@@ -2,6 +2,8 @@ import type { Policy } from '../../src/config.js';
 import type {
   AskReply,
   AsyncStore,
+  Heartbeat,
+  HeartbeatReply,
   LogAdmitReply,
   LogCall,
   LogVoid,
@@ -79,6 +81,14 @@ export class TestAsyncStore implements AsyncStore {
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {
     this.calls.logAdmit++;
     return this.run(now, (t) => this.memory.logAdmit(key, policy, t, cost, call));
+  }
+
+  /** Heartbeats answered or failed (gateways 'auto'); kept apart from `calls`, which tests compare whole. */
+  heartbeats = 0;
+
+  heartbeat(beat: Heartbeat, now: number): Promise<HeartbeatReply> {
+    this.heartbeats++;
+    return this.run(now, (t) => this.memory.heartbeat(beat, t));
   }
 
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {

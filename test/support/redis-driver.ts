@@ -88,7 +88,7 @@ export interface DriverEvent {
 
 /** Runs the events in order through one fleet of gateways on `store`; returns every decision and reply. */
 export async function driveFleet(
-  base: Omit<GatewayOptions, 'id'>,
+  base: Omit<GatewayOptions, 'id'> & { gateways: number },
   store: AnyStore,
   events: DriverEvent[],
 ): Promise<{ decisions: boolean[]; replies: unknown[][] }> {

@@ -112,6 +112,10 @@ export interface RuntimeStats {
   duplicateIdSyncs: number;
   /** Keys per sync request (part) the next sync is cut into, from the store's recent speed. */
   partKeys: number;
+  /** K in use: the configured one, or with gateways 'auto' the store's last count of live gateways. */
+  gateways: number;
+  /** gateways 'auto': heartbeats that failed or timed out (K kept its last count). */
+  heartbeatFailures: number;
 }
 
 /**
@@ -173,8 +177,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   readonly maxKeys: number;
 
   private readonly store: AsyncStore;
-  /** A request costing more is never admitted (maxRequestCost). */
-  private readonly maxCost: number;
+  /** A request costing more is never admitted (maxRequestCost; it follows K with gateways 'auto'). */
+  private maxCost: number;
   /** The design's facts (DESIGNS), read here rather than from its name. */
   private readonly design: Design;
   /** touchesStore(design), read on every request: false (split) never syncs nor has a store to lose. */
@@ -224,7 +228,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.clock = o.clock;
     this.design = DESIGNS[this.options.design];
     this.usesStore = touchesStore(this.design);
-    this.storeClock = new StoreClock(waitsForClock(this.store, this.design), this.store.clock === 'store');
+    // gateways 'auto': the first decisions wait for the first round's count of the fleet, as they do
+    // for a store's clock (one round trip, once): K is never a guess while the store can answer
+    const waits = waitsForClock(this.store, this.design) || this.options.autoGateways;
+    this.storeClock = new StoreClock(waits, this.store.clock === 'store');
     this.random = o.random;
     this.maxKeys = o.maxKeys;
     this.maxCost = maxRequestCost(this.options);
@@ -260,6 +267,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       events: this,
       confirmed: (own) => {
         for (const n of own) this.limiterUnsynced -= n;
+      },
+      gatewaysChanged: () => {
+        this.maxCost = maxRequestCost(this.options);
       },
     });
   }
@@ -661,6 +671,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       duplicateId: this.claims.duplicate,
       duplicateIdSyncs: this.claims.duplicateSyncs,
       partKeys: this.loop.partKeys(),
+      gateways: this.options.fleet.gateways,
+      heartbeatFailures: this.loop.heartbeatFailures,
     };
   }
 

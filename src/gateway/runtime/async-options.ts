@@ -80,6 +80,14 @@ export function resolveAsyncGatewayOptions(opts: AsyncGatewayOptions): ResolvedA
   const storeTimeoutMs = c.check(() => requireTimeoutMs('storeTimeoutMs', opts.storeTimeoutMs ?? 200));
   const options = c.check(() => resolveGatewayOptions(opts, storeTimeoutMs ?? 0));
   const store = c.check(() => requireStore(opts.store));
+  c.check(() => {
+    if (opts.gateways === 'auto' && store !== undefined && typeof store.heartbeat !== 'function') {
+      throw new ConfigError(
+        'gateways',
+        "'auto' needs a store that counts live gateways (MemoryStore, RedisStore: heartbeat)",
+      );
+    }
+  });
   const failMode = c.check(() => requireFailMode(opts.failMode ?? 'local'));
   const staleAfterMs = c.check(() => requireStaleAfterMs(opts.staleAfterMs, options, storeTimeoutMs));
   const clock = c.check(() => requireFunction('clock', opts.clock ?? Date.now));
@@ -120,6 +128,7 @@ const ASYNC_GATEWAY_OPTIONS = {
   windowKind: true,
   policyName: true,
   gateways: true,
+  initialGateways: true,
   syncMs: true,
   leaseTtlMs: true,
   horizonMs: true,

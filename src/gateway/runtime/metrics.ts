@@ -137,6 +137,15 @@ function createCollector(registry: Registry, p: string): Collector {
     },
   });
   new Gauge({
+    name: `${p}gateways_live`,
+    help: "K in use: gateways sharing the limit (configured, or with gateways 'auto' the store's last count).",
+    labelNames: ['gateway'],
+    registers,
+    collect() {
+      each((g, s) => this.set({ gateway: g.id }, s.gateways));
+    },
+  });
+  new Gauge({
     name: `${p}store_down`,
     help: '1 while the gateway decides by its fail mode because the store is unreachable or too slow.',
     labelNames: ['gateway'],

@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { KeyLimiter } from '../../designs/key-limiter.js';
 import type { AsyncStore, SyncEntry } from '../../store/contract.js';
 import { Slicer } from '../../util/slicer.js';
-import type { ResolvedOptions } from '../options.js';
+import { learnGateways, liveWithinMs, type ResolvedOptions } from '../options.js';
 import type { AsyncGatewayEvents } from './async-gateway.js';
 import type { IdClaims } from './duplicate-id.js';
 import type { FailureCause } from './failure-cause.js';
@@ -33,6 +33,8 @@ export interface SyncLoopDeps {
   events: EventEmitter<AsyncGatewayEvents>;
   /** An answered part's limiter admits, per entry: the store has them now. */
   confirmed: (own: number[]) => void;
+  /** gateways 'auto': a heartbeat changed K (options.fleet.gateways). */
+  gatewaysChanged?: () => void;
 }
 
 type Timer = { kind: 'timeout' | 'interval'; handle: ReturnType<typeof setTimeout> };
@@ -76,6 +78,16 @@ export class SyncLoop {
   /** The last CYCLE_SAMPLES sync cycles, ms: from a reply's store time to the end of applying the next reply, a ring. */
   private readonly cycles: number[] = [];
   private cycleNext = 0;
+  /**
+   * gateways 'auto': this round's heartbeat, sent beside its sync parts. Settles (never rejects) once
+   * it has set K or failed (K then stays); the round's replies are applied only after it, so every
+   * key answered in a round decides with the fleet's count as of that round.
+   */
+  private beat: Promise<void> | null = null;
+  /** Heartbeats that failed or timed out (K kept its last value). */
+  heartbeatFailures = 0;
+  /** Store time of the first heartbeat's count (see learnGateways). */
+  private firstCountAt = Number.NaN;
 
   private readonly id: string;
   private readonly incarnation: string;
@@ -91,6 +103,7 @@ export class SyncLoop {
   private readonly voids: LogVoids;
   private readonly events: EventEmitter<AsyncGatewayEvents>;
   private readonly confirmed: (own: number[]) => void;
+  private readonly gatewaysChanged: () => void;
 
   constructor(d: SyncLoopDeps) {
     this.id = d.id;
@@ -107,6 +120,7 @@ export class SyncLoop {
     this.voids = d.voids;
     this.events = d.events;
     this.confirmed = d.confirmed;
+    this.gatewaysChanged = d.gatewaysChanged ?? (() => {});
   }
 
   /** The seq of the last sync built (0 before the first): a request-path ask is tagged with it. */
@@ -185,6 +199,35 @@ export class SyncLoop {
    * too), and idle keys are swept instead. Resolves true when every part sent was answered.
    */
   private async runSync(final: boolean): Promise<boolean> {
+    this.beat = this.options.autoGateways ? this.heartbeat(final) : null;
+    try {
+      return await this.round(final);
+    } finally {
+      if (this.beat !== null) await this.beat;
+    }
+  }
+
+  /**
+   * gateways 'auto': one heartbeat (the last one, `leaving`, takes this gateway out of the count at
+   * once); its count becomes K. A failed one leaves K as it was: the fail mode covers a store that is away.
+   */
+  private async heartbeat(leaving: boolean): Promise<void> {
+    const heartbeat = this.store.heartbeat!.bind(this.store);
+    const live = liveWithinMs(this.options, this.storeTimeoutMs);
+    const beat = { gatewayId: this.incarnation, policy: this.options.policy, liveWithinMs: live, leaving };
+    const r = await withTimeout(() => heartbeat(beat, this.bookNow()), this.storeTimeoutMs);
+    if (!r.ok) {
+      this.heartbeatFailures++;
+      return;
+    }
+    if (leaving) return;
+    const { now } = r.value;
+    if (Number.isNaN(this.firstCountAt)) this.firstCountAt = now;
+    if (learnGateways(this.options, r.value.live, now - this.firstCountAt, live)) this.gatewaysChanged();
+  }
+
+  /** The body of runSync: see there. */
+  private async round(final: boolean): Promise<boolean> {
     if (this.voids.pending > 0) await this.sendVoids();
     this.claims.startRound(final);
     this.prevRoundReply = this.roundFailed ? Number.NaN : this.roundReply;
@@ -522,6 +565,7 @@ export class SyncLoop {
     }
     part.timedOut = false;
     this.notePart(t1 - t0, keys);
+    if (this.beat !== null) await this.beat;
     this.storeClock.learn(r.value.now, t0, t1);
     const now = this.bookNow();
     const { replies } = r.value;

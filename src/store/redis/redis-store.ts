@@ -4,6 +4,8 @@ import { Slicer } from '../../util/slicer.js';
 import type {
   AskReply,
   AsyncStore,
+  Heartbeat,
+  HeartbeatReply,
   LogAdmitReply,
   LogCall,
   LogVoid,
@@ -12,6 +14,8 @@ import type {
   SyncRequest,
   SyncResult,
 } from '../contract.js';
+import { requireHeartbeat } from '../live-set.js';
+import { policyTag } from '../policy-tag.js';
 import { requireCost } from '../require-cost.js';
 import { type KeyNames, keyNames } from './key-names.js';
 import {
@@ -35,6 +39,7 @@ interface Scripts {
   void: LuaScript;
   sync: LuaScript;
   ask: LuaScript;
+  live: LuaScript;
 }
 
 /**
@@ -76,6 +81,7 @@ export class RedisStore implements AsyncStore {
       void: composeScript('void.lua', windowModule),
       sync: composeScript('sync.lua', windowModule),
       ask: composeScript('ask.lua', windowModule),
+      live: composeScript('live.lua', windowModule),
     };
     keepLoaded(client, Object.values(this.scripts));
   }
@@ -157,6 +163,29 @@ export class RedisStore implements AsyncStore {
       string,
     ];
     return { granted: r[0], grantExpiresAt: Number(r[1]), now: Number(r[2]) };
+  }
+
+  /**
+   * `gateways: 'auto'`: one live.lua call on the policy's live set, `<prefix>{live}g[<policyTag>]`
+   * (one hash tag: one slot in a cluster). Separate from the sync's pipeline, and outside CallOrder:
+   * it touches no key a sync or request-path call touches.
+   */
+  async heartbeat(beat: Heartbeat, now: number): Promise<HeartbeatReply> {
+    requireHeartbeat(beat);
+    const set = this.liveSetName(beat.policy);
+    const args = [
+      ...this.head(beat.policy, now),
+      beat.gatewayId,
+      String(beat.liveWithinMs),
+      beat.leaving === true ? '1' : '0',
+    ];
+    const r = (await this.scripts.live.run(this.client, [set], args)) as [number, string];
+    return { live: r[0], now: Number(r[1]) };
+  }
+
+  /** The Redis key of a policy's live gateways (tests, tools). */
+  liveSetName(policy: Policy): string {
+    return `${this.options.prefix}{live}g[${policyTag(policy)}]`;
   }
 
   /**
