@@ -57,6 +57,8 @@ export class SyncLoop {
   /** Recent parts' round trips (ms) and keys, a ring: sizes the parts (see partKeys). */
   private readonly partSamples: { ms: number; keys: number }[] = [];
   private partNext = 0;
+  /** Where the next round's reads of keys with room to spare begin (see takeReads). */
+  private readFrom = 0;
   private inflight: Promise<boolean> | null = null;
   private timer: Timer | null = null;
   /** Sync requests (parts) answered; failed, by cause (see FailureCause). */
@@ -292,8 +294,16 @@ export class SyncLoop {
    * behind the walk and being met twice, so keys are not reordered meanwhile (`building`).
    *
    * Keys of unanswered parts (`unresolved`) are left out: their pushes are still in flight, and a
-   * newer seq must not reach a key before the resend of the older one. Entries that push admits come
-   * first, so the parts sent first (and most likely answered) carry them.
+   * newer seq must not reach a key before the resend of the older one.
+   *
+   * Order (issue 19: a key flood must not starve honest keys): entries that push admits first, so
+   * the parts sent first (and most likely answered) carry them, and among them the keys near their
+   * limit (see `near`: a busy key, not a flood's one-admit key) first; then entries that release or
+   * ask; then the reads, near keys first. A read of a key with room to spare (a flood's key, or any
+   * quiet key) is all that may wait: a round takes at most what fits in ROUND_PARTS parts of them
+   * (see readBudget), in turns (`readFrom`), so a round's length stays near the store timeout however
+   * many keys are held, and a flood only makes the flooded keys' views staler. Such an entry carries
+   * nothing, so leaving it out changes nothing but the age of its key's view.
    */
   private async buildBatch(final: boolean): Promise<Part> {
     const now = this.bookNow();
@@ -301,10 +311,20 @@ export class SyncLoop {
     // (which releases the grants tagged below it) never hands back a grant the limiter may spend
     const seq = ++this.seq;
     const pushing = new Entries();
+    const pushingFar = new Entries();
     const rest = new Entries();
+    const reads = new Entries();
+    const readsFar = new Entries();
+    // a key "near" its limit (at most half of it left, as this gateway sees it) is a busy one, whose
+    // decisions a stale view may turn; a flood's one-admit key is far from it
+    const half = this.options.policy.limit / 2;
     const add = (e: SyncEntry, owner: KeyLimiter | null, fb: Fallback | null, own: number): void => {
       // the last sync asks for nothing: a stopping gateway hands every slot back
-      (e.admits.length > 0 ? pushing : rest).add(final && e.ask > 0 ? { ...e, ask: 0 } : e, owner, fb, own);
+      const entry = final && e.ask > 0 ? { ...e, ask: 0 } : e;
+      const near = owner !== null && owner.remaining(now) <= half;
+      if (e.admits.length > 0) (near ? pushing : pushingFar).add(entry, owner, fb, own);
+      else if (e.release || e.ask > 0 || !e.read || fb !== null) rest.add(entry, owner, fb, own);
+      else (near ? reads : readsFar).add(entry, owner, fb, own);
     };
     const slicer = new Slicer();
     const taken = new Set<Fallback>();
@@ -346,7 +366,14 @@ export class SyncLoop {
       else if (fb.isIdle(now)) table.fallbacks.delete(key);
     }
     const { policy, fleet } = this.options;
+    pushing.append(pushingFar);
     pushing.append(rest);
+    pushing.append(reads);
+    this.takeReads(
+      readsFar,
+      final ? readsFar.entries.length : this.readBudget(pushing.entries.length),
+      pushing,
+    );
     // an empty sync still goes out: it is the heartbeat that tells the runtime the store is back
     return {
       req: {
@@ -364,6 +391,34 @@ export class SyncLoop {
       timedOut: false,
       builtFrom: now,
     };
+  }
+
+  /**
+   * How many reads of keys with room to spare a round of `others` other entries takes: what is left
+   * of ROUND_PARTS parts, and at least one part's worth, so every such key is read in its turn even
+   * while pushes fill the round.
+   */
+  private readBudget(others: number): number {
+    const part = this.partKeys();
+    return Math.max(part, ROUND_PARTS * part - others);
+  }
+
+  /**
+   * Appends up to `max` of `far` to `to`, taking turns: from where the last round stopped (`readFrom`),
+   * round the list. The others wait for a later round.
+   */
+  private takeReads(far: Entries, max: number, to: Entries): void {
+    const n = far.entries.length;
+    if (n <= max) {
+      to.append(far);
+      return;
+    }
+    const from = this.readFrom % n;
+    for (let j = 0; j < max; j++) {
+      const i = (from + j) % n;
+      to.add(far.entries[i], far.owners[i], far.fallbacks[i], far.own[i]);
+    }
+    this.readFrom = from + max;
   }
 
   /**
@@ -563,6 +618,11 @@ const EMPTY: number[] = [];
 const PART_SHARE = 0.25;
 /** Parts in flight at once: the next is written while the store works on one (a pipeline). */
 const PIPELINE_PARTS = 2;
+/**
+ * A round's reads of keys with room to spare fill it up to this many parts (about one store timeout
+ * of store time, see PART_SHARE): the rest wait for a later round (see buildBatch).
+ */
+const ROUND_PARTS = 4;
 /** Keys per part before the store's speed is known. */
 const FIRST_PART_KEYS = 1_000;
 const MIN_PART_KEYS = 16;
