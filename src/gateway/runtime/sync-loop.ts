@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import { DESIGNS } from '../../designs/index.js';
 import type { KeyLimiter } from '../../designs/key-limiter.js';
 import type { AsyncStore, SyncEntry } from '../../store/contract.js';
 import { Slicer } from '../../util/slicer.js';
@@ -299,11 +300,12 @@ export class SyncLoop {
    * Order (issue 19: a key flood must not starve honest keys): entries that push admits first, so
    * the parts sent first (and most likely answered) carry them, and among them the keys near their
    * limit (see `near`: a busy key, not a flood's one-admit key) first; then entries that release or
-   * ask; then the reads, near keys first. A read of a key with room to spare (a flood's key, or any
-   * quiet key) is all that may wait: a round takes at most what fits in ROUND_PARTS parts of them
-   * (see readBudget), in turns (`readFrom`), so a round's length stays near the store timeout however
-   * many keys are held, and a flood only makes the flooded keys' views staler. Such an entry carries
-   * nothing, so leaving it out changes nothing but the age of its key's view.
+   * ask; then the reads of keys near their limit. The read of a key with room to spare and nothing
+   * to push (a flood's key, or any quiet key; designs whose syncs are 'lazy') is all that may wait: a
+   * round takes at most what fits in ROUND_PARTS parts of them (see readBudget), in turns (`readFrom`),
+   * so a round's length stays near the store timeout however many keys are held, and a flood only
+   * makes the flooded keys' views staler. Such a key's entry would carry nothing, so leaving it out
+   * changes nothing but the age of its view.
    */
   private async buildBatch(final: boolean): Promise<Part> {
     const now = this.bookNow();
@@ -314,18 +316,21 @@ export class SyncLoop {
     const pushingFar = new Entries();
     const rest = new Entries();
     const reads = new Entries();
-    const readsFar = new Entries();
     // a key "near" its limit (at most half of it left, as this gateway sees it) is a busy one, whose
     // decisions a stale view may turn; a flood's one-admit key is far from it
     const half = this.options.policy.limit / 2;
     const add = (e: SyncEntry, owner: KeyLimiter | null, fb: Fallback | null, own: number): void => {
       // the last sync asks for nothing: a stopping gateway hands every slot back
       const entry = final && e.ask > 0 ? { ...e, ask: 0 } : e;
-      const near = owner !== null && owner.remaining(now) <= half;
-      if (e.admits.length > 0) (near ? pushing : pushingFar).add(entry, owner, fb, own);
-      else if (e.release || e.ask > 0 || !e.read || fb !== null) rest.add(entry, owner, fb, own);
-      else (near ? reads : readsFar).add(entry, owner, fb, own);
+      if (e.admits.length > 0)
+        (owner !== null && owner.remaining(now) <= half ? pushing : pushingFar).add(entry, owner, fb, own);
+      else if (e.read && !e.release && e.ask === 0 && fb === null) reads.add(entry, owner, fb, own);
+      else rest.add(entry, owner, fb, own);
     };
+    // a design whose sync with nothing to push only reads ('lazy') lets a far key's read wait: its
+    // entry is taken only if its turn comes (see takeReads), so a waiting key costs the walk no entry
+    const deferrable = !final && DESIGNS[this.options.design].syncs === 'lazy';
+    const far: { key: string; lim: KeyLimiter }[] = [];
     const slicer = new Slicer();
     const taken = new Set<Fallback>();
     const unresolved = this.unresolved;
@@ -336,6 +341,15 @@ export class SyncLoop {
       for (const [key, lim] of table.limiters) {
         if (slicer.due()) await slicer.pause();
         if (skip && unresolved.has(key)) continue;
+        if (
+          deferrable &&
+          lim.unsyncedAdmits() === 0 &&
+          lim.remaining(now) > half &&
+          !table.fallbacks.has(key)
+        ) {
+          far.push({ key, lim });
+          continue;
+        }
         const own = lim.syncEntry(key, now);
         const fb = table.fallbacks.get(key) ?? null;
         const extra = fb === null ? EMPTY : fb.take(now);
@@ -369,11 +383,7 @@ export class SyncLoop {
     pushing.append(pushingFar);
     pushing.append(rest);
     pushing.append(reads);
-    this.takeReads(
-      readsFar,
-      final ? readsFar.entries.length : this.readBudget(pushing.entries.length),
-      pushing,
-    );
+    await this.takeReads(far, this.readBudget(pushing.entries.length), now, pushing);
     // an empty sync still goes out: it is the heartbeat that tells the runtime the store is back
     return {
       req: {
@@ -404,21 +414,29 @@ export class SyncLoop {
   }
 
   /**
-   * Appends up to `max` of `far` to `to`, taking turns: from where the last round stopped (`readFrom`),
-   * round the list. The others wait for a later round.
+   * Takes the entries of up to `max` of the `far` keys into `to`, in turns: from where the last round
+   * stopped (`readFrom`), round the list. The others wait for a later round. A key dropped or replaced
+   * since the walk is passed over; one that admitted since pushes now, as a key the walk had not
+   * reached yet would.
    */
-  private takeReads(far: Entries, max: number, to: Entries): void {
-    const n = far.entries.length;
-    if (n <= max) {
-      to.append(far);
-      return;
+  private async takeReads(
+    far: { key: string; lim: KeyLimiter }[],
+    max: number,
+    now: number,
+    to: Entries,
+  ): Promise<void> {
+    const n = far.length;
+    const take = Math.min(n, max);
+    const from = n === 0 ? 0 : this.readFrom % n;
+    const slicer = new Slicer();
+    for (let j = 0; j < take; j++) {
+      if (slicer.due()) await slicer.pause();
+      const { key, lim } = far[(from + j) % n];
+      if (this.table.limiters.get(key) !== lim) continue;
+      const e = lim.syncEntry(key, now);
+      if (e !== null) to.add(e, lim, null, e.admits.length);
     }
-    const from = this.readFrom % n;
-    for (let j = 0; j < max; j++) {
-      const i = (from + j) % n;
-      to.add(far.entries[i], far.owners[i], far.fallbacks[i], far.own[i]);
-    }
-    this.readFrom = from + max;
+    this.readFrom = from + take;
   }
 
   /**
