@@ -299,7 +299,7 @@ export class SyncLoop {
    *
    * Order (issue 19: a key flood must not starve honest keys): entries that push admits first, so
    * the parts sent first (and most likely answered) carry them, and among them the keys near their
-   * limit (see `near`: a busy key, not a flood's one-admit key) first; then entries that release or
+   * limit (see `half`: a busy key, not a flood's one-admit key) first; then entries that release or
    * ask; then the reads of keys near their limit. The read of a key with room to spare and nothing
    * to push (a flood's key, or any quiet key; designs whose syncs are 'lazy') is all that may wait: a
    * round takes at most what fits in ROUND_PARTS parts of them (see readBudget), in turns (`readFrom`),
