@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import { DESIGNS } from '../../designs/index.js';
 import type { KeyLimiter } from '../../designs/key-limiter.js';
 import type { AsyncStore, SyncEntry } from '../../store/contract.js';
 import { Slicer } from '../../util/slicer.js';
@@ -59,6 +60,8 @@ export class SyncLoop {
   /** Recent parts' round trips (ms) and keys, a ring: sizes the parts (see partKeys). */
   private readonly partSamples: { ms: number; keys: number }[] = [];
   private partNext = 0;
+  /** Where the next round's reads of keys with room to spare begin (see takeReads). */
+  private readFrom = 0;
   private inflight: Promise<boolean> | null = null;
   private timer: Timer | null = null;
   /** Sync requests (parts) answered; failed, by cause (see FailureCause). */
@@ -335,8 +338,17 @@ export class SyncLoop {
    * behind the walk and being met twice, so keys are not reordered meanwhile (`building`).
    *
    * Keys of unanswered parts (`unresolved`) are left out: their pushes are still in flight, and a
-   * newer seq must not reach a key before the resend of the older one. Entries that push admits come
-   * first, so the parts sent first (and most likely answered) carry them.
+   * newer seq must not reach a key before the resend of the older one.
+   *
+   * Order (issue 19: a key flood must not starve honest keys): entries that push admits first, so
+   * the parts sent first (and most likely answered) carry them, and among them the keys near their
+   * limit (see `half`: a busy key, not a flood's one-admit key) first; then entries that release or
+   * ask; then the reads of keys near their limit. The read of a key with room to spare and nothing
+   * to push (a flood's key, or any quiet key; designs whose syncs are 'lazy') is all that may wait: a
+   * round takes at most what fits in ROUND_PARTS parts of them (see readBudget), in turns (`readFrom`),
+   * so a round's length stays near the store timeout however many keys are held, and a flood only
+   * makes the flooded keys' views staler. Such a key's entry would carry nothing, so leaving it out
+   * changes nothing but the age of its view.
    */
   private async buildBatch(final: boolean): Promise<Part> {
     const now = this.bookNow();
@@ -344,11 +356,24 @@ export class SyncLoop {
     // (which releases the grants tagged below it) never hands back a grant the limiter may spend
     const seq = ++this.seq;
     const pushing = new Entries();
+    const pushingFar = new Entries();
     const rest = new Entries();
+    const reads = new Entries();
+    // a key "near" its limit (at most half of it left, as this gateway sees it) is a busy one, whose
+    // decisions a stale view may turn; a flood's one-admit key is far from it
+    const half = this.options.policy.limit / 2;
     const add = (e: SyncEntry, owner: KeyLimiter | null, fb: Fallback | null, own: number): void => {
       // the last sync asks for nothing: a stopping gateway hands every slot back
-      (e.admits.length > 0 ? pushing : rest).add(final && e.ask > 0 ? { ...e, ask: 0 } : e, owner, fb, own);
+      const entry = final && e.ask > 0 ? { ...e, ask: 0 } : e;
+      if (e.admits.length > 0)
+        (owner !== null && owner.remaining(now) <= half ? pushing : pushingFar).add(entry, owner, fb, own);
+      else if (e.read && !e.release && e.ask === 0 && fb === null) reads.add(entry, owner, fb, own);
+      else rest.add(entry, owner, fb, own);
     };
+    // a design whose sync with nothing to push only reads ('lazy') lets a far key's read wait: its
+    // entry is taken only if its turn comes (see takeReads), so a waiting key costs the walk no entry
+    const deferrable = !final && DESIGNS[this.options.design].syncs === 'lazy';
+    const far: { key: string; lim: KeyLimiter }[] = [];
     const slicer = new Slicer();
     const taken = new Set<Fallback>();
     const unresolved = this.unresolved;
@@ -359,6 +384,15 @@ export class SyncLoop {
       for (const [key, lim] of table.limiters) {
         if (slicer.due()) await slicer.pause();
         if (skip && unresolved.has(key)) continue;
+        if (
+          deferrable &&
+          lim.unsyncedAdmits() === 0 &&
+          lim.remaining(now) > half &&
+          !table.fallbacks.has(key)
+        ) {
+          far.push({ key, lim });
+          continue;
+        }
         const own = lim.syncEntry(key, now);
         const fb = table.fallbacks.get(key) ?? null;
         const extra = fb === null ? EMPTY : fb.take(now);
@@ -389,7 +423,10 @@ export class SyncLoop {
       else if (fb.isIdle(now)) table.fallbacks.delete(key);
     }
     const { policy, fleet } = this.options;
+    pushing.append(pushingFar);
     pushing.append(rest);
+    pushing.append(reads);
+    await this.takeReads(far, this.readBudget(pushing.entries.length), now, pushing);
     // an empty sync still goes out: it is the heartbeat that tells the runtime the store is back
     return {
       req: {
@@ -407,6 +444,42 @@ export class SyncLoop {
       timedOut: false,
       builtFrom: now,
     };
+  }
+
+  /**
+   * How many reads of keys with room to spare a round of `others` other entries takes: what is left
+   * of ROUND_PARTS parts, and at least one part's worth, so every such key is read in its turn even
+   * while pushes fill the round.
+   */
+  private readBudget(others: number): number {
+    const part = this.partKeys();
+    return Math.max(part, ROUND_PARTS * part - others);
+  }
+
+  /**
+   * Takes the entries of up to `max` of the `far` keys into `to`, in turns: from where the last round
+   * stopped (`readFrom`), round the list. The others wait for a later round. A key dropped or replaced
+   * since the walk is passed over; one that admitted since pushes now, as a key the walk had not
+   * reached yet would.
+   */
+  private async takeReads(
+    far: { key: string; lim: KeyLimiter }[],
+    max: number,
+    now: number,
+    to: Entries,
+  ): Promise<void> {
+    const n = far.length;
+    const take = Math.min(n, max);
+    const from = n === 0 ? 0 : this.readFrom % n;
+    const slicer = new Slicer();
+    for (let j = 0; j < take; j++) {
+      if (slicer.due()) await slicer.pause();
+      const { key, lim } = far[(from + j) % n];
+      if (this.table.limiters.get(key) !== lim) continue;
+      const e = lim.syncEntry(key, now);
+      if (e !== null) to.add(e, lim, null, e.admits.length);
+    }
+    this.readFrom = from + take;
   }
 
   /**
@@ -607,6 +680,11 @@ const EMPTY: number[] = [];
 const PART_SHARE = 0.25;
 /** Parts in flight at once: the next is written while the store works on one (a pipeline). */
 const PIPELINE_PARTS = 2;
+/**
+ * A round's reads of keys with room to spare fill it up to this many parts (about one store timeout
+ * of store time, see PART_SHARE): the rest wait for a later round (see buildBatch).
+ */
+const ROUND_PARTS = 4;
 /** Keys per part before the store's speed is known. */
 const FIRST_PART_KEYS = 1_000;
 const MIN_PART_KEYS = 16;
