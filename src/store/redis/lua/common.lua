@@ -39,7 +39,10 @@ local function expiry(t)
   return t + WINDOW
 end
 
--- The meta hash of a key: field 'n' = the log's member counter, 'q:<gw>' = the seq of the last sync
+-- The meta hash of a key: field 'n' = the log's member counter, 'a' = the admits its log counts,
+-- 'o' / 'z' = bounds on the admit times in its log (no run older than 'o', none newer than 'z'; they
+-- let a touch skip reading the log when nothing in it can have aged out, and give the key's expiry;
+-- see the window modules), 'q:<gw>' = the seq of the last sync
 -- of gateway gw that pushed admits here, 'g:<gw>' = '<lapse ms>:<tag>:<slots>[:<tag>:<slots>...]',
 -- gw's outstanding grant in parts tagged by the call that made them (see grantTag below),
 -- 'v:<gw>' = '<seq>:<until ms>': gw's central-log calls up to seq are void until then (void.lua).
@@ -74,12 +77,28 @@ end
 
 local function readMeta(meta)
   local all = redis.call('HGETALL', meta)
-  local m = { key = meta, n = 0, seq = {}, grants = {}, voids = {}, voidUntil = nil, w = {}, existed = #all > 0 }
+  local m = {
+    key = meta,
+    n = 0,
+    seq = {},
+    grants = {},
+    voids = {},
+    voidUntil = nil,
+    w = {},
+    existed = #all > 0,
+    fresh = #all == 0,
+  }
   for i = 1, #all, 2 do
     local f, v = all[i], all[i + 1]
     local kind = string.sub(f, 1, 2)
     if f == 'n' then
       m.n = tonumber(v)
+    elseif f == 'a' then
+      m.a = tonumber(v)
+    elseif f == 'o' then
+      m.o = tonumber(v)
+    elseif f == 'z' then
+      m.z = tonumber(v)
     elseif kind == 'q:' then
       m.seq[string.sub(f, 3)] = tonumber(v)
     elseif kind == 'g:' then
@@ -223,6 +242,15 @@ local function settle(log, m, count, lastExpiry, latestLapse, touched)
   if #m.w > 0 then
     redis.call('HSET', m.key, unpack(m.w))
     m.w = {}
+    if m.fresh and not touched then
+      -- a meta hash created anew beside a log (it was lost): it takes the log's expiry, so it never
+      -- outlives the log unbounded (a touch sets both below)
+      local ttl = redis.call('PTTL', log)
+      if ttl > 0 then
+        redis.call('PEXPIRE', m.key, ttl)
+      end
+    end
+    m.fresh = false
   end
   if count == 0 and latestLapse == nil and m.voidUntil == nil then
     if touched or m.existed then

@@ -46,7 +46,7 @@ for i = 1, #entries do
   seen[m.key] = true
   local tag = 2 * seq
   local others, held, _, latestLapse = leases(m, gw, flags >= 2 and tag or nil)
-  local count, logExisted = prune(log)
+  local count, logExisted = prune(log, m)
   m.existed = m.existed or logExisted
   local touched = false
   -- a retry of a sync that landed pushes nothing again; release, ask and read set state, so repeat
@@ -95,9 +95,9 @@ for i = 1, #entries do
   local p = #out + 1
   out[p] = 0
   if flags % 2 == 1 then
-    expiring(log, horizon, out)
+    expiring(log, m, horizon, out)
     out[p] = (#out - p) / 2
   end
-  settle(log, m, count, (touched and count > 0) and last(log) or nil, latestLapse, touched)
+  settle(log, m, count, (touched and count > 0) and last(log, m) or nil, latestLapse, touched)
 end
 return out

@@ -1,0 +1,81 @@
+/**
+ * The meta hash's count ('a') and bounds on the log's admit times ('o', 'z') let a touch skip reading
+ * the log while nothing in it can have aged out (issue 19). These check that the shortcut never
+ * decides differently from reading the log: a log lost on its own, bounds lost or loosened, and a
+ * key whose oldest admit ages out between syncs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Policy } from '../../src/config.js';
+import type { SyncRequest } from '../../src/store/contract.js';
+import type { RedisStore } from '../../src/store/redis/index.js';
+import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+
+let fx: SingleFixture;
+beforeAll(async () => {
+  fx = await singleServer();
+});
+afterAll(async () => {
+  await fx?.close();
+});
+
+const policy: Policy = { limit: 100, windowMs: 1000, windowKind: 'sliding' };
+
+function push(seq: number, admits: number[], now: number): SyncRequest {
+  return {
+    gatewayId: 'g',
+    seq,
+    policy,
+    leaseTtlMs: 100,
+    horizonMs: 300,
+    entries: [{ key: 'k', admits, read: true, release: false, ask: 0 }],
+  };
+}
+
+describe.each(['exact', 'buckets'] as const)('%s mode: the meta hash bounds', (mode) => {
+  const store = (): RedisStore =>
+    fx.store({ clock: 'caller', mode, buckets: 10, expiryMarginMs: 600_000 });
+
+  it('are written by a push: count, oldest and newest admit time', async () => {
+    const s = store();
+    await s.sync(push(1, [100, 150, 150, 200], 200), 200);
+    const meta = await fx.client().hgetall(s.keyNames('k', policy).meta);
+    expect(meta.a).toBe('4');
+    expect(Number(meta.o)).toBe(100);
+    expect(Number(meta.z)).toBe(200);
+  });
+
+  it('a log lost on its own (its meta hash kept) counts what the log holds', async () => {
+    const s = store();
+    await s.sync(push(1, [100, 200], 200), 200);
+    await fx.client().del(s.keyNames('k', policy).log);
+    const r = await s.sync(push(2, [300], 300), 300);
+    expect(r.replies[0].count).toBe(1);
+    expect((await s.sync(push(3, [], 400), 400)).replies[0].count).toBe(1);
+  });
+
+  it('bounds lost (an older version wrote the key) are found again from the log', async () => {
+    const s = store();
+    await s.sync(push(1, [100, 200], 200), 200);
+    await fx.client().hdel(s.keyNames('k', policy).meta, 'o', 'z');
+    expect((await s.sync(push(2, [300], 300), 300)).replies[0].count).toBe(3);
+    // 100 ages out at 1100: the bounds found again say so
+    const r = await s.sync(push(3, [], 1100), 1100);
+    expect(r.replies[0].count).toBe(2);
+    const meta = await fx.client().hgetall(s.keyNames('k', policy).meta);
+    expect(Number(meta.o)).toBe(200);
+  });
+
+  it('the oldest admit ageing out between syncs is dropped, and listed before it goes', async () => {
+    const s = store();
+    await s.sync(push(1, [100, 700], 700), 700);
+    // horizon 300 ms: at 850 the admit at 100 expires at 1100, inside it
+    const before = await s.sync(push(2, [], 850), 850);
+    expect(before.replies[0].count).toBe(2);
+    expect(before.replies[0].expiries).toEqual([1100]);
+    const after = await s.sync(push(3, [1150], 1150), 1150);
+    expect(after.replies[0].count).toBe(2);
+    const meta = await fx.client().hgetall(s.keyNames('k', policy).meta);
+    expect(Number(meta.o)).toBe(700);
+    expect(Number(meta.z)).toBe(1150);
+  });
+});
