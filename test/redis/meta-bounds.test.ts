@@ -20,7 +20,7 @@ afterAll(async () => {
 
 const policy: Policy = { limit: 100, windowMs: 1000, windowKind: 'sliding' };
 
-function push(seq: number, admits: number[], now: number): SyncRequest {
+function push(seq: number, admits: number[]): SyncRequest {
   return {
     gatewayId: 'g',
     seq,
@@ -32,12 +32,11 @@ function push(seq: number, admits: number[], now: number): SyncRequest {
 }
 
 describe.each(['exact', 'buckets'] as const)('%s mode: the meta hash bounds', (mode) => {
-  const store = (): RedisStore =>
-    fx.store({ clock: 'caller', mode, buckets: 10, expiryMarginMs: 600_000 });
+  const store = (): RedisStore => fx.store({ clock: 'caller', mode, buckets: 10, expiryMarginMs: 600_000 });
 
   it('are written by a push: count, oldest and newest admit time', async () => {
     const s = store();
-    await s.sync(push(1, [100, 150, 150, 200], 200), 200);
+    await s.sync(push(1, [100, 150, 150, 200]), 200);
     const meta = await fx.client().hgetall(s.keyNames('k', policy).meta);
     expect(meta.a).toBe('4');
     expect(Number(meta.o)).toBe(100);
@@ -46,20 +45,20 @@ describe.each(['exact', 'buckets'] as const)('%s mode: the meta hash bounds', (m
 
   it('a log lost on its own (its meta hash kept) counts what the log holds', async () => {
     const s = store();
-    await s.sync(push(1, [100, 200], 200), 200);
+    await s.sync(push(1, [100, 200]), 200);
     await fx.client().del(s.keyNames('k', policy).log);
-    const r = await s.sync(push(2, [300], 300), 300);
+    const r = await s.sync(push(2, [300]), 300);
     expect(r.replies[0].count).toBe(1);
-    expect((await s.sync(push(3, [], 400), 400)).replies[0].count).toBe(1);
+    expect((await s.sync(push(3, []), 400)).replies[0].count).toBe(1);
   });
 
   it('bounds lost (an older version wrote the key) are found again from the log', async () => {
     const s = store();
-    await s.sync(push(1, [100, 200], 200), 200);
+    await s.sync(push(1, [100, 200]), 200);
     await fx.client().hdel(s.keyNames('k', policy).meta, 'o', 'z');
-    expect((await s.sync(push(2, [300], 300), 300)).replies[0].count).toBe(3);
+    expect((await s.sync(push(2, [300]), 300)).replies[0].count).toBe(3);
     // 100 ages out at 1100: the bounds found again say so
-    const r = await s.sync(push(3, [], 1100), 1100);
+    const r = await s.sync(push(3, []), 1100);
     expect(r.replies[0].count).toBe(2);
     const meta = await fx.client().hgetall(s.keyNames('k', policy).meta);
     expect(Number(meta.o)).toBe(200);
@@ -67,12 +66,12 @@ describe.each(['exact', 'buckets'] as const)('%s mode: the meta hash bounds', (m
 
   it('the oldest admit ageing out between syncs is dropped, and listed before it goes', async () => {
     const s = store();
-    await s.sync(push(1, [100, 700], 700), 700);
+    await s.sync(push(1, [100, 700]), 700);
     // horizon 300 ms: at 850 the admit at 100 expires at 1100, inside it
-    const before = await s.sync(push(2, [], 850), 850);
+    const before = await s.sync(push(2, []), 850);
     expect(before.replies[0].count).toBe(2);
     expect(before.replies[0].expiries).toEqual([1100]);
-    const after = await s.sync(push(3, [1150], 1150), 1150);
+    const after = await s.sync(push(3, [1150]), 1150);
     expect(after.replies[0].count).toBe(2);
     const meta = await fx.client().hgetall(s.keyNames('k', policy).meta);
     expect(Number(meta.o)).toBe(700);
