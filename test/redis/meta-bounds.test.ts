@@ -78,3 +78,53 @@ describe.each(['exact', 'buckets'] as const)('%s mode: the meta hash bounds', (m
     expect(Number(meta.z)).toBe(1150);
   });
 });
+
+describe.each(['exact', 'buckets'] as const)('%s mode, Redis clock: the expiry with slack', (mode) => {
+  const margin = 2000;
+  const store = (): RedisStore => fx.store({ mode, buckets: 10, expiryMarginMs: margin });
+  const pttl = (k: string) => fx.client().pttl(k);
+  const sync = (s: RedisStore, seq: number, admits: number) =>
+    s.sync(
+      {
+        gatewayId: 'g',
+        seq,
+        policy,
+        leaseTtlMs: 100,
+        horizonMs: 300,
+        entries: [{ key: 'k', admits: Array(admits).fill(Date.now()), read: true, release: false, ask: 0 }],
+      },
+      Date.now(),
+    );
+
+  it('a push within the slack leaves the expiry be; both keys keep one expiry', async () => {
+    const s = store();
+    const { log, meta } = s.keyNames('k', policy);
+    await sync(s, 1, 1);
+    const first = await pttl(log);
+    // W + margin + slack (the slack is the margin) at most
+    expect(first).toBeGreaterThan(policy.windowMs + margin);
+    expect(first).toBeLessThanOrEqual(policy.windowMs + 2 * margin);
+    await sync(s, 2, 1);
+    expect(await pttl(log)).toBeLessThanOrEqual(first);
+    expect(Math.abs((await pttl(meta)) - (await pttl(log)))).toBeLessThan(50);
+  });
+
+  it('a log emptied by a void and made anew by a push gets an expiry', async () => {
+    const s = store();
+    const { log } = s.keyNames('k', policy);
+    await s.logAdmit('k', policy, Date.now(), 1, { gatewayId: 'g', seq: 1 });
+    await s.voidLogAdmits('g', policy, [{ key: 'k', seq: 1, cost: 1 }], Date.now());
+    expect(await fx.client().exists(log)).toBe(mode === 'exact' ? 0 : 1);
+    await sync(s, 1, 1);
+    expect(await pttl(log)).toBeGreaterThan(0);
+  });
+
+  it('a log lost on its own and made anew by a push gets an expiry', async () => {
+    const s = store();
+    const { log } = s.keyNames('k', policy);
+    await sync(s, 1, 1);
+    await fx.client().del(log);
+    await sync(s, 2, 1);
+    expect(await pttl(log)).toBeGreaterThan(0);
+  });
+});

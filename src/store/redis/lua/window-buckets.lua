@@ -79,9 +79,9 @@ local function prune(log, m)
   local n, existed = scan(log)
   if #live == 0 then
     TOTAL[log] = 0
-    m.a, m.o, m.z = nil, nil, nil
+    m.a, m.o, m.z, m.e = nil, nil, nil, nil
     if existed or m.existed then
-      redis.call('HDEL', m.key, 'a', 'o', 'z')
+      redis.call('HDEL', m.key, 'a', 'o', 'z', 'e')
     end
     return 0, existed
   end

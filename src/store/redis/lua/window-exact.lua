@@ -125,9 +125,9 @@ local function prune(log, m)
   local runs = redis.call('ZCARD', log)
   if runs == 0 then
     TOTAL[log] = 0
-    m.a, m.o, m.z = nil, nil, nil
+    m.a, m.o, m.z, m.e = nil, nil, nil, nil
     if n > 0 or m.existed then
-      redis.call('HDEL', m.key, 'a', 'o', 'z')
+      redis.call('HDEL', m.key, 'a', 'o', 'z', 'e')
     end
     return 0, n > 0
   end
