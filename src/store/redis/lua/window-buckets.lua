@@ -61,8 +61,14 @@ local function storeTotal(log, m, total)
   TOTAL[log] = total
   m.a = total
   metaSet(m, 'a', string.format('%.0f', total))
-  metaSet(m, 'o', num(m.o))
-  metaSet(m, 'z', num(m.z))
+  if m.oText ~= nil then
+    metaSet(m, 'o', m.oText)
+    m.oText = nil
+  end
+  if m.zText ~= nil then
+    metaSet(m, 'z', m.zText)
+    m.zText = nil
+  end
 end
 
 -- The count at NOW; whether the log existed. While the bucket to expire first ('o' bounds its
@@ -85,15 +91,21 @@ local function prune(log, m)
     end
     return 0, existed
   end
-  m.o, m.z = live[1][4], live[1][4]
+  local o, z = live[1][4], live[1][4]
   for i = 2, #live do
     local t = live[i][4]
-    if t < m.o then
-      m.o = t
+    if t < o then
+      o = t
     end
-    if t > m.z then
-      m.z = t
+    if t > z then
+      z = t
     end
+  end
+  if o ~= m.o then
+    m.o, m.oText = o, num(o)
+  end
+  if z ~= m.z then
+    m.z, m.zText = z, num(z)
   end
   storeTotal(log, m, n)
   return n, existed
@@ -101,7 +113,7 @@ end
 
 -- Adds counts[i] admits (1 without counts) at each times[i] (ms). Reads only the buckets it adds
 -- to when `live` was not read; keeps `live` right when it was.
-local function add(log, m, times, counts)
+local function add(log, m, times, counts, texts)
   local total = TOTAL[log]
   if total == nil then
     total = prune(log, m)
@@ -131,14 +143,19 @@ local function add(log, m, times, counts)
     total = total + c
     if t > b[4] then
       b[4] = t
+      b.text = texts and texts[i]
+    elseif t == b[4] and b.text == nil then
+      b.text = texts and texts[i]
     end
     b[1] = expiry(b[4])
     b.dirty = true
     if m.o == nil or t < m.o then
       m.o = t
+      m.oText = texts and texts[i] or num(t)
     end
     if m.z == nil or t > m.z then
       m.z = t
+      m.zText = texts and texts[i] or num(t)
     end
   end
   if #fields > 0 then
@@ -153,6 +170,7 @@ local function add(log, m, times, counts)
         if t > b[4] then
           b[4] = t
           b[1] = expiry(t)
+          b.text = nil
         end
       end
     end
@@ -161,7 +179,7 @@ local function add(log, m, times, counts)
   for f, b in pairs(byField) do
     if b.dirty then
       w[#w + 1] = f
-      w[#w + 1] = string.format('%.0f', b[2]) .. ':' .. num(b[4])
+      w[#w + 1] = string.format('%.0f', b[2]) .. ':' .. (b.text or num(b[4]))
       b.dirty = nil
     end
   end

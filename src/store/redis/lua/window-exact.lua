@@ -92,19 +92,26 @@ local function storeTotal(log, m, total)
   TOTAL[log] = total
   m.a = total
   metaSet(m, 'a', int(total))
-  if m.o ~= nil then
-    metaSet(m, 'o', num(m.o))
-    metaSet(m, 'z', num(m.z))
+  if m.oText ~= nil then
+    metaSet(m, 'o', m.oText)
+    m.oText = nil
+  end
+  if m.zText ~= nil then
+    metaSet(m, 'z', m.zText)
+    m.zText = nil
   end
 end
 
--- Widens the meta hash's time bounds to cover an admit at t.
-local function cover(m, t)
+-- Widens the meta hash's time bounds to cover an admit at t (`text`: t as num() would write it);
+-- a bound that moved is written by storeTotal.
+local function cover(m, t, text)
   if m.o == nil or t < m.o then
     m.o = t
+    m.oText = text or num(t)
   end
   if m.z == nil or t > m.z then
     m.z = t
+    m.zText = text or num(t)
   end
 end
 
@@ -138,9 +145,11 @@ local function prune(log, m)
   -- the exact bounds, now that the aged runs are gone
   local first = redis.call('ZRANGE', log, 0, 0, 'WITHSCORES')
   m.o = tonumber(first[2])
+  m.oText = num(m.o)
   if m.z == nil or m.z < m.o then
     local newest = redis.call('ZRANGE', log, -1, -1, 'WITHSCORES')
     m.z = tonumber(newest[2])
+    m.zText = num(m.z)
   end
   storeTotal(log, m, total)
   return total, true
@@ -177,19 +186,33 @@ local function known(log, m)
   return t
 end
 
--- Adds counts[i] admits (1 without counts) at each times[i] (ms): one run each.
-local function add(log, m, times, counts)
+-- '.<i>' for the i-th run of a touch (formatted once per script).
+local DOT = {}
+local function dot(i)
+  local d = DOT[i]
+  if d == nil then
+    d = '.' .. i
+    DOT[i] = d
+  end
+  return d
+end
+
+-- Adds counts[i] admits (1 without counts) at each times[i] (ms): one run each, named
+-- '<counter>.<i>*<admits>' with the counter moved once per touch. `texts`, if given, holds the
+-- times as the caller wrote them (what num() would give back), so they need no formatting here.
+local function add(log, m, times, counts, texts)
   local total = known(log, m)
+  m.n = m.n + 1
+  local base = int(m.n)
   -- ZADD in slices: unpack() of a huge table would overflow Lua's C stack
   local args = {}
   for i = 1, #times do
     local c = counts and counts[i] or 1
     if c > 0 then
-      m.n = m.n + 1
       total = total + c
-      args[#args + 1] = num(times[i])
-      args[#args + 1] = int(m.n) .. '*' .. int(c)
-      cover(m, times[i])
+      args[#args + 1] = texts and texts[i] or num(times[i])
+      args[#args + 1] = base .. dot(i) .. '*' .. int(c)
+      cover(m, times[i], texts and texts[i])
       if #args == 2000 then
         redis.call('ZADD', log, unpack(args))
         args = {}
@@ -199,7 +222,7 @@ local function add(log, m, times, counts)
   if #args > 0 then
     redis.call('ZADD', log, unpack(args))
   end
-  metaSet(m, 'n', int(m.n))
+  metaSet(m, 'n', base)
   storeTotal(log, m, total)
 end
 
