@@ -166,7 +166,10 @@ function httpTargets(h: HttpBench): Target[] {
 }
 
 export function shapeResult(parts: Omit<BenchResult, 'targets'>): BenchResult {
-  return { ...parts, targets: checkTargets(parts.decision, parts.http) };
+  return {
+    ...parts,
+    targets: [...checkTargets(parts.decision, parts.http), ...syncTargets(parts.sync)],
+  };
 }
 
 const SUBJECT_NOTE: Record<string, string> = {
@@ -195,37 +198,7 @@ export function renderMarkdown(r: BenchResult, simTable: string): string {
 
   L.push(...renderDecision(r.decision));
 
-  const s = r.sync;
-  L.push('## 2. Sync cost: RedisStore', '');
-  L.push(
-    `One shared-counter sync of N changed keys, each pushing one admit and reading its window back; ${s.chunkKeys} keys per script call, all calls in one pipeline. Keys/s from the median wall time of a whole sync; hold = Redis time of one script call (one chunk) from INFO commandstats (mean) and SLOWLOG (longest).`,
-    '',
-  );
-  L.push(
-    '| mode | changed keys | keys/s | one sync, ms | calls | hold per call, µs (mean / max) | Redis µs per key |',
-    '|---|---:|---:|---:|---:|---:|---:|',
-  );
-  for (const x of s.results)
-    L.push(
-      `| ${x.mode} | ${k(x.changedKeys)} | ${k(x.keysPerSecond)} | ${f1(x.syncMs)} | ${f1(x.callsPerSync)} | ${k(x.holdUsMean)} / ${k(x.holdUsMax)} | ${f1(x.redisUsPerKey)} |`,
-    );
-  L.push(
-    '',
-    "The same commands' limit, `redis-benchmark` on the same server (pipelined 16, 16 clients). The bare sync scripts do, per key, the Redis commands of a sync (exact: HGETALL meta, ZREMRANGEBYSCORE, ZRANGEBYSCORE, ZCARD, ZADD, ZRANGEBYSCORE, HSET, 2× PEXPIRE; buckets: 2× HGETALL, 2× HSET, 2× PEXPIRE) for 100 keys per EVALSHA, without RedisStore's parsing, replay checks and reply packing:",
-    '',
-  );
-  L.push(
-    '| peer | requests/s | keys/s | Redis µs per call | store keys/s ÷ peer keys/s (10,000 keys) |',
-    '|---|---:|---:|---:|---:|',
-  );
-  for (const [name, b] of Object.entries(s.redisBenchmark)) {
-    const mode = name.endsWith('buckets') ? 'buckets' : 'exact';
-    const ours = s.keysPerSecond[`${mode}/10000`];
-    L.push(
-      `| ${name} | ${k(b.requestsPerSecond)} | ${k(b.keysPerSecond)} | ${f1(b.usPerCall)} | ${f2(ours / b.keysPerSecond)} |`,
-    );
-  }
-  L.push('');
+  L.push(...renderSync(r.sync));
 
   const h = r.http;
   L.push('## 3. HTTP', '');
@@ -303,3 +276,99 @@ export function renderDecision(d: DecisionBench): string[] {
 /** Why the 2× target is out of reach, under the table (measured for the README, issue 7). */
 const DECISION_FLOOR =
   'What 2× of the Map means: the Map loop is one lookup, one compare and one increment, inlined into the timed loop, and the lookup is most of it. A decision makes the same lookup, checks the key, time and cost, and records the admit (its time, in a reused array of (time, count) runs) so that it can leave a sliding window later — the part a counter does not have. With every admit recorded, `allow()` costs a few times the Map loop, not 2×; `admit()` adds the Decision object it returns and the header figures.';
+
+/** Issue 19's goals for one key-sync, µs: Redis CPU per mode, and the gateway's. */
+export const SYNC_REDIS_US_TARGET = { exact: 8, buckets: 5 } as const;
+export const SYNC_GATEWAY_US_TARGET = 3;
+
+/** Issue 19's per-key-sync targets, at 10,000 keys (results saved before they were measured: none). */
+export function syncTargets(s: SyncBench): Target[] {
+  const out: Target[] = [];
+  for (const x of s.results) {
+    if (x.changedKeys !== 10_000 || x.redisCpuUsPerKey === undefined) continue;
+    const redisOk = x.redisCpuUsPerKey <= SYNC_REDIS_US_TARGET[x.mode];
+    const gwOk = x.gatewayCpuUsPerKey <= SYNC_GATEWAY_US_TARGET;
+    out.push({
+      name: `sync ${x.mode}, 10,000 keys: Redis CPU ≤ ${SYNC_REDIS_US_TARGET[x.mode]} µs and gateway CPU ≤ ${SYNC_GATEWAY_US_TARGET} µs per key-sync`,
+      pass: redisOk && gwOk,
+      detail: `Redis ${f1(x.redisCpuUsPerKey)} µs (floor ${f1(x.floor.redisCpuUsPerKey)}) [${redisOk ? 'pass' : 'FAIL'}]; gateway ${f1(x.gatewayCpuUsPerKey)} µs [${gwOk ? 'pass' : 'FAIL'}]`,
+    });
+  }
+  return out;
+}
+
+/** §2: the sync cost table, the floor beside it, the commands per key and the redis-benchmark peers. */
+export function renderSync(s: SyncBench): string[] {
+  const L: string[] = [];
+  L.push('## 2. Sync cost: RedisStore', '');
+  const admits = s.results[0]?.admitsPerKey ?? 1;
+  L.push(
+    `One shared-counter sync of N changed keys, each pushing ${admits === 1 ? 'one admit' : `${admits} admits (at distinct instants)`} and reading its window back; ${s.chunkKeys} keys per script call, all calls in one pipeline. Keys/s from the median wall time of a whole sync; hold = Redis time of one script call (one chunk) from INFO commandstats (mean) and SLOWLOG (longest). Redis CPU per key-sync: the private server's \`INFO cpu\` (used_cpu_user + used_cpu_sys) over the timed syncs, divided by the key-syncs; gateway CPU: \`process.cpuUsage()\` around \`store.sync\` (building the calls, ioredis, parsing and applying the replies). Floor: the same keys and admits as one pipeline of plain commands (exact: ZADD of the admits + ZCARD; buckets: HINCRBY + HGETALL), measured the same way.`,
+    '',
+  );
+  L.push(
+    '| mode | changed keys | keys/s | one sync, ms | calls | hold per call, µs (mean / max) | Redis µs per key (commandstats) | Redis CPU µs per key-sync | floor: Redis CPU µs | gateway CPU µs per key-sync | floor: gateway CPU µs |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const x of s.results)
+    L.push(
+      `| ${x.mode} | ${k(x.changedKeys)} | ${k(x.keysPerSecond)} | ${f1(x.syncMs)} | ${f1(x.callsPerSync)} | ${k(x.holdUsMean)} / ${k(x.holdUsMax)} | ${f1(x.redisUsPerKey)} | ${f2(x.redisCpuUsPerKey ?? Number.NaN)} | ${f2(x.floor?.redisCpuUsPerKey ?? Number.NaN)} | ${f2(x.gatewayCpuUsPerKey ?? Number.NaN)} | ${f2(x.floor?.gatewayCpuUsPerKey ?? Number.NaN)} |`,
+    );
+  const withCommands = s.results.filter((x) => x.commands !== undefined && x.changedKeys === 10_000);
+  if (withCommands.length > 0) {
+    L.push(
+      '',
+      "Redis commands per key-sync at 10,000 keys (INFO commandstats; the commands scripts call count too, and their time is inside EVALSHA's): calls / µs.",
+      '',
+    );
+    L.push('| mode | commands |', '|---|---|');
+    for (const x of withCommands) {
+      const cmds = Object.entries(x.commands)
+        .sort((a, b) => b[1].usPerKey - a[1].usPerKey)
+        .map(([c, v]) => `${c} ${f2(v.callsPerKey)} / ${f2(v.usPerKey)}`)
+        .join('; ');
+      L.push(`| ${x.mode} | ${cmds} |`);
+    }
+  }
+  if (Object.keys(s.redisBenchmark).length > 0) {
+    L.push(
+      '',
+      "The same commands' limit, `redis-benchmark` on the same server (pipelined 16, 16 clients). The bare sync scripts do, per key, the Redis commands a sync did before issue 19 (exact: HGETALL meta, ZREMRANGEBYSCORE, ZRANGEBYSCORE, ZCARD, ZADD, ZRANGEBYSCORE, HSET, 2× PEXPIRE; buckets: 2× HGETALL, 2× HSET, 2× PEXPIRE) for 100 keys per EVALSHA, without RedisStore's parsing, replay checks and reply packing:",
+      '',
+    );
+    L.push(
+      '| peer | requests/s | keys/s | Redis µs per call | store keys/s ÷ peer keys/s (10,000 keys) |',
+      '|---|---:|---:|---:|---:|',
+    );
+    for (const [name, b] of Object.entries(s.redisBenchmark)) {
+      const mode = name.endsWith('buckets') ? 'buckets' : 'exact';
+      const ours = s.keysPerSecond[`${mode}/10000`];
+      L.push(
+        `| ${name} | ${k(b.requestsPerSecond)} | ${k(b.keysPerSecond)} | ${f1(b.usPerCall)} | ${f2(ours / b.keysPerSecond)} |`,
+      );
+    }
+  }
+  L.push('');
+  return L;
+}
+
+/** `npm run bench -- --only sync`: §2 alone, with its targets. */
+export function renderSyncOnly(r: {
+  machine: BenchResult['machine'];
+  quick: boolean;
+  command: string;
+  sync: SyncBench;
+  targets: Target[];
+}): string {
+  const m = r.machine;
+  const L: string[] = [`# fleetlimit sync cost${r.quick ? ' (quick)' : ''}`, ''];
+  L.push(`Produced by \`${r.command}\` on ${m.date}.`, '');
+  L.push(
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}; load average (1/5/15 min) ${m.loadStart.join(' / ')} at the start, ${m.loadEnd?.join(' / ') ?? '?'} at the end. Redis ${r.sync.redisVersion} on loopback.`,
+    '',
+  );
+  L.push('## Targets', '', '| target | result | figures |', '|---|---|---|');
+  for (const t of r.targets) L.push(`| ${t.name} | ${t.pass ? 'pass' : '**FAIL**'} | ${t.detail} |`);
+  L.push('', ...renderSync(r.sync));
+  return L.join('\n');
+}

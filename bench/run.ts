@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --json] [-- --full-study] [-- --only decision] | npm run bench -- --render FILE.json:
+ * npm run bench [-- --quick] [-- --json] [-- --full-study] [-- --only decision|sync] | npm run bench -- --render FILE.json:
  * the four benchmarks of issue 7, each figure measured side by side with its peer in the same run,
  * repeated, medians and ratios; writes bench/results/latest.md, latest.json and full.json (quick:
  * quick.md, quick.json) with the machine and its load average. --json prints the result object (one line) instead of the Markdown.
@@ -16,7 +16,9 @@ import {
   missingKeys,
   renderDecisionOnly,
   renderMarkdown,
+  renderSyncOnly,
   shapeResult,
+  syncTargets,
 } from './report.js';
 import { benchSimulator, simTable } from './sim.js';
 import { benchSync } from './sync.js';
@@ -61,11 +63,33 @@ const command = `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`
 const machine = describeMachine();
 const t0 = Date.now();
 
-// --only decision: part 1 alone (a few minutes), written to bench/results/decision.{md,json}
+// --only decision: part 1 alone (a few minutes), written to bench/results/decision.{md,json};
+// --only sync: part 2 alone (a minute), with its floor, written to bench/results/sync.{md,json}
+// (quick: sync-quick.{md,json}); --no-redis-benchmark leaves out the redis-benchmark peers
 const onlyAt = argv.indexOf('--only');
+if (onlyAt >= 0 && argv[onlyAt + 1] === 'sync') {
+  log('redis-server + sync cost');
+  const redis = await startRedisServer();
+  let sync: Awaited<ReturnType<typeof benchSync>>;
+  try {
+    sync = await benchSync({ quick, port: redis.port, redisBenchmark: !args.has('--no-redis-benchmark') });
+  } finally {
+    await redis.stop();
+  }
+  machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
+  const result = { machine, quick, command, sync, targets: syncTargets(sync) };
+  const md = `${renderSyncOnly(result)}\nWall time: ${((Date.now() - t0) / 1000).toFixed(0)} s.\n`;
+  const base = quick ? 'bench/results/sync-quick' : 'bench/results/sync';
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(`${base}.md`, md);
+  process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
+  process.exit(0);
+}
 if (onlyAt >= 0) {
   const only = argv[onlyAt + 1];
-  if (only !== 'decision') throw new Error(`--only: the one part that runs alone is 'decision', got ${only}`);
+  if (only !== 'decision')
+    throw new Error(`--only: the parts that run alone are 'decision' and 'sync', got ${only}`);
   log('decision cost');
   const decision = await benchDecision({ quick, log });
   machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);

@@ -1,10 +1,16 @@
 /**
  * Sync cost: keys synced per second through RedisStore (one private redis-server, loopback), for N
- * changed keys each pushing one admit and reading the window back (a shared-counter sync), in exact
- * and compact (buckets) mode; how long one script call (one chunk of `chunkKeys` keys) holds Redis,
- * from INFO commandstats (mean) and SLOWLOG (longest); and the limit of the same commands on the
- * same server from redis-benchmark: a bare Lua script doing the per-key commands the store's sync
- * does (100 keys per EVALSHA, as one chunk), a trivial EVALSHA, and a plain ZADD.
+ * changed keys each pushing ADMITS_PER_KEY admits (at distinct instants) and reading the window back
+ * (a shared-counter sync), in exact and compact (buckets) mode; how long one script call (one chunk
+ * of `chunkKeys` keys) holds Redis, from INFO commandstats (mean) and SLOWLOG (longest); what one
+ * key-sync costs Redis's CPU (INFO cpu, user + sys, over the timed syncs) and the gateway's
+ * (process.cpuUsage around store.sync: building the calls, parsing and applying the replies), with
+ * the commands Redis ran per key (INFO commandstats, the ones scripts call included); and beside it
+ * the floor: the same keys and admits as one pipeline of the plainest commands that could carry
+ * them (exact: ZADD of the admits + ZCARD; buckets: HINCRBY + HGETALL), measured the same way. Then
+ * the limit of the same commands on the same server from redis-benchmark: a bare Lua script doing
+ * the per-key commands the store's sync did before issue 19 (100 keys per EVALSHA, as one chunk),
+ * a trivial EVALSHA, and a plain ZADD.
  */
 import { spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
@@ -28,7 +34,29 @@ export interface SyncModeResult {
   holdUsMax: number;
   /** Redis time per key, µs (commandstats). */
   redisUsPerKey: number;
+  /** Admits each key pushes per sync. */
+  admitsPerKey: number;
+  /** Redis CPU per key-sync, µs: INFO cpu (used_cpu_user + used_cpu_sys) over the timed syncs. */
+  redisCpuUsPerKey: number;
+  /** The gateway's CPU per key-sync, µs: process.cpuUsage around store.sync. */
+  gatewayCpuUsPerKey: number;
+  /** Per Redis command (scripts' redis.call included): calls and µs per key-sync (commandstats). */
+  commands: Record<string, { callsPerKey: number; usPerKey: number }>;
+  /** The same keys and admits as a pipeline of plain commands, measured the same way. */
+  floor: FloorResult;
 }
+
+export interface FloorResult {
+  /** The commands per key, e.g. "ZADD key t m t m t m; ZCARD key". */
+  commands: string;
+  redisCpuUsPerKey: number;
+  gatewayCpuUsPerKey: number;
+  /** Redis time per key, µs (commandstats). */
+  redisUsPerKey: number;
+}
+
+/** Admits each key pushes per sync, at distinct instants (a few: the issue's key-sync). */
+export const ADMITS_PER_KEY = 3;
 
 export interface RedisBenchResult {
   /** What redis-benchmark ran. */
@@ -49,6 +77,10 @@ export interface SyncBench {
   redisBenchmark: Record<string, RedisBenchResult>;
   /** keysPerSecond by "mode/changedKeys", e.g. "exact/1000". */
   keysPerSecond: Record<string, number>;
+  /** Redis CPU per key-sync by "mode/changedKeys", µs; the floor's under "floor/mode/changedKeys". */
+  redisCpuUsPerKey: Record<string, number>;
+  /** Gateway CPU per key-sync by "mode/changedKeys", µs. */
+  gatewayCpuUsPerKey: Record<string, number>;
 }
 
 // The commands one key costs in sync.lua (exact): the meta hash read, prune (ZREMRANGEBYSCORE +
@@ -106,14 +138,101 @@ async function commandStats(client: Redis): Promise<Record<string, Record<string
   return parseInfo(await client.info('commandstats'));
 }
 
+/** Seconds of CPU the server has used (user + sys), from INFO cpu. */
+async function redisCpuSeconds(client: Redis): Promise<number> {
+  const text = await client.info('cpu');
+  const user = Number(/used_cpu_user:([\d.]+)/.exec(text)?.[1]);
+  const sys = Number(/used_cpu_sys:([\d.]+)/.exec(text)?.[1]);
+  return user + sys;
+}
+
+function cpuUs(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/** Calls and µs per key-sync of every command commandstats counted (the INFO calls left out). */
+function perKey(
+  stats: Record<string, Record<string, number>>,
+  keySyncs: number,
+): Record<string, { callsPerKey: number; usPerKey: number }> {
+  const out: Record<string, { callsPerKey: number; usPerKey: number }> = {};
+  for (const [cmd, f] of Object.entries(stats)) {
+    if (cmd === 'info' || cmd === 'config' || cmd === 'slowlog') continue;
+    out[cmd] = { callsPerKey: f.calls / keySyncs, usPerKey: f.usec / keySyncs };
+  }
+  return out;
+}
+
 function entriesFor(prefix: string, n: number, t: number): SyncEntry[] {
   const entries: SyncEntry[] = [];
-  for (let i = 0; i < n; i++)
-    entries.push({ key: `${prefix}${i}`, admits: [t], read: true, release: false, ask: 0 });
+  for (let i = 0; i < n; i++) {
+    const admits: number[] = [];
+    for (let a = ADMITS_PER_KEY - 1; a >= 0; a--) admits.push(t - a);
+    entries.push({ key: `${prefix}${i}`, admits, read: true, release: false, ask: 0 });
+  }
   return entries;
 }
 
-export async function benchSync(opts: { quick: boolean; port: number }): Promise<SyncBench> {
+/**
+ * The floor: the same n keys, ADMITS_PER_KEY admits each, as one ioredis pipeline of the plainest
+ * commands that push them and read a count back. Members are made unique by a per-run counter.
+ */
+async function benchFloor(
+  client: Redis,
+  mode: 'exact' | 'buckets',
+  n: number,
+  reps: number,
+): Promise<FloorResult> {
+  const prefix = `floor:${mode[0]}${n}:`;
+  let run = 0;
+  const once = async () => {
+    run++;
+    const t = Date.now();
+    const p = client.pipeline();
+    for (let i = 0; i < n; i++) {
+      const key = `${prefix}${i}`;
+      if (mode === 'exact') {
+        const args: (string | number)[] = [];
+        for (let a = ADMITS_PER_KEY - 1; a >= 0; a--) args.push(t - a, `${run}*${a}`);
+        p.zadd(key, ...args);
+        p.zcard(key);
+      } else {
+        p.hincrby(key, String(Math.floor(t / 1000)), ADMITS_PER_KEY);
+        p.hgetall(key);
+      }
+    }
+    await p.exec();
+  };
+  await once();
+  await client.config('RESETSTAT');
+  let gw = 0;
+  const cpu0 = await redisCpuSeconds(client);
+  for (let r = 0; r < reps; r++) {
+    const c = cpuUs();
+    await once();
+    gw += cpuUs() - c;
+  }
+  const cpu1 = await redisCpuSeconds(client);
+  const stats = await commandStats(client);
+  let usec = 0;
+  for (const [cmd, f] of Object.entries(stats)) if (cmd !== 'info' && cmd !== 'config') usec += f.usec;
+  return {
+    commands:
+      mode === 'exact'
+        ? `ZADD key${' t m'.repeat(ADMITS_PER_KEY)}; ZCARD key`
+        : `HINCRBY key bucket ${ADMITS_PER_KEY}; HGETALL key`,
+    redisCpuUsPerKey: ((cpu1 - cpu0) * 1e6) / (reps * n),
+    gatewayCpuUsPerKey: gw / (reps * n),
+    redisUsPerKey: usec / (reps * n),
+  };
+}
+
+export async function benchSync(opts: {
+  quick: boolean;
+  port: number;
+  redisBenchmark?: boolean;
+}): Promise<SyncBench> {
   const client = new Redis({
     host: '127.0.0.1',
     port: opts.port,
@@ -126,6 +245,8 @@ export async function benchSync(opts: { quick: boolean; port: number }): Promise
     const policy = makePolicy(1_000_000_000, 60_000, 'sliding');
     const results: SyncModeResult[] = [];
     const keysPerSecond: Record<string, number> = {};
+    const redisCpuUsPerKey: Record<string, number> = {};
+    const gatewayCpuUsPerKey: Record<string, number> = {};
     let chunkKeys = 100;
     await client.config('SET', 'slowlog-max-len', '10000');
     for (const mode of ['exact', 'buckets'] as const) {
@@ -133,6 +254,7 @@ export async function benchSync(opts: { quick: boolean; port: number }): Promise
         const store = new RedisStore(client, { mode, prefix: `bs${mode[0]}${n}:` });
         chunkKeys = store.options.chunkKeys;
         let seq = 0;
+        let gatewayCpu = 0;
         const once = async () => {
           const req: SyncRequest = {
             gatewayId: 'gw-1',
@@ -142,9 +264,12 @@ export async function benchSync(opts: { quick: boolean; port: number }): Promise
             horizonMs: 4000,
             entries: entriesFor('user:', n, Date.now()),
           };
+          const c = cpuUs();
           const t = process.hrtime.bigint();
           await store.sync(req, Date.now());
-          return Number(process.hrtime.bigint() - t) / 1e6;
+          const wall = Number(process.hrtime.bigint() - t) / 1e6;
+          gatewayCpu += cpuUs() - c;
+          return wall;
         };
         await once(); // creates the keys and loads the script
         if (!opts.quick) await once();
@@ -152,9 +277,13 @@ export async function benchSync(opts: { quick: boolean; port: number }): Promise
         await client.config('SET', 'slowlog-log-slower-than', '0');
         await client.slowlog('RESET');
         const ms: number[] = [];
+        gatewayCpu = 0;
+        const cpu0 = await redisCpuSeconds(client);
         for (let r = 0; r < reps; r++) ms.push(await once());
+        const cpu1 = await redisCpuSeconds(client);
         await client.config('SET', 'slowlog-log-slower-than', '10000');
-        const stats = (await commandStats(client)).evalsha ?? { calls: 0, usec: 0 };
+        const all = await commandStats(client);
+        const stats = all.evalsha ?? { calls: 0, usec: 0 };
         const slow = (await client.slowlog('GET', 10000)) as [number, number, number, string[]][];
         let holdUsMax = 0;
         for (const e of slow)
@@ -169,15 +298,32 @@ export async function benchSync(opts: { quick: boolean; port: number }): Promise
           holdUsMean: stats.calls > 0 ? stats.usec / stats.calls : Number.NaN,
           holdUsMax,
           redisUsPerKey: stats.usec / (reps * n),
+          admitsPerKey: ADMITS_PER_KEY,
+          redisCpuUsPerKey: ((cpu1 - cpu0) * 1e6) / (reps * n),
+          gatewayCpuUsPerKey: gatewayCpu / (reps * n),
+          commands: perKey(all, reps * n),
+          floor: await benchFloor(client, mode, n, reps),
         };
         results.push(r);
         keysPerSecond[`${mode}/${n}`] = r.keysPerSecond;
+        redisCpuUsPerKey[`${mode}/${n}`] = r.redisCpuUsPerKey;
+        redisCpuUsPerKey[`floor/${mode}/${n}`] = r.floor.redisCpuUsPerKey;
+        gatewayCpuUsPerKey[`${mode}/${n}`] = r.gatewayCpuUsPerKey;
       }
     }
-    const redisBenchmark = await runRedisBenchmark(client, opts.port, opts.quick);
+    const redisBenchmark =
+      opts.redisBenchmark === false ? {} : await runRedisBenchmark(client, opts.port, opts.quick);
     const info = await client.info('server');
     const redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
-    return { chunkKeys, redisVersion, results, redisBenchmark, keysPerSecond };
+    return {
+      chunkKeys,
+      redisVersion,
+      results,
+      redisBenchmark,
+      keysPerSecond,
+      redisCpuUsPerKey,
+      gatewayCpuUsPerKey,
+    };
   } finally {
     client.disconnect();
   }

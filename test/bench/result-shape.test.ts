@@ -70,6 +70,8 @@ function parts() {
     results: [],
     redisBenchmark: {},
     keysPerSecond: { 'exact/1000': 1, 'exact/10000': 1, 'buckets/1000': 1, 'buckets/10000': 1 },
+    redisCpuUsPerKey: {},
+    gatewayCpuUsPerKey: {},
   };
   const sim = { requestsPerSecond: Object.fromEntries(ALL_DESIGNS.map((d) => [d, 1e7])) };
   const machine = { cpu: 'x', cores: 2, memoryGiB: 1, node: 'v20', date: 'now', loadStart: [1, 1, 1] };

@@ -33,7 +33,11 @@ export interface RedisStoreOptions {
   chunkKeys?: number;
   /** Most pushed admits in one sync script call (a key is never split). @default 1000 */
   chunkAdmits?: number;
-  /** Milliseconds a key lives past the last instant anything in it counts. @default 5000 */
+  /**
+   * Milliseconds a key lives past the last instant anything in it counts. With `clock: 'redis'` a key
+   * lives up to twice this: its expiry is set one margin later than needed, so that a busy key's
+   * syncs move it once per margin rather than on every touch. @default 5000
+   */
   expiryMarginMs?: number;
 }
 

@@ -18,7 +18,7 @@ local tag = 2 * (tonumber(ARGV[10]) or 0) + 1
 
 local m = readMeta(KEYS[2])
 local others, held, lapse, latestLapse = leases(m, gw, nil)
-local count, logExisted = prune(log)
+local count, logExisted = prune(log, m)
 m.existed = m.existed or logExisted
 local granted = math.max(0, math.min(ask, LIMIT - count - others - held))
 local grantExpiresAt = lapse or NOW
@@ -30,5 +30,5 @@ if granted > 0 then
   end
 end
 local touched = granted > 0
-settle(log, m, count, (touched and count > 0) and last(log) or nil, latestLapse, touched)
+settle(log, m, count, (touched and count > 0) and last(log, m) or nil, latestLapse, touched)
 return { granted, num(grantExpiresAt), num(NOW) }

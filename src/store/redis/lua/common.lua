@@ -39,7 +39,10 @@ local function expiry(t)
   return t + WINDOW
 end
 
--- The meta hash of a key: field 'n' = the log's member counter, 'q:<gw>' = the seq of the last sync
+-- The meta hash of a key: field 'n' = the log's member counter, 'a' = the admits its log counts,
+-- 'o' / 'z' = bounds on the admit times in its log (no run older than 'o', none newer than 'z'; they
+-- let a touch skip reading the log when nothing in it can have aged out, and give the key's expiry;
+-- see the window modules), 'e' = the instant the key's records expire at (see settle), 'q:<gw>' = the seq of the last sync
 -- of gateway gw that pushed admits here, 'g:<gw>' = '<lapse ms>:<tag>:<slots>[:<tag>:<slots>...]',
 -- gw's outstanding grant in parts tagged by the call that made them (see grantTag below),
 -- 'v:<gw>' = '<seq>:<until ms>': gw's central-log calls up to seq are void until then (void.lua).
@@ -74,12 +77,30 @@ end
 
 local function readMeta(meta)
   local all = redis.call('HGETALL', meta)
-  local m = { key = meta, n = 0, seq = {}, grants = {}, voids = {}, voidUntil = nil, w = {}, existed = #all > 0 }
+  local m = {
+    key = meta,
+    n = 0,
+    seq = {},
+    grants = {},
+    voids = {},
+    voidUntil = nil,
+    w = {},
+    existed = #all > 0,
+    fresh = #all == 0,
+  }
   for i = 1, #all, 2 do
     local f, v = all[i], all[i + 1]
     local kind = string.sub(f, 1, 2)
     if f == 'n' then
       m.n = tonumber(v)
+    elseif f == 'a' then
+      m.a = tonumber(v)
+    elseif f == 'o' then
+      m.o = tonumber(v)
+    elseif f == 'z' then
+      m.z = tonumber(v)
+    elseif f == 'e' then
+      m.e = tonumber(v)
     elseif kind == 'q:' then
       m.seq[string.sub(f, 3)] = tonumber(v)
     elseif kind == 'g:' then
@@ -213,36 +234,65 @@ local function addGrant(m, gw, tag, n, lapse)
   return g.lapse, g.till
 end
 
+-- Keys expire up to this much later than they need to, so that a busy key's touches need not move
+-- the expiry each time (PEXPIRE was a tenth of a sync's Redis time): on Redis's clock only, where
+-- the expiry and the instants compared with it run on one clock.
+local SLACK = ARGV[1] == '' and MARGIN or 0
+
 -- Ends a key's touch. A key whose log is empty and which holds no grant and no void is deleted at
 -- once (its seq fields protect nothing: a replayed push of admits that all aged out adds nothing).
 -- Otherwise, when this touch added admits, a grant or a void, every record of the key is set to
--- expire together `MARGIN` after the last instant anything in it counts, so idle keys leave Redis by
--- themselves; a touch that added nothing only moved that instant earlier, so the expiry already set
--- still covers it.
+-- expire together `MARGIN` (up to `MARGIN + SLACK`) after the last instant anything in it counts,
+-- so idle keys leave Redis by themselves; a touch that added nothing only moved that instant
+-- earlier, so the expiry already set still covers it. The meta hash's field 'e' is the instant both
+-- keys expire at, set only while the log exists (the log made anew has no expiry yet): a touch whose
+-- instant is still covered by 'e' leaves the expiry be.
 local function settle(log, m, count, lastExpiry, latestLapse, touched)
+  local gone = count == 0 and latestLapse == nil and m.voidUntil == nil
+  local ttl = nil
+  if touched and not gone then
+    local deadline = lastExpiry
+    if latestLapse ~= nil and (deadline == nil or latestLapse > deadline) then
+      deadline = latestLapse
+    end
+    if m.voidUntil ~= nil and (deadline == nil or m.voidUntil > deadline) then
+      deadline = m.voidUntil
+    end
+    local want = deadline + MARGIN
+    if count == 0 then
+      -- the log is gone: its record 'e', if any, was dropped with it (prune)
+      ttl = math.ceil(want - NOW)
+    elseif m.e == nil or m.e < want or SLACK == 0 then
+      ttl = math.ceil(want + SLACK - NOW)
+      if SLACK > 0 then
+        m.e = NOW + ttl
+        metaSet(m, 'e', num(m.e))
+      end
+    end
+  end
   if #m.w > 0 then
     redis.call('HSET', m.key, unpack(m.w))
     m.w = {}
+    if m.fresh and not touched then
+      -- a meta hash created anew beside a log (it was lost): it takes the log's expiry, so it never
+      -- outlives the log unbounded (a touch sets both below)
+      local pttl = redis.call('PTTL', log)
+      if pttl > 0 then
+        redis.call('PEXPIRE', m.key, pttl)
+      end
+    end
+    m.fresh = false
   end
-  if count == 0 and latestLapse == nil and m.voidUntil == nil then
+  if gone then
     if touched or m.existed then
       redis.call('DEL', log, m.key)
     end
     return
   end
-  if not touched then
-    return
+  if ttl ~= nil then
+    if count > 0 then
+      redis.call('PEXPIRE', log, ttl)
+    end
+    redis.call('PEXPIRE', m.key, ttl)
   end
-  local deadline = lastExpiry
-  if latestLapse ~= nil and (deadline == nil or latestLapse > deadline) then
-    deadline = latestLapse
-  end
-  if m.voidUntil ~= nil and (deadline == nil or m.voidUntil > deadline) then
-    deadline = m.voidUntil
-  end
-  local ttl = math.ceil(deadline - NOW + MARGIN)
-  if count > 0 then
-    redis.call('PEXPIRE', log, ttl)
-  end
-  redis.call('PEXPIRE', m.key, ttl)
 end

@@ -27,7 +27,7 @@ end
 
 local m = readMeta(KEYS[2])
 local outstanding, _, _, latestLapse = leases(m, nil, nil)
-local count, logExisted = prune(log)
+local count, logExisted = prune(log, m)
 m.existed = m.existed or logExisted
 local void = gw ~= '' and m.voids[gw] ~= nil and tonumber(ARGV[9]) <= m.voids[gw][1]
 local allowed = not void and count + outstanding + cost <= LIMIT
@@ -41,5 +41,5 @@ if allowed then
   end
 end
 local first = oldest(log)
-settle(log, m, count, allowed and last(log) or nil, latestLapse, allowed)
+settle(log, m, count, allowed and last(log, m) or nil, latestLapse, allowed)
 return { allowed and 1 or 0, count, first and num(first) or '', num(NOW) }

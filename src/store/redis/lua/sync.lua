@@ -19,6 +19,8 @@ local gw = ARGV[7]
 local seq = tonumber(ARGV[8])
 local ttl = tonumber(ARGV[9])
 local horizon = NOW + tonumber(ARGV[10])
+local seqField = 'q:' .. gw
+local nowText = num(NOW)
 
 -- Parse the entries and check every key's seq before writing anything.
 local entries = {}
@@ -34,7 +36,7 @@ for i = 1, #KEYS / 2 do
   at = at + 3 + 2 * n
 end
 
-local out = { num(NOW) }
+local out = { nowText }
 local seen = {}
 for i = 1, #entries do
   local log = KEYS[2 * i - 1]
@@ -46,24 +48,26 @@ for i = 1, #entries do
   seen[m.key] = true
   local tag = 2 * seq
   local others, held, _, latestLapse = leases(m, gw, flags >= 2 and tag or nil)
-  local count, logExisted = prune(log)
+  local count, logExisted = prune(log, m)
   m.existed = m.existed or logExisted
   local touched = false
   -- a retry of a sync that landed pushes nothing again; release, ask and read set state, so repeat
   if not replay then
-    local times, counts, pushed = {}, {}, 0
+    local times, counts, texts, pushed = {}, {}, {}, 0
     for j = first, first + 2 * n - 1, 2 do
       local t = tonumber(ARGV[j])
       if expiry(t) > NOW then
         local c = tonumber(ARGV[j + 1])
-        times[#times + 1] = t
-        counts[#counts + 1] = c
+        local k = #times + 1
+        times[k] = t
+        counts[k] = c
+        texts[k] = ARGV[j]
         pushed = pushed + c
       end
     end
     if pushed > 0 then
-      add(log, m, times, counts)
-      metaSet(m, 'q:' .. gw, ARGV[8])
+      add(log, m, times, counts, texts)
+      metaSet(m, seqField, ARGV[8])
       count = count + pushed
       touched = true
     end
@@ -91,13 +95,13 @@ for i = 1, #entries do
   end
   out[#out + 1] = count
   out[#out + 1] = granted
-  out[#out + 1] = num(lapseOut)
+  out[#out + 1] = lapseOut == NOW and nowText or num(lapseOut)
   local p = #out + 1
   out[p] = 0
   if flags % 2 == 1 then
-    expiring(log, horizon, out)
+    expiring(log, m, horizon, out)
     out[p] = (#out - p) / 2
   end
-  settle(log, m, count, (touched and count > 0) and last(log) or nil, latestLapse, touched)
+  settle(log, m, count, (touched and count > 0) and last(log, m) or nil, latestLapse, touched)
 end
 return out

@@ -16,7 +16,7 @@ local n = tonumber(ARGV[8])
 
 local m = readMeta(KEYS[2])
 local _, _, _, latestLapse = leases(m, nil, nil)
-local count, logExisted = prune(log)
+local count, logExisted = prune(log, m)
 m.existed = m.existed or logExisted
 local top = m.voids[gw] and m.voids[gw][1] or nil
 local topArg = top and num(top) or nil
@@ -24,7 +24,7 @@ local removed = 0
 for i = 1, n do
   local seqArg = ARGV[7 + 2 * i]
   local seq = tonumber(seqArg)
-  removed = removed + removeCall(log, gw, seqArg, tonumber(ARGV[8 + 2 * i]))
+  removed = removed + removeCall(log, m, gw, seqArg, tonumber(ARGV[8 + 2 * i]))
   if top == nil or seq > top then
     top, topArg = seq, seqArg
   end
@@ -35,5 +35,5 @@ metaSet(m, 'v:' .. gw, topArg .. ':' .. num(untilAt))
 if m.voidUntil == nil or untilAt > m.voidUntil then
   m.voidUntil = untilAt
 end
-settle(log, m, count, count > 0 and last(log) or nil, latestLapse, true)
+settle(log, m, count, count > 0 and last(log, m) or nil, latestLapse, true)
 return { removed, num(NOW) }

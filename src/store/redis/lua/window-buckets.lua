@@ -3,6 +3,8 @@
 -- value = '<admits>:<latest admit time in it, ms>'. A bucket counts until its latest admit's expiry,
 -- so the count never falls below the exact one and exceeds it by at most the admits of the one
 -- bucket that straddles the window's start (sliding); a fixed window's buckets never straddle.
+-- The meta hash keeps the count ('a') and bounds on the buckets' latest admit times ('o', 'z'), so
+-- a touch while no bucket can have aged out reads only the buckets it adds to.
 -- Same functions as window-exact.lua.
 
 -- The sub-window holding t: BUCKETS per aligned window of W, counted from 0. Found within t's own
@@ -20,43 +22,109 @@ local function bucketOf(t)
   return string.format('%.0f', w * BUCKETS + sub)
 end
 
--- The live buckets as read by the last prune: { expiry, admits } ascending by expiry.
-local live = {}
+-- The live buckets as last read: { expiry, admits, field, latest admit time } ascending by expiry;
+-- nil when this touch has not read them (nothing could have aged out: see prune).
+local live = nil
+local TOTAL = {}
 
-local function prune(log)
+local function byExpiry(a, b)
+  return a[1] < b[1]
+end
+
+-- Reads every bucket into `live`, dropping those that no longer count; returns their admits and
+-- whether the log existed.
+local function scan(log)
   local all = redis.call('HGETALL', log)
   live = {}
-  local existed = #all > 0
+  local gone = {}
   local n = 0
   for i = 1, #all, 2 do
     local c, t = string.match(all[i + 1], '^(%d+):(.+)$')
     local e = expiry(tonumber(t))
     if e <= NOW then
-      redis.call('HDEL', log, all[i])
+      gone[#gone + 1] = all[i]
     else
       c = tonumber(c)
       live[#live + 1] = { e, c, all[i], tonumber(t) }
       n = n + c
     end
   end
-  table.sort(live, function(a, b)
-    return a[1] < b[1]
-  end)
+  if #gone > 0 then
+    redis.call('HDEL', log, unpack(gone))
+  end
+  table.sort(live, byExpiry)
+  return n, #all > 0
+end
+
+-- Records the log's count and the bounds on its buckets' latest admit times in the meta hash.
+local function storeTotal(log, m, total)
+  TOTAL[log] = total
+  m.a = total
+  metaSet(m, 'a', string.format('%.0f', total))
+  if m.oText ~= nil then
+    metaSet(m, 'o', m.oText)
+    m.oText = nil
+  end
+  if m.zText ~= nil then
+    metaSet(m, 'z', m.zText)
+    m.zText = nil
+  end
+end
+
+-- The count at NOW; whether the log existed. While the bucket to expire first ('o' bounds its
+-- latest admit from below) still counts, none has aged out: the stored count holds and the buckets
+-- are not read (HLEN only checks the log was not lost on its own).
+local function prune(log, m)
+  if m.a ~= nil and m.a > 0 and m.o ~= nil and m.z ~= nil and expiry(m.o) > NOW then
+    if redis.call('HLEN', log) > 0 then
+      TOTAL[log] = m.a
+      live = nil
+      return m.a, true
+    end
+  end
+  local n, existed = scan(log)
+  if #live == 0 then
+    TOTAL[log] = 0
+    m.a, m.o, m.z, m.e = nil, nil, nil, nil
+    if existed or m.existed then
+      redis.call('HDEL', m.key, 'a', 'o', 'z', 'e')
+    end
+    return 0, existed
+  end
+  local o, z = live[1][4], live[1][4]
+  for i = 2, #live do
+    local t = live[i][4]
+    if t < o then
+      o = t
+    end
+    if t > z then
+      z = t
+    end
+  end
+  if o ~= m.o then
+    m.o, m.oText = o, num(o)
+  end
+  if z ~= m.z then
+    m.z, m.zText = z, num(z)
+  end
+  storeTotal(log, m, n)
   return n, existed
 end
 
-local function byExpiry(a, b)
-  return a[1] < b[1]
-end
-
--- Adds counts[i] admits (1 without counts) at each times[i] (ms), keeping `live` right for
--- oldest/last/expiring. Every bucket that exists is in `live`: prune ran first and dropped the others.
-local function add(log, _m, times, counts)
-  local byField = {}
-  for i = 1, #live do
-    byField[live[i][3]] = live[i]
+-- Adds counts[i] admits (1 without counts) at each times[i] (ms). Reads only the buckets it adds
+-- to when `live` was not read; keeps `live` right when it was.
+local function add(log, m, times, counts, texts)
+  local total = TOTAL[log]
+  if total == nil then
+    total = prune(log, m)
   end
-  local w = {}
+  local byField = {}
+  if live ~= nil then
+    for i = 1, #live do
+      byField[live[i][3]] = live[i]
+    end
+  end
+  local fields = {}
   for i = 1, #times do
     local t = times[i]
     local f = bucketOf(t)
@@ -64,24 +132,62 @@ local function add(log, _m, times, counts)
     if b == nil then
       b = { 0, 0, f, t }
       byField[f] = b
-      live[#live + 1] = b
+      if live ~= nil then
+        live[#live + 1] = b
+      else
+        fields[#fields + 1] = f
+      end
     end
-    b[2] = b[2] + (counts and counts[i] or 1)
+    local c = counts and counts[i] or 1
+    b[2] = b[2] + c
+    total = total + c
     if t > b[4] then
       b[4] = t
+      b.text = texts and texts[i]
+    elseif t == b[4] and b.text == nil then
+      b.text = texts and texts[i]
     end
     b[1] = expiry(b[4])
     b.dirty = true
+    if m.o == nil or t < m.o then
+      m.o = t
+      m.oText = texts and texts[i] or num(t)
+    end
+    if m.z == nil or t > m.z then
+      m.z = t
+      m.zText = texts and texts[i] or num(t)
+    end
   end
+  if #fields > 0 then
+    -- buckets this touch did not read: what they held before
+    local had = redis.call('HMGET', log, unpack(fields))
+    for i = 1, #fields do
+      if had[i] then
+        local c, t = string.match(had[i], '^(%d+):(.+)$')
+        local b = byField[fields[i]]
+        b[2] = b[2] + tonumber(c)
+        t = tonumber(t)
+        if t > b[4] then
+          b[4] = t
+          b[1] = expiry(t)
+          b.text = nil
+        end
+      end
+    end
+  end
+  local w = {}
   for f, b in pairs(byField) do
     if b.dirty then
       w[#w + 1] = f
-      w[#w + 1] = string.format('%.0f', b[2]) .. ':' .. num(b[4])
+      w[#w + 1] = string.format('%.0f', b[2]) .. ':' .. (b.text or num(b[4]))
       b.dirty = nil
     end
   end
   redis.call('HSET', log, unpack(w))
-  table.sort(live, byExpiry)
+  if live ~= nil then
+    table.sort(live, byExpiry)
+  end
+  storeTotal(log, m, total)
 end
 
 -- A central-log call's admits: a bucket keeps counts, not names. Returns the admits added.
@@ -109,25 +215,43 @@ end
 
 -- Compact mode cannot tell a call's admits from others in its bucket: none are removed (the void
 -- still refuses the call if it lands later).
-local function removeCall(_log, _gw, _seq, _cost)
+local function removeCall(_log, _m, _gw, _seq, _cost)
   return 0
 end
 
-local function oldest(_log)
-  if #live == 0 then
-    return nil
+-- `live` as the log holds it now (read if this touch has not).
+local function loaded(log)
+  if live == nil then
+    scan(log)
   end
-  return live[1][1]
+  return live
 end
 
-local function last(_log)
-  if #live == 0 then
+local function oldest(log)
+  local l = loaded(log)
+  if #l == 0 then
     return nil
   end
-  return live[#live][1]
+  return l[1][1]
 end
 
-local function expiring(_log, horizon, out)
+-- The latest expiry of a bucket (from 'z', the newest admit time).
+local function last(log, m)
+  if m.z ~= nil then
+    return expiry(m.z)
+  end
+  local l = loaded(log)
+  if #l == 0 then
+    return nil
+  end
+  return l[#l][1]
+end
+
+local function expiring(log, m, horizon, out)
+  if m.o ~= nil and expiry(m.o) >= horizon then
+    return
+  end
+  local live = loaded(log)
   local prev = nil
   for i = 1, #live do
     local e = live[i][1]

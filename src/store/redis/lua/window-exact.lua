@@ -8,7 +8,10 @@
 -- prune, add, addCall and removeCall; an empty log counts 0, and a missing field with a non-empty
 -- log (the meta hash lost) is recounted once from the runs. Both keys expire together; should the
 -- meta hash alone be lost (eviction under a maxmemory policy other than noeviction), the restarted
--- counter collides only with runs made at the very same instant.
+-- counter collides only with runs made at the very same instant. The meta hash also bounds the
+-- runs' times ('o' no later than the oldest, 'z' no earlier than the newest): while 'o' still
+-- counts, a touch reads neither the runs to prune nor those to list as expiring, and 'z' gives the
+-- keys' expiry without reading the newest run.
 -- Every window module offers: prune, peek, add, addCall, removeCall, oldest, last, expiring.
 
 -- Each script names its keys in pairs (log, meta): the meta hash of a log, for the count.
@@ -63,12 +66,16 @@ local function aged(log)
   return n, admits
 end
 
--- The count stored for a log that holds `runs` runs (recounted when the field is missing).
-local function storedTotal(log, runs)
+-- The count stored for a log that holds `runs` runs (recounted when the field is missing); `stored`
+-- is the meta hash's field 'a' as read (false: none; nil: read it here).
+local function storedTotal(log, runs, stored)
   if runs == 0 then
     return 0, false
   end
-  local t = redis.call('HGET', METAOF[log], 'a')
+  local t = stored
+  if t == nil then
+    t = redis.call('HGET', METAOF[log], 'a')
+  end
   if t then
     return tonumber(t), false
   end
@@ -80,21 +87,44 @@ local function storedTotal(log, runs)
   return sum, true
 end
 
--- Writes a log's count to its meta hash. A field created anew may mean a meta hash created anew
--- (it was lost): it then takes the log's expiry, so it never outlives the log unbounded.
-local function storeTotal(log, total)
+-- Records a log's count and time bounds in its meta hash (written with the touch's other fields).
+local function storeTotal(log, m, total)
   TOTAL[log] = total
-  local meta = METAOF[log]
-  if redis.call('HSET', meta, 'a', int(total)) == 1 and redis.call('PTTL', meta) == -1 then
-    local ttl = redis.call('PTTL', log)
-    if ttl > 0 then
-      redis.call('PEXPIRE', meta, ttl)
-    end
+  m.a = total
+  metaSet(m, 'a', int(total))
+  if m.oText ~= nil then
+    metaSet(m, 'o', m.oText)
+    m.oText = nil
+  end
+  if m.zText ~= nil then
+    metaSet(m, 'z', m.zText)
+    m.zText = nil
+  end
+end
+
+-- Widens the meta hash's time bounds to cover an admit at t (`text`: t as num() would write it);
+-- a bound that moved is written by storeTotal.
+local function cover(m, t, text)
+  if m.o == nil or t < m.o then
+    m.o = t
+    m.oText = text or num(t)
+  end
+  if m.z == nil or t > m.z then
+    m.z = t
+    m.zText = text or num(t)
   end
 end
 
 -- Drops every run that no longer counts at NOW; returns the count, and whether the log existed.
-local function prune(log)
+-- While the oldest admit possible ('o') still counts, nothing can have aged out: the count is the
+-- stored one, and the log is not read (ZCARD only checks it was not lost on its own).
+local function prune(log, m)
+  if m.a ~= nil and m.a > 0 and m.o ~= nil and m.z ~= nil and expiry(m.o) > NOW then
+    if redis.call('ZCARD', log) > 0 then
+      TOTAL[log] = m.a
+      return m.a, true
+    end
+  end
   local n, gone = aged(log)
   if n > 0 then
     redis.call('ZREMRANGEBYRANK', log, 0, n - 1)
@@ -102,20 +132,26 @@ local function prune(log)
   local runs = redis.call('ZCARD', log)
   if runs == 0 then
     TOTAL[log] = 0
-    if n > 0 then
-      redis.call('HDEL', METAOF[log], 'a')
+    m.a, m.o, m.z, m.e = nil, nil, nil, nil
+    if n > 0 or m.existed then
+      redis.call('HDEL', m.key, 'a', 'o', 'z', 'e')
     end
     return 0, n > 0
   end
-  local total, recounted = storedTotal(log, runs + n)
+  local total, recounted = storedTotal(log, runs + n, m.a or false)
   if not recounted then
     total = total - gone
   end
-  if n > 0 or recounted then
-    storeTotal(log, total)
-  else
-    TOTAL[log] = total
+  -- the exact bounds, now that the aged runs are gone
+  local first = redis.call('ZRANGE', log, 0, 0, 'WITHSCORES')
+  m.o = tonumber(first[2])
+  m.oText = num(m.o)
+  if m.z == nil or m.z < m.o then
+    local newest = redis.call('ZRANGE', log, -1, -1, 'WITHSCORES')
+    m.z = tonumber(newest[2])
+    m.zText = num(m.z)
   end
+  storeTotal(log, m, total)
   return total, true
 end
 
@@ -142,26 +178,41 @@ local function peek(log)
   return total - gone, endExpiry(log, n)
 end
 
-local function known(log)
+local function known(log, m)
   local t = TOTAL[log]
   if t == nil then
-    t = prune(log)
+    t = prune(log, m)
   end
   return t
 end
 
--- Adds counts[i] admits (1 without counts) at each times[i] (ms): one run each.
-local function add(log, m, times, counts)
-  local total = known(log)
+-- '.<i>' for the i-th run of a touch (formatted once per script).
+local DOT = {}
+local function dot(i)
+  local d = DOT[i]
+  if d == nil then
+    d = '.' .. i
+    DOT[i] = d
+  end
+  return d
+end
+
+-- Adds counts[i] admits (1 without counts) at each times[i] (ms): one run each, named
+-- '<counter>.<i>*<admits>' with the counter moved once per touch. `texts`, if given, holds the
+-- times as the caller wrote them (what num() would give back), so they need no formatting here.
+local function add(log, m, times, counts, texts)
+  local total = known(log, m)
+  m.n = m.n + 1
+  local base = int(m.n)
   -- ZADD in slices: unpack() of a huge table would overflow Lua's C stack
   local args = {}
   for i = 1, #times do
     local c = counts and counts[i] or 1
     if c > 0 then
-      m.n = m.n + 1
       total = total + c
-      args[#args + 1] = num(times[i])
-      args[#args + 1] = int(m.n) .. '*' .. int(c)
+      args[#args + 1] = texts and texts[i] or num(times[i])
+      args[#args + 1] = base .. dot(i) .. '*' .. int(c)
+      cover(m, times[i], texts and texts[i])
       if #args == 2000 then
         redis.call('ZADD', log, unpack(args))
         args = {}
@@ -171,8 +222,8 @@ local function add(log, m, times, counts)
   if #args > 0 then
     redis.call('ZADD', log, unpack(args))
   end
-  metaSet(m, 'n', int(m.n))
-  storeTotal(log, total)
+  metaSet(m, 'n', base)
+  storeTotal(log, m, total)
 end
 
 -- seq as the caller wrote it (both scripts pass the same ARGV text)
@@ -182,23 +233,25 @@ end
 
 -- Adds `cost` admits at t made by one central-log call, as one run named after it so that
 -- removeCall can find it; returns the admits added (0 if the call's run is in the log already).
-local function addCall(log, _m, t, cost, gw, seq)
-  local total = known(log)
+local function addCall(log, m, t, cost, gw, seq)
+  local total = known(log, m)
   if redis.call('ZADD', log, num(t), callName(gw, seq, cost)) == 0 then
     return 0
   end
-  storeTotal(log, total + cost)
+  cover(m, t)
+  storeTotal(log, m, total + cost)
   return cost
 end
 
--- Removes a central-log call's admits, if they are in the log; returns how many.
-local function removeCall(log, gw, seq, cost)
-  local total = known(log)
+-- Removes a central-log call's admits, if they are in the log; returns how many. The time bounds
+-- stay bounds.
+local function removeCall(log, m, gw, seq, cost)
+  local total = known(log, m)
   if redis.call('ZREM', log, callName(gw, seq, cost)) == 0 then
     return 0
   end
   cost = tonumber(cost)
-  storeTotal(log, total - cost)
+  storeTotal(log, m, total - cost)
   return cost
 end
 
@@ -207,14 +260,20 @@ local function oldest(log)
   return endExpiry(log, 0)
 end
 
--- Expiry of the newest counted admit (nil if none).
-local function last(log)
+-- Expiry of the newest counted admit (nil if none), or a later instant (an admit removed since).
+local function last(log, m)
+  if m.z ~= nil then
+    return expiry(m.z)
+  end
   return endExpiry(log, -1)
 end
 
 -- Appends to `out` pairs (expiry, how many admits expire then) for every counted admit expiring
--- before `horizon`, ascending.
-local function expiring(log, horizon, out)
+-- before `horizon`, ascending. Nothing to read while the oldest admit possible expires at or after it.
+local function expiring(log, m, horizon, out)
+  if m.o ~= nil and expiry(m.o) >= horizon then
+    return
+  end
   local hi
   if FIXED then
     hi = (math.ceil(horizon / WINDOW) - 1) * WINDOW

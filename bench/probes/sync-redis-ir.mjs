@@ -1,0 +1,73 @@
+// Instructions (valgrind callgrind Ir) a redis-server spends per key-sync of RedisStore, for a build:
+// an A/B of script changes that the machine's load cannot blur as it blurs CPU time (same build,
+// two runs: within ~5 %). Starts redis-server under callgrind on PORT, syncs KEYS keys (3 admits
+// each, read back) twice untimed, zeroes the counters, syncs REPS times and dumps them.
+// Usage: npm run build && node bench/probes/sync-redis-ir.mjs [exact|buckets] [DIST=dist] [KEYS=1000] [REPS=2] [PORT=7391]
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
+
+const [mode = 'exact', distArg = 'dist', nArg = '2000', repsArg = '2', port = '7391'] = process.argv.slice(2);
+const dist = pathToFileURL(resolve(distArg)).href;
+const { makePolicy } = await import(`${dist}/index.js`);
+const { RedisStore } = await import(`${dist}/store/redis/index.js`);
+const n = Number(nArg),
+  reps = Number(repsArg);
+const dir = `/tmp/ir-${port}`;
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(dir);
+const child = spawn(
+  'valgrind',
+  [
+    '--tool=callgrind',
+    `--callgrind-out-file=${dir}/cg.out`,
+    'redis-server',
+    '--port',
+    port,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--bind',
+    '127.0.0.1',
+  ],
+  { stdio: ['ignore', 'ignore', 'inherit'] },
+);
+const client = new Redis({
+  host: '127.0.0.1',
+  port: Number(port),
+  retryStrategy: () => 200,
+  maxRetriesPerRequest: null,
+});
+await client.ping();
+const store = new RedisStore(client, { mode });
+const policy = makePolicy(1_000_000_000, 60_000, 'sliding');
+let seq = 0;
+const ent = (t) =>
+  Array.from({ length: n }, (_, i) => ({
+    key: `user:${i}`,
+    admits: [t - 2, t - 1, t],
+    read: true,
+    release: false,
+    ask: 0,
+  }));
+const sync = () =>
+  store.sync(
+    { gatewayId: 'gw-1', seq: ++seq, policy, leaseTtlMs: 3000, horizonMs: 4000, entries: ent(Date.now()) },
+    Date.now(),
+  );
+await sync();
+await sync();
+execFileSync('callgrind_control', ['-z', String(child.pid)]);
+for (let r = 0; r < reps; r++) await sync();
+execFileSync('callgrind_control', ['-d', String(child.pid)]);
+client.disconnect();
+child.kill('SIGTERM');
+const f = readdirSync(dir)
+  .filter((x) => x.startsWith('cg.out.'))
+  .sort()[0];
+const text = readFileSync(`${dir}/${f}`, 'utf8');
+const ir = Number(/^(?:summary|totals): (\d+)/m.exec(text)[1]);
+console.log(`${distArg} ${mode}: ${(ir / (n * reps)).toFixed(0)} Ir per key-sync`);
