@@ -132,9 +132,7 @@ describe('a slot migrated under load (issue 19)', () => {
       ),
     );
     let driving = true;
-    const driven = Promise.all(
-      fleets.map((f, i) => f.drive(RATE, RUN_MS, 19 + i)),
-    ).finally(() => {
+    const driven = Promise.all(fleets.map((f, i) => f.drive(RATE, RUN_MS, 19 + i))).finally(() => {
       driving = false;
     });
     // every key's slot moves, round robin, each time to the next master over, while the load runs
@@ -169,12 +167,12 @@ describe('a slot migrated under load (issue 19)', () => {
           `${worstStored} by the store (L = ${L}); ${f.syncErrors} sync errors [${f.syncErrorNotes.join('; ')}], ${f.degraded} degraded; ` +
           `per key admitted/stored/lost/extra: ${rows.map((r) => `${r.admitted}/${r.stored}/${r.lost}/${r.extra}`).join(' ')}`,
       );
-      expect.soft(stopped[i], `${p.design}: every gateway's last sync answered`).toEqual(
-        Array(K).fill(true),
-      );
+      expect.soft(stopped[i], `${p.design}: every gateway's last sync answered`).toEqual(Array(K).fill(true));
       for (const r of rows) {
         expect.soft(r.lost, `${p.design} ${r.key}: admits the store never got`).toBe(0);
-        expect.soft(r.extra, `${p.design} ${r.key}: stored admits no gateway made (or counted twice)`).toBe(0);
+        expect
+          .soft(r.extra, `${p.design} ${r.key}: stored admits no gateway made (or counted twice)`)
+          .toBe(0);
         // not vacuous: every key took admits
         expect.soft(r.admitted, `${p.design} ${r.key}: admitted`).toBeGreaterThan(L);
       }

@@ -310,4 +310,4 @@ export async function infoSum(conns: Redis[], line: string, field: string): Prom
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export { worstWindow } from './fault-fleet.js';
+export { lagMonitor, worstWindow } from './fault-fleet.js';
