@@ -82,7 +82,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** C gateways' syncs of the same KEYS keys at once, REPS rounds; `clients` one per gateway. */
 async function measure(name, clients, conns, storeOpts = {}) {
   const policy = makePolicy(1_000_000_000, 60_000, 'sliding');
-  const stores = clients.map((c) => new RedisStore(c, { prefix: 'cs:', ...storeOpts }));
+  const stores = clients.map((c) => new RedisStore(c, { prefix: `cs:${name}:`, ...storeOpts }));
   const seqs = stores.map(() => 0);
   const round = () =>
     Promise.all(
