@@ -34,6 +34,11 @@ import { type RedisClusterHandle, startRedisCluster } from '../support/redis-clu
  * no run ages out unseen): every key's logged stamps equal the stamps of the decisions the gateways
  * allowed, none lost and none counted twice; the lease design never over L in any window; and every
  * gateway is back from store-down within RECOVERY_BOUND_MS of the takeover (derived below).
+ *
+ * The takeover after a kill keeps the counts exact here because on loopback the replica has every
+ * write its master acknowledged by the time the master dies. Redis replicates asynchronously: with
+ * real replication lag, the writes of the last moments before a crash are lost with the master (the
+ * store cannot see that without WAIT), and a lease design may then grant them again.
  */
 
 const K = 3;
