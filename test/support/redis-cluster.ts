@@ -4,22 +4,35 @@ import { freePort, type RedisServer, startRedisServer } from './redis-server.js'
 
 const run = promisify(execFile);
 
-/** A real local Redis Cluster of masters only, each its own redis-server process. */
+/** A real local Redis Cluster, each node its own redis-server process. */
 export interface RedisClusterHandle {
+  /** Every node, masters first (as `redis-cli --cluster create` was given them), then replicas. */
   readonly nodes: RedisServer[];
   /** host/port pairs for ioredis's Cluster constructor. */
   readonly startup: { host: string; port: number }[];
   stop(): Promise<void>;
 }
 
+export interface RedisClusterOptions {
+  /** Replicas per master (`--cluster-replicas`). @default 0 */
+  replicas?: number;
+  /** cluster-node-timeout, ms: how long a master is unreachable before replicas may fail over. @default 5000 */
+  nodeTimeoutMs?: number;
+}
+
 /**
- * Starts `masters` cluster-enabled servers on free loopback ports (each with its own bus port),
- * joins them with `redis-cli --cluster create` and waits until every node reports cluster_state:ok.
+ * Starts `masters` cluster-enabled servers (and `replicas` per master) on free loopback ports, each
+ * with its own bus port, joins them with `redis-cli --cluster create` and waits until every node
+ * reports cluster_state:ok and every replica's link to its master is up.
  */
-export async function startRedisCluster(masters = 3): Promise<RedisClusterHandle> {
+export async function startRedisCluster(
+  masters = 3,
+  opts: RedisClusterOptions = {},
+): Promise<RedisClusterHandle> {
+  const replicas = opts.replicas ?? 0;
   const nodes: RedisServer[] = [];
   try {
-    for (let i = 0; i < masters; i++) {
+    for (let i = 0; i < masters * (1 + replicas); i++) {
       const bus = await freePort();
       nodes.push(
         await startRedisServer({
@@ -31,7 +44,10 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterHandle
             '--cluster-port',
             String(bus),
             '--cluster-node-timeout',
-            '5000',
+            String(opts.nodeTimeoutMs ?? 5000),
+            // a replica's first sync starts at once, not after the default 5 s wait for more replicas
+            '--repl-diskless-sync-delay',
+            '0',
           ],
         }),
       );
@@ -43,12 +59,13 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterHandle
         'create',
         ...nodes.map((n) => `${n.host}:${n.port}`),
         '--cluster-replicas',
-        '0',
+        String(replicas),
         '--cluster-yes',
       ],
       { timeout: 30_000 },
     );
     await waitForOk(nodes);
+    if (replicas > 0) await waitForReplicaLinks(nodes);
   } catch (err) {
     await Promise.all(nodes.map((n) => n.stop()));
     throw err;
@@ -62,17 +79,35 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterHandle
   };
 }
 
+async function cli(n: RedisServer, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-h', n.host, '-p', String(n.port), ...args]);
+  return stdout;
+}
+
 async function waitForOk(nodes: RedisServer[], timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const states = await Promise.all(
-      nodes.map(async (n) => {
-        const { stdout } = await run('redis-cli', ['-h', n.host, '-p', String(n.port), 'cluster', 'info']);
-        return /cluster_state:ok/.test(stdout);
-      }),
+      nodes.map(async (n) => /cluster_state:ok/.test(await cli(n, 'cluster', 'info'))),
     );
     if (states.every(Boolean)) return;
     if (Date.now() > deadline) throw new Error('the test cluster did not reach cluster_state:ok');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Every replica has finished its first sync with its master (master_link_status:up). */
+async function waitForReplicaLinks(nodes: RedisServer[], timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const states = await Promise.all(
+      nodes.map(async (n) => {
+        const info = await cli(n, 'info', 'replication');
+        return /role:master/.test(info) || /master_link_status:up/.test(info);
+      }),
+    );
+    if (states.every(Boolean)) return;
+    if (Date.now() > deadline) throw new Error("the test cluster's replicas did not link up");
     await new Promise((r) => setTimeout(r, 50));
   }
 }

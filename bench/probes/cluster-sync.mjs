@@ -1,0 +1,150 @@
+// Key-syncs per second through RedisStore on a local 3-master Redis Cluster against one master, with
+// the same client code and the same key set (issue 19: "at least 2.5× one master"). Each sync pushes
+// one admit per key and reads its window back (a shared-counter sync), exact mode; C syncs of
+// different gateways run at once (C stores on C connections, one process), so Redis rather than one
+// sync's round trip is the limit. Reported per setup: key-syncs/s (median over REPS rounds), script
+// calls per sync (a cluster sync is cut by slot: keys of one script call must share one), Redis CPU
+// per key-sync (INFO commandstats, summed over the nodes), and this process's CPU per key-sync; and
+// one master with one key per script call (chunkKeys 1), about the cluster's cut, to part the cost
+// of the split by slot from the gain of the sharding.
+// Usage: npm run build && node bench/probes/cluster-sync.mjs [KEYS=10000] [C=4] [REPS=5]
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Cluster, Redis } from 'ioredis';
+import { freePort, startRedisServer } from '../../dist/fleet/redis-server.js';
+import { makePolicy } from '../../dist/index.js';
+import { RedisStore } from '../../dist/store/redis/index.js';
+
+const run = promisify(execFile);
+const KEYS = Number(process.argv[2] ?? 10_000);
+const C = Number(process.argv[3] ?? 4);
+const REPS = Number(process.argv[4] ?? 5);
+
+async function startCluster(masters) {
+  const nodes = [];
+  for (let i = 0; i < masters; i++) {
+    const bus = await freePort();
+    nodes.push(
+      await startRedisServer({
+        args: [
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${i}.conf`,
+          '--cluster-port',
+          String(bus),
+        ],
+      }),
+    );
+  }
+  await run(
+    'redis-cli',
+    [
+      '--cluster',
+      'create',
+      ...nodes.map((n) => `${n.host}:${n.port}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ],
+    {
+      timeout: 30_000,
+    },
+  );
+  for (const deadline = Date.now() + 20_000; ; ) {
+    const ok = await Promise.all(
+      nodes.map(async (n) =>
+        /cluster_state:ok/.test((await run('redis-cli', ['-p', String(n.port), 'cluster', 'info'])).stdout),
+      ),
+    );
+    if (ok.every(Boolean)) break;
+    if (Date.now() > deadline) throw new Error('cluster not ok');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return nodes;
+}
+
+async function evalshaStats(conns) {
+  let calls = 0;
+  let usec = 0;
+  for (const c of conns) {
+    const m = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(await c.info('commandstats'));
+    if (m !== null) {
+      calls += Number(m[1]);
+      usec += Number(m[2]);
+    }
+  }
+  return { calls, usec };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** C gateways' syncs of the same KEYS keys at once, REPS rounds; `clients` one per gateway. */
+async function measure(name, clients, conns, storeOpts = {}) {
+  const policy = makePolicy(1_000_000_000, 60_000, 'sliding');
+  const stores = clients.map((c) => new RedisStore(c, { prefix: `cs:${name}:`, ...storeOpts }));
+  const seqs = stores.map(() => 0);
+  const round = () =>
+    Promise.all(
+      stores.map((s, g) => {
+        const now = Date.now();
+        const entries = [];
+        for (let i = 0; i < KEYS; i++)
+          entries.push({ key: `user:${i}`, admits: [now], read: true, release: false, ask: 0 });
+        return s.sync(
+          { gatewayId: `gw-${g}`, seq: ++seqs[g], policy, leaseTtlMs: 3000, horizonMs: 4000, entries },
+          now,
+        );
+      }),
+    );
+  await round(); // creates the keys, loads the scripts
+  for (const c of conns) await c.config('RESETSTAT');
+  const cpu0 = process.cpuUsage();
+  const rates = [];
+  for (let r = 0; r < REPS; r++) {
+    const t = performance.now();
+    await round();
+    rates.push((C * KEYS) / ((performance.now() - t) / 1000));
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const st = await evalshaStats(conns);
+  const keySyncs = REPS * C * KEYS;
+  const out = {
+    name,
+    keySyncsPerSec: median(rates),
+    callsPerSync: st.calls / (REPS * C),
+    redisUsPerKey: st.usec / keySyncs,
+    clientUsPerKey: (cpu.user + cpu.system) / keySyncs,
+  };
+  console.log(
+    `${name.padEnd(21)} ${Math.round(out.keySyncsPerSec).toLocaleString('en')} key-syncs/s (median of ${REPS}, min ${Math.round(Math.min(...rates)).toLocaleString('en')}, max ${Math.round(Math.max(...rates)).toLocaleString('en')}); ` +
+      `${out.callsPerSync.toFixed(0)} script calls per sync of ${KEYS} keys; Redis ${out.redisUsPerKey.toFixed(1)} µs/key (all nodes); this process ${out.clientUsPerKey.toFixed(1)} µs/key`,
+  );
+  return out;
+}
+
+const single = await startRedisServer();
+const nodes = await startCluster(3);
+try {
+  const sConns = [new Redis(single.port, single.host)];
+  const sClients = Array.from({ length: C }, () => new Redis(single.port, single.host));
+  const one = await measure('1 master', sClients, sConns);
+  // the same server with one key per script call, about as the cluster cuts a sync (by slot): the
+  // per-call cost of the split, without the sharding
+  await measure('1 master, chunkKeys 1', sClients, sConns, { chunkKeys: 1 });
+  for (const c of [...sConns, ...sClients]) c.disconnect();
+
+  const cConns = nodes.map((n) => new Redis(n.port, n.host));
+  const cClients = Array.from(
+    { length: C },
+    () => new Cluster(nodes.map((n) => ({ host: n.host, port: n.port }))),
+  );
+  await Promise.all(cClients.map((c) => new Promise((r) => c.once('ready', r))));
+  const three = await measure('3 masters', cClients, cConns);
+  for (const c of [...cConns, ...cClients]) c.disconnect();
+  console.log(
+    `ratio 3 masters / 1 master: ${(three.keySyncsPerSec / one.keySyncsPerSec).toFixed(2)}× (KEYS=${KEYS}, C=${C}, ${(await import('node:os')).cpus().length} cores)`,
+  );
+} finally {
+  await Promise.all([single.stop(), ...nodes.map((n) => n.stop())]);
+}
