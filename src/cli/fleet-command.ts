@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { DESIGN_IDS } from '../config.js';
 import { parseInjection } from '../fleet/inject.js';
 import { runFleet } from '../fleet/run.js';
-import type { FleetSettings } from '../fleet/settings.js';
+import { arrivalRate, type FleetSettings } from '../fleet/settings.js';
 import { formatComparison } from '../fleet/table.js';
 import { limitPerWindow, millis, num, oneOf, seconds, UsageError } from './parse.js';
 
@@ -12,8 +12,10 @@ export interface FleetFlags {
   limit: string;
   window?: string;
   sync: string;
-  traffic: string;
-  load: string;
+  /** default: flood with one key, steady with --keys */
+  traffic?: string;
+  /** default: 100 with one key, 0.8 with --keys (the hottest key at 80 % of L) */
+  load?: string;
   routing: string;
   duration: string;
   redis?: string;
@@ -24,7 +26,29 @@ export interface FleetFlags {
   warmup: string;
   autoGateways?: boolean;
   scale?: string[];
+  keys?: string;
+  popularity?: string;
   json?: boolean;
+}
+
+/** `--popularity zipf:S`: the exponent of the keys' Zipf popularity (S ≥ 0; 0 is uniform). */
+function popularity(raw: string): number {
+  const m = /^zipf:(.+)$/.exec(raw);
+  if (m === null) throw new UsageError('--popularity', `expected zipf:S, e.g. zipf:0.8, got "${raw}"`);
+  const v = Number(m[1]);
+  if (m[1].trim() === '' || !Number.isFinite(v) || v < 0 || v > 10)
+    throw new UsageError('--popularity', `S must be a number from 0 to 10, got "${m[1]}"`);
+  return v;
+}
+
+/** --keys N and --popularity zipf:S → settings.keys, or undefined for the one-key run. */
+function manyKeys(f: FleetFlags): { count: number; popularity: number } | undefined {
+  if (f.keys === undefined) {
+    if (f.popularity !== undefined) throw new UsageError('--popularity', 'needs --keys N');
+    return undefined;
+  }
+  const count = num('--keys', f.keys, { integer: true, min: 1, max: 1_000_000 });
+  return { count, popularity: f.popularity === undefined ? 1 : popularity(f.popularity) };
 }
 
 /** Only loopback Redis: a live run sends real load, and it must never be aimed at another machine. */
@@ -79,8 +103,16 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
       `must exceed --window (${windowS} s): windows after the first are measured`,
     );
   }
-  const load = num('--load', f.load, { positive: true });
-  const rate = (load * limit) / windowS;
+  const keys = manyKeys(f);
+  const load = num('--load', f.load ?? (keys === undefined ? '100' : '0.8'), { positive: true });
+  const traffic = oneOf('--traffic', f.traffic ?? (keys === undefined ? 'flood' : 'steady'), [
+    'steady',
+    'pageload',
+    'flood',
+  ] as const);
+  if (keys !== undefined && traffic === 'flood')
+    throw new UsageError('--traffic', 'with --keys, each key gets its honest client: use steady or pageload');
+  const rate = arrivalRate({ load, limit, windowMs: windowS * 1000, keys });
   if (rate > 20_000) {
     throw new UsageError(
       '--load',
@@ -106,7 +138,7 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
     limit,
     windowMs: windowS * 1000,
     syncMs: syncS * 1000,
-    traffic: oneOf('--traffic', f.traffic, ['steady', 'pageload', 'flood'] as const),
+    traffic,
     load,
     routing: oneOf('--routing', f.routing, ['even', 'uneven'] as const),
     durationMs: durationS * 1000,
@@ -118,6 +150,7 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
     warmupMs: Number(f.warmup) === 0 ? 0 : warmup(f.warmup),
     ...(f.autoGateways === true ? { autoGateways: true } : {}),
     ...(scale.length > 0 ? { scale } : {}),
+    ...(keys !== undefined ? { keys } : {}),
   };
 }
 
@@ -133,8 +166,11 @@ export function addFleetCommand(program: Command): void {
       'window W: 6s, 1m… (a bare number is seconds; default 6 s, compressed time for a 60-second setting)',
     )
     .option('--sync <duration>', 'sync interval Δ: 100ms, 1s… (a bare number is seconds)', '0.1')
-    .option('--traffic <kind>', 'steady, pageload or flood', 'flood')
-    .option('--load <multiple>', 'arrival rate as a multiple of the limit (100 = 100 × L per W)', '100')
+    .option('--traffic <kind>', 'steady, pageload or flood (default: flood; steady with --keys)')
+    .option(
+      '--load <multiple>',
+      "arrival rate as a multiple of the limit (100 = 100 × L per W; with --keys, the hottest key's; default 100, 0.8 with --keys)",
+    )
     .option('--routing <kind>', 'even or uneven (gateway i gets a share ∝ 1/i)', 'even')
     .option(
       '--duration <duration>',
@@ -170,6 +206,11 @@ export function addFleetCommand(program: Command): void {
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )
+    .option(
+      '--keys <N>',
+      'spread the requests over N keys (1–1,000,000) by --popularity, as the simulator does',
+    )
+    .option('--popularity <zipf:S>', 'key popularity with --keys: rank r ∝ 1/r^S (default zipf:1)')
     .option('--json', 'print { live, sim, settings } as JSON')
     .action(async (f: FleetFlags) => {
       const settings = fleetSettings(f);

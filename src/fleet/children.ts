@@ -10,8 +10,8 @@ export class ProcessSet {
   private readonly children = new Map<number, { name: string; proc: ChildProcess }>();
 
   /** Forks one of this folder's `*-process` modules with `config` as its one argument (JSON). */
-  fork(module: string, name: string, config: unknown): ChildProcess {
-    return this.forkFile(entryOf(module), name, config);
+  fork(module: string, name: string, config: unknown, execArgv: string[] = []): ChildProcess {
+    return this.forkFile(entryOf(module), name, config, execArgv);
   }
 
   /** Forks a module by path (a .ts one runs under tsx's loader), with extra node flags. */

@@ -9,6 +9,7 @@ import { withRateLimit } from '../http/node.js';
 import { RedisStore } from '../store/redis/index.js';
 import { childSetup, cpuSince, send } from './children.js';
 import { CountingStore } from './counting-store.js';
+import { keyOfPath } from './key-choice.js';
 import type { CoordinatorMessage, GatewayConfig, GatewayReport } from './protocol.js';
 
 const cfg = childSetup<GatewayConfig>();
@@ -33,7 +34,15 @@ const gw = createAsyncGateway({
   store,
 });
 const syncLatencies: number[] = [];
-gw.on('sync', (e) => syncLatencies.push(e.latencyMs));
+let keySyncs = 0;
+// the steady state, as the simulator counts it: syncs from one window after 'mark' on (the first fills the key set)
+let steadyFrom = Number.POSITIVE_INFINITY;
+let steadyKeySyncs = 0;
+gw.on('sync', (e) => {
+  syncLatencies.push(e.latencyMs);
+  keySyncs += e.keys;
+  if (Date.now() >= steadyFrom) steadyKeySyncs += e.keys;
+});
 gw.on('syncError', () => {});
 gw.on('storeCallError', () => {});
 
@@ -68,16 +77,37 @@ const handler = withRateLimit(
     });
     up.end();
   },
-  // one key for every request: the simulator's one key (the warm-up has its own)
-  { key: (req) => (req.url === '/warmup' ? 'warmup' : cfg.key) },
+  // one key for every request: the simulator's one key (the warm-up has its own); with many keys,
+  // the rank in the path, refused unless it is one of the run's keys (the store's work stays bounded)
+  { key: (req) => (req.url === '/warmup' ? 'warmup' : (manyKey(req.url) ?? cfg.key)) },
 );
+
+function manyKey(url: string | undefined): string | null {
+  if (cfg.keyCount === undefined) return null;
+  return keyOfPath(url, cfg.keyCount);
+}
+
+/** Heap in use, after a full collection when this process may ask for one (--expose-gc). */
+function heapUsed(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc !== undefined) gc();
+  return process.memoryUsage().heapUsed;
+}
 
 const server = createServer(handler);
 server.keepAliveTimeout = 30_000;
 
 let cpuAtReady = process.cpuUsage();
 /** The counters at 'mark' (the end of the warm-up): the report gives what happened since. */
-let mark = { stats: gw.stats(), storeCalls: 0, overlappingAsks: 0, forwarded: 0, forwardErrors: 0 };
+let mark = {
+  stats: gw.stats(),
+  storeCalls: 0,
+  overlappingAsks: 0,
+  forwarded: 0,
+  forwardErrors: 0,
+  keySyncs: 0,
+  heap: 0,
+};
 redis.once('ready', () => {
   if (cfg.idle !== true) gw.start();
   cpuAtReady = process.cpuUsage();
@@ -95,11 +125,20 @@ process.on('message', async (m: CoordinatorMessage) => {
       overlappingAsks: store.overlappingAsks,
       forwarded,
       forwardErrors,
+      keySyncs,
+      heap: heapUsed(),
     };
+    steadyFrom = Date.now() + cfg.windowMs;
+    steadyKeySyncs = 0;
     syncLatencies.length = 0;
     cpuAtReady = process.cpuUsage();
     send({ type: 'marked' });
   } else if (m.type === 'report') {
+    const heldKeys = gw.keyCount;
+    const heapAtEnd = heapUsed();
+    const keySyncsInRun = keySyncs - mark.keySyncs;
+    const steadyMs = Math.max(0, Date.now() - steadyFrom);
+    const steady = steadyKeySyncs;
     // the last sync pushes what is pending and hands lease slots back, as a gateway shutting down would
     await gw.stop();
     const s = gw.stats();
@@ -132,6 +171,12 @@ process.on('message', async (m: CoordinatorMessage) => {
       offsetMs: s.offsetMs,
       offsetErrorMs: s.offsetErrorMs,
       cpuMs: cpuSince(cpuAtReady),
+      keySyncs: keySyncsInRun,
+      steadyKeySyncs: steady,
+      steadyMs,
+      heldKeys,
+      heapAtMark: mark.heap,
+      heapAtEnd,
     };
     send(report);
   } else if (m.type === 'join') {

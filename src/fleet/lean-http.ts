@@ -38,7 +38,8 @@ export class LeanHttpPool {
         `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${this.port}\r\nConnection: keep-alive\r\n\r\n`,
         'latin1',
       );
-      this.requests.set(path, r);
+      // a few fixed paths are kept; many-keys paths (one per key) are built per request, not hoarded
+      if (this.requests.size < 16) this.requests.set(path, r);
     }
     return r;
   }

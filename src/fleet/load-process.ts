@@ -8,6 +8,7 @@
 import { Random } from '../sim/random.js';
 import { Arrivals } from './arrivals.js';
 import { childSetup, cpuSince, send, wallNow } from './children.js';
+import { keyPath, ZipfKeys } from './key-choice.js';
 import { LeanHttpPool } from './lean-http.js';
 import type { CoordinatorMessage, LoadConfig, LoadReport } from './protocol.js';
 import { summarize } from './stats.js';
@@ -65,18 +66,27 @@ const rejected = new Samples();
 const direct = new Samples();
 let cpuAtGo = process.cpuUsage();
 
-function fire(pool: LeanHttpPool, done: (status: number, ms: number) => void): void {
+function fire(
+  pool: LeanHttpPool,
+  path: string | undefined,
+  done: (status: number, ms: number) => void,
+): void {
   const at = wallNow();
   inFlight++;
   pool.get((status) => {
     inFlight--;
     done(status, wallNow() - at);
-  });
+  }, path);
 }
+
+// many keys: each arrival's key from a stream of its own, so the arrivals' instants stay those of the seed
+const zipf = cfg.keys === undefined ? null : new ZipfKeys(cfg.keys.count, cfg.keys.popularity);
+const keyRng = new Random(cfg.seed ^ 0x1b873593);
 
 function viaGateway(g: number): void {
   sent++;
-  fire(pools[g], (status, ms) => {
+  const path = zipf === null ? undefined : keyPath(zipf.pick(keyRng));
+  fire(pools[g], path, (status, ms) => {
     if (status === 200) {
       ok++;
       admitted.push(ms);
@@ -162,7 +172,7 @@ function run(): void {
       next = arrivals.take();
     }
     while (nextDirect <= now && nextDirect < cfg.durationMs) {
-      fire(directPool, (status, ms) => {
+      fire(directPool, undefined, (status, ms) => {
         if (status === 200) direct.push(ms);
       });
       nextDirect += directRng.exponential(cfg.directRate / 1000);

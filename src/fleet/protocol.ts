@@ -37,6 +37,8 @@ export interface GatewayConfig {
   /** the one rate-limited key every request counts against (the simulator's one key) */
   key: string;
   upstreamPort: number;
+  /** Many keys: a request on /k/<rank> (rank < keyCount) counts against key k<rank>. */
+  keyCount?: number;
 }
 
 export interface GatewayReport {
@@ -69,6 +71,16 @@ export interface GatewayReport {
   offsetErrorMs: number;
   /** CPU time the gateway process used from 'ready' to the report, ms */
   cpuMs: number;
+  /** keys carried by the syncs since 'mark' (Σ of each sync's key count) */
+  keySyncs: number;
+  /** the same from one window after 'mark' to the end of the load, and that span, ms */
+  steadyKeySyncs: number;
+  steadyMs: number;
+  /** keys the gateway held at the end of the load, before its last sync */
+  heldKeys: number;
+  /** V8 heap used at 'mark' and at the end of the load, after a full GC when the process has one (--expose-gc) */
+  heapAtMark: number;
+  heapAtEnd: number;
 }
 
 export interface LoadConfig {
@@ -95,6 +107,8 @@ export interface LoadConfig {
   warmupMs: number;
   /** From atMs of the run on, only the first `count` gateway ports get requests (settings.scale; even routing). */
   live?: { atMs: number; count: number }[];
+  /** Many keys: each arrival picks its key by Zipf popularity (key-choice.ts) and is sent on /k/<rank>. */
+  keys?: { count: number; popularity: number };
 }
 
 export interface LatencySummary {

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
+import { runManyKeysSeeds } from '../sim/many-keys.js';
 import { runSeeds } from '../sim/run.js';
-import type { RunMetrics, RunParams } from '../sim/types.js';
+import type { KeyCostMetrics, RunMetrics, RunParams } from '../sim/types.js';
 import { nextMessage, ProcessSet } from './children.js';
 import { FaultProxy, type FaultProxyStats } from './fault-proxy.js';
 import type {
@@ -12,8 +13,9 @@ import type {
   LoadReport,
   UpstreamReport,
 } from './protocol.js';
+import { type RedisKeyFigures, RedisProbe, type RedisSnapshot } from './redis-probe.js';
 import { type RedisServer, startRedisServer } from './redis-server.js';
-import { arrivalRate, type FleetSettings, maxGateways } from './settings.js';
+import { arrivalRate, type FleetSettings, loadOverKeys, maxGateways } from './settings.js';
 import { summarize, windowFigures } from './stats.js';
 
 /** What the live fleet measured. The first four keys are the simulator's, with its definitions. */
@@ -98,9 +100,26 @@ export interface LiveFigures {
     degradedDecisions: number;
   };
   inject: FaultProxyStats | null;
+  /** many keys only (settings.keys) */
+  keys?: ManyKeysLive;
 }
 
-export type SimFigures = RunMetrics & { seeds: number; perSeed: Record<keyof RunMetrics, number[]> };
+/** What many keys cost, live; each has a simulator counterpart in sim (KeyCostMetrics). */
+export interface ManyKeysLive {
+  /** keys carried by the gateways' syncs per second, from one window into the run on (sim: syncKeysPerSec) */
+  keySyncsPerSec: number;
+  /** keys a gateway held at the end of the load, mean over gateways (sim: keysPerGateway) */
+  heldKeysPerGateway: number;
+  /** V8 heap growth from the start of the run to the end of the load per held key, bytes (sim: bytesPerGateway / keysPerGateway, a model) */
+  heapBytesPerHeldKey: number;
+  /** Redis's CPU, MEMORY USAGE and used_memory over the run (sim: storeKeys for the key count) */
+  redis: RedisKeyFigures;
+  /** rejected honest requests, %: no key is flooded, so every key is unflooded (sim: unfloodedRejectedPct) */
+  unfloodedRejectedPct: number;
+}
+
+export type SimFigures = RunMetrics &
+  Partial<KeyCostMetrics> & { seeds: number; perSeed: Record<keyof RunMetrics, number[]> };
 
 export interface FleetResult {
   settings: FleetSettings & { arrivalRatePerS: number; simMinutes: number };
@@ -129,6 +148,7 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
   const procs = new ProcessSet();
   let redis: RedisServer | null = null;
   let proxy: FaultProxy | null = null;
+  let probe: RedisProbe | null = null;
   const abort = abortPromise(opts.signal);
   const step = <T>(p: Promise<T>): Promise<T> => Promise.race([p, abort.promise]);
   let scaleTimers: ReturnType<typeof setTimeout>[] = [];
@@ -164,8 +184,11 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
         prefix: `fl:fleet:${run}:`,
         key: 'k',
         upstreamPort,
+        ...(settings.keys !== undefined ? { keyCount: settings.keys.count } : {}),
       };
-      gateways.push(procs.fork('gateway-process', `gateway ${cfg.id}`, cfg));
+      // many keys: a full GC before each heap reading, so heap per held key is not the collector's timing
+      const flags = settings.keys !== undefined ? ['--expose-gc'] : [];
+      gateways.push(procs.fork('gateway-process', `gateway ${cfg.id}`, cfg, flags));
     }
     const ports = await step(
       Promise.all(gateways.map((g, i) => nextMessage<ChildReady>(g, 'ready', `gateway gw-${i}`, READY_MS))),
@@ -178,12 +201,13 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
     const expected = (rate * settings.durationMs) / 1000;
     const loadCfg: LoadConfig = {
       traffic: settings.traffic,
-      load: settings.load,
+      load: loadOverKeys(settings),
       limit: settings.limit,
       windowMs: settings.windowMs,
       routing: settings.routing,
       durationMs: settings.durationMs,
       seed: settings.seed,
+      ...(settings.keys !== undefined ? { keys: settings.keys } : {}),
       gatewayPorts: ports.map((p) => p.port!),
       upstreamPort,
       directRate: 20,
@@ -232,10 +256,21 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
       'the load process',
       settings.durationMs + loadCfg.drainMs + 15_000,
     );
+    let before: RedisSnapshot | null = null;
+    if (settings.keys !== undefined) {
+      probe = new RedisProbe(redisUrl);
+      before = await step(probe.snapshot());
+    }
     load.send({ type: 'go' });
     for (const f of settings.inject) if (f.kind === 'down') proxy!.scheduleDown(f.atMs, f.forMs);
     scaleTimers = scheduleScale(settings, gateways, log);
     const loadReport = await step(loadDone);
+    let redisKeys: RedisKeyFigures | null = null;
+    if (probe !== null && before !== null) {
+      const after = await step(probe.snapshot());
+      redisKeys = await step(probe.keyFigures(`fl:fleet:${run}:`, before, after));
+      log(`redis: ${redisKeys.userKeys.toLocaleString('en-US')} keys held at the end of the load`);
+    }
 
     // stop() in each gateway makes its last sync; the upstream log is complete once the load had its answers
     const gwReports = await step(
@@ -255,6 +290,7 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
       writeFileSync(process.env.FLEET_DUMP, JSON.stringify({ load: loadReport, up: upReport }));
     }
     const live = liveFigures(settings, loadReport, gwReports, upReport, proxy?.stats() ?? null);
+    if (redisKeys !== null) live.keys = manyKeysLive(live, gwReports, redisKeys);
     for (const p of [upstream, load, ...gateways]) if (p.connected) p.send({ type: 'stop' });
     await procs.stopAll();
     log('fleet stopped; running the simulator');
@@ -264,6 +300,7 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
   } finally {
     for (const t of scaleTimers) clearTimeout(t);
     abort.dispose();
+    probe?.close();
     await procs.stopAll();
     if (proxy !== null) await proxy.close();
     if (redis !== null) await redis.stop();
@@ -326,8 +363,32 @@ export function simParamsOf(s: FleetSettings, minutes: number): Omit<RunParams, 
 
 function simulate(s: FleetSettings, minutes: number): SimFigures {
   const seeds = Array.from({ length: s.simSeeds }, (_, i) => i + 1);
+  if (s.keys !== undefined) {
+    // the simulator's many-keys mode on the same settings, no key flooded
+    const params = {
+      ...simParamsOf(s, minutes),
+      keys: s.keys.count,
+      popularity: s.keys.popularity,
+      floodKeys: 0,
+    };
+    const r = runManyKeysSeeds(params, seeds);
+    return { ...r.mean, seeds: seeds.length, perSeed: r.perSeed };
+  }
   const r = runSeeds(simParamsOf(s, minutes), seeds);
   return { ...r.mean, seeds: seeds.length, perSeed: r.perSeed };
+}
+
+function manyKeysLive(live: LiveFigures, gws: GatewayReport[], redis: RedisKeyFigures): ManyKeysLive {
+  const sum = (f: (g: GatewayReport) => number) => gws.reduce((a, g) => a + f(g), 0);
+  const steadyS = sum((g) => g.steadyMs) / gws.length / 1000;
+  const held = sum((g) => g.heldKeys);
+  return {
+    keySyncsPerSec: steadyS > 0 ? sum((g) => g.steadyKeySyncs) / steadyS : 0,
+    heldKeysPerGateway: held / gws.length,
+    heapBytesPerHeldKey: held > 0 ? sum((g) => g.heapAtEnd - g.heapAtMark) / held : 0,
+    redis,
+    unfloodedRejectedPct: live.rejectedPct,
+  };
 }
 
 export function liveFigures(

@@ -1,4 +1,5 @@
 import type { DesignId } from '../config.js';
+import { zipfTotal } from '../sim/many-keys.js';
 import type { Routing, TrafficKind } from '../sim/types.js';
 
 /** A fault the proxy between the gateways and Redis applies (see fault-proxy.ts for what each does on the wire). */
@@ -42,6 +43,12 @@ export interface FleetSettings {
    * Even routing only: the load spreads over the live ones. @default none
    */
   scale?: { atMs: number; gateways: number }[];
+  /**
+   * Many keys: requests spread over `count` keys by Zipf popularity of exponent `popularity`, the
+   * honest client of key rank r at load / r^S × L per W (the simulator's many-keys mode, no key
+   * flooded). Absent: every request counts against one key. @default one key
+   */
+  keys?: { count: number; popularity: number };
 }
 
 /** Gateway processes a run starts: the most that are ever live. */
@@ -49,7 +56,12 @@ export function maxGateways(s: Pick<FleetSettings, 'gateways' | 'scale'>): numbe
   return Math.max(s.gateways, ...(s.scale ?? []).map((x) => x.gateways));
 }
 
-/** Requests per second the settings ask for: load × L per W. */
-export function arrivalRate(s: Pick<FleetSettings, 'load' | 'limit' | 'windowMs'>): number {
-  return (s.load * s.limit) / (s.windowMs / 1000);
+/** Requests per second the settings ask for: load × L per W (× Σ 1/r^S over the keys with many keys). */
+export function arrivalRate(s: Pick<FleetSettings, 'load' | 'limit' | 'windowMs' | 'keys'>): number {
+  return (loadOverKeys(s) * s.limit) / (s.windowMs / 1000);
+}
+
+/** The load of all keys together in multiples of L per W: the hottest key's load × Σ 1/r^S. */
+export function loadOverKeys(s: Pick<FleetSettings, 'load' | 'keys'>): number {
+  return s.keys === undefined ? s.load : s.load * zipfTotal(s.keys.count, s.keys.popularity);
 }

@@ -40,12 +40,16 @@ export function settingsLine(r: FleetResult): string {
   return (
     `${s.design}: K = ${k}, L = ${s.limit} per ${s.windowMs / 1000} s, Δ = ${s.syncMs / 1000} s ` +
     `(Δ/W = 1/${+(s.windowMs / s.syncMs).toFixed(2)}), ${s.traffic} at ${s.load}× (${int(s.arrivalRatePerS)} req/s), ` +
-    `${s.routing} routing, ${s.durationMs / 1000} s${inject}${timeout}`
+    `${s.routing} routing, ${s.durationMs / 1000} s${inject}${timeout}` +
+    (s.keys !== undefined
+      ? `, ${int(s.keys.count)} keys at zipf ${s.keys.popularity} (the hottest at ${s.load}×)`
+      : '')
   );
 }
 
 /** The side-by-side table and the live-only figures, as plain text. */
 export function formatComparison(r: FleetResult): string {
+  if (r.live.keys !== undefined) return formatManyKeys(r, r.live.keys);
   const { live, sim } = r;
   const rows: [string, string, string, string][] = [
     ['', 'live', `sim (${sim.seeds} seeds)`, 'live − sim'],
@@ -100,16 +104,84 @@ export function formatComparison(r: FleetResult): string {
     ['requests', int(live.requests), int(sim.requests), diff(live.requests, sim.requests, 0)],
     ['admitted', int(live.admitted), fix(sim.admitted, 1), diff(live.admitted, sim.admitted, 1)],
   ];
+  const lines = tableLines(rows);
+  lines.push('', ...detailLines(r));
+  return `${settingsLine(r)}\n${lines.join('\n')}\n`;
+}
+
+function tableLines(rows: [string, string, string, string][]): string[] {
   const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((row) => row[c].length)));
-  const lines = rows.map((row) =>
+  return rows.map((row) =>
     row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('   '),
   );
+}
+
+/**
+ * Many keys: what the key population costs, live beside the simulator's many-keys mode. The
+ * single-key window figures are left out: over many keys the upstream's log is no one key's windows.
+ */
+function formatManyKeys(r: FleetResult, k: NonNullable<FleetResult['live']['keys']>): string {
+  const { live, sim } = r;
+  const simOr = (v: number | undefined, d: number) => (v === undefined ? '' : fix(v, d));
+  const vs = (l: number, v: number | undefined, d: number) => (v === undefined ? '' : diff(l, v, d));
+  const simBytesPerKey =
+    sim.bytesPerGateway !== undefined && sim.keysPerGateway
+      ? sim.bytesPerGateway / sim.keysPerGateway
+      : undefined;
+  const rows: [string, string, string, string][] = [
+    ['', 'live', `sim (${sim.seeds} seeds)`, 'live − sim'],
+    [
+      'key-syncs per second',
+      fix(k.keySyncsPerSec, 0),
+      simOr(sim.syncKeysPerSec, 0),
+      vs(k.keySyncsPerSec, sim.syncKeysPerSec, 0),
+    ],
+    [
+      'keys held per gateway',
+      fix(k.heldKeysPerGateway, 0),
+      simOr(sim.keysPerGateway, 0),
+      vs(k.heldKeysPerGateway, sim.keysPerGateway, 0),
+    ],
+    [
+      'gateway heap per held key (B)',
+      fix(k.heapBytesPerHeldKey, 0),
+      simOr(simBytesPerKey, 0),
+      vs(k.heapBytesPerHeldKey, simBytesPerKey, 0),
+    ],
+    [
+      'keys in Redis at the end',
+      int(k.redis.userKeys),
+      simOr(sim.storeKeys, 0),
+      vs(k.redis.userKeys, sim.storeKeys, 0),
+    ],
+    ['Redis MEMORY USAGE per key (B)', fix(k.redis.bytesPerKeySampled, 0), '', ''],
+    ['Redis used_memory growth per key (B)', fix(k.redis.usedMemoryPerKey, 0), '', ''],
+    ['Redis CPU (cores)', fix(k.redis.cpuShare, 3), '', ''],
+    [
+      'rejected % (no key flooded)',
+      fix(k.unfloodedRejectedPct, 3),
+      simOr(sim.unfloodedRejectedPct, 3),
+      vs(k.unfloodedRejectedPct, sim.unfloodedRejectedPct, 3),
+    ],
+    ['requests', int(live.requests), int(sim.requests), diff(live.requests, sim.requests, 0)],
+  ];
+  const lines = tableLines(rows);
+  lines.push(
+    '',
+    `keys          sim heap per key is the simulator's model (KEY_BYTES); MEMORY USAGE over ${int(k.redis.sampledKeys)} keys' records (${fix(k.redis.redisKeys / Math.max(1, k.redis.userKeys), 2)} Redis keys per key)`,
+    ...detailLines(r),
+  );
+  return `${settingsLine(r)}\n${lines.join('\n')}\n`;
+}
+
+function detailLines(r: FleetResult): string[] {
+  const { live } = r;
+  const lines: string[] = [];
   const a = live.arrivals;
   const l = live.latency;
   const y = live.sync;
   const match = live.upstreamLogged === live.gatewaysAdmitted ? 'equal' : 'DIFFERENT';
   lines.push(
-    '',
     `arrivals      ${int(a.achievedPerS)} req/s sent of ${int(a.scheduledPerS)} scheduled (${fix((100 * a.achievedPerS) / a.scheduledPerS, 1)} %; ` +
       `${int(a.nominalPerS)} asked, the seed's Poisson arrivals ${fix((100 * a.scheduledPerS) / a.nominalPerS, 1)} % of it); ` +
       `${fix(a.onTimePct, 1)} % on time (≤ ${a.lateAfterMs} ms late)`,
@@ -131,5 +203,5 @@ export function formatComparison(r: FleetResult): string {
       `fault proxy   ${int(i.connections)} connections, ${int(i.lostReplies)} replies lost (each costing its connection), ${int(i.cuts)} cuts, down ${fix(i.downMs / 1000, 2)} s`,
     );
   }
-  return `${settingsLine(r)}\n${lines.join('\n')}\n`;
+  return lines;
 }

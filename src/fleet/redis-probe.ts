@@ -1,0 +1,100 @@
+import { Redis } from 'ioredis';
+
+/** Redis's own counters at one instant: CPU seconds it has used, and the bytes it holds. */
+export interface RedisSnapshot {
+  /** used_cpu_user + used_cpu_sys, s */
+  cpuS: number;
+  usedMemory: number;
+  /** wall-clock ms of the snapshot */
+  at: number;
+}
+
+/** What a run's keys cost Redis at the end of the run. */
+export interface RedisKeyFigures {
+  /** Redis CPU seconds per wall second over the run (of one core) */
+  cpuShare: number;
+  /** rate-limited keys with records in Redis at the end (distinct user keys under the run's prefix) */
+  userKeys: number;
+  /** Redis keys those records take */
+  redisKeys: number;
+  /** MEMORY USAGE summed over a sample of user keys' records, per user key, bytes */
+  bytesPerKeySampled: number;
+  sampledKeys: number;
+  /** used_memory growth over the run / userKeys, bytes */
+  usedMemoryPerKey: number;
+}
+
+function infoField(info: string, field: string): number {
+  const m = new RegExp(`^${field}:([0-9.]+)`, 'm').exec(info);
+  return m === null ? Number.NaN : Number(m[1]);
+}
+
+/** One connection to the run's Redis (not through the fault proxy) for its counters; bounded work only. */
+export class RedisProbe {
+  private readonly redis: Redis;
+
+  constructor(url: string) {
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: false });
+    this.redis.on('error', () => {});
+  }
+
+  async snapshot(): Promise<RedisSnapshot> {
+    const cpu = await this.redis.info('cpu');
+    const mem = await this.redis.info('memory');
+    return {
+      cpuS: infoField(cpu, 'used_cpu_user') + infoField(cpu, 'used_cpu_sys'),
+      usedMemory: infoField(mem, 'used_memory'),
+      at: Date.now(),
+    };
+  }
+
+  /**
+   * The run's keys under `prefix`: SCAN (at most maxScan Redis keys, so the walk is bounded) grouping
+   * names by user key (what follows the policy tag's `]:`), then MEMORY USAGE on the records of the
+   * first `sample` user keys.
+   */
+  async keyFigures(
+    prefix: string,
+    before: RedisSnapshot,
+    after: RedisSnapshot,
+    sample = 200,
+    maxScan = 2_000_000,
+  ): Promise<RedisKeyFigures> {
+    const byUser = new Map<string, string[]>();
+    let redisKeys = 0;
+    let cursor = '0';
+    do {
+      const [next, names] = await this.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      for (const n of names) {
+        const i = n.lastIndexOf(']:');
+        if (i < 0) continue; // the store's own records (live gateways, ids), not a user key's
+        redisKeys++;
+        const user = n.slice(i + 2);
+        const list = byUser.get(user);
+        if (list === undefined) byUser.set(user, [n]);
+        else list.push(n);
+      }
+    } while (cursor !== '0' && redisKeys < maxScan);
+    let bytes = 0;
+    let sampled = 0;
+    for (const names of byUser.values()) {
+      if (sampled >= sample) break;
+      sampled++;
+      for (const n of names) bytes += Number((await this.redis.memory('USAGE', n)) ?? 0);
+    }
+    const wallS = (after.at - before.at) / 1000;
+    return {
+      cpuShare: wallS > 0 ? (after.cpuS - before.cpuS) / wallS : 0,
+      userKeys: byUser.size,
+      redisKeys,
+      bytesPerKeySampled: sampled > 0 ? bytes / sampled : 0,
+      sampledKeys: sampled,
+      usedMemoryPerKey: byUser.size > 0 ? (after.usedMemory - before.usedMemory) / byUser.size : 0,
+    };
+  }
+
+  close(): void {
+    this.redis.disconnect();
+  }
+}
