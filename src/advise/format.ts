@@ -142,3 +142,50 @@ export const COLUMN_NOTES = [
   'store ops/s/key: store calls per second for one attacked key = K/Δ syncs (every gateway exchanges the key once per Δ;',
   'none for central-log and split) + request-path round trips per request × the attack’s request rate.',
 ].join('\n');
+
+/** The figure a missed flag is judged on, for the summary of misses: its name, number format and unit. */
+const MISSED_FIGURE: Record<
+  string,
+  { of: (r: AdviceRow) => number; name: string; unit: string; digits: number }
+> = {
+  '--max-over': { of: (r) => r.worstWindow, name: 'worst window', unit: ' × L', digits: 3 },
+  '--max-mean': { of: (r) => r.floodMultiple, name: 'mean', unit: ' × L', digits: 3 },
+  '--max-rejected': { of: (r) => r.honestRejectedPct, name: 'honest rejected', unit: ' %', digits: 2 },
+  '--max-round-trips': {
+    of: (r) => 100 * r.roundTripsPerRequest,
+    name: 'round trips',
+    unit: ' % of honest requests',
+    digits: 2,
+  },
+};
+
+function range(rows: readonly AdviceRow[], flag: string): string {
+  const f = MISSED_FIGURE[flag]!;
+  const vs = rows.map(f.of);
+  const [lo, hi] = [Math.min(...vs).toFixed(f.digits), Math.max(...vs).toFixed(f.digits)];
+  return `${f.name} ${lo === hi ? lo : `${lo}–${hi}`}${f.unit}`;
+}
+
+/**
+ * One line per design with a missing setting: which targets its settings miss and the range of the figure
+ * that misses, so a design left out of the table (adaptive's worst window, say) is seen and explained.
+ */
+export function missedLines(all: readonly AdviceRow[]): string[] {
+  const byDesign = new Map<string, AdviceRow[]>();
+  for (const r of all.filter((x) => !x.meetsTargets))
+    byDesign.set(r.design, [...(byDesign.get(r.design) ?? []), r]);
+  return [...byDesign].map(([design, rows]) => {
+    const deltas = rows.map((r) => (r.syncS === null ? 'never syncs' : formatSeconds(r.syncS))).join(', ');
+    const flags = [...new Set(rows.flatMap((r) => r.misses))];
+    const why = flags.map((flag) => {
+      const missing = rows.filter((r) => r.misses.includes(flag));
+      // a worst window over the target with a mean within it: the flood's onset, not its steady state
+      const mean =
+        flag === '--max-over' && !missing.some((r) => r.misses.includes('--max-mean'))
+          ? `; its ${range(missing, '--max-mean')}`
+          : '';
+      return `${flag} (${range(missing, flag)}${mean})`;
+    });
+    return `${design} (${deltas}) misses ${why.join(' and ')}`;
+  });
+}

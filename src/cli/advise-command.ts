@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { advise } from '../advise/advise.js';
 import { explainFinding } from '../advise/explain.js';
-import { COLUMN_NOTES, formatSeconds, formatTable } from '../advise/format.js';
+import { COLUMN_NOTES, formatSeconds, formatTable, missedLines } from '../advise/format.js';
 import { DEFAULT_DELTAS_S, defaultMinutes } from '../advise/plan.js';
 import type { AdviceInput } from '../advise/types.js';
 import { DESIGN_IDS, type DesignId } from '../config.js';
@@ -202,6 +202,9 @@ export function addAdviseCommand(program: Command): void {
           '',
         );
       }
+      const missed = missedLines(advice.all);
+      if (advice.ranked.length > 0 && missed.length > 0)
+        lines.push('Settings that miss a target:', ...missed.map((l) => `- ${l}`), '');
       lines.push(advice.reason);
       if (advice.diagnosis.length > 0)
         lines.push(
