@@ -71,7 +71,9 @@ describe('fleetlimit advise', () => {
     expect(out).toMatch(/^Targets: worst window ≤ 1\.2 × L, honest rejection ≤ 100 %\.$/m);
     expect(out).toMatch(/^# +design +Δ +worst ×L +mean ×L +honest rejected/m);
     expect(out).toMatch(/^1 +leases +1 s +1\.000 +1\.000 +/m);
-    expect(out).toMatch(/worst ×L: most admitted in any W-long span under the attack, × L, the max over seeds/);
+    expect(out).toMatch(
+      /worst ×L: most admitted in any W-long span under the attack, × L, the max over seeds/,
+    );
     expect(out).toMatch(
       /^- adaptive \(1 s\) misses --max-over \(worst window \d\.\d{3} × L; its mean \d\.\d{3} × L\)$/m,
     );
