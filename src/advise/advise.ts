@@ -28,7 +28,9 @@ export async function advise(input: AdviceInput, opts: AdviseOptions = {}): Prom
   const n = input.seeds.length;
   const all = planned.map((p, i) => {
     const at = 2 * n * i;
-    return makeRow(p, input, meanOf(metrics.slice(at, at + n)), meanOf(metrics.slice(at + n, at + 2 * n)));
+    const flood = metrics.slice(at, at + n);
+    const worst = Math.max(...flood.map((m) => m.worstWindow));
+    return makeRow(p, input, meanOf(flood), meanOf(metrics.slice(at + n, at + 2 * n)), worst);
   });
   const ranked = rankRows(all);
   return {

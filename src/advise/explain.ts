@@ -16,18 +16,19 @@ import type { AdviceInput } from './types.js';
 
 /** A flag's figure as the table prints it. */
 function figure(flag: TargetFlag, v: number): string {
-  if (flag === '--max-over' || flag === '--max-worst') return `${v.toFixed(3)} × L`;
+  if (flag === '--max-over') return `a worst window of ${v.toFixed(3)} × L`;
+  if (flag === '--max-mean') return `a mean of ${v.toFixed(3)} × L per window`;
   if (flag === '--max-round-trips') return `${formatPct(v)} of honest requests`;
   return formatPct(v);
 }
 
 function target(flag: TargetFlag, t: number): string {
-  return flag === '--max-over' || flag === '--max-worst' ? `${flag} ${t}` : `${flag} ${t}%`;
+  return flag === '--max-over' || flag === '--max-mean' ? `${flag} ${t}` : `${flag} ${t}%`;
 }
 
 /** The loosest value of a flag a setting at `v` would meet, rounded up to what the table shows. */
 function loosened(flag: TargetFlag, v: number): string {
-  if (flag === '--max-over' || flag === '--max-worst') return `${flag} ${Math.ceil(v * 1000 - 1e-6) / 1000}`;
+  if (flag === '--max-over' || flag === '--max-mean') return `${flag} ${Math.ceil(v * 1000 - 1e-6) / 1000}`;
   const digits = v > 0 && v < 0.1 ? 3 : 2;
   return `${flag} ${Math.ceil(v * 10 ** digits - 1e-6) / 10 ** digits}%`;
 }

@@ -21,18 +21,18 @@ export function storeOps(
   return { syncsPerSec, requestPathPerSec };
 }
 
-// A mean over seeds carries float noise: 1.0000000000000002 × L must still meet --max-over 1.0.
+// A mean over seeds carries float noise: 1.0000000000000002 × L must still meet --max-mean 1.0.
 const EPS = 1e-9;
 
 /** The flags whose target a row misses (empty: it qualifies). */
 export function missedTargets(
-  input: Pick<AdviceInput, 'maxOver' | 'maxRejectedPct' | 'maxWorst' | 'maxRoundTripsPct'>,
+  input: Pick<AdviceInput, 'maxWorst' | 'maxMean' | 'maxRejectedPct' | 'maxRoundTripsPct'>,
   m: { floodMultiple: number; honestRejectedPct: number; worstWindow: number; roundTripsPerRequest?: number },
 ): string[] {
   const misses: string[] = [];
-  if (m.floodMultiple > input.maxOver + EPS) misses.push('--max-over');
+  if (input.maxWorst !== undefined && m.worstWindow > input.maxWorst + EPS) misses.push('--max-over');
+  if (input.maxMean !== undefined && m.floodMultiple > input.maxMean + EPS) misses.push('--max-mean');
   if (m.honestRejectedPct > input.maxRejectedPct + EPS) misses.push('--max-rejected');
-  if (input.maxWorst !== undefined && m.worstWindow > input.maxWorst + EPS) misses.push('--max-worst');
   if (
     input.maxRoundTripsPct !== undefined &&
     100 * (m.roundTripsPerRequest ?? 0) > input.maxRoundTripsPct + EPS
@@ -41,16 +41,21 @@ export function missedTargets(
   return misses;
 }
 
+/**
+ * One row from the flood and honest runs' mean metrics; `worstWindow` is the max over the flood seeds' worst
+ * windows (a promise about every window is judged by its worst seed, not their mean).
+ */
 export function makeRow(
   planned: PlannedRow,
   input: AdviceInput,
   flood: RunMetrics,
   honest: RunMetrics,
+  worstWindow: number,
 ): AdviceRow {
   const ops = storeOps(planned, input, flood);
   const m = {
     floodMultiple: flood.admittedPerWindow,
-    worstWindow: flood.worstWindow,
+    worstWindow,
     honestRejectedPct: honest.rejectedPct,
   };
   const misses = missedTargets(input, { ...m, roundTripsPerRequest: honest.roundTripsPerRequest });
@@ -71,13 +76,15 @@ export function makeRow(
 
 export const RANKING = [
   'Ranked by store operations per second per key, fewest first (what every attacked key costs the shared',
-  'store), then by flood multiple, honest rejection and honest round trips per request, lowest first.',
+  'store), then by worst window, mean admitted per window, honest rejection and honest round trips per request,',
+  'lowest first.',
 ].join('\n');
 
 /** Compares rows in the order RANKING states; the design list's order and the longer Δ break exact ties. */
 export function compareRows(a: AdviceRow, b: AdviceRow): number {
   return (
     a.storeOpsPerSec - b.storeOpsPerSec ||
+    a.worstWindow - b.worstWindow ||
     a.floodMultiple - b.floodMultiple ||
     a.honestRejectedPct - b.honestRejectedPct ||
     a.roundTripsPerRequest - b.roundTripsPerRequest ||

@@ -16,12 +16,15 @@ export interface AdviceInput {
   routing: RunParams['routing'];
   /** the honest client's steady load, as a fraction of the limit (0.8 = 80 %) */
   honestLoad: number;
-  /** largest flood multiple (mean admitted per W under the attack, × L) a row may have */
-  maxOver: number;
+  /**
+   * largest worst window a row may have (`--max-over`, alias `--max-worst`): the most admitted in any W-long
+   * span under the attack, × L, judged by the max over seeds; no bound when undefined
+   */
+  maxWorst?: number;
+  /** largest mean admitted per W under the attack, × L (`--max-mean`); no bound when undefined */
+  maxMean?: number;
   /** largest honest rejection a row may have, percent */
   maxRejectedPct: number;
-  /** largest worst window (× L) a row may have; no bound when undefined */
-  maxWorst?: number;
   /** largest share of honest requests that may wait on a store round trip, percent; no bound when undefined */
   maxRoundTripsPct?: number;
   designs: readonly DesignId[];
@@ -38,9 +41,12 @@ export type SimSetting = Omit<RunParams, 'seed'>;
 export interface AdviceRow {
   design: DesignId;
   syncS: number | null;
-  /** mean admitted per W under the attack, × L */
+  /** mean admitted per W under the attack, × L (mean over seeds) */
   floodMultiple: number;
-  /** most admitted in any W-long span under the attack, × L */
+  /**
+   * most admitted in any W-long span under the attack, × L: the MAX over seeds of each seed's worst window,
+   * since a limit promises every window (flood.mean.worstWindow is the mean over seeds, as `sim` prints it)
+   */
   worstWindow: number;
   /** the honest client's rejected requests, percent */
   honestRejectedPct: number;

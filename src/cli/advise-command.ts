@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { advise } from '../advise/advise.js';
 import { explainFinding } from '../advise/explain.js';
-import { COLUMN_NOTES, formatSeconds, formatTable } from '../advise/format.js';
+import { COLUMN_NOTES, formatSeconds, formatTable, missedLines } from '../advise/format.js';
 import { DEFAULT_DELTAS_S, defaultMinutes } from '../advise/plan.js';
 import type { AdviceInput } from '../advise/types.js';
 import { DESIGN_IDS, type DesignId } from '../config.js';
@@ -14,7 +14,8 @@ export interface AdviseFlags {
   attack: string;
   routing: string;
   honestLoad: string;
-  maxOver: string;
+  maxOver?: string;
+  maxMean?: string;
   maxRejected: string;
   maxWorst?: string;
   maxRoundTrips?: string;
@@ -25,6 +26,34 @@ export interface AdviseFlags {
   seeds: string;
   workers?: string;
   json?: boolean;
+}
+
+/** the worst-window target when the user gives none (and no --max-mean either) */
+export const DEFAULT_MAX_OVER = 1.2;
+
+/**
+ * --max-over (alias --max-worst) bounds the worst window; --max-mean the mean per window. With neither, the worst
+ * window is held to DEFAULT_MAX_OVER; with only --max-mean, the worst window is not bounded, so a command
+ * written for the mean (the study report's) keeps its meaning.
+ */
+export function floodTargets(f: Pick<AdviseFlags, 'maxOver' | 'maxWorst' | 'maxMean'>): {
+  maxWorst?: number;
+  maxMean?: number;
+} {
+  if (f.maxOver !== undefined && f.maxWorst !== undefined)
+    throw new UsageError('--max-worst', 'is another name for --max-over; give one of them');
+  const flag = f.maxWorst === undefined ? '--max-over' : '--max-worst';
+  const raw = f.maxOver ?? f.maxWorst;
+  // an exact design holds a flood to exactly L, so no target below 1 × L can be met
+  const maxMean =
+    f.maxMean === undefined ? undefined : parseMultiple('--max-mean', f.maxMean, { min: 1, max: 1e6 });
+  const maxWorst =
+    raw !== undefined
+      ? parseMultiple(flag, raw, { min: 1, max: 1e6 })
+      : maxMean === undefined
+        ? DEFAULT_MAX_OVER
+        : undefined;
+  return { maxWorst, maxMean };
 }
 
 /** "100/1m": L admits per window W. */
@@ -79,11 +108,8 @@ export function adviceInput(f: AdviseFlags): AdviceInput {
     attack: parseMultiple('--attack', f.attack, { min: 1, max: 1e6 }),
     routing: oneOf('--routing', f.routing, ['even', 'uneven'] as const),
     honestLoad: parsePercent('--honest-load', f.honestLoad, { min: 1, max: 100 }) / 100,
-    // an exact design holds a flood to exactly L, so no target below 1 × L can be met
-    maxOver: parseMultiple('--max-over', f.maxOver, { min: 1, max: 1e6 }),
+    ...floodTargets(f),
     maxRejectedPct: parsePercent('--max-rejected', f.maxRejected, { min: 0, max: 100 }),
-    maxWorst:
-      f.maxWorst === undefined ? undefined : parseMultiple('--max-worst', f.maxWorst, { min: 1, max: 1e6 }),
     maxRoundTripsPct:
       f.maxRoundTrips === undefined
         ? undefined
@@ -119,15 +145,18 @@ export function addAdviseCommand(program: Command): void {
     .option('--honest-load <pct>', "the honest client's steady rate, percent of the limit", '80%')
     .option(
       '--max-over <multiple>',
-      'most the attack may get: mean admitted per window, × L (at least 1)',
-      '1.2',
+      `most the attack may get in its worst window: most admitted in any W-long span, × L, max over seeds (at least 1; default ${DEFAULT_MAX_OVER} unless only --max-mean is given)`,
+    )
+    .option('--max-worst <multiple>', 'another name for --max-over')
+    .option(
+      '--max-mean <multiple>',
+      'most the attack may get on the mean: mean admitted per window, × L, mean over seeds (default: no bound)',
     )
     .option(
       '--max-rejected <pct>',
       "most of the honest client's requests that may be rejected, percent",
       '1%',
     )
-    .option('--max-worst <multiple>', 'most admitted in any window under the attack, × L (default: no bound)')
     .option(
       '--max-round-trips <pct>',
       "most of the honest client's requests that may wait on a store round trip, percent (default: no bound)",
@@ -157,7 +186,8 @@ export function addAdviseCommand(program: Command): void {
         `K = ${i.gateways} gateways, L = ${i.limit} per ${formatSeconds(i.windowS)} (sliding); attack ${i.attack}× the limit, spread evenly;`,
         `honest client steady at ${+(i.honestLoad * 100).toFixed(4)} % with ${i.routing} routing; ${i.seeds.length} seed(s), ` +
           `${+i.floodMinutes.toFixed(2)} min per attack run, ${+i.honestMinutes.toFixed(2)} min per honest run.`,
-        `Targets: flood ≤ ${i.maxOver} × L, honest rejection ≤ ${i.maxRejectedPct} %${i.maxWorst === undefined ? '' : `, worst window ≤ ${i.maxWorst} × L`}` +
+        `Targets: worst window ${i.maxWorst === undefined ? 'not bounded' : `≤ ${i.maxWorst} × L`}` +
+          `${i.maxMean === undefined ? '' : `, mean per window ≤ ${i.maxMean} × L`}, honest rejection ≤ ${i.maxRejectedPct} %` +
           `${i.maxRoundTripsPct === undefined ? '' : `, round trips ≤ ${i.maxRoundTripsPct} % of honest requests`}.`,
         '',
       ];
@@ -172,6 +202,9 @@ export function addAdviseCommand(program: Command): void {
           '',
         );
       }
+      const missed = missedLines(advice.all);
+      if (advice.ranked.length > 0 && missed.length > 0)
+        lines.push('Settings that miss a target:', ...missed.map((l) => `- ${l}`), '');
       lines.push(advice.reason);
       if (advice.diagnosis.length > 0)
         lines.push(

@@ -17,7 +17,7 @@ const input: AdviceInput = {
   attack: 1000,
   routing: 'even',
   honestLoad: 0.8,
-  maxOver: 1.2,
+  maxWorst: 1.2,
   maxRejectedPct: 1,
   designs: DESIGN_IDS,
   deltasS: [0.1, 1, 10],
@@ -125,7 +125,7 @@ describe('diagnose', () => {
   });
 
   it('the over-admission target out of every tried design’s reach: the nearest, a shorter Δ, the exact designs', () => {
-    const i = { ...input, limit: 100, maxOver: 1.05, designs: ['shared-counter', 'adaptive'] as const };
+    const i = { ...input, limit: 100, maxWorst: 1.05, designs: ['shared-counter', 'adaptive'] as const };
     const rows = [
       { design: 'shared-counter', syncS: 0.1, floodMultiple: 2.45, honestRejectedPct: 0.4 },
       { design: 'shared-counter', syncS: 1, floodMultiple: 7.1, honestRejectedPct: 0.4 },
@@ -151,8 +151,34 @@ describe('diagnose', () => {
     );
   });
 
+  it('a mean within --max-mean but a worst window over --max-over: the worst window decides, and is named', () => {
+    const i = { ...input, limit: 100, maxWorst: 1.2, maxMean: 1.2, designs: ['adaptive'] as const };
+    const rows = [
+      { design: 'adaptive', syncS: 1, floodMultiple: 1.005, worstWindow: 4.4, honestRejectedPct: 0.4 },
+      { design: 'adaptive', syncS: 3, floodMultiple: 1.15, worstWindow: 4.69, honestRejectedPct: 0.2 },
+    ].map((f) => row(f as Figures, i));
+    for (const r of rows) expect(r.misses).toEqual(['--max-over']);
+    const [f, ...rest] = diagnose(i, rows);
+    expect(rest).toEqual([]);
+    expect(f).toMatchObject({
+      kind: 'out-of-reach',
+      flag: '--max-over',
+      nearest: { design: 'adaptive', syncS: 1, value: 4.4 },
+      untried: ['central-log', 'leases', 'leases-ask'],
+    });
+    const lines = explainFinding(i, f!);
+    expect(lines[0]).toBe(
+      '--max-over 1.2 is out of reach of every setting tried; the nearest is adaptive with Δ = 1 s at a worst ' +
+        'window of 4.400 × L.',
+    );
+    expect(lines.at(-1)).toBe(
+      '    npx fleetlimit advise --gateways 8 --limit 100/1m --attack 1000x --max-over 1.2 --max-mean 1.2 ' +
+        '--max-rejected 1% --designs adaptive,central-log,leases,leases-ask --deltas 100ms,1s,10s',
+    );
+  });
+
   it('the round-trip target excluding the exact designs: the trade-off, and the figure that would pass', () => {
-    const i = { ...input, maxOver: 1, maxRejectedPct: 15, maxRoundTripsPct: 1 };
+    const i = { ...input, maxWorst: 1, maxRejectedPct: 15, maxRoundTripsPct: 1 };
     const rows = SMALL_L.map((f) => row(f, i));
     const byFlag = new Map(diagnose(i, rows).map((f) => [f.flag, f]));
     const trips = byFlag.get('--max-round-trips');

@@ -17,7 +17,7 @@ const base: AdviceInput = {
   attack: 1000,
   routing: 'uneven',
   honestLoad: 0.8,
-  maxOver: 1.0,
+  maxWorst: 1.0,
   maxRejectedPct: 100,
   // the seven designs worked by hand below (adaptive is statistical: its flood multiple can sit at or
   // under 1.0 in one short seed without any bound behind it)
@@ -32,15 +32,16 @@ describe('advise, worked by hand', () => {
   it('--max-over 1.0: only the exact designs qualify, and leases at the longest Δ costs the store least', async () => {
     const a = await advise(base, { workers: 0 });
     // central-log, leases and leases-ask never admit more than L in any window (docs/architecture.md),
-    // so under any flood their flood multiple is at most 1.0; --max-rejected 100 % lets every one through.
+    // so under any flood their worst window is at most 1.0; --max-rejected 100 % lets every one through.
     // split admits below L/K = 12.5 on each gateway, i.e. 13 each: a flood fills all 8, 8 × 13 = 104 per
-    // window = 1.04 × L > 1.0. The synced designs decide on views up to Δ old while every gateway is
+    // window = 1.04 × L > 1.0, in its worst window as on the mean. The synced designs decide on views up to Δ old while every gateway is
     // flooded, so they let more than L through.
     const listed = new Set(a.ranked.map((r) => r.design));
     expect([...listed].sort()).toEqual(['central-log', 'leases', 'leases-ask']);
     expect(a.ranked).toHaveLength(1 + 5 + 5);
     const split = a.all.find((r) => r.design === 'split')!;
     expect(split.floodMultiple).toBeCloseTo((8 * 13) / 100, 9);
+    expect(split.worstWindow).toBeCloseTo((8 * 13) / 100, 9);
     expect(split.misses).toEqual(['--max-over']);
 
     // store operations per second for the attacked key:
@@ -59,7 +60,7 @@ describe('advise, worked by hand', () => {
   });
 
   it('--max-rejected 15 %: split wins with even routing and is excluded with uneven routing (Erlang B)', async () => {
-    // Both pass --max-over 1.05: central-log holds a flood to 1.00 × L, split to 8 × 13 / 100 = 1.04 × L.
+    // Both pass --max-over 1.05: central-log holds a flood to 1.00 × L in every window, split to 8 × 13 / 100 = 1.04 × L.
     // A steady Poisson client against a sliding-window log of c slots is an Erlang loss system, so:
     //   central-log: one log of 100 slots offered 80 per window: B(100, 80) = 0.40 %.
     //   split, even routing: each gateway's log has 13 slots and is offered 80 / 8 = 10: B(13, 10) = 8.4 %.
@@ -77,7 +78,7 @@ describe('advise, worked by hand', () => {
     const input: AdviceInput = {
       ...base,
       designs: ['central-log', 'split'],
-      maxOver: 1.05,
+      maxWorst: 1.05,
       maxRejectedPct: 15,
       honestMinutes: 300,
     };

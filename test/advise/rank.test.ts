@@ -43,17 +43,24 @@ describe('advise ranking', () => {
   });
 
   it('a target is missed only when exceeded, float noise aside', () => {
-    const t = { maxOver: 1, maxRejectedPct: 1, maxWorst: undefined };
+    const t = { maxMean: 1, maxRejectedPct: 1, maxWorst: undefined };
     expect(
       missedTargets(t, { floodMultiple: 1.0000000000000002, honestRejectedPct: 1, worstWindow: 9 }),
     ).toEqual([]);
     expect(missedTargets(t, { floodMultiple: 1.001, honestRejectedPct: 1.01, worstWindow: 9 })).toEqual([
-      '--max-over',
+      '--max-mean',
       '--max-rejected',
     ]);
+    // --max-over bounds the worst window, not the mean
     expect(
       missedTargets({ ...t, maxWorst: 2 }, { floodMultiple: 1, honestRejectedPct: 0, worstWindow: 2.01 }),
-    ).toEqual(['--max-worst']);
+    ).toEqual(['--max-over']);
+    expect(
+      missedTargets(
+        { maxWorst: 1.2, maxRejectedPct: 1 },
+        { floodMultiple: 1.005, honestRejectedPct: 0, worstWindow: 4.69 },
+      ),
+    ).toEqual(['--max-over']);
     // --max-round-trips is a percent of honest requests; roundTripsPerRequest a fraction
     const trips = { ...t, maxRoundTripsPct: 1 };
     const m = { floodMultiple: 1, honestRejectedPct: 0, worstWindow: 1 };
@@ -62,16 +69,24 @@ describe('advise ranking', () => {
     expect(missedTargets(t, { ...m, roundTripsPerRequest: 1 })).toEqual([]);
   });
 
-  it('fewest store ops first, then lowest flood multiple, honest rejection, round trips', () => {
+  it('fewest store ops first, then lowest worst window, mean, honest rejection, round trips', () => {
     const rows = [
       row({ design: 'central-log', syncS: null, storeOpsPerSec: 1667 }),
-      row({ design: 'shared-counter', syncS: 10, storeOpsPerSec: 0.8, floodMultiple: 8 }),
+      row({ design: 'shared-counter', syncS: 10, storeOpsPerSec: 0.8, floodMultiple: 8, worstWindow: 8 }),
+      row({ design: 'adaptive', syncS: 10, storeOpsPerSec: 0.8, floodMultiple: 1, worstWindow: 4 }),
       row({ design: 'leases', syncS: 10, storeOpsPerSec: 0.8, floodMultiple: 1 }),
       row({ design: 'leases-ask', syncS: 1, storeOpsPerSec: 8, honestRejectedPct: 0.2 }),
       row({ design: 'leases', syncS: 1, storeOpsPerSec: 8, honestRejectedPct: 0.1 }),
     ];
     const order = [...rows].sort(compareRows).map((r) => `${r.design}@${r.syncS}`);
-    expect(order).toEqual(['leases@10', 'shared-counter@10', 'leases@1', 'leases-ask@1', 'central-log@null']);
+    expect(order).toEqual([
+      'leases@10',
+      'adaptive@10',
+      'shared-counter@10',
+      'leases@1',
+      'leases-ask@1',
+      'central-log@null',
+    ]);
   });
 
   it('formats Δ, rates and the table', () => {
@@ -83,9 +98,14 @@ describe('advise ranking', () => {
     expect(formatRate(1666.67)).toBe('1,667');
     expect(formatRate(26.666)).toBe('26.7');
     expect(formatRate(0)).toBe('0');
-    const t = formatTable([row({ syncS: 0.1 }), row({ design: 'central-log', syncS: null })]).split('\n');
+    const t = formatTable([
+      row({ syncS: 0.1, worstWindow: 4.69, floodMultiple: 1.005 }),
+      row({ design: 'central-log', syncS: null }),
+    ]).split('\n');
     expect(t).toHaveLength(3);
-    expect(t[1]).toMatch(/^1 +leases +100 ms +1\.000 +1\.000 +0\.50 % +0\.000 +8 +8 +0$/);
+    // both flood figures, named: the worst window, then the mean
+    expect(t[0]).toMatch(/^# +design +Δ +worst ×L +mean ×L +honest rejected/);
+    expect(t[1]).toMatch(/^1 +leases +100 ms +4\.690 +1\.005 +0\.50 % +0\.000 +8 +8 +0$/);
     expect(t[2]).toMatch(/^2 +central-log +— +/);
   });
 });

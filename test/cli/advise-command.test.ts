@@ -16,12 +16,15 @@ describe('fleetlimit advise', () => {
     expect(a.recommendation).toEqual(a.ranked[0]);
     for (const row of a.ranked) {
       // rerun the row's own settings the way `fleetlimit sim --json` does
-      const flood = runSeeds(row.flood.params, row.flood.seeds).mean;
+      const floodRuns = runSeeds(row.flood.params, row.flood.seeds);
+      const flood = floodRuns.mean;
       const honest = runSeeds(row.honest.params, row.honest.seeds).mean;
       expect(flood.admittedPerWindow).toBe(row.floodMultiple);
-      expect(flood.worstWindow).toBe(row.worstWindow);
+      // the worst window is the worst seed's
+      expect(Math.max(...floodRuns.perSeed.worstWindow)).toBe(row.worstWindow);
       expect(honest.rejectedPct).toBe(row.honestRejectedPct);
-      expect(flood.admittedPerWindow).toBeLessThanOrEqual(1.2);
+      // --max-over 1.2 bounds the worst window, not the mean
+      expect(row.worstWindow).toBeLessThanOrEqual(1.2);
       expect(honest.rejectedPct).toBeLessThanOrEqual(1);
       expect(row.flood.params).toMatchObject({
         traffic: 'flood',
@@ -35,8 +38,14 @@ describe('fleetlimit advise', () => {
     // ranked by store operations, fewest first
     const ops = a.ranked.map((r: { storeOpsPerSec: number }) => r.storeOpsPerSec);
     expect(ops).toEqual([...ops].sort((x, y) => x - y));
-    // every row that is not listed misses a target
+    // every row that is not listed misses a target; every row over 1.2 × L in its worst window is not listed
     for (const row of a.all) expect(row.meetsTargets).toBe(row.misses.length === 0);
+    for (const row of a.all.filter((r: { worstWindow: number }) => r.worstWindow > 1.2))
+      expect(row.misses).toContain('--max-over');
+    // adaptive's mean is near L under the flood, its worst window (the onset) several × L
+    const adaptive = a.all.filter((r: { design: string }) => r.design === 'adaptive');
+    expect(adaptive.length).toBeGreaterThan(0);
+    for (const row of adaptive) expect(row.meetsTargets).toBe(false);
     expect(a.ranked).toHaveLength(a.all.filter((r: { meetsTargets: boolean }) => r.meetsTargets).length);
   });
 
@@ -53,6 +62,43 @@ describe('fleetlimit advise', () => {
     expect(out.trim().split('\n').at(-1)).toMatch(/^Use leases with Δ = 10 s: it meets every target .*\.$/);
   });
 
+  it('prints both flood figures for every setting, and why the missing settings miss', async () => {
+    const { out } = await runCli(
+      `advise --limit 100/1m --attack 1000x --max-over 1.2 --max-rejected 100% --designs adaptive,leases --deltas 1s ${short}`.split(
+        ' ',
+      ),
+    );
+    expect(out).toMatch(/^Targets: worst window ≤ 1\.2 × L, honest rejection ≤ 100 %\.$/m);
+    expect(out).toMatch(/^# +design +Δ +worst ×L +mean ×L +honest rejected/m);
+    expect(out).toMatch(/^1 +leases +1 s +1\.000 +1\.000 +/m);
+    expect(out).toMatch(
+      /worst ×L: most admitted in any W-long span under the attack, × L, the max over seeds/,
+    );
+    expect(out).toMatch(
+      /^- adaptive \(1 s\) misses --max-over \(worst window \d\.\d{3} × L; its mean \d\.\d{3} × L\)$/m,
+    );
+    expect(out).toMatch(/Use leases with Δ = 1 s: it meets every target \(worst window 1\.000 × L ≤ 1\.2,/);
+  });
+
+  it('--max-mean bounds the mean alone; --max-worst is another name for --max-over', async () => {
+    const { out } = await runCli(
+      `advise --limit 100/1m --attack 1000x --max-mean 1.2 --max-rejected 100% --designs adaptive --deltas 1s ${short} --json`.split(
+        ' ',
+      ),
+    );
+    const a = JSON.parse(out);
+    expect(a.input.maxWorst).toBeUndefined();
+    expect(a.input.maxMean).toBe(1.2);
+    expect(a.recommendation).toMatchObject({ design: 'adaptive', syncS: 1 });
+    expect(a.recommendation.worstWindow).toBeGreaterThan(1.2);
+    expect(adviceInput({ ...flags, maxOver: undefined, maxWorst: '1.5' })).toMatchObject({
+      maxWorst: 1.5,
+      maxMean: undefined,
+    });
+    expect(adviceInput({ ...flags, maxOver: undefined })).toMatchObject({ maxWorst: 1.2 });
+    expect(adviceInput({ ...flags, maxMean: '1.1' })).toMatchObject({ maxWorst: 1.2, maxMean: 1.1 });
+  });
+
   it('says so, and exits 1, when nothing meets the targets', async () => {
     const { out, code } = await runCli(
       `advise --max-over 1.0 --max-rejected 0% --designs split,shared-counter --deltas 1s ${short}`.split(
@@ -61,7 +107,7 @@ describe('fleetlimit advise', () => {
     );
     expect(code).toBe(1);
     expect(out).toMatch(
-      /^Nothing meets every target: the lowest flood multiple is 1\.040 × L \(split \(never syncs\)\)/m,
+      /^Nothing meets every target: the lowest worst window is 1\.040 × L \(split \(never syncs\)\)/m,
     );
   });
 
@@ -83,7 +129,7 @@ describe('fleetlimit advise', () => {
       windowS: 10,
       attack: 300,
       honestLoad: 0.5,
-      maxOver: 1.5,
+      maxWorst: 1.5,
       maxRejectedPct: 0.5,
       deltasS: [0.1, 2, 10],
       seeds: [1, 2, 3],
@@ -124,7 +170,9 @@ describe('fleetlimit advise', () => {
     [{ deltas: '1s,x' }, /--deltas: expected a duration/],
     [{ designs: 'leases,magic' }, /--designs: must be one of central-log/],
     [{ seeds: '0' }, /--seeds: must be at least 1/],
-    [{ maxWorst: '0.5' }, /--max-worst: must be at least 1/],
+    [{ maxOver: undefined, maxWorst: '0.5' }, /--max-worst: must be at least 1/],
+    [{ maxWorst: '1.5' }, /--max-worst: is another name for --max-over; give one of them/],
+    [{ maxMean: '0.9' }, /--max-mean: must be at least 1/],
     [{ maxRoundTrips: '101%' }, /--max-round-trips: must be at most 100/],
   ])('%o is refused with an error naming the flag', (bad, msg) => {
     expect(() => adviceInput({ ...flags, ...bad })).toThrow(msg);
@@ -200,7 +248,9 @@ describe('fleetlimit advise when nothing meets the targets', () => {
       ]);
       expect(code === undefined || code === 1).toBe(true);
       const input = JSON.parse(out).input;
-      expect(input).toMatchObject({ limit: 100, windowS: 60, maxOver: 1.1, maxRoundTripsPct: 1 });
+      // the scorecard's flood target is the mean; with only --max-mean, the worst window is not bounded
+      expect(input).toMatchObject({ limit: 100, windowS: 60, maxMean: 1.1, maxRoundTripsPct: 1 });
+      expect(input.maxWorst).toBeUndefined();
       expect(input.maxRejectedPct).toBeCloseTo(0.899, 9);
     }
   });

@@ -137,7 +137,7 @@ describe('the verdict', () => {
     expect(code?.kind === 'code' && code.lines).toEqual(
       [2, 8, 32].map(
         (K) =>
-          `npx fleetlimit advise --gateways ${K} --limit 100/1m --attack 1000x --honest-load 80% --max-over 1.1 ` +
+          `npx fleetlimit advise --gateways ${K} --limit 100/1m --attack 1000x --honest-load 80% --max-mean 1.1 ` +
           '--max-rejected 0.899% --max-round-trips 1%',
       ),
     );

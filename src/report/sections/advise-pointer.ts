@@ -39,7 +39,7 @@ export function advisePointer(runs: readonly RunRow[]): AdvisePointer | null {
       limits.add(w.limit);
       commands.push(
         `npx fleetlimit advise --gateways ${K} --limit ${limitFlag(w.limit, w.windowS)} --attack ${attack}x ` +
-          `--honest-load ${100 * HONEST_LOAD}% --max-over ${FLOOD_TARGET} --max-rejected ${formatNumber(maxRejectedFor(w.limit))}% ` +
+          `--honest-load ${100 * HONEST_LOAD}% --max-mean ${FLOOD_TARGET} --max-rejected ${formatNumber(maxRejectedFor(w.limit))}% ` +
           `--max-round-trips ${100 * TRIPS_TARGET}%`,
       );
     }
@@ -52,7 +52,8 @@ export function advisePointer(runs: readonly RunRow[]): AdvisePointer | null {
   return {
     commands,
     note:
-      `--max-over is the flood target; --max-rejected is the central log’s loss at ${100 * HONEST_LOAD} % — ${floors} — ` +
+      `--max-mean is the flood target (mean admitted per window; with only --max-mean, advise sets no bound on the ` +
+      `worst window, which --max-over would add); --max-rejected is the central log’s loss at ${100 * HONEST_LOAD} % — ${floors} — ` +
       `+ ${HONEST_PP} pp, since advise takes an absolute share; --max-round-trips is the round-trip target. ` +
       'advise then ranks what meets them by store operations, and says why when nothing does.',
   };
