@@ -80,6 +80,17 @@ async function replicaOf(m: NodeConn): Promise<NodeConn> {
   throw new Error(`no replica of ${m.addr}`);
 }
 
+/** Waits until the replica's link to its master is up and its initial sync is over. */
+async function waitReplicaInSync(n: NodeConn, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const info = await n.conn.info('replication');
+    if (/master_link_status:up/.test(info) && /master_sync_in_progress:0/.test(info)) return;
+    if (Date.now() > deadline) throw new Error(`${n.addr}: replication link not up in ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
+
 /** Waits until `n` is a master that every live master agrees owns slots (cluster_state:ok on each). */
 async function waitPromoted(n: NodeConn, live: NodeConn[], timeoutMs = 10_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
@@ -139,7 +150,7 @@ describe('a failover of one master (issue 19)', () => {
     const staleAfterMs = fleets[0].gws[0].staleAfterMs;
     let driving = true;
     const driven = Promise.all(
-      fleets.map((f, i) => f.drive(RATE, 4 * PHASE_MS + DEAD_MS + 3000 + 25_000, 7 + i, () => !driving)),
+      fleets.map((f, i) => f.drive(RATE, 4 * PHASE_MS + DEAD_MS + 3000 + 40_000, 7 + i, () => !driving)),
     );
 
     // 1. a coordinated failover: the replica takes the master's slots with every write it acked
@@ -147,15 +158,24 @@ describe('a failover of one master (issue 19)', () => {
     const noscript0 = await infoSum([replica.conn], 'errorstat_NOSCRIPT', 'count');
     const coldCache = (await replica.conn.script('EXISTS', ...scriptShas())) as number[];
     const failoverAt = Date.now();
-    await replica.conn.cluster('FAILOVER');
+    // A coordinated failover only completes once the replica can reach the master's offset: with its
+    // replication link down (still syncing after the cluster formed) Redis drops it after a fixed 5 s.
+    // FORCE is no substitute: it skips that handshake and loses acknowledged writes, so the counts
+    // could not be exact. Wait for the link, then retry the coordinated failover once if it lapses
+    // (seen once in npm test: promoted after 8 s, where alone it takes under 100 ms).
+    const syncWaitStart = Date.now();
+    await waitReplicaInSync(replica);
+    console.log(`replica in sync after ${Date.now() - syncWaitStart} ms of waiting`);
     const voters = [replica, ...others.filter((n) => n !== replica)];
-    // a coordinated failover gives up after Redis's fixed 5 s (the master's handshake, an election that
-    // lost a vote); then FORCE skips the handshake, and a vote may only be given again after 2·node timeout
-    const promoted1 = await waitPromoted(replica, voters, 8_000).catch(async () => {
-      console.log('coordinated CLUSTER FAILOVER did not complete in 8 s: CLUSTER FAILOVER FORCE');
-      await replica.conn.cluster('FAILOVER', 'FORCE');
-      return waitPromoted(replica, voters, 25_000);
-    });
+    let promoted1 = Number.NaN;
+    for (let attempt = 1; Number.isNaN(promoted1); attempt++) {
+      await replica.conn.cluster('FAILOVER');
+      promoted1 = await waitPromoted(replica, voters, 20_000).catch((e: Error) => {
+        if (attempt === 2) throw e;
+        console.log(`coordinated CLUSTER FAILOVER attempt ${attempt} did not complete in 20 s: again`);
+        return Number.NaN;
+      });
+    }
     await sleep(PHASE_MS);
     const noscript1 = await infoSum([replica.conn], 'errorstat_NOSCRIPT', 'count');
     const evals1 = await infoSum([replica.conn], 'cmdstat_eval', 'calls');
