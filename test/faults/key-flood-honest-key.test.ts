@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { KeyLimiter } from '../../src/designs/key-limiter.js';
 import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import { Random } from '../../src/sim/random.js';
 import type { AsyncStore } from '../../src/store/contract.js';
 import { RedisStore } from '../../src/store/redis/index.js';
 import { gatewayClient, ready } from '../support/fault-fleet.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { watchSyncReplies } from '../support/view-age.js';
 
 /**
  * Issue 19, "a key flood must not starve honest keys", live on modest numbers (the full-size run is
@@ -102,28 +102,6 @@ class Rounds {
   }
 }
 
-/** The longest time between two sync replies reaching `key`'s state on `gw` since `from` (fake clock, ms). */
-function watchReplies(gw: AsyncGateway, key: string, from: number): () => number {
-  let last = Number.NaN;
-  let longest = 0;
-  let lim: KeyLimiter | undefined;
-  return () => {
-    const cur = gw.limiterFor(key);
-    if (cur !== undefined && cur !== lim) {
-      lim = cur;
-      const apply = cur.applySync.bind(cur);
-      cur.applySync = (reply, at) => {
-        const t = Date.now();
-        if (!Number.isNaN(last) && t >= from) longest = Math.max(longest, t - last);
-        last = t;
-        apply(reply, at);
-      };
-    }
-    const now = Date.now();
-    return Number.isNaN(last) || now < from ? longest : Math.max(longest, now - last);
-  };
-}
-
 const realTick = () => new Promise<void>((r) => setImmediate(r));
 
 /**
@@ -198,7 +176,7 @@ describe('faults: a key flood does not starve an honest key (issue 19)', () => {
       let floodN = 0;
       // from a window on, the flood's key table is full and the honest key's count near its 80 % of L
       // (a key with room to spare may wait for its read in turns): its view's age is measured from then
-      const ages = all.map((r) => watchReplies(r.gw, 'honest', t0 + W));
+      const ages = all.map((r) => watchSyncReplies(r.gw, 'honest', t0 + W));
       for (let step = 0; step < RUN_MS / STEP_MS; step++) {
         const t = Date.now();
         link.release(t);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { KeyLimiter } from '../../src/designs/key-limiter.js';
-import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/index.js';
+import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import { TestAsyncStore } from '../support/async-memory-store.js';
+import { watchSyncReplies } from '../support/view-age.js';
 
 /**
  * Issue 19, "a key flood must not starve honest keys": every round synced every held key, so a
@@ -24,29 +24,6 @@ afterEach(() => {
 const SYNC_MS = 100;
 const TIMEOUT_MS = 200;
 
-/** The longest time between two sync replies reaching `key`'s state on `gw`, from `from` on (ms). */
-function watchReplies(gw: AsyncGateway, key: string, from: number): () => number {
-  let last = Number.NaN;
-  let longest = 0;
-  let lim: KeyLimiter | undefined;
-  return () => {
-    const now = Date.now();
-    const cur = gw.limiterFor(key);
-    if (cur !== undefined && cur !== lim) {
-      lim = cur;
-      const apply = cur.applySync.bind(cur);
-      cur.applySync = (reply, at) => {
-        const t = Date.now();
-        if (!Number.isNaN(last) && t >= from) longest = Math.max(longest, t - last);
-        last = t;
-        apply(reply, at);
-      };
-    }
-    // a view not refreshed yet ages too
-    return Number.isNaN(last) || now < from ? longest : Math.max(longest, now - last);
-  };
-}
-
 describe('regression: a key flood stales an honest key view (issue 19)', () => {
   it('the honest key is synced about every Δ however many flood keys are held', async () => {
     const store = new TestAsyncStore(undefined, () => Date.now(), 'caller');
@@ -68,7 +45,7 @@ describe('regression: a key flood stales an honest key view (issue 19)', () => {
     );
     for (const g of gws) g.start();
     // the flood's first 2 s fill the table; from then on the view's age is what is measured
-    const watches = gws.map((g) => watchReplies(g, 'honest', T0 + 2_000));
+    const watches = gws.map((g) => watchSyncReplies(g, 'honest', T0 + 2_000));
     let degraded = 0;
     let down = 0;
     let n = 0;
