@@ -17,7 +17,8 @@ import type {
 import { requireHeartbeat } from '../live-set.js';
 import { policyTag } from '../policy-tag.js';
 import { requireCost } from '../require-cost.js';
-import { type KeyNames, keyNames } from './key-names.js';
+import { KeyNameCache } from './key-name-cache.js';
+import type { KeyNames } from './key-names.js';
 import {
   type RedisStoreOptions,
   type ResolvedRedisStoreOptions,
@@ -66,6 +67,7 @@ export class RedisStore implements AsyncStore {
   private readonly logKind: 'l' | 'b';
   /** Every call lands in the order it was made, through resends (see CallOrder). */
   private readonly order = new CallOrder();
+  private readonly names: KeyNameCache;
 
   constructor(
     private readonly client: RedisClient,
@@ -76,6 +78,7 @@ export class RedisStore implements AsyncStore {
     const exact = this.options.mode === 'exact';
     const windowModule = exact ? 'window-exact.lua' : 'window-buckets.lua';
     this.logKind = exact ? 'l' : 'b';
+    this.names = new KeyNameCache(this.options.prefix, this.logKind, NAME_CACHE_KEYS);
     this.scripts = {
       logAdmit: composeScript('log-admit.lua', windowModule),
       void: composeScript('void.lua', windowModule),
@@ -93,7 +96,7 @@ export class RedisStore implements AsyncStore {
 
   /** The Redis key names holding a user key's records under `policy` (tests, tools). */
   keyNames(key: string, policy: Policy): KeyNames {
-    return keyNames(this.options.prefix, key, this.logKind, policy);
+    return this.names.get(key, policy);
   }
 
   async logAdmit(
@@ -227,8 +230,9 @@ export class RedisStore implements AsyncStore {
     const slicer = new Slicer();
     const prepare = async () => {
       const names = new Array<KeyNames>(entries.length);
+      const tag = policyTag(req.policy);
       for (let i = 0; i < entries.length; i++) {
-        names[i] = this.keyNames(entries[i].key, req.policy);
+        names[i] = this.names.get(entries[i].key, req.policy, tag);
         if (slicer.due()) await slicer.pause();
       }
       const slots = this.isCluster() ? names.map((n) => calculateSlot(n.log)) : null;
@@ -273,31 +277,37 @@ export class RedisStore implements AsyncStore {
   }
 
   /**
-   * One sync.lua call; the batch is flat ARGV, one number per argument (see sync.lua's header). A key's
-   * admits go as runs of one instant, (time, count): a busy key admits many per millisecond, and one
-   * string per admit was most of a sync's cost on both sides (~1 µs of Redis CPU per admit).
+   * One sync.lua call; the batch is one binary argument of little-endian doubles (see sync.lua's
+   * header): per key flags, ask, the number of runs, then each run as (time, count). A key's admits go
+   * as runs of one instant: a busy key admits many per millisecond. A string per number was most of
+   * the gateway's CPU per key-sync (making, encoding and collecting them) and cost Redis an object
+   * and a Lua string each.
    */
   private syncCall(c: Chunk, entries: SyncEntry[], names: KeyNames[], head: string[]): ScriptCall {
-    const keys: string[] = [];
-    const args = head.slice();
+    const keys = new Array<string>(2 * c.indexes.length);
+    let size = 0;
+    for (const i of c.indexes) size += 3 + 2 * runCount(entries[i].admits);
+    const packed = Buffer.allocUnsafe(8 * size);
+    let at = 0;
+    let k = 0;
     for (const i of c.indexes) {
       const e = entries[i];
-      keys.push(names[i].log, names[i].meta);
-      args.push(String((e.read ? 1 : 0) + (e.release ? 2 : 0)), String(e.ask), '');
-      const runsAt = args.length - 1;
+      keys[k++] = names[i].log;
+      keys[k++] = names[i].meta;
       const a = e.admits;
-      let runs = 0;
+      at = packed.writeDoubleLE((e.read ? 1 : 0) + (e.release ? 2 : 0), at);
+      at = packed.writeDoubleLE(e.ask, at);
+      at = packed.writeDoubleLE(runCount(a), at);
       for (let j = 0; j < a.length; ) {
         const t = a[j];
-        let k = j + 1;
-        while (k < a.length && a[k] === t) k++;
-        args.push(String(t), String(k - j));
-        runs++;
-        j = k;
+        let n = j + 1;
+        while (n < a.length && a[n] === t) n++;
+        at = packed.writeDoubleLE(t, at);
+        at = packed.writeDoubleLE(n - j, at);
+        j = n;
       }
-      args[runsAt] = String(runs);
     }
-    return { script: this.scripts.sync, keys, args };
+    return { script: this.scripts.sync, keys, args: [...head, packed] };
   }
 
   /** ARGV[1..6] of every script (see common.lua). */
@@ -324,8 +334,18 @@ export class RedisStore implements AsyncStore {
   }
 }
 
+/** Key names remembered per store (about 200 bytes each; see KeyNameCache). */
+const NAME_CACHE_KEYS = 100_000;
+
 /** A gateway id's incarnation record outlives its last sync by this much. */
 const INCARNATION_TTL_MS = 3_600_000;
+
+/** Runs of equal instants in ascending admit times. */
+function runCount(a: readonly number[]): number {
+  let runs = 0;
+  for (let j = 0; j < a.length; j++) if (j === 0 || a[j] !== a[j - 1]) runs++;
+  return runs;
+}
 
 /** Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. */
 function decodeSyncChunk(

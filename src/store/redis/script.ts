@@ -22,7 +22,7 @@ export class LuaScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(client: RedisClient, keys: string[], args: string[]): Promise<unknown> {
+  async run(client: RedisClient, keys: string[], args: (string | Buffer)[]): Promise<unknown> {
     try {
       return await client.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (err) {
@@ -36,7 +36,7 @@ export interface ScriptCall {
   script: LuaScript;
   /** All in one cluster slot. */
   keys: string[];
-  args: string[];
+  args: (string | Buffer)[];
 }
 
 function isNoScript(err: unknown): boolean {

@@ -16,26 +16,36 @@ export function chunkEntries(
   maxKeys: number,
   maxAdmits: number,
 ): Chunk[] {
-  const bySlot = new Map<number, Map<string, number[]>>();
+  // Per slot, the first entry of each key in request order; later entries naming the same key are
+  // chained after it (`next`): no array or map per key, which were most of a sync's garbage.
+  const lastOf = new Map<string, number>();
+  const next = new Int32Array(entries.length).fill(-1);
+  const bySlot = new Map<number, number[]>();
   for (let i = 0; i < entries.length; i++) {
+    const key = entries[i].key;
+    const last = lastOf.get(key);
+    if (last !== undefined) {
+      next[last] = i;
+      lastOf.set(key, i);
+      continue;
+    }
+    lastOf.set(key, i);
     const s = slots === null ? 0 : slots[i];
     let g = bySlot.get(s);
-    if (g === undefined) bySlot.set(s, (g = new Map()));
-    const same = g.get(entries[i].key);
-    if (same === undefined) g.set(entries[i].key, [i]);
-    else same.push(i);
+    if (g === undefined) bySlot.set(s, (g = []));
+    g.push(i);
   }
   const chunks: Chunk[] = [];
   for (const g of bySlot.values()) {
     let cur: number[] = [];
     let admits = 0;
-    for (const same of g.values()) {
+    for (const first of g) {
       if (cur.length > 0 && (cur.length >= maxKeys || admits >= maxAdmits)) {
         chunks.push({ indexes: cur });
         cur = [];
         admits = 0;
       }
-      for (const i of same) {
+      for (let i = first; i !== -1; i = next[i]) {
         cur.push(i);
         admits += entries[i].admits.length;
       }

@@ -11,8 +11,22 @@
 --   ARGV[6] marginMs   ms added to a key's expiry past the last instant anything in it counts
 
 -- Numbers cross the wire as text: '%.17g' round-trips every double (integer replies would truncate).
+-- An integer of up to 15 digits (every ms timestamp and count) is written with '%d', which gives the
+-- same digits without glibc's arbitrary-precision float printing (that was an eighth of a sync's
+-- instructions in Redis).
 local function num(x)
+  if x == math.floor(x) and x > -1e15 and x < 1e15 then
+    return string.format('%d', x)
+  end
   return string.format('%.17g', x)
+end
+
+-- An integer as digits (tostring would write 1e+15); '%d' below 1e15, as num() does.
+local function int(x)
+  if x == math.floor(x) and x > -1e15 and x < 1e15 then
+    return string.format('%d', x)
+  end
+  return string.format('%.0f', x)
 end
 
 local function clock(arg)
@@ -142,6 +156,9 @@ end
 -- and nil) and the latest instant any grant is still counted.
 local function leases(m, except, releaseBelow)
   local others, mySlots, myLapse, latest = 0, 0, nil, nil
+  if next(m.grants) == nil then
+    return others, mySlots, myLapse, latest
+  end
   local gone = {}
   for gw, g in pairs(m.grants) do
     if g.till <= NOW then

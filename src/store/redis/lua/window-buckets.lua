@@ -19,7 +19,7 @@ local function bucketOf(t)
   elseif sub >= BUCKETS then
     sub = BUCKETS - 1
   end
-  return string.format('%.0f', w * BUCKETS + sub)
+  return int(w * BUCKETS + sub)
 end
 
 -- The live buckets as last read: { expiry, admits, field, latest admit time } ascending by expiry;
@@ -60,13 +60,14 @@ end
 local function storeTotal(log, m, total)
   TOTAL[log] = total
   m.a = total
-  metaSet(m, 'a', string.format('%.0f', total))
+  metaSet(m, 'a', int(total))
+  -- a bound that moved is formatted once here, however often it moved in this touch
   if m.oText ~= nil then
-    metaSet(m, 'o', m.oText)
+    metaSet(m, 'o', m.oText == true and num(m.o) or m.oText)
     m.oText = nil
   end
   if m.zText ~= nil then
-    metaSet(m, 'z', m.zText)
+    metaSet(m, 'z', m.zText == true and num(m.z) or m.zText)
     m.zText = nil
   end
 end
@@ -151,11 +152,11 @@ local function add(log, m, times, counts, texts)
     b.dirty = true
     if m.o == nil or t < m.o then
       m.o = t
-      m.oText = texts and texts[i] or num(t)
+      m.oText = texts and texts[i] or true
     end
     if m.z == nil or t > m.z then
       m.z = t
-      m.zText = texts and texts[i] or num(t)
+      m.zText = texts and texts[i] or true
     end
   end
   if #fields > 0 then
@@ -179,7 +180,7 @@ local function add(log, m, times, counts, texts)
   for f, b in pairs(byField) do
     if b.dirty then
       w[#w + 1] = f
-      w[#w + 1] = string.format('%.0f', b[2]) .. ':' .. (b.text or num(b[4]))
+      w[#w + 1] = int(b[2]) .. ':' .. (b.text or num(b[4]))
       b.dirty = nil
     end
   end

@@ -28,11 +28,6 @@ local function band(x)
   return (math.abs(x) + WINDOW) * 1e-13 + 1e-9
 end
 
--- An integer as digits (tostring would write 1e+15).
-local function int(x)
-  return string.format('%.0f', x)
-end
-
 -- Admits in one run (member).
 local function runCount(member)
   local c = string.match(member, '%*(%d+)$')
@@ -92,12 +87,13 @@ local function storeTotal(log, m, total)
   TOTAL[log] = total
   m.a = total
   metaSet(m, 'a', int(total))
+  -- a bound that moved is formatted once here, however often it moved in this touch
   if m.oText ~= nil then
-    metaSet(m, 'o', m.oText)
+    metaSet(m, 'o', m.oText == true and num(m.o) or m.oText)
     m.oText = nil
   end
   if m.zText ~= nil then
-    metaSet(m, 'z', m.zText)
+    metaSet(m, 'z', m.zText == true and num(m.z) or m.zText)
     m.zText = nil
   end
 end
@@ -107,11 +103,11 @@ end
 local function cover(m, t, text)
   if m.o == nil or t < m.o then
     m.o = t
-    m.oText = text or num(t)
+    m.oText = text or true
   end
   if m.z == nil or t > m.z then
     m.z = t
-    m.zText = text or num(t)
+    m.zText = text or true
   end
 end
 

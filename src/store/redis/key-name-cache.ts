@@ -1,0 +1,38 @@
+import type { Policy } from '../../config.js';
+import { policyTag } from '../policy-tag.js';
+import { type KeyNames, keyNames } from './key-names.js';
+
+/**
+ * A user key's Redis key names, remembered: deriving them takes a SHA-256 of the key, which was a
+ * third of the gateway's CPU per key-sync (the hash, its buffers and their collection). Bounded by
+ * `max` names in all; when full it starts over (a sync of more keys than that derives the rest
+ * afresh, as before the cache), so its memory never depends on how many keys clients send.
+ */
+export class KeyNameCache {
+  private readonly byPolicy = new Map<string, Map<string, KeyNames>>();
+  private size = 0;
+
+  constructor(
+    private readonly prefix: string,
+    private readonly logKind: 'l' | 'b',
+    private readonly max: number,
+  ) {}
+
+  /** The names of `key` under `policy`; `tag` is policyTag(policy), computed once by a caller naming many keys. */
+  get(key: string, policy: Policy, tag = policyTag(policy)): KeyNames {
+    let names = this.byPolicy.get(tag);
+    if (names === undefined) this.byPolicy.set(tag, (names = new Map()));
+    let k = names.get(key);
+    if (k === undefined) {
+      k = keyNames(this.prefix, key, this.logKind, policy);
+      if (this.size >= this.max) {
+        this.byPolicy.clear();
+        this.byPolicy.set(tag, (names = new Map()));
+        this.size = 0;
+      }
+      names.set(key, k);
+      this.size++;
+    }
+    return k;
+  }
+}
