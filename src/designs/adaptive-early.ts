@@ -36,7 +36,9 @@ export const ADAPTIVE_EARLY = {
  *
  * Rule. With `known` the store's count at the gateway's last sync (aged out) and `own` its admits
  * since, a request is admitted as adaptive admits it (headroom L − known − own, then the thinning
- * draw), and only while own < part, part = max(1, (L − known)/(1.5·K)). Once own reaches the part
+ * draw), and only while own + cost ≤ part, part = (L − known)/(1.5·K), or own = 0 (one request
+ * since the last sync always may: an honest client's lone request is admitted as the central log
+ * would, and a request may cost up to L). Once own reaches the part
  * with headroom left, the key wants an early sync (wantsEarlySync): the gateway sends one at once,
  * off the request path, if its early-sync bucket holds a token (Design.earlySyncs). While that sync is
  * out its admits still count in `own`, so the gateway admits nothing past its part. The thinning is
@@ -70,10 +72,20 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
     super(p, now, ADAPTIVE_EARLY.rate);
   }
 
+  /** The part: own admits since the last sync may reach it, and one request always may (own = 0). */
   protected override cap(known: number, _afterSync: boolean): number {
     const K = this.p.gateways;
     if (K <= 1) return Number.POSITIVE_INFINITY;
-    return Math.max(1, (this.p.policy.limit - known) / (ADAPTIVE_EARLY.partDiv * K));
+    return (this.p.policy.limit - known) / (ADAPTIVE_EARLY.partDiv * K);
+  }
+
+  protected override overCap(known: number, own: number, cost: number): boolean {
+    // one request since the last sync, whatever its cost (the headroom checked), then the part
+    return own > 0 && own + cost > this.cap(known, false);
+  }
+
+  protected override admits(k: number, o: number, cost: number, _afterSync: boolean): boolean {
+    return this.p.policy.limit - k - o >= cost && !this.overCap(k, o, cost);
   }
 
   /** Whether a sync now would let this key admit again: its part is spent and headroom is left. */
@@ -82,7 +94,7 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
     this.settle(now);
     const known = this.knownCached;
     const own = this.ownCached;
-    return this.p.policy.limit - known - own >= 1 && own + 1 > this.cap(known, false);
+    return this.p.policy.limit - known - own >= 1 && this.overCap(known, own, 1);
   }
 
   protected override fleetRate(now: number): number {

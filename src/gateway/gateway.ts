@@ -102,7 +102,10 @@ export class Gateway {
   private earlySync(lim: KeyLimiter, now: number): void {
     if (!lim.wantsEarlySync!(now) || !this.early!.take(now)) return;
     this.earlySyncs++;
+    // the regular syncs keep their phase: Retry-After predicts the next one from the last of them
+    const last = this.lastSyncAt;
     this.earlySyncKeys += this.sync(now).keys;
+    this.lastSyncAt = last;
   }
 
   /**
