@@ -35,6 +35,8 @@ console.log(`## ${design}: worst-window targets (${nSeeds} seeds each)\n`);
 console.log('### Worst window, × L (the most over seeds; mean in brackets): target ≤ 1.2\n');
 console.log(`| K | key | attack | ${FLOODS.map((f) => `${f}×`).join(' | ')} |`);
 console.log(`|---|---|---|${FLOODS.map(() => '---').join('|')}|`);
+const label = (extra: Partial<RunParams>) =>
+  extra.storeDelayMs ? ` (store ${extra.storeDelayMs} ms)` : extra.syncS ? ` (Δ = ${extra.syncS} s)` : '';
 let worstAll = 0;
 let worstWhere = '';
 const worstCase = (K: number, key: string, attack: Attack, extra: Partial<RunParams> = {}) => {
@@ -58,18 +60,18 @@ const worstCase = (K: number, key: string, attack: Attack, extra: Partial<RunPar
     const m = Math.max(...w);
     if (m > worstAll) {
       worstAll = m;
-      worstWhere = `K = ${K}, ${key} key, ${attack}, ${load}×${extra.storeDelayMs ? `, ${extra.storeDelayMs} ms` : ''}`;
+      worstWhere = `K = ${K}, ${key} key, ${attack}, ${load}×${label(extra)}`;
     }
     cells.push(`${m > 1.2 ? '**' : ''}${f2(m)}${m > 1.2 ? '**' : ''} (${f2(mean(w))})`);
   }
-  const d = extra.storeDelayMs ? ` (store ${extra.storeDelayMs} ms)` : '';
-  console.log(`| ${K}${d} | ${key} | ${attack} | ${cells.join(' | ')} |`);
+  console.log(`| ${K}${label(extra)} | ${key} | ${attack} | ${cells.join(' | ')} |`);
 };
 for (const K of KS)
   for (const key of ['empty', 'busy'])
     for (const attack of ['even', 'pick'] as const) worstCase(K, key, attack);
 for (const K of [8, 32])
   for (const key of ['empty', 'busy']) worstCase(K, key, 'even', { storeDelayMs: 10, storeJitterMs: 5 });
+for (const K of [8, 32]) for (const key of ['empty', 'busy']) worstCase(K, key, 'even', { syncS: 0.1 });
 console.log(`\nWorst of all: ${f2(worstAll)} × L (${worstWhere}).\n`);
 
 // 2. Honest clients at 80 %: rejections against the central log's (120 minutes, as the scorecard).
