@@ -54,9 +54,9 @@ export const ADAPTIVE_EARLY = {
  * free slots; a local decision cannot tell a flood's first request at a gateway from an honest one.
  * (docs/worst-window.md has the figures.)
  *
- * The state read at a sync depends only on that sync's reply and state (the others' rate changes only
- * at a read that finds the count grown beyond own pushes, which a skipped read never does), so the
- * simulator's lazy syncs stay exact.
+ * The others' rate depends on successive reads (the time since the last one that found growth), so
+ * a read with nothing to push is not free to skip: the simulator runs every sync of this design
+ * (Design.earlySyncs), where it may skip adaptive's.
  */
 export class AdaptiveEarlyKey extends AdaptiveKey {
   override readonly design: DesignId = 'adaptive-early';
@@ -112,8 +112,7 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
       if (Number.isNaN(this.othersRef)) this.othersRef = now;
       else {
         // what the count grew by beyond own pushes: the others' admits since the last read that found
-        // growth (at least; admits that aged out unlisted hide some). A read that finds none changes
-        // nothing, so a read the simulator skips is no different from one it runs.
+        // growth (at least; admits that aged out unlisted hide some)
         const pushed = this.inflight.length - this.inflightIdx;
         const others = reply.count - this.known(now) - pushed;
         if (others > 0 && now > this.othersRef) {

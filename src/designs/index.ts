@@ -53,7 +53,9 @@ export interface Design {
   /**
    * Syncs a gateway sends early, off the request path, when a key wants one (KeyLimiter.wantsEarlySync),
    * capped by a token bucket per gateway: `burst` tokens, refilled at `perSync` per Δ. So a gateway
-   * sends at most 1/Δ + perSync/Δ syncs per second over time (plus `burst` once). null: none.
+   * sends at most 1/Δ + perSync/Δ syncs per second over time (plus `burst` once). null: none. Such a
+   * design may learn from successive reads (adaptive-early's others' rate), so the simulator runs each
+   * of its syncs, as for 'every', though its `syncs` stays 'lazy' (a sync changes nothing at the store).
    */
   readonly earlySyncs: null | { readonly burst: number; readonly perSync: number };
 }

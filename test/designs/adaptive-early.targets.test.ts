@@ -2,7 +2,7 @@
  * adaptive-early against issue 21's targets, one test per target on reduced settings (L = 100 per
  * sliding 60 s, Δ = 1 s, seeds 1–3, fixed: each figure is deterministic). The margins, from
  * `npx tsx scripts/worst-window.ts` (5 seeds, docs/worst-window.md): where a target is met, the
- * figure here sits at least 0.08 × L (worst window), 0.25 pp (honest) or 0.9 × (pulsed) inside it;
+ * figure here sits at least 0.06 × L (worst window), 0.25 pp (honest) or 0.9 × (pulsed) inside it;
  * the one target missed (K = 32, a fast flood's onset on a busy key) is held to the bound the design
  * states, L + K.
  */

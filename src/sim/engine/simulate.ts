@@ -89,7 +89,9 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
   // how syncs are scheduled without changing a decision (Design.syncs), or all run when asked to; under
   // 'every', the syncs of an idle lease gateway that would be granted exactly what it holds are applied
   // without the store (LeaseKey.fastForwardIdle)
-  const kind = (everySync || realSync) && traits.syncs === 'lazy' ? 'every' : traits.syncs;
+  // (a design with early syncs reads the others' admit rate from successive reads: each one counts)
+  const kind =
+    (everySync || realSync || traits.earlySyncs !== null) && traits.syncs === 'lazy' ? 'every' : traits.syncs;
   const rng = new Random(params.seed);
   // the network's draws (delay jitter, loss) have their own stream, so the arrivals of a seed are the
   // same with and without them
