@@ -9,6 +9,7 @@ export const DESIGN_IDS = [
   'leases',
   'leases-ask',
   'adaptive',
+  'adaptive-early',
 ] as const;
 export type DesignId = (typeof DESIGN_IDS)[number];
 

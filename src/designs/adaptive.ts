@@ -1,3 +1,4 @@
+import type { DesignId } from '../config.js';
 import type { SyncReply } from '../store/contract.js';
 import { RunLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type Verdict } from './key-limiter.js';
@@ -28,6 +29,9 @@ export const ADAPTIVE = {
    */
   capShares: 4,
 };
+
+/** What the rate estimate and the thinning are tuned by (ADAPTIVE's fields of the same names). */
+export type RateTuning = Pick<typeof ADAPTIVE, 'blindSyncs' | 'blindMaxW' | 'rateSyncs' | 'z'>;
 
 /**
  * adaptive: the shared counter, thinned while the key is contended.
@@ -65,25 +69,26 @@ export const ADAPTIVE = {
  * K = 1 exactly the central log.
  */
 export class AdaptiveKey extends SyncedKey {
-  readonly design = 'adaptive' as const;
-  private share: number;
+  readonly design: DesignId = 'adaptive';
+  protected share: number;
   private readonly own = new RunLog();
   /** arrivals (admitted or not), as a count decaying with time constant tau, last updated at rateAt */
   private rateCount = 0;
   private rateAt = Number.NEGATIVE_INFINITY;
   private readonly tau: number;
-  private readonly blind: number;
-  private readonly z: number;
+  protected readonly blind: number;
+  protected readonly z: number;
   private rng: number;
   /** the last decide was a thinning rejection: nothing guarantees the next arrival is rejected too */
   private thinnedAt = Number.NaN;
 
-  constructor(p: FleetParams, now: number) {
+  /** `tuning`: the rate estimate's and the blind span's (adaptive's own unless a variant says). */
+  constructor(p: FleetParams, now: number, tuning: RateTuning = ADAPTIVE) {
     super(p);
     this.share = 1 / p.gateways;
-    this.tau = ADAPTIVE.rateSyncs * p.syncMs;
-    this.blind = Math.min(ADAPTIVE.blindSyncs * p.syncMs, p.policy.windowMs * ADAPTIVE.blindMaxW);
-    this.z = ADAPTIVE.z;
+    this.tau = tuning.rateSyncs * p.syncMs;
+    this.blind = Math.min(tuning.blindSyncs * p.syncMs, p.policy.windowMs * tuning.blindMaxW);
+    this.z = tuning.z;
     // splitmix32 of the creation instant: distinct streams for distinct gateways in practice
     let z = (Math.floor(now * 1024) ^ 0x9e3779b9) >>> 0;
     z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
@@ -109,13 +114,13 @@ export class AdaptiveKey extends SyncedKey {
     return lo > 0 ? lo / this.tau : 0;
   }
 
-  private noteArrivals(n: number, now: number): void {
+  protected noteArrivals(n: number, now: number): void {
     const dt = now - this.rateAt;
     this.rateCount = (dt > 0 ? this.rateCount * Math.exp(-dt / this.tau) : this.rateCount) + n;
     if (dt > 0) this.rateAt = now;
   }
 
-  private uniform(): number {
+  protected uniform(): number {
     // xorshift32
     let x = this.rng;
     x ^= x << 13;
@@ -128,11 +133,15 @@ export class AdaptiveKey extends SyncedKey {
   /** The probability of admitting a request that finds headroom h. */
   admitProbability(now: number, h: number): number {
     if (this.share >= 1) return 1;
+    const fleet = this.fleetRate(now) * this.blind;
+    return fleet <= h ? 1 : h / fleet;
+  }
+
+  /** The fleet's arrival rate on this key, per ms, as this gateway estimates it (share < 1). */
+  protected fleetRate(now: number): number {
     // a share below 1/K (a gateway with little of the key's traffic) would blow a few arrivals up
     // into a flood: it counts as 1/K, which can only under-estimate the fleet's rate
-    const share = Math.max(this.share, 1 / this.p.gateways);
-    const fleet = (this.arrivalRate(now) / share) * this.blind;
-    return fleet <= h ? 1 : h / fleet;
+    return this.arrivalRate(now) / Math.max(this.share, 1 / this.p.gateways);
   }
 
   override decide(now: number, cost: number): Verdict {
@@ -142,13 +151,9 @@ export class AdaptiveKey extends SyncedKey {
     const own = this.ownCached;
     const h = this.p.policy.limit - known - own;
     if (h < cost) return DENY;
-    if (ADAPTIVE.capShares > 0 && this.share < 1) {
-      const share = Math.max(this.share, 1 / this.p.gateways);
-      const cap = Math.max(1, ADAPTIVE.capShares * share * (this.p.policy.limit - known));
-      if (own + cost > cap) {
-        this.thinnedAt = now;
-        return DENY;
-      }
+    if (this.overCap(known, own, cost)) {
+      this.thinnedAt = now;
+      return DENY;
     }
     const p = this.admitProbability(now, h);
     if (p < 1 && this.uniform() >= p) {
@@ -169,11 +174,24 @@ export class AdaptiveKey extends SyncedKey {
   protected override admits(k: number, o: number, cost: number, afterSync: boolean): boolean {
     const limit = this.p.policy.limit;
     if (limit - k - o < cost) return false;
-    if (ADAPTIVE.capShares > 0 && (afterSync ? this.p.gateways > 1 : this.share < 1)) {
-      const share = afterSync ? 1 / this.p.gateways : Math.max(this.share, 1 / this.p.gateways);
-      if (o + cost > Math.max(1, ADAPTIVE.capShares * share * (limit - k))) return false;
-    }
-    return true;
+    return o + cost <= this.cap(k, afterSync);
+  }
+
+  /** Whether decide's cap rejects `cost` more with `own` admits since the last sync. */
+  protected overCap(known: number, own: number, cost: number): boolean {
+    return own + cost > this.cap(known, false);
+  }
+
+  /**
+   * The most own admits since the last sync, with `known` of the store's admits counting (Infinity: no
+   * cap): 4 × share of the headroom seen, at least 1, while the key is shared. `afterSync`: the cap
+   * right after a sync whose share is not known yet (at least 1/K, so never below the one decide uses).
+   */
+  protected cap(known: number, afterSync: boolean): number {
+    if (!(ADAPTIVE.capShares > 0 && (afterSync ? this.p.gateways > 1 : this.share < 1)))
+      return Number.POSITIVE_INFINITY;
+    const share = afterSync ? 1 / this.p.gateways : Math.max(this.share, 1 / this.p.gateways);
+    return Math.max(1, ADAPTIVE.capShares * share * (this.p.policy.limit - known));
   }
 
   override noteRejected(n: number, now: number): void {

@@ -1,5 +1,6 @@
 import type { DesignId } from '../config.js';
 import { AdaptiveKey } from './adaptive.js';
+import { AdaptiveEarlyKey } from './adaptive-early.js';
 import { CentralLogKey } from './central-log.js';
 import type { FleetParams, KeyLimiter } from './key-limiter.js';
 import { LeaseKey } from './leases.js';
@@ -49,6 +50,14 @@ export interface Design {
    * and the flood rate (the report fits it).
    */
   readonly bound: 'L' | 'share' | 'none';
+  /**
+   * Syncs a gateway sends early, off the request path, when a key wants one (KeyLimiter.wantsEarlySync),
+   * capped by a token bucket per gateway: `burst` tokens, refilled at `perSync` per Δ. So a gateway
+   * sends at most 1/Δ + perSync/Δ syncs per second over time (plus `burst` once). null: none. Such a
+   * design may learn from successive reads (adaptive-early's others' rate), so the simulator runs each
+   * of its syncs, as for 'every', though its `syncs` stays 'lazy' (a sync changes nothing at the store).
+   */
+  readonly earlySyncs: null | { readonly burst: number; readonly perSync: number };
 }
 
 /** Every design's row. */
@@ -60,6 +69,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     grants: false,
     holdsKeys: false,
     bound: 'L',
+    earlySyncs: null,
   },
   split: {
     create: (p) => new SplitKey(p),
@@ -68,6 +78,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     grants: false,
     holdsKeys: true,
     bound: 'share',
+    earlySyncs: null,
   },
   'shared-counter': {
     create: (p) => new SharedCounterKey(p),
@@ -76,6 +87,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     grants: false,
     holdsKeys: true,
     bound: 'none',
+    earlySyncs: null,
   },
   'assume-others': {
     create: (p) => new AssumeOthersKey(p),
@@ -84,6 +96,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     grants: false,
     holdsKeys: true,
     bound: 'none',
+    earlySyncs: null,
   },
   'track-share': {
     create: (p) => new TrackShareKey(p),
@@ -92,6 +105,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     grants: false,
     holdsKeys: true,
     bound: 'none',
+    earlySyncs: null,
   },
   leases: {
     create: (p, now) => new LeaseKey(p, false, now),
@@ -100,6 +114,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     grants: true,
     holdsKeys: true,
     bound: 'L',
+    earlySyncs: null,
   },
   'leases-ask': {
     create: (p, now) => new LeaseKey(p, true, now),
@@ -108,6 +123,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     grants: true,
     holdsKeys: true,
     bound: 'L',
+    earlySyncs: null,
   },
   adaptive: {
     create: (p, now) => new AdaptiveKey(p, now),
@@ -116,6 +132,16 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     grants: false,
     holdsKeys: true,
     bound: 'none',
+    earlySyncs: null,
+  },
+  'adaptive-early': {
+    create: (p, now) => new AdaptiveEarlyKey(p, now),
+    syncs: 'lazy',
+    requestPath: null,
+    grants: false,
+    holdsKeys: true,
+    bound: 'none',
+    earlySyncs: { burst: 4, perSync: 1 },
   },
 };
 

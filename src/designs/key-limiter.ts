@@ -71,6 +71,11 @@ export interface KeyLimiter {
   /** When the next slot frees up as this gateway sees it (Infinity if it knows of none). */
   resetAt(now: number): number;
   syncEntry(key: string, now: number): SyncEntry | null;
+  /**
+   * Designs with early syncs (Design.earlySyncs): whether a sync now, before the next regular one,
+   * would let this key admit again. Read only; the caller sends the sync off the request path.
+   */
+  wantsEarlySync?(now: number): boolean;
   applySync(reply: SyncReply, now: number): void;
   syncFailed(now: number): void;
   /** Own admits not yet pushed to the store (including a sync in flight). */

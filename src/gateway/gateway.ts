@@ -1,4 +1,5 @@
 import { ConfigError, requireCost, requireKey, requireTime } from '../config.js';
+import { EarlySyncBucket } from '../designs/early-syncs.js';
 import { DESIGNS, type Design } from '../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter } from '../designs/key-limiter.js';
 import type { Store, SyncEntry } from '../store/contract.js';
@@ -36,6 +37,11 @@ export class Gateway {
   private maxCost: number;
   /** The design's facts (DESIGNS), read here rather than from its name. */
   private readonly design: Design;
+  /** Design.earlySyncs: this gateway's bucket (null: the design has none). */
+  private readonly early: EarlySyncBucket | null;
+  /** Early syncs sent, and the keys they carried (the store's work beyond the regular syncs). */
+  earlySyncs = 0;
+  earlySyncKeys = 0;
 
   constructor(
     opts: GatewayOptions,
@@ -45,6 +51,8 @@ export class Gateway {
     this.id = this.options.id;
     this.maxCost = maxRequestCost(this.options);
     this.design = DESIGNS[this.options.design];
+    const e = this.design.earlySyncs;
+    this.early = e === null ? null : new EarlySyncBucket(e.burst, e.perSync, this.options.fleet.syncMs);
     if (this.options.autoGateways && typeof store.heartbeat !== 'function') {
       throw new ConfigError('gateways', "'auto' needs a store that counts live gateways (heartbeat)");
     }
@@ -64,6 +72,7 @@ export class Gateway {
     const lim = this.limiterOf(key, now, cost);
     const v = lim.decide(now, cost);
     const allowed = v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
+    if (this.early !== null) this.earlySync(lim, now);
     // the limiter keeps what it computed to decide: these read it, they do not recount the window
     const resetAt = lim.resetAt(now);
     const remaining = lim.remaining(now);
@@ -81,7 +90,22 @@ export class Gateway {
     if (cost > this.maxCost) return this.overLimit(key, now, cost).allowed;
     const lim = this.limiterOf(key, now, cost);
     const v = lim.decide(now, cost);
-    return v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
+    const allowed = v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
+    if (this.early !== null) this.earlySync(lim, now);
+    return allowed;
+  }
+
+  /**
+   * Design.earlySyncs: after a decision, a sync now if the key wants one and the bucket has a token.
+   * Here a plain call after the decision is made (the async runtime sends it off the request path).
+   */
+  private earlySync(lim: KeyLimiter, now: number): void {
+    if (!lim.wantsEarlySync!(now) || !this.early!.take(now)) return;
+    this.earlySyncs++;
+    // the regular syncs keep their phase: Retry-After predicts the next one from the last of them
+    const last = this.lastSyncAt;
+    this.earlySyncKeys += this.sync(now).keys;
+    this.lastSyncAt = last;
   }
 
   /**

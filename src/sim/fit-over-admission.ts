@@ -36,10 +36,10 @@ export function overAdmission(x: number, K: number, f: OverAdmissionCoefficients
 }
 
 /**
- * The largest Δ (s) a design's flood runs are fitted on. adaptive's blind span is capped at W/6, so at Δ
+ * The largest Δ (s) a design's flood runs are fitted on. adaptive's (and adaptive-early's) blind span is capped at W/6, so at Δ
  * near W it turns floods away below L: fitted on Δ ≤ 1 s.
  */
-const FIT_MAX_SYNC_S: Partial<Record<DesignId, number>> = { adaptive: 1 };
+const FIT_MAX_SYNC_S: Partial<Record<DesignId, number>> = { adaptive: 1, 'adaptive-early': 1 };
 
 /** Summed in row order and divided once, as the report's cell means are, so the fit sees the same figures. */
 function meanAdmitted(rows: readonly RunRow[]): number {

@@ -16,4 +16,6 @@ export const KEY_BYTES: Readonly<Record<DesignId, number>> = {
   leases: 533,
   'leases-ask': 533,
   adaptive: 885,
+  // the same fields as adaptive's (the class adds none)
+  'adaptive-early': 885,
 };

@@ -365,6 +365,9 @@ export function runManyKeys(params: RunParams, opts: ManyKeysOptions = {}): Many
     worst = Math.max(worst, tally.worstOf(k));
   }
   const pathCalls = store.logAdmits + store.asks;
+  // early syncs (Design.earlySyncs) are store work too: their keys count with the regular syncs' (all
+  // of the run's: they come with floods, which run from the start)
+  for (const gw of gws) entries += gw.earlySyncKeys;
   const steadyS = (end - from) / 1000;
   const steadyPathCalls = pathCalls - (Number.isNaN(pathCallsAtFrom) ? pathCalls : pathCallsAtFrom);
   const keysPerGateway = samples > 0 ? held / samples : 0;

@@ -54,8 +54,10 @@ describe('regression: a cost above the limit is denied at once, without a retry 
       }
       expect(calls()).toBe(0);
       expect(gw.keyCount).toBe(0);
-      // the most a request may cost is still admitted, from the key's untouched state
-      if (design !== 'leases') expect(gw.admit('k', 1, most(design)).allowed).toBe(true);
+      // the most a request may cost is still admitted, from the key's untouched state (adaptive-early:
+      // its one-Δ rate estimate counts a cost-L request as L arrivals at once, a flood: it may thin it)
+      if (design !== 'leases' && design !== 'adaptive-early')
+        expect(gw.admit('k', 1, most(design)).allowed).toBe(true);
     });
 
     it(`${design}: AsyncGateway admitNow and allowNow`, async () => {

@@ -71,6 +71,7 @@ function metrics(p: RunParams, group: RunRow['group']): Omit<RunRow, keyof RunPa
       leases: 0,
       'leases-ask': 0,
       adaptive: 0.02,
+      'adaptive-early': 0.01,
     };
     admitted = Math.min(p.load, 1 + over[p.design]) * (p.design.startsWith('leases') ? 0.97 : 1);
     if (p.windowKind === 'fixed' && p.alignedSyncs && p.load >= 10) admitted = K;
@@ -86,6 +87,7 @@ function metrics(p: RunParams, group: RunRow['group']): Omit<RunRow, keyof RunPa
       leases: 1 + p.syncS,
       'leases-ask': 0.5 + 0.05 * p.syncS,
       adaptive: 0.44,
+      'adaptive-early': 0.45,
     };
     // A client at half the limit is never turned away by the exact designs: zeros the log charts must survive.
     rejected = p.load <= 0.5 && !uneven ? 0 : base[p.design] * p.load;

@@ -269,7 +269,7 @@ describe('fleetlimit sim --keys', () => {
 describe('the extended study’s many-keys axis', () => {
   it('runs every design × N × S at K = 8, Δ = 1 s, as part of the extended grid', () => {
     const runs = manyKeysRuns();
-    expect(runs).toHaveLength(8 * 4 * 2 * 2);
+    expect(runs).toHaveLength(9 * 4 * 2 * 2);
     expect(runs.every((r) => r.group === 'keys' && r.params.gateways === 8 && r.params.syncS === 1)).toBe(
       true,
     );

@@ -13,10 +13,10 @@ describe('the study grid', () => {
     const flood = full.filter((r) => r.group === 'flood');
     const honest = full.filter((r) => r.group === 'honest');
     const busy = full.filter((r) => r.group === 'busy');
-    // 8 designs × 5 K × 5 Δ × 7 floods × 3 seeds, shared-counter twice more (fixed window, aligned syncs)
-    expect(flood).toHaveLength(8 * 5 * 5 * 7 * 3 + 2 * 5 * 5 * 7 * 3);
-    // 8 designs × 5 K × 5 Δ × (3 steady + 2 page-load) × 2 routings × 5 seeds, 300 minutes each
-    expect(honest).toHaveLength(8 * 5 * 5 * 5 * 2 * 5);
+    // 9 designs × 5 K × 5 Δ × 7 floods × 3 seeds, shared-counter twice more (fixed window, aligned syncs)
+    expect(flood).toHaveLength(9 * 5 * 5 * 7 * 3 + 2 * 5 * 5 * 7 * 3);
+    // 9 designs × 5 K × 5 Δ × (3 steady + 2 page-load) × 2 routings × 5 seeds, 300 minutes each
+    expect(honest).toHaveLength(9 * 5 * 5 * 5 * 2 * 5);
     expect(honest.every((r) => r.params.minutes === 300)).toBe(true);
     // 5 designs × 3 K × 2 Δ × 2 loads × 2 routings × 3 seeds, limit 10,000
     expect(busy).toHaveLength(5 * 3 * 2 * 2 * 2 * 3);

@@ -12,8 +12,10 @@
  * - `net` (seed ^ 0x5bd1e995): the network's draws (jitter, loss) in the order the events happen.
  * Equal instants resolve as in the fast engine: gateway 0 … K − 1, then the page-load stream; within
  * a gateway a reply, then a sync, then a steady arrival, then a flood arrival; within the page-load
- * stream an arrival, then a burst.
+ * stream an arrival, then a burst. A design with early syncs (Design.earlySyncs) sends one right
+ * after a decision whose key wants it, if no sync is in flight and the gateway's bucket has a token.
  */
+import { EarlySyncBucket } from '../../src/designs/early-syncs.js';
 import { DESIGNS } from '../../src/designs/index.js';
 import { ALLOW, type KeyLimiter, NEED_STORE } from '../../src/designs/key-limiter.js';
 import { resolveGatewayOptions } from '../../src/gateway/options.js';
@@ -189,7 +191,11 @@ export function referenceDecisions(p: RunParams): Uint8Array {
             );
     }
     decisions.push(ok ? 1 : 0);
+    if (buckets !== null && lim.wantsEarlySync!(t) && inFlight[g] === null && buckets[g].take(t))
+      syncAt(g, t, lim);
   };
+  const early = traits.earlySyncs;
+  const buckets = early === null ? null : ids.map(() => new EarlySyncBucket(early.burst, early.perSync, D));
   const request = (g: number): SyncRequest => ({
     gatewayId: ids[g],
     seq: seq[g],
@@ -207,6 +213,20 @@ export function referenceDecisions(p: RunParams): Uint8Array {
     inFlight[g] = { entry, reply: isLost ? null : reply, resend };
     heap.push({ t: s + roundTripMs(), kind: 'reply', g, idx: 0, lane: g });
   };
+
+  /** g's sync at t (none in flight): a lost one's entry again, else a fresh one. */
+  function syncAt(g: number, t: number, lim: KeyLimiter): void {
+    const resent = lost[g];
+    const entry = resent ?? lim.syncEntry('k', t);
+    if (entry === null) {
+      if (lim.isIdle(t)) lims[g] = null;
+    } else if (realSync) send(g, t, entry, resent !== null);
+    else {
+      seq[g]++;
+      lim.applySync(store.syncKey(request(g), entry, t), t);
+      if (lim.isIdle(t)) lims[g] = null;
+    }
+  }
 
   for (let e = heap.pop(); e !== undefined && e.t < end; e = heap.pop()) {
     const { t, g } = e;
@@ -237,16 +257,7 @@ export function referenceDecisions(p: RunParams): Uint8Array {
       const lim = lims[g];
       // one sync in flight per gateway: an instant that finds one is skipped
       if (lim === null || inFlight[g] !== null) continue;
-      const resent = lost[g];
-      const entry = resent ?? lim.syncEntry('k', t);
-      if (entry === null) {
-        if (lim.isIdle(t)) lims[g] = null;
-      } else if (realSync) send(g, t, entry, resent !== null);
-      else {
-        seq[g]++;
-        lim.applySync(store.syncKey(request(g), entry, t), t);
-        if (lim.isIdle(t)) lims[g] = null;
-      }
+      syncAt(g, t, lim);
     } else {
       // a reply arrives
       const sent = inFlight[g]!;

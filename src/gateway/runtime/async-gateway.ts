@@ -12,6 +12,7 @@ import { nextSyncAt, retryAfterMs } from '../retry-after.js';
 import { AGAIN, AskCoalescer, type AskWaiter } from './ask-coalescer.js';
 import { type AsyncGatewayOptions, type FailMode, resolveAsyncGatewayOptions } from './async-options.js';
 import { IdClaims } from './duplicate-id.js';
+import { EarlySyncs } from './early-syncs.js';
 import type { FailureCause } from './failure-cause.js';
 import { KeyTable } from './key-table.js';
 import { LogVoids } from './log-voids.js';
@@ -203,6 +204,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly claims: IdClaims;
   /** The sync timer, the syncs and their parts (see SyncLoop). */
   private readonly loop: SyncLoop;
+  /** Design.earlySyncs: syncs sent early, off the request path (null: the design has none). */
+  readonly earlySyncs: EarlySyncs | null;
   /** Admits of held limiters the store has not confirmed yet. */
   private limiterUnsynced = 0;
   private readonly counts: DecisionCounts = {
@@ -272,6 +275,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         this.maxCost = maxRequestCost(this.options);
       },
     });
+    const early = design.earlySyncs;
+    this.earlySyncs = early === null ? null : new EarlySyncs(early, fleet.syncMs, this.loop);
   }
 
   /** A store reply has told this gateway the store's clock: decisions no longer wait for it (see waitsForClock). */
@@ -356,6 +361,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const lim = this.table.limiterOf(key, now);
     if (lim === null) return shape.of(this.noRoom(false, now));
     const verdict = lim.decide(now, cost);
+    if (this.earlySyncs !== null) this.earlySyncs.after(lim, now);
     if (verdict === ALLOW) {
       if (usesStore) this.limiterUnsynced += cost;
       this.counts.allowed++;

@@ -155,6 +155,11 @@ export class SyncLoop {
     return this.timer !== null;
   }
 
+  /** A sync round is in flight: a tick now would be skipped. */
+  get busy(): boolean {
+    return this.inflight !== null;
+  }
+
   tick(): void {
     // one sync in flight at a time: a tick that finds one running skips
     if (this.inflight !== null) return;

@@ -67,6 +67,11 @@ export class LossyLink {
     return jitterMs > 0 ? delayMs + jitterMs * this.net.uniform() : delayMs;
   }
 
+  /** Whether g has a sync in flight (a sync instant now would be skipped). */
+  busy(g: number): boolean {
+    return this.pendKind[g] !== 0;
+  }
+
   /** g's sync instant s. */
   startSync(g: number, s: number): void {
     if (this.pendKind[g] !== 0) {

@@ -1,3 +1,4 @@
+import { EarlySyncBucket } from '../../designs/early-syncs.js';
 import { DESIGNS } from '../../designs/index.js';
 import { ALLOW, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
 import type { LeaseKey } from '../../designs/leases.js';
@@ -88,7 +89,9 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
   // how syncs are scheduled without changing a decision (Design.syncs), or all run when asked to; under
   // 'every', the syncs of an idle lease gateway that would be granted exactly what it holds are applied
   // without the store (LeaseKey.fastForwardIdle)
-  const kind = (everySync || realSync) && traits.syncs === 'lazy' ? 'every' : traits.syncs;
+  // (a design with early syncs reads the others' admit rate from successive reads: each one counts)
+  const kind =
+    (everySync || realSync || traits.earlySyncs !== null) && traits.syncs === 'lazy' ? 'every' : traits.syncs;
   const rng = new Random(params.seed);
   // the network's draws (delay jitter, loss) have their own stream, so the arrivals of a seed are the
   // same with and without them
@@ -182,6 +185,22 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
 
   const meter = new WindowMeter(W, L, params.windowKind === 'fixed', traffic.onsetAt);
   const decisions: number[] | null = record ? [] : null;
+  // early syncs (Design.earlySyncs): each gateway's bucket, and the syncs they sent
+  const early = traits.earlySyncs;
+  const buckets =
+    early === null
+      ? null
+      : Array.from({ length: K }, () => new EarlySyncBucket(early.burst, early.perSync, D));
+  let earlySent = 0;
+  /** After a decision at g at t: the early sync its key wants, now, if the bucket has a token. */
+  const earlySync = (g: number, t: number, lim: KeyLimiter) => {
+    if (buckets === null || !lim.wantsEarlySync!(t)) return;
+    if (realSync && link.busy(g)) return;
+    if (!buckets[g].take(t)) return;
+    earlySent++;
+    if (realSync) link.startSync(g, t);
+    else syncer.run(g, t);
+  };
 
   const limiterOf = (g: number, t: number): KeyLimiter => {
     let lim = lims[g];
@@ -212,6 +231,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     if (ok) meter.noteAdmit(t);
     else counts.rejected++;
     if (decisions !== null) decisions.push(ok ? 1 : 0);
+    earlySync(g, t, lim);
     return ok;
   };
 
@@ -335,6 +355,11 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
       const ns = kind === 'never' ? Number.POSITIVE_INFINITY : nextSync[g];
       if (ns < until) until = ns;
       if (replyAt[g] < until) until = replyAt[g];
+      // an early sync wanted but out of tokens: the first arrival after the next token sends it
+      if (buckets !== null && lims[g] !== null && lim.wantsEarlySync!(t)) {
+        const at = buckets[g].nextAt(t);
+        if (at < until) until = at;
+      }
       if (until > end) until = end;
       if (until > t) {
         const n = rng.poisson(lambda[g] * (until - t));
@@ -358,6 +383,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
   if (probe !== null) probe.roundTrips = counts.roundTrips;
   // real syncs: the ones a busy gateway skipped were not sent, and resends are extra
   if (realSync) syncs += link.extraSyncs - link.busySkips;
+  syncs += earlySent;
 
   const { requests, rejected, roundTrips, returnedSum, leaseSyncs } = counts;
   const windowsAfterFirst = Math.max(end - W, 0) / W;

@@ -1,0 +1,134 @@
+// The worst-window targets of issue 21 for one design, on the scorecard's set-up (L = 100 per sliding
+// 60 s, Δ = 1 s unless said), fixed seeds; prints a markdown table (docs/worst-window.md).
+// Usage: npx tsx scripts/worst-window.ts [design] [--seeds N]   (default adaptive-early, 5 seeds; ~3 min)
+import type { DesignId } from '../src/config.js';
+import { DESIGNS } from '../src/designs/index.js';
+import { runSimulation } from '../src/sim/engine.js';
+import type { Attack, RunMetrics, RunParams } from '../src/sim/types.js';
+
+const args = process.argv.slice(2);
+const design = (args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'adaptive-early') as DesignId;
+const seedsAt = args.indexOf('--seeds');
+const nSeeds = seedsAt >= 0 ? Number(args[seedsAt + 1]) : 5;
+const seeds = Array.from({ length: nSeeds }, (_, i) => i + 1);
+const FLOODS = [1.5, 3, 10, 30, 100, 300, 1000];
+const KS = [2, 8, 32];
+const base = {
+  syncS: 1,
+  limit: 100,
+  windowS: 60,
+  windowKind: 'sliding',
+  alignedSyncs: false,
+  routing: 'even',
+} as const;
+const t0 = performance.now();
+
+const runs = (p: Omit<RunParams, 'seed'>): RunMetrics[] => seeds.map((seed) => runSimulation({ ...p, seed }));
+const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
+const f2 = (x: number) => x.toFixed(2);
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
+
+console.log(`## ${design}: worst-window targets (${nSeeds} seeds each)\n`);
+
+// 1. The worst window at a flood's onset: on an empty key (the flood alone, from t = 0) and on a busy
+// key (an honest client at 80 %, the flood from t = 2W on), spread evenly and sent to one gateway.
+console.log('### Worst window, × L (the most over seeds; mean in brackets): target ≤ 1.2\n');
+console.log(`| K | key | attack | ${FLOODS.map((f) => `${f}×`).join(' | ')} |`);
+console.log(`|---|---|---|${FLOODS.map(() => '---').join('|')}|`);
+const label = (extra: Partial<RunParams>) =>
+  extra.storeDelayMs ? ` (store ${extra.storeDelayMs} ms)` : extra.syncS ? ` (Δ = ${extra.syncS} s)` : '';
+let worstAll = 0;
+let worstWhere = '';
+const worstCase = (K: number, key: string, attack: Attack, extra: Partial<RunParams> = {}) => {
+  const cells: string[] = [];
+  for (const load of FLOODS) {
+    const p: Omit<RunParams, 'seed'> =
+      key === 'empty'
+        ? { ...base, ...extra, design, gateways: K, traffic: 'flood', load, attack, minutes: 4 }
+        : {
+            ...base,
+            ...extra,
+            design,
+            gateways: K,
+            traffic: 'onset',
+            load: 0.8,
+            floodLoad: load,
+            attack,
+            minutes: 4,
+          };
+    const w = runs(p).map((r) => r.worstWindow);
+    const m = Math.max(...w);
+    if (m > worstAll) {
+      worstAll = m;
+      worstWhere = `K = ${K}, ${key} key, ${attack}, ${load}×${label(extra)}`;
+    }
+    cells.push(`${m > 1.2 ? '**' : ''}${f2(m)}${m > 1.2 ? '**' : ''} (${f2(mean(w))})`);
+  }
+  console.log(`| ${K}${label(extra)} | ${key} | ${attack} | ${cells.join(' | ')} |`);
+};
+for (const K of KS)
+  for (const key of ['empty', 'busy'])
+    for (const attack of ['even', 'pick'] as const) worstCase(K, key, attack);
+for (const K of [8, 32])
+  for (const key of ['empty', 'busy']) worstCase(K, key, 'even', { storeDelayMs: 10, storeJitterMs: 5 });
+for (const K of [8, 32]) for (const key of ['empty', 'busy']) worstCase(K, key, 'even', { syncS: 0.1 });
+console.log(`\nWorst of all: ${f2(worstAll)} × L (${worstWhere}).\n`);
+
+// 2. Honest clients at 80 %: rejections against the central log's (120 minutes, as the scorecard).
+console.log("### Honest clients at 80 %: rejections − central-log's, pp (target ≤ +0.5)\n");
+console.log('| K | steady even | steady uneven | page-load even | page-load uneven |');
+console.log('|---|---|---|---|---|');
+const opsRatio: number[] = [];
+for (const K of KS) {
+  const cells: string[] = [];
+  for (const traffic of ['steady', 'pageload'] as const)
+    for (const routing of ['even', 'uneven'] as const) {
+      const p = { ...base, gateways: K, traffic, load: 0.8, routing, minutes: 120 };
+      const mine = runs({ ...p, design });
+      const ref = runs({ ...p, design: 'central-log' });
+      const sc = runs({ ...p, design: 'shared-counter' });
+      cells.push(signed(mean(mine.map((r) => r.rejectedPct)) - mean(ref.map((r) => r.rejectedPct))));
+      opsRatio.push(mean(mine.map((r) => r.storeOpsPerSec)) / mean(sc.map((r) => r.storeOpsPerSec)));
+    }
+  console.log(`| ${K} | ${cells.join(' | ')} |`);
+}
+
+// 3. A pulsed flood (1,000× for 2 s every 120 s) on an honest client at 80 %: its rejections against
+// the central log's (30 minutes).
+console.log("\n### Pulsed flood: the honest client's rejections, × central-log's (target ≤ 2)\n");
+console.log('| K | design % | central-log % | ratio |');
+console.log('|---|---|---|---|');
+for (const K of KS) {
+  const p = { ...base, gateways: K, traffic: 'pulsed' as const, load: 0.8, floodLoad: 1000, minutes: 30 };
+  const mine = mean(runs({ ...p, design }).map((r) => r.honestRejectedPct));
+  const ref = mean(runs({ ...p, design: 'central-log' }).map((r) => r.honestRejectedPct));
+  console.log(`| ${K} | ${f2(mine)} | ${f2(ref)} | ${ref > 0 ? f2(mine / ref) : '—'} |`);
+}
+
+// 4. Cost: request-path round trips, store operations against the shared counter's (honest clients
+// above), and syncs per gateway per second under floods (the early-sync bucket's cap).
+const early = DESIGNS[design].earlySyncs;
+const cap = 1 + (early?.perSync ?? 0);
+let floodSyncs = 0;
+let floodWhere = '';
+let trips = 0;
+for (const K of [8, 32])
+  for (const load of [10, 1000])
+    for (const attack of ['even', 'pick'] as const) {
+      const r = runs({ ...base, design, gateways: K, traffic: 'flood', load, attack, minutes: 10 });
+      const perGw = mean(r.map((x) => x.syncs)) / K / 600;
+      trips = Math.max(trips, ...r.map((x) => x.roundTripsPerRequest));
+      if (perGw > floodSyncs) {
+        floodSyncs = perGw;
+        floodWhere = `K = ${K}, ${load}× ${attack}`;
+      }
+    }
+console.log('\n### Cost\n');
+console.log(`- request-path round trips: ${(100 * trips).toFixed(2)} % of requests at most (target ≤ 1 %)`);
+console.log(
+  `- store operations, honest clients: ${f2(Math.max(...opsRatio))} × shared-counter's at most (target ≤ 2)`,
+);
+console.log(
+  `- syncs per gateway per second under floods (10 min): ${f2(floodSyncs)} at most (${floodWhere}); cap ${cap} per Δ = 1 s over time${early ? ` (+ a burst of ${early.burst})` : ''}`,
+);
+console.log(`\n(${((performance.now() - t0) / 1000).toFixed(0)} s)`);

@@ -1,0 +1,128 @@
+import type { DesignId } from '../config.js';
+import type { SyncReply } from '../store/contract.js';
+import { ADAPTIVE, AdaptiveKey } from './adaptive.js';
+import type { FleetParams } from './key-limiter.js';
+
+/** The tuning, measured with scripts/worst-window.ts (docs/worst-window.md); exported for experiments. */
+export const ADAPTIVE_EARLY = {
+  /**
+   * Each gateway's part of the headroom it last saw, between two of its syncs: 1/(partDiv·K) of it, at
+   * least one request. 1 let the first round of parts at a fast flood's onset on an empty key, taken
+   * on reads that did not yet count the others', reach 1.4 × L at K = 8; 2 cost page-load clients at
+   * K = 2 +0.5 pp (more syncs, fresher and smaller headroom, more thinning); 1.5 does neither.
+   */
+  partDiv: 1.5,
+  /**
+   * adaptive's rate estimate with a memory of one Δ instead of six, and a stricter lower bound (z = 2
+   * instead of 1.3): a fast flood is seen within a fraction of Δ, and once a pulse ends the thinning
+   * stops within a few Δ instead of half a minute (adaptive rejects honest clients for ~30 s after
+   * each 2-s pulse: 5.8 × central-log's at K = 8); z = 2 keeps page-load bursts from looking like one.
+   */
+  rate: { ...ADAPTIVE, rateSyncs: 1, z: 2 },
+  /**
+   * The others' admit rate, read from the store's count at each read that finds it grown beyond own
+   * pushes, decays with this time constant (in Δ), is taken as the lower bound n − zOthers·√n, and
+   * stands for this many Δ of unseen admits in the thinning (the others' admits a gateway has not
+   * seen). Without it, the first rounds of parts at K = 32 reach 1.33 × L (empty key, 1,000×).
+   */
+  othersSyncs: 1,
+  zOthers: 1.3,
+  othersBlindSyncs: 4,
+};
+
+/**
+ * adaptive-early: adaptive, with each gateway held to its part of the headroom between two of its
+ * syncs, and a sync sent early, off the request path, as soon as that part is spent.
+ *
+ * Rule. With `known` the store's count at the gateway's last sync (aged out) and `own` its admits
+ * since, a request is admitted as adaptive admits it (headroom L − known − own, then the thinning
+ * draw), and only while own + cost ≤ part, part = (L − known)/(1.5·K), or own = 0 (one request
+ * since the last sync always may: an honest client's lone request is admitted as the central log
+ * would, and a request may cost up to L). Once own reaches the part
+ * with headroom left, the key wants an early sync (wantsEarlySync): the gateway sends one at once,
+ * off the request path, if its early-sync bucket holds a token (Design.earlySyncs). While that sync is
+ * out its admits still count in `own`, so the gateway admits nothing past its part. The thinning is
+ * adaptive's, with a memory of one Δ (ADAPTIVE_EARLY.rate), and its fleet rate is at least the
+ * others' admit rate read from the store's count, plus its own.
+ *
+ * Why it holds the worst window: what takes a window past L is admits no other gateway has seen.
+ * adaptive lets each gateway take 4 × its share of the headroom per Δ before anyone notices; here a
+ * gateway takes 1/(1.5 K) of the headroom it last saw, then looks again, and each round of early syncs
+ * shows the others' admits, which both shrinks the headroom the next round shares out and starts the
+ * thinning. Where it stops holding: the "at least one" — K gateways that each see headroom and each
+ * admit one request nobody has seen — lets up to K − h past L at a flood's onset on a key with h < K
+ * free slots; a local decision cannot tell a flood's first request at a gateway from an honest one.
+ * (docs/worst-window.md has the figures.)
+ *
+ * The others' rate depends on successive reads (the time since the last one that found growth), so
+ * a read with nothing to push is not free to skip: the simulator runs every sync of this design
+ * (Design.earlySyncs), where it may skip adaptive's.
+ */
+export class AdaptiveEarlyKey extends AdaptiveKey {
+  override readonly design: DesignId = 'adaptive-early';
+  /**
+   * The others' admit rate (per ms), as read at othersAt: the count's growth beyond own pushes since
+   * the read before (othersRef, the last one that found growth; NaN before the first read).
+   */
+  private othersRate = 0;
+  private othersAt = Number.NaN;
+  private othersRef = Number.NaN;
+
+  constructor(p: FleetParams, now: number) {
+    super(p, now, ADAPTIVE_EARLY.rate);
+  }
+
+  /** The part: own admits since the last sync may reach it, and one request always may (own = 0). */
+  protected override cap(known: number, _afterSync: boolean): number {
+    const K = this.p.gateways;
+    if (K <= 1) return Number.POSITIVE_INFINITY;
+    return (this.p.policy.limit - known) / (ADAPTIVE_EARLY.partDiv * K);
+  }
+
+  protected override overCap(known: number, own: number, cost: number): boolean {
+    // one request since the last sync, whatever its cost (the headroom checked), then the part
+    return own > 0 && own + cost > this.cap(known, false);
+  }
+
+  protected override admits(k: number, o: number, cost: number, _afterSync: boolean): boolean {
+    return this.p.policy.limit - k - o >= cost && !this.overCap(k, o, cost);
+  }
+
+  /** Whether a sync now would let this key admit again: its part is spent and headroom is left. */
+  wantsEarlySync(now: number): boolean {
+    if (this.p.gateways <= 1) return false;
+    this.settle(now);
+    const known = this.knownCached;
+    const own = this.ownCached;
+    return this.p.policy.limit - known - own >= 1 && this.overCap(known, own, 1);
+  }
+
+  protected override fleetRate(now: number): number {
+    const base = super.fleetRate(now);
+    if (!(this.othersRate > 0)) return base;
+    const { othersSyncs, othersBlindSyncs } = ADAPTIVE_EARLY;
+    const others = this.othersRate * Math.exp((this.othersAt - now) / (othersSyncs * this.p.syncMs));
+    // the thinning multiplies by the blind span: the others' rate stands for othersBlindSyncs Δ
+    const scaled = (others * othersBlindSyncs * this.p.syncMs) / this.blind;
+    return Math.max(base, scaled + this.arrivalRate(now));
+  }
+
+  protected override beforeApply(reply: SyncReply, now: number): void {
+    if (this.p.gateways > 1) {
+      if (Number.isNaN(this.othersRef)) this.othersRef = now;
+      else {
+        // what the count grew by beyond own pushes: the others' admits since the last read that found
+        // growth (at least; admits that aged out unlisted hide some)
+        const pushed = this.inflight.length - this.inflightIdx;
+        const others = reply.count - this.known(now) - pushed;
+        if (others > 0 && now > this.othersRef) {
+          const lo = others - ADAPTIVE_EARLY.zOthers * Math.sqrt(others);
+          this.othersRate = lo > 0 ? lo / (now - this.othersRef) : 0;
+          this.othersAt = now;
+          this.othersRef = now;
+        }
+      }
+    }
+    super.beforeApply(reply, now);
+  }
+}
