@@ -94,6 +94,35 @@ describe('the verdict', () => {
     expect(after).toContain('Meets every target it was judged on: adaptive at Δ = 10 s.');
   });
 
+  it('follows the scorecard when an onset or a worst window misses', () => {
+    // adaptive's onset on a busy key at K = 32 goes to 1.5 × L in one seed; an even flood's worst window to 2 × L
+    const onset = (r: RunRow) =>
+      r.group === 'onset' && r.design === 'adaptive' && r.gateways === 32 && r.load === 0.8 && r.seed === 1;
+    const worst = (r: RunRow) =>
+      r.group === 'scorecard' &&
+      r.design === 'adaptive' &&
+      r.traffic === 'flood' &&
+      r.load === 10 &&
+      (r.attack ?? 'even') === 'even' &&
+      r.seed === 2;
+    const changed: StudyResults = {
+      ...extended,
+      rows: extended.rows.map((r) =>
+        onset(r) && r.floodLoad === 100
+          ? { ...r, onsetWorst: 1.5 }
+          : worst(r) && r.gateways === 8
+            ? { ...r, worstWindow: 2 }
+            : r,
+      ),
+    };
+    const missed = ['worst window under even floods (2 × L)', 'onset on a busy key (1.5 × L)'];
+    expect(scorecardMisses(changed).get('adaptive')).toEqual(missed);
+    const n = SCORECARD_TARGETS.length;
+    expect(grid(section(changed, 'verdict')).get('adaptive')!.get(ONE_S)).toBe(
+      `meets ${n - 2} of ${n}; misses ${missed.join(', ')}`,
+    );
+  });
+
   it('judges the main grid’s Δ on its default floods only: the shared counter’s variants do not count', () => {
     const results = syntheticResults(SMALL_GRID);
     // computed here from the rows, independently of the report's code: the worst setting's mean over seeds,
