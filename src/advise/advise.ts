@@ -3,7 +3,7 @@ import { runGrid } from '../sim/study.js';
 import type { RunMetrics } from '../sim/types.js';
 import { diagnose } from './diagnose.js';
 import { reasonSentence } from './format.js';
-import { planRows, planRuns } from './plan.js';
+import { type PlannedRow, planRows, planRuns } from './plan.js';
 import { makeRow, RANKING, rankRows } from './rank.js';
 import type { Advice, AdviceInput } from './types.js';
 
@@ -25,6 +25,14 @@ export async function advise(input: AdviceInput, opts: AdviseOptions = {}): Prom
   const planned = planRows(input);
   const runs = planRuns(planned, input.seeds);
   const metrics = await runGrid(runs, { grid: 'advise', workers: opts.workers, onProgress: opts.onProgress });
+  return adviceFrom(input, planned, metrics);
+}
+
+/**
+ * The advice from the simulations' metrics, in planRuns order (each row's flood seeds, then its honest seeds):
+ * no simulation here, so the same metrics can be judged against any targets.
+ */
+export function adviceFrom(input: AdviceInput, planned: PlannedRow[], metrics: RunMetrics[]): Advice {
   const n = input.seeds.length;
   const all = planned.map((p, i) => {
     const at = 2 * n * i;

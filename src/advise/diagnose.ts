@@ -60,7 +60,15 @@ export type Finding =
       kind: 'out-of-reach';
       flag: TargetFlag;
       target: number;
+      /**
+       * the setting closest to this target among those meeting every other target; when none does, among all,
+       * and `alsoMisses` names the other targets it misses (so a worst window over --max-over is never put
+       * forward unsaid)
+       */
       nearest: Near;
+      /** true: nearest meets every other target */
+      withinOthers: boolean;
+      alsoMisses: { flag: TargetFlag; value: number }[];
       /** the nearest design does worse at its next longer Δ: a Δ shorter than any tried may get closer */
       shorterDelta: { next: Near; tryS: number } | null;
       /** designs not tried whose rules meet this target by construction */
@@ -225,12 +233,17 @@ export function diagnose(input: AdviceInput, all: readonly AdviceRow[]): Finding
         largerLimit: largerLimit(input, target),
       });
     } else if (meetAlone.length === 0) {
-      const best = lowest(all, flag)!;
+      const withinOthers = meetOthers.length > 0;
+      const best = lowest(withinOthers ? meetOthers : all, flag)!;
       findings.push({
         kind: 'out-of-reach',
         flag,
         target,
         nearest: near(best, flag),
+        withinOthers: withinOthers && others.length > 0,
+        alsoMisses: others
+          .filter((o) => best.misses.includes(o))
+          .map((o) => ({ flag: o, value: METRICS[o].of(best) })),
         shorterDelta: shorterDelta(all, best, flag),
         untried: DESIGN_IDS.filter((d) => !input.designs.includes(d) && METRICS[flag].byConstruction(d)),
       });

@@ -103,8 +103,13 @@ export function explainFinding(input: AdviceInput, f: Finding): string[] {
     case 'loss-floor':
       return lossFloor(input, f);
     case 'out-of-reach': {
+      const also =
+        f.alsoMisses.length === 0
+          ? ''
+          : `, which also misses ${f.alsoMisses.map((m) => `${m.flag} (${figure(m.flag, m.value)})`).join(' and ')}`;
       const out = [
-        `${target(f.flag, f.target)} is out of reach of every setting tried; the nearest is ${at(f.nearest, f.flag)}.`,
+        `${target(f.flag, f.target)} is out of reach of every setting tried; the nearest ` +
+          `${f.withinOthers ? 'within the other targets ' : ''}is ${at(f.nearest, f.flag)}${also}.`,
       ];
       if (f.shorterDelta !== null)
         out.push(

@@ -4,6 +4,7 @@ import { parseInjection } from '../fleet/inject.js';
 import { runFleet } from '../fleet/run.js';
 import { arrivalRate, type FleetSettings } from '../fleet/settings.js';
 import { formatComparison } from '../fleet/table.js';
+import { ONSET_AFTER_WINDOWS } from '../sim/engine.js';
 import { limitPerWindow, millis, num, oneOf, seconds, UsageError } from './parse.js';
 
 export interface FleetFlags {
@@ -28,6 +29,10 @@ export interface FleetFlags {
   scale?: string[];
   keys?: string;
   popularity?: string;
+  /** onset traffic: the flood's rate (default 100) */
+  floodLoad?: string;
+  /** flood and onset traffic: even or pick */
+  attack?: string;
   json?: boolean;
 }
 
@@ -104,18 +109,35 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
     );
   }
   const keys = manyKeys(f);
-  const load = num('--load', f.load ?? (keys === undefined ? '100' : '0.8'), { positive: true });
   const traffic = oneOf('--traffic', f.traffic ?? (keys === undefined ? 'flood' : 'steady'), [
     'steady',
     'pageload',
     'flood',
+    'onset',
   ] as const);
-  if (keys !== undefined && traffic === 'flood')
+  const onset = traffic === 'onset';
+  // an onset's --load is the honest client's before the flood: 0 is an empty key
+  const load = num('--load', f.load ?? (onset ? '0' : keys === undefined ? '100' : '0.8'), {
+    positive: !onset,
+    min: 0,
+  });
+  if (keys !== undefined && (traffic === 'flood' || onset))
     throw new UsageError('--traffic', 'with --keys, each key gets its honest client: use steady or pageload');
-  const rate = arrivalRate({ load, limit, windowMs: windowS * 1000, keys });
+  if (f.floodLoad !== undefined && !onset) throw new UsageError('--flood-load', 'needs --traffic onset');
+  const floodLoad = onset ? num('--flood-load', f.floodLoad ?? '100', { positive: true }) : undefined;
+  if (f.attack !== undefined && traffic !== 'flood' && !onset)
+    throw new UsageError('--attack', 'needs --traffic flood or onset');
+  const attack = f.attack === undefined ? undefined : oneOf('--attack', f.attack, ['even', 'pick'] as const);
+  if (onset && durationS < (ONSET_AFTER_WINDOWS + 1) * windowS)
+    throw new UsageError(
+      '--duration',
+      `with --traffic onset must be at least ${ONSET_AFTER_WINDOWS + 1} windows (${(ONSET_AFTER_WINDOWS + 1) * windowS} s): ` +
+        `the flood comes on after ${ONSET_AFTER_WINDOWS} and its first window is measured`,
+    );
+  const rate = arrivalRate({ load: load + (floodLoad ?? 0), limit, windowMs: windowS * 1000, keys });
   if (rate > 20_000) {
     throw new UsageError(
-      '--load',
+      onset ? '--flood-load' : '--load',
       `asks for ${Math.round(rate)} req/s; one load process sends at most 20,000 (lower --load or --limit, or raise --window)`,
     );
   }
@@ -151,6 +173,8 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
     ...(f.autoGateways === true ? { autoGateways: true } : {}),
     ...(scale.length > 0 ? { scale } : {}),
     ...(keys !== undefined ? { keys } : {}),
+    ...(floodLoad !== undefined ? { floodLoad } : {}),
+    ...(attack !== undefined ? { attack } : {}),
   };
 }
 
@@ -166,12 +190,20 @@ export function addFleetCommand(program: Command): void {
       'window W: 6s, 1m… (a bare number is seconds; default 6 s, compressed time for a 60-second setting)',
     )
     .option('--sync <duration>', 'sync interval Δ: 100ms, 1s… (a bare number is seconds)', '0.1')
-    .option('--traffic <kind>', 'steady, pageload or flood (default: flood; steady with --keys)')
+    .option(
+      '--traffic <kind>',
+      'steady, pageload, flood or onset (the --load client, then a --flood-load flood from 2 W on; default: flood; steady with --keys)',
+    )
     .option(
       '--load <multiple>',
       "arrival rate as a multiple of the limit (100 = 100 × L per W; with --keys, the hottest key's; default 100, 0.8 with --keys)",
     )
     .option('--routing <kind>', 'even or uneven (gateway i gets a share ∝ 1/i)', 'even')
+    .option('--flood-load <multiple>', "--traffic onset: the flood's rate, × L per W (default 100)")
+    .option(
+      '--attack <kind>',
+      'flood and onset: the flood spread evenly (even) or sent to one gateway (pick)',
+    )
     .option(
       '--duration <duration>',
       'how long the load runs: 20s, 2m… (a bare number is seconds; at most 600 s)',

@@ -88,6 +88,13 @@ export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds
   const many = f.keys !== undefined && Number(f.keys) > 1;
   if (syncS > windowS)
     throw new UsageError('--sync', `must not exceed --window (${windowS} s), got ${syncS}`);
+  const traffic = oneOf('--traffic', f.traffic ?? (many ? 'steady' : 'flood'), [
+    'steady',
+    'pageload',
+    'flood',
+    'pulsed',
+    'onset',
+  ] as const);
   const params: Omit<RunParams, 'seed'> = {
     design: oneOf('--design', f.design, DESIGN_IDS),
     gateways: num('--gateways', f.gateways, { integer: true, min: 1, max: 64 }),
@@ -96,15 +103,13 @@ export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds
     windowS,
     windowKind: oneOf('--window-kind', f.windowKind, ['sliding', 'fixed'] as const),
     alignedSyncs: f.alignedSyncs === true,
-    traffic: oneOf('--traffic', f.traffic ?? (many ? 'steady' : 'flood'), [
-      'steady',
-      'pageload',
-      'flood',
-      'pulsed',
-      'onset',
-    ] as const),
-    // with many keys, --load 0 is a flood alone
-    load: num('--load', f.load ?? (many ? '0.8' : '100'), many ? { min: 0 } : { positive: true }),
+    traffic,
+    // with many keys, --load 0 is a flood alone; with onset or pulsed traffic, a flood on an empty key
+    load: num(
+      '--load',
+      f.load ?? (many ? '0.8' : '100'),
+      many || traffic === 'onset' || traffic === 'pulsed' ? { min: 0 } : { positive: true },
+    ),
     routing: oneOf('--routing', f.routing, ['even', 'uneven'] as const),
     minutes: num('--minutes', f.minutes, { positive: true, max: 100_000 }),
   };

@@ -2,6 +2,14 @@ import { routingWeights } from '../sim/engine.js';
 import { Random } from '../sim/random.js';
 import type { Routing, TrafficKind } from '../sim/types.js';
 
+/** A flood on top of the traffic from `atMs` on (onset traffic), at `load` × L per W. */
+export interface FloodOnset {
+  load: number;
+  atMs: number;
+  /** the whole flood to gateway 0 (the simulator's attack 'pick'); else spread evenly */
+  pick: boolean;
+}
+
 export interface Arrival {
   /** ms since the start of the run */
   t: number;
@@ -12,7 +20,8 @@ export interface Arrival {
  * The simulator's traffic as a stream of (instant, gateway) in time order, from a seeded RNG:
  * steady and flood are Poisson arrivals at load × L per W, each routed to gateway i with the
  * routing's weight; page loads are bursts of 10 requests 100 ms apart at a tenth of that rate,
- * each request routed on its own (as in src/sim/engine/traffic.ts).
+ * each request routed on its own (as in src/sim/engine/traffic.ts). Onset traffic adds a flood from
+ * its instant on, drawn from a generator of its own, so the honest arrivals of a seed stay the same.
  */
 export class Arrivals {
   private readonly rng: Random;
@@ -22,6 +31,8 @@ export class Arrivals {
   private next: number;
   /** pending page-load requests, sorted by time */
   private readonly queue: Arrival[] = [];
+  private readonly flood: { rng: Random; ratePerMs: number; pick: boolean; gateways: number } | null;
+  private floodNext = Number.POSITIVE_INFINITY;
 
   constructor(
     traffic: TrafficKind,
@@ -31,6 +42,7 @@ export class Arrivals {
     routing: Routing,
     gateways: number,
     seed: number,
+    onset?: FloodOnset,
   ) {
     this.rng = new Random(seed);
     const w = routingWeights(routing, gateways);
@@ -38,7 +50,27 @@ export class Arrivals {
     for (let i = 0, c = 0; i < gateways; i++) this.cum[i] = c += w[i];
     this.ratePerMs = (load * limit) / windowMs;
     this.pageload = traffic === 'pageload';
-    this.next = this.rng.exponential(this.pageload ? this.ratePerMs / 10 : this.ratePerMs);
+    // an empty key before an onset: no honest arrivals at all
+    this.next =
+      this.ratePerMs > 0
+        ? this.rng.exponential(this.pageload ? this.ratePerMs / 10 : this.ratePerMs)
+        : Number.POSITIVE_INFINITY;
+    this.flood =
+      onset === undefined
+        ? null
+        : {
+            rng: new Random((seed ^ 0x3c6ef372) >>> 0),
+            ratePerMs: (onset.load * limit) / windowMs,
+            pick: onset.pick,
+            gateways,
+          };
+    if (this.flood !== null && this.flood.ratePerMs > 0)
+      this.floodNext = onset!.atMs + this.flood.rng.exponential(this.flood.ratePerMs);
+  }
+
+  /** the earliest page-load request queued (Infinity: none) */
+  private nextQueued(): number {
+    return this.queue.length === 0 ? Number.POSITIVE_INFINITY : this.queue[0].t;
   }
 
   private pick(): number {
@@ -50,6 +82,16 @@ export class Arrivals {
 
   /** The next arrival, in time order. */
   take(): Arrival {
+    const f = this.flood;
+    if (
+      f !== null &&
+      this.floodNext <= this.next &&
+      (!this.pageload || this.floodNext <= this.nextQueued())
+    ) {
+      const a = { t: this.floodNext, gateway: f.pick ? 0 : Math.floor(f.rng.uniform() * f.gateways) };
+      this.floodNext += f.rng.exponential(f.ratePerMs);
+      return a;
+    }
     if (!this.pageload) {
       const a = { t: this.next, gateway: this.pick() };
       this.next += this.rng.exponential(this.ratePerMs);

@@ -108,15 +108,32 @@ function viaGateway(g: number): void {
  * no counterpart of. Then 'warm', once its answers are in (at most drainMs).
  */
 function warmup(): void {
-  const arrivals = new Arrivals(
-    cfg.traffic,
-    cfg.load,
-    cfg.limit,
-    cfg.windowMs,
-    cfg.routing,
-    cfg.gatewayPorts.length,
-    cfg.seed ^ 0x2545f491,
-  );
+  // an onset's warm-up is its flood: the paths the flood takes are compiled and its connections open
+  const onset = cfg.onset;
+  const arrivals =
+    onset === undefined
+      ? new Arrivals(
+          cfg.traffic,
+          cfg.load,
+          cfg.limit,
+          cfg.windowMs,
+          cfg.routing,
+          cfg.gatewayPorts.length,
+          cfg.seed ^ 0x2545f491,
+        )
+      : new Arrivals(
+          'flood',
+          0,
+          cfg.limit,
+          cfg.windowMs,
+          'even',
+          cfg.gatewayPorts.length,
+          cfg.seed ^ 0x2545f491,
+          {
+            ...onset,
+            atMs: 0,
+          },
+        );
   let next = arrivals.take();
   let waiting = 0;
   const t0 = wallNow();
@@ -151,6 +168,7 @@ function run(): void {
     cfg.routing,
     cfg.gatewayPorts.length,
     cfg.seed,
+    cfg.onset,
   );
   // its own stream, so the baseline never shifts the gateway arrivals of a seed
   const directRng = new Random(cfg.seed ^ 0x5bd1e995);

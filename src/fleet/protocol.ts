@@ -4,6 +4,7 @@
  */
 import type { DesignId } from '../config.js';
 import type { Routing, TrafficKind } from '../sim/types.js';
+import type { FloodOnset } from './arrivals.js';
 
 export interface UpstreamReport {
   type: 'report';
@@ -109,6 +110,8 @@ export interface LoadConfig {
   live?: { atMs: number; count: number }[];
   /** Many keys: each arrival picks its key by Zipf popularity (key-choice.ts) and is sent on /k/<rank>. */
   keys?: { count: number; popularity: number };
+  /** Onset traffic: the flood on top of the honest client (its warm-up is that flood, on its own key). */
+  onset?: FloodOnset;
 }
 
 export interface LatencySummary {

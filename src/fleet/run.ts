@@ -15,7 +15,15 @@ import type {
 } from './protocol.js';
 import { type RedisKeyFigures, RedisProbe, type RedisSnapshot } from './redis-probe.js';
 import { type RedisServer, startRedisServer } from './redis-server.js';
-import { arrivalRate, type FleetSettings, loadOverKeys, maxGateways } from './settings.js';
+import {
+  arrivalRate,
+  expectedRequests,
+  type FleetSettings,
+  floodOnset,
+  loadOverKeys,
+  maxGateways,
+  onsetAtMs,
+} from './settings.js';
 import { summarize, windowFigures } from './stats.js';
 
 /** What the live fleet measured. The first four keys are the simulator's, with its definitions. */
@@ -24,6 +32,8 @@ export interface LiveFigures {
   worstWindow: number;
   rejectedPct: number;
   roundTripsPerRequest: number;
+  /** onset traffic: the most admitted in a W-long span ending within W of the flood's onset, × L (the simulator's onsetWorst); 0 otherwise */
+  onsetWorst: number;
   /** roundTripsPerRequest without the asks made while another ask for the key was waiting */
   roundTripsPerRequestSingleFlight: number;
   /** requests sent through the gateways */
@@ -38,6 +48,7 @@ export interface LiveFigures {
   byArrival: {
     admittedPerWindow: number;
     worstWindow: number;
+    onsetWorst: number;
     windowsOverLimit: number;
     overLimitByMs: number;
   };
@@ -198,7 +209,8 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
     );
 
     const rate = arrivalRate(settings);
-    const expected = (rate * settings.durationMs) / 1000;
+    const expected = expectedRequests(settings);
+    const onset = floodOnset(settings);
     const loadCfg: LoadConfig = {
       traffic: settings.traffic,
       load: loadOverKeys(settings),
@@ -208,6 +220,7 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
       durationMs: settings.durationMs,
       seed: settings.seed,
       ...(settings.keys !== undefined ? { keys: settings.keys } : {}),
+      ...(onset !== undefined ? { onset } : {}),
       gatewayPorts: ports.map((p) => p.port!),
       upstreamPort,
       directRate: 20,
@@ -227,7 +240,10 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
     const load = procs.fork('load-process', 'load', loadCfg);
     await step(nextMessage<ChildReady>(load, 'ready', 'the load process', READY_MS));
     log(
-      `load: ${settings.traffic} at ${settings.load}× (${Math.round(rate).toLocaleString('en-US')} req/s) for ${settings.durationMs / 1000} s`,
+      `load: ${settings.traffic === 'onset' ? 'an honest client' : settings.traffic} at ${settings.load}× (${Math.round(rate).toLocaleString('en-US')} req/s) for ${settings.durationMs / 1000} s` +
+        (onset === undefined
+          ? ''
+          : `, a ${onset.load}× flood (${onset.pick ? 'to one gateway' : 'spread'}) from ${onset.atMs / 1000} s`),
     );
     if (loadCfg.warmupMs > 0) {
       log(`warm-up: ${loadCfg.warmupMs / 1000} s of the same traffic on a key of its own`);
@@ -358,6 +374,8 @@ export function simParamsOf(s: FleetSettings, minutes: number): Omit<RunParams, 
     load: s.load,
     routing: s.routing,
     minutes,
+    ...(s.traffic === 'onset' ? { floodLoad: s.floodLoad ?? 100 } : {}),
+    ...(s.attack !== undefined ? { attack: s.attack } : {}),
   };
 }
 
@@ -401,8 +419,9 @@ export function liveFigures(
   const arrived = up.times.map((t) => t - load.startedAt);
   // a request without the gateway's stamp (never expected) counts at its arrival
   const admittedAt = up.admittedAt.map((t, i) => (Number.isFinite(t) ? t - load.startedAt : arrived[i]));
-  const w = windowFigures(admittedAt, s.windowMs, s.limit, s.durationMs);
-  const a = windowFigures(arrived, s.windowMs, s.limit, s.durationMs);
+  const onsetAt = onsetAtMs(s);
+  const w = windowFigures(admittedAt, s.windowMs, s.limit, s.durationMs, onsetAt);
+  const a = windowFigures(arrived, s.windowMs, s.limit, s.durationMs, onsetAt);
   const sum = (f: (g: GatewayReport) => number) => gws.reduce((a, g) => a + f(g), 0);
   const gwRequests = sum((g) => g.requests);
   const syncLat = summarize(gws.flatMap((g) => g.syncLatencies));
@@ -410,6 +429,7 @@ export function liveFigures(
   return {
     admittedPerWindow: w.admittedPerWindow,
     worstWindow: w.worstWindow,
+    onsetWorst: w.onsetWorst,
     rejectedPct: l.sent > 0 ? (100 * (l.sent - up.times.length)) / l.sent : 0,
     roundTripsPerRequest: gwRequests > 0 ? sum((g) => g.storeCalls) / gwRequests : 0,
     roundTripsPerRequestSingleFlight:
@@ -420,6 +440,7 @@ export function liveFigures(
     byArrival: {
       admittedPerWindow: a.admittedPerWindow,
       worstWindow: a.worstWindow,
+      onsetWorst: a.onsetWorst,
       windowsOverLimit: a.windowsOverLimit,
       overLimitByMs: a.overLimitByMs,
     },
@@ -429,7 +450,7 @@ export function liveFigures(
     gatewaysAdmitted: sum((g) => g.allowed + g.degradedAllowed),
     forwardErrors: sum((g) => g.forwardErrors),
     arrivals: {
-      nominalPerS: arrivalRate(s),
+      nominalPerS: expectedRequests(s) / (s.durationMs / 1000),
       scheduledPerS: l.scheduled / (s.durationMs / 1000),
       achievedPerS: l.sent / (s.durationMs / 1000),
       scheduled: l.scheduled,

@@ -1,6 +1,8 @@
 import type { DesignId } from '../config.js';
+import { ONSET_AFTER_WINDOWS } from '../sim/engine.js';
 import { zipfTotal } from '../sim/many-keys.js';
-import type { Routing, TrafficKind } from '../sim/types.js';
+import type { Attack, Routing, TrafficKind } from '../sim/types.js';
+import type { FloodOnset } from './arrivals.js';
 
 /** A fault the proxy between the gateways and Redis applies (see fault-proxy.ts for what each does on the wire). */
 export type Injection =
@@ -49,6 +51,32 @@ export interface FleetSettings {
    * flooded). Absent: every request counts against one key. @default one key
    */
   keys?: { count: number; popularity: number };
+  /**
+   * Onset traffic: the flood's rate, × L per W, coming on at ONSET_AFTER_WINDOWS × W on top of the honest
+   * client at `load` (0: an empty key), as the simulator's onset traffic. @default 100
+   */
+  floodLoad?: number;
+  /** flood and onset traffic: the flood spread evenly or sent whole to one gateway. @default 'even' */
+  attack?: Attack;
+}
+
+/** When an onset's flood comes on, ms from the start (the simulator's instant); null without one. */
+export function onsetAtMs(s: Pick<FleetSettings, 'traffic' | 'windowMs'>): number | null {
+  return s.traffic === 'onset' ? ONSET_AFTER_WINDOWS * s.windowMs : null;
+}
+
+/** The flood an onset run adds to the honest client, for the load process's arrivals. */
+export function floodOnset(s: FleetSettings): FloodOnset | undefined {
+  const at = onsetAtMs(s);
+  return at === null ? undefined : { load: s.floodLoad ?? 100, atMs: at, pick: s.attack === 'pick' };
+}
+
+/** Requests the whole run is expected to send: the honest client's, and an onset's flood from its instant. */
+export function expectedRequests(s: FleetSettings): number {
+  const at = onsetAtMs(s);
+  const flood =
+    at === null ? 0 : ((s.floodLoad ?? 100) * s.limit * Math.max(0, s.durationMs - at)) / s.windowMs;
+  return (arrivalRate(s) * s.durationMs) / 1000 + flood;
 }
 
 /** Gateway processes a run starts: the most that are ever live. */

@@ -23,6 +23,8 @@ export interface WindowFigures {
   overLimitByMs: number;
   /** admits in [0, duration) */
   admitted: number;
+  /** the most admits in a W-long span ending within W of the onset, × L (the simulator's onsetWorst); 0 without one */
+  onsetWorst: number;
 }
 
 /**
@@ -35,7 +37,11 @@ export function windowFigures(
   windowMs: number,
   limit: number,
   durationMs: number,
+  onsetAt: number | null = null,
 ): WindowFigures {
+  const onsetFrom = onsetAt ?? Number.POSITIVE_INFINITY;
+  const onsetEnd = onsetAt === null ? Number.NEGATIVE_INFINITY : onsetAt + windowMs;
+  let onsetWorst = 0;
   const ts = Float64Array.from(times)
     .filter((t) => t >= 0 && t < durationMs)
     .sort();
@@ -49,6 +55,7 @@ export function windowFigures(
     while (ts[hi] - ts[lo] >= windowMs) lo++;
     const inSpan = hi - lo + 1;
     if (inSpan > worst) worst = inSpan;
+    if (ts[hi] >= onsetFrom && ts[hi] < onsetEnd && inSpan > onsetWorst) onsetWorst = inSpan;
     if (inSpan > limit) over++;
     if (hi >= limit) {
       const short = windowMs - (ts[hi] - ts[hi - limit]);
@@ -62,5 +69,6 @@ export function windowFigures(
     windowsOverLimit: over,
     overLimitByMs: overBy,
     admitted: ts.length,
+    onsetWorst: onsetWorst / limit,
   };
 }

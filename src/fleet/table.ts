@@ -1,7 +1,7 @@
 import { DESIGNS } from '../designs/index.js';
 import { describeInjection } from './inject.js';
 import type { FleetResult } from './run.js';
-import { maxGateways } from './settings.js';
+import { floodOnset, maxGateways } from './settings.js';
 
 const int = (v: number) => Math.round(v).toLocaleString('en-US');
 const fix = (v: number, d: number) => v.toFixed(d);
@@ -37,9 +37,15 @@ export function settingsLine(r: FleetResult): string {
     s.autoGateways === true || scale !== ''
       ? `${s.autoGateways === true ? 'auto, ' : ''}${s.gateways} gateways${scale}`
       : `${s.gateways}`;
+  const onset = floodOnset(s);
+  const traffic =
+    onset === undefined
+      ? `${s.traffic} at ${s.load}×${s.attack === 'pick' ? ' to one gateway' : ''} (${int(s.arrivalRatePerS)} req/s)`
+      : `onset: ${s.load > 0 ? `an honest client at ${s.load}× (${int(s.arrivalRatePerS)} req/s)` : 'an empty key'}, ` +
+        `then a ${onset.load}× flood ${onset.pick ? 'to one gateway' : 'spread'} from ${onset.atMs / 1000} s`;
   return (
     `${s.design}: K = ${k}, L = ${s.limit} per ${s.windowMs / 1000} s, Δ = ${s.syncMs / 1000} s ` +
-    `(Δ/W = 1/${+(s.windowMs / s.syncMs).toFixed(2)}), ${s.traffic} at ${s.load}× (${int(s.arrivalRatePerS)} req/s), ` +
+    `(Δ/W = 1/${+(s.windowMs / s.syncMs).toFixed(2)}), ${traffic}, ` +
     `${s.routing} routing, ${s.durationMs / 1000} s${inject}${timeout}` +
     (s.keys !== undefined
       ? `, ${int(s.keys.count)} keys at zipf ${s.keys.popularity} (the hottest at ${s.load}×)`
@@ -53,6 +59,17 @@ export function formatComparison(r: FleetResult): string {
   const { live, sim } = r;
   const rows: [string, string, string, string][] = [
     ['', 'live', `sim (${sim.seeds} seeds)`, 'live − sim'],
+    // an onset run is for this figure: the worst window in the first W after the flood comes on
+    ...(r.settings.traffic === 'onset'
+      ? [
+          [
+            'onset: worst window in the first W (× L)',
+            fix(live.onsetWorst, 3),
+            fix(sim.onsetWorst, 3),
+            diff(live.onsetWorst, sim.onsetWorst, 3),
+          ] as [string, string, string, string],
+        ]
+      : []),
     [
       'admitted per window (× L)',
       fix(live.admittedPerWindow, 3),
@@ -99,6 +116,16 @@ export function formatComparison(r: FleetResult): string {
     ['  clock error that would explain them (ms)', fix(live.overLimitByMs, 1), '', ''],
     ['timed at the upstream instead of the gateway:', '', '', ''],
     ['  worst window (× L)', fix(live.byArrival.worstWindow, 3), '', ''],
+    ...(r.settings.traffic === 'onset'
+      ? [
+          ['  onset: worst window in the first W (× L)', fix(live.byArrival.onsetWorst, 3), '', ''] as [
+            string,
+            string,
+            string,
+            string,
+          ],
+        ]
+      : []),
     ['  windows over L', int(live.byArrival.windowsOverLimit), '', ''],
     ['  clock error that would explain them (ms)', fix(live.byArrival.overLimitByMs, 1), '', ''],
     ['requests', int(live.requests), int(sim.requests), diff(live.requests, sim.requests, 0)],

@@ -179,7 +179,8 @@ export function manyKeysRuns(): GridRun[] {
  * gateway; honest steady and page-load clients at 80 %, even and uneven), a store delay (0, 1, 10,
  * 100 ms, jitter half the delay) and a sync loss (0 to 30 %) at K = 8, and the two hard cases (the
  * worst window at a 1,000× flood's onset on top of an honest client at 80 %; a 1,000× flood for 2 s
- * every 120 s on top of the same client), at K = 8 and 32. The many-keys runs are manyKeysRuns().
+ * every 120 s on top of the same client), at K = 8 and 32, and the onsets (onsetRuns: every flood rate on an
+ * empty and a busy key, spread and sent to one gateway, at every K). The many-keys runs are manyKeysRuns().
  */
 export function extendedRuns(): GridRun[] {
   const runs: GridRun[] = [];
@@ -207,6 +208,7 @@ export function extendedRuns(): GridRun[] {
           }
         }
       }
+      runs.push(...onsetRuns(design, gateways));
       if (gateways !== 2) {
         for (const traffic of ['onset', 'pulsed'] as const) {
           for (let seed = 1; seed <= 2; seed++) {
@@ -280,6 +282,38 @@ export function extendedRuns(): GridRun[] {
   return runs;
 }
 
+/** The honest client's load on a key before a flood's onset: none (an empty key) and 80 % of L (a busy key). */
+export const ONSET_KEY_LOADS = [0, 0.8] as const;
+
+/**
+ * The scorecard's onsets (group 'onset'): one design at one K, Δ = 1 s, a flood at every SCORECARD_FLOODS rate
+ * starting at t = 2W on an empty key and on a busy one, spread evenly and sent to one gateway. A run ends one
+ * window after the onset: `onsetWorst` (the most in a W-long span ending within W of it) is all it is for.
+ */
+export function onsetRuns(design: DesignId, gateways: number): GridRun[] {
+  const runs: GridRun[] = [];
+  for (const floodLoad of SCORECARD_FLOODS)
+    for (const load of ONSET_KEY_LOADS)
+      for (const attack of ['even', 'pick'] as const)
+        for (let seed = 1; seed <= 2; seed++)
+          runs.push({
+            group: 'onset',
+            params: {
+              ...defaults,
+              syncS: 1,
+              design,
+              gateways,
+              traffic: 'onset',
+              load,
+              floodLoad,
+              attack,
+              minutes: (3 * defaults.windowS) / 60,
+              seed,
+            },
+          });
+  return runs;
+}
+
 /** `--only designs=a,b,gateways=8,16`: keeps runs whose fields match every given list. */
 export function parseOnly(spec: string): Record<string, string[]> {
   const filter: Record<string, string[]> = {};
@@ -308,6 +342,7 @@ const onlyFields: Record<string, keyof RunParams | 'group'> = {
   load: 'load',
   traffic: 'traffic',
   routing: 'routing',
+  flood: 'floodLoad',
   group: 'group',
   groups: 'group',
   attack: 'attack',

@@ -129,9 +129,10 @@ export interface RunRow extends RunParams, RunMetrics, Partial<KeyCostMetrics> {
   /**
    * which part of the grid: 'flood' | 'honest' | 'busy'; the extended grid adds 'scorecard' (Δ = 1 s,
    * floods even and picked, honest clients at 80 %), 'delay' (store delay), 'loss' (sync loss) and
-   * 'hard' (flood onset, pulsed flood) and 'keys' (many keys: store cost and gateway memory against N)
+   * 'hard' (flood onset, pulsed flood), 'onset' (the scorecard's onsets: every flood rate on an empty and a busy
+   * key, spread and sent to one gateway) and 'keys' (many keys: store cost and gateway memory against N)
    */
-  group: 'flood' | 'honest' | 'busy' | 'scorecard' | 'delay' | 'loss' | 'hard' | 'keys';
+  group: 'flood' | 'honest' | 'busy' | 'scorecard' | 'delay' | 'loss' | 'hard' | 'onset' | 'keys';
   version: string;
 }
 

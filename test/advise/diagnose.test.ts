@@ -140,6 +140,8 @@ describe('diagnose', () => {
       target: 1.05,
       nearest: { design: 'adaptive', syncS: 0.1, value: 1.137 },
       shorterDelta: { next: { design: 'adaptive', syncS: 1, value: 1.366 }, tryS: 0.03 },
+      withinOthers: true,
+      alsoMisses: [],
       // DESIGNS says which are bounded at L
       untried: ['central-log', 'leases', 'leases-ask'],
     });
@@ -168,8 +170,8 @@ describe('diagnose', () => {
     });
     const lines = explainFinding(i, f!);
     expect(lines[0]).toBe(
-      '--max-over 1.2 is out of reach of every setting tried; the nearest is adaptive with Δ = 1 s at a worst ' +
-        'window of 4.400 × L.',
+      '--max-over 1.2 is out of reach of every setting tried; the nearest within the other targets is adaptive ' +
+        'with Δ = 1 s at a worst window of 4.400 × L.',
     );
     expect(lines.at(-1)).toBe(
       '    npx fleetlimit advise --gateways 8 --limit 100/1m --attack 1000x --max-over 1.2 --max-mean 1.2 ' +

@@ -65,5 +65,20 @@ describe('fleetlimit sim', () => {
     await expect(runCli(['sim', '--sync', '90'])).rejects.toThrow(/--sync: must not exceed --window/);
     await expect(runCli(['sim', '--traffic', 'tsunami'])).rejects.toThrow(/--traffic/);
     await expect(runCli(['sim', '--load', 'x'])).rejects.toThrow(/--load/);
+    await expect(runCli(['sim', '--traffic', 'flood', '--load', '0'])).rejects.toThrow(
+      /--load: must be greater/,
+    );
+  });
+
+  it('--traffic onset --load 0 is a flood on an empty key: every admit is in the onset’s window', async () => {
+    const { out } = await runCli(
+      'sim --design shared-counter --gateways 4 --sync 1 --traffic onset --load 0 --flood-load 10 --minutes 3 --seeds 1 --json'.split(
+        ' ',
+      ),
+    );
+    const r = JSON.parse(out);
+    expect(r).toMatchObject({ traffic: 'onset', load: 0, floodLoad: 10 });
+    expect(r.onsetWorst).toBeGreaterThanOrEqual(1);
+    expect(r.onsetWorst).toBe(r.worstWindow);
   });
 });

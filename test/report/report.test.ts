@@ -12,6 +12,7 @@ const SECTION_IDS = [
   'verdict',
   'how-to-read',
   'flood-k8',
+  'flood-worst',
   'flood-all',
   'shared-counter-variants',
   'honest-by-k',
@@ -160,6 +161,8 @@ describe('renderReport', () => {
     const names = rendered.charts.map((c) => c.name);
     expect(names.filter((n) => !n.startsWith('formula-'))).toEqual([
       'flood-k8',
+      'flood-worst',
+      'flood-worst-mean',
       'flood-all',
       'shared-counter-variants',
       'honest-by-k',
@@ -297,9 +300,10 @@ describe('renderReport with rows missing', () => {
     ])
       expect(missingIn(id)).toHaveLength(1);
     expect(missingIn('flood-all')).toHaveLength(0);
+    expect(missingIn('flood-worst')).toHaveLength(0);
     expect(missingIn('leases')).toHaveLength(2);
     const r = renderReport(onlyFlood, SCRIPT);
-    expect(r.charts.map((c) => c.name)).toEqual(['flood-all']);
+    expect(r.charts.map((c) => c.name)).toEqual(['flood-worst', 'flood-worst-mean', 'flood-all']);
     expect(r.markdown).toContain("*Not in this study's results: flood runs with K = 8 and Δ = 1 s.*");
     expect(wellFormedErrors(r.html, HTML_OPTIONS)).toEqual([]);
   });

@@ -13,6 +13,7 @@ describe('reportSections', () => {
       'scorecard',
       'how-to-read',
       'flood-k8',
+      'flood-worst',
       'flood-all',
       'shared-counter-variants',
       'honest-by-k',

@@ -15,7 +15,7 @@ export interface SyntheticGrid {
   honestLoads: readonly number[];
   seeds: readonly number[];
   busy: boolean;
-  /** also the extended grid's groups: scorecard, store delay, sync loss, the hard cases */
+  /** also the extended grid's groups: scorecard, store delay, sync loss, the hard cases, the onsets */
   extended?: boolean;
 }
 
@@ -116,6 +116,11 @@ function metrics(p: RunParams, group: RunRow['group']): Omit<RunRow, keyof RunPa
 }
 
 function row(p: RunParams, group: RunRow['group']): RunRow {
+  if (group === 'onset') {
+    // a flood of floodLoad on top of the key's load: the onset's window is the flood model's worst window
+    const m = metrics({ ...p, traffic: 'flood', load: (p.floodLoad ?? 1000) + p.load }, 'flood');
+    return { ...withDefaults(p), ...m, onsetWorst: m.worstWindow, group, version: '0.1.0-test' };
+  }
   const extended = group !== 'flood' && group !== 'honest' && group !== 'busy';
   const m = metrics(p, extended ? (p.traffic === 'flood' ? 'flood' : 'honest') : group);
   // a store delay or lost syncs let a little more through; request-path calls wait the delay
@@ -166,6 +171,27 @@ function extendedRows(grid: SyntheticGrid): RunRow[] {
                 'scorecard',
               ),
             );
+      for (const floodLoad of [1.5, 10, 100, 1000])
+        for (const load of [0, 0.8])
+          for (const attack of ['even', 'pick'] as const)
+            for (const seed of grid.seeds)
+              rows.push(
+                row(
+                  {
+                    ...base,
+                    design,
+                    gateways,
+                    traffic: 'onset',
+                    load,
+                    floodLoad,
+                    attack,
+                    routing: 'even',
+                    minutes: 3,
+                    seed,
+                  },
+                  'onset',
+                ),
+              );
       if (gateways !== 2)
         for (const traffic of ['onset', 'pulsed'] as const)
           for (const seed of grid.seeds)

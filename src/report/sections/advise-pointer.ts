@@ -8,7 +8,7 @@ import { erlangB } from '../../sim/erlang.js';
 import type { RunRow } from '../../sim/types.js';
 import { distinct } from '../aggregate.js';
 import { formatNumber } from '../format.js';
-import { FLOOD_TARGET, HONEST_LOAD, HONEST_PP, TRIPS_TARGET } from './scorecard-targets.js';
+import { FLOOD_TARGET, HONEST_LOAD, HONEST_PP, TRIPS_TARGET, WORST_TARGET } from './scorecard-targets.js';
 
 /**
  * advise takes an absolute honest rejection; the scorecard's target is relative to the central log's. At 80 %
@@ -39,7 +39,7 @@ export function advisePointer(runs: readonly RunRow[]): AdvisePointer | null {
       limits.add(w.limit);
       commands.push(
         `npx fleetlimit advise --gateways ${K} --limit ${limitFlag(w.limit, w.windowS)} --attack ${attack}x ` +
-          `--honest-load ${100 * HONEST_LOAD}% --max-mean ${FLOOD_TARGET} --max-rejected ${formatNumber(maxRejectedFor(w.limit))}% ` +
+          `--honest-load ${100 * HONEST_LOAD}% --max-over ${WORST_TARGET} --max-mean ${FLOOD_TARGET} --max-rejected ${formatNumber(maxRejectedFor(w.limit))}% ` +
           `--max-round-trips ${100 * TRIPS_TARGET}%`,
       );
     }
@@ -52,8 +52,9 @@ export function advisePointer(runs: readonly RunRow[]): AdvisePointer | null {
   return {
     commands,
     note:
-      `--max-mean is the flood target (mean admitted per window; with only --max-mean, advise sets no bound on the ` +
-      `worst window, which --max-over would add); --max-rejected is the central log’s loss at ${100 * HONEST_LOAD} % — ${floors} — ` +
+      `--max-over and --max-mean are the flood targets (the worst window, judged by the worst seed as the scorecard ` +
+      `does, and the mean admitted per window, under a flood spread evenly from an empty key; advise does not run ` +
+      `the onsets on a busy key or the picked-gateway floods); --max-rejected is the central log’s loss at ${100 * HONEST_LOAD} % — ${floors} — ` +
       `+ ${HONEST_PP} pp, since advise takes an absolute share; --max-round-trips is the round-trip target. ` +
       'advise then ranks what meets them by store operations, and says why when nothing does.',
   };

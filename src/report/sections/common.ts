@@ -28,12 +28,16 @@ export function meanOf(rows: readonly RunRow[], metric: MetricKey): number {
   return cellStat(rows, metric).mean;
 }
 
-/** Lines of a metric against a numeric parameter, one per design, from the rows' cell means; `keep` picks the x values. */
+/**
+ * Lines of a metric against a numeric parameter, one per design, from the rows' cell means (or, `over: 'max'`,
+ * each cell's largest seed); `keep` picks the x values.
+ */
 export function designLines(
   rows: readonly RunRow[],
   xOf: (r: RunRow) => number,
   metric: MetricKey,
   keep: (x: number) => boolean = () => true,
+  over: 'mean' | 'max' = 'mean',
 ): ChartSeries[] {
   const xs = [...new Set(rows.map(xOf))].filter(keep).sort((a, b) => a - b);
   return designsIn(rows).map((d) => {
@@ -44,7 +48,10 @@ export function designLines(
       points: xs
         .map((x) => mine.filter((r) => xOf(r) === x))
         .filter((cell) => cell.length > 0)
-        .map((cell) => ({ x: xOf(cell[0]!), y: meanOf(cell, metric) })),
+        .map((cell) => ({
+          x: xOf(cell[0]!),
+          y: over === 'max' ? Math.max(...cell.map((r) => r[metric])) : meanOf(cell, metric),
+        })),
     };
   });
 }

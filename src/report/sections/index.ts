@@ -6,6 +6,7 @@ import { busyKeySection } from './busy-key.js';
 import { checksSection } from './checks.js';
 import { floodAllSection } from './flood-all.js';
 import { floodAtK8Section } from './flood-k8.js';
+import { floodWorstSection } from './flood-worst.js';
 import { formulaSection } from './formulas.js';
 import { hardCasesSection } from './hard-cases.js';
 import { honestByDeltaSection } from './honest-by-delta.js';
@@ -24,7 +25,12 @@ export function reportSections(results: StudyResults): Section[] {
   const rows = results.rows;
   // the extended grid's sections appear only when it ran; the others say in one line what is missing
   const extended = rows.some(
-    (r) => r.group === 'scorecard' || r.group === 'delay' || r.group === 'hard' || r.group === 'keys',
+    (r) =>
+      r.group === 'scorecard' ||
+      r.group === 'delay' ||
+      r.group === 'hard' ||
+      r.group === 'onset' ||
+      r.group === 'keys',
   );
   // the report opens with what to do, then the scorecard it is judged by, then how to read the rest
   return [
@@ -32,6 +38,7 @@ export function reportSections(results: StudyResults): Section[] {
     ...(extended ? [scorecardSection(rows)] : []),
     howToReadSection(),
     floodAtK8Section(rows),
+    floodWorstSection(rows),
     floodAllSection(rows),
     sharedCounterVariantsSection(rows),
     honestByKSection(rows),

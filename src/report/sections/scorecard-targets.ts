@@ -9,8 +9,13 @@ import { distinct, type MetricKey } from '../aggregate.js';
 import { formatNumber, formatPercent } from '../format.js';
 import { attackOf, delayOf, meanOf } from './common.js';
 
-/** Groups rows by a key and returns each group's mean of a metric. */
-function cells(rows: readonly RunRow[], key: (r: RunRow) => string, m: MetricKey): Map<string, number> {
+/** Groups rows by a key and returns each group's mean of a metric (or, `over: 'max'`, its largest seed's). */
+function cells(
+  rows: readonly RunRow[],
+  key: (r: RunRow) => string,
+  m: MetricKey,
+  over: 'mean' | 'max' = 'mean',
+): Map<string, number> {
   const groups = new Map<string, RunRow[]>();
   for (const r of rows) {
     const k = key(r);
@@ -19,8 +24,20 @@ function cells(rows: readonly RunRow[], key: (r: RunRow) => string, m: MetricKey
     else groups.set(k, [r]);
   }
   const out = new Map<string, number>();
-  for (const [k, g] of groups) out.set(k, meanOf(g, m));
+  for (const [k, g] of groups) out.set(k, over === 'max' ? Math.max(...g.map((r) => r[m])) : meanOf(g, m));
   return out;
+}
+
+/** The largest cell and its key ('' and −∞ when there is none). */
+function largest(c: Map<string, number>): { key: string; value: number } {
+  let key = '';
+  let value = Number.NEGATIVE_INFINITY;
+  for (const [k, v] of c)
+    if (v > value) {
+      value = v;
+      key = k;
+    }
+  return { key, value };
 }
 
 export interface Verdict {
@@ -41,6 +58,10 @@ export interface TargetRuns {
   runs: readonly RunRow[];
   /** the store-delay runs (0, 1 and 10 ms) at K = 8; empty when the study has none at this setting */
   delay: readonly RunRow[];
+  /** floods coming on at t = 2W on an empty key (load 0) and a busy one (an honest client at 80 %); may be empty */
+  onset: readonly RunRow[];
+  /** a 1,000× flood for 2 s every 120 s on an honest client at 80 %; may be empty */
+  pulsed: readonly RunRow[];
 }
 
 export interface ScorecardTarget {
@@ -53,6 +74,10 @@ export interface ScorecardTarget {
 }
 
 export const FLOOD_TARGET = 1.1;
+/** the most a window may hold, × L: every window, the onset's too, judged by the worst seed */
+export const WORST_TARGET = 1.2;
+/** a pulsed flood: the honest client's rejections at most this many times the central log's */
+export const PULSED_RATIO = 2;
 export const HONEST_PP = 0.5;
 /** the honest client's load every honest target is judged at, × L */
 export const HONEST_LOAD = 0.8;
@@ -62,7 +87,18 @@ const DELAY_FLOOD = 0.05;
 
 /** The scorecard's own runs: the extended grid's, at Δ = 1 s. */
 export function scorecardRuns(all: readonly RunRow[]): TargetRuns {
-  return { runs: all.filter((r) => r.group === 'scorecard'), delay: all.filter((r) => r.group === 'delay') };
+  return {
+    runs: all.filter((r) => r.group === 'scorecard'),
+    delay: all.filter((r) => r.group === 'delay'),
+    onset: all.filter((r) => r.group === 'onset'),
+    pulsed: all.filter((r) => r.group === 'hard' && r.traffic === 'pulsed'),
+  };
+}
+
+/** The same runs at one Δ only. */
+export function runsAtDelta(on: TargetRuns, syncS: number): TargetRuns {
+  const at = (rows: readonly RunRow[]) => rows.filter((r) => r.syncS === syncS);
+  return { runs: at(on.runs), delay: at(on.delay), onset: at(on.onset), pulsed: at(on.pulsed) };
 }
 
 /**
@@ -77,7 +113,7 @@ export function gridRunsAt(all: readonly RunRow[], syncS: number): TargetRuns {
       ((r.group === 'flood' && r.windowKind === 'sliding' && !r.alignedSyncs) ||
         (r.group === 'honest' && r.load === HONEST_LOAD)),
   );
-  return { runs, delay: [] };
+  return { runs, delay: [], onset: [], pulsed: [] };
 }
 
 /** The Δ values the main grid judged at (those with flood or honest runs), ascending. */
@@ -103,15 +139,81 @@ function floodVerdict(attack: 'even' | 'pick') {
     );
     if (mine.length === 0) return null;
     const c = cells(mine, (r) => `K = ${r.gateways}, ${formatNumber(r.load)}×`, 'admittedPerWindow');
-    let worst = '';
-    let max = Number.NEGATIVE_INFINITY;
-    for (const [k, v] of c)
-      if (v > max) {
-        max = v;
-        worst = k;
-      }
-    return verdict(max <= FLOOD_TARGET, `${formatNumber(max)} × L`, `(${worst})`);
+    const { key, value } = largest(c);
+    return verdict(value <= FLOOD_TARGET, `${formatNumber(value)} × L`, `(${key})`);
   };
+}
+
+/** The worst window under a flood (spread evenly, or sent to one gateway): the worst seed of the worst setting. */
+function worstVerdict(attack: 'even' | 'pick') {
+  return (design: DesignId, on: TargetRuns): Verdict | null => {
+    const mine = on.runs.filter(
+      (r) => r.design === design && r.traffic === 'flood' && attackOf(r) === attack,
+    );
+    if (mine.length === 0) return null;
+    const c = cells(mine, (r) => `K = ${r.gateways}, ${formatNumber(r.load)}×`, 'worstWindow', 'max');
+    const { key, value } = largest(c);
+    return verdict(value <= WORST_TARGET + EPS, `${formatNumber(value)} × L`, `(${key}, worst seed)`);
+  };
+}
+
+// a window's admits over L are whole numbers: 1.2 × L computed as 120 / 100 must meet 1.2
+const EPS = 1e-9;
+
+/** the key before the onset: empty (no honest client) or busy (an honest client at HONEST_LOAD) */
+export type OnsetKey = 'empty' | 'busy';
+export const onsetKeyOf = (r: RunRow): OnsetKey => (r.load > 0 ? 'busy' : 'empty');
+
+/**
+ * The worst window at a flood's onset on an empty or a busy key: the most admitted in a W-long span ending
+ * within W of the onset, over every K, flood rate and routing (spread, one gateway); the worst seed.
+ */
+function onsetVerdict(key: OnsetKey) {
+  return (design: DesignId, on: TargetRuns): Verdict | null => {
+    const mine = on.onset.filter(
+      (r) => r.design === design && onsetKeyOf(r) === key && (key === 'empty' || r.load === HONEST_LOAD),
+    );
+    if (mine.length === 0) return null;
+    const c = cells(
+      mine,
+      (r) =>
+        `K = ${r.gateways}, ${formatNumber(r.floodLoad ?? 0)}× ${attackOf(r) === 'pick' ? 'to one gateway' : 'spread'}`,
+      'onsetWorst',
+      'max',
+    );
+    const { key: where, value } = largest(c);
+    return verdict(value <= WORST_TARGET + EPS, `${formatNumber(value)} × L`, `(${where}, worst seed)`);
+  };
+}
+
+/** A pulsed flood on an honest client at 80 %: its rejections against the central log's, at each K. */
+function pulsedVerdict(design: DesignId, on: TargetRuns): Verdict | null {
+  const rows = on.pulsed.filter((r) => r.load === HONEST_LOAD);
+  const base = cells(
+    rows.filter((r) => r.design === 'central-log'),
+    (r) => `K = ${r.gateways}`,
+    'honestRejectedPct',
+  );
+  const mine = cells(
+    rows.filter((r) => r.design === design),
+    (r) => `K = ${r.gateways}`,
+    'honestRejectedPct',
+  );
+  if (mine.size === 0 || base.size === 0) return null;
+  let max = Number.NEGATIVE_INFINITY;
+  let where = '';
+  for (const [k, v] of mine) {
+    const b = base.get(k);
+    if (b === undefined) continue;
+    // the central log turning nobody away leaves any rejection infinitely worse, and none as good
+    const ratio = b > 0 ? v / b : v > 0 ? Number.POSITIVE_INFINITY : 0;
+    if (ratio > max) {
+      max = ratio;
+      where = `${k}: ${formatPercent(v)} vs ${formatPercent(b)}`;
+    }
+  }
+  if (max === Number.NEGATIVE_INFINITY) return null;
+  return verdict(max <= PULSED_RATIO + EPS, `${formatNumber(max)}× central-log's`, `(${where})`);
 }
 
 const honestKey = (r: RunRow) => `K = ${r.gateways}, ${r.traffic} ${r.routing}`;
@@ -241,10 +343,40 @@ export const SCORECARD_TARGETS: readonly ScorecardTarget[] = [
     verdict: floodVerdict('pick'),
   },
   {
+    id: 'worst-even',
+    title: `even floods 1.5×–1,000×: worst window ≤ ${WORST_TARGET} × L (worst seed)`,
+    short: 'worst window under even floods',
+    verdict: worstVerdict('even'),
+  },
+  {
+    id: 'worst-pick',
+    title: `picked-gateway floods 1.5×–1,000×: worst window ≤ ${WORST_TARGET} × L (worst seed)`,
+    short: 'worst window under picked-gateway floods',
+    verdict: worstVerdict('pick'),
+  },
+  {
+    id: 'onset-empty',
+    title: `onset on an empty key, floods 1.5×–1,000× spread and to one gateway: worst window ≤ ${WORST_TARGET} × L`,
+    short: 'onset on an empty key',
+    verdict: onsetVerdict('empty'),
+  },
+  {
+    id: 'onset-busy',
+    title: `onset on a busy key (honest client at ${100 * HONEST_LOAD} %), floods 1.5×–1,000× spread and to one gateway: worst window ≤ ${WORST_TARGET} × L`,
+    short: 'onset on a busy key',
+    verdict: onsetVerdict('busy'),
+  },
+  {
     id: 'honest',
     title: `honest steady and page-load at ${100 * HONEST_LOAD} %, even and uneven: rejections ≤ central-log's + ${HONEST_PP} pp`,
     short: 'honest rejections',
     verdict: honestVerdict,
+  },
+  {
+    id: 'pulsed',
+    title: `pulsed flood (1,000× for 2 s every 120 s) on an honest client at ${100 * HONEST_LOAD} %: its rejections ≤ ${PULSED_RATIO} × central-log's`,
+    short: 'pulsed flood',
+    verdict: pulsedVerdict,
   },
   {
     id: 'round-trips',

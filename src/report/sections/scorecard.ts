@@ -13,8 +13,14 @@ export function scorecardSection(all: readonly RunRow[]): Section {
     text:
       'The issue’s targets for a design that beats the seven, each checked on this study’s own runs at K up to 32 ' +
       'and Δ = 1 s (L = 100 per 60 s sliding window). A cell reads PASS or FAIL and the figure that decided it: the ' +
-      'worst configuration’s mean over seeds. Floods: the most admitted per window over every K and flood rate, ' +
-      'spread evenly over the gateways or sent whole to one. Honest: the largest excess of a design’s rejections ' +
+      'worst configuration’s mean over seeds, or, for a worst window, its worst seed (a limit promises every ' +
+      'window). Floods: the mean admitted per window over every K and flood rate, spread evenly over the gateways ' +
+      'or sent whole to one, and the worst window of the same runs (the most admitted in any window-long span). ' +
+      'Onset: a flood of every rate coming on at t = 2W on an empty key and on a busy one (an honest client at ' +
+      '80 % for two windows before), spread and sent to one gateway; the figure is the most admitted in a ' +
+      'window-long span ending within one window of the onset. Pulsed: a 1,000× flood for 2 s every 120 s on an ' +
+      'honest client at 80 % (K = 8 and 32); the client’s rejections against the central log’s at the same K. ' +
+      'Honest: the largest excess of a design’s rejections ' +
       'over the central log’s in the same configuration (and the least, which is negative when a design admits ' +
       'more than the exact log, i.e. over-admits). Cost: the share of requests that waited on a store round trip, ' +
       'and store operations per second (syncs + request-path calls) against shared-counter’s in the same ' +
@@ -22,7 +28,9 @@ export function scorecardSection(all: readonly RunRow[]): Section {
       'when every store call takes 1 or 10 ms more (jitter half of it), at K = 8; the latency the delay adds to ' +
       'request-path calls is charted in “Store delay” below.',
   };
-  const sc = all.filter((r) => r.group === 'scorecard' || r.group === 'delay');
+  const sc = all.filter(
+    (r) => r.group === 'scorecard' || r.group === 'delay' || r.group === 'onset' || r.group === 'hard',
+  );
   if (sc.length === 0)
     return { id, title, blocks: [intro, missing('the extended grid (study --grid extended).')] };
   const designs = designsIn(sc);

@@ -15,6 +15,7 @@ import {
   gridDeltas,
   gridRunsAt,
   judge,
+  runsAtDelta,
   SCORECARD_TARGETS,
   type ScorecardTarget,
   scorecardRuns,
@@ -36,14 +37,7 @@ export function verdictSettings(all: readonly RunRow[]): VerdictSetting[] {
     ...gridDeltas(all)
       .filter((d) => !scored.includes(d))
       .map((syncS) => ({ syncS, source: 'grid' as const, on: gridRunsAt(all, syncS) })),
-    ...scored.map((syncS) => ({
-      syncS,
-      source: 'scorecard' as const,
-      on: {
-        runs: sc.runs.filter((r) => r.syncS === syncS),
-        delay: sc.delay.filter((r) => r.syncS === syncS),
-      },
-    })),
+    ...scored.map((syncS) => ({ syncS, source: 'scorecard' as const, on: runsAtDelta(sc, syncS) })),
   ];
   return settings.sort((a, b) => a.syncS - b.syncS);
 }
@@ -147,8 +141,9 @@ export function verdictSection(all: readonly RunRow[]): Section {
       (scored.length > 0
         ? `at ${listed(scored)} on the scorecard’s runs (the scorecard below shows every figure), at the other Δ `
         : 'at every Δ ') +
-      'on the main grid’s floods spread evenly and honest clients at 80 %, which cannot judge the ' +
-      'picked-gateway floods or a store delay (the extended grid runs those for the scorecard, at Δ = 1 s). A cell ' +
+      'on the main grid’s floods spread evenly (their mean and their worst window) and honest clients at 80 %, ' +
+      'which cannot judge the picked-gateway floods, the onsets, the pulsed flood or a store delay (the extended ' +
+      'grid runs those for the scorecard, at Δ = 1 s). A cell ' +
       'counts the targets met and names each one missed with the figure that missed it.',
   };
   if (verdicts.length === 0)

@@ -14,6 +14,9 @@ export function routingWeights(routing: RunParams['routing'], k: number): Float6
 /** Page-load arrivals drawn ahead at most (a bound on the queue when a gateway gets few of them). */
 const MAX_LOOKAHEAD = 400;
 
+/** Onset traffic: the flood comes on after this many windows of the honest client alone. */
+export const ONSET_AFTER_WINDOWS = 2;
+
 /** Pulsed traffic: the flood is on for PULSE_ON_MS every PULSE_EVERY_MS, the first pulse at PULSE_EVERY_MS. */
 export const PULSE_ON_MS = 2_000;
 export const PULSE_EVERY_MS = 120_000;
@@ -73,7 +76,12 @@ export class Traffic {
     const floodRate = this.mixed ? ((params.floodLoad ?? 1000) * L) / W : 0;
     this.floodLambda = new Float64Array(K);
     for (let g = 0; g < K; g++) this.floodLambda[g] = pick ? (g === 0 ? floodRate : 0) : floodRate / K;
-    this.onsetAt = params.traffic === 'onset' ? 2 * W : params.traffic === 'pulsed' ? PULSE_EVERY_MS : -1;
+    this.onsetAt =
+      params.traffic === 'onset'
+        ? ONSET_AFTER_WINDOWS * W
+        : params.traffic === 'pulsed'
+          ? PULSE_EVERY_MS
+          : -1;
     this.pulseOn = params.traffic === 'pulsed' ? PULSE_ON_MS : Number.POSITIVE_INFINITY;
     this.nextArr = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
     this.nextFlood = new Float64Array(K).fill(Number.POSITIVE_INFINITY);

@@ -1,0 +1,76 @@
+/**
+ * The worst window beside the mean under a flood, against the flood rate: a limit promises every window, and a
+ * mean near L can hide a window at several times L (a flood's first window, before the gateways have seen it).
+ */
+import type { RunRow } from '../../sim/types.js';
+import { distinct } from '../aggregate.js';
+import { asLine } from '../chart-spec.js';
+import type { Block, Section } from '../document.js';
+import { formatNumber } from '../format.js';
+import { chart, designLines, designsIn, floodRows, loadLabel, meanOf, missing } from './common.js';
+import { pivot, tableBlocks } from './pivot.js';
+import { WORST_TARGET } from './scorecard-targets.js';
+
+/** Δ the section is drawn at: the scorecard's. */
+const SYNC_S = 1;
+
+export function floodWorstSection(all: readonly RunRow[]): Section {
+  const id = 'flood-worst';
+  const at = floodRows(all).filter((r) => r.syncS === SYNC_S);
+  const K = at.length === 0 ? Number.NaN : Math.max(...distinct(at, 'gateways'));
+  const title = `The worst window beside the mean under a flood, K = ${formatNumber(K)}, Δ = 1 s`;
+  const intro: Block = {
+    kind: 'text',
+    text:
+      `A flood spread evenly over the largest K of the study at Δ = 1 s. Each cell: the worst window — the most ` +
+      'admitted in any window-long span of the run, × L, the worst seed (a limit promises every window) — and in ' +
+      'brackets the mean admitted per window after the first (mean over seeds). A flood starts on an empty key, ' +
+      'so its worst window is usually its first: what gets through before the gateways have seen it. The first ' +
+      `chart draws the worst windows against the flood rate, the dashed lines the limit and the scorecard’s ` +
+      `${WORST_TARGET} × L; the second the means, as in the section above.`,
+  };
+  if (at.length === 0) return { id, title, blocks: [intro, missing('flood runs at Δ = 1 s.')] };
+  const rows = at.filter((r) => r.gateways === K);
+  const t = pivot(
+    rows,
+    designsIn(rows),
+    distinct(rows, 'load'),
+    (r) => r.design,
+    (r) => r.load,
+    (d) => d,
+    loadLabel,
+    'design · flood rate →',
+    (cell) => ({
+      text: `${formatNumber(Math.max(...cell.map((r) => r.worstWindow)))} (${formatNumber(meanOf(cell, 'admittedPerWindow'))})`,
+      pooled: false,
+    }),
+  );
+  const axis = { title: 'flood rate (× L per window)', scale: 'log' as const };
+  const worst = asLine({
+    title: `Worst window vs flood rate (K = ${formatNumber(K)}, Δ = 1 s; worst seed)`,
+    x: axis,
+    y: { title: 'worst window (× L)', scale: 'log' },
+    series: designLines(rows, (r) => r.load, 'worstWindow', undefined, 'max'),
+    referenceLines: [
+      { y: 1, label: 'the limit L' },
+      { y: WORST_TARGET, label: `target ${WORST_TARGET} × L` },
+    ],
+  });
+  const mean = asLine({
+    title: `Mean admitted per window vs flood rate (K = ${formatNumber(K)}, Δ = 1 s)`,
+    x: axis,
+    y: { title: 'admitted per window (× L)', scale: 'log' },
+    series: designLines(rows, (r) => r.load, 'admittedPerWindow'),
+    referenceLines: [{ y: 1, label: 'the limit L' }],
+  });
+  return {
+    id,
+    title,
+    blocks: [
+      intro,
+      ...tableBlocks(t),
+      chart(id, `Worst window vs flood rate, K = ${formatNumber(K)}, Δ = 1 s`, worst),
+      chart(`${id}-mean`, `Mean admitted per window vs flood rate, K = ${formatNumber(K)}, Δ = 1 s`, mean),
+    ],
+  };
+}
