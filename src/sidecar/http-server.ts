@@ -87,7 +87,7 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
     metrics.count('http', 'invalid');
     plain(res, 400, `${problem}\n`);
   };
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const path = url.includes('?') ? url.slice(0, url.indexOf('?')) : url;
     if (path === DECIDE_PATH) {
@@ -118,4 +118,8 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
     if (path === '/metrics') return serveMetrics(req, res);
     plain(res, 404, `not found: ${DECIDE_PATH}, /healthz, /readyz, /metrics\n`);
   });
+  // longer than NGINX's upstream keepalive_timeout (60 s): the proxy, not the sidecar, closes an idle
+  // connection, so NGINX never sends a decision on one the sidecar is closing
+  server.keepAliveTimeout = 65_000;
+  return server;
 }
