@@ -5,7 +5,7 @@
  * each behind both doors (HTTP /decide as NGINX's auth_request calls it, gRPC ShouldRateLimit as
  * Envoy calls it). For each: the decision latency on loopback at a fixed offered rate (p50, p99), the
  * server's CPU per decision, the Redis commands per second it causes, and the most requests per second
- * a closed loop of 32 gets. Keys: 1,000, uniform (each well under its limit: these are decisions, not
+ * a closed loop of 32 gets. Keys: 10 or 1,000, uniform (each well under its limit: these are decisions, not
  * rejections). Bounded in count and time; every process is ended by PID.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -21,6 +21,8 @@ import { exited, killChild } from './util.js';
 
 export interface SidecarRow {
   service: 'sidecar' | 'central';
+  /** Distinct keys the requests spread over, uniformly. */
+  keys: number;
   protocol: 'http' | 'grpc';
   offeredPerS: number;
   achievedPerS: number;
@@ -39,10 +41,11 @@ export interface SidecarRow {
 
 export interface SidecarBench {
   rows: SidecarRow[];
-  settings: { keys: number; ratePerS: number; seconds: number; concurrency: number; closedSeconds: number };
+  settings: { keys: number[]; ratePerS: number; seconds: number; concurrency: number; closedSeconds: number };
 }
 
-const KEYS = 1000;
+/** Few busy keys (each key's requests well above one per Δ) and many quiet ones (below one per Δ). */
+const KEY_COUNTS = [10, 1000];
 const LIMIT = 100;
 const WINDOW_MS = 60_000;
 
@@ -124,6 +127,7 @@ function grpcSender(address: string): { send: Send; close: () => void } {
 /** Open loop: `ratePerS` evenly spaced for `ms`, at most 512 in flight; latencies of the answered ones. */
 async function openLoop(
   send: Send,
+  keys: number,
   ratePerS: number,
   ms: number,
 ): Promise<{ lat: number[]; errors: number; done: number }> {
@@ -146,7 +150,7 @@ async function openLoop(
       inFlight++;
       const t = performance.now();
       pending.push(
-        send(`key-${(n * 7919) % KEYS}`).then((ok) => {
+        send(`key-${(n * 7919) % keys}`).then((ok) => {
           inFlight--;
           done++;
           if (ok) lat.push(performance.now() - t);
@@ -161,7 +165,7 @@ async function openLoop(
 }
 
 /** Closed loop: `concurrency` workers, each sending its next request when the last is answered. */
-async function closedLoop(send: Send, concurrency: number, ms: number): Promise<number> {
+async function closedLoop(send: Send, keys: number, concurrency: number, ms: number): Promise<number> {
   let count = 0;
   const end = performance.now() + ms;
   const start = performance.now();
@@ -169,7 +173,7 @@ async function closedLoop(send: Send, concurrency: number, ms: number): Promise<
     Array.from({ length: concurrency }, async (_, w) => {
       let i = w;
       while (performance.now() < end) {
-        if (await send(`key-${(i * 7919) % KEYS}`)) count++;
+        if (await send(`key-${(i * 7919) % keys}`)) count++;
         i += concurrency;
       }
     }),
@@ -187,10 +191,10 @@ export async function benchSidecar(opts: {
   quick: boolean;
   log: (s: string) => void;
 }): Promise<SidecarBench> {
-  const seconds = opts.quick ? 2 : 6;
-  const closedSeconds = opts.quick ? 1 : 3;
+  const seconds = opts.quick ? 2 : 4;
+  const closedSeconds = opts.quick ? 1 : 2;
   // below what either service answers on a loaded 2-core box, so the latency is the service's, not a queue's
-  const ratePerS = 300;
+  const ratePerS = 100;
   const concurrency = 32;
   // one redis-server each, so the Redis commands each service causes are its own (the sidecar keeps
   // syncing its keys for a window after their last request)
@@ -199,24 +203,38 @@ export async function benchSidecar(opts: {
   const children: ChildProcess[] = [];
   const probes = { sidecar: new Redis(redis.url), central: new Redis(centralRedis.url) };
   try {
-    const cfgFile = join(tmpdir(), `fleetlimit-bench-sidecar-${process.pid}.json`);
-    writeFileSync(
-      cfgFile,
-      JSON.stringify({
-        id: 'bench-1',
-        design: 'adaptive',
-        limit: LIMIT,
-        windowMs: WINDOW_MS,
-        gateways: 4,
-        syncMs: 1000,
-        sidecar: { http: { port: 0 }, grpc: { port: 0, domain: 'edge', descriptors: [['api_key']] } },
-      }),
-    );
-    const sc = spawn(process.execPath, ['dist/cli/main.js', 'sidecar', cfgFile, '--redis', redis.url], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(sc);
-    const scReady = await waitForLine(sc, /http http:\/\/127\.0\.0\.1:(\d+), grpc (\S+) \(/, 'sidecar');
+    // a fresh sidecar for each row: one that served the row before would still sync that row's keys
+    let row = 0;
+    const startSc = async () => {
+      // its own id and key prefix too: nothing in Redis from the rows before
+      row++;
+      const cfgFile = join(tmpdir(), `fleetlimit-bench-sidecar-${process.pid}-${row}.json`);
+      writeFileSync(
+        cfgFile,
+        JSON.stringify({
+          id: `bench-${row}`,
+          design: 'adaptive',
+          limit: LIMIT,
+          windowMs: WINDOW_MS,
+          gateways: 4,
+          syncMs: 1000,
+          redis: { prefix: `bench-${row}:` },
+          sidecar: { http: { port: 0 }, grpc: { port: 0, domain: 'edge', descriptors: [['api_key']] } },
+        }),
+      );
+      const sc = spawn(process.execPath, ['dist/cli/main.js', 'sidecar', cfgFile, '--redis', redis.url], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(sc);
+      const m = await waitForLine(sc, /http http:\/\/127\.0\.0\.1:(\d+), grpc (\S+) \(/, 'sidecar');
+      return {
+        service: 'sidecar' as const,
+        pid: sc.pid as number,
+        http: Number(m[1]),
+        grpc: m[2],
+        child: sc,
+      };
+    };
     const central = spawn(
       process.execPath,
       [
@@ -230,7 +248,7 @@ export async function benchSidecar(opts: {
     children.push(central);
     const cReady = await waitForLine(central, /READY (\d+) (\d+)/, 'central service');
     const targets = [
-      { service: 'sidecar' as const, pid: sc.pid as number, http: Number(scReady[1]), grpc: scReady[2] },
+      null,
       {
         service: 'central' as const,
         pid: central.pid as number,
@@ -239,41 +257,44 @@ export async function benchSidecar(opts: {
       },
     ];
     const rows: SidecarRow[] = [];
-    for (const protocol of ['http', 'grpc'] as const) {
-      for (const t of targets) {
-        const s = protocol === 'http' ? httpSender(t.http) : grpcSender(t.grpc);
-        try {
-          opts.log(`sidecar bench: ${t.service} over ${protocol}`);
-          await openLoop(s.send, ratePerS, 1000); // warm-up: JIT, connections
-          const cpu0 = cpuMs(t.pid);
-          const cmd0 = await redisCommands(probes[t.service]);
-          const syncs0 = t.service === 'sidecar' ? await sidecarSyncs(t.http) : 0;
-          const t0 = performance.now();
-          const r = await openLoop(s.send, ratePerS, seconds * 1000);
-          const wall = (performance.now() - t0) / 1000;
-          const cpu = cpuMs(t.pid) - cpu0;
-          const cmds = (await redisCommands(probes[t.service])) - cmd0 - 1;
-          const trips = t.service === 'sidecar' ? (await sidecarSyncs(t.http)) - syncs0 : r.done;
-          const maxPerS = await closedLoop(s.send, concurrency, closedSeconds * 1000);
-          rows.push({
-            service: t.service,
-            protocol,
-            offeredPerS: ratePerS,
-            achievedPerS: r.lat.length / wall,
-            p50Ms: pct(r.lat, 0.5),
-            p99Ms: pct(r.lat, 0.99),
-            cpuUsPerDecision: (cpu * 1000) / Math.max(1, r.lat.length),
-            roundTripsPerS: trips / wall,
-            redisCommandsPerS: cmds / wall,
-            maxPerS,
-            errors: r.errors,
-          });
-        } finally {
-          s.close();
+    for (const keys of KEY_COUNTS)
+      for (const protocol of ['http', 'grpc'] as const) {
+        for (const fixed of targets) {
+          const t = fixed ?? (await startSc());
+          const s = protocol === 'http' ? httpSender(t.http) : grpcSender(t.grpc);
+          try {
+            opts.log(`sidecar bench: ${t.service} over ${protocol}, ${keys} keys`);
+            await openLoop(s.send, keys, ratePerS, 1000); // warm-up: JIT, connections
+            const cpu0 = cpuMs(t.pid);
+            const cmd0 = await redisCommands(probes[t.service]);
+            const syncs0 = t.service === 'sidecar' ? await sidecarSyncs(t.http) : 0;
+            const t0 = performance.now();
+            const r = await openLoop(s.send, keys, ratePerS, seconds * 1000);
+            const wall = (performance.now() - t0) / 1000;
+            const cpu = cpuMs(t.pid) - cpu0;
+            const cmds = (await redisCommands(probes[t.service])) - cmd0 - 1;
+            const trips = t.service === 'sidecar' ? (await sidecarSyncs(t.http)) - syncs0 : r.done;
+            const maxPerS = await closedLoop(s.send, keys, concurrency, closedSeconds * 1000);
+            rows.push({
+              service: t.service,
+              keys,
+              protocol,
+              offeredPerS: ratePerS,
+              achievedPerS: r.lat.length / wall,
+              p50Ms: pct(r.lat, 0.5),
+              p99Ms: pct(r.lat, 0.99),
+              cpuUsPerDecision: (cpu * 1000) / Math.max(1, r.lat.length),
+              roundTripsPerS: trips / wall,
+              redisCommandsPerS: cmds / wall,
+              maxPerS,
+              errors: r.errors,
+            });
+          } finally {
+            s.close();
+          }
         }
       }
-    }
-    return { rows, settings: { keys: KEYS, ratePerS, seconds, concurrency, closedSeconds } };
+    return { rows, settings: { keys: KEY_COUNTS, ratePerS, seconds, concurrency, closedSeconds } };
   } finally {
     probes.sidecar.disconnect();
     probes.central.disconnect();
@@ -287,25 +308,26 @@ export async function benchSidecar(opts: {
 export function renderSidecar(b: SidecarBench): string {
   const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '—');
   const lines = [
-    `Offered ${b.settings.ratePerS} req/s for ${b.settings.seconds} s over ${b.settings.keys} keys (open loop), then a closed loop of ${b.settings.concurrency} for ${b.settings.closedSeconds} s.`,
+    `Offered ${b.settings.ratePerS} req/s for ${b.settings.seconds} s (open loop) over ${b.settings.keys.join(' or ')} keys, then a closed loop of ${b.settings.concurrency} for ${b.settings.closedSeconds} s; each service on its own redis-server.`,
     'sidecar: `fleetlimit sidecar` (adaptive, K = 4, Δ = 1 s, L = 100/min per key); central: one INCRBY + EXPIRE round trip to Redis per request (bench/sidecar-baseline.ts).',
     '',
-    '| service | door | p50 ms | p99 ms | CPU µs / decision | store round trips/s | Redis commands/s | req/s answered (offered) | max req/s (closed loop) |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| keys | door | service | p50 ms | p99 ms | CPU µs / decision | store round trips/s | Redis commands/s | req/s answered (offered) | max req/s (closed loop) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of b.rows) {
     lines.push(
-      `| ${r.service} | ${r.protocol} | ${f(r.p50Ms, 3)} | ${f(r.p99Ms, 3)} | ${f(r.cpuUsPerDecision, 0)} | ${f(r.roundTripsPerS, 1)} | ${f(r.redisCommandsPerS, 1)} | ${f(r.achievedPerS, 0)} (${r.offeredPerS}) | ${f(r.maxPerS, 0)} |`,
+      `| ${r.keys} | ${r.protocol} | ${r.service} | ${f(r.p50Ms, 3)} | ${f(r.p99Ms, 3)} | ${f(r.cpuUsPerDecision, 0)} | ${f(r.roundTripsPerS, 1)} | ${f(r.redisCommandsPerS, 1)} | ${f(r.achievedPerS, 0)} (${r.offeredPerS}) | ${f(r.maxPerS, 0)} |`,
     );
   }
-  const ratio = (p: 'http' | 'grpc', k: 'p50Ms' | 'roundTripsPerS' | 'maxPerS') => {
-    const s = b.rows.find((r) => r.service === 'sidecar' && r.protocol === p);
-    const c = b.rows.find((r) => r.service === 'central' && r.protocol === p);
+  const ratio = (keys: number, p: 'http' | 'grpc', k: 'p50Ms' | 'roundTripsPerS' | 'redisCommandsPerS') => {
+    const s = b.rows.find((r) => r.keys === keys && r.service === 'sidecar' && r.protocol === p);
+    const c = b.rows.find((r) => r.keys === keys && r.service === 'central' && r.protocol === p);
     return s !== undefined && c !== undefined ? c[k] / s[k] : Number.NaN;
   };
-  lines.push(
-    '',
-    `Central ÷ sidecar: p50 ${f(ratio('http', 'p50Ms'))}× (http), ${f(ratio('grpc', 'p50Ms'))}× (grpc); store round trips/s ${f(ratio('http', 'roundTripsPerS'), 0)}× (http), ${f(ratio('grpc', 'roundTripsPerS'), 0)}× (grpc).`,
-  );
+  lines.push('');
+  for (const keys of b.settings.keys)
+    lines.push(
+      `Central ÷ sidecar, ${keys} keys: p50 ${f(ratio(keys, 'http', 'p50Ms'))}× (http), ${f(ratio(keys, 'grpc', 'p50Ms'))}× (grpc); store round trips/s ${f(ratio(keys, 'http', 'roundTripsPerS'), 1)}× (http), ${f(ratio(keys, 'grpc', 'roundTripsPerS'), 1)}× (grpc); Redis commands/s ${f(ratio(keys, 'http', 'redisCommandsPerS'))}× (http), ${f(ratio(keys, 'grpc', 'redisCommandsPerS'))}× (grpc).`,
+    );
   return `${lines.join('\n')}\n`;
 }

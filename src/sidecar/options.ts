@@ -13,19 +13,34 @@ import { ConfigChecks, ConfigError, requireKnownFields } from '../config.js';
  *     "maxDescriptors": 8
  *   }
  */
+/** `sidecar.http`: the HTTP side (NGINX's auth_request endpoint, health, readiness, metrics). */
+export interface SidecarHttpFileOptions {
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** @default 9090 */
+  port?: number;
+  /** The key: the first of these request headers that is set, as `name:value`. @default ['x-api-key'] */
+  keyHeaders?: string[];
+  /** The cost: this request header's value when set, else 1. @default none (cost 1) */
+  costHeader?: string;
+}
+
+/** `sidecar.grpc`: Envoy's rate limit service; absent, no gRPC server runs. */
+export interface SidecarGrpcFileOptions {
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** @default 8081 */
+  port?: number;
+  /** The rate limit filter's domain. */
+  domain: string;
+  /** The descriptors limited: each a list of entry keys, in order. */
+  descriptors: string[][];
+}
+
 export interface SidecarFileOptions {
-  http?: {
-    host?: string;
-    port?: number;
-    keyHeaders?: string[];
-    costHeader?: string;
-  };
-  grpc?: {
-    host?: string;
-    port?: number;
-    domain: string;
-    descriptors: string[][];
-  };
+  http?: SidecarHttpFileOptions;
+  grpc?: SidecarGrpcFileOptions;
+  /** @default 8 */
   maxDescriptors?: number;
 }
 

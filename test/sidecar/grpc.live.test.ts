@@ -2,6 +2,8 @@
 // proto, on a real redis-server: every field mapping (domain, descriptors, entries, hits_addend at
 // both levels, per-descriptor statuses, the headers to add), bad input, the fail modes with Redis
 // killed, readiness and the graceful stop.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import { loadConfig } from '../../src/config-file.js';
 import { loadRateLimitService } from '../../src/sidecar/grpc-server.js';
 import { type Sidecar, startSidecar } from '../../src/sidecar/sidecar.js';
 import { RedisStore } from '../../src/store/redis/index.js';
+import { ROOT } from '../docs/doc-blocks.js';
 import { type RedisServer, startRedisServer, usingExternalRedis } from '../support/redis-server.js';
 
 const Rls = loadRateLimitService();
@@ -58,17 +61,25 @@ function headers(a: Answer): Record<string, string> {
   return Object.fromEntries(a.response_headers_to_add.map((h) => [h.key, h.value]));
 }
 
+// docs/examples/sidecar-envoy.json (what docs/envoy.md shows), with small numbers, free ports and a
+// two-entry rule added
+const DOC = JSON.parse(readFileSync(join(ROOT, 'docs/examples/sidecar-envoy.json'), 'utf8'));
 const BASE = {
+  ...DOC,
   design: 'shared-counter',
   limit: 3,
   windowMs: 60_000,
   gateways: 1,
   syncMs: 100,
   storeTimeoutMs: 50,
-  policyName: 'api',
   sidecar: {
-    http: { port: 0 },
-    grpc: { port: 0, domain: 'edge', descriptors: [['api_key'], ['remote_address'], ['plan', 'api_key']] },
+    ...DOC.sidecar,
+    http: { ...DOC.sidecar.http, port: 0 },
+    grpc: {
+      ...DOC.sidecar.grpc,
+      port: 0,
+      descriptors: [...DOC.sidecar.grpc.descriptors, ['plan', 'api_key']],
+    },
     maxDescriptors: 4,
   },
 };
