@@ -19,7 +19,9 @@ describe('the sidecar pages show the configurations the tests run', () => {
     it(`${b.doc} holds ${b.file} as a \`\`\`${b.lang} block`, () => {
       const doc = readFileSync(join(ROOT, b.doc), 'utf8');
       const file = readFileSync(join(ROOT, b.file), 'utf8');
-      expect(doc.includes(`\`\`\`${b.lang}\n${file}\`\`\`\n`), `copy ${b.file} into ${b.doc} again`).toBe(true);
+      expect(doc.includes(`\`\`\`${b.lang}\n${file}\`\`\`\n`), `copy ${b.file} into ${b.doc} again`).toBe(
+        true,
+      );
     });
   }
 });
