@@ -1,9 +1,14 @@
 // The sidecar's HTTP side (NGINX auth_request) on the in-memory store: status codes, the headers
 // NGINX passes on, keys and costs from headers, bad input, health, readiness, metrics, stop.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config-file.js';
+import { parseNodes } from '../../src/sidecar/redis-client.js';
 import { type Sidecar, startSidecar } from '../../src/sidecar/sidecar.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { runFleetlimit } from '../support/run-cli.js';
 
 const BASE = {
   id: 'sc-1',
@@ -156,5 +161,27 @@ describe('the sidecar section of the configuration file', () => {
       'sidecar.maxDescriptors: must be an integer from 1 to 64',
     ])
       expect(message).toContain(field);
+  });
+});
+
+describe('fleetlimit validate and the sidecar CLI', () => {
+  it('validate names a bad sidecar field and exits 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fl-sidecar-'));
+    const good = join(dir, 'good.json');
+    writeFileSync(good, JSON.stringify(BASE));
+    expect((await runFleetlimit(['validate', good])).code).toBeUndefined();
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ ...BASE, sidecar: { grpc: { domain: 'edge' } } }));
+    const r = await runFleetlimit(['validate', bad]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('sidecar.grpc.descriptors: must be a list of 1 to 64 descriptor rules');
+  });
+
+  it('reads Redis Cluster startup nodes', () => {
+    expect(parseNodes('127.0.0.1:7000,[::1]:7001')).toEqual([
+      { host: '127.0.0.1', port: 7000 },
+      { host: '::1', port: 7001 },
+    ]);
+    expect(() => parseNodes('127.0.0.1')).toThrow(/--redis-cluster: expected host:port/);
   });
 });

@@ -75,4 +75,11 @@ describe('NGINX auth_request + fleetlimit sidecar, two pairs on one Redis', () =
     // shared-counter's bound: each gateway admits at most L per window on its own count, K·L together
     expect(r.live.worstWindow, JSON.stringify(r)).toBeLessThanOrEqual(2);
   });
+
+  it('SIGTERM: each sidecar makes its last sync and exits 0', async () => {
+    const codes = fleet.sidecars.map((c) => new Promise((res) => c.once('exit', (code) => res(code))));
+    await fleet.stop();
+    expect(await Promise.all(codes)).toEqual([0, 0]);
+    for (const err of fleet.stderr) expect(err).toContain('stopped (last sync answered)');
+  });
 });
