@@ -114,9 +114,10 @@ async function waitForHttp(port: number, path: string, timeoutMs: number): Promi
   }
 }
 
+/** `fleetlimit sidecar` from src/ on free ports; `store`: ['--redis', URL] or ['--redis-cluster', NODES]. */
 export function startSidecarProcess(
   configFile: string,
-  redisUrl: string,
+  store: string[],
   extra: string[] = [],
 ): { child: ChildProcess; ready: Promise<{ http: string; grpc: string | null }>; stderr: () => string } {
   const child = spawn(
@@ -127,8 +128,7 @@ export function startSidecarProcess(
       join(ROOT, 'src/cli/main.ts'),
       'sidecar',
       configFile,
-      '--redis',
-      redisUrl,
+      ...store,
       '--http-port',
       '0',
       ...extra,
@@ -182,7 +182,7 @@ export async function startProxyFleet(o: ProxyFleetOptions): Promise<ProxyFleet>
       const cfg = { ...base, ...o.gateway, id: `edge-${i + 1}`, redis: { prefix: o.prefix } };
       const file = join(dir, 'sidecar.json');
       writeFileSync(file, JSON.stringify(cfg));
-      const s = startSidecarProcess(file, o.redisUrl);
+      const s = startSidecarProcess(file, ['--redis', o.redisUrl]);
       children.push(s.child);
       sidecars.push(s.child);
       stderrOf.push(s.stderr);
