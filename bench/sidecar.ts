@@ -291,6 +291,11 @@ export async function benchSidecar(opts: {
             });
           } finally {
             s.close();
+            // its last sync is made before it exits: nothing of this row reaches the next one's count
+            if ('child' in t) {
+              killChild(t.child);
+              await exited(t.child);
+            }
           }
         }
       }
