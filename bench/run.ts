@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --json] [-- --full-study] [-- --only decision|sync] | npm run bench -- --render FILE.json:
+ * npm run bench [-- --quick] [-- --json] [-- --full-study] [-- --only decision|sync|sidecar] | npm run bench -- --render FILE.json:
  * the four benchmarks of issue 7, each figure measured side by side with its peer in the same run,
  * repeated, medians and ratios; writes bench/results/latest.md, latest.json and full.json (quick:
  * quick.md, quick.json) with the machine and its load average. --json prints the result object (one line) instead of the Markdown.
@@ -20,6 +20,7 @@ import {
   shapeResult,
   syncTargets,
 } from './report.js';
+import { benchSidecar, renderSidecar } from './sidecar.js';
 import { benchSimulator, simTable } from './sim.js';
 import { benchSync } from './sync.js';
 import { describeMachine } from './util.js';
@@ -67,6 +68,21 @@ const t0 = Date.now();
 // --only sync: part 2 alone (a minute), with its floor, written to bench/results/sync.{md,json}
 // (quick: sync-quick.{md,json}); --no-redis-benchmark leaves out the redis-benchmark peers
 const onlyAt = argv.indexOf('--only');
+// --only sidecar: the sidecar beside a per-request central service on Redis (a minute), written to
+// bench/results/sidecar.{md,json} (quick: sidecar-quick.{md,json})
+if (onlyAt >= 0 && argv[onlyAt + 1] === 'sidecar') {
+  log('sidecar');
+  const sidecar = await benchSidecar({ quick, log });
+  machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
+  const result = { machine, quick, command, sidecar };
+  const md = `# Sidecar: decisions beside a per-request central service\n\nProduced by \`${command}\` on ${machine.date.slice(0, 16)} (${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadStart.join(' ')} → ${machine.loadEnd.join(' ')}).\n\n${renderSidecar(sidecar)}\nWall time: ${((Date.now() - t0) / 1000).toFixed(0)} s.\n`;
+  const base = quick ? 'bench/results/sidecar-quick' : 'bench/results/sidecar';
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(`${base}.md`, md);
+  process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
+  process.exit(0);
+}
 if (onlyAt >= 0 && argv[onlyAt + 1] === 'sync') {
   log('redis-server + sync cost');
   const redis = await startRedisServer();
@@ -89,7 +105,7 @@ if (onlyAt >= 0 && argv[onlyAt + 1] === 'sync') {
 if (onlyAt >= 0) {
   const only = argv[onlyAt + 1];
   if (only !== 'decision')
-    throw new Error(`--only: the parts that run alone are 'decision' and 'sync', got ${only}`);
+    throw new Error(`--only: the parts that run alone are 'decision', 'sync' and 'sidecar', got ${only}`);
   log('decision cost');
   const decision = await benchDecision({ quick, log });
   machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);

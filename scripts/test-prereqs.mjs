@@ -1,6 +1,7 @@
 // What `npm test` needs besides node_modules: redis-server on PATH (the Redis, Cluster and fault
-// tests start their own servers) and Chromium (the explorer and report pages are tested in a real
-// browser). Run first by `npm test`: finds them, installs the Debian packages when it can (root
+// tests start their own servers), Chromium (the explorer and report pages are tested in a real
+// browser) and nginx (the sidecar's tests run it as their own process, never the system service).
+// Run first by `npm test`: finds them, installs the Debian packages when it can (root
 // with apt-get), and otherwise stops with the one command to run, before any test starts.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,6 +15,7 @@ const missing = [];
 if (!onPath('redis-server') && process.env.REDIS_URL === undefined)
   missing.push(['redis-server', 'redis-server']);
 if (!existsSync(chromiumPath)) missing.push([`Chromium (${chromiumPath})`, 'chromium']);
+if (!onPath('nginx') && !existsSync('/usr/sbin/nginx')) missing.push(['nginx', 'nginx']);
 
 if (missing.length > 0) {
   const packages = missing.map(([, pkg]) => pkg);

@@ -9,12 +9,14 @@ import {
 import { TrustedProxies } from './http/client-address.js';
 import { type LimitedResponseOptions, limitedResponse, type RateLimitHttpOptions } from './http/core.js';
 import { sfString } from './http/headers.js';
+import { resolveSidecarOptions, type SidecarFileOptions } from './sidecar/options.js';
 import type { AsyncStore } from './store/contract.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './store/redis/options.js';
 
 /**
  * A gateway's configuration file (JSON): the gateway options at the top level, the Redis store's
- * under "redis" and the HTTP middleware's under "http" (with the 429's status and body). Functions
+ * under "redis", the HTTP middleware's under "http" (with the 429's status and body) and
+ * `fleetlimit sidecar`'s under "sidecar" (src/sidecar/options.ts). Functions
  * (store, clock, random, key, cost, skip, handler) are code, not configuration, so they are not
  * accepted here. "gateways": "auto" (with an optional "initialGateways") has the store count the
  * fleet (docs/autoscaling.md).
@@ -80,6 +82,8 @@ export interface LoadedConfig {
   redis?: RedisStoreOptions;
   /** For the middleware, with key, cost and skip added. */
   http?: HttpFileOptions;
+  /** For `fleetlimit sidecar` (src/sidecar/options.ts): where it listens, how a proxy's request is keyed. */
+  sidecar?: SidecarFileOptions;
   /** The gateway options as the gateway resolves them (defaults filled in). */
   resolved: ResolvedOptions;
 }
@@ -121,8 +125,8 @@ function within<T>(section: string, f: () => T): T {
 export function loadConfig(raw: unknown): LoadedConfig {
   const o = object('config', raw);
   const c = new ConfigChecks();
-  requireKnownFields('', o, [...GATEWAY_FILE_FIELDS, 'redis', 'http'], c);
-  const { redis, http, ...rest } = o;
+  requireKnownFields('', o, [...GATEWAY_FILE_FIELDS, 'redis', 'http', 'sidecar'], c);
+  const { redis, http, sidecar, ...rest } = o;
   const gateway: Record<string, unknown> = {};
   for (const f of GATEWAY_FILE_FIELDS) if (rest[f] !== undefined) gateway[f] = rest[f];
   const gw = c.check(() =>
@@ -172,6 +176,7 @@ export function loadConfig(raw: unknown): LoadedConfig {
       }
     }
   }
+  if (sidecar !== undefined) c.check(() => resolveSidecarOptions(sidecar));
   c.done();
   const out: LoadedConfig = {
     gateway: gateway as unknown as LoadedConfig['gateway'],
@@ -179,6 +184,7 @@ export function loadConfig(raw: unknown): LoadedConfig {
   };
   if (redis !== undefined) out.redis = redis as RedisStoreOptions;
   if (http !== undefined) out.http = http as HttpFileOptions;
+  if (sidecar !== undefined) out.sidecar = sidecar as SidecarFileOptions;
   return out;
 }
 

@@ -3,6 +3,7 @@ import { DESIGN_IDS } from '../config.js';
 import { addAdviseCommand } from './advise-command.js';
 import { addFleetCommand } from './fleet-command.js';
 import { addServeCommand } from './serve-command.js';
+import { addSidecarCommand } from './sidecar-command.js';
 import { addSimCommand } from './sim-command.js';
 import { addStudyCommands } from './study-command.js';
 import { addValidateCommand } from './validate-command.js';
@@ -20,5 +21,6 @@ export function buildProgram(): Command {
   addServeCommand(program);
   addFleetCommand(program);
   addValidateCommand(program);
+  addSidecarCommand(program);
   return program;
 }

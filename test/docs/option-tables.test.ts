@@ -25,6 +25,15 @@ const TABLES = [
     ],
   },
   {
+    doc: 'README.md',
+    heading: '### Sidecar options (`sidecar` section of the configuration file)',
+    types: [
+      ['src/sidecar/options.ts', 'SidecarFileOptions'],
+      ['src/sidecar/options.ts', 'SidecarHttpFileOptions'],
+      ['src/sidecar/options.ts', 'SidecarGrpcFileOptions'],
+    ],
+  },
+  {
     doc: 'docs/production.md',
     heading: '### RedisStore options',
     types: [['src/store/redis/options.ts', 'RedisStoreOptions']],

@@ -1,0 +1,186 @@
+import { keyProblem } from '../config.js';
+import type { Decision } from '../gateway/decision.js';
+import type { Decider } from './decider.js';
+
+/**
+ * Envoy's ShouldRateLimit, as @grpc/proto-loader decodes it (keepCase, longs as strings, enums as
+ * names): what this module reads. Pure: a request in, a plan of decisions out, and a response from
+ * the decisions; the gRPC server (grpc-server.ts) only wires it.
+ */
+export interface RlsEntry {
+  key: string;
+  value: string;
+}
+export interface RlsDescriptor {
+  entries: RlsEntry[];
+  limit?: unknown;
+  /** google.protobuf.UInt64Value: `{ value: '5' }` when set, null when not. */
+  hits_addend?: { value: string | number } | null;
+}
+export interface RlsRequest {
+  domain: string;
+  descriptors: RlsDescriptor[];
+  hits_addend: number;
+}
+
+export type Code = 'OK' | 'OVER_LIMIT';
+
+export interface RlsDescriptorStatus {
+  code: Code;
+  current_limit?: { name: string; requests_per_unit: number; unit: string };
+  limit_remaining?: number;
+  duration_until_reset?: { seconds: number; nanos: number };
+}
+
+export interface RlsResponse {
+  overall_code: Code;
+  statuses: RlsDescriptorStatus[];
+  response_headers_to_add: { key: string; value: string }[];
+}
+
+/** A descriptor no rule limits, or one held to the gateway's policy under `key` at `cost`. */
+export type PlanItem = { limited: false } | { limited: true; key: string; cost: number };
+
+/** A request's plan, or what is wrong with it (answered INVALID_ARGUMENT: the client's error). */
+export type Plan = { ok: true; items: PlanItem[] } | { ok: false; problem: string };
+
+export interface EnvoyMapping {
+  domain: string;
+  /** Each rule: a descriptor's entry keys, in order. */
+  descriptors: readonly (readonly string[])[];
+  maxDescriptors: number;
+}
+
+/** Entry values joined so that two different descriptors never make one key: `|` and `\` escaped. */
+function keyOf(entries: RlsEntry[]): string {
+  let k = '';
+  for (let i = 0; i < entries.length; i++) {
+    if (i > 0) k += '|';
+    k += `${entries[i].key}=${entries[i].value.replace(/[\\|]/g, (c) => `\\${c}`)}`;
+  }
+  return k;
+}
+
+function matches(entries: RlsEntry[], rule: readonly string[]): boolean {
+  if (entries.length !== rule.length) return false;
+  for (let i = 0; i < rule.length; i++) if (entries[i].key !== rule[i]) return false;
+  return true;
+}
+
+/**
+ * hits_addend: the descriptor's own when set, else the request's; 0 counts as 1 (as Envoy's reference
+ * service does). A value past 2^53 is kept as 2^53 − 1: over any limit, so refused without the store.
+ */
+function costOf(d: RlsDescriptor, requestHits: number): number {
+  const own = d.hits_addend?.value;
+  const raw = own === undefined || own === null ? requestHits : Number(own);
+  if (!Number.isFinite(raw) || raw < 1) return 1;
+  return Math.min(Math.floor(raw), Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * Which descriptors are limited, under which key and at which cost. As Envoy's reference service:
+ * an empty domain or no descriptors is an error; a domain other than the configured one, or a
+ * descriptor no rule matches, is not limited (OK, no current_limit). More descriptors than
+ * maxDescriptors, an entry with an empty key or value, or a key longer than 1,024 characters is an error.
+ */
+export function planRequest(req: RlsRequest, m: EnvoyMapping): Plan {
+  if (typeof req.domain !== 'string' || req.domain === '')
+    return { ok: false, problem: 'domain must not be empty' };
+  const ds = req.descriptors ?? [];
+  if (ds.length === 0) return { ok: false, problem: 'descriptors must not be empty' };
+  if (ds.length > m.maxDescriptors) {
+    return {
+      ok: false,
+      problem: `${ds.length} descriptors; at most ${m.maxDescriptors} are taken (sidecar.maxDescriptors)`,
+    };
+  }
+  const items: PlanItem[] = [];
+  for (let i = 0; i < ds.length; i++) {
+    const entries = ds[i].entries ?? [];
+    if (entries.length === 0) return { ok: false, problem: `descriptors[${i}] has no entries` };
+    for (const e of entries) {
+      if (e.key === '' || e.value === '')
+        return { ok: false, problem: `descriptors[${i}]: an entry has an empty key or value` };
+    }
+    if (req.domain !== m.domain || !m.descriptors.some((r) => matches(entries, r))) {
+      items.push({ limited: false });
+      continue;
+    }
+    const key = keyOf(entries);
+    const kp = keyProblem(key);
+    if (kp !== null) return { ok: false, problem: `descriptors[${i}]: ${kp}` };
+    items.push({ limited: true, key, cost: costOf(ds[i], req.hits_addend ?? 0) });
+  }
+  return { ok: true, items };
+}
+
+/** The RateLimit unit of a window of W ms: SECOND, MINUTE, HOUR or DAY when W is exactly one, else UNKNOWN. */
+export function unitOf(windowMs: number): string {
+  switch (windowMs) {
+    case 1000:
+      return 'SECOND';
+    case 60_000:
+      return 'MINUTE';
+    case 3_600_000:
+      return 'HOUR';
+    case 86_400_000:
+      return 'DAY';
+    default:
+      return 'UNKNOWN';
+  }
+}
+
+const UINT32_MAX = 4_294_967_295;
+
+function duration(ms: number): { seconds: number; nanos: number } {
+  const t = Number.isFinite(ms) && ms > 0 ? ms : 0;
+  const seconds = Math.floor(t / 1000);
+  return { seconds, nanos: Math.round((t - seconds * 1000) * 1e6) };
+}
+
+/**
+ * The response for a plan's decisions (`decisions[i]` for each limited item, in order, null for the
+ * others): OVER_LIMIT if any descriptor is; each limited descriptor's limit, remaining and time until
+ * a retry can succeed (a rejection) or the window frees a slot (an admit); and the RateLimit headers of
+ * the decision that binds — the first rejection, else the admit with the fewest remaining.
+ */
+export function buildResponse(
+  items: PlanItem[],
+  decisions: (Decision | null)[],
+  decider: Decider,
+): RlsResponse {
+  const policy = decider.gateway.options.policy;
+  const limit = {
+    name: decider.policyName,
+    requests_per_unit: Math.min(policy.limit, UINT32_MAX),
+    unit: unitOf(policy.windowMs),
+  };
+  const statuses: RlsDescriptorStatus[] = [];
+  let binding: Decision | null = null;
+  let over = false;
+  for (let i = 0; i < items.length; i++) {
+    const d = decisions[i];
+    if (!items[i].limited || d === null) {
+      statuses.push({ code: 'OK' });
+      continue;
+    }
+    const remaining = Math.min(Math.max(0, Math.floor(d.remaining)), UINT32_MAX);
+    statuses.push({
+      code: d.allowed ? 'OK' : 'OVER_LIMIT',
+      current_limit: limit,
+      limit_remaining: remaining,
+      duration_until_reset: duration(d.allowed ? d.resetMs : (d.retryAfterMs ?? d.resetMs)),
+    });
+    if (!d.allowed && !over) {
+      over = true;
+      binding = d;
+    } else if (!over && (binding === null || d.remaining < binding.remaining)) binding = d;
+  }
+  const headers = binding === null ? {} : decider.headers(binding);
+  return {
+    overall_code: over ? 'OVER_LIMIT' : 'OK',
+    statuses,
+    response_headers_to_add: Object.entries(headers).map(([key, value]) => ({ key, value })),
+  };
+}

@@ -1,0 +1,102 @@
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import type { Decision } from '../gateway/decision.js';
+import type { Decider } from './decider.js';
+import { buildResponse, type EnvoyMapping, planRequest, type RlsRequest } from './envoy.js';
+import type { SidecarMetrics } from './metrics.js';
+import type { SidecarOptions } from './options.js';
+
+/** The trimmed Envoy API (src/sidecar/proto, copied beside the build). */
+export const PROTO_DIR = fileURLToPath(new URL('./proto', import.meta.url));
+export const RLS_PROTO = 'envoy/service/ratelimit/v3/rls.proto';
+
+/** How the proto is decoded: field names as in the .proto, 64-bit integers as strings, enums by name. */
+export const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+  includeDirs: [PROTO_DIR],
+};
+
+/** The RateLimitService definition from the vendored proto (the tests' client loads the same one). */
+export function loadRateLimitService(): grpc.ServiceClientConstructor {
+  const def = protoLoader.loadSync(RLS_PROTO, LOADER_OPTIONS);
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    envoy: { service: { ratelimit: { v3: { RateLimitService: grpc.ServiceClientConstructor } } } };
+  };
+  return pkg.envoy.service.ratelimit.v3.RateLimitService;
+}
+
+export interface RlsServerDeps {
+  decider: Decider;
+  options: NonNullable<SidecarOptions['grpc']>;
+  maxDescriptors: number;
+  metrics: SidecarMetrics;
+}
+
+/**
+ * Envoy's rate limit service on grpc-js: ShouldRateLimit maps the domain and descriptors to the
+ * gateway's policy and keys (planRequest), decides each limited descriptor, and answers with the
+ * overall code, a status per descriptor and the RateLimit headers (buildResponse). Bad input is
+ * INVALID_ARGUMENT with a message saying what is wrong.
+ */
+export async function startRlsServer(
+  deps: RlsServerDeps,
+): Promise<{ address: string; stop: () => Promise<void> }> {
+  const { decider, metrics } = deps;
+  const mapping: EnvoyMapping = {
+    domain: deps.options.domain,
+    descriptors: deps.options.descriptors,
+    maxDescriptors: deps.maxDescriptors,
+  };
+  const service = loadRateLimitService().service;
+  const server = new grpc.Server();
+  server.addService(service, {
+    ShouldRateLimit: (
+      call: grpc.ServerUnaryCall<RlsRequest, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) => {
+      const plan = planRequest(call.request, mapping);
+      if (!plan.ok) {
+        metrics.count('grpc', 'invalid');
+        callback({ code: grpc.status.INVALID_ARGUMENT, details: plan.problem });
+        return;
+      }
+      const pending = plan.items.map((it) => (it.limited ? decider.decide(it.key, it.cost) : null));
+      const answer = (decisions: (Decision | null)[]) => {
+        const res = buildResponse(plan.items, decisions, decider);
+        metrics.count(
+          'grpc',
+          decisions.every((d) => d === null) ? 'skipped' : res.overall_code === 'OK' ? 'allowed' : 'limited',
+        );
+        callback(null, res);
+      };
+      if (pending.some((p) => p instanceof Promise)) {
+        Promise.all(pending).then(answer, (err: unknown) =>
+          callback({ code: grpc.status.INTERNAL, details: err instanceof Error ? err.message : String(err) }),
+        );
+      } else answer(pending as (Decision | null)[]);
+    },
+  });
+  const host = deps.options.host.includes(':') ? `[${deps.options.host}]` : deps.options.host;
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${host}:${deps.options.port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err === null ? resolve(p) : reject(err),
+    );
+  });
+  return {
+    address: `${host}:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        // calls in flight finish; a client that holds its stream open is cut after 2 s
+        const force = setTimeout(() => server.forceShutdown(), 2000);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      }),
+  };
+}

@@ -1,0 +1,124 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import type { LoadedConfig } from '../config-file.js';
+import { type AsyncGateway, createAsyncGateway } from '../gateway/runtime/async-gateway.js';
+import type { AsyncStore, Store } from '../store/contract.js';
+import { Decider } from './decider.js';
+import { createSidecarHttpServer } from './http-server.js';
+import { SidecarMetrics } from './metrics.js';
+import { resolveSidecarOptions, type SidecarOptions } from './options.js';
+
+export interface SidecarStartOptions {
+  /** The gateway's store: a RedisStore on Redis or Redis Cluster (the CLI builds it), or a MemoryStore. */
+  store: AsyncStore | Store;
+  /** Overrides sidecar.http.port (0: any free port). */
+  httpPort?: number;
+  /** Overrides sidecar.grpc.port (0: any free port); only when the file has a grpc section. */
+  grpcPort?: number;
+  /** Local time in ms, for the gateway and the legacy reset header. @default Date.now */
+  clock?: () => number;
+}
+
+/** A running sidecar: its gateway, where it listens, and a graceful stop. */
+export interface Sidecar {
+  readonly gateway: AsyncGateway;
+  readonly options: SidecarOptions;
+  readonly registry: Registry;
+  /** http://host:port of the HTTP side (auth_request endpoint, health, readiness, metrics). */
+  readonly httpUrl: string;
+  /** host:port of the gRPC side, or null when the file has no grpc section. */
+  readonly grpcAddress: string | null;
+  /**
+   * Stops taking requests (the HTTP server and the gRPC server finish the ones in flight), then stops
+   * the gateway with its last sync (pushing every admit not yet synced). Resolves with that sync's
+   * success. Calling it again returns the same promise.
+   */
+  stop(): Promise<boolean>;
+}
+
+/** Listens on host:port and resolves with the bound address (port 0: the one the system chose). */
+function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // NGINX and the load hold keep-alive connections: close the idle ones now, the busy ones after their answer
+    server.closeIdleConnections();
+  });
+}
+
+function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/**
+ * Starts one gateway from a loaded configuration file and serves its decisions to a proxy: NGINX's
+ * auth_request over HTTP, and with a `sidecar.grpc` section Envoy's rate limit service over gRPC.
+ * The first sync is tried before it reports ready; the sync timer then runs every Δ.
+ */
+export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptions): Promise<Sidecar> {
+  const options = resolveSidecarOptions(config.sidecar ?? {});
+  if (opts.httpPort !== undefined) options.http.port = opts.httpPort;
+  if (opts.grpcPort !== undefined && options.grpc !== null) options.grpc.port = opts.grpcPort;
+  const gateway = createAsyncGateway({
+    ...config.gateway,
+    store: opts.store,
+    ...(opts.clock === undefined ? {} : { clock: opts.clock }),
+  });
+  const registry = gateway.registerMetrics(new Registry());
+  const metrics = new SidecarMetrics(registry);
+  const decider = new Decider(gateway, config.http, opts.clock);
+  let ready = false;
+  let stopping: Promise<boolean> | null = null;
+  const http = createSidecarHttpServer({
+    decider,
+    options: options.http,
+    registry,
+    metrics,
+    ready: () => ready && stopping === null,
+  });
+  const httpAddr = await listen(http, options.http.host, options.http.port);
+  let grpc: { address: string; stop: () => Promise<void> } | null = null;
+  try {
+    if (options.grpc !== null) {
+      // loaded only when used: grpc-js and the proto parser cost startup time a NGINX-only sidecar need not pay
+      const { startRlsServer } = await import('./grpc-server.js');
+      grpc = await startRlsServer({
+        decider,
+        options: options.grpc,
+        maxDescriptors: options.maxDescriptors,
+        metrics,
+      });
+    }
+  } catch (err) {
+    await closeServer(http);
+    throw err;
+  }
+  // a first sync (bounded by storeTimeoutMs) brings the store's clock; if it fails, the fail mode decides
+  await gateway.syncNow();
+  gateway.start();
+  ready = true;
+  return {
+    gateway,
+    options,
+    registry,
+    httpUrl: `http://${hostPort(httpAddr.address, httpAddr.port)}`,
+    grpcAddress: grpc?.address ?? null,
+    stop() {
+      stopping ??= (async () => {
+        await Promise.all([closeServer(http), grpc?.stop()]);
+        return gateway.stop();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,57 @@
+// The pure mapping of Envoy's ShouldRateLimit onto the gateway (src/sidecar/envoy.ts).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { planRequest, type RlsRequest, unitOf } from '../../src/sidecar/envoy.js';
+
+const M = { domain: 'edge', descriptors: [['a', 'b']], maxDescriptors: 8 };
+const req = (values: [string, string]): RlsRequest => ({
+  domain: 'edge',
+  hits_addend: 0,
+  descriptors: [
+    {
+      entries: [
+        { key: 'a', value: values[0] },
+        { key: 'b', value: values[1] },
+      ],
+    },
+  ],
+});
+
+describe('planRequest', () => {
+  it('two different descriptors never make one key, whatever their values hold', () => {
+    const value = fc.string({ unit: fc.constantFrom('a', 'b', '|', '\\', '='), minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(fc.tuple(value, value), fc.tuple(value, value), (x, y) => {
+        const kx = planRequest(req(x), M);
+        const ky = planRequest(req(y), M);
+        if (!kx.ok || !ky.ok || !kx.items[0].limited || !ky.items[0].limited) return false;
+        return (kx.items[0].key === ky.items[0].key) === (x[0] === y[0] && x[1] === y[1]);
+      }),
+      { seed: 22, numRuns: 2000 },
+    );
+  });
+
+  it('takes hits_addend 0 as 1 and caps a 64-bit one below 2^53', () => {
+    const p = planRequest({ ...req(['x', 'y']), hits_addend: 0 }, M);
+    expect(p).toEqual({ ok: true, items: [{ limited: true, key: 'a=x|b=y', cost: 1 }] });
+    const big = planRequest(
+      {
+        domain: 'edge',
+        hits_addend: 1,
+        descriptors: [{ ...req(['x', 'y']).descriptors[0], hits_addend: { value: '18446744073709551615' } }],
+      },
+      M,
+    );
+    expect(big.ok && big.items[0].limited && big.items[0].cost).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it('names the unit only when W is exactly one', () => {
+    expect([1000, 60_000, 3_600_000, 86_400_000, 2000].map(unitOf)).toEqual([
+      'SECOND',
+      'MINUTE',
+      'HOUR',
+      'DAY',
+      'UNKNOWN',
+    ]);
+  });
+});

@@ -1,0 +1,85 @@
+// Two NGINX (the Debian package's, as our own processes, docs/examples/nginx.conf) + fleetlimit sidecar
+// (the CLI) pairs sharing one redis-server, in front of one upstream: the RateLimit headers and
+// Retry-After reach the client through NGINX, and a flood through both NGINX nodes admits per window
+// what the simulator says for the same design, K, L, W, Δ and load (within 15 %), and no more than
+// the design's bound. The longer comparison, three designs and several seeds: npm run sidecar:nginx
+// (docs/nginx.md).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CompareSettings, compareWithSimulator, startFleetFor } from '../support/proxy-compare.js';
+import type { ProxyFleet } from '../support/proxy-fleet.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+let redis: RedisServer;
+let fleet: ProxyFleet;
+// shared-counter, K = 2, L = 20 per 1 s, Δ = 100 ms; the flood 10 × L per W (200 req/s) for 3 windows
+let settings: CompareSettings;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  settings = {
+    redisUrl: redis.url,
+    design: 'shared-counter',
+    gateways: 2,
+    limit: 20,
+    windowMs: 1000,
+    syncMs: 100,
+    load: 10,
+    durationMs: 3000,
+    warmupMs: 300,
+    seed: 1,
+    simSeeds: 10,
+    prefix: `nginx-${Date.now()}:`,
+  };
+  fleet = await startFleetFor(settings);
+});
+afterAll(async () => {
+  await fleet?.stop();
+  await redis?.stop();
+});
+
+describe('NGINX auth_request + fleetlimit sidecar, two pairs on one Redis', () => {
+  it('passes the RateLimit headers, the 429 and Retry-After on; without x-api-key it keys by address', async () => {
+    const url = `http://127.0.0.1:${fleet.nginxPorts[0]}/h`;
+    const get = (h: Record<string, string> = {}) => fetch(url, { headers: h });
+    const a = await get({ 'x-api-key': 'h' });
+    expect(a.status).toBe(200);
+    expect(await a.text()).toBe('ok\n');
+    expect(a.headers.get('ratelimit-policy')).toBe('"api";q=20;w=1');
+    expect(a.headers.get('ratelimit')).toBe('"api";r=19;t=1');
+    expect(a.headers.get('retry-after')).toBeNull();
+    // this gateway counts its own admits at once: the 21st within the second is refused
+    const statuses: number[] = [];
+    let limited: Response | undefined;
+    for (let i = 0; i < 24 && limited === undefined; i++) {
+      const r = await get({ 'x-api-key': 'h' });
+      statuses.push(r.status);
+      if (r.status === 429) limited = r;
+      else await r.arrayBuffer();
+    }
+    expect(limited, statuses.join(',')).toBeDefined();
+    expect(limited?.headers.get('ratelimit')).toMatch(/^"api";r=0;t=1$/);
+    expect(limited?.headers.get('retry-after')).toBe('1');
+    expect(await limited?.text()).toBe('Too Many Requests\n');
+    expect(fleet.arrivals.get('/h')?.length).toBe(statuses.filter((s) => s === 200).length + 1);
+    // without x-api-key the sidecar keys by X-Real-IP, which NGINX sets: a counter of its own
+    const b = await get();
+    expect(b.status).toBe(200);
+    // (NGINX's readiness probes in the fleet's start count on this key too)
+    expect(b.headers.get('ratelimit')).toMatch(/^"api";r=\d+;t=1$/);
+  });
+
+  it('a flood through both NGINX nodes: admitted per window within 15 % of the simulator, at most K·L', async () => {
+    const r = await compareWithSimulator(settings, fleet);
+    expect(r.live.statuses[200] + r.live.statuses[429]).toBe(r.live.sent);
+    expect(Math.abs(r.diff), JSON.stringify(r)).toBeLessThanOrEqual(0.15);
+    // shared-counter's bound: each gateway admits at most L per window on its own count, K·L together
+    expect(r.live.worstWindow, JSON.stringify(r)).toBeLessThanOrEqual(2);
+  });
+
+  it('SIGTERM: each sidecar makes its last sync and exits 0', async () => {
+    const codes = fleet.sidecars.map((c) => new Promise((res) => c.once('exit', (code) => res(code))));
+    await fleet.stop();
+    expect(await Promise.all(codes)).toEqual([0, 0]);
+    for (const err of fleet.stderr) expect(err).toContain('stopped (last sync answered)');
+  });
+});

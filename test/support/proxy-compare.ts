@@ -1,0 +1,110 @@
+/**
+ * One flood through a fleet of NGINX + sidecar pairs, measured at the upstream with the simulator's
+ * window definitions, beside the simulator's figure for the same design, K, L, W, Δ and load (what
+ * the library predicts). Used by test/sidecar/nginx.live.test.ts (short) and scripts/sidecar-nginx.ts (long).
+ */
+import type { DesignId } from '../../src/config.js';
+import { windowFigures } from '../../src/fleet/stats.js';
+import { runSeeds } from '../../src/sim/run.js';
+import { flood, type ProxyFleet, startProxyFleet } from './proxy-fleet.js';
+
+export interface CompareSettings {
+  redisUrl: string;
+  design: DesignId;
+  gateways: number;
+  limit: number;
+  windowMs: number;
+  syncMs: number;
+  /** multiple of L per W */
+  load: number;
+  durationMs: number;
+  /** warm-up flood on a key of its own before the measured one, ms */
+  warmupMs: number;
+  seed: number;
+  simSeeds: number;
+  prefix: string;
+}
+
+export interface CompareResult {
+  live: {
+    admittedPerWindow: number;
+    worstWindow: number;
+    sent: number;
+    admitted: number;
+    statuses: Record<number, number>;
+  };
+  sim: { admittedPerWindow: number; worstWindow: number };
+  /** live / sim − 1 */
+  diff: number;
+}
+
+/** The fleet compareWithSimulator runs on: K pairs with the settings' gateway options. */
+export function startFleetFor(s: CompareSettings): Promise<ProxyFleet> {
+  return startProxyFleet({
+    redisUrl: s.redisUrl,
+    pairs: s.gateways,
+    prefix: s.prefix,
+    gateway: {
+      design: s.design,
+      limit: s.limit,
+      windowMs: s.windowMs,
+      gateways: s.gateways,
+      syncMs: s.syncMs,
+    },
+  });
+}
+
+/** On `running`, a fleet startFleetFor(s) started (left running), or on one of its own (stopped after). */
+export async function compareWithSimulator(s: CompareSettings, running?: ProxyFleet): Promise<CompareResult> {
+  const fleet = running ?? (await startFleetFor(s));
+  try {
+    const ratePerS = (s.load * s.limit) / (s.windowMs / 1000);
+    if (s.warmupMs > 0)
+      await flood(fleet.nginxPorts, {
+        ratePerS,
+        durationMs: s.warmupMs,
+        seed: s.seed + 1,
+        path: '/warmup',
+        headers: { 'x-api-key': 'warmup' },
+      });
+    const f = await flood(fleet.nginxPorts, {
+      ratePerS,
+      durationMs: s.durationMs,
+      seed: s.seed,
+      path: '/flood',
+      headers: { 'x-api-key': 'flood' },
+    });
+    const times = (fleet.arrivals.get('/flood') ?? []).map((t) => t - f.startedAt);
+    const w = windowFigures(times, s.windowMs, s.limit, s.durationMs);
+    const seeds = Array.from({ length: s.simSeeds }, (_, i) => i + 1);
+    const sim = runSeeds(
+      {
+        design: s.design,
+        gateways: s.gateways,
+        syncS: s.syncMs / 1000,
+        limit: s.limit,
+        windowS: s.windowMs / 1000,
+        windowKind: 'sliding',
+        alignedSyncs: false,
+        traffic: 'flood',
+        load: s.load,
+        routing: 'even',
+        minutes: s.durationMs / 60_000,
+      },
+      seeds,
+    ).mean;
+    return {
+      live: {
+        admittedPerWindow: w.admittedPerWindow,
+        worstWindow: w.worstWindow,
+        sent: f.sent,
+        admitted: w.admitted,
+        statuses: f.statuses,
+      },
+      sim: { admittedPerWindow: sim.admittedPerWindow, worstWindow: sim.worstWindow },
+      diff: w.admittedPerWindow / sim.admittedPerWindow - 1,
+    };
+  } finally {
+    if (running === undefined) await fleet.stop();
+  }
+}
