@@ -83,7 +83,14 @@ describe("the study's report.html in Chromium", () => {
     ] as const) {
       const { page, errors, close } = await open(studyHtml, viewport);
       const names = await expectEveryChartDrawn(page);
-      expect(names).toEqual(['flood-k8', 'flood-all', 'shared-counter-variants', 'formula-shared-counter']);
+      expect(names).toEqual([
+        'flood-k8',
+        'flood-worst',
+        'flood-worst-mean',
+        'flood-all',
+        'shared-counter-variants',
+        'formula-shared-counter',
+      ]);
       // axes with units and the log scale named, a legend entry per design, the limit drawn
       const flood = page.locator('[data-chart="flood-k8"]');
       const text = await flood.textContent();
