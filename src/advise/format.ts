@@ -140,7 +140,8 @@ export const COLUMN_NOTES = [
   'mean ×L: mean admitted per window W under the attack, × L, the mean over seeds (--max-mean bounds it).',
   'honest rejected: share of the honest client’s requests rejected; RT/request: store round trips on its request path.',
   'store ops/s/key: store calls per second for one attacked key = K/Δ syncs (every gateway exchanges the key once per Δ;',
-  'none for central-log and split) + request-path round trips per request × the attack’s request rate.',
+  'none for central-log and split; measured for a design that also syncs early) + request-path round trips per request',
+  '× the attack’s request rate.',
 ].join('\n');
 
 /** The figure a missed flag is judged on, for the summary of misses: its name, number format and unit. */

@@ -1,4 +1,5 @@
 import { DESIGN_IDS } from '../config.js';
+import { DESIGNS } from '../designs/index.js';
 import type { RunMetrics } from '../sim/types.js';
 import type { PlannedRow } from './plan.js';
 import { syncsMatter } from './plan.js';
@@ -14,10 +15,16 @@ import type { AdviceInput, AdviceRow } from './types.js';
 export function storeOps(
   row: Pick<PlannedRow, 'design' | 'syncS'>,
   input: Pick<AdviceInput, 'gateways' | 'attack' | 'limit' | 'windowS'>,
-  flood: Pick<RunMetrics, 'roundTripsPerRequest'>,
+  flood: Pick<RunMetrics, 'roundTripsPerRequest'> & Partial<Pick<RunMetrics, 'storeOpsPerSec'>>,
 ): { syncsPerSec: number; requestPathPerSec: number } {
-  const syncsPerSec = syncsMatter(row.design) && row.syncS !== null ? input.gateways / row.syncS : 0;
+  let syncsPerSec = syncsMatter(row.design) && row.syncS !== null ? input.gateways / row.syncS : 0;
   const requestPathPerSec = (flood.roundTripsPerRequest * input.attack * input.limit) / input.windowS;
+  // a design that syncs early (off the request path, when a gateway's part of the headroom is spent)
+  // syncs more often than every Δ under a flood: its syncs are the flood run's measured store
+  // operations less its request-path ones (K/Δ alone understated them)
+  if (DESIGNS[row.design].earlySyncs !== null && flood.storeOpsPerSec !== undefined) {
+    syncsPerSec = Math.max(syncsPerSec, flood.storeOpsPerSec - requestPathPerSec);
+  }
   return { syncsPerSec, requestPathPerSec };
 }
 
