@@ -109,25 +109,3 @@ describe('advise ranking', () => {
     expect(t[2]).toMatch(/^2 +central-log +— +/);
   });
 });
-
-describe('storeOps of a design that syncs early', () => {
-  it('counts the flood run’s measured syncs, not K/Δ alone', () => {
-    const fleet = { gateways: 8, attack: 1000, limit: 100, windowS: 60 };
-    // K/Δ = 8/s; the flood run measured 13.5 store operations a second, none on the request path
-    const early = storeOps({ design: 'adaptive-early', syncS: 1 }, fleet, {
-      roundTripsPerRequest: 0,
-      storeOpsPerSec: 13.5,
-    });
-    expect(early).toEqual({ syncsPerSec: 13.5, requestPathPerSec: 0 });
-    // never fewer than its regular syncs
-    expect(
-      storeOps({ design: 'adaptive-early', syncS: 1 }, fleet, { roundTripsPerRequest: 0, storeOpsPerSec: 3 })
-        .syncsPerSec,
-    ).toBe(8);
-    // a design without early syncs keeps K/Δ whatever was measured
-    expect(
-      storeOps({ design: 'adaptive', syncS: 1 }, fleet, { roundTripsPerRequest: 0, storeOpsPerSec: 13.5 })
-        .syncsPerSec,
-    ).toBe(8);
-  });
-});
