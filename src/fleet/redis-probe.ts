@@ -28,11 +28,11 @@ export interface RedisKeyFigures {
 export interface IdleExpiry {
   /** user keys' records (Redis keys) when the watch began */
   recordsAtStart: number;
-  /** ms after the end of the load at which none was left; null if some were still there at the deadline */
+  /** ms after `from` at which none was left; null if some were still there at the deadline */
   goneAtMs: number | null;
   /** records left at the end of the watch */
   left: number;
-  /** records left, about once a second, ms after the end of the load */
+  /** records left, about once a second, ms after `from` */
   samples: { atMs: number; records: number }[];
 }
 
@@ -125,7 +125,7 @@ export class RedisProbe {
    * (cheap; the keys that are not user keys' records, counted once at the start, are taken off), and
    * confirms by SCAN once it reads none left, or every `scanEveryMs` (another client's keys may move
    * DBSIZE); stops when no record is left or at `deadline` (wall-clock ms). Times are ms after
-   * `from` (the end of the load); `samples` holds the records left about once a second.
+   * `from` (when the keys went idle); `samples` holds the records left about once a second.
    */
   async idleExpiry(
     prefix: string,

@@ -127,8 +127,9 @@ export interface ManyKeysLive {
   floodRejectedPct: number;
   /**
    * After the load: how long the idle keys took to leave Redis, against the bound W + 2 × margin from
-   * the end of the load (a key expires `margin` after the last instant anything in it counts, up to
-   * one margin later on Redis's clock; its last admit is at the latest the end of the load).
+   * the last admit (a key expires `margin` after the last instant anything in it counts, up to one
+   * margin later on Redis's clock; times are ms after the last admit, or after the end of the load's
+   * schedule if that is later). Grants (lease designs) can hold a key up to their lapse longer.
    */
   idle: IdleExpiry & { marginMs: number; boundMs: number };
 }
@@ -156,6 +157,16 @@ export const LATE_AFTER_MS = 10;
 /** After the load's duration, how long it waits for answers still in flight, ms. */
 const DRAIN_MS = 3000;
 const WARMUP_MS = 1000;
+/**
+ * When the keys went idle (wall-clock ms): the last admit a gateway stamped on a logged request, or
+ * the end of the load's schedule if that is later (sends that ran late admit after the schedule's end).
+ */
+function lastAdmit(endOfSchedule: number, up: UpstreamReport): number {
+  let last = endOfSchedule;
+  for (const t of up.admittedAt) if (t > last) last = t;
+  return last;
+}
+
 /** How long past its bound the idle-key watch waits before it reports keys left, ms. */
 const IDLE_SLACK_MS = 10_000;
 
@@ -320,16 +331,16 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
       // the gateways have stopped (their last syncs are in): the keys are idle from the end of the load on
       const marginMs = settings.expiryMarginMs ?? DEFAULT_EXPIRY_MARGIN_MS;
       const boundMs = settings.windowMs + 2 * marginMs;
-      const end = loadReport.startedAt + settings.durationMs;
+      const end = lastAdmit(loadReport.startedAt + settings.durationMs, upReport);
       log(
-        `idle keys: waiting for them to leave Redis (bound: W + 2 × margin = ${boundMs / 1000} s after the load)`,
+        `idle keys: waiting for them to leave Redis (bound: W + 2 × margin = ${boundMs / 1000} s after the last admit)`,
       );
       const watched = await step(probe.idleExpiry(`fl:fleet:${run}:`, end, end + boundMs + IDLE_SLACK_MS));
       idle = { ...watched, marginMs, boundMs };
       log(
         watched.goneAtMs === null
-          ? `idle keys: ${watched.left} records still in Redis ${((Date.now() - end) / 1000).toFixed(1)} s after the load`
-          : `idle keys: all gone ${(watched.goneAtMs / 1000).toFixed(2)} s after the load`,
+          ? `idle keys: ${watched.left} records still in Redis ${((Date.now() - end) / 1000).toFixed(1)} s after the last admit`
+          : `idle keys: all gone ${(watched.goneAtMs / 1000).toFixed(2)} s after the last admit`,
       );
     }
     if (process.env.FLEET_DUMP) {

@@ -172,8 +172,8 @@ function formatManyKeys(r: FleetResult, k: NonNullable<FleetResult['live']['keys
   const idle = k.idle;
   const gone =
     idle.goneAtMs === null
-      ? `${int(idle.left)} still there ${fix((idle.samples[idle.samples.length - 1]?.atMs ?? 0) / 1000, 1)} s after the load`
-      : `all gone ${fix(idle.goneAtMs / 1000, 2)} s after the load`;
+      ? `${int(idle.left)} still there ${fix((idle.samples[idle.samples.length - 1]?.atMs ?? 0) / 1000, 1)} s after the last admit`
+      : `all gone ${fix(idle.goneAtMs / 1000, 2)} s after the last admit`;
   const curve = idle.samples.map((x) => `${fix(x.atMs / 1000, 0)} s: ${int(x.records)}`).join(', ');
   const lines = tableLines(rows);
   lines.push(

@@ -54,10 +54,10 @@ describe('fleetlimit fleet --keys, end to end', () => {
     // the flood (4 × L per W on one key) is held near L: most of it rejected
     expect(k.floodedKeys).toBe(1);
     expect(k.floodRejectedPct).toBeGreaterThan(40);
-    // idle keys leave Redis within W + 2 × margin of the end of the load (3 s here), plus the second
+    // idle keys leave Redis within W + 2 × margin of the last admit (3 s here), plus the second
     // Redis's active expiry may take to reclaim them (it samples keys with a TTL 10 times a second)
     console.log(
-      `idle keys: ${k.idle.recordsAtStart} records, gone ${k.idle.goneAtMs} ms after the load (bound ${k.idle.boundMs} ms)`,
+      `idle keys: ${k.idle.recordsAtStart} records, gone ${k.idle.goneAtMs} ms after the last admit (bound ${k.idle.boundMs} ms)`,
     );
     expect(k.idle.boundMs).toBe(3000);
     expect(k.idle.recordsAtStart).toBeGreaterThan(50);
