@@ -6,19 +6,25 @@
 // calls per sync (a cluster sync is cut by slot: keys of one script call must share one), Redis CPU
 // per key-sync (INFO commandstats, summed over the nodes), and this process's CPU per key-sync; and
 // one master with one key per script call (chunkKeys 1), about the cluster's cut, to part the cost
-// of the split by slot from the gain of the sharding.
-// Usage: npm run build && node bench/probes/cluster-sync.mjs [KEYS=10000] [C=4] [REPS=5]
+// of the split by slot from the gain of the sharding. Redis CPU is reported twice: the commands'
+// time (INFO commandstats: wall time inside the command, which a preempted server stretches on a
+// busy machine) and the servers' CPU time (INFO cpu, used_cpu_user + used_cpu_sys, summed over the
+// nodes: everything the servers did, networking included). DIST names the build (A/B of a change).
+// Usage: npm run build && node bench/probes/cluster-sync.mjs [KEYS=10000] [C=4] [REPS=5] [DIST=dist]
 import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
-import { freePort, startRedisServer } from '../../dist/fleet/redis-server.js';
-import { makePolicy } from '../../dist/index.js';
-import { RedisStore } from '../../dist/store/redis/index.js';
 
 const run = promisify(execFile);
 const KEYS = Number(process.argv[2] ?? 10_000);
 const C = Number(process.argv[3] ?? 4);
 const REPS = Number(process.argv[4] ?? 5);
+const DIST = pathToFileURL(resolve(process.argv[5] ?? 'dist')).href;
+const { freePort, startRedisServer } = await import(`${DIST}/fleet/redis-server.js`);
+const { makePolicy } = await import(`${DIST}/index.js`);
+const { RedisStore } = await import(`${DIST}/store/redis/index.js`);
 
 async function startCluster(masters) {
   const nodes = [];
@@ -77,6 +83,16 @@ async function evalshaStats(conns) {
   return { calls, usec };
 }
 
+/** Seconds of CPU the servers used so far (user + sys, summed). */
+async function serverCpu(conns) {
+  let s = 0;
+  for (const c of conns) {
+    const info = await c.info('cpu');
+    s += Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+  }
+  return s;
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** C gateways' syncs of the same KEYS keys at once, REPS rounds; `clients` one per gateway. */
@@ -100,13 +116,17 @@ async function measure(name, clients, conns, storeOpts = {}) {
   await round(); // creates the keys, loads the scripts
   for (const c of conns) await c.config('RESETSTAT');
   const cpu0 = process.cpuUsage();
+  const server0 = await serverCpu(conns);
   const rates = [];
+  const wall0 = performance.now();
   for (let r = 0; r < REPS; r++) {
     const t = performance.now();
     await round();
     rates.push((C * KEYS) / ((performance.now() - t) / 1000));
   }
   const cpu = process.cpuUsage(cpu0);
+  const serverSec = (await serverCpu(conns)) - server0;
+  const wallSec = (performance.now() - wall0) / 1000;
   const st = await evalshaStats(conns);
   const keySyncs = REPS * C * KEYS;
   const out = {
@@ -114,11 +134,15 @@ async function measure(name, clients, conns, storeOpts = {}) {
     keySyncsPerSec: median(rates),
     callsPerSync: st.calls / (REPS * C),
     redisUsPerKey: st.usec / keySyncs,
+    serverCpuUsPerKey: (serverSec * 1e6) / keySyncs,
+    serverCores: serverSec / wallSec,
+    clientCores: (cpu.user + cpu.system) / 1e6 / wallSec,
     clientUsPerKey: (cpu.user + cpu.system) / keySyncs,
   };
   console.log(
     `${name.padEnd(21)} ${Math.round(out.keySyncsPerSec).toLocaleString('en')} key-syncs/s (median of ${REPS}, min ${Math.round(Math.min(...rates)).toLocaleString('en')}, max ${Math.round(Math.max(...rates)).toLocaleString('en')}); ` +
-      `${out.callsPerSync.toFixed(0)} script calls per sync of ${KEYS} keys; Redis ${out.redisUsPerKey.toFixed(1)} µs/key (all nodes); this process ${out.clientUsPerKey.toFixed(1)} µs/key`,
+      `${out.callsPerSync.toFixed(0)} script calls per sync of ${KEYS} keys; Redis ${out.redisUsPerKey.toFixed(1)} µs/key in commands, ${out.serverCpuUsPerKey.toFixed(1)} µs/key CPU (all nodes); this process ${out.clientUsPerKey.toFixed(1)} µs/key; ` +
+      `cores busy: servers ${out.serverCores.toFixed(2)}, this process ${out.clientCores.toFixed(2)}`,
   );
   return out;
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { DESIGN_IDS } from '../config.js';
 import { parseInjection } from '../fleet/inject.js';
 import { runFleet } from '../fleet/run.js';
-import { arrivalRate, type FleetSettings } from '../fleet/settings.js';
+import { arrivalRate, type FleetSettings, type FloodSettings } from '../fleet/settings.js';
 import { formatComparison } from '../fleet/table.js';
 import { ONSET_AFTER_WINDOWS } from '../sim/engine.js';
 import { limitPerWindow, millis, num, oneOf, seconds, UsageError } from './parse.js';
@@ -29,10 +29,13 @@ export interface FleetFlags {
   scale?: string[];
   keys?: string;
   popularity?: string;
-  /** onset traffic: the flood's rate (default 100) */
+  /** onset traffic: the flood's rate; with --flood-keys: each flooded key's flood (× L per W, default 100) */
   floodLoad?: string;
   /** flood and onset traffic: even or pick */
   attack?: string;
+  floodKeys?: string;
+  floodPick?: string;
+  expiryMargin?: string;
   json?: boolean;
 }
 
@@ -46,14 +49,41 @@ function popularity(raw: string): number {
   return v;
 }
 
-/** --keys N and --popularity zipf:S → settings.keys, or undefined for the one-key run. */
-function manyKeys(f: FleetFlags): { count: number; popularity: number } | undefined {
+/** --keys N, --popularity zipf:S and the --flood-* flags → settings.keys, or undefined for the one-key run. */
+function manyKeys(f: FleetFlags): FleetSettings['keys'] {
   if (f.keys === undefined) {
-    if (f.popularity !== undefined) throw new UsageError('--popularity', 'needs --keys N');
+    for (const [flag, v] of [
+      ['--popularity', f.popularity],
+      ['--flood-keys', f.floodKeys],
+      // (--flood-load without --keys is --traffic onset's: checked in fleetSettings)
+      ['--flood-pick', f.floodPick],
+      ['--expiry-margin', f.expiryMargin],
+    ] as const) {
+      if (v !== undefined) throw new UsageError(flag, 'needs --keys N');
+    }
     return undefined;
   }
   const count = num('--keys', f.keys, { integer: true, min: 1, max: 1_000_000 });
-  return { count, popularity: f.popularity === undefined ? 1 : popularity(f.popularity) };
+  const keys = { count, popularity: f.popularity === undefined ? 1 : popularity(f.popularity) };
+  const flood = floodOf(f, count);
+  return flood === undefined ? keys : { ...keys, flood };
+}
+
+/** --flood-keys M (default none), --flood-load X (× L per W per flooded key, default 100), --flood-pick hot|random. */
+function floodOf(f: FleetFlags, count: number): FloodSettings | undefined {
+  const keys =
+    f.floodKeys === undefined ? 0 : num('--flood-keys', f.floodKeys, { integer: true, min: 0, max: count });
+  if (keys === 0) {
+    if (f.floodLoad !== undefined)
+      throw new UsageError('--flood-load', 'needs --traffic onset, or --flood-keys M (M ≥ 1) with --keys');
+    if (f.floodPick !== undefined) throw new UsageError('--flood-pick', 'needs --flood-keys M (M ≥ 1)');
+    return undefined;
+  }
+  return {
+    keys,
+    load: num('--flood-load', f.floodLoad ?? '100', { positive: true }),
+    pick: oneOf('--flood-pick', f.floodPick ?? 'hot', ['hot', 'random'] as const),
+  };
 }
 
 /** Only loopback Redis: a live run sends real load, and it must never be aimed at another machine. */
@@ -123,7 +153,9 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
   });
   if (keys !== undefined && (traffic === 'flood' || onset))
     throw new UsageError('--traffic', 'with --keys, each key gets its honest client: use steady or pageload');
-  if (f.floodLoad !== undefined && !onset) throw new UsageError('--flood-load', 'needs --traffic onset');
+  // (with --keys, --flood-load is the flooded keys' flood: checked with --flood-keys, see floodOf)
+  if (f.floodLoad !== undefined && !onset && keys === undefined)
+    throw new UsageError('--flood-load', 'needs --traffic onset, or --flood-keys M (M ≥ 1) with --keys');
   const floodLoad = onset ? num('--flood-load', f.floodLoad ?? '100', { positive: true }) : undefined;
   if (f.attack !== undefined && traffic !== 'flood' && !onset)
     throw new UsageError('--attack', 'needs --traffic flood or onset');
@@ -175,7 +207,15 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
     ...(keys !== undefined ? { keys } : {}),
     ...(floodLoad !== undefined ? { floodLoad } : {}),
     ...(attack !== undefined ? { attack } : {}),
+    ...(f.expiryMargin !== undefined ? { expiryMarginMs: expiryMargin(f.expiryMargin) } : {}),
   };
+}
+
+function expiryMargin(raw: string): number {
+  const ms = millis('--expiry-margin', raw, 's');
+  if (!(ms > 0 && ms <= 3_600_000))
+    throw new UsageError('--expiry-margin', `must be above 0 and at most 1 h, got "${raw}"`);
+  return ms;
 }
 
 export function addFleetCommand(program: Command): void {
@@ -199,7 +239,10 @@ export function addFleetCommand(program: Command): void {
       "arrival rate as a multiple of the limit (100 = 100 × L per W; with --keys, the hottest key's; default 100, 0.8 with --keys)",
     )
     .option('--routing <kind>', 'even or uneven (gateway i gets a share ∝ 1/i)', 'even')
-    .option('--flood-load <multiple>', "--traffic onset: the flood's rate, × L per W (default 100)")
+    .option(
+      '--flood-load <multiple>',
+      "--traffic onset: the flood's rate; with --flood-keys: the flood on each flooded key (× L per W, default 100)",
+    )
     .option(
       '--attack <kind>',
       'flood and onset: the flood spread evenly (even) or sent to one gateway (pick)',
@@ -243,6 +286,12 @@ export function addFleetCommand(program: Command): void {
       'spread the requests over N keys (1–1,000,000) by --popularity, as the simulator does',
     )
     .option('--popularity <zipf:S>', 'key popularity with --keys: rank r ∝ 1/r^S (default zipf:1)')
+    .option('--flood-keys <M>', 'with --keys: keys flooded on top of their honest traffic (default 0)')
+    .option('--flood-pick <kind>', 'with --flood-keys: hot (the M most popular keys) or random (default hot)')
+    .option(
+      '--expiry-margin <duration>',
+      "with --keys: the gateways' RedisStore expiryMarginMs: 500ms, 5s… (a bare number is seconds; default 5 s)",
+    )
     .option('--json', 'print { live, sim, settings } as JSON')
     .action(async (f: FleetFlags) => {
       const settings = fleetSettings(f);

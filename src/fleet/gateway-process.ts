@@ -22,7 +22,12 @@ const redis = new Redis(cfg.redisUrl, {
 redis.on('error', () => {
   // connection errors surface as failed store calls in the runtime's counters
 });
-const store = new CountingStore(new RedisStore(redis, { prefix: cfg.prefix }));
+const store = new CountingStore(
+  new RedisStore(redis, {
+    prefix: cfg.prefix,
+    ...(cfg.expiryMarginMs !== undefined ? { expiryMarginMs: cfg.expiryMarginMs } : {}),
+  }),
+);
 const gw = createAsyncGateway({
   id: cfg.id,
   design: cfg.design,

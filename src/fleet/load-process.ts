@@ -82,10 +82,18 @@ function fire(
 // many keys: each arrival's key from a stream of its own, so the arrivals' instants stay those of the seed
 const zipf = cfg.keys === undefined ? null : new ZipfKeys(cfg.keys.count, cfg.keys.popularity);
 const keyRng = new Random(cfg.seed ^ 0x1b873593);
+const flooded = cfg.keys?.flooded ?? [];
+const isFlooded = new Set(flooded);
+/** answered honest requests on unflooded keys / flood requests: [answered, 429] */
+const calm = { answered: 0, limited: 0 };
+const flood = { answered: 0, limited: 0 };
 
-function viaGateway(g: number): void {
+/** An honest arrival (its key by popularity), or a flood arrival on flooded key `rank`. */
+function viaGateway(g: number, floodRank?: number): void {
   sent++;
-  const path = zipf === null ? undefined : keyPath(zipf.pick(keyRng));
+  const rank = floodRank ?? (zipf === null ? -1 : zipf.pick(keyRng));
+  const path = rank < 0 ? undefined : keyPath(rank);
+  const tally = floodRank !== undefined ? flood : rank >= 0 && !isFlooded.has(rank) ? calm : null;
   fire(pools[g], path, (status, ms) => {
     if (status === 200) {
       ok++;
@@ -93,10 +101,12 @@ function viaGateway(g: number): void {
     } else if (status === 429) {
       limited++;
       rejected.push(ms);
+      if (tally !== null) tally.limited++;
     } else {
       failed++;
       return;
     }
+    if (tally !== null) tally.answered++;
     all.push(ms);
   });
 }
@@ -172,6 +182,12 @@ function run(): void {
   );
   // its own stream, so the baseline never shifts the gateway arrivals of a seed
   const directRng = new Random(cfg.seed ^ 0x5bd1e995);
+  // the flood: its own stream too, Poisson at floodLoad × L per W per flooded key
+  const floodRng = new Random(cfg.seed ^ 0x3c6ef372);
+  const floodPerMs =
+    flooded.length > 0 ? (flooded.length * (cfg.keys?.floodLoad ?? 0) * cfg.limit) / cfg.windowMs : 0;
+  const K = cfg.gatewayPorts.length;
+  let nextFlood = floodPerMs > 0 ? floodRng.exponential(floodPerMs) : Number.POSITIVE_INFINITY;
   let nextDirect =
     cfg.directRate > 0 ? directRng.exponential(cfg.directRate / 1000) : Number.POSITIVE_INFINITY;
   let next = arrivals.take();
@@ -189,6 +205,17 @@ function run(): void {
       else viaGateway(routeAt(next.t, next.gateway));
       next = arrivals.take();
     }
+    while (nextFlood <= now && nextFlood < cfg.durationMs && scheduled < cfg.maxRequests) {
+      scheduled++;
+      const late = now - nextFlood;
+      lag.push(late);
+      if (late > cfg.lateAfterMs) lateSends++;
+      const rank = flooded[Math.min(flooded.length - 1, Math.floor(floodRng.uniform() * flooded.length))];
+      const g = Math.min(K - 1, Math.floor(floodRng.uniform() * K));
+      if (inFlight >= cfg.maxInFlight) skipped++;
+      else viaGateway(routeAt(nextFlood, g), rank);
+      nextFlood += floodRng.exponential(floodPerMs);
+    }
     while (nextDirect <= now && nextDirect < cfg.durationMs) {
       fire(directPool, undefined, (status, ms) => {
         if (status === 200) direct.push(ms);
@@ -196,7 +223,7 @@ function run(): void {
       nextDirect += directRng.exponential(cfg.directRate / 1000);
     }
     if (now < cfg.durationMs && scheduled < cfg.maxRequests) {
-      const due = Math.min(next.t, nextDirect) - (wallNow() - t0);
+      const due = Math.min(next.t, nextDirect, nextFlood) - (wallNow() - t0);
       setTimeout(tick, Math.max(0, Math.floor(due)));
     } else drain(t0, wallNow() + cfg.drainMs);
   };
@@ -226,6 +253,8 @@ function drain(startedAt: number, deadline: number): void {
     direct: summarize(direct.values),
     connections: pools.reduce((a, p) => a + p.opened, 0),
     cpuMs: cpuSince(cpuAtGo),
+    ...(zipf !== null ? { calm } : {}),
+    ...(flooded.length > 0 ? { flood } : {}),
   };
   for (const p of pools) p.destroy();
   directPool.destroy();

@@ -40,6 +40,8 @@ export interface GatewayConfig {
   upstreamPort: number;
   /** Many keys: a request on /k/<rank> (rank < keyCount) counts against key k<rank>. */
   keyCount?: number;
+  /** RedisStore expiryMarginMs (absent: the store's default) */
+  expiryMarginMs?: number;
 }
 
 export interface GatewayReport {
@@ -108,8 +110,12 @@ export interface LoadConfig {
   warmupMs: number;
   /** From atMs of the run on, only the first `count` gateway ports get requests (settings.scale; even routing). */
   live?: { atMs: number; count: number }[];
-  /** Many keys: each arrival picks its key by Zipf popularity (key-choice.ts) and is sent on /k/<rank>. */
-  keys?: { count: number; popularity: number };
+  /**
+   * Many keys: each arrival picks its key by Zipf popularity (key-choice.ts) and is sent on /k/<rank>.
+   * With `flooded`, a second Poisson stream of `floodLoad` × L per W per flooded key, each arrival on
+   * one of `flooded` (ranks, uniformly) at a gateway drawn uniformly, as the simulator sends its flood.
+   */
+  keys?: { count: number; popularity: number; flooded?: number[]; floodLoad?: number };
   /** Onset traffic: the flood on top of the honest client (its warm-up is that flood, on its own key). */
   onset?: FloodOnset;
 }
@@ -149,6 +155,10 @@ export interface LoadReport {
   connections: number;
   /** CPU time the load process used while sending and draining, ms */
   cpuMs: number;
+  /** Many keys: answered honest requests on keys no flood hits, and how many of them were 429 */
+  calm?: { answered: number; limited: number };
+  /** Many keys with a flood: answered flood requests and their 429s */
+  flood?: { answered: number; limited: number };
 }
 
 export type ChildReady = { type: 'ready'; port?: number };

@@ -24,6 +24,18 @@ export interface RedisKeyFigures {
   usedMemoryPerKey: number;
 }
 
+/** How the run's idle keys left Redis after the load (RedisProbe.idleExpiry). */
+export interface IdleExpiry {
+  /** user keys' records (Redis keys) when the watch began */
+  recordsAtStart: number;
+  /** ms after `from` at which none was left; null if some were still there at the deadline */
+  goneAtMs: number | null;
+  /** records left at the end of the watch */
+  left: number;
+  /** records left, about once a second, ms after `from` */
+  samples: { atMs: number; records: number }[];
+}
+
 function infoField(info: string, field: string): number {
   const m = new RegExp(`^${field}:([0-9.]+)`, 'm').exec(info);
   return m === null ? Number.NaN : Number(m[1]);
@@ -91,6 +103,58 @@ export class RedisProbe {
       bytesPerKeySampled: sampled > 0 ? bytes / sampled : 0,
       sampledKeys: sampled,
       usedMemoryPerKey: byUser.size > 0 ? (after.usedMemory - before.usedMemory) / byUser.size : 0,
+    };
+  }
+
+  /** Redis keys holding user keys' records under `prefix` (names with the policy tag's `]:`), by a bounded SCAN. */
+  async userRecords(prefix: string, maxScan = 2_000_000): Promise<number> {
+    let n = 0;
+    let seen = 0;
+    let cursor = '0';
+    do {
+      const [next, names] = await this.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      seen += names.length;
+      for (const name of names) if (name.lastIndexOf(']:') >= 0) n++;
+    } while (cursor !== '0' && seen < maxScan);
+    return n;
+  }
+
+  /**
+   * After the load: how long the run's idle keys take to leave Redis. Polls DBSIZE every `pollMs`
+   * (cheap; the keys that are not user keys' records, counted once at the start, are taken off), and
+   * confirms by SCAN once it reads none left, or every `scanEveryMs` (another client's keys may move
+   * DBSIZE); stops when no record is left or at `deadline` (wall-clock ms). Times are ms after
+   * `from` (when the keys went idle); `samples` holds the records left about once a second.
+   */
+  async idleExpiry(
+    prefix: string,
+    from: number,
+    deadline: number,
+    pollMs = 100,
+    scanEveryMs = 2000,
+  ): Promise<IdleExpiry> {
+    const records = await this.userRecords(prefix);
+    const other = (await this.redis.dbsize()) - records;
+    const samples: { atMs: number; records: number }[] = [{ atMs: Date.now() - from, records }];
+    let lastScan = Date.now();
+    let left = records;
+    while (left > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, pollMs));
+      const now = Date.now();
+      left = Math.max(0, (await this.redis.dbsize()) - other);
+      if (left === 0 || now - lastScan >= scanEveryMs) {
+        left = await this.userRecords(prefix);
+        lastScan = Date.now();
+      }
+      if (now - from - samples[samples.length - 1].atMs >= 1000 || left === 0)
+        samples.push({ atMs: now - from, records: left });
+    }
+    return {
+      recordsAtStart: records,
+      goneAtMs: left === 0 ? samples[samples.length - 1].atMs : null,
+      left,
+      samples,
     };
   }
 

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { runManyKeysSeeds } from '../sim/many-keys.js';
+import { floodedKeys, runManyKeysSeeds } from '../sim/many-keys.js';
 import { runSeeds } from '../sim/run.js';
 import type { KeyCostMetrics, RunMetrics, RunParams } from '../sim/types.js';
 import { nextMessage, ProcessSet } from './children.js';
@@ -13,10 +13,11 @@ import type {
   LoadReport,
   UpstreamReport,
 } from './protocol.js';
-import { type RedisKeyFigures, RedisProbe, type RedisSnapshot } from './redis-probe.js';
+import { type IdleExpiry, type RedisKeyFigures, RedisProbe, type RedisSnapshot } from './redis-probe.js';
 import { type RedisServer, startRedisServer } from './redis-server.js';
 import {
   arrivalRate,
+  DEFAULT_EXPIRY_MARGIN_MS,
   expectedRequests,
   type FleetSettings,
   floodOnset,
@@ -125,8 +126,18 @@ export interface ManyKeysLive {
   heapBytesPerHeldKey: number;
   /** Redis's CPU, MEMORY USAGE and used_memory over the run (sim: storeKeys for the key count) */
   redis: RedisKeyFigures;
-  /** rejected honest requests, %: no key is flooded, so every key is unflooded (sim: unfloodedRejectedPct) */
+  /** rejected honest requests on keys no flood hits, % of those answered (sim: unfloodedRejectedPct) */
   unfloodedRejectedPct: number;
+  /** keys flooded (settings.keys.flood; 0: none), and the flood's requests rejected, % of those answered */
+  floodedKeys: number;
+  floodRejectedPct: number;
+  /**
+   * After the load: how long the idle keys took to leave Redis, against the bound W + 2 × margin from
+   * the last admit (a key expires `margin` after the last instant anything in it counts, up to one
+   * margin later on Redis's clock; times are ms after the last admit, or after the end of the load's
+   * schedule if that is later). Grants (lease designs) can hold a key up to their lapse longer.
+   */
+  idle: IdleExpiry & { marginMs: number; boundMs: number };
 }
 
 export type SimFigures = RunMetrics &
@@ -152,6 +163,30 @@ export const LATE_AFTER_MS = 10;
 /** After the load's duration, how long it waits for answers still in flight, ms. */
 const DRAIN_MS = 3000;
 const WARMUP_MS = 1000;
+/**
+ * When the keys went idle (wall-clock ms): the last admit a gateway stamped on a logged request, or
+ * the end of the load's schedule if that is later (sends that ran late admit after the schedule's end).
+ */
+function lastAdmit(endOfSchedule: number, up: UpstreamReport): number {
+  let last = endOfSchedule;
+  for (const t of up.admittedAt) if (t > last) last = t;
+  return last;
+}
+
+/** How long past its bound the idle-key watch waits before it reports keys left, ms. */
+const IDLE_SLACK_MS = 10_000;
+
+/** The load's many-keys settings: the flooded keys named as the simulator picks them (floodedKeys). */
+function loadKeys(s: FleetSettings): NonNullable<LoadConfig['keys']> {
+  const k = s.keys!;
+  if (k.flood === undefined || k.flood.keys === 0) return { count: k.count, popularity: k.popularity };
+  return {
+    count: k.count,
+    popularity: k.popularity,
+    flooded: floodedKeys(k.count, k.flood.keys, k.flood.pick, s.seed),
+    floodLoad: k.flood.load,
+  };
+}
 
 /** Starts the fleet, drives it, measures it, ends every process it started, and runs the simulator. */
 export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): Promise<FleetResult> {
@@ -196,6 +231,7 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
         key: 'k',
         upstreamPort,
         ...(settings.keys !== undefined ? { keyCount: settings.keys.count } : {}),
+        ...(settings.expiryMarginMs !== undefined ? { expiryMarginMs: settings.expiryMarginMs } : {}),
       };
       // many keys: a full GC before each heap reading, so heap per held key is not the collector's timing
       const flags = settings.keys !== undefined ? ['--expose-gc'] : [];
@@ -219,7 +255,7 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
       routing: settings.routing,
       durationMs: settings.durationMs,
       seed: settings.seed,
-      ...(settings.keys !== undefined ? { keys: settings.keys } : {}),
+      ...(settings.keys !== undefined ? { keys: loadKeys(settings) } : {}),
       ...(onset !== undefined ? { onset } : {}),
       gatewayPorts: ports.map((p) => p.port!),
       upstreamPort,
@@ -301,12 +337,30 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
     const upDone = nextMessage<UpstreamReport>(upstream, 'report', 'the upstream', 10_000);
     upstream.send({ type: 'report' });
     const upReport = await step(upDone);
+    let idle: ManyKeysLive['idle'] | null = null;
+    if (probe !== null) {
+      // the gateways have stopped (their last syncs are in): the keys are idle from the end of the load on
+      const marginMs = settings.expiryMarginMs ?? DEFAULT_EXPIRY_MARGIN_MS;
+      const boundMs = settings.windowMs + 2 * marginMs;
+      const end = lastAdmit(loadReport.startedAt + settings.durationMs, upReport);
+      log(
+        `idle keys: waiting for them to leave Redis (bound: W + 2 × margin = ${boundMs / 1000} s after the last admit)`,
+      );
+      const watched = await step(probe.idleExpiry(`fl:fleet:${run}:`, end, end + boundMs + IDLE_SLACK_MS));
+      idle = { ...watched, marginMs, boundMs };
+      log(
+        watched.goneAtMs === null
+          ? `idle keys: ${watched.left} records still in Redis ${((Date.now() - end) / 1000).toFixed(1)} s after the last admit`
+          : `idle keys: all gone ${(watched.goneAtMs / 1000).toFixed(2)} s after the last admit`,
+      );
+    }
     if (process.env.FLEET_DUMP) {
       const { writeFileSync } = await import('node:fs');
       writeFileSync(process.env.FLEET_DUMP, JSON.stringify({ load: loadReport, up: upReport }));
     }
     const live = liveFigures(settings, loadReport, gwReports, upReport, proxy?.stats() ?? null);
-    if (redisKeys !== null) live.keys = manyKeysLive(live, gwReports, redisKeys);
+    if (redisKeys !== null && idle !== null)
+      live.keys = manyKeysLive(settings, loadReport, gwReports, redisKeys, idle);
     for (const p of [upstream, load, ...gateways]) if (p.connected) p.send({ type: 'stop' });
     await procs.stopAll();
     log('fleet stopped; running the simulator');
@@ -382,12 +436,14 @@ export function simParamsOf(s: FleetSettings, minutes: number): Omit<RunParams, 
 function simulate(s: FleetSettings, minutes: number): SimFigures {
   const seeds = Array.from({ length: s.simSeeds }, (_, i) => i + 1);
   if (s.keys !== undefined) {
-    // the simulator's many-keys mode on the same settings, no key flooded
+    // the simulator's many-keys mode on the same settings, the same keys flooded (or none)
+    const f = s.keys.flood;
     const params = {
       ...simParamsOf(s, minutes),
       keys: s.keys.count,
       popularity: s.keys.popularity,
-      floodKeys: 0,
+      floodKeys: f?.keys ?? 0,
+      ...(f !== undefined ? { floodLoad: f.load, floodPick: f.pick } : {}),
     };
     const r = runManyKeysSeeds(params, seeds);
     return { ...r.mean, seeds: seeds.length, perSeed: r.perSeed };
@@ -396,16 +452,27 @@ function simulate(s: FleetSettings, minutes: number): SimFigures {
   return { ...r.mean, seeds: seeds.length, perSeed: r.perSeed };
 }
 
-function manyKeysLive(live: LiveFigures, gws: GatewayReport[], redis: RedisKeyFigures): ManyKeysLive {
+function manyKeysLive(
+  s: FleetSettings,
+  load: LoadReport,
+  gws: GatewayReport[],
+  redis: RedisKeyFigures,
+  idle: ManyKeysLive['idle'],
+): ManyKeysLive {
   const sum = (f: (g: GatewayReport) => number) => gws.reduce((a, g) => a + f(g), 0);
   const steadyS = sum((g) => g.steadyMs) / gws.length / 1000;
   const held = sum((g) => g.heldKeys);
+  const pct = (x: { answered: number; limited: number } | undefined) =>
+    x === undefined || x.answered === 0 ? 0 : (100 * x.limited) / x.answered;
   return {
     keySyncsPerSec: steadyS > 0 ? sum((g) => g.steadyKeySyncs) / steadyS : 0,
     heldKeysPerGateway: held / gws.length,
     heapBytesPerHeldKey: held > 0 ? sum((g) => g.heapAtEnd - g.heapAtMark) / held : 0,
     redis,
-    unfloodedRejectedPct: live.rejectedPct,
+    unfloodedRejectedPct: pct(load.calm),
+    floodedKeys: s.keys?.flood?.keys ?? 0,
+    floodRejectedPct: pct(load.flood),
+    idle,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { DesignId } from '../config.js';
 import { ONSET_AFTER_WINDOWS } from '../sim/engine.js';
 import { zipfTotal } from '../sim/many-keys.js';
-import type { Attack, Routing, TrafficKind } from '../sim/types.js';
+import type { Attack, FloodPick, Routing, TrafficKind } from '../sim/types.js';
 import type { FloodOnset } from './arrivals.js';
 
 /** A fault the proxy between the gateways and Redis applies (see fault-proxy.ts for what each does on the wire). */
@@ -47,10 +47,17 @@ export interface FleetSettings {
   scale?: { atMs: number; gateways: number }[];
   /**
    * Many keys: requests spread over `count` keys by Zipf popularity of exponent `popularity`, the
-   * honest client of key rank r at load / r^S × L per W (the simulator's many-keys mode, no key
-   * flooded). Absent: every request counts against one key. @default one key
+   * honest client of key rank r at load / r^S × L per W (the simulator's many-keys mode). With
+   * `flood`, `flood.keys` keys (the most popular, or drawn at random) each get a flood of
+   * `flood.load` × L per W on top, spread evenly over the gateways (the simulator's floodKeys,
+   * floodLoad, floodPick). Absent: every request counts against one key. @default one key
    */
-  keys?: { count: number; popularity: number };
+  keys?: { count: number; popularity: number; flood?: FloodSettings };
+  /**
+   * The gateways' RedisStore expiryMarginMs: a key's records live this long past the last instant
+   * anything in them counts (up to twice this on Redis's clock). @default 5000 (the store's)
+   */
+  expiryMarginMs?: number;
   /**
    * Onset traffic: the flood's rate, × L per W, coming on at ONSET_AFTER_WINDOWS × W on top of the honest
    * client at `load` (0: an empty key), as the simulator's onset traffic. @default 100
@@ -79,14 +86,36 @@ export function expectedRequests(s: FleetSettings): number {
   return (arrivalRate(s) * s.durationMs) / 1000 + flood;
 }
 
+/** Keys flooded on top of their honest traffic (many keys). */
+export interface FloodSettings {
+  /** how many keys */
+  keys: number;
+  /** each flooded key's flood, a multiple of L per W */
+  load: number;
+  /** 'hot': the most popular keys; 'random': drawn by the seed, as the simulator draws them */
+  pick: FloodPick;
+}
+
+/** The store's default expiryMarginMs (src/store/redis/options.ts), which the fleet's gateways use unless told. */
+export const DEFAULT_EXPIRY_MARGIN_MS = 5000;
+
 /** Gateway processes a run starts: the most that are ever live. */
 export function maxGateways(s: Pick<FleetSettings, 'gateways' | 'scale'>): number {
   return Math.max(s.gateways, ...(s.scale ?? []).map((x) => x.gateways));
 }
 
-/** Requests per second the settings ask for: load × L per W (× Σ 1/r^S over the keys with many keys). */
+/**
+ * Requests per second the settings ask for: load × L per W (× Σ 1/r^S over the keys with many keys),
+ * plus the flood on the flooded keys.
+ */
 export function arrivalRate(s: Pick<FleetSettings, 'load' | 'limit' | 'windowMs' | 'keys'>): number {
-  return (loadOverKeys(s) * s.limit) / (s.windowMs / 1000);
+  return ((loadOverKeys(s) + floodLoadOverKeys(s)) * s.limit) / (s.windowMs / 1000);
+}
+
+/** The flood of all flooded keys together, in multiples of L per W (0 without one). */
+export function floodLoadOverKeys(s: Pick<FleetSettings, 'keys'>): number {
+  const f = s.keys?.flood;
+  return f === undefined ? 0 : f.keys * f.load;
 }
 
 /** The load of all keys together in multiples of L per W: the hottest key's load × Σ 1/r^S. */

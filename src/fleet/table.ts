@@ -48,7 +48,10 @@ export function settingsLine(r: FleetResult): string {
     `(Δ/W = 1/${+(s.windowMs / s.syncMs).toFixed(2)}), ${traffic}, ` +
     `${s.routing} routing, ${s.durationMs / 1000} s${inject}${timeout}` +
     (s.keys !== undefined
-      ? `, ${int(s.keys.count)} keys at zipf ${s.keys.popularity} (the hottest at ${s.load}×)`
+      ? `, ${int(s.keys.count)} keys at zipf ${s.keys.popularity} (the hottest at ${s.load}×)` +
+        (s.keys.flood !== undefined && s.keys.flood.keys > 0
+          ? `, ${int(s.keys.flood.keys)} ${s.keys.flood.pick} key(s) flooded at ${s.keys.flood.load}× each`
+          : '')
       : '')
   );
 }
@@ -185,17 +188,26 @@ function formatManyKeys(r: FleetResult, k: NonNullable<FleetResult['live']['keys
     ['Redis used_memory growth per key (B)', fix(k.redis.usedMemoryPerKey, 0), '', ''],
     ['Redis CPU (cores)', fix(k.redis.cpuShare, 3), '', ''],
     [
-      'rejected % (no key flooded)',
+      k.floodedKeys > 0 ? 'honest rejected % on unflooded keys' : 'rejected % (no key flooded)',
       fix(k.unfloodedRejectedPct, 3),
       simOr(sim.unfloodedRejectedPct, 3),
       vs(k.unfloodedRejectedPct, sim.unfloodedRejectedPct, 3),
     ],
     ['requests', int(live.requests), int(sim.requests), diff(live.requests, sim.requests, 0)],
   ];
+  if (k.floodedKeys > 0) rows.push(['flood requests rejected %', fix(k.floodRejectedPct, 2), '', '']);
+  const idle = k.idle;
+  const gone =
+    idle.goneAtMs === null
+      ? `${int(idle.left)} still there ${fix((idle.samples[idle.samples.length - 1]?.atMs ?? 0) / 1000, 1)} s after the last admit`
+      : `all gone ${fix(idle.goneAtMs / 1000, 2)} s after the last admit`;
+  const curve = idle.samples.map((x) => `${fix(x.atMs / 1000, 0)} s: ${int(x.records)}`).join(', ');
   const lines = tableLines(rows);
   lines.push(
     '',
     `keys          sim heap per key is the simulator's model (KEY_BYTES); MEMORY USAGE over ${int(k.redis.sampledKeys)} keys' records (${fix(k.redis.redisKeys / Math.max(1, k.redis.userKeys), 2)} Redis keys per key)`,
+    `idle keys     ${int(idle.recordsAtStart)} records after the last syncs; ${gone} (bound: W + 2 × margin = ${fix(idle.boundMs / 1000, 2)} s, margin ${fix(idle.marginMs / 1000, 2)} s)`,
+    `              records left: ${curve}`,
     ...detailLines(r),
   );
   return `${settingsLine(r)}\n${lines.join('\n')}\n`;

@@ -63,6 +63,57 @@ describe('fleet --keys N --popularity zipf:S', () => {
   });
 });
 
+describe('fleet --keys N --flood-keys M --flood-load X --flood-pick P --expiry-margin T', () => {
+  it('become settings.keys.flood and expiryMarginMs; the flood adds M × X × L per W to the arrivals', () => {
+    const s = fleetSettings({
+      ...flags,
+      keys: '1000',
+      popularity: 'zipf:0.8',
+      floodKeys: '3',
+      floodLoad: '20',
+    });
+    expect(s.keys).toEqual({ count: 1000, popularity: 0.8, flood: { keys: 3, load: 20, pick: 'hot' } });
+    expect(arrivalRate(s)).toBeCloseTo(((0.8 * zipfTotal(1000, 0.8) + 3 * 20) * 100) / 6, 6);
+    const line = settingsLine({
+      settings: { ...s, arrivalRatePerS: arrivalRate(s), simMinutes: 1 },
+    } as Parameters<typeof settingsLine>[0]);
+    expect(line).toContain('3 hot key(s) flooded at 20× each');
+    const r = fleetSettings({
+      ...flags,
+      keys: '1000',
+      floodKeys: '2',
+      floodPick: 'random',
+      expiryMargin: '500ms',
+    });
+    expect(r.keys?.flood).toEqual({ keys: 2, load: 100, pick: 'random' });
+    expect(r.expiryMarginMs).toBe(500);
+    // --flood-keys 0 (or none): no flood, and the settings say nothing of one
+    expect(fleetSettings({ ...flags, keys: '10', floodKeys: '0' }).keys).toEqual({
+      count: 10,
+      popularity: 1,
+    });
+    expect('expiryMarginMs' in fleetSettings({ ...flags, keys: '10' })).toBe(false);
+  });
+
+  it('refuse bad values, naming the flag', () => {
+    const bad: [Partial<FleetFlags>, RegExp][] = [
+      [{ floodKeys: '1' }, /--flood-keys/],
+      [{ expiryMargin: '1s' }, /--expiry-margin/],
+      [{ keys: '10', floodKeys: '11' }, /--flood-keys/],
+      [{ keys: '10', floodKeys: '-1' }, /--flood-keys/],
+      [{ keys: '10', floodKeys: '1', floodLoad: '0' }, /--flood-load/],
+      [{ keys: '10', floodKeys: '1', floodPick: 'cold' }, /--flood-pick/],
+      [{ keys: '10', floodLoad: '5' }, /--flood-load/],
+      [{ keys: '10', expiryMargin: '0' }, /--expiry-margin/],
+      [{ keys: '10', expiryMargin: '2h' }, /--expiry-margin/],
+    ];
+    for (const [b, flag] of bad) {
+      expect(() => fleetSettings({ ...flags, ...b }), JSON.stringify(b)).toThrow(UsageError);
+      expect(() => fleetSettings({ ...flags, ...b }), JSON.stringify(b)).toThrow(flag);
+    }
+  });
+});
+
 describe('ZipfKeys: the simulator’s key draw', () => {
   // src/sim/many-keys.ts keeps its picker inside runManyKeys; this is its code, for a seed-by-seed check
   function simPicker(N: number, S: number, rng: Random): () => number {

@@ -4,9 +4,10 @@ import type { FleetSettings } from '../../src/fleet/settings.js';
 import { formatComparison } from '../../src/fleet/table.js';
 
 // A short live run over many keys: 2 gateway processes on a private redis-server (or REDIS_URL),
-// 1,000 keys at Zipf 0.8. Timing-dependent figures are checked for presence and plausibility only.
+// 1,000 keys at Zipf 0.8, the hottest flooded at 4 × L per W. Timing-dependent figures are checked
+// for presence and plausibility only; the idle keys' expiry against its bound.
 describe('fleetlimit fleet --keys, end to end', () => {
-  it('1,000 keys at zipf 0.8, K = 2: key-syncs, held keys, Redis CPU and memory per key, no errors', async () => {
+  it('1,000 keys at zipf 0.8, K = 2, one key flooded: key-syncs, held keys, Redis CPU and memory per key, rejections, idle expiry', async () => {
     const settings: FleetSettings = {
       design: 'shared-counter',
       gateways: 2,
@@ -23,7 +24,8 @@ describe('fleetlimit fleet --keys, end to end', () => {
       simSeeds: 1,
       storeTimeoutMs: 500,
       warmupMs: 500,
-      keys: { count: 1000, popularity: 0.8 },
+      keys: { count: 1000, popularity: 0.8, flood: { keys: 1, load: 4, pick: 'hot' } },
+      expiryMarginMs: 500,
     };
     const r = await runFleet(settings);
     const k = r.live.keys;
@@ -46,8 +48,23 @@ describe('fleetlimit fleet --keys, end to end', () => {
     expect(k.redis.bytesPerKeySampled).toBeLessThan(10_000);
     expect(k.redis.cpuShare).toBeGreaterThan(0);
     expect(k.redis.cpuShare).toBeLessThan(2);
-    // the hottest key at 0.8× L: honest clients are (almost) never rejected
+    // the hottest key at 0.8× L: honest clients on the keys no flood hits are (almost) never rejected
     expect(k.unfloodedRejectedPct).toBeLessThan(5);
+    expect(r.sim.unfloodedRejectedPct).toBeLessThan(5);
+    // the flood (4 × L per W on one key) is held near L: most of it rejected
+    expect(k.floodedKeys).toBe(1);
+    expect(k.floodRejectedPct).toBeGreaterThan(40);
+    // idle keys leave Redis within W + 2 × margin of the last admit (3 s here), plus the second
+    // Redis's active expiry may take to reclaim them (it samples keys with a TTL 10 times a second)
+    console.log(
+      `idle keys: ${k.idle.recordsAtStart} records, gone ${k.idle.goneAtMs} ms after the last admit (bound ${k.idle.boundMs} ms)`,
+    );
+    expect(k.idle.boundMs).toBe(3000);
+    expect(k.idle.recordsAtStart).toBeGreaterThan(50);
+    expect(k.idle.goneAtMs).not.toBeNull();
+    expect(k.idle.goneAtMs!).toBeLessThanOrEqual(k.idle.boundMs + 1000);
+    // not vacuous: the keys stayed while they could still count (the last admits' window W = 2 s)
+    expect(k.idle.goneAtMs!).toBeGreaterThan(1500);
     // the simulator's figures for the same settings sit beside them
     expect(r.sim.syncKeysPerSec).toBeGreaterThan(0);
     expect(r.sim.keysPerGateway).toBeGreaterThan(0);

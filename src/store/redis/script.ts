@@ -189,11 +189,35 @@ export function keepLoaded(client: RedisClient, scripts: LuaScript[]): void {
 const PART_KEYS = 1000;
 
 /**
+ * Most key names (two per user key) and arguments one cluster call carries when it carries several
+ * calls (see composeScript): about one sync chunk (chunkKeys 100), so no call holds Redis longer
+ * than a chunk did.
+ */
+const MIXED_KEYS = 200;
+const MIXED_ARGS = 2500;
+/** ARGV[1..6]: the head common.lua reads; calls carried by one call must share it. */
+const HEAD_ARGS = 6;
+
+/**
+ * Calls written as one script call: one call as itself, or several calls of one script and one
+ * head, all served by one node, as one mixed call (composeScript). A cluster sync is cut by slot (a
+ * script's declared keys share one), and 10,000 keys fall in ~7,500 slots: one call per slot would
+ * make the per-call cost (command, script setup, prelude) the bulk of a sync's Redis time.
+ */
+interface Unit {
+  /** Indexes into the calls, in order. */
+  calls: number[];
+  keys: number;
+}
+
+/**
  * Sends many script calls as one round trip: one pipeline per server (calls grouped by the node that
- * serves their slot, as the cluster client last saw it). Resolves once everything is written, with
- * the replies still to come. A call that comes back NOSCRIPT, or was redirected (MOVED/ASK, a slot
- * mid-migration), did not run: it is resent on its own, which EVALs it or follows the redirect.
- * Results come back in call order; the first other error rejects them.
+ * serves their slot, as the cluster client last saw it). In a cluster, calls of one node are carried
+ * several to a script call (Unit). Resolves once everything is written, with the replies still to
+ * come. A call that comes back NOSCRIPT, or was redirected (MOVED/ASK, a slot mid-migration), did
+ * not run: it is resent on its own, which EVALs it or follows the redirect; a mixed call refused so
+ * (or NONLOCAL: one of its slots is not served here as a whole) ran none of its calls, and each is
+ * resent on its own. Results come back in call order; the first other error rejects them.
  *
  * With a `slicer`, a large pipeline is built and written in parts of about PART_KEYS keys, with a
  * turn of the event loop between slices, so a sync of many keys never holds the loop for long; all
@@ -210,23 +234,27 @@ export async function sendPipelined(
   }
   const results = new Array<unknown>(calls.length);
   const written: Promise<void>[] = [];
+  const mix = isCluster(client);
   for (const idx of groupByNode(client, calls)) {
+    const units = mix ? mixUnits(calls, idx) : idx.map((i) => ({ calls: [i], keys: calls[i].keys.length }));
     // build every part first (building writes nothing), then write them in order
     const parts: Pipeline[] = [];
     const sizes: number[] = [];
     let p = client.pipeline();
     let keys = 0;
-    for (const i of idx) {
-      const c = calls[i];
+    for (const u of units) {
       if (keys >= PART_KEYS && slicer !== undefined) {
         parts.push(p);
         sizes.push(p.length);
         p = client.pipeline();
         keys = 0;
       }
-      p.evalsha(c.script.sha, c.keys.length, ...c.keys, ...c.args);
-      keys += c.keys.length / 2;
-      if (slicer?.due(c.keys.length / 2)) await slicer.pause();
+      if (u.calls.length === 1) {
+        const c = calls[u.calls[0]];
+        p.evalsha(c.script.sha, c.keys.length, ...c.keys, ...c.args);
+      } else p.evalsha(...mixedCommand(calls, u));
+      keys += u.keys / 2;
+      if (slicer?.due(u.keys / 2)) await slicer.pause();
     }
     parts.push(p);
     sizes.push(p.length);
@@ -238,7 +266,7 @@ export async function sendPipelined(
       sent.push(x);
       if (slicer?.due(PART_KEYS)) await slicer.pause();
     }
-    written.push(collect(client, calls, idx, sent, sizes, results));
+    written.push(collect(client, calls, units, sent, sizes, results));
   }
   const replies = Promise.allSettled(written).then((settled) => {
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
@@ -251,11 +279,58 @@ export async function sendPipelined(
 
 type Pipeline = ReturnType<RedisClient['pipeline']>;
 
+/** One node's calls, in order, as units: consecutive calls of one script and head, up to MIXED_KEYS / MIXED_ARGS. */
+function mixUnits(calls: ScriptCall[], idx: number[]): Unit[] {
+  const units: Unit[] = [];
+  let cur: Unit | null = null;
+  let args = 0;
+  for (const i of idx) {
+    const c = calls[i];
+    const first = cur === null ? null : calls[cur.calls[0]];
+    if (
+      cur !== null &&
+      first !== null &&
+      first.script === c.script &&
+      cur.keys + c.keys.length <= MIXED_KEYS &&
+      args + c.args.length + c.keys.length <= MIXED_ARGS &&
+      sameHead(first.args, c.args)
+    ) {
+      cur.calls.push(i);
+      cur.keys += c.keys.length;
+      args += c.args.length + c.keys.length;
+      continue;
+    }
+    cur = { calls: [i], keys: c.keys.length };
+    args = c.args.length + c.keys.length;
+    units.push(cur);
+  }
+  return units;
+}
+
+function sameHead(a: (string | Buffer)[], b: (string | Buffer)[]): boolean {
+  if (a.length < HEAD_ARGS || b.length < HEAD_ARGS) return false;
+  for (let i = 0; i < HEAD_ARGS; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** EVALSHA arguments of a mixed call (see composeScript): the first call's keys declared, every call in ARGV. */
+function mixedCommand(calls: ScriptCall[], u: Unit): [string, number, ...(string | Buffer)[]] {
+  const first = calls[u.calls[0]];
+  const out: (string | Buffer)[] = [...first.keys, MIXED, String(u.calls.length)];
+  for (const i of u.calls) {
+    const c = calls[i];
+    out.push(String(c.keys.length), String(c.args.length));
+    for (const k of c.keys) out.push(k);
+    for (const a of c.args) out.push(a);
+  }
+  return [first.script.sha, first.keys.length, ...out];
+}
+
 /** One server's replies into `results`, resending the calls that did not run. */
 async function collect(
   client: RedisClient,
   calls: ScriptCall[],
-  idx: number[],
+  units: Unit[],
   sent: ReturnType<Pipeline['exec']>[],
   sizes: number[],
   results: unknown[],
@@ -269,17 +344,22 @@ async function collect(
     else throw a.reason;
   }
   const retry: Promise<void>[] = [];
-  for (let j = 0; j < idx.length; j++) {
+  const resend = (i: number) => {
+    const c = calls[i];
+    retry.push(
+      c.script.run(client, c.keys, c.args).then((v) => {
+        results[i] = v;
+      }),
+    );
+  };
+  for (let j = 0; j < units.length; j++) {
     const [err, value] = replies[j] ?? [new Error('pipeline returned no reply'), null];
-    const i = idx[j];
-    if (err === null) results[i] = value;
-    else if (isResendable(err) || isRegrouped(err)) {
-      const c = calls[i];
-      retry.push(
-        c.script.run(client, c.keys, c.args).then((v) => {
-          results[i] = v;
-        }),
-      );
+    const u = units[j];
+    if (err === null) {
+      if (u.calls.length === 1) results[u.calls[0]] = value;
+      else for (let k = 0; k < u.calls.length; k++) results[u.calls[k]] = (value as unknown[])[k];
+    } else if (isResendable(err) || isRegrouped(err) || (u.calls.length > 1 && isNonLocal(err))) {
+      for (const i of u.calls) resend(i);
     } else {
       // let the other resends settle before throwing, so none rejects unobserved
       retry.push(Promise.reject(err));
@@ -287,6 +367,11 @@ async function collect(
   }
   const settled = await Promise.allSettled(retry);
   for (const s of settled) if (s.status === 'rejected') throw s.reason;
+}
+
+/** A mixed call found a carried call's slot not served here as a whole, and ran nothing (composeScript). */
+function isNonLocal(err: Error): boolean {
+  return err.message.startsWith('NONLOCAL ');
 }
 
 function groupByNode(client: RedisClient, calls: ScriptCall[]): number[][] {
@@ -323,8 +408,79 @@ export function luaSource(file: string): string {
   return s;
 }
 
-/** A script made of the shared prelude, the window module of the mode and the operation. */
+/**
+ * The composed script's first line. Redis 7 reads flags from it (a script with it needs Redis 7.0+):
+ * a call may touch keys of several slots, all served by the node it runs on. Only a call carrying
+ * several calls of one node (see MIXED) does; every other call declares keys of one slot as before.
+ */
+const SHEBANG = '#!lua flags=allow-cross-slot-keys';
+
+/** ARGV[1] of a call carrying several calls of one script (see the dispatcher in composeScript). */
+const MIXED = '*calls';
+
+/**
+ * A script made of the shared prelude, the window module of the mode and the operation. The
+ * operation runs as a function, so one call may carry several calls of the script (keys of several
+ * slots of one cluster node, sendPipelined): the prelude then runs once (one TIME, one set of
+ * helpers), the operation once per carried call. Such a call declares the keys of its first carried
+ * call (one slot: the client routes by it, Redis checks it) and passes the rest in ARGV: MIXED, the
+ * count of calls, then per call its key count, argument count, keys and arguments. Before running
+ * anything it checks that every carried call's keys are served here (EXISTS, which fails on a key
+ * of a slot served elsewhere or mid-migration and not here), so it runs whole or not at all
+ * (NONLOCAL: the client then sends the calls one by one). Carried calls share ARGV[1..6] (common.lua's
+ * head): the prelude reads them once. An operation that returns an error ends the call with it.
+ */
 export function composeScript(op: string, windowModule: string): LuaScript {
-  const source = [luaSource('common.lua'), luaSource(windowModule), luaSource(op)].join('\n');
+  const source = [
+    SHEBANG,
+    'local function fleetlimitScript(KEYS, ARGV, fleetlimitCalls)',
+    luaSource('common.lua'),
+    luaSource(windowModule),
+    'local function fleetlimitOp(KEYS, ARGV)',
+    luaSource(op),
+    'end',
+    'if fleetlimitCalls == nil then',
+    '  return fleetlimitOp(KEYS, ARGV)',
+    'end',
+    'local replies = {}',
+    'for j = 1, #fleetlimitCalls do',
+    '  local r = fleetlimitOp(fleetlimitCalls[j][1], fleetlimitCalls[j][2])',
+    "  if type(r) == 'table' and r.err ~= nil then",
+    '    return r',
+    '  end',
+    '  if r == nil then',
+    '    r = false',
+    '  end',
+    '  replies[j] = r',
+    'end',
+    'return replies',
+    'end',
+    `if ARGV[1] ~= '${MIXED}' then`,
+    '  return fleetlimitScript(KEYS, ARGV, nil)',
+    'end',
+    'local calls, all, at = {}, {}, 3',
+    'for j = 1, tonumber(ARGV[2]) do',
+    '  local nk, na = tonumber(ARGV[at]), tonumber(ARGV[at + 1])',
+    '  at = at + 2',
+    '  local keys, args = {}, {}',
+    '  for i = 1, nk do',
+    '    keys[i] = ARGV[at]',
+    '    all[#all + 1] = ARGV[at]',
+    '    at = at + 1',
+    '  end',
+    '  for i = 1, na do',
+    '    args[i] = ARGV[at]',
+    '    at = at + 1',
+    '  end',
+    '  calls[j] = { keys, args }',
+    '  if j > 1 and nk > 0 then',
+    "    local r = redis.pcall('EXISTS', unpack(keys))",
+    "    if type(r) == 'table' and r.err ~= nil then",
+    "      return redis.error_reply('NONLOCAL ' .. r.err)",
+    '    end',
+    '  end',
+    'end',
+    'return fleetlimitScript(all, calls[1][2], calls)',
+  ].join('\n');
   return new LuaScript(`${op} (${windowModule})`, source);
 }

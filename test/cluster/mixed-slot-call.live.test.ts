@@ -1,0 +1,116 @@
+import calculateSlot from 'cluster-key-slot';
+import type { Cluster } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Policy } from '../../src/config.js';
+import type { SyncEntry } from '../../src/store/contract.js';
+import { RedisStore } from '../../src/store/redis/index.js';
+import { clusterReady, gatewayCluster, infoSum, type NodeConn, nodeConns } from '../support/cluster-fleet.js';
+import { type RedisClusterHandle, startRedisCluster } from '../support/redis-cluster.js';
+
+/**
+ * Issue 19, cluster throughput: a sync's keys of one node travel several slots to a script call
+ * (src/store/redis/script.ts, composeScript). Such a call declares the keys of one slot only, so
+ * Redis's own check (MOVED, ASK, TRYAGAIN) covers that slot alone; the call checks the others itself
+ * before writing anything. Here two of the node's slots are mid-migration: the first carried slot's
+ * records moved to the target already (the call meets ASK, the client follows it to the target,
+ * which holds none of the other slots), another's still on the source. The call is refused whole
+ * (NONLOCAL), its calls are sent one by one, and every key counts exactly the admits pushed to it:
+ * none lost, none twice.
+ */
+
+const policy: Policy = { limit: 1_000_000_000, windowMs: 60_000, windowKind: 'sliding' };
+
+let cluster: RedisClusterHandle;
+let nodes: NodeConn[];
+let client: Cluster;
+beforeAll(async () => {
+  cluster = await startRedisCluster(3);
+  nodes = await nodeConns(cluster);
+  client = await clusterReady(gatewayCluster(cluster, 2000));
+});
+afterAll(async () => {
+  client?.disconnect();
+  for (const n of nodes ?? []) n.conn.disconnect();
+  await cluster?.stop();
+});
+
+describe('a mixed-slot sync call meets slots mid-migration', () => {
+  it('runs whole or not at all: nothing lost, nothing counted twice', async () => {
+    const store = new RedisStore(client, { prefix: 'mix:' });
+    const slotOf = (k: string) => calculateSlot(store.keyNames(k, policy).log);
+    const ownerOf = (slot: number) => nodes.find((n) => n.addr === client.slots[slot][0])!;
+    // 40 keys of distinct slots, all on one node
+    const a = ownerOf(slotOf('k-0'));
+    const b = nodes.find((n) => n !== a)!;
+    const keys: string[] = [];
+    const used = new Set<number>();
+    for (let i = 0; keys.length < 40; i++) {
+      const k = `k-${i}`;
+      const s = slotOf(k);
+      if (ownerOf(s) === a && !used.has(s)) {
+        used.add(s);
+        keys.push(k);
+      }
+    }
+    let seq = 0;
+    const sync = (admits: number) => {
+      const now = Date.now();
+      const entries: SyncEntry[] = keys.map((key) => ({
+        key,
+        admits: Array.from({ length: admits }, (_, j) => now - j),
+        read: true,
+        release: false,
+        ask: 0,
+      }));
+      return store.sync(
+        { gatewayId: 'gw-1', seq: ++seq, policy, leaseTtlMs: 3000, horizonMs: 0, entries },
+        now,
+      );
+    };
+    const all = nodes.map((n) => n.conn);
+
+    // 3 admits per key: the node's 40 slots take one script call
+    const calls0 = await infoSum([a.conn], 'cmdstat_evalsha', 'calls');
+    const r1 = await sync(3);
+    expect(r1.replies.map((r) => r.count)).toEqual(keys.map(() => 3));
+    expect(await infoSum([a.conn], 'cmdstat_evalsha', 'calls')).toBe(calls0 + 1);
+
+    // two slots migrate to b: the first key's records moved already, the 21st key's not yet
+    const [gone, stays] = [keys[0], keys[20]].map((k) => ({
+      slot: slotOf(k),
+      names: store.keyNames(k, policy),
+    }));
+    for (const m of [gone, stays]) {
+      await b.conn.cluster('SETSLOT', m.slot, 'IMPORTING', a.id);
+      await a.conn.cluster('SETSLOT', m.slot, 'MIGRATING', b.id);
+    }
+    await a.conn.migrate(b.server.host, b.server.port, '', 0, 5000, 'KEYS', gone.names.log, gone.names.meta);
+
+    const refused0 = await infoSum(all, 'errorstat_NONLOCAL', 'count');
+    const ask0 = await infoSum(all, 'errorstat_ASK', 'count');
+    const r2 = await sync(2);
+    expect(r2.replies.map((r) => r.count)).toEqual(keys.map(() => 5));
+    // not vacuous: the call met ASK, was refused whole, and its calls were resent one by one
+    expect(await infoSum(all, 'errorstat_ASK', 'count')).toBeGreaterThan(ask0);
+    expect(await infoSum(all, 'errorstat_NONLOCAL', 'count')).toBeGreaterThan(refused0);
+
+    // the migrations end; a read finds every count, and the moved records on b
+    await a.conn.migrate(
+      b.server.host,
+      b.server.port,
+      '',
+      0,
+      5000,
+      'KEYS',
+      stays.names.log,
+      stays.names.meta,
+    );
+    for (const m of [gone, stays])
+      for (const n of [b, a, ...nodes.filter((x) => x !== a && x !== b)]) {
+        await n.conn.cluster('SETSLOT', m.slot, 'NODE', b.id);
+      }
+    const r3 = await sync(0);
+    expect(r3.replies.map((r) => r.count)).toEqual(keys.map(() => 5));
+    for (const m of [gone, stays]) expect(await b.conn.exists(m.names.log, m.names.meta)).toBe(2);
+  });
+});
