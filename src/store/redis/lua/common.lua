@@ -10,23 +10,24 @@
 --   ARGV[5] buckets    sub-windows per W in compact mode (0 in exact mode)
 --   ARGV[6] marginMs   ms added to a key's expiry past the last instant anything in it counts
 
--- Numbers cross the wire as text: '%.17g' round-trips every double (integer replies would truncate).
--- An integer of up to 15 digits (every ms timestamp and count) is written with '%d', which gives the
--- same digits without glibc's arbitrary-precision float printing (that was an eighth of a sync's
--- instructions in Redis).
-local function num(x)
+-- An integer of up to 15 digits (every ms timestamp and count) as '%d' digits, which are the ones
+-- '%.17g' and '%.0f' would give, without glibc's arbitrary-precision float printing (that was an
+-- eighth of a sync's instructions in Redis); nil for anything else.
+local function intDigits(x)
   if x == math.floor(x) and x > -1e15 and x < 1e15 then
     return string.format('%d', x)
   end
-  return string.format('%.17g', x)
+  return nil
 end
 
--- An integer as digits (tostring would write 1e+15); '%d' below 1e15, as num() does.
+-- Numbers cross the wire as text: '%.17g' round-trips every double (integer replies would truncate).
+local function num(x)
+  return intDigits(x) or string.format('%.17g', x)
+end
+
+-- An integer as digits (tostring would write 1e+15).
 local function int(x)
-  if x == math.floor(x) and x > -1e15 and x < 1e15 then
-    return string.format('%d', x)
-  end
-  return string.format('%.0f', x)
+  return intDigits(x) or string.format('%.0f', x)
 end
 
 local function clock(arg)
