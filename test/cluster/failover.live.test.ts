@@ -168,14 +168,21 @@ describe('a failover of one master (issue 19)', () => {
     await waitReplicaInSync(replica);
     console.log(`replica in sync after ${Date.now() - syncWaitStart} ms of waiting`);
     const voters = [replica, ...others.filter((n) => n !== replica)];
+    // Up to three attempts: a fresh-clone CI run saw two lapse in a row (at load, the cause unknown);
+    // before each retry the replica's link is waited for again, and what it reported is logged.
     let promoted1 = Number.NaN;
     for (let attempt = 1; Number.isNaN(promoted1); attempt++) {
+      if (attempt > 1) await waitReplicaInSync(replica);
       await replica.conn.cluster('FAILOVER');
-      promoted1 = await waitPromoted(replica, voters, attempt === 1 ? 8_000 : 20_000).catch((e: Error) => {
-        if (attempt === 2) throw e;
-        console.log(`coordinated CLUSTER FAILOVER attempt ${attempt} did not complete: again`);
-        return Number.NaN;
-      });
+      promoted1 = await waitPromoted(replica, voters, attempt === 1 ? 8_000 : 20_000).catch(
+        async (e: Error) => {
+          const link = /master_link_status:\w+|master_repl_offset:\d+|slave_repl_offset:\d+/g;
+          const repl = ((await replica.conn.info('replication')) as string).match(link)?.join(', ');
+          console.log(`coordinated CLUSTER FAILOVER attempt ${attempt} did not complete (${repl}): again`);
+          if (attempt === 3) throw e;
+          return Number.NaN;
+        },
+      );
     }
     await sleep(PHASE_MS);
     const noscript1 = await infoSum([replica.conn], 'errorstat_NOSCRIPT', 'count');
