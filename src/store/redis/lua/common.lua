@@ -90,8 +90,9 @@ local function parseGrant(v)
   return g
 end
 
-local function readMeta(meta)
-  local all = redis.call('HGETALL', meta)
+-- `all`: the hash as HGETALL gave it, when the caller read it already.
+local function readMeta(meta, all)
+  all = all or redis.call('HGETALL', meta)
   local m = {
     key = meta,
     n = 0,
@@ -253,9 +254,30 @@ local function addGrant(m, gw, tag, n, lapse)
 end
 
 -- Keys expire up to this much later than they need to, so that a busy key's touches need not move
--- the expiry each time (PEXPIRE was a tenth of a sync's Redis time): on Redis's clock only, where
--- the expiry and the instants compared with it run on one clock.
-local SLACK = ARGV[1] == '' and MARGIN or 0
+-- the expiry each time (PEXPIRE was a tenth of a sync's Redis time, and two a touch a seventh).
+local SLACK = MARGIN
+
+-- Redis's own clock, read once per call: the instant a key's records expire at ('e') is kept on it,
+-- the clock PEXPIRE runs on, so that whichever clock decides (the caller's or Redis's) a touch can
+-- tell whether the expiry already set covers what it needs.
+local REDIS_NOW = nil
+local function redisNow()
+  if REDIS_NOW == nil then
+    REDIS_NOW = ARGV[1] == '' and NOW or clock('')
+  end
+  return REDIS_NOW
+end
+
+-- The TTL (ms) to set on a key's records so that they outlive `want` (an instant on the caller's
+-- clock), and the instant on Redis's clock they then expire at; nil while `e` (that instant as last
+-- set, or nil) still covers `want`.
+local function expiryFor(e, want)
+  if e ~= nil and e >= want - NOW + redisNow() then
+    return nil, e
+  end
+  local ttl = math.ceil(want + SLACK - NOW)
+  return ttl, redisNow() + ttl
+end
 
 -- Ends a key's touch. A key whose log is empty and which holds no grant and no void is deleted at
 -- once (its seq fields protect nothing: a replayed push of admits that all aged out adds nothing).
@@ -280,10 +302,9 @@ local function settle(log, m, count, lastExpiry, latestLapse, touched)
     if count == 0 then
       -- the log is gone: its record 'e', if any, was dropped with it (prune)
       ttl = math.ceil(want - NOW)
-    elseif m.e == nil or m.e < want or SLACK == 0 then
-      ttl = math.ceil(want + SLACK - NOW)
-      if SLACK > 0 then
-        m.e = NOW + ttl
+    else
+      ttl, m.e = expiryFor(m.e, want)
+      if ttl ~= nil then
         metaSet(m, 'e', num(m.e))
       end
     end
