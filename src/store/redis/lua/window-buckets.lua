@@ -268,3 +268,64 @@ local function expiring(log, m, horizon, out)
     end
   end
 end
+
+-- Buckets in the log (0: it is gone or empty). For sync.lua's plain path, which then reads no more
+-- of it: the buckets are not loaded.
+local function held(log)
+  live = nil
+  return redis.call('HLEN', log)
+end
+
+-- sync.lua's plain path: adds k runs, v[2j - 1] the time and v[2j] the admits of run j, as add()
+-- adds those that still count at NOW (their buckets read and written once). Returns the admits
+-- added, the counter `n` (buckets leave it be), and the earliest and latest time added.
+local function plainAdd(log, n, v, k)
+  local fields, adds, lasts = {}, {}, {}
+  local pushed, lo, hi = 0, nil, nil
+  for j = 1, 2 * k, 2 do
+    local t = v[j]
+    if expiry(t) > NOW then
+      local c = v[j + 1]
+      local f = bucketOf(t)
+      local b = adds[f]
+      if b == nil then
+        fields[#fields + 1] = f
+        adds[f] = c
+        lasts[f] = t
+      else
+        adds[f] = b + c
+        if t > lasts[f] then
+          lasts[f] = t
+        end
+      end
+      pushed = pushed + c
+      if lo == nil or t < lo then
+        lo = t
+      end
+      if hi == nil or t > hi then
+        hi = t
+      end
+    end
+  end
+  if pushed == 0 then
+    return 0, n, lo, hi
+  end
+  local had = redis.call('HMGET', log, unpack(fields))
+  local w = {}
+  for i = 1, #fields do
+    local f = fields[i]
+    local c, t = adds[f], lasts[f]
+    if had[i] then
+      local hc, ht = string.match(had[i], '^(%d+):(.+)$')
+      c = c + tonumber(hc)
+      ht = tonumber(ht)
+      if ht > t then
+        t = ht
+      end
+    end
+    w[#w + 1] = f
+    w[#w + 1] = int(c) .. ':' .. num(t)
+  end
+  redis.call('HSET', log, unpack(w))
+  return pushed, n, lo, hi
+end

@@ -12,7 +12,8 @@
 -- runs' times ('o' no later than the oldest, 'z' no earlier than the newest): while 'o' still
 -- counts, a touch reads neither the runs to prune nor those to list as expiring, and 'z' gives the
 -- keys' expiry without reading the newest run.
--- Every window module offers: prune, peek, add, addCall, removeCall, oldest, last, expiring.
+-- Every window module offers: prune, peek, add, addCall, removeCall, oldest, last, expiring, and for
+-- sync.lua's plain path held and plainAdd.
 
 -- Each script names its keys in pairs (log, meta): the meta hash of a log, for the count.
 local METAOF = {}
@@ -298,4 +299,42 @@ local function expiring(log, m, horizon, out)
     out[#out + 1] = num(prev)
     out[#out + 1] = run
   end
+end
+
+-- Runs in the log (0: it is gone or empty). For sync.lua's plain path, which then reads no more of it.
+local function held(log)
+  return redis.call('ZCARD', log)
+end
+
+-- sync.lua's plain path: adds k runs, v[2j - 1] the time and v[2j] the admits of run j, as add()
+-- adds those that still count at NOW (numbered among them, one member each, the counter `n` moved
+-- once). Returns the admits added, the counter after, and the earliest and latest time added.
+local function plainAdd(log, n, v, k)
+  local args, base, x, pushed, lo, hi = nil, nil, 0, 0, nil, nil
+  for j = 1, 2 * k, 2 do
+    local t = v[j]
+    if expiry(t) > NOW then
+      x = x + 1
+      local c = v[j + 1]
+      if c > 0 then
+        if args == nil then
+          args = {}
+          n = n + 1
+          base = int(n)
+          lo, hi = t, t
+        elseif t < lo then
+          lo = t
+        elseif t > hi then
+          hi = t
+        end
+        pushed = pushed + c
+        args[#args + 1] = num(t)
+        args[#args + 1] = base .. dot(x) .. '*' .. int(c)
+      end
+    end
+  end
+  if args ~= nil then
+    redis.call('ZADD', log, unpack(args))
+  end
+  return pushed, n, lo, hi
 end

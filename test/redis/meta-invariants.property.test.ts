@@ -1,0 +1,145 @@
+/**
+ * What the meta hash says of its log must stay true after any run of syncs, whichever path of
+ * sync.lua wrote it (the plain path for a key with nothing aged and no grant, the general path
+ * otherwise): the count ('a') is what the log holds, 'o' is no later than its oldest admit time and
+ * 'z' no earlier than its newest, and both records outlive the newest admit's expiry plus the margin.
+ * Decisions are checked against MemoryStore elsewhere (differential.test.ts); these bounds decide
+ * when a touch may skip reading the log and when the key expires, which decisions alone can miss.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Policy } from '../../src/config.js';
+import type { RedisStore } from '../../src/store/redis/index.js';
+import { seeded } from '../support/fc-seed.js';
+import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+
+let fx: SingleFixture;
+beforeAll(async () => {
+  fx = await singleServer();
+});
+afterAll(async () => {
+  await fx?.close();
+});
+
+const MARGIN = 600_000;
+
+/** A sync: virtual time moves on by `step`, then admits at now minus each offset (small integers collide). */
+const syncStep = fc.record({
+  step: fc.integer({ min: 0, max: 400 }),
+  offsets: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 4 }),
+  gateway: fc.constantFrom('g1', 'g2'),
+  read: fc.boolean(),
+});
+
+/** The log's admit times and their admits, as the window module keeps them. */
+async function logEntries(s: RedisStore, key: string, policy: Policy, mode: 'exact' | 'buckets') {
+  const { log } = s.keyNames(key, policy);
+  const out: { t: number; admits: number }[] = [];
+  if (mode === 'exact') {
+    const r = await fx.client().zrange(log, 0, -1, 'WITHSCORES');
+    for (let i = 0; i < r.length; i += 2) {
+      const m = /\*(\d+)$/.exec(r[i]);
+      out.push({ t: Number(r[i + 1]), admits: m ? Number(m[1]) : 1 });
+    }
+  } else {
+    for (const v of Object.values(await fx.client().hgetall(log))) {
+      const [c, t] = v.split(':');
+      out.push({ t: Number(t), admits: Number(c) });
+    }
+  }
+  return out;
+}
+
+describe.each(['exact', 'buckets'] as const)('%s mode: the meta hash after any syncs', (mode) => {
+  it('counts what the log holds, bounds its admit times, and outlives the newest', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(syncStep, { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        async (steps, fixed) => {
+          const policy: Policy = { limit: 1000, windowMs: 1000, windowKind: fixed ? 'fixed' : 'sliding' };
+          const s = fx.store({ clock: 'caller', mode, buckets: 4, expiryMarginMs: MARGIN });
+          const key = `inv-${mode}-${++run}`;
+          const { log, meta } = s.keyNames(key, policy);
+          const seqs: Record<string, number> = { g1: 0, g2: 0 };
+          let now = 10_000;
+          for (const st of steps) {
+            now += st.step;
+            await s.sync(
+              {
+                gatewayId: st.gateway,
+                seq: ++seqs[st.gateway],
+                policy,
+                leaseTtlMs: 100,
+                horizonMs: 300,
+                entries: [
+                  {
+                    key,
+                    admits: st.offsets.map((o) => now - o).sort((a, b) => a - b),
+                    read: st.read,
+                    release: false,
+                    ask: 0,
+                  },
+                ],
+              },
+              now,
+            );
+            const entries = await logEntries(s, key, policy, mode);
+            const m = await fx.client().hgetall(meta);
+            if (entries.length === 0) continue;
+            const total = entries.reduce((x, e) => x + e.admits, 0);
+            const oldest = Math.min(...entries.map((e) => e.t));
+            const newest = Math.max(...entries.map((e) => e.t));
+            // aged entries may linger until a touch prunes them; the stored count then includes them
+            expect(Number(m.a)).toBe(total);
+            expect(Number(m.o)).toBeLessThanOrEqual(oldest);
+            expect(Number(m.z)).toBeGreaterThanOrEqual(newest);
+            // the records expire together, the margin past the newest admit's expiry at least: on the
+            // caller's virtual clock, measured from `now` (less the real time since the sync, 200 ms)
+            const expiry = fixed ? (Math.floor(newest / 1000) + 1) * 1000 : newest + 1000;
+            const [pl, pm] = [await fx.client().pttl(log), await fx.client().pttl(meta)];
+            expect(pl).toBeGreaterThanOrEqual(expiry + MARGIN - now - 200);
+            expect(Math.abs(pl - pm)).toBeLessThan(1000);
+          }
+        },
+      ),
+      seeded({ numRuns: 60 }),
+    );
+  });
+});
+
+describe.each(['exact', 'buckets'] as const)('%s mode, caller clock: the expiry on Redis clock', (mode) => {
+  // W 1 s, margin (and so slack) 200 ms: a first push sets W + 400 ms; 300 ms of real time later the
+  // expiry left (W + 100) no longer covers a new push's W + 200, so the push (on the plain path: its
+  // oldest admit still counts) moves it to W + 400 again. Virtual time moves 10 ms only.
+  const policy: Policy = { limit: 100, windowMs: 1000, windowKind: 'sliding' };
+  const push = (s: RedisStore, seq: number, now: number) =>
+    s.sync(
+      {
+        gatewayId: 'g',
+        seq,
+        policy,
+        leaseTtlMs: 100,
+        horizonMs: 300,
+        entries: [{ key: 'slack', admits: [now], read: true, release: false, ask: 0 }],
+      },
+      now,
+    );
+
+  it('a push within the slack leaves it be; one past the slack renews both records', async () => {
+    const s = fx.store({ clock: 'caller', mode, buckets: 10, expiryMarginMs: 200 });
+    const { log, meta } = s.keyNames('slack', policy);
+    await push(s, 1, 10_000);
+    const first = await fx.client().pttl(log);
+    expect(first).toBeGreaterThan(1300);
+    expect(first).toBeLessThanOrEqual(1400);
+    await push(s, 2, 10_005);
+    expect(await fx.client().pttl(log)).toBeLessThanOrEqual(first);
+    await new Promise((r) => setTimeout(r, 300));
+    await push(s, 3, 10_010);
+    const renewed = await fx.client().pttl(log);
+    expect(renewed).toBeGreaterThan(1150);
+    expect(Math.abs((await fx.client().pttl(meta)) - renewed)).toBeLessThan(50);
+  });
+});
