@@ -176,7 +176,9 @@ export function loadConfig(raw: unknown): LoadedConfig {
       }
     }
   }
-  if (sidecar !== undefined) c.check(() => resolveSidecarOptions(sidecar));
+  // the top level names the default policy and gives the named ones their common options
+  if (sidecar !== undefined)
+    c.check(() => resolveSidecarOptions(sidecar, { gateway, gatewayValid: gw !== undefined }));
   c.done();
   const out: LoadedConfig = {
     gateway: gateway as unknown as LoadedConfig['gateway'],
