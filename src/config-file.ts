@@ -61,7 +61,7 @@ const HTTP_NOT_IN_FILE: Readonly<Record<string, string>> = {
   handler:
     'is code (it takes the limited response over): pass it to the middleware; the file may set statusCode and message',
   policy:
-    'picks one of a set of named policies (createPolicyGateways), and a configuration file configures one gateway: name its policy with the top-level "policyName"',
+    'picks one of a set of named policies (createPolicyGateways), and a configuration file configures one gateway: name its policy with the top-level "policyName" (fleetlimit sidecar takes further named policies in "sidecar.policies")',
 };
 
 /** The middleware's options a file can hold (a fallback function for a bad key or cost is code). */
