@@ -29,6 +29,7 @@ const BASE = {
       policies: { 'per-ip': { keyHeaders: ['x-real-ip'], costHeader: 'x-cost' } },
     },
     grpc: {
+      port: 0,
       domain: 'edge',
       descriptors: [['api_key'], { keys: ['remote_address'], policy: 'per-ip' }],
     },
@@ -223,7 +224,7 @@ describe('sidecar.policies: the NGINX endpoint picks the policy by path', () => 
     const r = await decide(s, '/decide/per-host', { 'x-api-key': 'k' });
     expect(r.status).toBe(404);
     expect(await r.text()).toBe(
-      'no policy named "per-host"; the policies are /decide/per-key, /decide/per-ip (and /decide)\n',
+      'no policy named "per-host"; the policies are /decide/per-key, /decide/per-ip (and /decide; several: /decide/a,b)\n',
     );
     await decide(s, '/decide/per-ip', { 'x-real-ip': 'a' });
     const ready = await (await fetch(`${s.httpUrl}/readyz`)).json();
@@ -236,6 +237,39 @@ describe('sidecar.policies: the NGINX endpoint picks the policy by path', () => 
     expect(m).toMatch(/fleetlimit_decisions_total\{[^}]*gateway="sc-1\/per-ip"[^}]*\} 1/);
     expect(m).toMatch(/gateway="sc-1"/);
     expect(m).toMatch(/fleetlimit_sidecar_requests_total\{protocol="http",outcome="invalid"\} 1/);
+  });
+
+  it('/decide/a,b holds one request to both policies: every one counts it, the binding one answers', async () => {
+    const s = await startSidecar(
+      loadConfig(withSidecar({ policies: { 'per-ip': { limit: 4, windowMs: 60_000 } } })),
+      { store: new MemoryStore() },
+    );
+    sc = s;
+    const both = { 'x-api-key': 'k', 'x-real-ip': '10.0.0.1' };
+    const ratelimit = async (path: string, h: Record<string, string> = both) => {
+      const r = await decide(s, path, h);
+      return [r.status, r.headers.get('ratelimit')];
+    };
+    // per-key 2 per minute by API key, per-ip 4 per minute by address: the answer is the one with
+    // the fewest left, then the first rejection
+    expect(await ratelimit('/decide/per-key,per-ip')).toEqual([204, '"per-key";r=1;t=60']);
+    expect(await ratelimit('/decide/per-key,per-ip')).toEqual([204, '"per-key";r=0;t=60']);
+    const over = await decide(s, '/decide/per-key,per-ip', both);
+    expect(over.status).toBe(429);
+    expect(over.headers.get('ratelimit-policy')).toBe('"per-key";q=2;w=60');
+    // the address was counted all three times (as Envoy's reference service counts every descriptor)
+    expect(await ratelimit('/decide/per-ip')).toEqual([204, '"per-ip";r=0;t=60']);
+    // a key missing for one policy answers 400 before either counts the request
+    const bad = await decide(s, '/decide/per-ip,per-key', { 'x-api-key': 'fresh' });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toBe('per-ip: no key: none of the headers x-real-ip is set\n');
+    expect(await ratelimit('/decide', { 'x-api-key': 'fresh' })).toEqual([204, '"per-key";r=1;t=60']);
+    // a name twice counts once; an unknown one is a 404
+    expect(await ratelimit('/decide/per-ip,per-ip', { 'x-real-ip': '10.0.0.2' })).toEqual([
+      204,
+      '"per-ip";r=3;t=60',
+    ]);
+    expect((await decide(s, '/decide/per-key,nope', both)).status).toBe(404);
   });
 
   it('the stop makes every policy’s last sync', async () => {
