@@ -61,7 +61,7 @@ const HTTP_NOT_IN_FILE: Readonly<Record<string, string>> = {
   handler:
     'is code (it takes the limited response over): pass it to the middleware; the file may set statusCode and message',
   policy:
-    'picks one of a set of named policies (createPolicyGateways), and a configuration file configures one gateway: name its policy with the top-level "policyName"',
+    'picks one of a set of named policies (createPolicyGateways), and a configuration file configures one gateway: name its policy with the top-level "policyName" (fleetlimit sidecar takes further named policies in "sidecar.policies")',
 };
 
 /** The middleware's options a file can hold (a fallback function for a bad key or cost is code). */
@@ -176,7 +176,9 @@ export function loadConfig(raw: unknown): LoadedConfig {
       }
     }
   }
-  if (sidecar !== undefined) c.check(() => resolveSidecarOptions(sidecar));
+  // the top level names the default policy and gives the named ones their common options
+  if (sidecar !== undefined)
+    c.check(() => resolveSidecarOptions(sidecar, { gateway, gatewayValid: gw !== undefined }));
   c.done();
   const out: LoadedConfig = {
     gateway: gateway as unknown as LoadedConfig['gateway'],

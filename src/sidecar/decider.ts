@@ -3,34 +3,23 @@ import type { Decision } from '../gateway/decision.js';
 import type { AsyncGateway } from '../gateway/runtime/async-gateway.js';
 import { headerBuilder, sfString } from '../http/headers.js';
 
-/**
- * What both protocols share: the gateway, the RateLimit headers built as the middleware builds them
- * (the file's `http` section: policyName, legacyHeaders, standardHeaders) and the file's choices for
- * a bad key or cost. The proxy decides nothing; this is the one place a decision is made.
- */
-export class Decider {
-  readonly policyName: string;
-  readonly limitedStatus: number;
-  readonly onInvalidKey: 'reject' | 'skip';
-  readonly onInvalidCost: 'reject' | 'skip';
+/** One policy of the sidecar: its gateway, its name in the headers and in Envoy's `current_limit`. */
+export class PolicyDecider {
   private readonly build: (d: Decision, nowMs: number) => Record<string, string>;
 
   constructor(
     readonly gateway: AsyncGateway,
-    http: HttpFileOptions = {},
-    private readonly clock: () => number = Date.now,
+    /** The name in the RateLimit headers and `current_limit.name`. */
+    readonly policyName: string,
+    http: HttpFileOptions,
+    private readonly clock: () => number,
   ) {
-    const policy = gateway.options.policy;
-    this.policyName = http.policyName ?? policy.name ?? 'default';
     this.build = headerBuilder(
-      policy,
-      sfString(this.policyName, 'http.policyName'),
+      gateway.options.policy,
+      sfString(policyName, 'http.policyName'),
       http.legacyHeaders ?? false,
       http.standardHeaders ?? true,
     );
-    this.limitedStatus = http.statusCode ?? 429;
-    this.onInvalidKey = http.onInvalidKey ?? 'reject';
-    this.onInvalidCost = http.onInvalidCost ?? 'reject';
   }
 
   /** The gateway's decision for a checked key and cost (never rejects: the fail mode decides without the store). */
@@ -40,5 +29,54 @@ export class Decider {
 
   headers(d: Decision): Record<string, string> {
     return this.build(d, this.clock());
+  }
+}
+
+/**
+ * What both protocols share: each policy's gateway, the RateLimit headers built as the middleware
+ * builds them (the file's `http` section: policyName, legacyHeaders, standardHeaders) and the file's
+ * choices for a bad key or cost. The proxy decides nothing; this is the one place a decision is made.
+ */
+export class Decider {
+  readonly limitedStatus: number;
+  readonly onInvalidKey: 'reject' | 'skip';
+  readonly onInvalidCost: 'reject' | 'skip';
+  /** Every policy by the name rules and paths use, the top-level one first. */
+  readonly policies: ReadonlyMap<string, PolicyDecider>;
+  /** The top-level policy: what `/decide` and a rule without `policy` are held to. */
+  readonly default: PolicyDecider;
+  /** Its name in the configuration (policyName, else 'default'). */
+  readonly defaultName: string;
+
+  /**
+   * `gateways`: each policy's gateway by name, the top-level one (named `defaultPolicy`) among them.
+   * The top-level policy's header name is `http.policyName`, else its policyName, else 'default'
+   * (as before several policies); a named policy's is its name.
+   */
+  constructor(
+    gateways: ReadonlyMap<string, AsyncGateway>,
+    defaultPolicy: string,
+    http: HttpFileOptions = {},
+    clock: () => number = Date.now,
+  ) {
+    const policies = new Map<string, PolicyDecider>();
+    for (const [name, gateway] of gateways) {
+      const shown =
+        name === defaultPolicy ? (http.policyName ?? gateway.options.policy.name ?? 'default') : name;
+      policies.set(name, new PolicyDecider(gateway, shown, http, clock));
+    }
+    const d = policies.get(defaultPolicy);
+    if (d === undefined) throw new Error(`fleetlimit sidecar: no gateway for the policy "${defaultPolicy}"`);
+    this.policies = policies;
+    this.default = d;
+    this.defaultName = defaultPolicy;
+    this.limitedStatus = http.statusCode ?? 429;
+    this.onInvalidKey = http.onInvalidKey ?? 'reject';
+    this.onInvalidCost = http.onInvalidCost ?? 'reject';
+  }
+
+  /** A policy by name, or undefined. */
+  policy(name: string): PolicyDecider | undefined {
+    return this.policies.get(name);
   }
 }

@@ -1,6 +1,7 @@
 import { keyProblem } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
-import type { Decider } from './decider.js';
+import type { Decider, PolicyDecider } from './decider.js';
+import type { DescriptorRule } from './options.js';
 
 /**
  * Envoy's ShouldRateLimit, as @grpc/proto-loader decodes it (keepCase, longs as strings, enums as
@@ -38,16 +39,16 @@ export interface RlsResponse {
   response_headers_to_add: { key: string; value: string }[];
 }
 
-/** A descriptor no rule limits, or one held to the gateway's policy under `key` at `cost`. */
-export type PlanItem = { limited: false } | { limited: true; key: string; cost: number };
+/** A descriptor no rule limits, or one held to the rule's `policy` under `key` at `cost`. */
+export type PlanItem = { limited: false } | { limited: true; policy: string; key: string; cost: number };
 
 /** A request's plan, or what is wrong with it (answered INVALID_ARGUMENT: the client's error). */
 export type Plan = { ok: true; items: PlanItem[] } | { ok: false; problem: string };
 
 export interface EnvoyMapping {
   domain: string;
-  /** Each rule: a descriptor's entry keys, in order. */
-  descriptors: readonly (readonly string[])[];
+  /** Each rule: a descriptor's entry keys, in order, and the policy it is held to. */
+  descriptors: readonly DescriptorRule[];
   maxDescriptors: number;
 }
 
@@ -61,9 +62,10 @@ function keyOf(entries: RlsEntry[]): string {
   return k;
 }
 
-function matches(entries: RlsEntry[], rule: readonly string[]): boolean {
-  if (entries.length !== rule.length) return false;
-  for (let i = 0; i < rule.length; i++) if (entries[i].key !== rule[i]) return false;
+function matches(entries: RlsEntry[], rule: DescriptorRule): boolean {
+  const keys = rule.keys;
+  if (entries.length !== keys.length) return false;
+  for (let i = 0; i < keys.length; i++) if (entries[i].key !== keys[i]) return false;
   return true;
 }
 
@@ -103,14 +105,15 @@ export function planRequest(req: RlsRequest, m: EnvoyMapping): Plan {
       if (e.key === '' || e.value === '')
         return { ok: false, problem: `descriptors[${i}]: an entry has an empty key or value` };
     }
-    if (req.domain !== m.domain || !m.descriptors.some((r) => matches(entries, r))) {
+    const rule = req.domain === m.domain ? m.descriptors.find((r) => matches(entries, r)) : undefined;
+    if (rule === undefined) {
       items.push({ limited: false });
       continue;
     }
     const key = keyOf(entries);
     const kp = keyProblem(key);
     if (kp !== null) return { ok: false, problem: `descriptors[${i}]: ${kp}` };
-    items.push({ limited: true, key, cost: costOf(ds[i], req.hits_addend ?? 0) });
+    items.push({ limited: true, policy: rule.policy, key, cost: costOf(ds[i], req.hits_addend ?? 0) });
   }
   return { ok: true, items };
 }
@@ -139,45 +142,57 @@ function duration(ms: number): { seconds: number; nanos: number } {
   return { seconds, nanos: Math.round((t - seconds * 1000) * 1e6) };
 }
 
+/** A policy's `current_limit`: its name, L and W's unit. */
+function currentLimit(p: PolicyDecider): NonNullable<RlsDescriptorStatus['current_limit']> {
+  const policy = p.gateway.options.policy;
+  return {
+    name: p.policyName,
+    requests_per_unit: Math.min(policy.limit, UINT32_MAX),
+    unit: unitOf(policy.windowMs),
+  };
+}
+
 /**
  * The response for a plan's decisions (`decisions[i]` for each limited item, in order, null for the
- * others): OVER_LIMIT if any descriptor is; each limited descriptor's limit, remaining and time until
- * a retry can succeed (a rejection) or the window frees a slot (an admit); and the RateLimit headers of
- * the decision that binds — the first rejection, else the admit with the fewest remaining.
+ * others): OVER_LIMIT if any descriptor is; each limited descriptor's limit (its policy's), remaining
+ * and time until a retry can succeed (a rejection) or the window frees a slot (an admit); and the
+ * RateLimit headers of the decision that binds, shaped by its policy — the first rejection, else the
+ * admit with the fewest remaining.
  */
 export function buildResponse(
   items: PlanItem[],
   decisions: (Decision | null)[],
   decider: Decider,
 ): RlsResponse {
-  const policy = decider.gateway.options.policy;
-  const limit = {
-    name: decider.policyName,
-    requests_per_unit: Math.min(policy.limit, UINT32_MAX),
-    unit: unitOf(policy.windowMs),
-  };
   const statuses: RlsDescriptorStatus[] = [];
   let binding: Decision | null = null;
+  let bindingPolicy: PolicyDecider | null = null;
   let over = false;
   for (let i = 0; i < items.length; i++) {
+    const it = items[i];
     const d = decisions[i];
-    if (!items[i].limited || d === null) {
+    const p = it.limited ? decider.policy(it.policy) : undefined;
+    if (!it.limited || d === null || p === undefined) {
       statuses.push({ code: 'OK' });
       continue;
     }
     const remaining = Math.min(Math.max(0, Math.floor(d.remaining)), UINT32_MAX);
     statuses.push({
       code: d.allowed ? 'OK' : 'OVER_LIMIT',
-      current_limit: limit,
+      current_limit: currentLimit(p),
       limit_remaining: remaining,
       duration_until_reset: duration(d.allowed ? d.resetMs : (d.retryAfterMs ?? d.resetMs)),
     });
     if (!d.allowed && !over) {
       over = true;
       binding = d;
-    } else if (!over && (binding === null || d.remaining < binding.remaining)) binding = d;
+      bindingPolicy = p;
+    } else if (!over && (binding === null || d.remaining < binding.remaining)) {
+      binding = d;
+      bindingPolicy = p;
+    }
   }
-  const headers = binding === null ? {} : decider.headers(binding);
+  const headers = binding === null || bindingPolicy === null ? {} : bindingPolicy.headers(binding);
   return {
     overall_code: over ? 'OVER_LIMIT' : 'OK',
     statuses,

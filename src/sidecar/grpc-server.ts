@@ -38,8 +38,8 @@ export interface RlsServerDeps {
 }
 
 /**
- * Envoy's rate limit service on grpc-js: ShouldRateLimit maps the domain and descriptors to the
- * gateway's policy and keys (planRequest), decides each limited descriptor, and answers with the
+ * Envoy's rate limit service on grpc-js: ShouldRateLimit maps the domain and descriptors to
+ * policies and keys (planRequest), decides each limited descriptor, and answers with the
  * overall code, a status per descriptor and the RateLimit headers (buildResponse). Bad input is
  * INVALID_ARGUMENT with a message saying what is wrong.
  */
@@ -65,7 +65,10 @@ export async function startRlsServer(
         callback({ code: grpc.status.INVALID_ARGUMENT, details: plan.problem });
         return;
       }
-      const pending = plan.items.map((it) => (it.limited ? decider.decide(it.key, it.cost) : null));
+      // a rule names only policies the configuration has (checked at load): each exists here
+      const pending = plan.items.map((it) =>
+        it.limited ? (decider.policy(it.policy)?.decide(it.key, it.cost) ?? null) : null,
+      );
       const answer = (decisions: (Decision | null)[]) => {
         const res = buildResponse(plan.items, decisions, decider);
         metrics.count(

@@ -3,12 +3,13 @@ import type { Registry } from 'prom-client';
 import { costProblem, keyProblem } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
 import { metricsHandler } from '../gateway/runtime/metrics.js';
-import type { Decider } from './decider.js';
+import type { Decider, PolicyDecider } from './decider.js';
 import type { SidecarMetrics } from './metrics.js';
-import type { SidecarOptions } from './options.js';
+import type { HttpKeying, SidecarOptions } from './options.js';
 
-/** The path NGINX's auth_request subrequest is proxied to. */
+/** The path NGINX's auth_request subrequest is proxied to: the top-level policy; `/decide/<name>`: a named one. */
 export const DECIDE_PATH = '/decide';
+const DECIDE_PREFIX = `${DECIDE_PATH}/`;
 
 export interface SidecarHttpDeps {
   decider: Decider;
@@ -59,15 +60,16 @@ function plain(
 }
 
 /**
- * The sidecar's HTTP side: NGINX's auth_request endpoint (`/decide`: 204 allowed, 429 limited, with
- * the RateLimit headers and Retry-After for `auth_request_set`), `/healthz` (the process answers),
+ * The sidecar's HTTP side: NGINX's auth_request endpoint (`/decide`, the top-level policy,
+ * `/decide/<policy>` or `/decide/<policy>,<policy>`: 204 allowed, 429 limited, with the RateLimit headers and Retry-After for
+ * `auth_request_set`), `/healthz` (the process answers),
  * `/readyz` (ready to decide) and `/metrics` (Prometheus text: the gateway's and the sidecar's).
  */
 export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
   const { decider, options, metrics } = deps;
   const serveMetrics = metricsHandler(deps.registry);
-  const answer = (res: ServerResponse, d: Decision) => {
-    const h = decider.headers(d);
+  const answer = (res: ServerResponse, p: PolicyDecider, d: Decision) => {
+    const h = p.headers(d);
     if (d.allowed) {
       metrics.count('http', 'allowed');
       res.writeHead(204, h);
@@ -77,6 +79,8 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
       plain(res, decider.limitedStatus, 'Too Many Requests\n', h);
     }
   };
+  const failed = (res: ServerResponse, err: unknown) =>
+    plain(res, 500, `${err instanceof Error ? err.message : String(err)}\n`);
   const invalid = (res: ServerResponse, action: 'reject' | 'skip', problem: string) => {
     if (action === 'skip') {
       metrics.count('http', 'skipped');
@@ -87,36 +91,99 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
     metrics.count('http', 'invalid');
     plain(res, 400, `${problem}\n`);
   };
+  // the policies a path can name are the configuration's: a lookup, never a gateway made per request
+  const keying = (name: string): HttpKeying =>
+    options.policies.get(name) ?? { keyHeaders: options.keyHeaders, costHeader: options.costHeader };
+  /**
+   * One request held to each of `names` (NGINX has one auth_request per location, so `/decide/a,b` is
+   * how a location gets two limits): every key and cost checked first, so a bad one answers before any
+   * policy counts the request; then each policy decides, and the answer is the one that binds, as for
+   * Envoy's descriptors: the first rejection, else the admit with the fewest left.
+   */
+  const decide = (req: IncomingMessage, res: ServerResponse, names: readonly string[]) => {
+    const asks: { p: PolicyDecider; key: string; cost: number }[] = [];
+    for (const name of names) {
+      const p = decider.policy(name) as PolicyDecider;
+      const { keyHeaders: kh, costHeader: ch } = keying(name);
+      const at = names.length > 1 ? `${name}: ` : '';
+      const key = keyOf(req, kh);
+      const kp = key === '' ? `no key: none of the headers ${kh.join(', ')} is set` : keyProblem(key);
+      if (kp !== null) {
+        if (decider.onInvalidKey === 'reject') return invalid(res, 'reject', `${at}${kp}`);
+        continue; // 'skip': this policy does not limit the request
+      }
+      const cost = costOf(req, ch);
+      const cp = costProblem(cost);
+      if (cp !== null) {
+        if (decider.onInvalidCost === 'reject') return invalid(res, 'reject', `${at}${ch}: ${cp}`);
+        continue;
+      }
+      asks.push({ p, key, cost });
+    }
+    if (asks.length === 0) return invalid(res, 'skip', '');
+    if (asks.length === 1) {
+      const { p, key, cost } = asks[0];
+      const d = p.decide(key, cost);
+      if (d instanceof Promise)
+        d.then(
+          (x) => answer(res, p, x),
+          (err: unknown) => failed(res, err),
+        );
+      else answer(res, p, d);
+      return;
+    }
+    const finish = (ds: Decision[]) => {
+      let b = 0;
+      for (let i = 1; i < ds.length; i++) {
+        if (!ds[b].allowed) break;
+        if (!ds[i].allowed || ds[i].remaining < ds[b].remaining) b = i;
+      }
+      answer(res, asks[b].p, ds[b]);
+    };
+    const pending = asks.map((a) => a.p.decide(a.key, a.cost));
+    if (pending.some((d) => d instanceof Promise))
+      Promise.all(pending).then(finish, (err: unknown) => failed(res, err));
+    else finish(pending as Decision[]);
+  };
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const path = url.includes('?') ? url.slice(0, url.indexOf('?')) : url;
-    if (path === DECIDE_PATH) {
-      const key = keyOf(req, options.keyHeaders);
-      const kp =
-        key === '' ? `no key: none of the headers ${options.keyHeaders.join(', ')} is set` : keyProblem(key);
-      if (kp !== null) return invalid(res, decider.onInvalidKey, kp);
-      const cost = costOf(req, options.costHeader);
-      const cp = costProblem(cost);
-      if (cp !== null) return invalid(res, decider.onInvalidCost, `${options.costHeader}: ${cp}`);
-      const d = decider.decide(key, cost);
-      if (d instanceof Promise) {
-        d.then(
-          (x) => answer(res, x),
-          (err: unknown) => plain(res, 500, `${err instanceof Error ? err.message : String(err)}\n`),
+    if (path === DECIDE_PATH) return decide(req, res, [decider.defaultName]);
+    if (path.startsWith(DECIDE_PREFIX)) {
+      // a policy name never holds a comma (POLICY_NAME): `a,b` is a list; a name twice counts once
+      const names = [...new Set(path.slice(DECIDE_PREFIX.length).split(','))];
+      const unknown = names.find((n) => decider.policy(n) === undefined);
+      if (unknown !== undefined) {
+        // the proxy's configuration names a policy this sidecar does not have: not the client's fault,
+        // but no decision either (NGINX turns the 404 into its error page)
+        metrics.count('http', 'invalid');
+        return plain(
+          res,
+          404,
+          `no policy named ${JSON.stringify(unknown.slice(0, 100))}; the policies are ${[...decider.policies.keys()].map((n) => `${DECIDE_PREFIX}${n}`).join(', ')} (and ${DECIDE_PATH}; several: ${DECIDE_PREFIX}a,b)\n`,
         );
-      } else answer(res, d);
-      return;
+      }
+      return decide(req, res, names);
     }
     if (path === '/healthz') return plain(res, 200, 'ok\n');
     if (path === '/readyz') {
       const ready = deps.ready();
-      const s = decider.gateway.stats();
+      // every policy's gateway: the store is down if it is for any, the oldest good sync counts
+      const policies: Record<string, { storeDown: boolean; lastGoodAgeMs: number }> = {};
+      let storeDown = false;
+      let lastGoodAgeMs = 0;
+      for (const [name, p] of decider.policies) {
+        const s = p.gateway.stats();
+        policies[name] = { storeDown: s.storeDown, lastGoodAgeMs: s.lastGoodAgeMs };
+        storeDown ||= s.storeDown;
+        lastGoodAgeMs = Math.max(lastGoodAgeMs, s.lastGoodAgeMs);
+      }
       res.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      res.end(JSON.stringify({ ready, storeDown: s.storeDown, lastGoodAgeMs: s.lastGoodAgeMs }));
+      res.end(JSON.stringify({ ready, storeDown, lastGoodAgeMs, policies }));
       return;
     }
     if (path === '/metrics') return serveMetrics(req, res);
-    plain(res, 404, `not found: ${DECIDE_PATH}, /healthz, /readyz, /metrics\n`);
+    plain(res, 404, `not found: ${DECIDE_PATH}, ${DECIDE_PREFIX}<policy>, /healthz, /readyz, /metrics\n`);
   });
   // longer than NGINX's upstream keepalive_timeout (60 s): the proxy, not the sidecar, closes an idle
   // connection, so NGINX never sends a decision on one the sidecar is closing

@@ -1,4 +1,7 @@
-import { ConfigChecks, ConfigError, requireKnownFields } from '../config.js';
+import { ConfigChecks, ConfigError, ConfigErrors, requireKnownFields, requirePolicyName } from '../config.js';
+import { createPolicyGateways, type PolicyGatewaysOptions, type PolicyOptions } from '../gateway/policies.js';
+import { ASYNC_GATEWAY_FIELDS } from '../gateway/runtime/async-options.js';
+import type { AsyncStore } from '../store/contract.js';
 
 /**
  * The `sidecar` section of a gateway's configuration file (`fleetlimit sidecar`): where it listens and
@@ -12,6 +15,17 @@ import { ConfigChecks, ConfigError, requireKnownFields } from '../config.js';
  *               "descriptors": [["api_key"], ["remote_address"]] },
  *     "maxDescriptors": 8
  *   }
+ *
+ * Several policies (issue 22): the file's top-level policy (limit, windowMs, policyName) is the
+ * default one; `policies` adds named ones, as createPolicyGateways takes them, and a descriptor rule
+ * or an NGINX location names the policy it is held to:
+ *
+ *   "sidecar": {
+ *     "policies": { "per-ip": { "limit": 1000, "windowMs": 60000 } },
+ *     "http": { "keyHeaders": ["x-api-key"], "policies": { "per-ip": { "keyHeaders": ["x-real-ip"] } } },
+ *     "grpc": { "domain": "edge",
+ *               "descriptors": [["api_key"], { "keys": ["remote_address"], "policy": "per-ip" }] }
+ *   }
  */
 /** `sidecar.http`: the HTTP side (NGINX's auth_request endpoint, health, readiness, metrics). */
 export interface SidecarHttpFileOptions {
@@ -23,7 +37,24 @@ export interface SidecarHttpFileOptions {
   keyHeaders?: string[];
   /** The cost: this request header's value when set, else 1. @default none (cost 1) */
   costHeader?: string;
+  /** Per named policy (`/decide/<name>`), its own keyHeaders and costHeader. @default none (the ones above) */
+  policies?: Record<string, SidecarHttpPolicyFileOptions>;
 }
+
+/** `sidecar.http.policies.<name>`: how `/decide/<name>` finds the key and the cost, where it differs. */
+export interface SidecarHttpPolicyFileOptions {
+  keyHeaders?: string[];
+  costHeader?: string;
+}
+
+/**
+ * A descriptor rule: its entry keys, in order (held to the file's top-level policy), or the keys and the
+ * named policy the descriptor is held to.
+ */
+export type SidecarDescriptorRule = string[] | { keys: string[]; policy?: string };
+
+/** `sidecar.policies.<name>`: a policy's limit and window, and any gateway option it sets differently. */
+export type SidecarPolicyFileOptions = Omit<PolicyOptions, 'store' | 'clock' | 'random'>;
 
 /** `sidecar.grpc`: Envoy's rate limit service; absent, no gRPC server runs. */
 export interface SidecarGrpcFileOptions {
@@ -33,8 +64,8 @@ export interface SidecarGrpcFileOptions {
   port?: number;
   /** The rate limit filter's domain. */
   domain: string;
-  /** The descriptors limited: each a list of entry keys, in order. */
-  descriptors: string[][];
+  /** The descriptors limited: each a list of entry keys, in order, or `{ keys, policy }`. */
+  descriptors: SidecarDescriptorRule[];
 }
 
 export interface SidecarFileOptions {
@@ -42,25 +73,64 @@ export interface SidecarFileOptions {
   grpc?: SidecarGrpcFileOptions;
   /** @default 8 */
   maxDescriptors?: number;
+  /** Named policies beside the top-level one, by name. @default none */
+  policies?: Record<string, SidecarPolicyFileOptions>;
+}
+
+/** How one policy's `/decide` request finds its key and cost. */
+export interface HttpKeying {
+  keyHeaders: readonly string[];
+  costHeader: string | null;
+}
+
+/** A descriptor rule, resolved: the entry keys, in order, and the name of the policy it is held to. */
+export interface DescriptorRule {
+  keys: readonly string[];
+  policy: string;
 }
 
 /** The sidecar's options with the defaults filled in; `grpc` is null when no gRPC server runs. */
 export interface SidecarOptions {
-  http: { host: string; port: number; keyHeaders: readonly string[]; costHeader: string | null };
+  http: HttpKeying & {
+    host: string;
+    port: number;
+    /** The keying of each policy `/decide/<name>` serves (every policy: its own, or the default above). */
+    policies: ReadonlyMap<string, HttpKeying>;
+  };
   grpc: {
     host: string;
     port: number;
     domain: string;
-    /** Each rule: the descriptor's entry keys, in order; a descriptor with exactly these keys is limited. */
-    descriptors: readonly (readonly string[])[];
+    /** Each rule: a descriptor with exactly these entry keys, in order, is held to the rule's policy. */
+    descriptors: readonly DescriptorRule[];
   } | null;
   /** Descriptors one ShouldRateLimit may carry: the work one request causes is bounded. */
   maxDescriptors: number;
+  /** The top-level policy's name: the file's policyName, else 'default'. */
+  defaultPolicy: string;
+  /** The named policies beside it, as createPolicyGateways takes them (empty: one policy). */
+  policies: Readonly<Record<string, SidecarPolicyFileOptions>>;
 }
 
-export const SIDECAR_FILE_FIELDS: readonly string[] = ['http', 'grpc', 'maxDescriptors'];
-const HTTP_FIELDS = ['host', 'port', 'keyHeaders', 'costHeader'];
+/** What the section is checked against: the rest of the file. */
+export interface SidecarContext {
+  /** The top-level gateway options (policyName names the default policy). */
+  gateway?: Record<string, unknown>;
+  /** The top-level options passed their own checks: each named policy is checked as the gateway it becomes. */
+  gatewayValid?: boolean;
+}
+
+export const SIDECAR_FILE_FIELDS: readonly string[] = ['http', 'grpc', 'maxDescriptors', 'policies'];
+const HTTP_FIELDS = ['host', 'port', 'keyHeaders', 'costHeader', 'policies'];
+const HTTP_POLICY_FIELDS = ['keyHeaders', 'costHeader'];
 const GRPC_FIELDS = ['host', 'port', 'domain', 'descriptors'];
+const RULE_FIELDS = ['keys', 'policy'];
+/** A named policy's options: the gateway's, less its identity (id, policyName: the name) and code. */
+const POLICY_FIELDS = ASYNC_GATEWAY_FIELDS.filter(
+  (f) => !['id', 'policyName', 'store', 'clock', 'random'].includes(f),
+);
+/** Named policies per sidecar: each is a gateway with its own sync timer and key cap. */
+export const MAX_POLICIES = 16;
 
 export const DEFAULT_HTTP_PORT = 9090;
 export const DEFAULT_GRPC_PORT = 8081;
@@ -96,39 +166,202 @@ function headerName(field: string, v: unknown): string {
   return v.toLowerCase();
 }
 
-function rules(field: string, v: unknown): string[][] {
+function keyHeaders(field: string, v: unknown): string[] {
+  if (!Array.isArray(v) || v.length === 0 || v.length > 8) {
+    throw new ConfigError(field, 'must be a list of 1 to 8 header names');
+  }
+  return v.map((n, i) => headerName(`${field}[${i}]`, n));
+}
+
+/** A policy a rule or a path names: one of `known` (the top-level one and the named ones). */
+function knownPolicy(field: string, v: unknown, known: readonly string[]): string {
+  if (typeof v !== 'string' || !known.includes(v)) {
+    throw new ConfigError(
+      field,
+      `must name a policy: ${known.map((n) => JSON.stringify(n)).join(', ')} (the top-level policyName, else "default", and sidecar.policies); got ${JSON.stringify(v)}`,
+    );
+  }
+  return v;
+}
+
+function ruleKeys(field: string, r: unknown): string[] {
+  if (
+    !Array.isArray(r) ||
+    r.length === 0 ||
+    r.length > MAX_RULE_KEYS ||
+    !r.every((k) => typeof k === 'string' && k.length > 0 && k.length <= 128)
+  ) {
+    throw new ConfigError(
+      field,
+      `must be a list of 1 to ${MAX_RULE_KEYS} descriptor entry keys (strings of 1 to 128 characters), got ${JSON.stringify(r)}`,
+    );
+  }
+  return r as string[];
+}
+
+/**
+ * The descriptor rules: `["api_key"]` is held to the default policy, `{ "keys": [...], "policy": "per-ip" }`
+ * to the one named. One list of keys held to two policies is refused: a descriptor gets one status.
+ */
+function rules(field: string, v: unknown, defaultPolicy: string, known: readonly string[]): DescriptorRule[] {
   if (!Array.isArray(v) || v.length === 0 || v.length > MAX_RULES) {
     throw new ConfigError(
       field,
-      `must be a list of 1 to ${MAX_RULES} descriptor rules, each a list of entry keys (e.g. [["api_key"]])`,
+      `must be a list of 1 to ${MAX_RULES} descriptor rules, each a list of entry keys or { "keys": [...], "policy": "name" } (e.g. [["api_key"]])`,
     );
   }
-  return v.map((r, i) => {
-    if (
-      !Array.isArray(r) ||
-      r.length === 0 ||
-      r.length > MAX_RULE_KEYS ||
-      !r.every((k) => typeof k === 'string' && k.length > 0 && k.length <= 128)
-    ) {
-      throw new ConfigError(
-        `${field}[${i}]`,
-        `must be a list of 1 to ${MAX_RULE_KEYS} descriptor entry keys (strings of 1 to 128 characters), got ${JSON.stringify(r)}`,
+  const c = new ConfigChecks();
+  const out: DescriptorRule[] = [];
+  v.forEach((r, i) => {
+    const at = `${field}[${i}]`;
+    const rule = c.check((): DescriptorRule => {
+      if (Array.isArray(r)) return { keys: ruleKeys(at, r), policy: defaultPolicy };
+      const o = object(at, r);
+      const fields = new ConfigChecks();
+      requireKnownFields(at, o, RULE_FIELDS, fields);
+      fields.done();
+      const keys = ruleKeys(`${at}.keys`, o.keys);
+      const policy = o.policy === undefined ? defaultPolicy : knownPolicy(`${at}.policy`, o.policy, known);
+      return { keys, policy };
+    });
+    if (rule === undefined) return;
+    const same = out.findIndex(
+      (x) => x.keys.length === rule.keys.length && x.keys.every((k, j) => k === rule.keys[j]),
+    );
+    if (same >= 0 && out[same].policy !== rule.policy) {
+      c.errors.push(
+        new ConfigError(
+          at,
+          `has the entry keys of ${field}[${same}] but policy "${rule.policy}", not "${out[same].policy}": a descriptor is held to one policy (add an entry, e.g. a generic_key, to tell them apart)`,
+        ),
       );
-    }
-    return r as string[];
+    } else if (same < 0) out.push(rule);
   });
+  c.done();
+  return out;
 }
 
-/** Checks the `sidecar` section (every bad field named, as `sidecar.…`) and fills in the defaults. */
-export function resolveSidecarOptions(raw: unknown = {}): SidecarOptions {
+/** A store never called: the named policies' gateways are only built, to check them. */
+const NO_STORE: AsyncStore = {
+  sync: () => Promise.reject(new Error('validation only')),
+  logAdmit: () => Promise.reject(new Error('validation only')),
+  ask: () => Promise.reject(new Error('validation only')),
+  voidLogAdmits: () => Promise.reject(new Error('validation only')),
+  heartbeat: () => Promise.reject(new Error('validation only')),
+};
+
+/** The top-level gateway options every named policy starts from (its own fields then override them). */
+export function policyCommon(gateway: Record<string, unknown>): Record<string, unknown> {
+  const { limit: _l, windowMs: _w, policyName: _p, ...common } = gateway;
+  return common;
+}
+
+/** A PolicyGateways error, named under the sidecar section: `sidecar.policies.<name>.<field>`. */
+function underSidecar(e: ConfigError, policies: Record<string, Record<string, unknown>>): ConfigError {
+  const message = e.message.slice(e.field.length + 2);
+  if (e.field.startsWith('policies.')) return new ConfigError(`sidecar.${e.field}`, message);
+  // a common option checked with one policy (syncMs over its windowMs): named under that policy, where
+  // the fix goes, saying so when the value came from the top level
+  const m = / \(with policies\.([^)]+)\)$/.exec(message);
+  if (m === null) return new ConfigError(e.field, message);
+  const own = policies[m[1]]?.[e.field] !== undefined;
+  return new ConfigError(
+    `sidecar.policies.${m[1]}.${e.field}`,
+    `${message.slice(0, m.index)}${own ? '' : ` (the top-level ${e.field}: set one for this policy)`}`,
+  );
+}
+
+/**
+ * `sidecar.policies`: each name a policy name other than the top-level one, each value the gateway
+ * options it sets (limit and windowMs at least). With valid top-level options, each is checked as
+ * the gateway it becomes (createPolicyGateways: `syncMs` at most its `windowMs`, and so on).
+ */
+function namedPolicies(
+  v: unknown,
+  defaultPolicy: string,
+  ctx: SidecarContext,
+  c: ConfigChecks,
+): Record<string, SidecarPolicyFileOptions> {
+  const o = c.check(() => object('sidecar.policies', v));
+  if (o === undefined) return {};
+  const names = Object.keys(o);
+  if (names.length === 0 || names.length > MAX_POLICIES) {
+    c.errors.push(
+      new ConfigError('sidecar.policies', `must name 1 to ${MAX_POLICIES} policies, got ${names.length}`),
+    );
+    return {};
+  }
+  const out: Record<string, SidecarPolicyFileOptions> = {};
+  for (const name of names) {
+    const field = `sidecar.policies.${name}`;
+    const ok = c.check(() => {
+      requirePolicyName(field, name);
+      if (name === defaultPolicy) {
+        throw new ConfigError(
+          field,
+          `is the top-level policy's name (its policyName, else "default"): give one of them another name`,
+        );
+      }
+      const p = object(field, o[name]);
+      const fields = new ConfigChecks();
+      requireKnownFields(field, p, POLICY_FIELDS, fields);
+      fields.done();
+      for (const f of ['limit', 'windowMs'] as const) {
+        if (p[f] === undefined) throw new ConfigError(`${field}.${f}`, 'is required for a named policy');
+      }
+      return p;
+    });
+    if (ok !== undefined) out[name] = ok as SidecarPolicyFileOptions;
+  }
+  if (ctx.gatewayValid === true && ctx.gateway !== undefined && Object.keys(out).length === names.length) {
+    c.check(() => {
+      try {
+        createPolicyGateways({
+          ...policyCommon(ctx.gateway as Record<string, unknown>),
+          store: NO_STORE,
+          policies: out,
+        } as unknown as PolicyGatewaysOptions);
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        const errors = (e instanceof ConfigErrors ? e.errors : [e]).map((x) => underSidecar(x, out as never));
+        throw errors.length === 1 ? errors[0] : new ConfigErrors(errors);
+      }
+    });
+  }
+  return out;
+}
+
+/**
+ * Checks the `sidecar` section (every bad field named, as `sidecar.…`) and fills in the defaults.
+ * `ctx.gateway` is the file's top level: its policyName names the default policy.
+ */
+export function resolveSidecarOptions(raw: unknown = {}, ctx: SidecarContext = {}): SidecarOptions {
   const c = new ConfigChecks();
   const o = c.check(() => object('sidecar', raw)) ?? {};
   requireKnownFields('sidecar', o, SIDECAR_FILE_FIELDS, c);
+  const pn = ctx.gateway?.policyName;
+  const defaultPolicy = typeof pn === 'string' ? pn : 'default';
+  const policies = o.policies === undefined ? {} : namedPolicies(o.policies, defaultPolicy, ctx, c);
+  // every name given, even one whose options are wrong: its error is said once, not again per reference
+  const given =
+    o.policies !== null && typeof o.policies === 'object' && !Array.isArray(o.policies)
+      ? Object.keys(o.policies).filter((n) => n !== defaultPolicy)
+      : [];
+  const known = [defaultPolicy, ...given];
   const out: SidecarOptions = {
-    http: { host: '127.0.0.1', port: DEFAULT_HTTP_PORT, keyHeaders: ['x-api-key'], costHeader: null },
+    http: {
+      host: '127.0.0.1',
+      port: DEFAULT_HTTP_PORT,
+      keyHeaders: ['x-api-key'],
+      costHeader: null,
+      policies: new Map(),
+    },
     grpc: null,
     maxDescriptors: 8,
+    defaultPolicy,
+    policies,
   };
+  const byPolicy = new Map<string, Partial<HttpKeying>>();
   if (o.http !== undefined) {
     const h = c.check(() => object('sidecar.http', o.http));
     if (h !== undefined) {
@@ -136,18 +369,42 @@ export function resolveSidecarOptions(raw: unknown = {}): SidecarOptions {
       if (h.host !== undefined) out.http.host = c.check(() => host('sidecar.http.host', h.host)) ?? '';
       if (h.port !== undefined) out.http.port = c.check(() => port('sidecar.http.port', h.port)) ?? 0;
       if (h.keyHeaders !== undefined) {
-        c.check(() => {
-          const v = h.keyHeaders;
-          if (!Array.isArray(v) || v.length === 0 || v.length > 8) {
-            throw new ConfigError('sidecar.http.keyHeaders', 'must be a list of 1 to 8 header names');
-          }
-          out.http.keyHeaders = v.map((n, i) => headerName(`sidecar.http.keyHeaders[${i}]`, n));
-        });
+        out.http.keyHeaders =
+          c.check(() => keyHeaders('sidecar.http.keyHeaders', h.keyHeaders)) ?? out.http.keyHeaders;
       }
       if (h.costHeader !== undefined) {
         out.http.costHeader = c.check(() => headerName('sidecar.http.costHeader', h.costHeader)) ?? null;
       }
+      if (h.policies !== undefined) {
+        const hp = c.check(() => object('sidecar.http.policies', h.policies)) ?? {};
+        for (const [name, v] of Object.entries(hp)) {
+          const field = `sidecar.http.policies.${name}`;
+          if (c.check(() => knownPolicy(field, name, known)) === undefined) continue;
+          const p = c.check(() => object(field, v));
+          if (p === undefined) continue;
+          requireKnownFields(field, p, HTTP_POLICY_FIELDS, c);
+          const k: Partial<HttpKeying> = {};
+          if (p.keyHeaders !== undefined) {
+            const kh = c.check(() => keyHeaders(`${field}.keyHeaders`, p.keyHeaders));
+            if (kh !== undefined) k.keyHeaders = kh;
+          }
+          if (p.costHeader !== undefined) {
+            const ch = c.check(() => headerName(`${field}.costHeader`, p.costHeader));
+            if (ch !== undefined) k.costHeader = ch;
+          }
+          byPolicy.set(name, k);
+        }
+      }
     }
+  }
+  const keyings = new Map<string, HttpKeying>();
+  out.http.policies = keyings;
+  for (const name of known) {
+    const k = byPolicy.get(name) ?? {};
+    keyings.set(name, {
+      keyHeaders: k.keyHeaders ?? out.http.keyHeaders,
+      costHeader: k.costHeader ?? out.http.costHeader,
+    });
   }
   if (o.grpc !== undefined) {
     const g = c.check(() => object('sidecar.grpc', o.grpc));
@@ -167,7 +424,8 @@ export function resolveSidecarOptions(raw: unknown = {}): SidecarOptions {
             }
             return g.domain;
           }) ?? '',
-        descriptors: c.check(() => rules('sidecar.grpc.descriptors', g.descriptors)) ?? [],
+        descriptors:
+          c.check(() => rules('sidecar.grpc.descriptors', g.descriptors, defaultPolicy, known)) ?? [],
       };
       out.grpc = grpc;
     }

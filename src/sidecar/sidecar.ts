@@ -2,12 +2,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import type { LoadedConfig } from '../config-file.js';
+import { createPolicyGateways, type PolicyGatewaysOptions } from '../gateway/policies.js';
 import { type AsyncGateway, createAsyncGateway } from '../gateway/runtime/async-gateway.js';
 import type { AsyncStore, Store } from '../store/contract.js';
 import { Decider } from './decider.js';
 import { createSidecarHttpServer } from './http-server.js';
 import { SidecarMetrics } from './metrics.js';
-import { resolveSidecarOptions, type SidecarOptions } from './options.js';
+import { policyCommon, resolveSidecarOptions, type SidecarOptions } from './options.js';
 
 export interface SidecarStartOptions {
   /** The gateway's store: a RedisStore on Redis or Redis Cluster (the CLI builds it), or a MemoryStore. */
@@ -20,9 +21,12 @@ export interface SidecarStartOptions {
   clock?: () => number;
 }
 
-/** A running sidecar: its gateway, where it listens, and a graceful stop. */
+/** A running sidecar: its gateways, where it listens, and a graceful stop. */
 export interface Sidecar {
+  /** The top-level policy's gateway. */
   readonly gateway: AsyncGateway;
+  /** Every policy's gateway by name, the top-level one first (`options.defaultPolicy`). */
+  readonly gateways: ReadonlyMap<string, AsyncGateway>;
   readonly options: SidecarOptions;
   readonly registry: Registry;
   /** http://host:port of the HTTP side (auth_request endpoint, health, readiness, metrics). */
@@ -31,8 +35,8 @@ export interface Sidecar {
   readonly grpcAddress: string | null;
   /**
    * Stops taking requests (the HTTP server and the gRPC server finish the ones in flight), then stops
-   * the gateway with its last sync (pushing every admit not yet synced). Resolves with that sync's
-   * success. Calling it again returns the same promise.
+   * every policy's gateway with its last sync (pushing every admit not yet synced). Resolves with
+   * those syncs' success (true if the store answered them all). Calling it again returns the same promise.
    */
   stop(): Promise<boolean>;
 }
@@ -61,22 +65,37 @@ function hostPort(host: string, port: number): string {
 }
 
 /**
- * Starts one gateway from a loaded configuration file and serves its decisions to a proxy: NGINX's
+ * Starts the gateways of a loaded configuration file (the top-level policy's, and one per
+ * `sidecar.policies` entry, on the same store) and serves their decisions to a proxy: NGINX's
  * auth_request over HTTP, and with a `sidecar.grpc` section Envoy's rate limit service over gRPC.
- * The first sync is tried before it reports ready; the sync timer then runs every Δ.
+ * The first sync is tried before it reports ready; the sync timers then run every Δ.
  */
 export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptions): Promise<Sidecar> {
-  const options = resolveSidecarOptions(config.sidecar ?? {});
+  const options = resolveSidecarOptions(config.sidecar ?? {}, {
+    gateway: config.gateway as unknown as Record<string, unknown>,
+    gatewayValid: true,
+  });
   if (opts.httpPort !== undefined) options.http.port = opts.httpPort;
   if (opts.grpcPort !== undefined && options.grpc !== null) options.grpc.port = opts.grpcPort;
-  const gateway = createAsyncGateway({
-    ...config.gateway,
-    store: opts.store,
-    ...(opts.clock === undefined ? {} : { clock: opts.clock }),
-  });
-  const registry = gateway.registerMetrics(new Registry());
+  const clock = opts.clock === undefined ? {} : { clock: opts.clock };
+  // the top-level policy's gateway is the one a single-policy sidecar always ran: same id, same policy
+  const gateway = createAsyncGateway({ ...config.gateway, store: opts.store, ...clock });
+  const gateways = new Map<string, AsyncGateway>([[options.defaultPolicy, gateway]]);
+  if (Object.keys(options.policies).length > 0) {
+    // the named ones as the library makes a set of policies: ids <id>/<name>, policyName <name>
+    const set = createPolicyGateways({
+      ...policyCommon(config.gateway as unknown as Record<string, unknown>),
+      store: opts.store,
+      ...clock,
+      policies: options.policies,
+    } as unknown as PolicyGatewaysOptions);
+    for (const [name, g] of set.gateways) gateways.set(name, g);
+  }
+  const all = [...gateways.values()];
+  const registry = new Registry();
+  for (const g of all) g.registerMetrics(registry);
   const metrics = new SidecarMetrics(registry);
-  const decider = new Decider(gateway, config.http, opts.clock);
+  const decider = new Decider(gateways, options.defaultPolicy, config.http, opts.clock);
   let ready = false;
   let stopping: Promise<boolean> | null = null;
   const http = createSidecarHttpServer({
@@ -104,11 +123,12 @@ export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptio
     throw err;
   }
   // a first sync (bounded by storeTimeoutMs) brings the store's clock; if it fails, the fail mode decides
-  await gateway.syncNow();
-  gateway.start();
+  await Promise.all(all.map((g) => g.syncNow()));
+  for (const g of all) g.start();
   ready = true;
   return {
     gateway,
+    gateways,
     options,
     registry,
     httpUrl: `http://${hostPort(httpAddr.address, httpAddr.port)}`,
@@ -116,7 +136,8 @@ export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptio
     stop() {
       stopping ??= (async () => {
         await Promise.all([closeServer(http), grpc?.stop()]);
-        return gateway.stop();
+        const synced = await Promise.all(all.map((g) => g.stop()));
+        return synced.every(Boolean);
       })();
       return stopping;
     },

@@ -28,7 +28,7 @@ function entryKey(action: J): string {
 describe('docs/examples/envoy.json and sidecar-envoy.json', () => {
   const hcm = envoy.static_resources.listeners[0].filter_chains[0].filters[0].typed_config;
   const filter = hcm.http_filters.find((f: J) => f.name === 'envoy.filters.http.ratelimit').typed_config;
-  const sidecar = resolveSidecarOptions(sidecarFile.sidecar);
+  const sidecar = resolveSidecarOptions(sidecarFile.sidecar, { gateway: sidecarFile });
 
   it('the sidecar configuration is valid', () => {
     expect(() => loadConfig(sidecarFile)).not.toThrow();
@@ -53,6 +53,15 @@ describe('docs/examples/envoy.json and sidecar-envoy.json', () => {
       r.route.rate_limits.map((l: J) => l.actions.map(entryKey)),
     );
     expect(produced.length).toBeGreaterThan(0);
-    for (const keys of produced) expect(sidecar.grpc?.descriptors).toContainEqual(keys);
+    const rules = sidecar.grpc?.descriptors.map((r) => r.keys);
+    for (const keys of produced) expect(rules).toContainEqual(keys);
+  });
+
+  it('the API key is held to the top-level policy, the address to the named one', () => {
+    expect(sidecar.grpc?.descriptors).toEqual([
+      { keys: ['api_key'], policy: sidecarFile.policyName },
+      { keys: ['remote_address'], policy: 'per-ip' },
+    ]);
+    expect(Object.keys(sidecar.policies)).toEqual(['per-ip']);
   });
 });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planRequest, type RlsRequest, unitOf } from '../../src/sidecar/envoy.js';
 
-const M = { domain: 'edge', descriptors: [['a', 'b']], maxDescriptors: 8 };
+const M = { domain: 'edge', descriptors: [{ keys: ['a', 'b'], policy: 'api' }], maxDescriptors: 8 };
 const req = (values: [string, string]): RlsRequest => ({
   domain: 'edge',
   hits_addend: 0,
@@ -33,7 +33,7 @@ describe('planRequest', () => {
 
   it('takes hits_addend 0 as 1 and caps a 64-bit one below 2^53', () => {
     const p = planRequest({ ...req(['x', 'y']), hits_addend: 0 }, M);
-    expect(p).toEqual({ ok: true, items: [{ limited: true, key: 'a=x|b=y', cost: 1 }] });
+    expect(p).toEqual({ ok: true, items: [{ limited: true, policy: 'api', key: 'a=x|b=y', cost: 1 }] });
     const big = planRequest(
       {
         domain: 'edge',
@@ -43,6 +43,51 @@ describe('planRequest', () => {
       M,
     );
     expect(big.ok && big.items[0].limited && big.items[0].cost).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it('holds each descriptor to the policy of the rule its entry keys match', () => {
+    const m = {
+      domain: 'edge',
+      descriptors: [
+        { keys: ['api_key'], policy: 'per-key' },
+        { keys: ['remote_address'], policy: 'per-ip' },
+        { keys: ['plan', 'api_key'], policy: 'per-key' },
+      ],
+      maxDescriptors: 8,
+    };
+    const p = planRequest(
+      {
+        domain: 'edge',
+        hits_addend: 2,
+        descriptors: [
+          { entries: [{ key: 'remote_address', value: '10.0.0.1' }] },
+          { entries: [{ key: 'api_key', value: 'k' }] },
+          { entries: [{ key: 'path', value: '/' }] },
+          {
+            entries: [
+              { key: 'plan', value: 'free' },
+              { key: 'api_key', value: 'k' },
+            ],
+          },
+        ],
+      },
+      m,
+    );
+    expect(p).toEqual({
+      ok: true,
+      items: [
+        { limited: true, policy: 'per-ip', key: 'remote_address=10.0.0.1', cost: 2 },
+        { limited: true, policy: 'per-key', key: 'api_key=k', cost: 2 },
+        { limited: false },
+        { limited: true, policy: 'per-key', key: 'plan=free|api_key=k', cost: 2 },
+      ],
+    });
+    // another domain: no rule applies, whatever the keys
+    const other = planRequest(
+      { domain: 'x', hits_addend: 0, descriptors: [{ entries: [{ key: 'api_key', value: 'k' }] }] },
+      m,
+    );
+    expect(other).toEqual({ ok: true, items: [{ limited: false }] });
   });
 
   it('names the unit only when W is exactly one', () => {

@@ -61,8 +61,9 @@ function headers(a: Answer): Record<string, string> {
   return Object.fromEntries(a.response_headers_to_add.map((h) => [h.key, h.value]));
 }
 
-// docs/examples/sidecar-envoy.json (what docs/envoy.md shows), with small numbers, free ports and a
-// two-entry rule added
+// docs/examples/sidecar-envoy.json (what docs/envoy.md shows: api_key held to the top-level policy
+// "api", remote_address to "per-ip"), with small numbers (L = 3 per minute for both), free ports and
+// a two-entry rule added
 const DOC = JSON.parse(readFileSync(join(ROOT, 'docs/examples/sidecar-envoy.json'), 'utf8'));
 const BASE = {
   ...DOC,
@@ -74,6 +75,7 @@ const BASE = {
   storeTimeoutMs: 50,
   sidecar: {
     ...DOC.sidecar,
+    policies: { 'per-ip': { ...DOC.sidecar.policies['per-ip'], limit: 3 } },
     http: { ...DOC.sidecar.http, port: 0 },
     grpc: {
       ...DOC.sidecar.grpc,
@@ -162,8 +164,9 @@ describe('fleetlimit sidecar: Envoy rate limit service (gRPC)', () => {
     expect(a.statuses[0].current_limit).toBeNull();
     expect(a.statuses[2].limit_remaining).toBe(2);
     expect(sc.gateway.limiterFor('plan=free|api_key=m')).toBeDefined();
-    // the headers are the rejection's
-    expect(headers(a).RateLimit).toMatch(/^"api";r=0;t=\d+$/);
+    // the headers are the rejection's: remote_address is held to the policy "per-ip"
+    expect(a.statuses[1].current_limit).toEqual({ name: 'per-ip', requests_per_unit: 3, unit: 'MINUTE' });
+    expect(headers(a).RateLimit).toMatch(/^"per-ip";r=0;t=\d+$/);
     // entries in another order, or another set of keys, match no rule
     const b = await ask(c, 'edge', [
       {
@@ -223,6 +226,101 @@ describe('fleetlimit sidecar: Envoy rate limit service (gRPC)', () => {
     expect(m).toMatch(/fleetlimit_sidecar_requests_total\{protocol="grpc",outcome="allowed"\} [1-9]/);
     expect(m).toMatch(/fleetlimit_sidecar_requests_total\{protocol="grpc",outcome="limited"\} [1-9]/);
     expect(m).toMatch(/fleetlimit_sidecar_requests_total\{protocol="grpc",outcome="invalid"\} [1-9]/);
+  });
+});
+
+describe('two policies: each descriptor counted against its own policy (issue 22)', () => {
+  // the top-level policy "api" (L = 3 per minute) for api_key, "per-ip" (L = 5 per minute) for
+  // remote_address; NGINX's /decide/per-ip keys by x-real-ip
+  let sc: Sidecar;
+  let c: ReturnType<typeof client>;
+  beforeAll(async () => {
+    sc = await sidecar('rls-two', {
+      sidecar: {
+        ...BASE.sidecar,
+        policies: { 'per-ip': { limit: 5, windowMs: 60_000 } },
+        http: { port: 0, policies: { 'per-ip': { keyHeaders: ['x-real-ip'] } } },
+      },
+    });
+    c = client(sc.grpcAddress as string);
+  });
+  afterAll(async () => {
+    c?.close();
+    await sc?.stop();
+  });
+  const both = (apiKey: string) =>
+    ask(c, 'edge', [{ entries: [['api_key', apiKey]] }, { entries: [['remote_address', '10.9.9.9']] }]);
+
+  it('each status carries its policy’s name, L and unit; each counter runs to its own limit', async () => {
+    const remaining: [number, number][] = [];
+    const answers: Answer[] = [];
+    for (let i = 0; i < 4; i++) {
+      const a = await both('two');
+      answers.push(a);
+      remaining.push([a.statuses[0].limit_remaining, a.statuses[1].limit_remaining]);
+    }
+    expect(answers[0].statuses.map((s) => s.current_limit)).toEqual([
+      { name: 'api', requests_per_unit: 3, unit: 'MINUTE' },
+      { name: 'per-ip', requests_per_unit: 5, unit: 'MINUTE' },
+    ]);
+    // api_key is over after 3; the address, counted each time as Envoy's reference service counts
+    // every descriptor, has 5 − 4 = 1 left
+    expect(remaining).toEqual([
+      [2, 4],
+      [1, 3],
+      [0, 2],
+      [0, 1],
+    ]);
+    expect(answers.map((a) => a.overall_code)).toEqual(['OK', 'OK', 'OK', 'OVER_LIMIT']);
+    expect(answers[3].statuses.map((s) => s.code)).toEqual(['OVER_LIMIT', 'OK']);
+    expect(headers(answers[3]).RateLimit).toMatch(/^"api";r=0;t=\d+$/);
+    // another API key from the same address: its own key is fresh, the address runs out at its 5th
+    const a = await both('other');
+    expect(a.statuses.map((s) => [s.code, s.limit_remaining])).toEqual([
+      ['OK', 2],
+      ['OK', 0],
+    ]);
+    expect(headers(a)).toEqual({ 'RateLimit-Policy': '"per-ip";q=5;w=60', RateLimit: '"per-ip";r=0;t=60' });
+    const b = await both('other');
+    expect(b.statuses.map((s) => s.code)).toEqual(['OK', 'OVER_LIMIT']);
+    expect(headers(b).RateLimit).toMatch(/^"per-ip";r=0;t=\d+$/);
+    // each policy's gateway holds its own keys, and Redis keeps each policy's counts apart
+    expect(sc.gateway.limiterFor('api_key=two')).toBeDefined();
+    expect(sc.gateway.limiterFor('remote_address=10.9.9.9')).toBeUndefined();
+    expect(sc.gateways.get('per-ip')?.limiterFor('remote_address=10.9.9.9')).toBeDefined();
+    for (const g of sc.gateways.values()) expect(await g.syncNow()).toBe(true);
+    const r = new Redis(redis.url);
+    try {
+      // (the helper's RedisStore has the default prefix; these keys are this test's alone)
+      const keys = await r.keys('*');
+      expect(
+        keys.some((k) => /\[api=3\/60000s\]:api_key=two$/.test(k)),
+        keys.join('\n'),
+      ).toBe(true);
+      expect(
+        keys.some((k) => /\[per-ip=5\/60000s\]:remote_address=10\.9\.9\.9$/.test(k)),
+        keys.join('\n'),
+      ).toBe(true);
+      expect(keys.some((k) => /\[api=3\/60000s\]:remote_address=/.test(k))).toBe(false);
+    } finally {
+      r.disconnect();
+    }
+  });
+
+  it('the HTTP side picks its policy by path: /decide the top-level one, /decide/per-ip the named one', async () => {
+    const ip = await fetch(`${sc.httpUrl}/decide/per-ip`, { headers: { 'x-real-ip': '10.9.9.9' } });
+    expect(ip.status).toBe(204);
+    // x-real-ip:10.9.9.9 is another key than Envoy's remote_address=10.9.9.9: a counter of its own
+    expect(ip.headers.get('ratelimit-policy')).toBe('"per-ip";q=5;w=60');
+    expect(ip.headers.get('ratelimit')).toBe('"per-ip";r=4;t=60');
+    const key = await fetch(`${sc.httpUrl}/decide`, { headers: { 'x-api-key': 'h' } });
+    expect(key.status).toBe(204);
+    expect(key.headers.get('ratelimit')).toBe('"api";r=2;t=60');
+    const ready = await (await fetch(`${sc.httpUrl}/readyz`)).json();
+    expect(Object.keys(ready.policies)).toEqual(['api', 'per-ip']);
+    const m = await (await fetch(`${sc.httpUrl}/metrics`)).text();
+    expect(m).toMatch(/fleetlimit_store_down\{gateway="rls-two\/per-ip"\} 0/);
+    expect(m).toMatch(/fleetlimit_store_down\{gateway="rls-two"\} 0/);
   });
 });
 

@@ -68,6 +68,33 @@ describe('NGINX auth_request + fleetlimit sidecar, two pairs on one Redis', () =
     expect(b.headers.get('ratelimit')).toMatch(/^"api";r=\d+;t=1$/);
   });
 
+  it('/login is held to the second policy, keyed by the client address even with an API key', async () => {
+    const get = (h: Record<string, string> = {}) =>
+      fetch(`http://127.0.0.1:${fleet.nginxPorts[1]}/login`, { headers: h });
+    // docs/examples: sidecar.policies.login is 10 per minute, keyed by X-Real-IP (NGINX's $remote_addr)
+    const a = await get({ 'x-api-key': 'login-a' });
+    expect(a.status).toBe(200);
+    expect(a.headers.get('ratelimit-policy')).toBe('"login";q=10;w=60');
+    expect(a.headers.get('ratelimit')).toBe('"login";r=9;t=60');
+    // another API key, the same address: the same counter
+    const b = await get({ 'x-api-key': 'login-b' });
+    expect(b.headers.get('ratelimit')).toBe('"login";r=8;t=60');
+    let limited: Response | undefined;
+    for (let i = 0; i < 10 && limited === undefined; i++) {
+      const r = await get();
+      if (r.status === 429) limited = r;
+      else await r.arrayBuffer();
+    }
+    expect(limited?.headers.get('ratelimit-policy')).toBe('"login";q=10;w=60');
+    expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0);
+    // the rest of the site is still the top-level policy, by API key
+    const other = await fetch(`http://127.0.0.1:${fleet.nginxPorts[1]}/x`, {
+      headers: { 'x-api-key': 'login-a' },
+    });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('ratelimit')).toBe('"api";r=19;t=1');
+  });
+
   it('a flood through both NGINX nodes: admitted per window within 15 % of the simulator, at most K·L', async () => {
     const r = await compareWithSimulator(settings, fleet);
     expect(r.live.statuses[200] + r.live.statuses[429]).toBe(r.live.sent);
