@@ -13,12 +13,16 @@ export const ADAPTIVE_EARLY = {
    */
   partDiv: 1.5,
   /**
-   * adaptive's rate estimate with a memory of one Δ instead of six, and a stricter lower bound (z = 2
+   * adaptive's rate estimate with a memory of 2.5 Δ instead of six, and a stricter lower bound (z = 2
    * instead of 1.3): a fast flood is seen within a fraction of Δ, and once a pulse ends the thinning
    * stops within a few Δ instead of half a minute (adaptive rejects honest clients for ~30 s after
    * each 2-s pulse: 5.8 × central-log's at K = 8); z = 2 keeps page-load bursts from looking like one.
+   * A memory of one Δ left a flood bringing a gateway fewer than ~4 requests per Δ unseen (n − 2√n ≤
+   * 0: at K = 32 anything below ~75×): a 30× flood on a busy key held the window at 1.23 × L through
+   * the flood, long after its onset. 2.5 Δ: 1.16 (K = 32, seeds 1–10), pulsed floods 1.29 / 1.28 ×
+   * central-log's at K = 2 / 8 (one Δ: 0.99 / 0.85); 3 Δ: an empty key's 10× flood at K = 32 1.18.
    */
-  rate: { ...ADAPTIVE, rateSyncs: 1, z: 2 },
+  rate: { ...ADAPTIVE, rateSyncs: 2.5, z: 2 },
   /**
    * The others' admit rate, read from the store's count at each read that finds it grown beyond own
    * pushes, decays with this time constant (in Δ), is taken as the lower bound n − zOthers·√n, and
@@ -52,10 +56,11 @@ export const ADAPTIVE_EARLY = {
  * since the last sync always may: an honest client's lone request is admitted as the central log
  * would, and a request may cost up to L) if it is lone: the gateway's previous arrival on the key
  * is at least τ = 0.005 · W / (max(share, 1/K) · L) old (ADAPTIVE_EARLY.loneChance; 96 ms at K = 32,
- * L = 100 per minute). Once own reaches the part with headroom left, the key wants an early sync (wantsEarlySync): the gateway sends one at once,
- * off the request path, if its early-sync bucket holds a token (Design.earlySyncs). While that sync is
- * out its admits still count in `own`, so the gateway admits nothing past its part. The thinning is
- * adaptive's, with a memory of one Δ (ADAPTIVE_EARLY.rate), and its fleet rate is at least the
+ * L = 100 per minute). Once own reaches the part with headroom left, the key wants an early sync
+ * (wantsEarlySync): the gateway sends one at once, off the request path, if its early-sync bucket
+ * holds a token (Design.earlySyncs). While that sync is out its admits still count in `own`, so the
+ * gateway admits nothing past its part. The thinning is
+ * adaptive's, with a memory of 2.5 Δ (ADAPTIVE_EARLY.rate), and its fleet rate is at least the
  * others' admit rate read from the store's count, plus its own.
  *
  * Why it holds the worst window: what takes a window past L is admits no other gateway has seen.

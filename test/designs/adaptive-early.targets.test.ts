@@ -2,9 +2,10 @@
  * adaptive-early against issue 21's targets, one test per target on reduced settings (L = 100 per
  * sliding 60 s, Δ = 1 s, seeds 1–3, fixed: each figure is deterministic). The margins, from
  * `npx tsx scripts/worst-window.ts` (5 seeds, docs/worst-window.md): where a target is met, the
- * figure here sits at least 0.02 × L (worst window, K = 32 busy 1,000×: 1.15), 0.22 pp (honest, K = 32
- * steady: +0.28) or 0.23 × (pulsed, K = 32: 1.77) inside it; the one target missed (K = 32, a flood's
- * onset on a busy key, 30×) is held to the bound the design states, L + K.
+ * figure here sits at least 0.04 × L (worst window, K = 32 busy 30×: 1.16, 1,000×: 1.15), 0.22 pp
+ * (honest, K = 32 steady: +0.28) or 0.17 × (pulsed, K = 32: 1.83) inside it. The one target missed
+ * with more seeds (K = 32, a fast flood's onset on a busy key: up to 1.25 at seeds 1–10) is held to
+ * the local bound in adaptive-early.local-bound.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { DESIGNS } from '../../src/designs/index.js';
@@ -64,10 +65,8 @@ describe('adaptive-early: the worst window at a flood onset', () => {
     expect(worst(busy(32, 1000))).toBeLessThanOrEqual(1.2);
   });
 
-  it('K = 32, a 30× even flood on a busy key: within L + K and below adaptive', () => {
-    const mine = worst(busy(32, 30));
-    expect(mine).toBeLessThanOrEqual(1 + 32 / 100);
-    expect(worst({ ...busy(32, 30), design: 'adaptive' })).toBeGreaterThan(mine + 0.05);
+  it('≤ 1.2 × L on a busy key at K = 32, a 30× even flood (seen by the rate estimate within 2.5 Δ)', () => {
+    expect(worst(busy(32, 30))).toBeLessThanOrEqual(1.2);
   });
 
   it('holds with a store delay of 10 ms (jitter 5 ms), K = 8', () => {
