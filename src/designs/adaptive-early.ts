@@ -13,12 +13,16 @@ export const ADAPTIVE_EARLY = {
    */
   partDiv: 1.5,
   /**
-   * adaptive's rate estimate with a memory of one Δ instead of six, and a stricter lower bound (z = 2
+   * adaptive's rate estimate with a memory of 2.5 Δ instead of six, and a stricter lower bound (z = 2
    * instead of 1.3): a fast flood is seen within a fraction of Δ, and once a pulse ends the thinning
    * stops within a few Δ instead of half a minute (adaptive rejects honest clients for ~30 s after
    * each 2-s pulse: 5.8 × central-log's at K = 8); z = 2 keeps page-load bursts from looking like one.
+   * A memory of one Δ left a flood bringing a gateway fewer than ~4 requests per Δ unseen (n − 2√n ≤
+   * 0: at K = 32 anything below ~75×): a 30× flood on a busy key held the window at 1.23 × L through
+   * the flood, long after its onset. 2.5 Δ: 1.16 (K = 32, seeds 1–10), pulsed floods 1.29 / 1.28 ×
+   * central-log's at K = 2 / 8 (one Δ: 0.99 / 0.85); 3 Δ: an empty key's 10× flood at K = 32 1.18.
    */
-  rate: { ...ADAPTIVE, rateSyncs: 1, z: 2 },
+  rate: { ...ADAPTIVE, rateSyncs: 2.5, z: 2 },
   /**
    * The others' admit rate, read from the store's count at each read that finds it grown beyond own
    * pushes, decays with this time constant (in Δ), is taken as the lower bound n − zOthers·√n, and
@@ -28,6 +32,18 @@ export const ADAPTIVE_EARLY = {
   othersSyncs: 1,
   zOthers: 1.3,
   othersBlindSyncs: 4,
+  /**
+   * A request is lone (own = 0 lets it through whatever the part) only if the gateway's previous
+   * arrival on the key is at least τ = loneChance · W / (max(share, 1/K) · L) old: an honest client
+   * within the limit brings a gateway at most share · L per W, so it sends a request that close behind
+   * the one before at most this often. A pulse's second request at a gateway (19 ms behind the first
+   * at K = 32, 1,000×) is then held to the part: without it the gateways that synced early still saw
+   * headroom and each took a second lone one, 6–17 per pulse past the first round's K, and the honest
+   * client paid 2.58 × central-log's rejections at K = 32 (the window stays over L until they age out).
+   * 0.004: 1.79 ×, honest ≤ +0.25 pp; 0.005: 1.72 ×, ≤ +0.29 pp; 0.006: 1.68 ×, ≤ +0.36 pp (K = 32,
+   * seeds 1–10; docs/worst-window.md).
+   */
+  loneChance: 0.005,
 };
 
 /**
@@ -38,11 +54,13 @@ export const ADAPTIVE_EARLY = {
  * since, a request is admitted as adaptive admits it (headroom L − known − own, then the thinning
  * draw), and only while own + cost ≤ part, part = (L − known)/(1.5·K), or own = 0 (one request
  * since the last sync always may: an honest client's lone request is admitted as the central log
- * would, and a request may cost up to L). Once own reaches the part
- * with headroom left, the key wants an early sync (wantsEarlySync): the gateway sends one at once,
- * off the request path, if its early-sync bucket holds a token (Design.earlySyncs). While that sync is
- * out its admits still count in `own`, so the gateway admits nothing past its part. The thinning is
- * adaptive's, with a memory of one Δ (ADAPTIVE_EARLY.rate), and its fleet rate is at least the
+ * would, and a request may cost up to L) if it is lone: the gateway's previous arrival on the key
+ * is at least τ = 0.005 · W / (max(share, 1/K) · L) old (ADAPTIVE_EARLY.loneChance; 96 ms at K = 32,
+ * L = 100 per minute). Once own reaches the part with headroom left, the key wants an early sync
+ * (wantsEarlySync): the gateway sends one at once, off the request path, if its early-sync bucket
+ * holds a token (Design.earlySyncs). While that sync is out its admits still count in `own`, so the
+ * gateway admits nothing past its part. The thinning is
+ * adaptive's, with a memory of 2.5 Δ (ADAPTIVE_EARLY.rate), and its fleet rate is at least the
  * others' admit rate read from the store's count, plus its own.
  *
  * Why it holds the worst window: what takes a window past L is admits no other gateway has seen.
@@ -52,6 +70,7 @@ export const ADAPTIVE_EARLY = {
  * thinning. Where it stops holding: the "at least one" — K gateways that each see headroom and each
  * admit one request nobody has seen — lets up to K − h past L at a flood's onset on a key with h < K
  * free slots; a local decision cannot tell a flood's first request at a gateway from an honest one.
+ * Its second one it can, if it comes within τ: then it is held to the part like any other.
  * (docs/worst-window.md has the figures.)
  *
  * The others' rate depends on successive reads (the time since the last one that found growth), so
@@ -67,6 +86,9 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
   private othersRate = 0;
   private othersAt = Number.NaN;
   private othersRef = Number.NaN;
+  /** the latest arrival on the key at this gateway, and the time from the one before to it */
+  private lastArrival = Number.NaN;
+  private gapBefore = Number.POSITIVE_INFINITY;
 
   constructor(p: FleetParams, now: number) {
     super(p, now, ADAPTIVE_EARLY.rate);
@@ -86,6 +108,40 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
 
   protected override admits(k: number, o: number, cost: number, _afterSync: boolean): boolean {
     return this.p.policy.limit - k - o >= cost && !this.overCap(k, o, cost);
+  }
+
+  /**
+   * 0 for a request that is not lone although own = 0 (see loneChance) and that only the lone rule
+   * would let past the part. It is the draw that refuses it, not the rules (admits, retryAt): whether
+   * the next request comes that close is not known ahead, and a refused draw tells the simulator the
+   * next arrival may be decided otherwise.
+   */
+  override admitProbability(now: number, h: number): number {
+    if (
+      now === this.lastArrival &&
+      this.ownCached === 0 &&
+      this.cap(this.knownCached, false) < 1 &&
+      this.gapBefore < this.loneGapMs()
+    )
+      return 0;
+    return super.admitProbability(now, h);
+  }
+
+  /** τ of loneChance, in ms. */
+  private loneGapMs(): number {
+    const { windowMs, limit } = this.p.policy;
+    return (ADAPTIVE_EARLY.loneChance * windowMs) / (Math.max(this.share, 1 / this.p.gateways) * limit);
+  }
+
+  protected override noteArrivals(n: number, now: number): void {
+    if (n > 0) {
+      // a clock that went back counts as no gap
+      this.gapBefore = Number.isNaN(this.lastArrival)
+        ? Number.POSITIVE_INFINITY
+        : Math.max(0, now - this.lastArrival);
+      this.lastArrival = now;
+    }
+    super.noteArrivals(n, now);
   }
 
   /** Whether a sync now would let this key admit again: its part is spent and headroom is left. */

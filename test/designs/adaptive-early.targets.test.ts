@@ -2,9 +2,10 @@
  * adaptive-early against issue 21's targets, one test per target on reduced settings (L = 100 per
  * sliding 60 s, Δ = 1 s, seeds 1–3, fixed: each figure is deterministic). The margins, from
  * `npx tsx scripts/worst-window.ts` (5 seeds, docs/worst-window.md): where a target is met, the
- * figure here sits at least 0.06 × L (worst window), 0.25 pp (honest) or 0.9 × (pulsed) inside it;
- * the one target missed (K = 32, a fast flood's onset on a busy key) is held to the bound the design
- * states, L + K.
+ * figure here sits at least 0.04 × L (worst window, K = 32 busy 30×: 1.16, 1,000×: 1.15), 0.22 pp
+ * (honest, K = 32 steady: +0.28) or 0.17 × (pulsed, K = 32: 1.83) inside it. The one target missed
+ * with more seeds (K = 32, a fast flood's onset on a busy key: up to 1.25 at seeds 1–10) is held to
+ * the local bound in adaptive-early.local-bound.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { DESIGNS } from '../../src/designs/index.js';
@@ -60,11 +61,12 @@ describe('adaptive-early: the worst window at a flood onset', () => {
     }
   });
 
-  it('K = 32, a fast even flood on a busy key: missed, but within L + K and far below adaptive', () => {
-    const mine = worst(busy(32, 1000));
-    expect(mine).toBeGreaterThan(1.2);
-    expect(mine).toBeLessThanOrEqual(1 + 32 / 100);
-    expect(worst({ ...busy(32, 1000), design: 'adaptive' })).toBeGreaterThan(mine + 0.5);
+  it('≤ 1.2 × L on a busy key at K = 32, a 1,000× even flood (its second requests not lone)', () => {
+    expect(worst(busy(32, 1000))).toBeLessThanOrEqual(1.2);
+  });
+
+  it('≤ 1.2 × L on a busy key at K = 32, a 30× even flood (seen by the rate estimate within 2.5 Δ)', () => {
+    expect(worst(busy(32, 30))).toBeLessThanOrEqual(1.2);
   });
 
   it('holds with a store delay of 10 ms (jitter 5 ms), K = 8', () => {
@@ -75,20 +77,22 @@ describe('adaptive-early: the worst window at a flood onset', () => {
 });
 
 describe('adaptive-early: honest clients and cost', () => {
-  it("honest rejections ≤ central-log's + 0.5 pp (K = 2 page loads uneven, K = 8 steady uneven)", () => {
-    for (const [K, traffic] of [
-      [2, 'pageload'],
-      [8, 'steady'],
+  it("honest rejections ≤ central-log's + 0.5 pp (K = 2 page loads uneven, K = 8 and 32 steady)", () => {
+    for (const [K, traffic, routing] of [
+      [2, 'pageload', 'uneven'],
+      [8, 'steady', 'uneven'],
+      [32, 'steady', 'even'],
+      [32, 'steady', 'uneven'],
     ] as const) {
-      const p = { ...base, gateways: K, traffic, load: 0.8, routing: 'uneven', minutes: 120 } as const;
+      const p = { ...base, gateways: K, traffic, load: 0.8, routing, minutes: 120 } as const;
       const d =
         mean(runs({ ...p, design: 'adaptive-early' }).map((r) => r.rejectedPct)) -
         mean(runs({ ...p, design: 'central-log' }).map((r) => r.rejectedPct));
-      expect(d, `K = ${K} ${traffic}`).toBeLessThanOrEqual(0.5);
+      expect(d, `K = ${K} ${traffic} ${routing}`).toBeLessThanOrEqual(0.5);
     }
   });
 
-  it("a pulsed flood: honest rejections ≤ 2 × central-log's at K = 8 (K = 32 missed, below adaptive's)", () => {
+  it("a pulsed flood: honest rejections ≤ 2 × central-log's at K = 8 and 32", () => {
     const honest = (design: 'adaptive-early' | 'adaptive' | 'central-log', K: number) =>
       mean(
         runs({
@@ -102,6 +106,7 @@ describe('adaptive-early: honest clients and cost', () => {
         }).map((r) => r.honestRejectedPct),
       );
     expect(honest('adaptive-early', 8) / honest('central-log', 8)).toBeLessThanOrEqual(2);
+    expect(honest('adaptive-early', 32) / honest('central-log', 32)).toBeLessThanOrEqual(2);
     expect(honest('adaptive-early', 32)).toBeLessThan(honest('adaptive', 32));
   });
 
