@@ -36,7 +36,7 @@ async function logEntries(s: RedisStore, key: string, policy: Policy, mode: 'exa
   const { log } = s.keyNames(key, policy);
   const out: { t: number; admits: number }[] = [];
   if (mode === 'exact') {
-    const r = await fx.client().zrange(log, 0, -1, 'WITHSCORES');
+    const r = await fx.client().zrange(log, '0', '-1', 'WITHSCORES');
     for (let i = 0; i < r.length; i += 2) {
       const m = /\*(\d+)$/.exec(r[i]);
       out.push({ t: Number(r[i + 1]), admits: m ? Number(m[1]) : 1 });
