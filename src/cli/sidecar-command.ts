@@ -5,6 +5,7 @@ import { connectRedis, parseNodes } from '../sidecar/redis-client.js';
 import { startSidecar } from '../sidecar/sidecar.js';
 import { RedisStore } from '../store/redis/redis-store.js';
 import { num, UsageError } from './parse.js';
+import { describeLimits } from './validate-command.js';
 
 interface SidecarFlags {
   redis?: string;
@@ -62,7 +63,7 @@ export function addSidecarCommand(program: Command): void {
       });
       const r = config.resolved;
       process.stdout.write(
-        `fleetlimit sidecar: http ${sidecar.httpUrl}${sidecar.grpcAddress === null ? '' : `, grpc ${sidecar.grpcAddress}`} (${r.design}, L = ${r.policy.limit} per ${r.policy.windowMs} ms, K = ${r.fleet.gateways}, Δ = ${r.fleet.syncMs} ms)\n`,
+        `fleetlimit sidecar: http ${sidecar.httpUrl}${sidecar.grpcAddress === null ? '' : `, grpc ${sidecar.grpcAddress}`} (${r.design}, ${describeLimits(config)}, K = ${r.fleet.gateways}, Δ = ${r.fleet.syncMs} ms)\n`,
       );
       const shutdown = async (signal: string) => {
         process.stderr.write(`fleetlimit sidecar: ${signal}: last sync, then exit\n`);

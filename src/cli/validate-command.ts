@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError, ConfigErrors } from '../config.js';
-import { loadConfig } from '../config-file.js';
+import { type LoadedConfig, loadConfig } from '../config-file.js';
 import { UsageError } from './parse.js';
 
 export interface ValidatedConfig {
@@ -11,6 +11,20 @@ export interface ValidatedConfig {
   /** K, or 'auto' (counted by the store). */
   gateways: number | 'auto';
   syncMs: number;
+  /** The limits, each policy's where the sidecar names several (describeLimits). */
+  limits: string;
+}
+
+/** "L = 100 per 60000 ms", or with the sidecar's named policies "api: L = 100 per 60000 ms; per-ip: …". */
+export function describeLimits(loaded: LoadedConfig): string {
+  const one = (limit: number, windowMs: number) => `L = ${limit} per ${windowMs} ms`;
+  const { policy } = loaded.resolved;
+  const named = Object.entries(loaded.sidecar?.policies ?? {});
+  if (named.length === 0) return one(policy.limit, policy.windowMs);
+  return [
+    `${loaded.gateway.policyName ?? 'default'}: ${one(policy.limit, policy.windowMs)}`,
+    ...named.map(([name, p]) => `${name}: ${one(p.limit, p.windowMs)}`),
+  ].join('; ');
 }
 
 /**
@@ -18,8 +32,10 @@ export interface ValidatedConfig {
  * exports); throws a ConfigError naming the bad field, or ConfigErrors naming every one.
  */
 export function validateConfig(raw: unknown): ValidatedConfig {
-  const { policy, fleet, design, autoGateways } = loadConfig(raw).resolved;
+  const loaded = loadConfig(raw);
+  const { policy, fleet, design, autoGateways } = loaded.resolved;
   return {
+    limits: describeLimits(loaded),
     design,
     limit: policy.limit,
     windowMs: policy.windowMs,
@@ -61,7 +77,7 @@ export function addValidateCommand(program: Command): void {
         return;
       }
       process.stdout.write(
-        `${file}: valid (${c.design}, L = ${c.limit} per ${c.windowMs} ms, K = ${c.gateways}, Δ = ${c.syncMs} ms)\n`,
+        `${file}: valid (${c.design}, ${c.limits}, K = ${c.gateways}, Δ = ${c.syncMs} ms)\n`,
       );
     });
 }
