@@ -8,9 +8,12 @@
  * the gateway's map entry, the key's string and the design's state (its arrays included). The simulator's
  * bytesPerGateway is held keys × this figure (src/sim/key-bytes.ts holds the latest run).
  */
-import { DESIGN_IDS } from '../dist/config.js';
-import { Gateway } from '../dist/gateway/gateway.js';
-import { MemoryStore } from '../dist/store/memory-store.js';
+// FLEETLIMIT_SRC=1 (run under `--import tsx`): the sources instead of the build, for the test that
+// keeps src/sim/key-bytes.ts up to date (test/sim/key-bytes.live.test.ts)
+const root = process.env.FLEETLIMIT_SRC === '1' ? '../src' : '../dist';
+const { DESIGN_IDS } = await import(`${root}/config.js`);
+const { Gateway } = await import(`${root}/gateway/gateway.js`);
+const { MemoryStore } = await import(`${root}/store/memory-store.js`);
 
 if (typeof globalThis.gc !== 'function') {
   console.error('run with node --expose-gc bench/key-bytes.mjs');
@@ -47,6 +50,8 @@ for (const design of DESIGN_IDS) {
   const held = gw.keyCount;
   box.store = null;
   const withGateway = heap();
+  // read after the measure: a gateway the code no longer reads may be collected before it (a 0 at times)
+  if (gw.keyCount !== held) throw new Error(`${design}: the gateway lost keys while measured`);
   gw = null;
   const without = heap();
   out[design] = held === 0 ? 0 : Math.round((withGateway - without) / held);

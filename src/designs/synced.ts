@@ -7,6 +7,16 @@ import { after, firstAdmitAt, merged } from './retry-walk.js';
 
 const EMPTY: number[] = [];
 
+/** SyncedKey.retryAt's last answer (`at`) and the state it was computed on. */
+class RetryMemo {
+  at = Number.NaN;
+  from = Number.NaN;
+  cost = Number.NaN;
+  syncAt = Number.NaN;
+  syncs = -1;
+  pending = -1;
+}
+
 /**
  * The shared-counter family: decide locally from what the store reported at the last sync (aged
  * out as time goes on) plus this gateway's own admits since, weighted by how much of the fleet's
@@ -42,16 +52,12 @@ export abstract class SyncedKey implements KeyLimiter {
   protected shown = Number.POSITIVE_INFINITY;
   protected freed = false;
   /**
-   * retryAt's last answer (retryAtCached, NaN: none) and what it was computed on: the request's cost,
-   * the next sync, the sync count and the own admits since the last sync. Fields, not an object: a
-   * rejection with headers reads them on every call.
+   * retryAt's last answer and what it was computed on; made at the key's first retryAt (a rejection
+   * with headers), then updated in place. An object made on demand, not six fields on every key:
+   * as fields (their doubles boxed by V8) they took a held key from 461 to 917 bytes
+   * (bench/key-bytes.mjs, shared-counter).
    */
-  private retryAtCached = Number.NaN;
-  private retryFrom = Number.NaN;
-  private retryCost = Number.NaN;
-  private retrySyncAt = Number.NaN;
-  private retrySyncs = -1;
-  private retryPending = -1;
+  private retryMemo: RetryMemo | null = null;
 
   /**
    * The decision's inputs, kept between calls: `known(now)`, `ownSinceSync(now)` and `weight()` as
@@ -204,22 +210,26 @@ export abstract class SyncedKey implements KeyLimiter {
    */
   retryAt(now: number, cost: number, syncAt: number): number {
     // an admit adds to the pending log; anything else that changes what is known is a sync's
+    const m = this.retryMemo;
     if (
-      now < this.retryAtCached &&
-      now >= this.retryFrom &&
-      cost === this.retryCost &&
-      syncAt === this.retrySyncAt &&
-      this.syncs === this.retrySyncs &&
-      this.pending.size === this.retryPending
+      m !== null &&
+      now < m.at &&
+      now >= m.from &&
+      cost === m.cost &&
+      syncAt === m.syncAt &&
+      this.syncs === m.syncs &&
+      this.pending.size === m.pending
     )
-      return this.retryAtCached;
+      return m.at;
     const at = this.firstAdmit(now, cost, syncAt);
-    this.retryAtCached = at;
-    this.retryFrom = now;
-    this.retryCost = cost;
-    this.retrySyncAt = syncAt;
-    this.retrySyncs = this.syncs;
-    this.retryPending = this.pending.size;
+    const memo = m ?? new RetryMemo();
+    memo.at = at;
+    memo.from = now;
+    memo.cost = cost;
+    memo.syncAt = syncAt;
+    memo.syncs = this.syncs;
+    memo.pending = this.pending.size;
+    this.retryMemo = memo;
     return at;
   }
 
