@@ -5,7 +5,9 @@
  * One timer per tick sends every arrival that is due, on the lean client (lean-http.ts); the samples
  * go in preallocated typed arrays, so the load itself costs as little CPU as it can.
  */
+
 import { Random } from '../sim/random.js';
+import { ArrivalCounts } from './arrival-counts.js';
 import { Arrivals } from './arrivals.js';
 import { childSetup, cpuSince, send, wallNow } from './children.js';
 import { keyPath, ZipfKeys } from './key-choice.js';
@@ -53,12 +55,11 @@ class Samples {
 
 let inFlight = 0;
 let sent = 0;
-let scheduled = 0;
-let skipped = 0;
 let ok = 0;
 let limited = 0;
 let failed = 0;
-let lateSends = 0;
+/** Set when the run starts (its lateAfterMs). */
+let counts = new ArrivalCounts(0);
 const lag = new Samples();
 const all = new Samples();
 const admitted = new Samples();
@@ -191,29 +192,24 @@ function run(): void {
   let nextDirect =
     cfg.directRate > 0 ? directRng.exponential(cfg.directRate / 1000) : Number.POSITIVE_INFINITY;
   let next = arrivals.take();
+  counts = new ArrivalCounts(cfg.lateAfterMs);
   cpuAtGo = process.cpuUsage();
   const t0 = wallNow();
 
   const tick = () => {
     const now = wallNow() - t0;
-    while (next.t <= now && next.t < cfg.durationMs && scheduled < cfg.maxRequests) {
-      scheduled++;
+    while (next.t <= now && next.t < cfg.durationMs && counts.scheduled < cfg.maxRequests) {
       const late = now - next.t;
       lag.push(late);
-      if (late > cfg.lateAfterMs) lateSends++;
-      if (inFlight >= cfg.maxInFlight) skipped++;
-      else viaGateway(routeAt(next.t, next.gateway));
+      if (counts.arrive(late, inFlight < cfg.maxInFlight)) viaGateway(routeAt(next.t, next.gateway));
       next = arrivals.take();
     }
-    while (nextFlood <= now && nextFlood < cfg.durationMs && scheduled < cfg.maxRequests) {
-      scheduled++;
+    while (nextFlood <= now && nextFlood < cfg.durationMs && counts.scheduled < cfg.maxRequests) {
       const late = now - nextFlood;
       lag.push(late);
-      if (late > cfg.lateAfterMs) lateSends++;
       const rank = flooded[Math.min(flooded.length - 1, Math.floor(floodRng.uniform() * flooded.length))];
       const g = Math.min(K - 1, Math.floor(floodRng.uniform() * K));
-      if (inFlight >= cfg.maxInFlight) skipped++;
-      else viaGateway(routeAt(nextFlood, g), rank);
+      if (counts.arrive(late, inFlight < cfg.maxInFlight)) viaGateway(routeAt(nextFlood, g), rank);
       nextFlood += floodRng.exponential(floodPerMs);
     }
     while (nextDirect <= now && nextDirect < cfg.durationMs) {
@@ -222,7 +218,7 @@ function run(): void {
       });
       nextDirect += directRng.exponential(cfg.directRate / 1000);
     }
-    if (now < cfg.durationMs && scheduled < cfg.maxRequests) {
+    if (now < cfg.durationMs && counts.scheduled < cfg.maxRequests) {
       const due = Math.min(next.t, nextDirect, nextFlood) - (wallNow() - t0);
       setTimeout(tick, Math.max(0, Math.floor(due)));
     } else drain(t0, wallNow() + cfg.drainMs);
@@ -238,14 +234,14 @@ function drain(startedAt: number, deadline: number): void {
   const report: LoadReport = {
     type: 'report',
     startedAt,
-    scheduled,
+    scheduled: counts.scheduled,
     sent,
-    skipped,
+    skipped: counts.skipped,
     ok,
     limited,
     failed: failed + inFlight,
     unanswered: inFlight,
-    lateSends,
+    lateSends: counts.lateSends,
     lag: summarize(lag.values),
     viaGateway: summarize(all.values),
     admittedViaGateway: summarize(admitted.values),
