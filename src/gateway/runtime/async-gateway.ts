@@ -117,6 +117,10 @@ export interface RuntimeStats {
   gateways: number;
   /** gateways 'auto': heartbeats that failed or timed out (K kept its last count). */
   heartbeatFailures: number;
+  /** Design.earlySyncs (adaptive-early): sync rounds started early, off the request path (0: none). */
+  earlySyncs: number;
+  /** Early syncs a key wanted while the gateway's early-sync bucket was empty (the store's cap). */
+  earlySyncsCapped: number;
 }
 
 /**
@@ -679,6 +683,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       partKeys: this.loop.partKeys(),
       gateways: this.options.fleet.gateways,
       heartbeatFailures: this.loop.heartbeatFailures,
+      earlySyncs: this.earlySyncs?.sent ?? 0,
+      earlySyncsCapped: this.earlySyncs?.capped ?? 0,
     };
   }
 

@@ -183,6 +183,19 @@ function createCollector(registry: Registry, p: string): Collector {
     },
   });
   new Counter({
+    name: `${p}early_syncs_total`,
+    help: 'Syncs a key wanted early (adaptive-early: its part of the headroom spent), by result: sent (a sync round started off the request path) or capped (the early-sync bucket was empty).',
+    labelNames: ['gateway', 'result'],
+    registers,
+    collect() {
+      this.reset();
+      each((g, s) => {
+        this.inc({ gateway: g.id, result: 'sent' }, s.earlySyncs);
+        this.inc({ gateway: g.id, result: 'capped' }, s.earlySyncsCapped);
+      });
+    },
+  });
+  new Counter({
     name: `${p}decisions_total`,
     help: 'Decisions by outcome; degraded="true" when made by the fail mode, without the store.',
     labelNames: ['gateway', 'outcome', 'degraded'],

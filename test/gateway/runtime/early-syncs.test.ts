@@ -1,3 +1,4 @@
+import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAsyncGateway } from '../../../src/gateway/runtime/index.js';
 import { TestAsyncStore } from '../../support/async-memory-store.js';
@@ -58,6 +59,17 @@ describe('adaptive-early in the async runtime: early syncs', () => {
     }
     expect(gw.earlySyncs!.sent).toBe(4);
     expect(gw.earlySyncs!.capped).toBeGreaterThan(0);
+    // the same counts in stats() and on the Prometheus counter
+    const { earlySyncs, earlySyncsCapped } = gw.stats();
+    expect({ earlySyncs, earlySyncsCapped }).toEqual({
+      earlySyncs: 4,
+      earlySyncsCapped: gw.earlySyncs!.capped,
+    });
+    const text = await gw.registerMetrics(new Registry()).metrics();
+    expect(text).toContain(`fleetlimit_early_syncs_total{gateway="${gw.id}",result="sent"} 4`);
+    expect(text).toContain(
+      `fleetlimit_early_syncs_total{gateway="${gw.id}",result="capped"} ${gw.earlySyncs!.capped}`,
+    );
     // 10 s later: 10 ticks, and at most 10 more early syncs over them
     for (let s = 0; s < 100; s++) {
       for (let i = 0; i < 25; i++) gw.allowNow(`m${s}`);
