@@ -90,7 +90,7 @@ end
 -- counts (so nothing ages out and the stored count holds), pushing a few runs. It does what the
 -- general path below does for such a key, without building its tables or calling through them (a
 -- key-sync's Redis time was mostly that Lua work); returns false, having written nothing, where it
--- does not apply. The meta hash's fields as readMeta() reads them.
+-- does not apply. The meta record as readMeta() reads it.
 local function plainTouch(i, log, meta, out)
   local k = RUNS[i]
   if ASK[i] > 0 or k > UNPACK_RUNS then
@@ -100,18 +100,10 @@ local function plainTouch(i, log, meta, out)
   local n, a, o, z, e = 0, nil, nil, nil, nil
   for j = 1, #all, 2 do
     local f = all[j]
-    if f == 'n' then
-      n = tonumber(all[j + 1])
-    elseif f == 'a' then
-      a = tonumber(all[j + 1])
-    elseif f == 'o' then
-      o = tonumber(all[j + 1])
-    elseif f == 'z' then
-      z = tonumber(all[j + 1])
-    elseif f == 'e' then
-      e = tonumber(all[j + 1])
+    if f == 'c' then
+      n, a, o, z, e = unrecord(all[j + 1])
     elseif string.byte(f, 1) ~= 113 then
-      -- a grant ('g:') or a void ('v:'): the general path
+      -- a grant ('g:'), a void ('v:') or fields written before the record: the general path
       return false
     end
   end
@@ -123,28 +115,11 @@ local function plainTouch(i, log, meta, out)
     local pushed, n2, lo, hi = plainAdd(log, n, { unpackDoubles(runFormat(k), blob, FIRST[i]) }, k)
     if pushed > 0 then
       count = count + pushed
-      local w = { 'a', int(count), seqField, ARGV[8] }
-      if n2 ~= n then
-        w[#w + 1] = 'n'
-        w[#w + 1] = int(n2)
-      end
-      if lo < o then
-        o = lo
-        w[#w + 1] = 'o'
-        w[#w + 1] = num(o)
-      end
-      if hi > z then
-        z = hi
-        w[#w + 1] = 'z'
-        w[#w + 1] = num(z)
-      end
+      o = math.min(o, lo)
+      z = math.max(z, hi)
       -- as settle(): the records expire MARGIN (up to MARGIN + SLACK) past the newest admit's expiry
       local ttl, expiresAt = expiryFor(e, expiry(z) + MARGIN)
-      if ttl ~= nil then
-        w[#w + 1] = 'e'
-        w[#w + 1] = num(expiresAt)
-      end
-      redis.call('HSET', meta, unpack(w))
+      redis.call('HSET', meta, 'c', packRecord('<ddddd', n2, count, o, z, expiresAt), seqField, ARGV[8])
       if ttl ~= nil then
         redis.call('PEXPIRE', log, ttl)
         redis.call('PEXPIRE', meta, ttl)
