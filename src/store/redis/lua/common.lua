@@ -30,6 +30,17 @@ local function int(x)
   return intDigits(x) or string.format('%.0f', x)
 end
 
+-- num(x), formatted once per script call: a chunk's keys share most of their admit times and counts.
+local TEXT = {}
+local function numOnce(x)
+  local s = TEXT[x]
+  if s == nil then
+    s = num(x)
+    TEXT[x] = s
+  end
+  return s
+end
+
 local function clock(arg)
   if arg == '' then
     -- TIME is allowed in scripts since Redis 5 (effects replication); whole milliseconds

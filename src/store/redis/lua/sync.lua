@@ -30,23 +30,32 @@ local unpackDoubles = struct.unpack
 
 -- Parse the entries and check every key's seq before writing anything. Per key, in flat arrays (a
 -- table per key was a tenth of the script's time): flags, ask, runs, the runs' offset in `blob`,
--- whether this is a replay, and the meta hash as read.
-local FLAGS, ASK, RUNS, FIRST, REPLAY, ALL = {}, {}, {}, {}, {}, {}
+-- whether this is a replay, the meta hash as read, and its record when the plain path may take the
+-- key (the hash holds nothing but the record and seqs; else false).
+local FLAGS, ASK, RUNS, FIRST, REPLAY, ALL, PLAIN = {}, {}, {}, {}, {}, {}, {}
 local at = 1
 for i = 1, #KEYS / 2 do
   local flags, ask, n
   flags, ask, n, at = unpackDoubles('<ddd', blob, at)
   local all = redis.call('HGETALL', KEYS[2 * i])
-  local applied = nil
+  local applied, plain = nil, nil
   for j = 1, #all, 2 do
-    if all[j] == seqField then
+    local f = all[j]
+    if f == seqField then
       applied = tonumber(all[j + 1])
+    elseif f == 'c' then
+      if plain == nil then
+        plain = all[j + 1]
+      end
+    elseif string.byte(f, 1) ~= 113 then
+      -- a grant ('g:'), a void ('v:') or fields written before the record: the general path
+      plain = false
     end
   end
   if applied and seq < applied then
     return redis.error_reply('STALE_SEQ sync seq ' .. ARGV[8] .. ' is older than ' .. applied .. ', applied already')
   end
-  FLAGS[i], ASK[i], RUNS[i], FIRST[i], REPLAY[i], ALL[i] = flags, ask, n, at, seq == applied, all
+  FLAGS[i], ASK[i], RUNS[i], FIRST[i], REPLAY[i], ALL[i], PLAIN[i] = flags, ask, n, at, seq == applied, all, plain
   at = at + 16 * n
 end
 
@@ -96,19 +105,17 @@ local function plainTouch(i, log, meta, out)
   if ASK[i] > 0 or k > UNPACK_RUNS then
     return false
   end
-  local all = ALL[i]
-  local n, a, o, z, e = 0, nil, nil, nil, nil
-  for j = 1, #all, 2 do
-    local f = all[j]
-    if f == 'c' then
-      n, a, o, z, e = unrecord(all[j + 1])
-    elseif string.byte(f, 1) ~= 113 then
-      -- a grant ('g:'), a void ('v:') or fields written before the record: the general path
-      return false
-    end
-  end
-  if a == nil or a <= 0 or o == nil or z == nil or expiry(o) <= NOW or held(log) == 0 then
+  local rec = PLAIN[i]
+  if not rec then
     return false
+  end
+  -- as unrecord(), inline: a NaN (absent) a fails a > 0; o, z fail x == x
+  local n, a, o, z, e = unpackRecord('<ddddd', rec)
+  if not (a > 0) or o ~= o or z ~= z or expiry(o) <= NOW or held(log) == 0 then
+    return false
+  end
+  if e ~= e then
+    e = nil
   end
   local count = a
   if not REPLAY[i] and k > 0 then

@@ -309,7 +309,7 @@ local function plainAdd(log, n, v, k)
       end
     end
     w[#w + 1] = f
-    w[#w + 1] = int(c) .. ':' .. num(t)
+    w[#w + 1] = int(c) .. ':' .. numOnce(t)
   end
   redis.call('HSET', log, unpack(w))
   return pushed, n, lo, hi

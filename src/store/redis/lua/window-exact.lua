@@ -313,8 +313,8 @@ local function plainAdd(log, n, v, k)
           hi = t
         end
         pushed = pushed + c
-        args[#args + 1] = num(t)
-        args[#args + 1] = base .. dot(x) .. '*' .. int(c)
+        args[#args + 1] = numOnce(t)
+        args[#args + 1] = base .. dot(x) .. '*' .. numOnce(c)
       end
     end
   end
