@@ -31,6 +31,7 @@ local function int(x)
 end
 
 -- num(x), formatted once per script call: a chunk's keys share most of their admit times and counts.
+-- Not for NaN (no table key): callers pass times that still count and counts above 0.
 local TEXT = {}
 local function numOnce(x)
   local s = TEXT[x]
