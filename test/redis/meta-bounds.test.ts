@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
 import type { SyncRequest } from '../../src/store/contract.js';
 import type { RedisStore } from '../../src/store/redis/index.js';
+import { dropFromMetaRecord, metaRecord } from '../support/meta-record.js';
 import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
 
 let fx: SingleFixture;
@@ -37,10 +38,10 @@ describe.each(['exact', 'buckets'] as const)('%s mode: the meta hash bounds', (m
   it('are written by a push: count, oldest and newest admit time', async () => {
     const s = store();
     await s.sync(push(1, [100, 150, 150, 200]), 200);
-    const meta = await fx.client().hgetall(s.keyNames('k', policy).meta);
-    expect(meta.a).toBe('4');
-    expect(Number(meta.o)).toBe(100);
-    expect(Number(meta.z)).toBe(200);
+    const meta = await metaRecord(fx.client(), s.keyNames('k', policy).meta);
+    expect(meta.a).toBe(4);
+    expect(meta.o).toBe(100);
+    expect(meta.z).toBe(200);
   });
 
   it('a log lost on its own (its meta hash kept) counts what the log holds', async () => {
@@ -55,13 +56,13 @@ describe.each(['exact', 'buckets'] as const)('%s mode: the meta hash bounds', (m
   it('bounds lost (an older version wrote the key) are found again from the log', async () => {
     const s = store();
     await s.sync(push(1, [100, 200]), 200);
-    await fx.client().hdel(s.keyNames('k', policy).meta, 'o', 'z');
+    await dropFromMetaRecord(fx.client(), s.keyNames('k', policy).meta, 'o', 'z');
     expect((await s.sync(push(2, [300]), 300)).replies[0].count).toBe(3);
     // 100 ages out at 1100: the bounds found again say so
     const r = await s.sync(push(3, []), 1100);
     expect(r.replies[0].count).toBe(2);
-    const meta = await fx.client().hgetall(s.keyNames('k', policy).meta);
-    expect(Number(meta.o)).toBe(200);
+    const meta = await metaRecord(fx.client(), s.keyNames('k', policy).meta);
+    expect(meta.o).toBe(200);
   });
 
   it('the oldest admit ageing out between syncs is dropped, and listed before it goes', async () => {
@@ -73,9 +74,9 @@ describe.each(['exact', 'buckets'] as const)('%s mode: the meta hash bounds', (m
     expect(before.replies[0].expiries).toEqual([1100]);
     const after = await s.sync(push(3, [1150]), 1150);
     expect(after.replies[0].count).toBe(2);
-    const meta = await fx.client().hgetall(s.keyNames('k', policy).meta);
-    expect(Number(meta.o)).toBe(700);
-    expect(Number(meta.z)).toBe(1150);
+    const meta = await metaRecord(fx.client(), s.keyNames('k', policy).meta);
+    expect(meta.o).toBe(700);
+    expect(meta.z).toBe(1150);
   });
 });
 

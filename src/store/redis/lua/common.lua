@@ -30,6 +30,18 @@ local function int(x)
   return intDigits(x) or string.format('%.0f', x)
 end
 
+-- num(x), formatted once per script call: a chunk's keys share most of their admit times and counts.
+-- Not for NaN (no table key): callers pass times that still count and counts above 0.
+local TEXT = {}
+local function numOnce(x)
+  local s = TEXT[x]
+  if s == nil then
+    s = num(x)
+    TEXT[x] = s
+  end
+  return s
+end
+
 local function clock(arg)
   if arg == '' then
     -- TIME is allowed in scripts since Redis 5 (effects replication); whole milliseconds
@@ -54,14 +66,21 @@ local function expiry(t)
   return t + WINDOW
 end
 
--- The meta hash of a key: field 'n' = the log's member counter, 'a' = the admits its log counts,
--- 'o' / 'z' = bounds on the admit times in its log (no run older than 'o', none newer than 'z'; they
--- let a touch skip reading the log when nothing in it can have aged out, and give the key's expiry;
--- see the window modules), 'e' = the instant the key's records expire at (see settle), 'q:<gw>' = the seq of the last sync
+-- The meta hash of a key: field 'c' = the key's record, five little-endian doubles (struct '<ddddd'):
+-- n = the log's member counter, a = the admits its log counts, o / z = bounds on the admit times in
+-- its log (no run older than o, none newer than z; they let a touch skip reading the log when
+-- nothing in it can have aged out, and give the key's expiry; see the window modules), e = the
+-- instant the key's records expire at (see settle); NaN for a value absent (n: 0). One binary field
+-- rather than one text each: no strtod or float formatting per value, fewer arguments to Redis (a
+-- fifth of a key-sync's Redis instructions in exact mode, a sixth in compact mode). A hash written before the record has the five as text
+-- fields 'n', 'a', 'o', 'z', 'e': they are read (over the record, as the newer, were both there)
+-- and the touch's write of the record deletes them.
+-- Per gateway: 'q:<gw>' = the seq of the last sync
 -- of gateway gw that pushed admits here, 'g:<gw>' = '<lapse ms>:<tag>:<slots>[:<tag>:<slots>...]',
 -- gw's outstanding grant in parts tagged by the call that made them (see grantTag below),
 -- 'v:<gw>' = '<seq>:<until ms>': gw's central-log calls up to seq are void until then (void.lua).
--- It is read once per key into a table; writes are gathered in `m.w` and sent as one HSET.
+-- It is read once per key into a table; writes are gathered in `m.w` (and `m.dirty`: the record
+-- changed) and sent as one HSET.
 -- A grant's parts share one lapse: the gateway stops spending at `lapse`; the store counts the slots
 -- until `till` = expiry(lapse), so slots spent before the lapse and not yet pushed (a gateway cut off
 -- past its lease TTL) are never granted again while they could still count. Tags: a sync with seq s
@@ -90,6 +109,31 @@ local function parseGrant(v)
   return g
 end
 
+local NONE = 0 / 0
+local packRecord, unpackRecord = struct.pack, struct.unpack
+
+-- x, or nil for the record's NaN.
+local function opt(x)
+  if x ~= x then
+    return nil
+  end
+  return x
+end
+
+-- The record 'c' of meta table m (see above).
+local function record(m)
+  return packRecord('<ddddd', m.n, m.a or NONE, m.o or NONE, m.z or NONE, m.e or NONE)
+end
+
+-- The record's five values (n, a, o, z, e; nil for absent) from field 'c' as read.
+local function unrecord(c)
+  local n, a, o, z, e = unpackRecord('<ddddd', c)
+  return n, opt(a), opt(o), opt(z), opt(e)
+end
+
+-- The fields written before the record, as text.
+local LEGACY = { n = true, a = true, o = true, z = true, e = true }
+
 -- `all`: the hash as HGETALL gave it, when the caller read it already.
 local function readMeta(meta, all)
   all = all or redis.call('HGETALL', meta)
@@ -104,19 +148,15 @@ local function readMeta(meta, all)
     existed = #all > 0,
     fresh = #all == 0,
   }
+  local text = nil
   for i = 1, #all, 2 do
     local f, v = all[i], all[i + 1]
     local kind = string.sub(f, 1, 2)
-    if f == 'n' then
-      m.n = tonumber(v)
-    elseif f == 'a' then
-      m.a = tonumber(v)
-    elseif f == 'o' then
-      m.o = tonumber(v)
-    elseif f == 'z' then
-      m.z = tonumber(v)
-    elseif f == 'e' then
-      m.e = tonumber(v)
+    if f == 'c' then
+      m.n, m.a, m.o, m.z, m.e = unrecord(v)
+    elseif LEGACY[f] then
+      text = text or {}
+      text[f] = tonumber(v)
     elseif kind == 'q:' then
       m.seq[string.sub(f, 3)] = tonumber(v)
     elseif kind == 'g:' then
@@ -132,7 +172,34 @@ local function readMeta(meta, all)
       end
     end
   end
+  if text ~= nil then
+    -- written by a version before the record (or by one still running beside this one, after the
+    -- record): the text is the newer; the counter never moves back. Converted by this touch.
+    m.legacy = {}
+    for f, v in pairs(text) do
+      m.legacy[#m.legacy + 1] = f
+      if f == 'n' then
+        m.n = math.max(m.n, v)
+      else
+        m[f] = v
+      end
+    end
+    m.dirty = true
+  end
   return m
+end
+
+-- The count field a of a meta hash, read alone (false if absent).
+local function storedCount(meta)
+  local v = redis.call('HMGET', meta, 'c', 'a')
+  if v[2] then
+    return tonumber(v[2])
+  end
+  if v[1] then
+    local _, a = unrecord(v[1])
+    return a or false
+  end
+  return false
 end
 
 local function metaSet(m, field, value)
@@ -257,7 +324,7 @@ end
 -- the expiry each time (PEXPIRE was a tenth of a sync's Redis time, and two a touch a seventh).
 local SLACK = MARGIN
 
--- Redis's own clock, read once per call: the instant a key's records expire at ('e') is kept on it,
+-- Redis's own clock, read once per call: the instant a key's records expire at (e) is kept on it,
 -- the clock PEXPIRE runs on, so that whichever clock decides (the caller's or Redis's) a touch can
 -- tell whether the expiry already set covers what it needs.
 local REDIS_NOW = nil
@@ -284,9 +351,9 @@ end
 -- Otherwise, when this touch added admits, a grant or a void, every record of the key is set to
 -- expire together `MARGIN` (up to `MARGIN + SLACK`) after the last instant anything in it counts,
 -- so idle keys leave Redis by themselves; a touch that added nothing only moved that instant
--- earlier, so the expiry already set still covers it. The meta hash's field 'e' is the instant both
+-- earlier, so the expiry already set still covers it. The meta record's e is the instant both
 -- keys expire at, set only while the log exists (the log made anew has no expiry yet): a touch whose
--- instant is still covered by 'e' leaves the expiry be.
+-- instant is still covered by e leaves the expiry be.
 local function settle(log, m, count, lastExpiry, latestLapse, touched)
   local gone = count == 0 and latestLapse == nil and m.voidUntil == nil
   local ttl = nil
@@ -300,18 +367,26 @@ local function settle(log, m, count, lastExpiry, latestLapse, touched)
     end
     local want = deadline + MARGIN
     if count == 0 then
-      -- the log is gone: its record 'e', if any, was dropped with it (prune)
+      -- the log is gone: its record's e, if any, was dropped with it (prune)
       ttl = math.ceil(want - NOW)
     else
       ttl, m.e = expiryFor(m.e, want)
       if ttl ~= nil then
-        metaSet(m, 'e', num(m.e))
+        m.dirty = true
       end
     end
+  end
+  if m.dirty then
+    metaSet(m, 'c', record(m))
+    m.dirty = false
   end
   if #m.w > 0 then
     redis.call('HSET', m.key, unpack(m.w))
     m.w = {}
+    if m.legacy ~= nil then
+      redis.call('HDEL', m.key, unpack(m.legacy))
+      m.legacy = nil
+    end
     if m.fresh and not touched then
       -- a meta hash created anew beside a log (it was lost): it takes the log's expiry, so it never
       -- outlives the log unbounded (a touch sets both below)

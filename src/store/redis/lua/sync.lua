@@ -30,23 +30,32 @@ local unpackDoubles = struct.unpack
 
 -- Parse the entries and check every key's seq before writing anything. Per key, in flat arrays (a
 -- table per key was a tenth of the script's time): flags, ask, runs, the runs' offset in `blob`,
--- whether this is a replay, and the meta hash as read.
-local FLAGS, ASK, RUNS, FIRST, REPLAY, ALL = {}, {}, {}, {}, {}, {}
+-- whether this is a replay, the meta hash as read, and its record when the plain path may take the
+-- key (the hash holds nothing but the record and seqs; else false).
+local FLAGS, ASK, RUNS, FIRST, REPLAY, ALL, PLAIN = {}, {}, {}, {}, {}, {}, {}
 local at = 1
 for i = 1, #KEYS / 2 do
   local flags, ask, n
   flags, ask, n, at = unpackDoubles('<ddd', blob, at)
   local all = redis.call('HGETALL', KEYS[2 * i])
-  local applied = nil
+  local applied, plain = nil, nil
   for j = 1, #all, 2 do
-    if all[j] == seqField then
+    local f = all[j]
+    if f == seqField then
       applied = tonumber(all[j + 1])
+    elseif f == 'c' then
+      if plain == nil then
+        plain = all[j + 1]
+      end
+    elseif string.byte(f, 1) ~= 113 then
+      -- a grant ('g:'), a void ('v:') or fields written before the record: the general path
+      plain = false
     end
   end
   if applied and seq < applied then
     return redis.error_reply('STALE_SEQ sync seq ' .. ARGV[8] .. ' is older than ' .. applied .. ', applied already')
   end
-  FLAGS[i], ASK[i], RUNS[i], FIRST[i], REPLAY[i], ALL[i] = flags, ask, n, at, seq == applied, all
+  FLAGS[i], ASK[i], RUNS[i], FIRST[i], REPLAY[i], ALL[i], PLAIN[i] = flags, ask, n, at, seq == applied, all, plain
   at = at + 16 * n
 end
 
@@ -90,61 +99,34 @@ end
 -- counts (so nothing ages out and the stored count holds), pushing a few runs. It does what the
 -- general path below does for such a key, without building its tables or calling through them (a
 -- key-sync's Redis time was mostly that Lua work); returns false, having written nothing, where it
--- does not apply. The meta hash's fields as readMeta() reads them.
+-- does not apply. The meta record as readMeta() reads it.
 local function plainTouch(i, log, meta, out)
   local k = RUNS[i]
   if ASK[i] > 0 or k > UNPACK_RUNS then
     return false
   end
-  local all = ALL[i]
-  local n, a, o, z, e = 0, nil, nil, nil, nil
-  for j = 1, #all, 2 do
-    local f = all[j]
-    if f == 'n' then
-      n = tonumber(all[j + 1])
-    elseif f == 'a' then
-      a = tonumber(all[j + 1])
-    elseif f == 'o' then
-      o = tonumber(all[j + 1])
-    elseif f == 'z' then
-      z = tonumber(all[j + 1])
-    elseif f == 'e' then
-      e = tonumber(all[j + 1])
-    elseif string.byte(f, 1) ~= 113 then
-      -- a grant ('g:') or a void ('v:'): the general path
-      return false
-    end
-  end
-  if a == nil or a <= 0 or o == nil or z == nil or expiry(o) <= NOW or held(log) == 0 then
+  local rec = PLAIN[i]
+  if not rec then
     return false
+  end
+  -- as unrecord(), inline: a NaN (absent) a fails a > 0; o, z fail x == x
+  local n, a, o, z, e = unpackRecord('<ddddd', rec)
+  if not (a > 0) or o ~= o or z ~= z or expiry(o) <= NOW or held(log) == 0 then
+    return false
+  end
+  if e ~= e then
+    e = nil
   end
   local count = a
   if not REPLAY[i] and k > 0 then
     local pushed, n2, lo, hi = plainAdd(log, n, { unpackDoubles(runFormat(k), blob, FIRST[i]) }, k)
     if pushed > 0 then
       count = count + pushed
-      local w = { 'a', int(count), seqField, ARGV[8] }
-      if n2 ~= n then
-        w[#w + 1] = 'n'
-        w[#w + 1] = int(n2)
-      end
-      if lo < o then
-        o = lo
-        w[#w + 1] = 'o'
-        w[#w + 1] = num(o)
-      end
-      if hi > z then
-        z = hi
-        w[#w + 1] = 'z'
-        w[#w + 1] = num(z)
-      end
+      o = math.min(o, lo)
+      z = math.max(z, hi)
       -- as settle(): the records expire MARGIN (up to MARGIN + SLACK) past the newest admit's expiry
       local ttl, expiresAt = expiryFor(e, expiry(z) + MARGIN)
-      if ttl ~= nil then
-        w[#w + 1] = 'e'
-        w[#w + 1] = num(expiresAt)
-      end
-      redis.call('HSET', meta, unpack(w))
+      redis.call('HSET', meta, 'c', packRecord('<ddddd', n2, count, o, z, expiresAt), seqField, ARGV[8])
       if ttl ~= nil then
         redis.call('PEXPIRE', log, ttl)
         redis.call('PEXPIRE', meta, ttl)

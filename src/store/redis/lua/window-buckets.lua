@@ -3,7 +3,7 @@
 -- value = '<admits>:<latest admit time in it, ms>'. A bucket counts until its latest admit's expiry,
 -- so the count never falls below the exact one and exceeds it by at most the admits of the one
 -- bucket that straddles the window's start (sliding); a fixed window's buckets never straddle.
--- The meta hash keeps the count ('a') and bounds on the buckets' latest admit times ('o', 'z'), so
+-- The meta record keeps the count (a) and bounds on the buckets' latest admit times (o, z), so
 -- a touch while no bucket can have aged out reads only the buckets it adds to.
 -- Same functions as window-exact.lua.
 
@@ -56,23 +56,15 @@ local function scan(log)
   return n, #all > 0
 end
 
--- Records the log's count and the bounds on its buckets' latest admit times in the meta hash.
+-- Records the log's count (and the bounds on its buckets' latest admit times, set by the caller)
+-- in the meta record (written by settle).
 local function storeTotal(log, m, total)
   TOTAL[log] = total
   m.a = total
-  metaSet(m, 'a', int(total))
-  -- a bound that moved is formatted once here, however often it moved in this touch
-  if m.oText ~= nil then
-    metaSet(m, 'o', m.oText == true and num(m.o) or m.oText)
-    m.oText = nil
-  end
-  if m.zText ~= nil then
-    metaSet(m, 'z', m.zText == true and num(m.z) or m.zText)
-    m.zText = nil
-  end
+  m.dirty = true
 end
 
--- The count at NOW; whether the log existed. While the bucket to expire first ('o' bounds its
+-- The count at NOW; whether the log existed. While the bucket to expire first (o bounds its
 -- latest admit from below) still counts, none has aged out: the stored count holds and the buckets
 -- are not read (HLEN only checks the log was not lost on its own).
 local function prune(log, m)
@@ -86,9 +78,9 @@ local function prune(log, m)
   local n, existed = scan(log)
   if #live == 0 then
     TOTAL[log] = 0
-    m.a, m.o, m.z, m.e = nil, nil, nil, nil
-    if existed or m.existed then
-      redis.call('HDEL', m.key, 'a', 'o', 'z', 'e')
+    if m.a ~= nil or m.o ~= nil or m.z ~= nil or m.e ~= nil then
+      m.a, m.o, m.z, m.e = nil, nil, nil, nil
+      m.dirty = true
     end
     return 0, existed
   end
@@ -102,12 +94,7 @@ local function prune(log, m)
       z = t
     end
   end
-  if o ~= m.o then
-    m.o, m.oText = o, num(o)
-  end
-  if z ~= m.z then
-    m.z, m.zText = z, num(z)
-  end
+  m.o, m.z = o, z
   storeTotal(log, m, n)
   return n, existed
 end
@@ -152,11 +139,9 @@ local function add(log, m, times, counts, texts)
     b.dirty = true
     if m.o == nil or t < m.o then
       m.o = t
-      m.oText = texts and texts[i] or true
     end
     if m.z == nil or t > m.z then
       m.z = t
-      m.zText = texts and texts[i] or true
     end
   end
   if #fields > 0 then
@@ -236,7 +221,7 @@ local function oldest(log)
   return l[1][1]
 end
 
--- The latest expiry of a bucket (from 'z', the newest admit time).
+-- The latest expiry of a bucket (from z, the newest admit time).
 local function last(log, m)
   if m.z ~= nil then
     return expiry(m.z)
@@ -324,7 +309,7 @@ local function plainAdd(log, n, v, k)
       end
     end
     w[#w + 1] = f
-    w[#w + 1] = int(c) .. ':' .. num(t)
+    w[#w + 1] = int(c) .. ':' .. numOnce(t)
   end
   redis.call('HSET', log, unpack(w))
   return pushed, n, lo, hi

@@ -1,16 +1,16 @@
 -- window-exact.lua: the exact sliding log. Included after common.lua in exact mode.
 -- The log is a sorted set of runs: score = admit time (ms), member = '<id>*<admits>', one member per
 -- run of admits at one instant, whatever its size, so no operation's work grows with a cost or a
--- count. A sync's run is named '<counter>*<count>', the counter kept in the meta hash (field 'n'),
+-- count. A sync's run is named '<counter>*<count>', the counter kept in the meta record (n, common.lua),
 -- so runs at equal times from any gateway stay distinct; a central-log call's admits are one run
 -- named 'c:<gw>:<seq>*<cost>', which removeCall finds by name. A member without '*' (written before
--- runs) is one admit. The count in the window is kept in the meta hash (field 'a'), maintained by
--- prune, add, addCall and removeCall; an empty log counts 0, and a missing field with a non-empty
+-- runs) is one admit. The count in the window is kept in the meta record (a), maintained by
+-- prune, add, addCall and removeCall; an empty log counts 0, and a missing count with a non-empty
 -- log (the meta hash lost) is recounted once from the runs. Both keys expire together; should the
 -- meta hash alone be lost (eviction under a maxmemory policy other than noeviction), the restarted
 -- counter collides only with runs made at the very same instant. The meta hash also bounds the
--- runs' times ('o' no later than the oldest, 'z' no earlier than the newest): while 'o' still
--- counts, a touch reads neither the runs to prune nor those to list as expiring, and 'z' gives the
+-- runs' times (o no later than the oldest, z no earlier than the newest): while o still
+-- counts, a touch reads neither the runs to prune nor those to list as expiring, and z gives the
 -- keys' expiry without reading the newest run.
 -- Every window module offers: prune, peek, add, addCall, removeCall, oldest, last, expiring, and for
 -- sync.lua's plain path held and plainAdd.
@@ -63,17 +63,17 @@ local function aged(log)
 end
 
 -- The count stored for a log that holds `runs` runs (recounted when the field is missing); `stored`
--- is the meta hash's field 'a' as read (false: none; nil: read it here).
+-- is the meta record's a as read (false: none; nil: read it here).
 local function storedTotal(log, runs, stored)
   if runs == 0 then
     return 0, false
   end
   local t = stored
   if t == nil then
-    t = redis.call('HGET', METAOF[log], 'a')
+    t = storedCount(METAOF[log])
   end
   if t then
-    return tonumber(t), false
+    return t, false
   end
   local all = redis.call('ZRANGE', log, 0, -1)
   local sum = 0
@@ -83,37 +83,25 @@ local function storedTotal(log, runs, stored)
   return sum, true
 end
 
--- Records a log's count and time bounds in its meta hash (written with the touch's other fields).
+-- Records a log's count (and time bounds, set by the caller) in its meta record (written by settle).
 local function storeTotal(log, m, total)
   TOTAL[log] = total
   m.a = total
-  metaSet(m, 'a', int(total))
-  -- a bound that moved is formatted once here, however often it moved in this touch
-  if m.oText ~= nil then
-    metaSet(m, 'o', m.oText == true and num(m.o) or m.oText)
-    m.oText = nil
-  end
-  if m.zText ~= nil then
-    metaSet(m, 'z', m.zText == true and num(m.z) or m.zText)
-    m.zText = nil
-  end
+  m.dirty = true
 end
 
--- Widens the meta hash's time bounds to cover an admit at t (`text`: t as num() would write it);
--- a bound that moved is written by storeTotal.
-local function cover(m, t, text)
+-- Widens the meta record's time bounds to cover an admit at t (written by storeTotal).
+local function cover(m, t)
   if m.o == nil or t < m.o then
     m.o = t
-    m.oText = text or true
   end
   if m.z == nil or t > m.z then
     m.z = t
-    m.zText = text or true
   end
 end
 
 -- Drops every run that no longer counts at NOW; returns the count, and whether the log existed.
--- While the oldest admit possible ('o') still counts, nothing can have aged out: the count is the
+-- While the oldest admit possible (o) still counts, nothing can have aged out: the count is the
 -- stored one, and the log is not read (ZCARD only checks it was not lost on its own).
 local function prune(log, m)
   if m.a ~= nil and m.a > 0 and m.o ~= nil and m.z ~= nil and expiry(m.o) > NOW then
@@ -129,9 +117,9 @@ local function prune(log, m)
   local runs = redis.call('ZCARD', log)
   if runs == 0 then
     TOTAL[log] = 0
-    m.a, m.o, m.z, m.e = nil, nil, nil, nil
-    if n > 0 or m.existed then
-      redis.call('HDEL', m.key, 'a', 'o', 'z', 'e')
+    if m.a ~= nil or m.o ~= nil or m.z ~= nil or m.e ~= nil then
+      m.a, m.o, m.z, m.e = nil, nil, nil, nil
+      m.dirty = true
     end
     return 0, n > 0
   end
@@ -142,11 +130,9 @@ local function prune(log, m)
   -- the exact bounds, now that the aged runs are gone
   local first = redis.call('ZRANGE', log, 0, 0, 'WITHSCORES')
   m.o = tonumber(first[2])
-  m.oText = num(m.o)
   if m.z == nil or m.z < m.o then
     local newest = redis.call('ZRANGE', log, -1, -1, 'WITHSCORES')
     m.z = tonumber(newest[2])
-    m.zText = num(m.z)
   end
   storeTotal(log, m, total)
   return total, true
@@ -209,7 +195,7 @@ local function add(log, m, times, counts, texts)
       total = total + c
       args[#args + 1] = texts and texts[i] or num(times[i])
       args[#args + 1] = base .. dot(i) .. '*' .. int(c)
-      cover(m, times[i], texts and texts[i])
+      cover(m, times[i])
       if #args == 2000 then
         redis.call('ZADD', log, unpack(args))
         args = {}
@@ -219,7 +205,6 @@ local function add(log, m, times, counts, texts)
   if #args > 0 then
     redis.call('ZADD', log, unpack(args))
   end
-  metaSet(m, 'n', base)
   storeTotal(log, m, total)
 end
 
@@ -328,8 +313,8 @@ local function plainAdd(log, n, v, k)
           hi = t
         end
         pushed = pushed + c
-        args[#args + 1] = num(t)
-        args[#args + 1] = base .. dot(x) .. '*' .. int(c)
+        args[#args + 1] = numOnce(t)
+        args[#args + 1] = base .. dot(x) .. '*' .. numOnce(c)
       end
     end
   end

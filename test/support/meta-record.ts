@@ -1,0 +1,68 @@
+/**
+ * The meta hash's record (src/store/redis/lua/common.lua, above readMeta): field 'c' holds five
+ * little-endian doubles, n (the log's member counter), a (the count), o / z (bounds on the admit
+ * times), e (the instant the key's records expire at, on Redis's clock); NaN for a value absent.
+ * Tests that look into a key, or write one as a version before the record did, go through here.
+ */
+import type { Redis } from 'ioredis';
+
+export interface MetaRecord {
+  n: number;
+  a?: number;
+  o?: number;
+  z?: number;
+  e?: number;
+}
+
+const NAMES = ['n', 'a', 'o', 'z', 'e'] as const;
+
+export function decodeMetaRecord(c: Buffer): MetaRecord {
+  if (c.length !== 40) throw new Error(`meta record: 40 bytes expected, got ${c.length}`);
+  const out: MetaRecord = { n: 0 };
+  NAMES.forEach((name, i) => {
+    const v = c.readDoubleLE(8 * i);
+    if (!Number.isNaN(v)) out[name] = v;
+  });
+  return out;
+}
+
+export function encodeMetaRecord(r: MetaRecord): Buffer {
+  const c = Buffer.alloc(40);
+  NAMES.forEach((name, i) => {
+    c.writeDoubleLE(r[name] ?? Number.NaN, 8 * i);
+  });
+  return c;
+}
+
+/** A meta hash as read: its record (null if it has none) and its other fields as text. */
+export async function readMetaHash(
+  client: Redis,
+  meta: string,
+): Promise<{ record: MetaRecord | null; fields: Record<string, string> }> {
+  const all = await client.hgetallBuffer(meta);
+  const fields: Record<string, string> = {};
+  let record: MetaRecord | null = null;
+  for (const [f, v] of Object.entries(all)) {
+    if (f === 'c') record = decodeMetaRecord(v);
+    else fields[f] = v.toString('utf8');
+  }
+  return { record, fields };
+}
+
+/** The record of a meta hash (throws if it has none). */
+export async function metaRecord(client: Redis, meta: string): Promise<MetaRecord> {
+  const { record } = await readMetaHash(client, meta);
+  if (record === null) throw new Error(`meta hash ${meta} has no record 'c'`);
+  return record;
+}
+
+/** Drops values from a meta hash's record (as if lost), keeping the others. */
+export async function dropFromMetaRecord(
+  client: Redis,
+  meta: string,
+  ...names: (keyof MetaRecord)[]
+): Promise<void> {
+  const r = await metaRecord(client, meta);
+  for (const name of names) delete r[name];
+  await client.hset(meta, 'c', encodeMetaRecord(r));
+}
