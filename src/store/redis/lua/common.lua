@@ -73,8 +73,9 @@ end
 -- instant the key's records expire at (see settle); NaN for a value absent (n: 0). One binary field
 -- rather than one text each: no strtod or float formatting per value, fewer arguments to Redis (a
 -- fifth of a key-sync's Redis instructions in exact mode, a sixth in compact mode). A hash written before the record has the five as text
--- fields 'n', 'a', 'o', 'z', 'e': they are read (over the record, as the newer, were both there)
--- and the touch's write of the record deletes them.
+-- fields 'n', 'a', 'o', 'z', 'e': 'a', 'o', 'z', 'e' are read (over the record, as the newer, were
+-- both there) and the touch's write of the record deletes them; 'n' is left alone (runs are named
+-- apart from that version's: window-exact.lua).
 -- Per gateway: 'q:<gw>' = the seq of the last sync
 -- of gateway gw that pushed admits here, 'g:<gw>' = '<lapse ms>:<tag>:<slots>[:<tag>:<slots>...]',
 -- gw's outstanding grant in parts tagged by the call that made them (see grantTag below),
@@ -131,8 +132,9 @@ local function unrecord(c)
   return n, opt(a), opt(o), opt(z), opt(e)
 end
 
--- The fields written before the record, as text.
-local LEGACY = { n = true, a = true, o = true, z = true, e = true }
+-- The fields written before the record, as text. Not 'n', the old run counter: left as it is for a
+-- version before the record still writing beside this one (see dot() in window-exact.lua).
+local LEGACY = { a = true, o = true, z = true, e = true }
 
 -- `all`: the hash as HGETALL gave it, when the caller read it already.
 local function readMeta(meta, all)
@@ -174,15 +176,11 @@ local function readMeta(meta, all)
   end
   if text ~= nil then
     -- written by a version before the record (or by one still running beside this one, after the
-    -- record): the text is the newer; the counter never moves back. Converted by this touch.
+    -- record): the text is the newer. Converted by this touch.
     m.legacy = {}
     for f, v in pairs(text) do
       m.legacy[#m.legacy + 1] = f
-      if f == 'n' then
-        m.n = math.max(m.n, v)
-      else
-        m[f] = v
-      end
+      m[f] = v
     end
     m.dirty = true
   end

@@ -47,8 +47,9 @@ for i = 1, #KEYS / 2 do
       if plain == nil then
         plain = all[j + 1]
       end
-    elseif string.byte(f, 1) ~= 113 then
-      -- a grant ('g:'), a void ('v:') or fields written before the record: the general path
+    elseif f ~= 'n' and string.byte(f, 1) ~= 113 then
+      -- a grant ('g:'), a void ('v:') or a count written before the record: the general path ('n',
+      -- an older version's run counter, is not this one's: window-exact.lua)
       plain = false
     end
   end

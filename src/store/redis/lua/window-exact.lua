@@ -169,12 +169,16 @@ local function known(log, m)
   return t
 end
 
--- '.<i>' for the i-th run of a touch (formatted once per script).
+-- ':<i>' for the i-th run of a touch (formatted once per script). Versions before the meta record
+-- named runs '<counter>.<i>*<admits>', their counter the text field 'n', which this version neither
+-- reads nor deletes: one still running beside this one (a rolling upgrade) goes on with its own
+-- counter and names, and no run of either can take the name of a live run of the other (ZADD would
+-- move that run instead of adding one: admits lost).
 local DOT = {}
 local function dot(i)
   local d = DOT[i]
   if d == nil then
-    d = '.' .. i
+    d = ':' .. i
     DOT[i] = d
   end
   return d
