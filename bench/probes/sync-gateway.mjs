@@ -2,11 +2,16 @@
 // store.sync) and Redis CPU (INFO cpu) per key-sync, and the commands Redis ran per key. No floor,
 // no peers: the loop to run under `node --cpu-prof` (then bench/probes/profile-top.mjs) while
 // changing the store. Same entries as bench/sync.ts (3 admits per key, read back).
-// Usage: npm run build && node bench/probes/sync-gateway.mjs [exact|buckets] [KEYS=10000] [REPS=5]
+// Usage: npm run build && node bench/probes/sync-gateway.mjs [exact|buckets] [KEYS=10000] [REPS=5] [DIST=dist]
+// (DIST: another build, e.g. of an older commit, for an A/B run alternated with this one)
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import { startRedisServer } from '../../dist/fleet/redis-server.js';
-import { makePolicy } from '../../dist/index.js';
-import { RedisStore } from '../../dist/store/redis/index.js';
+
+const dist = pathToFileURL(resolve(process.argv[5] ?? 'dist')).href;
+const { startRedisServer } = await import(`${dist}/fleet/redis-server.js`);
+const { makePolicy } = await import(`${dist}/index.js`);
+const { RedisStore } = await import(`${dist}/store/redis/index.js`);
 
 const mode = process.argv[2] ?? 'exact';
 const n = Number(process.argv[3] ?? 10_000);
