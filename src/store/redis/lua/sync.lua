@@ -146,18 +146,11 @@ local function plainTouch(i, log, meta, out)
   return true
 end
 
-local out = { nowText }
-local seen = {}
-for i = 1, #ALL do
-  local log, meta = KEYS[2 * i - 1], KEYS[2 * i]
-  -- read again if an earlier entry named the same key and may have changed it
-  local again = seen[meta]
-  seen[meta] = true
-  if again or not plainTouch(i, log, meta, out) then
+-- The general path: any key, its meta hash `m` as read (release, push, grant, read).
+local function generalTouch(i, log, m, out)
   local flags, ask, replay = FLAGS[i], ASK[i], REPLAY[i]
-  local m = again and readMeta(meta) or readMeta(meta, ALL[i])
   local tag = 2 * seq
-  local others, held, _, latestLapse = leases(m, gw, flags >= 2 and tag or nil)
+  local others, mine, _, latestLapse = leases(m, gw, flags >= 2 and tag or nil)
   local count, logExisted = prune(log, m)
   m.existed = m.existed or logExisted
   local touched = false
@@ -181,7 +174,7 @@ for i = 1, #ALL do
         granted, lapseOut = own, g.lapse
       end
     else
-      granted = math.max(0, math.min(ask, LIMIT - count - others - held))
+      granted = math.max(0, math.min(ask, LIMIT - count - others - mine))
       if granted > 0 then
         local till
         lapseOut, till = addGrant(m, gw, tag, granted, NOW + ttl)
@@ -202,6 +195,19 @@ for i = 1, #ALL do
     out[p] = (#out - p) / 2
   end
   settle(log, m, count, (touched and count > 0) and last(log, m) or nil, latestLapse, touched)
+end
+
+local out = { nowText }
+local seen = {}
+for i = 1, #ALL do
+  local log, meta = KEYS[2 * i - 1], KEYS[2 * i]
+  -- read again if an earlier entry named the same key and may have changed it
+  local again = seen[meta]
+  seen[meta] = true
+  if again then
+    generalTouch(i, log, readMeta(meta), out)
+  elseif not plainTouch(i, log, meta, out) then
+    generalTouch(i, log, readMeta(meta, ALL[i]), out)
   end
 end
 return out
