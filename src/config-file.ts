@@ -10,8 +10,8 @@ import { TrustedProxies } from './http/client-address.js';
 import { type LimitedResponseOptions, limitedResponse, type RateLimitHttpOptions } from './http/core.js';
 import { sfString } from './http/headers.js';
 import { resolveSidecarOptions, type SidecarFileOptions } from './sidecar/options.js';
-import type { AsyncStore } from './store/contract.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './store/redis/options.js';
+import { VALIDATION_STORE } from './store/validation-store.js';
 
 /**
  * A gateway's configuration file (JSON): the gateway options at the top level, the Redis store's
@@ -88,15 +88,6 @@ export interface LoadedConfig {
   resolved: ResolvedOptions;
 }
 
-/** A store that is never called: the gateway is only constructed, never started. */
-const NO_STORE: AsyncStore = {
-  sync: () => Promise.reject(new Error('validation only')),
-  logAdmit: () => Promise.reject(new Error('validation only')),
-  ask: () => Promise.reject(new Error('validation only')),
-  voidLogAdmits: () => Promise.reject(new Error('validation only')),
-  heartbeat: () => Promise.reject(new Error('validation only')),
-};
-
 function object(field: string, v: unknown): Record<string, unknown> {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
     throw new ConfigError(field, 'must be an object');
@@ -130,7 +121,7 @@ export function loadConfig(raw: unknown): LoadedConfig {
   const gateway: Record<string, unknown> = {};
   for (const f of GATEWAY_FILE_FIELDS) if (rest[f] !== undefined) gateway[f] = rest[f];
   const gw = c.check(() =>
-    createAsyncGateway({ ...(gateway as unknown as AsyncGatewayOptions), store: NO_STORE }),
+    createAsyncGateway({ ...(gateway as unknown as AsyncGatewayOptions), store: VALIDATION_STORE }),
   );
   if (redis !== undefined) {
     const r = c.check(() => object('redis', redis));

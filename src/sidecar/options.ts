@@ -1,7 +1,7 @@
 import { ConfigChecks, ConfigError, ConfigErrors, requireKnownFields, requirePolicyName } from '../config.js';
 import { createPolicyGateways, type PolicyGatewaysOptions, type PolicyOptions } from '../gateway/policies.js';
 import { ASYNC_GATEWAY_FIELDS } from '../gateway/runtime/async-options.js';
-import type { AsyncStore } from '../store/contract.js';
+import { VALIDATION_STORE } from '../store/validation-store.js';
 
 /**
  * The `sidecar` section of a gateway's configuration file (`fleetlimit sidecar`): where it listens and
@@ -241,15 +241,6 @@ function rules(field: string, v: unknown, defaultPolicy: string, known: readonly
   return out;
 }
 
-/** A store never called: the named policies' gateways are only built, to check them. */
-const NO_STORE: AsyncStore = {
-  sync: () => Promise.reject(new Error('validation only')),
-  logAdmit: () => Promise.reject(new Error('validation only')),
-  ask: () => Promise.reject(new Error('validation only')),
-  voidLogAdmits: () => Promise.reject(new Error('validation only')),
-  heartbeat: () => Promise.reject(new Error('validation only')),
-};
-
 /** The top-level gateway options every named policy starts from (its own fields then override them). */
 export function policyCommon(gateway: Record<string, unknown>): Record<string, unknown> {
   const { limit: _l, windowMs: _w, policyName: _p, ...common } = gateway;
@@ -318,7 +309,7 @@ function namedPolicies(
       try {
         createPolicyGateways({
           ...policyCommon(ctx.gateway as Record<string, unknown>),
-          store: NO_STORE,
+          store: VALIDATION_STORE,
           policies: out,
         } as unknown as PolicyGatewaysOptions);
       } catch (e) {
