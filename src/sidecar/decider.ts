@@ -3,6 +3,22 @@ import type { Decision } from '../gateway/decision.js';
 import type { AsyncGateway } from '../gateway/runtime/async-gateway.js';
 import { headerBuilder, sfString } from '../http/headers.js';
 
+/**
+ * Of several decisions on one request (Envoy's descriptors, NGINX's `/decide/a,b`), the index of the
+ * one that binds, whose headers the proxy passes on: the first rejection, else the admit with the
+ * fewest left; -1 when there is none (null: not limited).
+ */
+export function bindingDecision(ds: readonly (Decision | null)[]): number {
+  let b = -1;
+  for (let i = 0; i < ds.length; i++) {
+    const d = ds[i];
+    if (d === null) continue;
+    if (!d.allowed) return i;
+    if (b < 0 || d.remaining < (ds[b] as Decision).remaining) b = i;
+  }
+  return b;
+}
+
 /** One policy of the sidecar: its gateway, its name in the headers and in Envoy's `current_limit`. */
 export class PolicyDecider {
   private readonly build: (d: Decision, nowMs: number) => Record<string, string>;

@@ -1,6 +1,6 @@
 import { keyProblem } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
-import type { Decider, PolicyDecider } from './decider.js';
+import { bindingDecision, type Decider, type PolicyDecider } from './decider.js';
 import type { DescriptorRule } from './options.js';
 
 /**
@@ -165,15 +165,16 @@ export function buildResponse(
   decider: Decider,
 ): RlsResponse {
   const statuses: RlsDescriptorStatus[] = [];
-  let binding: Decision | null = null;
-  let bindingPolicy: PolicyDecider | null = null;
-  let over = false;
+  const limited: (Decision | null)[] = [];
+  const policies: (PolicyDecider | undefined)[] = [];
   for (let i = 0; i < items.length; i++) {
     const it = items[i];
     const d = decisions[i];
     const p = it.limited ? decider.policy(it.policy) : undefined;
     if (!it.limited || d === null || p === undefined) {
       statuses.push({ code: 'OK' });
+      limited.push(null);
+      policies.push(undefined);
       continue;
     }
     const remaining = Math.min(Math.max(0, Math.floor(d.remaining)), UINT32_MAX);
@@ -183,16 +184,13 @@ export function buildResponse(
       limit_remaining: remaining,
       duration_until_reset: duration(d.allowed ? d.resetMs : (d.retryAfterMs ?? d.resetMs)),
     });
-    if (!d.allowed && !over) {
-      over = true;
-      binding = d;
-      bindingPolicy = p;
-    } else if (!over && (binding === null || d.remaining < binding.remaining)) {
-      binding = d;
-      bindingPolicy = p;
-    }
+    limited.push(d);
+    policies.push(p);
   }
-  const headers = binding === null || bindingPolicy === null ? {} : bindingPolicy.headers(binding);
+  const b = bindingDecision(limited);
+  const binding = b < 0 ? null : (limited[b] as Decision);
+  const over = binding !== null && !binding.allowed;
+  const headers = binding === null ? {} : (policies[b] as PolicyDecider).headers(binding);
   return {
     overall_code: over ? 'OVER_LIMIT' : 'OK',
     statuses,

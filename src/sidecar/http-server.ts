@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import { costProblem, keyProblem } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
 import { metricsHandler } from '../gateway/runtime/metrics.js';
-import type { Decider, PolicyDecider } from './decider.js';
+import { bindingDecision, type Decider, type PolicyDecider } from './decider.js';
 import type { SidecarMetrics } from './metrics.js';
 import type { HttpKeying, SidecarOptions } from './options.js';
 
@@ -133,11 +133,7 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
       return;
     }
     const finish = (ds: Decision[]) => {
-      let b = 0;
-      for (let i = 1; i < ds.length; i++) {
-        if (!ds[b].allowed) break;
-        if (!ds[i].allowed || ds[i].remaining < ds[b].remaining) b = i;
-      }
+      const b = bindingDecision(ds);
       answer(res, asks[b].p, ds[b]);
     };
     const pending = asks.map((a) => a.p.decide(a.key, a.cost));
