@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
-import type { SyncRequest } from '../../src/store/contract.js';
 import type { RedisStore } from '../../src/store/redis/index.js';
 import { dropFromMetaRecord, metaRecord } from '../support/meta-record.js';
+import { keySync } from '../support/one-key-sync.js';
 import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
 
 let fx: SingleFixture;
@@ -21,16 +21,7 @@ afterAll(async () => {
 
 const policy: Policy = { limit: 100, windowMs: 1000, windowKind: 'sliding' };
 
-function push(seq: number, admits: number[]): SyncRequest {
-  return {
-    gatewayId: 'g',
-    seq,
-    policy,
-    leaseTtlMs: 100,
-    horizonMs: 300,
-    entries: [{ key: 'k', admits, read: true, release: false, ask: 0 }],
-  };
-}
+const push = (seq: number, admits: number[]) => keySync(policy, seq, admits);
 
 describe.each(['exact', 'buckets'] as const)('%s mode: the meta hash bounds', (mode) => {
   const store = (): RedisStore => fx.store({ clock: 'caller', mode, buckets: 10, expiryMarginMs: 600_000 });
@@ -85,17 +76,7 @@ describe.each(['exact', 'buckets'] as const)('%s mode, Redis clock: the expiry w
   const store = (): RedisStore => fx.store({ mode, buckets: 10, expiryMarginMs: margin });
   const pttl = (k: string) => fx.client().pttl(k);
   const sync = (s: RedisStore, seq: number, admits: number) =>
-    s.sync(
-      {
-        gatewayId: 'g',
-        seq,
-        policy,
-        leaseTtlMs: 100,
-        horizonMs: 300,
-        entries: [{ key: 'k', admits: Array(admits).fill(Date.now()), read: true, release: false, ask: 0 }],
-      },
-      Date.now(),
-    );
+    s.sync(keySync(policy, seq, Array(admits).fill(Date.now())), Date.now());
 
   it('a push within the slack leaves the expiry be; both keys keep one expiry', async () => {
     const s = store();
@@ -127,5 +108,29 @@ describe.each(['exact', 'buckets'] as const)('%s mode, Redis clock: the expiry w
     await fx.client().del(log);
     await sync(s, 2, 1);
     expect(await pttl(log)).toBeGreaterThan(0);
+  });
+});
+
+describe.each(['exact', 'buckets'] as const)('%s mode, caller clock: the expiry on Redis clock', (mode) => {
+  // W 1 s, margin (and so slack) 200 ms: a first push sets W + 400 ms; 300 ms of real time later the
+  // expiry left (W + 100) no longer covers a new push's W + 200, so the push (on the plain path: its
+  // oldest admit still counts) moves it to W + 400 again. Virtual time moves 10 ms only.
+  const push = (s: RedisStore, seq: number, now: number) =>
+    s.sync(keySync(policy, seq, [now], true, 'slack'), now);
+
+  it('a push within the slack leaves it be; one past the slack renews both records', async () => {
+    const s = fx.store({ clock: 'caller', mode, buckets: 10, expiryMarginMs: 200 });
+    const { log, meta } = s.keyNames('slack', policy);
+    await push(s, 1, 10_000);
+    const first = await fx.client().pttl(log);
+    expect(first).toBeGreaterThan(1300);
+    expect(first).toBeLessThanOrEqual(1400);
+    await push(s, 2, 10_005);
+    expect(await fx.client().pttl(log)).toBeLessThanOrEqual(first);
+    await new Promise((r) => setTimeout(r, 300));
+    await push(s, 3, 10_010);
+    const renewed = await fx.client().pttl(log);
+    expect(renewed).toBeGreaterThan(1150);
+    expect(Math.abs((await fx.client().pttl(meta)) - renewed)).toBeLessThan(50);
   });
 });

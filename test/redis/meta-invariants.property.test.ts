@@ -109,38 +109,3 @@ describe.each(['exact', 'buckets'] as const)('%s mode: the meta hash after any s
     );
   });
 });
-
-describe.each(['exact', 'buckets'] as const)('%s mode, caller clock: the expiry on Redis clock', (mode) => {
-  // W 1 s, margin (and so slack) 200 ms: a first push sets W + 400 ms; 300 ms of real time later the
-  // expiry left (W + 100) no longer covers a new push's W + 200, so the push (on the plain path: its
-  // oldest admit still counts) moves it to W + 400 again. Virtual time moves 10 ms only.
-  const policy: Policy = { limit: 100, windowMs: 1000, windowKind: 'sliding' };
-  const push = (s: RedisStore, seq: number, now: number) =>
-    s.sync(
-      {
-        gatewayId: 'g',
-        seq,
-        policy,
-        leaseTtlMs: 100,
-        horizonMs: 300,
-        entries: [{ key: 'slack', admits: [now], read: true, release: false, ask: 0 }],
-      },
-      now,
-    );
-
-  it('a push within the slack leaves it be; one past the slack renews both records', async () => {
-    const s = fx.store({ clock: 'caller', mode, buckets: 10, expiryMarginMs: 200 });
-    const { log, meta } = s.keyNames('slack', policy);
-    await push(s, 1, 10_000);
-    const first = await fx.client().pttl(log);
-    expect(first).toBeGreaterThan(1300);
-    expect(first).toBeLessThanOrEqual(1400);
-    await push(s, 2, 10_005);
-    expect(await fx.client().pttl(log)).toBeLessThanOrEqual(first);
-    await new Promise((r) => setTimeout(r, 300));
-    await push(s, 3, 10_010);
-    const renewed = await fx.client().pttl(log);
-    expect(renewed).toBeGreaterThan(1150);
-    expect(Math.abs((await fx.client().pttl(meta)) - renewed)).toBeLessThan(50);
-  });
-});

@@ -8,9 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
-import type { SyncRequest } from '../../src/store/contract.js';
 import type { RedisStore } from '../../src/store/redis/index.js';
 import { encodeMetaRecord, type MetaRecord, metaRecord, readMetaHash } from '../support/meta-record.js';
+import { keySync } from '../support/one-key-sync.js';
 import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
 
 let fx: SingleFixture;
@@ -26,16 +26,7 @@ const LEGACY = ['n', 'a', 'o', 'z', 'e'] as const;
 /** Converted away; 'n' is left to the older version. */
 const CONVERTED = ['a', 'o', 'z', 'e'] as const;
 
-function push(seq: number, admits: number[], read = true): SyncRequest {
-  return {
-    gatewayId: 'g',
-    seq,
-    policy,
-    leaseTtlMs: 100,
-    horizonMs: 300,
-    entries: [{ key: 'k', admits, read, release: false, ask: 0 }],
-  };
-}
+const push = (seq: number, admits: number[], read = true) => keySync(policy, seq, admits, read);
 
 /** Rewrites a key's record as the version before it wrote it: one text field per value (HSET by hand). */
 async function asLegacy(meta: string): Promise<MetaRecord> {
