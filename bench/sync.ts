@@ -17,6 +17,7 @@ import { Redis } from 'ioredis';
 import type { SyncEntry, SyncRequest } from '../dist/index.js';
 import { makePolicy } from '../dist/index.js';
 import { RedisStore } from '../dist/store/redis/index.js';
+import { HOLD_SLOWLOG_US } from './hold-slowlog.js';
 import { median } from './util.js';
 
 export interface SyncModeResult {
@@ -274,7 +275,7 @@ export async function benchSync(opts: {
         await once(); // creates the keys and loads the script
         if (!opts.quick) await once();
         await client.config('RESETSTAT');
-        await client.config('SET', 'slowlog-log-slower-than', '0');
+        await client.config('SET', 'slowlog-log-slower-than', String(HOLD_SLOWLOG_US));
         await client.slowlog('RESET');
         const ms: number[] = [];
         gatewayCpu = 0;
