@@ -15,6 +15,7 @@ import type {
   SyncResult,
 } from '../../src/store/contract.js';
 import { RedisStore } from '../../src/store/redis/index.js';
+import { readExactLog } from '../support/exact-log.js';
 import { gatewayClient, ready, sleep, worstWindow } from '../support/fault-fleet.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
@@ -265,14 +266,10 @@ async function chaos(design: DesignId, d: number): Promise<Outcome> {
     windowMs: W,
     windowKind: 'sliding',
   }).log;
-  // members are runs '<id>*<admits>' at one instant (score); a member without '*' is one admit
+  // every run the log held, by a name it keeps while it is there (see readExactLog)
   const stored = new Map<string, { at: number; n: number }>();
   const readLog = async () => {
-    const r = await admin.zrange(logKey, '0', '-1', 'WITHSCORES');
-    for (let i = 0; i < r.length; i += 2) {
-      const star = r[i].lastIndexOf('*');
-      stored.set(r[i], { at: Number(r[i + 1]), n: star < 0 ? 1 : Number(r[i].slice(star + 1)) });
-    }
+    for (const run of await readExactLog(admin, logKey)) stored.set(run.id, { at: run.at, n: run.admits });
   };
 
   const rng = new Random(SEED * 1000 + d);

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
 import type { RedisStore } from '../../src/store/redis/index.js';
+import { readExactLog } from '../support/exact-log.js';
 import { seeded } from '../support/fc-seed.js';
 import { readMetaHash } from '../support/meta-record.js';
 import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
@@ -37,11 +38,7 @@ async function logEntries(s: RedisStore, key: string, policy: Policy, mode: 'exa
   const { log } = s.keyNames(key, policy);
   const out: { t: number; admits: number }[] = [];
   if (mode === 'exact') {
-    const r = await fx.client().zrange(log, '0', '-1', 'WITHSCORES');
-    for (let i = 0; i < r.length; i += 2) {
-      const m = /\*(\d+)$/.exec(r[i]);
-      out.push({ t: Number(r[i + 1]), admits: m ? Number(m[1]) : 1 });
-    }
+    for (const run of await readExactLog(fx.client(), log)) out.push({ t: run.at, admits: run.admits });
   } else {
     for (const v of Object.values(await fx.client().hgetall(log))) {
       const [c, t] = v.split(':');

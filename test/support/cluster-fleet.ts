@@ -6,6 +6,7 @@ import type { Decision } from '../../src/gateway/decision.js';
 import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import { Random } from '../../src/sim/random.js';
 import { RedisStore } from '../../src/store/redis/index.js';
+import { readExactLog } from './exact-log.js';
 import { gatewayClientOptions } from './fault-fleet.js';
 import type { RedisClusterHandle } from './redis-cluster.js';
 import type { RedisServer } from './redis-server.js';
@@ -188,12 +189,9 @@ export class LogWatcher {
     await Promise.all(
       [...this.logs].map(async ([key, log]) => {
         try {
-          const r = await this.client.zrange(log, '0', '-1', 'WITHSCORES');
           const seen = this.runs.get(key)!;
-          for (let i = 0; i < r.length; i += 2) {
-            const star = r[i].lastIndexOf('*');
-            seen.set(r[i], { at: Number(r[i + 1]), n: star < 0 ? 1 : Number(r[i].slice(star + 1)) });
-          }
+          for (const run of await readExactLog(this.client, log))
+            seen.set(run.id, { at: run.at, n: run.admits });
         } catch {
           // read again at the next poll
         }

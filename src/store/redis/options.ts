@@ -13,7 +13,7 @@ export interface RedisStoreOptions {
    */
   clock?: 'redis' | 'caller';
   /**
-   * 'exact': every admit in a sorted set, one member per run of admits at one instant. 'buckets': per-key counts in `buckets` sub-windows of W,
+   * 'exact': every admit in a sorted set, as runs of admits at one instant, one member per touch's runs. 'buckets': per-key counts in `buckets` sub-windows of W,
    * memory independent of the limit; counts may exceed the exact ones by at most the admits of one
    * sub-window (errs towards rejecting). @default 'exact'
    */

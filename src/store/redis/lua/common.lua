@@ -42,6 +42,21 @@ local function numOnce(x)
   return s
 end
 
+local unpackDoubles = struct.unpack
+
+-- Up to this many runs (time, admits) are unpacked by one struct.unpack (its results go on Lua's C
+-- stack); also the most runs one member of an exact log holds (window-exact.lua).
+local UNPACK_RUNS = 32
+local RUN_FORMAT = {}
+local function runFormat(k)
+  local f = RUN_FORMAT[k]
+  if f == nil then
+    f = '<' .. string.rep('d', 2 * k)
+    RUN_FORMAT[k] = f
+  end
+  return f
+end
+
 local function clock(arg)
   if arg == '' then
     -- TIME is allowed in scripts since Redis 5 (effects replication); whole milliseconds

@@ -26,7 +26,6 @@ local seqField = 'q:' .. gw
 local nowText = num(NOW)
 
 local blob = ARGV[11]
-local unpackDoubles = struct.unpack
 
 -- Parse the entries and check every key's seq before writing anything. Per key, in flat arrays (a
 -- table per key was a tenth of the script's time): flags, ask, runs, the runs' offset in `blob`,
@@ -58,18 +57,6 @@ for i = 1, #KEYS / 2 do
   end
   FLAGS[i], ASK[i], RUNS[i], FIRST[i], REPLAY[i], ALL[i], PLAIN[i] = flags, ask, n, at, seq == applied, all, plain
   at = at + 16 * n
-end
-
--- Up to this many runs are unpacked by one struct.unpack (its results go on Lua's C stack).
-local UNPACK_RUNS = 32
-local RUN_FORMAT = {}
-local function runFormat(k)
-  local f = RUN_FORMAT[k]
-  if f == nil then
-    f = '<' .. string.rep('d', 2 * k)
-    RUN_FORMAT[k] = f
-  end
-  return f
 end
 
 -- The runs of key i that still count at NOW: times and counts (tables), admits pushed.
@@ -120,7 +107,7 @@ local function plainTouch(i, log, meta, out)
   end
   local count = a
   if not REPLAY[i] and k > 0 then
-    local pushed, n2, lo, hi = plainAdd(log, n, { unpackDoubles(runFormat(k), blob, FIRST[i]) }, k)
+    local pushed, n2, lo, hi = plainAdd(log, n, { unpackDoubles(runFormat(k), blob, FIRST[i]) }, k, blob, FIRST[i])
     if pushed > 0 then
       count = count + pushed
       o = math.min(o, lo)

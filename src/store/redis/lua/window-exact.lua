@@ -1,17 +1,25 @@
 -- window-exact.lua: the exact sliding log. Included after common.lua in exact mode.
--- The log is a sorted set of runs: score = admit time (ms), member = '<id>*<admits>', one member per
--- run of admits at one instant, whatever its size, so no operation's work grows with a cost or a
--- count. A sync's run is named '<counter>*<count>', the counter kept in the meta record (n, common.lua),
--- so runs at equal times from any gateway stay distinct; a central-log call's admits are one run
--- named 'c:<gw>:<seq>*<cost>', which removeCall finds by name. A member without '*' (written before
--- runs) is one admit. The count in the window is kept in the meta record (a), maintained by
--- prune, add, addCall and removeCall; an empty log counts 0, and a missing count with a non-empty
--- log (the meta hash lost) is recounted once from the runs. Both keys expire together; should the
--- meta hash alone be lost (eviction under a maxmemory policy other than noeviction), the restarted
--- counter collides only with runs made at the very same instant. The meta hash also bounds the
--- runs' times (o no later than the oldest, z no earlier than the newest): while o still
--- counts, a touch reads neither the runs to prune nor those to list as expiring, and z gives the
--- keys' expiry without reading the newest run.
+-- The log is a sorted set of runs of admits, a run being the admits at one instant, whatever their
+-- number, so no operation's work grows with a cost or a count. A member holds one run or several:
+--   '<id>*<admits>'                 one run, scored by its time;
+--   '#<id>:<runs>*<admits>'         the runs one touch added (2 to UNPACK_RUNS of them), <runs> their
+--                                   (time, admits) as little-endian doubles (struct '<dd' each, the
+--                                   bytes sync.lua was sent), <admits> their sum; scored by the
+--                                   earliest time. One member per touch rather than one per run:
+--                                   ZADD's work grows with the members a log holds (a listpack is
+--                                   scanned whole), and a key-sync's admits were most of its members.
+-- A sync's member is named after a counter kept in the meta record (n, common.lua), '<counter>:<i>'
+-- for a lone run or '#<counter>[.<j>]:', so members made at equal times from any gateway stay
+-- distinct; a central-log call's admits are one run named 'c:<gw>:<seq>*<cost>', which removeCall
+-- finds by name. A member without '*' (written before runs) is one admit. A member whose earliest run
+-- has aged out is replaced by one holding its runs that still count (prune). The count in the window
+-- is kept in the meta record (a), maintained by prune, add, addCall and removeCall; an empty log
+-- counts 0, and a missing count with a non-empty log (the meta hash lost) is recounted once from the
+-- members. Both keys expire together; should the meta hash alone be lost (eviction under a maxmemory
+-- policy other than noeviction), the restarted counter collides only with members made at the very
+-- same instant. The meta hash also bounds the runs' times (o no later than the oldest, z no earlier
+-- than the newest): while o still counts, a touch reads neither the runs to prune nor those to list
+-- as expiring, and z gives the keys' expiry without reading the newest run.
 -- Every window module offers: prune, peek, add, addCall, removeCall, oldest, last, expiring, and for
 -- sync.lua's plain path held and plainAdd.
 
@@ -29,13 +37,53 @@ local function band(x)
   return (math.abs(x) + WINDOW) * 1e-13 + 1e-9
 end
 
--- Admits in one run (member).
+-- Admits in one member (all its runs).
 local function runCount(member)
   local c = string.match(member, '%*(%d+)$')
   if c then
     return tonumber(c)
   end
   return 1
+end
+
+local PACKED = 35 -- '#': a member of several runs
+
+-- Appends the runs of `member` (scored `score`) to ts (times) and cs (admits).
+local function runsOf(member, score, ts, cs)
+  if string.byte(member, 1) ~= PACKED then
+    ts[#ts + 1] = score
+    cs[#cs + 1] = runCount(member)
+    return
+  end
+  local from = string.find(member, ':', 2, true) + 1
+  local k = (#member - #string.match(member, '%*%d+$') - from + 1) / 16
+  local v = { unpackDoubles(runFormat(k), member, from) }
+  for j = 1, 2 * k, 2 do
+    ts[#ts + 1] = v[j]
+    cs[#cs + 1] = v[j + 1]
+  end
+end
+
+-- The member holding runs ts[from..to] (cs their admits) of a touch whose counter is `id`, as ZADD
+-- arguments (score, member) appended to args. A lone run keeps the one-run form.
+local function memberOf(id, ts, cs, from, to, args)
+  local lo, admits = ts[from], 0
+  local w = {}
+  for j = from, to do
+    local t = ts[j]
+    if t < lo then
+      lo = t
+    end
+    w[#w + 1] = t
+    w[#w + 1] = cs[j]
+    admits = admits + cs[j]
+  end
+  args[#args + 1] = numOnce(lo)
+  if from == to then
+    args[#args + 1] = id .. ':1*' .. int(admits)
+  else
+    args[#args + 1] = '#' .. id .. ':' .. struct.pack(runFormat(to - from + 1), unpack(w)) .. '*' .. int(admits)
+  end
 end
 
 -- The first instant no longer counted at NOW: every run scored below it has aged out.
@@ -46,20 +94,52 @@ local function cutoff()
   return NOW - WINDOW
 end
 
--- The runs that no longer count at NOW (a prefix: expiry is monotone in t): how many, their admits.
+-- The members whose earliest run no longer counts at NOW (a prefix: expiry is monotone in t): how
+-- many, the admits of their runs that no longer count, and, for the members of several runs some of
+-- which still count, those runs as new members (ZADD arguments, nil if none: each keeps its id, so
+-- its name differs from the old one by its runs alone) and the earliest expiry among them.
 local function aged(log)
   local cut = cutoff()
   local cand = redis.call('ZRANGEBYSCORE', log, '-inf', num(cut + band(cut)), 'WITHSCORES')
-  local n, admits = 0, 0
+  local n, admits, keep, keepFirst = 0, 0, nil, nil
   for i = 1, #cand, 2 do
-    if expiry(tonumber(cand[i + 1])) <= NOW then
-      n = n + 1
-      admits = admits + runCount(cand[i])
-    else
+    local member, score = cand[i], tonumber(cand[i + 1])
+    if expiry(score) > NOW then
       break
     end
+    n = n + 1
+    if string.byte(member, 1) == PACKED then
+      local ts, cs = {}, {}
+      runsOf(member, score, ts, cs)
+      local w, lo, left = {}, nil, 0
+      for j = 1, #ts do
+        if expiry(ts[j]) <= NOW then
+          admits = admits + cs[j]
+        else
+          w[#w + 1] = ts[j]
+          w[#w + 1] = cs[j]
+          left = left + cs[j]
+          if lo == nil or ts[j] < lo then
+            lo = ts[j]
+          end
+        end
+      end
+      if lo ~= nil then
+        keep = keep or {}
+        keep[#keep + 1] = numOnce(lo)
+        keep[#keep + 1] = string.sub(member, 1, string.find(member, ':', 2, true))
+          .. struct.pack(runFormat(#w / 2), unpack(w))
+          .. '*'
+          .. int(left)
+        if keepFirst == nil or expiry(lo) < keepFirst then
+          keepFirst = expiry(lo)
+        end
+      end
+    else
+      admits = admits + runCount(member)
+    end
   end
-  return n, admits
+  return n, admits, keep, keepFirst
 end
 
 -- The count stored for a log that holds `runs` runs (recounted when the field is missing); `stored`
@@ -100,6 +180,45 @@ local function cover(m, t)
   end
 end
 
+-- The members that add runs ts, cs (times and admits, in any order) under the touch counter `n`: one
+-- per UNPACK_RUNS runs, as ZADD arguments appended to args.
+local function membersOf(n, ts, cs, args)
+  local base = int(n)
+  if #ts <= UNPACK_RUNS then
+    memberOf(base, ts, cs, 1, #ts, args)
+    return
+  end
+  local j = 0
+  for from = 1, #ts, UNPACK_RUNS do
+    j = j + 1
+    memberOf(base .. '.' .. j, ts, cs, from, math.min(#ts, from + UNPACK_RUNS - 1), args)
+  end
+end
+
+-- ZADD in slices: unpack() of a huge table would overflow Lua's C stack.
+local function zaddAll(log, args)
+  for from = 1, #args, 2000 do
+    redis.call('ZADD', log, unpack(args, from, math.min(#args, from + 1999)))
+  end
+end
+
+-- The newest admit time in the log (nil if empty): a member is scored by its earliest run, so every
+-- member is read.
+local function newestTime(log)
+  local all = redis.call('ZRANGE', log, 0, -1, 'WITHSCORES')
+  local ts, cs = {}, {}
+  for i = 1, #all, 2 do
+    runsOf(all[i], tonumber(all[i + 1]), ts, cs)
+  end
+  local z = nil
+  for j = 1, #ts do
+    if z == nil or ts[j] > z then
+      z = ts[j]
+    end
+  end
+  return z
+end
+
 -- Drops every run that no longer counts at NOW; returns the count, and whether the log existed.
 -- While the oldest admit possible (o) still counts, nothing can have aged out: the count is the
 -- stored one, and the log is not read (ZCARD only checks it was not lost on its own).
@@ -110,8 +229,13 @@ local function prune(log, m)
       return m.a, true
     end
   end
-  local n, gone = aged(log)
+  local n, gone, keep = aged(log)
   if n > 0 then
+    if keep ~= nil then
+      -- the runs of those members that still count, as members of their own, added first so the log
+      -- never empties (it would lose its expiry); they sort after the aged ones
+      zaddAll(log, keep)
+    end
     redis.call('ZREMRANGEBYRANK', log, 0, n - 1)
   end
   local runs = redis.call('ZCARD', log)
@@ -131,8 +255,7 @@ local function prune(log, m)
   local first = redis.call('ZRANGE', log, 0, 0, 'WITHSCORES')
   m.o = tonumber(first[2])
   if m.z == nil or m.z < m.o then
-    local newest = redis.call('ZRANGE', log, -1, -1, 'WITHSCORES')
-    m.z = tonumber(newest[2])
+    m.z = newestTime(log)
   end
   storeTotal(log, m, total)
   return total, true
@@ -152,13 +275,17 @@ local function peek(log)
   if runs == 0 then
     return 0, nil
   end
-  local n, gone = aged(log)
-  if n == runs then
+  local n, gone, _, keepFirst = aged(log)
+  if n == runs and keepFirst == nil then
     return 0, nil
   end
   -- stored or recounted, the total still holds the aged runs
   local total = storedTotal(log, runs)
-  return total - gone, endExpiry(log, n)
+  local first = n < runs and endExpiry(log, n) or nil
+  if keepFirst ~= nil and (first == nil or keepFirst < first) then
+    first = keepFirst
+  end
+  return total - gone, first
 end
 
 local function known(log, m)
@@ -169,45 +296,29 @@ local function known(log, m)
   return t
 end
 
--- ':<i>' for the i-th run of a touch (formatted once per script). Versions before the meta record
--- named runs '<counter>.<i>*<admits>', their counter the text field 'n', which this version neither
--- reads nor deletes: one still running beside this one (a rolling upgrade) goes on with its own
--- counter and names, and no run of either can take the name of a live run of the other (ZADD would
--- move that run instead of adding one: admits lost).
-local DOT = {}
-local function dot(i)
-  local d = DOT[i]
-  if d == nil then
-    d = ':' .. i
-    DOT[i] = d
-  end
-  return d
-end
-
--- Adds counts[i] admits (1 without counts) at each times[i] (ms): one run each, named
--- '<counter>.<i>*<admits>' with the counter moved once per touch. `texts`, if given, holds the
--- times as the caller wrote them (what num() would give back), so they need no formatting here.
-local function add(log, m, times, counts, texts)
+-- Adds counts[i] admits (1 without counts) at each times[i] (ms), as membersOf() words them, the
+-- counter moved once per touch. Versions before the meta record named runs '<counter>.<i>*<admits>',
+-- their counter the text field 'n', which this version neither reads nor deletes: one still running
+-- beside this one (a rolling upgrade) goes on with its own counter and names, and no member of either
+-- can take the name of a live member of the other (ZADD would move it instead of adding one: admits
+-- lost).
+local function add(log, m, times, counts)
   local total = known(log, m)
-  m.n = m.n + 1
-  local base = int(m.n)
-  -- ZADD in slices: unpack() of a huge table would overflow Lua's C stack
-  local args = {}
+  local ts, cs = {}, {}
   for i = 1, #times do
     local c = counts and counts[i] or 1
     if c > 0 then
       total = total + c
-      args[#args + 1] = texts and texts[i] or num(times[i])
-      args[#args + 1] = base .. dot(i) .. '*' .. int(c)
+      ts[#ts + 1] = times[i]
+      cs[#cs + 1] = c
       cover(m, times[i])
-      if #args == 2000 then
-        redis.call('ZADD', log, unpack(args))
-        args = {}
-      end
     end
   end
-  if #args > 0 then
-    redis.call('ZADD', log, unpack(args))
+  if #ts > 0 then
+    m.n = m.n + 1
+    local args = {}
+    membersOf(m.n, ts, cs, args)
+    zaddAll(log, args)
   end
   storeTotal(log, m, total)
 end
@@ -241,17 +352,25 @@ local function removeCall(log, m, gw, seq, cost)
   return cost
 end
 
--- Expiry of the oldest counted admit (nil if none).
+-- Expiry of the oldest counted admit (nil if none): a member is scored by its earliest run.
 local function oldest(log)
   return endExpiry(log, 0)
 end
 
 -- Expiry of the newest counted admit (nil if none), or a later instant (an admit removed since).
 local function last(log, m)
-  if m.z ~= nil then
-    return expiry(m.z)
+  local z = m.z
+  if z == nil then
+    z = newestTime(log)
+    if z == nil then
+      return nil
+    end
   end
-  return endExpiry(log, -1)
+  return expiry(z)
+end
+
+local function byFirst(a, b)
+  return a[1] < b[1]
 end
 
 -- Appends to `out` pairs (expiry, how many admits expire then) for every counted admit expiring
@@ -267,13 +386,32 @@ local function expiring(log, m, horizon, out)
     hi = horizon - WINDOW
   end
   local cand = redis.call('ZRANGEBYSCORE', log, '-inf', num(hi + band(hi)), 'WITHSCORES')
-  local prev, run = nil, 0
+  -- the runs expiring before horizon, (expiry, admits); a member of several runs may hold some past
+  -- it, and its runs interleave with other members': sorted before they are summed per instant
+  local ts, cs, sorted = {}, {}, true
   for i = 1, #cand, 2 do
-    local e = expiry(tonumber(cand[i + 1]))
-    if e >= horizon then
+    local member, score = cand[i], tonumber(cand[i + 1])
+    if expiry(score) >= horizon then
       break
     end
-    local c = runCount(cand[i])
+    if string.byte(member, 1) == PACKED then
+      sorted = false
+    end
+    runsOf(member, score, ts, cs)
+  end
+  local runs = {}
+  for j = 1, #ts do
+    local e = expiry(ts[j])
+    if e < horizon then
+      runs[#runs + 1] = { e, cs[j] }
+    end
+  end
+  if not sorted then
+    table.sort(runs, byFirst)
+  end
+  local prev, run = nil, 0
+  for j = 1, #runs do
+    local e, c = runs[j][1], runs[j][2]
     if e == prev then
       run = run + c
     else
@@ -290,40 +428,43 @@ local function expiring(log, m, horizon, out)
   end
 end
 
--- Runs in the log (0: it is gone or empty). For sync.lua's plain path, which then reads no more of it.
+-- Members in the log (0: it is gone or empty). For sync.lua's plain path, which then reads no more
+-- of it.
 local function held(log)
   return redis.call('ZCARD', log)
 end
 
--- sync.lua's plain path: adds k runs, v[2j - 1] the time and v[2j] the admits of run j, as add()
--- adds those that still count at NOW (numbered among them, one member each, the counter `n` moved
--- once). Returns the admits added, the counter after, and the earliest and latest time added.
-local function plainAdd(log, n, v, k)
-  local args, base, x, pushed, lo, hi = nil, nil, 0, 0, nil, nil
+-- sync.lua's plain path: adds k runs (k <= UNPACK_RUNS), v[2j - 1] the time and v[2j] the admits of
+-- run j, as add() adds those that still count at NOW (one member, the counter `n` moved once). The
+-- runs are bytes at..at + 16k - 1 of `blob`, which the member takes as they are when every run goes
+-- in. Returns the admits added, the counter after, and the earliest and latest time added.
+local function plainAdd(log, n, v, k, blob, at)
+  local ts, cs, pushed, lo, hi = {}, {}, 0, nil, nil
   for j = 1, 2 * k, 2 do
-    local t = v[j]
-    if expiry(t) > NOW then
-      x = x + 1
-      local c = v[j + 1]
-      if c > 0 then
-        if args == nil then
-          args = {}
-          n = n + 1
-          base = int(n)
-          lo, hi = t, t
-        elseif t < lo then
-          lo = t
-        elseif t > hi then
-          hi = t
-        end
-        pushed = pushed + c
-        args[#args + 1] = numOnce(t)
-        args[#args + 1] = base .. dot(x) .. '*' .. numOnce(c)
+    local t, c = v[j], v[j + 1]
+    if c > 0 and expiry(t) > NOW then
+      ts[#ts + 1] = t
+      cs[#cs + 1] = c
+      pushed = pushed + c
+      if lo == nil or t < lo then
+        lo = t
+      end
+      if hi == nil or t > hi then
+        hi = t
       end
     end
   end
-  if args ~= nil then
-    redis.call('ZADD', log, unpack(args))
+  if pushed == 0 then
+    return 0, n, lo, hi
+  end
+  n = n + 1
+  local id = int(n)
+  if #ts == k and k > 1 then
+    redis.call('ZADD', log, numOnce(lo), '#' .. id .. ':' .. string.sub(blob, at, at + 16 * k - 1) .. '*' .. int(pushed))
+  else
+    local args = {}
+    memberOf(id, ts, cs, 1, #ts, args)
+    redis.call('ZADD', log, args[1], args[2])
   end
   return pushed, n, lo, hi
 end
