@@ -3,8 +3,8 @@ import type { Cluster, Redis } from 'ioredis';
 /**
  * One run of an exact log (window-exact.lua): `admits` at instant `at`. `id` names the run for as
  * long as it is in the log: a one-run member's name, or for a member of several runs
- * ('#<id>:<runs>*<admits>') its id and the run's instant, which stay when prune replaces the member
- * by one holding its runs that still count.
+ * ('#<k><runs><id>*<admits>', <id> 8 bytes) its id and the run's instant, which stay when prune replaces the
+ * member by one holding its runs that still count.
  */
 export interface LogRun {
   id: string;
@@ -17,12 +17,12 @@ export function runsOfMember(member: Buffer, score: number): LogRun[] {
   const text = member.toString('latin1');
   const star = text.lastIndexOf('*');
   if (member[0] !== 0x23) {
-    return [{ id: member.toString('utf8'), at: score, admits: star < 0 ? 1 : Number(text.slice(star + 1)) }];
+    return [{ id: text, at: score, admits: star < 0 ? 1 : Number(text.slice(star + 1)) }];
   }
-  const colon = text.indexOf(':', 1);
-  const id = text.slice(1, colon);
+  const k = member[1];
+  const id = member.subarray(2 + 16 * k, star).toString('hex');
   const runs: LogRun[] = [];
-  for (let p = colon + 1; p + 16 <= star; p += 16) {
+  for (let j = 0, p = 2; j < k; j++, p += 16) {
     const at = member.readDoubleLE(p);
     runs.push({ id: `#${id}@${at}`, at, admits: member.readDoubleLE(p + 8) });
   }

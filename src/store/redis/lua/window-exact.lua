@@ -1,25 +1,27 @@
 -- window-exact.lua: the exact sliding log. Included after common.lua in exact mode.
 -- The log is a sorted set of runs of admits, a run being the admits at one instant, whatever their
 -- number, so no operation's work grows with a cost or a count. A member holds one run or several:
---   '<id>*<admits>'                 one run, scored by its time;
---   '#<id>:<runs>*<admits>'         the runs one touch added (2 to UNPACK_RUNS of them), <runs> their
---                                   (time, admits) as little-endian doubles (struct '<dd' each, the
---                                   bytes sync.lua was sent), <admits> their sum; scored by the
---                                   earliest time. One member per touch rather than one per run:
---                                   ZADD's work grows with the members a log holds (a listpack is
---                                   scanned whole), and a key-sync's admits were most of its members.
--- A sync's member is named after a counter kept in the meta record (n, common.lua), '<counter>:<i>'
--- for a lone run or '#<counter>[.<j>]:', so members made at equal times from any gateway stay
--- distinct; a central-log call's admits are one run named 'c:<gw>:<seq>*<cost>', which removeCall
--- finds by name. A member without '*' (written before runs) is one admit. A member whose earliest run
--- has aged out is replaced by one holding its runs that still count (prune). The count in the window
--- is kept in the meta record (a), maintained by prune, add, addCall and removeCall; an empty log
--- counts 0, and a missing count with a non-empty log (the meta hash lost) is recounted once from the
--- members. Both keys expire together; should the meta hash alone be lost (eviction under a maxmemory
--- policy other than noeviction), the restarted counter collides only with members made at the very
--- same instant. The meta hash also bounds the runs' times (o no later than the oldest, z no earlier
--- than the newest): while o still counts, a touch reads neither the runs to prune nor those to list
--- as expiring, and z gives the keys' expiry without reading the newest run.
+--   '/<id>*<admits>'                       one run, scored by its time;
+--   '#<k><runs><id>*<admits>'              the k runs one touch added (k one byte, 2 to UNPACK_RUNS),
+--                                          <runs> their (time, admits) as little-endian doubles
+--                                          (struct '<dd' each: the bytes sync.lua was sent), <admits>
+--                                          their sum; scored by the earliest time.
+-- One member per touch rather than one per run: ZADD's work grows with the members a log holds (a
+-- listpack is scanned whole), and a key-sync's admits were most of its members. <id> is the key's
+-- member counter (n in the meta record, common.lua) as 8 bytes (struct '<d': no number formatting),
+-- moved once per member, so no two members of a key ever share an id. A central-log call's admits
+-- are one run named 'c:<gw>:<seq>*<cost>', which removeCall finds by name.
+-- Runs written by earlier versions ('<n>:<i>*<admits>', '<n>.<i>*<admits>', or without '*' for one
+-- admit) are read as one run each, and no name of this version's can be one of theirs. A member whose
+-- earliest run has aged out is replaced by one holding its runs that still count, under its id
+-- (prune). The count in the window is kept in the meta record (a), maintained by prune, add, addCall
+-- and removeCall; an empty log counts 0, and a missing count with a non-empty log (the meta hash lost)
+-- is recounted once from the members. Both keys expire together; should the meta hash alone be lost
+-- (eviction under a maxmemory policy other than noeviction), the restarted counter repeats ids, and
+-- two members collide only if they hold the very same runs. The meta hash also bounds the runs'
+-- times (o no later than the oldest, z no earlier than the newest): while o still counts, a touch
+-- reads neither the runs to prune nor those to list as expiring, and z gives the keys' expiry without
+-- reading the newest run.
 -- Every window module offers: prune, peek, add, addCall, removeCall, oldest, last, expiring, and for
 -- sync.lua's plain path held and plainAdd.
 
@@ -55,17 +57,37 @@ local function runsOf(member, score, ts, cs)
     cs[#cs + 1] = runCount(member)
     return
   end
-  local from = string.find(member, ':', 2, true) + 1
-  local k = (#member - #string.match(member, '%*%d+$') - from + 1) / 16
-  local v = { unpackDoubles(runFormat(k), member, from) }
+  local k = string.byte(member, 2)
+  local v = { unpackDoubles(runFormat(k), member, 3) }
   for j = 1, 2 * k, 2 do
     ts[#ts + 1] = v[j]
     cs[#cs + 1] = v[j + 1]
   end
 end
 
--- The member holding runs ts[from..to] (cs their admits) of a touch whose counter is `id`, as ZADD
--- arguments (score, member) appended to args. A lone run keeps the one-run form.
+-- The id of member number n of a key.
+local function idOf(n)
+  return struct.pack('<d', n)
+end
+
+-- The id of a member of several runs.
+local function packedId(member)
+  local from = 3 + 16 * string.byte(member, 2)
+  return string.sub(member, from, from + 7)
+end
+
+-- The member named `id` holding the runs of v (time, admits, ...: k of them, admits summed; scored
+-- by the earliest). One run alone has the one-run form unless `packed` (a member replaced as it ages
+-- keeps its form, so its runs keep their names: test/support/exact-log.ts).
+local function member(id, v, k, admits, packed)
+  if k == 1 and not packed then
+    return '/' .. id .. '*' .. numOnce(admits)
+  end
+  return '#' .. string.char(k) .. struct.pack(runFormat(k), unpack(v, 1, 2 * k)) .. id .. '*' .. numOnce(admits)
+end
+
+-- The member holding runs ts[from..to] (cs their admits) under `id`, as ZADD arguments (score,
+-- member) appended to args.
 local function memberOf(id, ts, cs, from, to, args)
   local lo, admits = ts[from], 0
   local w = {}
@@ -79,11 +101,7 @@ local function memberOf(id, ts, cs, from, to, args)
     admits = admits + cs[j]
   end
   args[#args + 1] = numOnce(lo)
-  if from == to then
-    args[#args + 1] = id .. ':1*' .. int(admits)
-  else
-    args[#args + 1] = '#' .. id .. ':' .. struct.pack(runFormat(to - from + 1), unpack(w)) .. '*' .. int(admits)
-  end
+  args[#args + 1] = member(id, w, to - from + 1, admits)
 end
 
 -- The first instant no longer counted at NOW: every run scored below it has aged out.
@@ -103,14 +121,14 @@ local function aged(log)
   local cand = redis.call('ZRANGEBYSCORE', log, '-inf', num(cut + band(cut)), 'WITHSCORES')
   local n, admits, keep, keepFirst = 0, 0, nil, nil
   for i = 1, #cand, 2 do
-    local member, score = cand[i], tonumber(cand[i + 1])
+    local m, score = cand[i], tonumber(cand[i + 1])
     if expiry(score) > NOW then
       break
     end
     n = n + 1
-    if string.byte(member, 1) == PACKED then
+    if string.byte(m, 1) == PACKED then
       local ts, cs = {}, {}
-      runsOf(member, score, ts, cs)
+      runsOf(m, score, ts, cs)
       local w, lo, left = {}, nil, 0
       for j = 1, #ts do
         if expiry(ts[j]) <= NOW then
@@ -127,16 +145,13 @@ local function aged(log)
       if lo ~= nil then
         keep = keep or {}
         keep[#keep + 1] = numOnce(lo)
-        keep[#keep + 1] = string.sub(member, 1, string.find(member, ':', 2, true))
-          .. struct.pack(runFormat(#w / 2), unpack(w))
-          .. '*'
-          .. int(left)
+        keep[#keep + 1] = member(packedId(m), w, #w / 2, left, true)
         if keepFirst == nil or expiry(lo) < keepFirst then
           keepFirst = expiry(lo)
         end
       end
     else
-      admits = admits + runCount(member)
+      admits = admits + runCount(m)
     end
   end
   return n, admits, keep, keepFirst
@@ -180,19 +195,14 @@ local function cover(m, t)
   end
 end
 
--- The members that add runs ts, cs (times and admits, in any order) under the touch counter `n`: one
--- per UNPACK_RUNS runs, as ZADD arguments appended to args.
+-- The members that add runs ts, cs (times and admits, in any order), one per UNPACK_RUNS runs, as
+-- ZADD arguments appended to args, numbered from n + 1; returns the last number used.
 local function membersOf(n, ts, cs, args)
-  local base = int(n)
-  if #ts <= UNPACK_RUNS then
-    memberOf(base, ts, cs, 1, #ts, args)
-    return
-  end
-  local j = 0
   for from = 1, #ts, UNPACK_RUNS do
-    j = j + 1
-    memberOf(base .. '.' .. j, ts, cs, from, math.min(#ts, from + UNPACK_RUNS - 1), args)
+    n = n + 1
+    memberOf(idOf(n), ts, cs, from, math.min(#ts, from + UNPACK_RUNS - 1), args)
   end
+  return n
 end
 
 -- ZADD in slices: unpack() of a huge table would overflow Lua's C stack.
@@ -315,9 +325,8 @@ local function add(log, m, times, counts)
     end
   end
   if #ts > 0 then
-    m.n = m.n + 1
     local args = {}
-    membersOf(m.n, ts, cs, args)
+    m.n = membersOf(m.n, ts, cs, args)
     zaddAll(log, args)
   end
   storeTotal(log, m, total)
@@ -390,14 +399,14 @@ local function expiring(log, m, horizon, out)
   -- it, and its runs interleave with other members': sorted before they are summed per instant
   local ts, cs, sorted = {}, {}, true
   for i = 1, #cand, 2 do
-    local member, score = cand[i], tonumber(cand[i + 1])
+    local m, score = cand[i], tonumber(cand[i + 1])
     if expiry(score) >= horizon then
       break
     end
-    if string.byte(member, 1) == PACKED then
+    if string.byte(m, 1) == PACKED then
       sorted = false
     end
-    runsOf(member, score, ts, cs)
+    runsOf(m, score, ts, cs)
   end
   local runs = {}
   for j = 1, #ts do
@@ -435,16 +444,14 @@ local function held(log)
 end
 
 -- sync.lua's plain path: adds k runs (k <= UNPACK_RUNS), v[2j - 1] the time and v[2j] the admits of
--- run j, as add() adds those that still count at NOW (one member, the counter `n` moved once). The
--- runs are bytes at..at + 16k - 1 of `blob`, which the member takes as they are when every run goes
--- in. Returns the admits added, the counter after, and the earliest and latest time added.
+-- run j, as add() adds those that still count at NOW: one member, its runs the bytes at..at + 16k - 1
+-- of `blob` when every run goes in. Returns the admits added, the counter `n` after, and the earliest
+-- and latest time added.
 local function plainAdd(log, n, v, k, blob, at)
-  local ts, cs, pushed, lo, hi = {}, {}, 0, nil, nil
+  local pushed, lo, hi, whole = 0, nil, nil, true
   for j = 1, 2 * k, 2 do
     local t, c = v[j], v[j + 1]
     if c > 0 and expiry(t) > NOW then
-      ts[#ts + 1] = t
-      cs[#cs + 1] = c
       pushed = pushed + c
       if lo == nil or t < lo then
         lo = t
@@ -452,19 +459,28 @@ local function plainAdd(log, n, v, k, blob, at)
       if hi == nil or t > hi then
         hi = t
       end
+    else
+      whole = false
     end
   end
   if pushed == 0 then
     return 0, n, lo, hi
   end
   n = n + 1
-  local id = int(n)
-  if #ts == k and k > 1 then
-    redis.call('ZADD', log, numOnce(lo), '#' .. id .. ':' .. string.sub(blob, at, at + 16 * k - 1) .. '*' .. int(pushed))
+  local name
+  if whole and k > 1 then
+    name = '#' .. string.char(k) .. string.sub(blob, at, at + 16 * k - 1) .. idOf(n) .. '*' .. numOnce(pushed)
   else
-    local args = {}
-    memberOf(id, ts, cs, 1, #ts, args)
-    redis.call('ZADD', log, args[1], args[2])
+    local w, x = {}, 0
+    for j = 1, 2 * k, 2 do
+      if v[j + 1] > 0 and expiry(v[j]) > NOW then
+        w[#w + 1] = v[j]
+        w[#w + 1] = v[j + 1]
+        x = x + 1
+      end
+    end
+    name = member(idOf(n), w, x, pushed)
   end
+  redis.call('ZADD', log, numOnce(lo), name)
   return pushed, n, lo, hi
 end
