@@ -82,7 +82,7 @@ export class RedisStore implements AsyncStore {
     this.scripts = {
       logAdmit: composeScript('log-admit.lua', windowModule),
       void: composeScript('void.lua', windowModule),
-      sync: composeScript('sync.lua', windowModule),
+      sync: composeScript('sync.lua', windowModule, true),
       ask: composeScript('ask.lua', windowModule),
       live: composeScript('live.lua', windowModule),
     };
@@ -269,7 +269,7 @@ export class RedisStore implements AsyncStore {
     // sync's now is the latest of them (they differ by the pipeline's spread, well under a ms)
     let storeNow = Number.NEGATIVE_INFINITY;
     for (let c = 0; c < chunks.length; c++) {
-      const t = decodeSyncChunk(raw[c] as (string | number)[], chunks[c].indexes, entries, req, replies);
+      const t = decodeSyncChunk(raw[c] as (Buffer | number)[], chunks[c].indexes, entries, req, replies);
       if (t > storeNow) storeNow = t;
       if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
     }
@@ -347,34 +347,58 @@ function runCount(a: readonly number[]): number {
   return runs;
 }
 
-/** Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. */
+/**
+ * Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. The
+ * reply's head is one Buffer of little-endian doubles (now, then per key count, granted, lapse and its
+ * number of expiry pairs), read in place; the pairs follow as (expiry as text, admits).
+ */
 function decodeSyncChunk(
-  r: (string | number)[],
+  r: (Buffer | number)[],
   indexes: number[],
   entries: SyncEntry[],
   req: SyncRequest,
   out: SyncReply[],
 ): number {
-  const now = Number(r[0]);
+  const head = r[0] as Buffer;
+  if (head.length !== 8 * (1 + 4 * indexes.length)) {
+    throw new Error(`sync.lua replied ${head.length} head bytes for ${indexes.length} keys`);
+  }
+  const now = head.readDoubleLE(0);
+  const horizon = now + req.horizonMs;
+  let h = 8;
   let at = 1;
   for (const i of indexes) {
-    const count = r[at] as number;
-    const granted = r[at + 1] as number;
-    const lapse = Number(r[at + 2]);
-    const pairs = r[at + 3] as number;
-    at += 4;
+    // + 0: a -0 reads as 0, as the integer replies these were
+    const count = head.readDoubleLE(h) + 0;
+    const granted = head.readDoubleLE(h + 8) + 0;
+    const lapse = head.readDoubleLE(h + 16);
+    const pairs = head.readDoubleLE(h + 24);
+    h += 32;
     const expiries: number[] = [];
     for (let p = 0; p < pairs; p++, at += 2) {
-      const e = Number(r[at]);
+      const e = textNumber(r[at] as Buffer);
       for (let n = r[at + 1] as number; n > 0; n--) expiries.push(e);
     }
     out[i] = {
       count,
       expiries,
-      horizon: entries[i].read ? now + req.horizonMs : now,
+      horizon: entries[i].read ? horizon : now,
       granted,
       grantExpiresAt: lapse,
     };
   }
   return now;
+}
+
+/** A number Lua wrote as text (num() in common.lua): plain digits read in place, anything else by Number(). */
+function textNumber(b: Buffer): number {
+  const n = b.length;
+  if (n === 0 || n > 15) return Number(b.toString('latin1'));
+  let v = 0;
+  for (let j = 0; j < n; j++) {
+    const d = b[j] - 48;
+    if (d < 0 || d > 9) return Number(b.toString('latin1'));
+    v = v * 10 + d;
+  }
+  return v;
 }

@@ -10,7 +10,9 @@ export type RedisClient = Redis | Cluster;
 /**
  * One Lua script: its source and SHA-1, computed once. Runs with EVALSHA and, when the server's
  * script cache does not have it (after a restart, a failover or SCRIPT FLUSH), resends with EVAL,
- * which also caches it again.
+ * which also caches it again. A script whose reply holds binary strings (`buffers`) is run with the
+ * Buffer variants (EVALSHA as ioredis's evalshaBuffer): its strings come back as Buffers, never
+ * decoded as UTF-8.
  */
 export class LuaScript {
   readonly sha: string;
@@ -18,15 +20,18 @@ export class LuaScript {
   constructor(
     readonly name: string,
     readonly source: string,
+    readonly buffers = false,
   ) {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
   async run(client: RedisClient, keys: string[], args: (string | Buffer)[]): Promise<unknown> {
     try {
+      if (this.buffers) return await client.callBuffer('evalsha', this.sha, keys.length, ...keys, ...args);
       return await client.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (err) {
       if (!isNoScript(err)) throw err;
+      if (this.buffers) return client.callBuffer('eval', this.source, keys.length, ...keys, ...args);
       return client.eval(this.source, keys.length, ...keys, ...args);
     }
   }
@@ -249,10 +254,11 @@ export async function sendPipelined(
         p = client.pipeline();
         keys = 0;
       }
-      if (u.calls.length === 1) {
-        const c = calls[u.calls[0]];
-        p.evalsha(c.script.sha, c.keys.length, ...c.keys, ...c.args);
-      } else p.evalsha(...mixedCommand(calls, u));
+      const c = calls[u.calls[0]];
+      const args: EvalShaArgs =
+        u.calls.length === 1 ? [c.script.sha, c.keys.length, ...c.keys, ...c.args] : mixedCommand(calls, u);
+      if (c.script.buffers) p.callBuffer('evalsha', ...args);
+      else p.evalsha(...args);
       keys += u.keys / 2;
       if (slicer?.due(u.keys / 2)) await slicer.pause();
     }
@@ -278,6 +284,9 @@ export async function sendPipelined(
 }
 
 type Pipeline = ReturnType<RedisClient['pipeline']>;
+
+/** EVALSHA's arguments: the script's SHA-1, the number of keys, the keys, the arguments. */
+type EvalShaArgs = [string, number, ...(string | Buffer)[]];
 
 /** One node's calls, in order, as units: consecutive calls of one script and head, up to MIXED_KEYS / MIXED_ARGS. */
 function mixUnits(calls: ScriptCall[], idx: number[]): Unit[] {
@@ -314,7 +323,7 @@ function sameHead(a: (string | Buffer)[], b: (string | Buffer)[]): boolean {
 }
 
 /** EVALSHA arguments of a mixed call (see composeScript): the first call's keys declared, every call in ARGV. */
-function mixedCommand(calls: ScriptCall[], u: Unit): [string, number, ...(string | Buffer)[]] {
+function mixedCommand(calls: ScriptCall[], u: Unit): EvalShaArgs {
   const first = calls[u.calls[0]];
   const out: (string | Buffer)[] = [...first.keys, MIXED, String(u.calls.length)];
   for (const i of u.calls) {
@@ -430,7 +439,7 @@ const MIXED = '*calls';
  * (NONLOCAL: the client then sends the calls one by one). Carried calls share ARGV[1..6] (common.lua's
  * head): the prelude reads them once. An operation that returns an error ends the call with it.
  */
-export function composeScript(op: string, windowModule: string): LuaScript {
+export function composeScript(op: string, windowModule: string, buffers = false): LuaScript {
   const source = [
     SHEBANG,
     'local function fleetlimitScript(KEYS, ARGV, fleetlimitCalls)',
@@ -482,5 +491,5 @@ export function composeScript(op: string, windowModule: string): LuaScript {
     'end',
     'return fleetlimitScript(all, calls[1][2], calls)',
   ].join('\n');
-  return new LuaScript(`${op} (${windowModule})`, source);
+  return new LuaScript(`${op} (${windowModule})`, source, buffers);
 }
