@@ -17,7 +17,7 @@ import type {
 import { requireHeartbeat } from '../live-set.js';
 import { policyTag } from '../policy-tag.js';
 import { requireCost } from '../require-cost.js';
-import { KeyNameCache } from './key-name-cache.js';
+import { KeyNameCache, type NamedKey } from './key-name-cache.js';
 import type { KeyNames } from './key-names.js';
 import {
   type RedisStoreOptions,
@@ -30,6 +30,8 @@ import {
   keepLoaded,
   type LuaScript,
   type RedisClient,
+  respBulks,
+  respCallHead,
   type ScriptCall,
   sendPipelined,
 } from './script.js';
@@ -229,21 +231,22 @@ export class RedisStore implements AsyncStore {
     if (entries.length === 0) return { now: await this.storeNow(now), replies: [] };
     const slicer = new Slicer();
     const prepare = async () => {
-      const names = new Array<KeyNames>(entries.length);
+      const names = new Array<NamedKey>(entries.length);
       const tag = policyTag(req.policy);
       for (let i = 0; i < entries.length; i++) {
-        names[i] = this.names.get(entries[i].key, req.policy, tag);
+        names[i] = this.names.named(entries[i].key, req.policy, tag);
         if (slicer.due()) await slicer.pause();
       }
-      const slots = this.isCluster() ? names.map((n) => calculateSlot(n.log)) : null;
+      const slots = this.isCluster() ? names.map((n) => calculateSlot(n.names.log)) : null;
       const chunks = chunkEntries(entries, slots, this.options.chunkKeys, this.options.chunkAdmits);
-      const head = [
+      const args = [
         ...this.head(req.policy, now),
         req.gatewayId,
         String(req.seq),
         String(req.leaseTtlMs),
         String(req.horizonMs),
       ];
+      const head = { args, resp: respBulks(args) };
       const calls = new Array<ScriptCall>(chunks.length);
       for (let c = 0; c < chunks.length; c++) {
         calls[c] = this.syncCall(chunks[c], entries, names, head);
@@ -281,33 +284,54 @@ export class RedisStore implements AsyncStore {
    * header): per key flags, ask, the number of runs, then each run as (time, count). A key's admits go
    * as runs of one instant: a busy key admits many per millisecond. A string per number was most of
    * the gateway's CPU per key-sync (making, encoding and collecting them) and cost Redis an object
-   * and a Lua string each.
+   * and a Lua string each. The call is built as the bytes the client writes (ScriptCall.wire): the
+   * key names' RESP copied from the cache, the head's encoded once per sync, the batch packed in
+   * place; the batch argument is a view of it.
    */
-  private syncCall(c: Chunk, entries: SyncEntry[], names: KeyNames[], head: string[]): ScriptCall {
+  private syncCall(c: Chunk, entries: SyncEntry[], names: NamedKey[], head: SyncHead): ScriptCall {
     const keys = new Array<string>(2 * c.indexes.length);
     let size = 0;
-    for (const i of c.indexes) size += 3 + 2 * runCount(entries[i].admits);
-    const packed = Buffer.allocUnsafe(8 * size);
-    let at = 0;
+    let keyBytes = 0;
+    for (const i of c.indexes) {
+      size += 3 + 2 * runCount(entries[i].admits);
+      keyBytes += names[i].resp.length;
+    }
+    const script = this.scripts.sync;
+    const start = respCallHead(script.sha, keys.length, head.args.length + 1);
+    const batchHead = `$${8 * size}\r\n`;
+    const wire = Buffer.allocUnsafe(
+      start.length + keyBytes + head.resp.length + batchHead.length + 8 * size + 2,
+    );
+    let w = wire.write(start, 0, 'latin1');
     let k = 0;
     for (const i of c.indexes) {
+      const n = names[i];
+      keys[k++] = n.names.log;
+      keys[k++] = n.names.meta;
+      wire.set(n.resp, w);
+      w += n.resp.length;
+    }
+    wire.set(head.resp, w);
+    w += head.resp.length;
+    w += wire.write(batchHead, w, 'latin1');
+    const batch = w;
+    for (const i of c.indexes) {
       const e = entries[i];
-      keys[k++] = names[i].log;
-      keys[k++] = names[i].meta;
       const a = e.admits;
-      at = packed.writeDoubleLE((e.read ? 1 : 0) + (e.release ? 2 : 0), at);
-      at = packed.writeDoubleLE(e.ask, at);
-      at = packed.writeDoubleLE(runCount(a), at);
+      w = wire.writeDoubleLE((e.read ? 1 : 0) + (e.release ? 2 : 0), w);
+      w = wire.writeDoubleLE(e.ask, w);
+      w = wire.writeDoubleLE(runCount(a), w);
       for (let j = 0; j < a.length; ) {
         const t = a[j];
         let n = j + 1;
         while (n < a.length && a[n] === t) n++;
-        at = packed.writeDoubleLE(t, at);
-        at = packed.writeDoubleLE(n - j, at);
+        w = wire.writeDoubleLE(t, w);
+        w = wire.writeDoubleLE(n - j, w);
         j = n;
       }
     }
-    return { script: this.scripts.sync, keys, args: [...head, packed] };
+    wire.write('\r\n', w, 'latin1');
+    return { script, keys, args: [...head.args, wire.subarray(batch, w)], wire };
   }
 
   /** ARGV[1..6] of every script (see common.lua). */
@@ -334,7 +358,13 @@ export class RedisStore implements AsyncStore {
   }
 }
 
-/** Key names remembered per store (about 200 bytes each; see KeyNameCache). */
+/** The head of every call of one sync: its arguments before the batch, and their RESP (see syncCall). */
+interface SyncHead {
+  args: string[];
+  resp: Buffer;
+}
+
+/** Key names remembered per store (about 300 bytes each; see KeyNameCache). */
 const NAME_CACHE_KEYS = 100_000;
 
 /** A gateway id's incarnation record outlives its last sync by this much. */
