@@ -75,9 +75,10 @@ class WireCommand extends Command {
   private readonly wire: Buffer;
 
   constructor(c: ScriptCall, wire: Buffer) {
-    super('evalsha', [c.script.sha, String(c.keys.length), ...c.keys, ...c.args], {
-      replyEncoding: c.script.buffers ? null : 'utf8',
-    });
+    // the arguments are set after: the constructor would copy them (flat) and check each for
+    // encoding, which the prebuilt bytes make moot (a tenth of the remaining CPU per key-sync)
+    super('evalsha', [], { replyEncoding: c.script.buffers ? null : 'utf8' });
+    this.args = [c.script.sha, String(c.keys.length), ...c.keys, ...c.args];
     this.wire = wire;
   }
 
