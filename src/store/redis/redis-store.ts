@@ -237,7 +237,8 @@ export class RedisStore implements AsyncStore {
         names[i] = this.names.named(entries[i].key, req.policy, tag);
         if (slicer.due()) await slicer.pause();
       }
-      const slots = this.isCluster() ? names.map((n) => calculateSlot(n.names.log)) : null;
+      const cluster = this.isCluster();
+      const slots = cluster ? names.map((n) => calculateSlot(n.names.log)) : null;
       const chunks = chunkEntries(entries, slots, this.options.chunkKeys, this.options.chunkAdmits);
       const args = [
         ...this.head(req.policy, now),
@@ -246,10 +247,10 @@ export class RedisStore implements AsyncStore {
         String(req.leaseTtlMs),
         String(req.horizonMs),
       ];
-      const head = { args, resp: respBulks(args) };
+      const head = { args, resp: cluster ? EMPTY : respBulks(args) };
       const calls = new Array<ScriptCall>(chunks.length);
       for (let c = 0; c < chunks.length; c++) {
-        calls[c] = this.syncCall(chunks[c], entries, names, head);
+        calls[c] = this.syncCall(chunks[c], entries, names, head, !cluster);
         if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
       }
       return { chunks, calls };
@@ -286,9 +287,17 @@ export class RedisStore implements AsyncStore {
    * the gateway's CPU per key-sync (making, encoding and collecting them) and cost Redis an object
    * and a Lua string each. The call is built as the bytes the client writes (ScriptCall.wire): the
    * key names' RESP copied from the cache, the head's encoded once per sync, the batch packed in
-   * place; the batch argument is a view of it.
+   * place; the batch argument is a view of it. Not in a cluster (`prebuilt` false): there a sync is
+   * cut by slot into calls of a key or two, carried several to a script call (sendPipelined), which
+   * the client encodes; only the batch is packed.
    */
-  private syncCall(c: Chunk, entries: SyncEntry[], names: NamedKey[], head: SyncHead): ScriptCall {
+  private syncCall(
+    c: Chunk,
+    entries: SyncEntry[],
+    names: NamedKey[],
+    head: SyncHead,
+    prebuilt: boolean,
+  ): ScriptCall {
     const keys = new Array<string>(2 * c.indexes.length);
     let size = 0;
     let keyBytes = 0;
@@ -297,23 +306,27 @@ export class RedisStore implements AsyncStore {
       keyBytes += names[i].resp.length;
     }
     const script = this.scripts.sync;
-    const start = respCallHead(script.sha, keys.length, head.args.length + 1);
-    const batchHead = `$${8 * size}\r\n`;
+    const start = prebuilt ? respCallHead(script.sha, keys.length, head.args.length + 1) : '';
+    const batchHead = prebuilt ? `$${8 * size}\r\n` : '';
     const wire = Buffer.allocUnsafe(
-      start.length + keyBytes + head.resp.length + batchHead.length + 8 * size + 2,
+      prebuilt ? start.length + keyBytes + head.resp.length + batchHead.length + 8 * size + 2 : 8 * size,
     );
-    let w = wire.write(start, 0, 'latin1');
+    let w = prebuilt ? wire.write(start, 0, 'latin1') : 0;
     let k = 0;
     for (const i of c.indexes) {
       const n = names[i];
       keys[k++] = n.names.log;
       keys[k++] = n.names.meta;
-      wire.set(n.resp, w);
-      w += n.resp.length;
+      if (prebuilt) {
+        wire.set(n.resp, w);
+        w += n.resp.length;
+      }
     }
-    wire.set(head.resp, w);
-    w += head.resp.length;
-    w += wire.write(batchHead, w, 'latin1');
+    if (prebuilt) {
+      wire.set(head.resp, w);
+      w += head.resp.length;
+      w += wire.write(batchHead, w, 'latin1');
+    }
     const batch = w;
     for (const i of c.indexes) {
       const e = entries[i];
@@ -330,8 +343,10 @@ export class RedisStore implements AsyncStore {
         j = n;
       }
     }
+    const args = [...head.args, wire.subarray(batch, w)];
+    if (!prebuilt) return { script, keys, args };
     wire.write('\r\n', w, 'latin1');
-    return { script, keys, args: [...head.args, wire.subarray(batch, w)], wire };
+    return { script, keys, args, wire };
   }
 
   /** ARGV[1..6] of every script (see common.lua). */
@@ -363,6 +378,8 @@ interface SyncHead {
   args: string[];
   resp: Buffer;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** Key names remembered per store (about 300 bytes each; see KeyNameCache). */
 const NAME_CACHE_KEYS = 100_000;
