@@ -3,13 +3,23 @@ import { policyTag } from '../policy-tag.js';
 import { type KeyNames, keyNames } from './key-names.js';
 
 /**
+ * A user key's names and their RESP encoding as two bulk strings, `$<bytes>\r\n<log>\r\n$<bytes>\r\n<meta>\r\n`:
+ * a sync call copies these bytes into its command instead of having the client encode two strings
+ * per key (RedisStore.syncCall).
+ */
+export interface NamedKey {
+  names: KeyNames;
+  resp: Buffer;
+}
+
+/**
  * A user key's Redis key names, remembered: deriving them takes a SHA-256 of the key, which was a
  * third of the gateway's CPU per key-sync (the hash, its buffers and their collection). Bounded by
  * `max` names in all; when full it starts over (a sync of more keys than that derives the rest
  * afresh, as before the cache), so its memory never depends on how many keys clients send.
  */
 export class KeyNameCache {
-  private readonly byPolicy = new Map<string, Map<string, KeyNames>>();
+  private readonly byPolicy = new Map<string, Map<string, NamedKey>>();
   private size = 0;
 
   constructor(
@@ -20,11 +30,17 @@ export class KeyNameCache {
 
   /** The names of `key` under `policy`; `tag` is policyTag(policy), computed once by a caller naming many keys. */
   get(key: string, policy: Policy, tag = policyTag(policy)): KeyNames {
+    return this.named(key, policy, tag).names;
+  }
+
+  /** The names of `key` under `policy` and their RESP encoding (see NamedKey). */
+  named(key: string, policy: Policy, tag = policyTag(policy)): NamedKey {
     let names = this.byPolicy.get(tag);
     if (names === undefined) this.byPolicy.set(tag, (names = new Map()));
     let k = names.get(key);
     if (k === undefined) {
-      k = keyNames(this.prefix, key, this.logKind, policy);
+      const n = keyNames(this.prefix, key, this.logKind, policy);
+      k = { names: n, resp: Buffer.from(`${bulk(n.log)}${bulk(n.meta)}`, 'utf8') };
       if (this.size >= this.max) {
         this.byPolicy.clear();
         this.byPolicy.set(tag, (names = new Map()));
@@ -35,4 +51,9 @@ export class KeyNameCache {
     }
     return k;
   }
+}
+
+/** A string as a RESP bulk string. */
+function bulk(s: string): string {
+  return `$${Buffer.byteLength(s, 'utf8')}\r\n${s}\r\n`;
 }

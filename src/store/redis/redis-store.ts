@@ -17,7 +17,7 @@ import type {
 import { requireHeartbeat } from '../live-set.js';
 import { policyTag } from '../policy-tag.js';
 import { requireCost } from '../require-cost.js';
-import { KeyNameCache } from './key-name-cache.js';
+import { KeyNameCache, type NamedKey } from './key-name-cache.js';
 import type { KeyNames } from './key-names.js';
 import {
   type RedisStoreOptions,
@@ -30,6 +30,8 @@ import {
   keepLoaded,
   type LuaScript,
   type RedisClient,
+  respBulks,
+  respCallHead,
   type ScriptCall,
   sendPipelined,
 } from './script.js';
@@ -82,7 +84,7 @@ export class RedisStore implements AsyncStore {
     this.scripts = {
       logAdmit: composeScript('log-admit.lua', windowModule),
       void: composeScript('void.lua', windowModule),
-      sync: composeScript('sync.lua', windowModule),
+      sync: composeScript('sync.lua', windowModule, true),
       ask: composeScript('ask.lua', windowModule),
       live: composeScript('live.lua', windowModule),
     };
@@ -229,24 +231,26 @@ export class RedisStore implements AsyncStore {
     if (entries.length === 0) return { now: await this.storeNow(now), replies: [] };
     const slicer = new Slicer();
     const prepare = async () => {
-      const names = new Array<KeyNames>(entries.length);
+      const names = new Array<NamedKey>(entries.length);
       const tag = policyTag(req.policy);
       for (let i = 0; i < entries.length; i++) {
-        names[i] = this.names.get(entries[i].key, req.policy, tag);
+        names[i] = this.names.named(entries[i].key, req.policy, tag);
         if (slicer.due()) await slicer.pause();
       }
-      const slots = this.isCluster() ? names.map((n) => calculateSlot(n.log)) : null;
+      const cluster = this.isCluster();
+      const slots = cluster ? names.map((n) => calculateSlot(n.names.log)) : null;
       const chunks = chunkEntries(entries, slots, this.options.chunkKeys, this.options.chunkAdmits);
-      const head = [
+      const args = [
         ...this.head(req.policy, now),
         req.gatewayId,
         String(req.seq),
         String(req.leaseTtlMs),
         String(req.horizonMs),
       ];
+      const head = { args, resp: cluster ? EMPTY : respBulks(args) };
       const calls = new Array<ScriptCall>(chunks.length);
       for (let c = 0; c < chunks.length; c++) {
-        calls[c] = this.syncCall(chunks[c], entries, names, head);
+        calls[c] = this.syncCall(chunks[c], entries, names, head, !cluster);
         if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
       }
       return { chunks, calls };
@@ -269,7 +273,7 @@ export class RedisStore implements AsyncStore {
     // sync's now is the latest of them (they differ by the pipeline's spread, well under a ms)
     let storeNow = Number.NEGATIVE_INFINITY;
     for (let c = 0; c < chunks.length; c++) {
-      const t = decodeSyncChunk(raw[c] as (string | number)[], chunks[c].indexes, entries, req, replies);
+      const t = decodeSyncChunk(raw[c] as (Buffer | number)[], chunks[c].indexes, entries, req, replies);
       if (t > storeNow) storeNow = t;
       if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
     }
@@ -281,33 +285,68 @@ export class RedisStore implements AsyncStore {
    * header): per key flags, ask, the number of runs, then each run as (time, count). A key's admits go
    * as runs of one instant: a busy key admits many per millisecond. A string per number was most of
    * the gateway's CPU per key-sync (making, encoding and collecting them) and cost Redis an object
-   * and a Lua string each.
+   * and a Lua string each. The call is built as the bytes the client writes (ScriptCall.wire): the
+   * key names' RESP copied from the cache, the head's encoded once per sync, the batch packed in
+   * place; the batch argument is a view of it. Not in a cluster (`prebuilt` false): there a sync is
+   * cut by slot into calls of a key or two, carried several to a script call (sendPipelined), which
+   * the client encodes; only the batch is packed.
    */
-  private syncCall(c: Chunk, entries: SyncEntry[], names: KeyNames[], head: string[]): ScriptCall {
+  private syncCall(
+    c: Chunk,
+    entries: SyncEntry[],
+    names: NamedKey[],
+    head: SyncHead,
+    prebuilt: boolean,
+  ): ScriptCall {
     const keys = new Array<string>(2 * c.indexes.length);
     let size = 0;
-    for (const i of c.indexes) size += 3 + 2 * runCount(entries[i].admits);
-    const packed = Buffer.allocUnsafe(8 * size);
-    let at = 0;
+    let keyBytes = 0;
+    for (const i of c.indexes) {
+      size += 3 + 2 * runCount(entries[i].admits);
+      keyBytes += names[i].resp.length;
+    }
+    const script = this.scripts.sync;
+    const start = prebuilt ? respCallHead(script.sha, keys.length, head.args.length + 1) : '';
+    const batchHead = prebuilt ? `$${8 * size}\r\n` : '';
+    const wire = Buffer.allocUnsafe(
+      prebuilt ? start.length + keyBytes + head.resp.length + batchHead.length + 8 * size + 2 : 8 * size,
+    );
+    let w = prebuilt ? wire.write(start, 0, 'latin1') : 0;
     let k = 0;
     for (const i of c.indexes) {
+      const n = names[i];
+      keys[k++] = n.names.log;
+      keys[k++] = n.names.meta;
+      if (prebuilt) {
+        wire.set(n.resp, w);
+        w += n.resp.length;
+      }
+    }
+    if (prebuilt) {
+      wire.set(head.resp, w);
+      w += head.resp.length;
+      w += wire.write(batchHead, w, 'latin1');
+    }
+    const batch = w;
+    for (const i of c.indexes) {
       const e = entries[i];
-      keys[k++] = names[i].log;
-      keys[k++] = names[i].meta;
       const a = e.admits;
-      at = packed.writeDoubleLE((e.read ? 1 : 0) + (e.release ? 2 : 0), at);
-      at = packed.writeDoubleLE(e.ask, at);
-      at = packed.writeDoubleLE(runCount(a), at);
+      w = wire.writeDoubleLE((e.read ? 1 : 0) + (e.release ? 2 : 0), w);
+      w = wire.writeDoubleLE(e.ask, w);
+      w = wire.writeDoubleLE(runCount(a), w);
       for (let j = 0; j < a.length; ) {
         const t = a[j];
         let n = j + 1;
         while (n < a.length && a[n] === t) n++;
-        at = packed.writeDoubleLE(t, at);
-        at = packed.writeDoubleLE(n - j, at);
+        w = wire.writeDoubleLE(t, w);
+        w = wire.writeDoubleLE(n - j, w);
         j = n;
       }
     }
-    return { script: this.scripts.sync, keys, args: [...head, packed] };
+    const args = [...head.args, wire.subarray(batch, w)];
+    if (!prebuilt) return { script, keys, args };
+    wire.write('\r\n', w, 'latin1');
+    return { script, keys, args, wire };
   }
 
   /** ARGV[1..6] of every script (see common.lua). */
@@ -334,7 +373,15 @@ export class RedisStore implements AsyncStore {
   }
 }
 
-/** Key names remembered per store (about 200 bytes each; see KeyNameCache). */
+/** The head of every call of one sync: its arguments before the batch, and their RESP (see syncCall). */
+interface SyncHead {
+  args: string[];
+  resp: Buffer;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** Key names remembered per store (about 300 bytes each; see KeyNameCache). */
 const NAME_CACHE_KEYS = 100_000;
 
 /** A gateway id's incarnation record outlives its last sync by this much. */
@@ -347,34 +394,58 @@ function runCount(a: readonly number[]): number {
   return runs;
 }
 
-/** Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. */
+/**
+ * Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. The
+ * reply's head is one Buffer of little-endian doubles (now, then per key count, granted, lapse and its
+ * number of expiry pairs), read in place; the pairs follow as (expiry as text, admits).
+ */
 function decodeSyncChunk(
-  r: (string | number)[],
+  r: (Buffer | number)[],
   indexes: number[],
   entries: SyncEntry[],
   req: SyncRequest,
   out: SyncReply[],
 ): number {
-  const now = Number(r[0]);
+  const head = r[0] as Buffer;
+  if (head.length !== 8 * (1 + 4 * indexes.length)) {
+    throw new Error(`sync.lua replied ${head.length} head bytes for ${indexes.length} keys`);
+  }
+  const now = head.readDoubleLE(0);
+  const horizon = now + req.horizonMs;
+  let h = 8;
   let at = 1;
   for (const i of indexes) {
-    const count = r[at] as number;
-    const granted = r[at + 1] as number;
-    const lapse = Number(r[at + 2]);
-    const pairs = r[at + 3] as number;
-    at += 4;
+    // + 0: a -0 reads as 0, as the integer replies these were
+    const count = head.readDoubleLE(h) + 0;
+    const granted = head.readDoubleLE(h + 8) + 0;
+    const lapse = head.readDoubleLE(h + 16);
+    const pairs = head.readDoubleLE(h + 24);
+    h += 32;
     const expiries: number[] = [];
     for (let p = 0; p < pairs; p++, at += 2) {
-      const e = Number(r[at]);
+      const e = textNumber(r[at] as Buffer);
       for (let n = r[at + 1] as number; n > 0; n--) expiries.push(e);
     }
     out[i] = {
       count,
       expiries,
-      horizon: entries[i].read ? now + req.horizonMs : now,
+      horizon: entries[i].read ? horizon : now,
       granted,
       grantExpiresAt: lapse,
     };
   }
   return now;
+}
+
+/** A number Lua wrote as text (num() in common.lua): plain digits read in place, anything else by Number(). */
+function textNumber(b: Buffer): number {
+  const n = b.length;
+  if (n === 0 || n > 15) return Number(b.toString('latin1'));
+  let v = 0;
+  for (let j = 0; j < n; j++) {
+    const d = b[j] - 48;
+    if (d < 0 || d > 9) return Number(b.toString('latin1'));
+    v = v * 10 + d;
+  }
+  return v;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import calculateSlot from 'cluster-key-slot';
-import type { Cluster, Redis } from 'ioredis';
+import { type Cluster, Command, type Pipeline as IoPipeline, type Redis } from 'ioredis';
 import type { Slicer } from '../../util/slicer.js';
 
 export type RedisClient = Redis | Cluster;
@@ -10,7 +10,9 @@ export type RedisClient = Redis | Cluster;
 /**
  * One Lua script: its source and SHA-1, computed once. Runs with EVALSHA and, when the server's
  * script cache does not have it (after a restart, a failover or SCRIPT FLUSH), resends with EVAL,
- * which also caches it again.
+ * which also caches it again. A script whose reply holds binary strings (`buffers`) is run with the
+ * Buffer variants (EVALSHA as ioredis's evalshaBuffer): its strings come back as Buffers, never
+ * decoded as UTF-8.
  */
 export class LuaScript {
   readonly sha: string;
@@ -18,15 +20,18 @@ export class LuaScript {
   constructor(
     readonly name: string,
     readonly source: string,
+    readonly buffers = false,
   ) {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
   async run(client: RedisClient, keys: string[], args: (string | Buffer)[]): Promise<unknown> {
     try {
+      if (this.buffers) return await client.callBuffer('evalsha', this.sha, keys.length, ...keys, ...args);
       return await client.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (err) {
       if (!isNoScript(err)) throw err;
+      if (this.buffers) return client.callBuffer('eval', this.source, keys.length, ...keys, ...args);
       return client.eval(this.source, keys.length, ...keys, ...args);
     }
   }
@@ -37,6 +42,54 @@ export interface ScriptCall {
   /** All in one cluster slot. */
   keys: string[];
   args: (string | Buffer)[];
+  /**
+   * The call as the client would write it, prebuilt by the caller: EVALSHA, the SHA-1, the key count,
+   * `keys` and `args` as one RESP array (see respCall). Written as is where the call goes alone and
+   * the client adds no key prefix; `keys` and `args` still route it and serve resends and mixed calls.
+   */
+  wire?: Buffer;
+}
+
+/**
+ * A call's head as RESP: the array header of an EVALSHA with `keys` keys and `args` arguments, the
+ * command, the SHA-1 and the key count. The keys and arguments follow as bulk strings.
+ */
+export function respCallHead(sha: string, keys: number, args: number): string {
+  const n = String(keys);
+  return `*${3 + keys + args}\r\n$7\r\nevalsha\r\n$${sha.length}\r\n${sha}\r\n$${n.length}\r\n${n}\r\n`;
+}
+
+/** Strings as RESP bulk strings, one after another. */
+export function respBulks(args: string[]): Buffer {
+  let s = '';
+  for (const a of args) s += `$${Buffer.byteLength(a, 'utf8')}\r\n${a}\r\n`;
+  return Buffer.from(s, 'utf8');
+}
+
+/**
+ * An EVALSHA whose bytes were prebuilt (ScriptCall.wire): the client writes them as they are instead
+ * of encoding every argument (a string per key name was a fifth of the gateway's CPU per key-sync).
+ * Its arguments are the call's own, for the cluster client to route it by its keys.
+ */
+class WireCommand extends Command {
+  private readonly wire: Buffer;
+
+  constructor(c: ScriptCall, wire: Buffer) {
+    // the arguments are set after: the constructor would copy them (flat) and check each for
+    // encoding, which the prebuilt bytes make moot (a tenth of the remaining CPU per key-sync)
+    super('evalsha', [], { replyEncoding: c.script.buffers ? null : 'utf8' });
+    this.args = [c.script.sha, String(c.keys.length), ...c.keys, ...c.args];
+    this.wire = wire;
+  }
+
+  override toWritable(_socket: object): Buffer {
+    return this.wire;
+  }
+}
+
+/** Whether the client prefixes key names (ioredis keyPrefix): a prebuilt call would lack the prefix. */
+function prefixesKeys(client: RedisClient): boolean {
+  return Boolean((client.options as { keyPrefix?: string }).keyPrefix);
 }
 
 function isNoScript(err: unknown): boolean {
@@ -235,6 +288,7 @@ export async function sendPipelined(
   const results = new Array<unknown>(calls.length);
   const written: Promise<void>[] = [];
   const mix = isCluster(client);
+  const prebuilt = !prefixesKeys(client);
   for (const idx of groupByNode(client, calls)) {
     const units = mix ? mixUnits(calls, idx) : idx.map((i) => ({ calls: [i], keys: calls[i].keys.length }));
     // build every part first (building writes nothing), then write them in order
@@ -249,10 +303,16 @@ export async function sendPipelined(
         p = client.pipeline();
         keys = 0;
       }
-      if (u.calls.length === 1) {
-        const c = calls[u.calls[0]];
-        p.evalsha(c.script.sha, c.keys.length, ...c.keys, ...c.args);
-      } else p.evalsha(...mixedCommand(calls, u));
+      const c = calls[u.calls[0]];
+      if (u.calls.length === 1 && c.wire !== undefined && prebuilt) {
+        // pipeline() is typed by its commands; it is an ioredis Pipeline, which queues a Command
+        (p as unknown as IoPipeline).sendCommand(new WireCommand(c, c.wire));
+      } else {
+        const args: EvalShaArgs =
+          u.calls.length === 1 ? [c.script.sha, c.keys.length, ...c.keys, ...c.args] : mixedCommand(calls, u);
+        if (c.script.buffers) p.callBuffer('evalsha', ...args);
+        else p.evalsha(...args);
+      }
       keys += u.keys / 2;
       if (slicer?.due(u.keys / 2)) await slicer.pause();
     }
@@ -278,6 +338,9 @@ export async function sendPipelined(
 }
 
 type Pipeline = ReturnType<RedisClient['pipeline']>;
+
+/** EVALSHA's arguments: the script's SHA-1, the number of keys, the keys, the arguments. */
+type EvalShaArgs = [string, number, ...(string | Buffer)[]];
 
 /** One node's calls, in order, as units: consecutive calls of one script and head, up to MIXED_KEYS / MIXED_ARGS. */
 function mixUnits(calls: ScriptCall[], idx: number[]): Unit[] {
@@ -314,7 +377,7 @@ function sameHead(a: (string | Buffer)[], b: (string | Buffer)[]): boolean {
 }
 
 /** EVALSHA arguments of a mixed call (see composeScript): the first call's keys declared, every call in ARGV. */
-function mixedCommand(calls: ScriptCall[], u: Unit): [string, number, ...(string | Buffer)[]] {
+function mixedCommand(calls: ScriptCall[], u: Unit): EvalShaArgs {
   const first = calls[u.calls[0]];
   const out: (string | Buffer)[] = [...first.keys, MIXED, String(u.calls.length)];
   for (const i of u.calls) {
@@ -430,7 +493,7 @@ const MIXED = '*calls';
  * (NONLOCAL: the client then sends the calls one by one). Carried calls share ARGV[1..6] (common.lua's
  * head): the prelude reads them once. An operation that returns an error ends the call with it.
  */
-export function composeScript(op: string, windowModule: string): LuaScript {
+export function composeScript(op: string, windowModule: string, buffers = false): LuaScript {
   const source = [
     SHEBANG,
     'local function fleetlimitScript(KEYS, ARGV, fleetlimitCalls)',
@@ -482,5 +545,5 @@ export function composeScript(op: string, windowModule: string): LuaScript {
     'end',
     'return fleetlimitScript(all, calls[1][2], calls)',
   ].join('\n');
-  return new LuaScript(`${op} (${windowModule})`, source);
+  return new LuaScript(`${op} (${windowModule})`, source, buffers);
 }

@@ -14,7 +14,10 @@
 --          admit time (ms, ascending), admits at it. One binary argument instead of one text per
 --          number: no per-number string on either side (a string per argument was most of the
 --          gateway's sync CPU, and each costs Redis an object and an interned Lua string).
--- Reply: { store now ms, then per key: count, granted, grant lapse ms, p, then p pairs (expiry ms, admits) }
+-- Reply: { head, then per key its p pairs (expiry ms as text, admits) }, where head is one binary string
+--        of little-endian doubles (struct '<d'): the store's now ms, then per key count, granted, grant
+--        lapse ms, p. Four doubles per key instead of four reply values: the gateway reads them in place
+--        (each reply value was a JS value to parse and collect, most of the gateway's decoding).
 -- A seq older than one a key already applied is an error, and nothing is written by this call.
 -- A key named twice is read once per entry; both entries see the replay state from before the call.
 
@@ -23,7 +26,9 @@ local seq = tonumber(ARGV[8])
 local ttl = tonumber(ARGV[9])
 local horizon = NOW + tonumber(ARGV[10])
 local seqField = 'q:' .. gw
-local nowText = num(NOW)
+-- The reply's head, one string per key (see Reply above); joined at the end.
+local packHead = struct.pack
+local HEAD = { packHead('<d', NOW) }
 
 local blob = ARGV[11]
 
@@ -121,15 +126,11 @@ local function plainTouch(i, log, meta, out)
       end
     end
   end
-  out[#out + 1] = count
-  out[#out + 1] = 0
-  out[#out + 1] = nowText
-  local p = #out + 1
-  out[p] = 0
+  local p = #out
   if FLAGS[i] % 2 == 1 and expiry(o) < horizon then
     expiring(log, { o = o }, horizon, out)
-    out[p] = (#out - p) / 2
   end
+  HEAD[#HEAD + 1] = packHead('<dddd', count, 0, NOW, (#out - p) / 2)
   return true
 end
 
@@ -172,19 +173,15 @@ local function generalTouch(i, log, m, out)
       end
     end
   end
-  out[#out + 1] = count
-  out[#out + 1] = granted
-  out[#out + 1] = lapseOut == NOW and nowText or num(lapseOut)
-  local p = #out + 1
-  out[p] = 0
+  local p = #out
   if flags % 2 == 1 then
     expiring(log, m, horizon, out)
-    out[p] = (#out - p) / 2
   end
+  HEAD[#HEAD + 1] = packHead('<dddd', count, granted, lapseOut, (#out - p) / 2)
   settle(log, m, count, (touched and count > 0) and last(log, m) or nil, latestLapse, touched)
 end
 
-local out = { nowText }
+local out = { false }
 local seen = {}
 for i = 1, #ALL do
   local log, meta = KEYS[2 * i - 1], KEYS[2 * i]
@@ -197,4 +194,5 @@ for i = 1, #ALL do
     generalTouch(i, log, readMeta(meta, ALL[i]), out)
   end
 end
+out[1] = table.concat(HEAD)
 return out
