@@ -82,7 +82,7 @@ local function expiry(t)
 end
 
 -- The meta hash of a key: field 'c' = the key's record, five little-endian doubles (struct '<ddddd'):
--- n = the log's member counter, a = the admits its log counts, o / z = bounds on the admit times in
+-- n = the log's member counter (window-exact.lua), a = the admits its log counts, o / z = bounds on the admit times in
 -- its log (no run older than o, none newer than z; they let a touch skip reading the log when
 -- nothing in it can have aged out, and give the key's expiry; see the window modules), e = the
 -- instant the key's records expire at (see settle); NaN for a value absent (n: 0). One binary field

@@ -112,7 +112,15 @@ local function plainTouch(i, log, meta, out)
   end
   local count = a
   if not REPLAY[i] and k > 0 then
-    local pushed, n2, lo, hi = plainAdd(log, n, { unpackDoubles(runFormat(k), blob, FIRST[i]) }, k, blob, FIRST[i])
+    local pushed, n2, lo, hi = plainAdd(
+      log,
+      n,
+      { unpackDoubles(runFormat(k), blob, FIRST[i]) },
+      k,
+      blob,
+      FIRST[i],
+      string.sub(rec, 1, 8)
+    )
     if pushed > 0 then
       count = count + pushed
       o = math.min(o, lo)

@@ -8,8 +8,9 @@
 --                                          their sum; scored by the earliest time.
 -- One member per touch rather than one per run: ZADD's work grows with the members a log holds (a
 -- listpack is scanned whole), and a key-sync's admits were most of its members. <id> is the key's
--- member counter (n in the meta record, common.lua) as 8 bytes (struct '<d': no number formatting),
--- moved once per member, so no two members of a key ever share an id. A central-log call's admits
+-- member counter (n in the meta record, common.lua: the next id free) as 8 bytes, struct '<d' (no
+-- number formatting; the plain path takes them from the record as read), moved once per member, so
+-- no two members of a key ever share an id. A central-log call's admits
 -- are one run named 'c:<gw>:<seq>*<cost>', which removeCall finds by name.
 -- Runs written by earlier versions ('<n>:<i>*<admits>', '<n>.<i>*<admits>', or without '*' for one
 -- admit) are read as one run each, and no name of this version's can be one of theirs. A member whose
@@ -196,11 +197,11 @@ local function cover(m, t)
 end
 
 -- The members that add runs ts, cs (times and admits, in any order), one per UNPACK_RUNS runs, as
--- ZADD arguments appended to args, numbered from n + 1; returns the last number used.
+-- ZADD arguments appended to args, numbered from n; returns the next number free.
 local function membersOf(n, ts, cs, args)
   for from = 1, #ts, UNPACK_RUNS do
-    n = n + 1
     memberOf(idOf(n), ts, cs, from, math.min(#ts, from + UNPACK_RUNS - 1), args)
+    n = n + 1
   end
   return n
 end
@@ -445,9 +446,9 @@ end
 
 -- sync.lua's plain path: adds k runs (k <= UNPACK_RUNS), v[2j - 1] the time and v[2j] the admits of
 -- run j, as add() adds those that still count at NOW: one member, its runs the bytes at..at + 16k - 1
--- of `blob` when every run goes in. Returns the admits added, the counter `n` after, and the earliest
--- and latest time added.
-local function plainAdd(log, n, v, k, blob, at)
+-- of `blob` when every run goes in, its id `id` (idOf(n), as the record holds it). Returns the admits
+-- added, the counter `n` after, and the earliest and latest time added.
+local function plainAdd(log, n, v, k, blob, at, id)
   local pushed, lo, hi, whole = 0, nil, nil, true
   for j = 1, 2 * k, 2 do
     local t, c = v[j], v[j + 1]
@@ -466,10 +467,9 @@ local function plainAdd(log, n, v, k, blob, at)
   if pushed == 0 then
     return 0, n, lo, hi
   end
-  n = n + 1
   local name
   if whole and k > 1 then
-    name = '#' .. string.char(k) .. string.sub(blob, at, at + 16 * k - 1) .. idOf(n) .. '*' .. numOnce(pushed)
+    name = '#' .. string.char(k) .. string.sub(blob, at, at + 16 * k - 1) .. id .. '*' .. numOnce(pushed)
   else
     local w, x = {}, 0
     for j = 1, 2 * k, 2 do
@@ -479,8 +479,8 @@ local function plainAdd(log, n, v, k, blob, at)
         x = x + 1
       end
     end
-    name = member(idOf(n), w, x, pushed)
+    name = member(id, w, x, pushed)
   end
   redis.call('ZADD', log, numOnce(lo), name)
-  return pushed, n, lo, hi
+  return pushed, n + 1, lo, hi
 end
