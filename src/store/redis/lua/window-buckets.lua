@@ -393,38 +393,38 @@ end
 -- the buckets as held; marked partial, so readMeta reads the whole hash for the general path), the
 -- seq applied (nil if none) and the record (false: the general path; nil: no record).
 local function plainRead(meta, seqField, ask, k, blob, at)
-  -- room for one bucket, the usual case: no table grows (a table's growth cost as much as its making)
+  -- made whole at once, with room for one bucket, the usual case: no table grows (each growth cost
+  -- about as much as a table made), and no function is called per run (as much again)
   local args = { 'C', seqField, 'G', 'c', 'a', false }
-  local nargs = 5
-  local all = { partial = true, args = args, got = false, runs = false, pushed = 0, lo = false, hi = false }
+  local all = { partial = true, args = args, got = false, b = 0, runs = false, pushed = 0, lo = false, hi = false }
   if ask == 0 and k > 0 and k <= 32 then
-    -- per bucket x (its field args[5 + x]): admits in runs[2x - 1], latest time in runs[2x]
-    local runs = nil
-    local pushed, lo, hi = 0, nil, nil
+    -- bucket x's field is args[5 + x], its admits runs[2x - 1], its latest time runs[2x]
+    local runs = { 0, 0 }
+    local b, last, pushed, lo, hi = 0, nil, 0, nil, nil
     local pos = at
     for _ = 1, k do
       local t, c
       t, c, pos = unpackRun('<dd', blob, pos)
-      if expiry(t) > NOW then
-        local f = bucketOf(t)
-        local x = 1
-        while x + 5 <= nargs and args[5 + x] ~= f do
-          x = x + 1
+      local e = FIXED and (math.floor(t / WINDOW) + 1) * WINDOW or t + WINDOW
+      if e > NOW then
+        local f = BUCKET_OF[t] or bucketOf(t)
+        local x = b
+        if f ~= last then
+          -- runs come in ascending time, so mostly a new bucket; else it is found
+          x = 1
+          while x <= b and args[5 + x] ~= f do
+            x = x + 1
+          end
+          if x > b then
+            b = x
+            args[5 + x] = f
+            runs[2 * x - 1], runs[2 * x] = 0, t
+          end
+          last = f
         end
-        if x + 5 > nargs then
-          nargs = 5 + x
-          args[nargs] = f
-          if runs == nil then
-            runs = { c, t }
-          else
-            runs[2 * x - 1] = c
-            runs[2 * x] = t
-          end
-        else
-          runs[2 * x - 1] = runs[2 * x - 1] + c
-          if t > runs[2 * x] then
-            runs[2 * x] = t
-          end
+        runs[2 * x - 1] = runs[2 * x - 1] + c
+        if t > runs[2 * x] then
+          runs[2 * x] = t
         end
         pushed = pushed + c
         if lo == nil or t < lo then
@@ -436,10 +436,10 @@ local function plainRead(meta, seqField, ask, k, blob, at)
       end
     end
     if pushed > 0 then
-      all.runs, all.pushed, all.lo, all.hi = runs, pushed, lo, hi
+      all.b, all.runs, all.pushed, all.lo, all.hi = b, runs, pushed, lo, hi
     end
   end
-  local got = redis.call('HMGET', meta, unpack(args, 1, nargs))
+  local got = redis.call('HMGET', meta, unpack(args, 1, 5 + all.b))
   all.got = got
   local plain = got[1] or nil
   if got[3] or got[4] or got[5] then
@@ -454,11 +454,11 @@ end
 -- B buckets), to which the caller appends the record's and sends in one HSET: plainRead's arguments
 -- rewritten when B <= 5 (each field is read before it is written over), else a new table.
 local function plainAdd(_log, n, _v, _k, all)
-  if all.pushed == 0 then
+  local b = all.b
+  if b == 0 then
     return 0, n, nil, nil, nil, 0
   end
   local args, runs, got = all.args, all.runs, all.got
-  local b = #runs / 2
   local w = b <= 5 and args or {}
   for x = 1, b do
     local f = args[5 + x]
