@@ -66,7 +66,8 @@ local function expiry(t)
   return t + WINDOW
 end
 
--- The meta hash of a key: field 'c' = the key's record, five little-endian doubles (struct '<ddddd'):
+-- The meta hash of a key: field 'c' (compact mode: 'C', see RECORD) = the key's record, five
+-- little-endian doubles (struct '<ddddd'):
 -- n = the log's member counter, a = the admits its log counts, o / z = bounds on the admit times in
 -- its log (no run older than o, none newer than z; they let a touch skip reading the log when
 -- nothing in it can have aged out, and give the key's expiry; see the window modules), e = the
@@ -80,6 +81,8 @@ end
 -- of gateway gw that pushed admits here, 'g:<gw>' = '<lapse ms>:<tag>:<slots>[:<tag>:<slots>...]',
 -- gw's outstanding grant in parts tagged by the call that made them (see grantTag below),
 -- 'v:<gw>' = '<seq>:<until ms>': gw's central-log calls up to seq are void until then (void.lua).
+-- Compact mode only: the buckets (window-buckets.lua), and 'G' = '1' while the hash holds a grant
+-- or a void (set and cleared by settle).
 -- It is read once per key into a table; writes are gathered in `m.w` (and `m.dirty`: the record
 -- changed) and sent as one HSET.
 -- A grant's parts share one lapse: the gateway stops spending at `lapse`; the store counts the slots
