@@ -83,20 +83,21 @@ local function byExpiry(a, b)
 end
 
 -- Reads every bucket into `live`, deleting those that no longer count; returns their admits and
--- whether any bucket was held. From m's buckets when given, else from the meta hash.
+-- whether any bucket was held. From m's buckets when given (the hash as read, or its map once this
+-- touch wrote to it), else from the meta hash.
 local function scan(log, m)
-  local meta, b
+  local meta, all, b
   if m ~= nil then
-    meta, b = m.key, bucketMap(m)
+    meta, all, b = m.key, m.all, m.buckets
   else
     meta = METAOF[log]
-    b = bucketMap({ all = redis.call('HGETALL', meta) })
+    all = redis.call('HGETALL', meta)
   end
   live = {}
   local gone = {}
   local n = 0
   local any = false
-  for f, v in pairs(b) do
+  local function visit(f, v)
     any = true
     local c, t = string.match(v, '^(%d+):(.+)$')
     t = tonumber(t)
@@ -109,9 +110,22 @@ local function scan(log, m)
       n = n + c
     end
   end
+  if b ~= nil then
+    for f, v in pairs(b) do
+      visit(f, v)
+    end
+  else
+    for i = 1, #all, 2 do
+      if isBucket(all[i]) then
+        visit(all[i], all[i + 1])
+      end
+    end
+  end
   if #gone > 0 then
-    for i = 1, #gone do
-      b[gone[i]] = nil
+    if b ~= nil then
+      for i = 1, #gone do
+        b[gone[i]] = nil
+      end
     end
     redis.call('HDEL', meta, unpack(gone))
   end
@@ -217,12 +231,15 @@ local function add(log, m, times, counts, texts)
   if total == nil then
     total = prune(log, m)
   end
-  local held = bucketMap(m)
+  -- the buckets as held, when not read into `live` (or once this touch wrote to them)
+  local held = m.buckets
   local byField = {}
   if live ~= nil then
     for i = 1, #live do
       byField[live[i][3]] = live[i]
     end
+  else
+    held = bucketMap(m)
   end
   for i = 1, #times do
     local t = times[i]
@@ -264,7 +281,9 @@ local function add(log, m, times, counts, texts)
   for f, b in pairs(byField) do
     if b.dirty then
       local v = int(b[2]) .. ':' .. (b.text or num(b[4]))
-      held[f] = v
+      if held ~= nil then
+        held[f] = v
+      end
       metaSet(m, f, v)
       b.dirty = nil
     end
