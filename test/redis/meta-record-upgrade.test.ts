@@ -45,7 +45,8 @@ async function expectConverted(meta: string): Promise<MetaRecord> {
   return record as MetaRecord;
 }
 
-describe.each(['exact', 'buckets'] as const)('%s mode: a meta hash written before the record', (mode) => {
+// Compact mode's layout changed since (its buckets moved into the meta hash): its upgrade is below.
+describe.each(['exact'] as const)('%s mode: a meta hash written before the record', (mode) => {
   const store = (): RedisStore => fx.store({ clock: 'caller', mode, buckets: 10, expiryMarginMs: 600_000 });
 
   it('is read as written by hand, and a push converts it', async () => {
@@ -118,6 +119,121 @@ describe.each(['exact', 'buckets'] as const)('%s mode: a meta hash written befor
     expect(after).toMatchObject({ a: 3, o: old.o, z: 300, n: old.n });
     // 100 ages out at 1100, 200 at 1200
     expect((await s.sync(push(4, []), 1150)).replies[0].count).toBe(2);
+  });
+});
+
+/**
+ * Compact mode keeps its buckets in the meta hash, beside the record 'C' (window-buckets.lua). Versions
+ * before kept them in a hash of their own (the `log` key, kind 'b') beside the record 'c' (or, before
+ * the record, text fields a/o/z/e). A key in that layout, or one an earlier version still running wrote
+ * to since (it writes 'c' whenever it writes a bucket), is folded on its next touch: the bucket hash's
+ * live buckets summed into the meta hash's per bucket number (the later latest admit kept), the bucket
+ * hash and 'c' (and the text fields) deleted, the count and bounds found again, the expiry set anew.
+ * W = 1000 ms, 10 buckets: an admit at t is in bucket floor(t / 100) (t < 1000).
+ */
+describe('compact mode: a key in the layout before the buckets moved into the meta hash', () => {
+  const store = (): RedisStore =>
+    fx.store({ clock: 'caller', mode: 'buckets', buckets: 10, expiryMarginMs: 600_000 });
+
+  /** The layout an earlier version wrote: buckets 1 (3 admits, the latest at 150) and 2 (1 at 200). */
+  async function asEarlier(
+    s: RedisStore,
+    record: 'c' | 'text' | 'none' = 'c',
+  ): Promise<{ log: string; meta: string }> {
+    const { log, meta } = s.keyNames('k', policy);
+    await fx.client().hset(log, '1', '3:150', '2', '1:200');
+    if (record === 'c') {
+      await fx
+        .client()
+        .hset(
+          meta,
+          'c',
+          encodeMetaRecord({ n: 0, a: 4, o: 100, z: 200, e: Date.now() + 10_000_000 }),
+          'q:g',
+          '1',
+        );
+    } else if (record === 'text') {
+      await fx
+        .client()
+        .hset(meta, 'n', '1', 'a', '4', 'o', '100', 'z', '200', 'e', String(Date.now() + 10_000_000));
+    }
+    return { log, meta };
+  }
+
+  async function expectFolded(
+    log: string,
+    meta: string,
+  ): Promise<{ record: MetaRecord; buckets: Record<string, string> }> {
+    expect(await fx.client().exists(log)).toBe(0);
+    const { record, recordField, fields } = await readMetaHash(fx.client(), meta);
+    expect(recordField).toBe('C');
+    for (const f of ['c', ...CONVERTED]) expect(fields[f]).toBeUndefined();
+    const buckets: Record<string, string> = {};
+    for (const [f, v] of Object.entries(fields)) if (/^\d/.test(f)) buckets[f] = v;
+    // the meta hash alone holds the key now: it expires
+    expect(await fx.client().pttl(meta)).toBeGreaterThan(0);
+    return { record: record as MetaRecord, buckets };
+  }
+
+  it('a push folds the bucket hash into the meta hash, nothing counted lost', async () => {
+    const s = store();
+    const { log, meta } = await asEarlier(s);
+    expect((await s.sync(push(2, [300]), 300)).replies[0].count).toBe(5);
+    const { record, buckets } = await expectFolded(log, meta);
+    expect(record).toMatchObject({ a: 5, z: 300 });
+    expect(buckets).toEqual({ '1': '3:150', '2': '1:200', '3': '1:300' });
+    // bucket 1 counts until its latest admit (150) expires at 1150
+    expect((await s.sync(push(3, [], true), 1160)).replies[0].count).toBe(2);
+  });
+
+  it('buckets an earlier version still running wrote since are summed into this version’s', async () => {
+    const s = store();
+    const { log, meta } = s.keyNames('k', policy);
+    await s.sync(push(1, [100, 210]), 210);
+    // the earlier version pushes 2 at 250 into bucket 2 of its own hash, and writes its record 'c'
+    await fx.client().hset(log, '2', '2:250');
+    await fx.client().hset(meta, 'c', encodeMetaRecord({ n: 0, a: 2, o: 250, z: 250 }), 'q:h', '1');
+    expect((await s.sync(push(2, [300]), 300)).replies[0].count).toBe(5);
+    const { record, buckets } = await expectFolded(log, meta);
+    expect(record).toMatchObject({ a: 5, z: 300 });
+    expect(buckets).toEqual({ '1': '1:100', '2': '3:250', '3': '1:300' });
+  });
+
+  it('a key written before the record (text fields) is folded by a read', async () => {
+    const s = store();
+    const { log, meta } = await asEarlier(s, 'text');
+    expect((await s.sync(push(2, []), 500)).replies[0].count).toBe(4);
+    const { record, buckets } = await expectFolded(log, meta);
+    expect(record).toMatchObject({ a: 4, z: 200 });
+    expect(buckets).toEqual({ '1': '3:150', '2': '1:200' });
+    // that version's run counter is left to it
+    expect((await readMetaHash(fx.client(), meta)).fields.n).toBe('1');
+  });
+
+  it('a bucket hash without its meta hash is folded, and the new meta hash expires', async () => {
+    const s = store();
+    const { log, meta } = await asEarlier(s, 'none');
+    expect((await s.sync(push(1, []), 500)).replies[0].count).toBe(4);
+    await expectFolded(log, meta);
+  });
+
+  it('a central-log admit and an ask fold it', async () => {
+    const s = store();
+    const { log, meta } = await asEarlier(s);
+    expect((await s.logAdmit('k', policy, 250, 3, { gatewayId: 'h', seq: 1 })).count).toBe(7);
+    expect((await expectFolded(log, meta)).record).toMatchObject({ a: 7, z: 250 });
+    const t = store();
+    const k2 = await asEarlier(t);
+    expect((await t.ask('a', 'k', policy, 300, 1000, 1)).granted).toBe(96);
+    await expectFolded(k2.log, k2.meta);
+  });
+
+  it('a refusal that writes nothing counts the bucket hash too', async () => {
+    const s = store();
+    const { log } = await asEarlier(s);
+    // a cost above L: peeked, nothing written
+    expect((await s.logAdmit('k', policy, 250, 101)).count).toBe(4);
+    expect(await fx.client().exists(log)).toBe(1);
   });
 });
 

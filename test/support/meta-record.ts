@@ -1,5 +1,6 @@
 /**
- * The meta hash's record (src/store/redis/lua/common.lua, above readMeta): field 'c' holds five
+ * The meta hash's record (src/store/redis/lua/common.lua, above readMeta): field 'c' (exact mode; 'C'
+ * in compact mode, whose buckets are fields of the meta hash, and 'c' there an earlier version's) holds five
  * little-endian doubles, n (the log's member counter), a (the count), o / z (bounds on the admit
  * times), e (the instant the key's records expire at, on Redis's clock); NaN for a value absent.
  * Tests that look into a key, or write one as a version before the record did, go through here.
@@ -34,26 +35,45 @@ export function encodeMetaRecord(r: MetaRecord): Buffer {
   return c;
 }
 
-/** A meta hash as read: its record (null if it has none) and its other fields as text. */
+/** A meta hash field that is a compact-mode bucket (its number: digits, '-' first before 1970). */
+export const isBucketField = (f: string): boolean => /^-?\d/.test(f);
+
+/**
+ * A meta hash as read: its record (null if it has none: 'C' if present, else 'c'), the field it was
+ * read from, and its other fields as text (compact mode's buckets among them).
+ */
 export async function readMetaHash(
   client: Redis,
   meta: string,
-): Promise<{ record: MetaRecord | null; fields: Record<string, string> }> {
+): Promise<{ record: MetaRecord | null; recordField: 'c' | 'C' | null; fields: Record<string, string> }> {
   const all = await client.hgetallBuffer(meta);
+  const recordField = all.C !== undefined ? 'C' : all.c !== undefined ? 'c' : null;
   const fields: Record<string, string> = {};
   let record: MetaRecord | null = null;
   for (const [f, v] of Object.entries(all)) {
-    if (f === 'c') record = decodeMetaRecord(v);
+    if (f === recordField) record = decodeMetaRecord(v);
     else fields[f] = v.toString('utf8');
   }
-  return { record, fields };
+  return { record, recordField, fields };
 }
 
 /** The record of a meta hash (throws if it has none). */
 export async function metaRecord(client: Redis, meta: string): Promise<MetaRecord> {
   const { record } = await readMetaHash(client, meta);
-  if (record === null) throw new Error(`meta hash ${meta} has no record 'c'`);
+  if (record === null) throw new Error(`meta hash ${meta} has no record 'c' or 'C'`);
   return record;
+}
+
+/** Compact mode's buckets, kept in the meta hash: admits and latest admit time of each. */
+export async function metaBuckets(client: Redis, meta: string): Promise<{ t: number; admits: number }[]> {
+  const { fields } = await readMetaHash(client, meta);
+  const out: { t: number; admits: number }[] = [];
+  for (const [f, v] of Object.entries(fields)) {
+    if (!isBucketField(f)) continue;
+    const [c, t] = v.split(':');
+    out.push({ t: Number(t), admits: Number(c) });
+  }
+  return out;
 }
 
 /** Drops values from a meta hash's record (as if lost), keeping the others. */
@@ -62,7 +82,8 @@ export async function dropFromMetaRecord(
   meta: string,
   ...names: (keyof MetaRecord)[]
 ): Promise<void> {
-  const r = await metaRecord(client, meta);
-  for (const name of names) delete r[name];
-  await client.hset(meta, 'c', encodeMetaRecord(r));
+  const { record, recordField } = await readMetaHash(client, meta);
+  if (record === null || recordField === null) throw new Error(`meta hash ${meta} has no record`);
+  for (const name of names) delete record[name];
+  await client.hset(meta, recordField, encodeMetaRecord(record));
 }

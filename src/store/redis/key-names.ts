@@ -14,7 +14,10 @@ export const MAX_VERBATIM_KEY_BYTES = 200;
  * under every policy, share one hash tag, so one cluster slot.
  */
 export interface KeyNames {
-  /** The window log: a sorted set (exact mode) or a bucket hash (compact mode). */
+  /**
+   * The window log: a sorted set (exact mode). Compact mode keeps its buckets in the meta hash; this
+   * names the bucket hash of versions before, which its scripts fold into the meta hash and delete.
+   */
   log: string;
   /** Grants per gateway, last sync seq per gateway, the log's member counter. */
   meta: string;

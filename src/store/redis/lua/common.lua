@@ -81,7 +81,8 @@ local function expiry(t)
   return t + WINDOW
 end
 
--- The meta hash of a key: field 'c' = the key's record, five little-endian doubles (struct '<ddddd'):
+-- The meta hash of a key: field 'c' (compact mode: 'C', see RECORD) = the key's record, five
+-- little-endian doubles (struct '<ddddd'):
 -- n = the log's member counter (window-exact.lua), a = the admits its log counts, o / z = bounds on the admit times in
 -- its log (no run older than o, none newer than z; they let a touch skip reading the log when
 -- nothing in it can have aged out, and give the key's expiry; see the window modules), e = the
@@ -95,6 +96,8 @@ end
 -- of gateway gw that pushed admits here, 'g:<gw>' = '<lapse ms>:<tag>:<slots>[:<tag>:<slots>...]',
 -- gw's outstanding grant in parts tagged by the call that made them (see grantTag below),
 -- 'v:<gw>' = '<seq>:<until ms>': gw's central-log calls up to seq are void until then (void.lua).
+-- Compact mode only: the buckets (window-buckets.lua), and 'G' = '1' while the hash holds a grant
+-- or a void (set and cleared by settle).
 -- It is read once per key into a table; writes are gathered in `m.w` (and `m.dirty`: the record
 -- changed) and sent as one HSET.
 -- A grant's parts share one lapse: the gateway stops spending at `lapse`; the store counts the slots
@@ -128,6 +131,11 @@ end
 local NONE = 0 / 0
 local packRecord, unpackRecord = struct.pack, struct.unpack
 
+-- The record's field: 'c' in exact mode; 'C' in compact mode, whose buckets are fields of the meta
+-- hash (window-buckets.lua): a hash holding 'c' there was written (or touched since) by a version
+-- that kept them in a hash of their own.
+local RECORD = BUCKETS > 0 and 'C' or 'c'
+
 -- x, or nil for the record's NaN.
 local function opt(x)
   if x ~= x then
@@ -153,7 +161,10 @@ local LEGACY = { a = true, o = true, z = true, e = true }
 
 -- `all`: the hash as HGETALL gave it, when the caller read it already.
 local function readMeta(meta, all)
-  all = all or redis.call('HGETALL', meta)
+  if all == nil or all.partial then
+    -- (partial: the fields sync.lua's plain path needs in compact mode, window-buckets.lua's plainRead)
+    all = redis.call('HGETALL', meta)
+  end
   local m = {
     key = meta,
     n = 0,
@@ -164,13 +175,20 @@ local function readMeta(meta, all)
     w = {},
     existed = #all > 0,
     fresh = #all == 0,
+    all = all,
   }
   local text = nil
   for i = 1, #all, 2 do
     local f, v = all[i], all[i + 1]
     local kind = string.sub(f, 1, 2)
-    if f == 'c' then
+    if f == RECORD then
       m.n, m.a, m.o, m.z, m.e = unrecord(v)
+      m.recorded = true
+    elseif f == 'c' then
+      -- compact mode: the record of a version keeping the buckets apart (window-buckets.lua folds)
+      m.earlier = true
+    elseif f == 'G' then
+      m.marked = true
     elseif LEGACY[f] then
       text = text or {}
       text[f] = tonumber(v)
@@ -370,8 +388,12 @@ end
 local function settle(log, m, count, lastExpiry, latestLapse, touched)
   local gone = count == 0 and latestLapse == nil and m.voidUntil == nil
   local ttl = nil
-  if touched and not gone then
+  if (touched or m.refresh) and not gone then
     local deadline = lastExpiry
+    if m.refresh and deadline == nil and count > 0 then
+      -- a key converted by this touch (window-buckets.lua's fold): its expiry set anew
+      deadline = expiry(m.z)
+    end
     if latestLapse ~= nil and (deadline == nil or latestLapse > deadline) then
       deadline = latestLapse
     end
@@ -389,8 +411,27 @@ local function settle(log, m, count, lastExpiry, latestLapse, touched)
       end
     end
   end
+  if BUCKETS > 0 and not gone then
+    -- compact mode: field 'G' marks a hash holding a grant or a void, which sync.lua's plain path
+    -- (reading only the fields it needs: window-buckets.lua's plainRead) leaves to the general path
+    local held = next(m.grants) ~= nil or m.voidUntil ~= nil
+    if held and not m.marked then
+      metaSet(m, 'G', '1')
+      m.marked = true
+    elseif m.marked and not held then
+      -- the voids left are spent: gone with the mark
+      local f = { 'G' }
+      for i = 1, #m.all, 2 do
+        if string.sub(m.all[i], 1, 2) == 'v:' then
+          f[#f + 1] = m.all[i]
+        end
+      end
+      redis.call('HDEL', m.key, unpack(f))
+      m.marked = false
+    end
+  end
   if m.dirty then
-    metaSet(m, 'c', record(m))
+    metaSet(m, RECORD, record(m))
     m.dirty = false
   end
   if #m.w > 0 then

@@ -1,6 +1,7 @@
 -- log-admit.lua: central-log's request-path call. Admits iff the window's count + every gateway's
 -- outstanding grants + cost <= L, and appends `cost` admits at now (one run), atomically.
--- KEYS[1] log    the key's window log (sorted set, or bucket hash in compact mode)
+-- KEYS[1] log    the key's window log (sorted set; compact mode: the bucket hash of earlier
+--                versions, folded into the meta hash: window-buckets.lua)
 -- KEYS[2] meta   the key's meta hash: member counter 'n', last sync seq 'q:<gw>', grants 'g:<gw>',
 --                the log's count 'a' (exact mode, see window-exact.lua)
 -- ARGV[1..6]     as in common.lua (now ms, windowMs, kind, limit, buckets, marginMs)

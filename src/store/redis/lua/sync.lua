@@ -41,8 +41,14 @@ local at = 1
 for i = 1, #KEYS / 2 do
   local flags, ask, n
   flags, ask, n, at = unpackDoubles('<ddd', blob, at)
-  local all = redis.call('HGETALL', KEYS[2 * i])
-  local applied, plain = nil, nil
+  local all, applied, plain = nil, nil, nil
+  if BUCKETS > 0 then
+    -- compact mode: only what the plain path needs, the seq and the record among it
+    -- (window-buckets.lua); `all` has no fields to scan below, and the general path reads them all
+    all, applied, plain = plainRead(KEYS[2 * i], seqField, ask, n, blob, at)
+  else
+    all = redis.call('HGETALL', KEYS[2 * i])
+  end
   for j = 1, #all, 2 do
     local f = all[j]
     if f == seqField then
@@ -112,22 +118,22 @@ local function plainTouch(i, log, meta, out)
   end
   local count = a
   if not REPLAY[i] and k > 0 then
-    local pushed, n2, lo, hi = plainAdd(
-      log,
-      n,
-      { unpackDoubles(runFormat(k), blob, FIRST[i]) },
-      k,
-      blob,
-      FIRST[i],
-      string.sub(rec, 1, 8)
-    )
+    -- compact mode: its runs read by plainRead; w, the buckets it writes, sent with the record
+    local v = BUCKETS == 0 and { unpackDoubles(runFormat(k), blob, FIRST[i]) } or nil
+    local pushed, n2, lo, hi, w, x = plainAdd(log, n, v, k, ALL[i], blob, FIRST[i], string.sub(rec, 1, 8))
     if pushed > 0 then
       count = count + pushed
       o = math.min(o, lo)
       z = math.max(z, hi)
       -- as settle(): the records expire MARGIN (up to MARGIN + SLACK) past the newest admit's expiry
       local ttl, expiresAt = expiryFor(e, expiry(z) + MARGIN)
-      redis.call('HSET', meta, 'c', packRecord('<ddddd', n2, count, o, z, expiresAt), seqField, ARGV[8])
+      local rec = packRecord('<ddddd', n2, count, o, z, expiresAt)
+      if w == nil then
+        redis.call('HSET', meta, 'c', rec, seqField, ARGV[8])
+      else
+        w[x + 1], w[x + 2], w[x + 3], w[x + 4] = RECORD, rec, seqField, ARGV[8]
+        redis.call('HSET', meta, unpack(w, 1, x + 4))
+      end
       if ttl ~= nil then
         redis.call('PEXPIRE', log, ttl)
         redis.call('PEXPIRE', meta, ttl)

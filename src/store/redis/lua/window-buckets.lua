@@ -1,17 +1,39 @@
 -- window-buckets.lua: the compact log. Included after common.lua in compact mode.
--- The log is a hash of sub-windows of W / BUCKETS: field = the sub-window's number (bucketOf),
--- value = '<admits>:<latest admit time in it, ms>'. A bucket counts until its latest admit's expiry,
--- so the count never falls below the exact one and exceeds it by at most the admits of the one
--- bucket that straddles the window's start (sliding); a fixed window's buckets never straddle.
--- The meta record keeps the count (a) and bounds on the buckets' latest admit times (o, z), so
--- a touch while no bucket can have aged out reads only the buckets it adds to.
+-- The buckets are fields of the key's meta hash, one per sub-window of W / BUCKETS: field = the
+-- sub-window's number (bucketOf: digits, a '-' before them for times before 1970; no other field of
+-- the hash starts so), value = '<admits>:<latest admit time in it, ms>'. A bucket counts until its
+-- latest admit's expiry, so the count never falls below the exact one and exceeds it by at most the
+-- admits of the one bucket that straddles the window's start (sliding); a fixed window's buckets
+-- never straddle. The meta record (field 'C' in this mode, common.lua) keeps the count (a) and bounds
+-- on the buckets' latest admit times (o, z), so a touch while no bucket can have aged out reads no
+-- bucket but those it adds to, and those from the HGETALL of the meta hash it made already. One key
+-- per user key: the buckets cannot be lost apart from their record, and one HSET writes both.
+--
+-- Versions before kept the buckets in a hash of their own (the `log` key, KEYS[2i-1]) and the record
+-- in field 'c'. A meta hash holding 'c' (such a version touched it since this one did), or text
+-- fields a/o/z/e (a version before the record), or no record 'C' is folded on its touch (see fold):
+-- the bucket hash's live buckets summed into the meta hash's, per bucket number; the bucket hash
+-- deleted; 'c' and the text fields deleted; the count and bounds found again from the buckets; the
+-- expiry set anew. sync.lua's plain path never takes such a hash (its first loop sends any field
+-- it does not know, 'c' and a/o/z/e among them, to the general path; no 'C', no plain path).
 -- Same functions as window-exact.lua.
+
+-- Each script names its keys in pairs (log, meta).
+local METAOF = {}
+for i = 1, #KEYS - 1, 2 do
+  METAOF[KEYS[i]] = KEYS[i + 1]
+end
 
 -- The sub-window holding t: BUCKETS per aligned window of W, counted from 0. Found within t's own
 -- window, floor(t / W) as expiry() takes it, so a fixed window's buckets never hold an admit of
 -- another window; with integer t and W every operation is exact (t / (W / BUCKETS) in floating point
 -- put some window starts in the previous window's last bucket).
+local BUCKET_OF = {}
 local function bucketOf(t)
+  local f = BUCKET_OF[t]
+  if f ~= nil then
+    return f
+  end
   local w = math.floor(t / WINDOW)
   local sub = math.floor((t - w * WINDOW) * BUCKETS / WINDOW)
   if sub < 0 then
@@ -19,41 +41,96 @@ local function bucketOf(t)
   elseif sub >= BUCKETS then
     sub = BUCKETS - 1
   end
-  return int(w * BUCKETS + sub)
+  f = int(w * BUCKETS + sub)
+  BUCKET_OF[t] = f
+  return f
+end
+
+-- A meta hash field that is a bucket: starts with a digit or '-'.
+local function isBucket(f)
+  local b = string.byte(f, 1)
+  return b == 45 or (b >= 48 and b <= 57)
 end
 
 -- The live buckets as last read: { expiry, admits, field, latest admit time } ascending by expiry;
 -- nil when this touch has not read them (nothing could have aged out: see prune).
 local live = nil
 local TOTAL = {}
+-- The meta table (readMeta) of the touch under way on a log, set by prune: its buckets are read
+-- from it, not from Redis (writes are gathered in it until settle). None on sync.lua's plain path.
+local TOUCH = {}
+local unpackRun = struct.unpack
+
+-- The buckets of meta table m, field -> value as held, the writes of this touch included.
+local function bucketMap(m)
+  local b = m.buckets
+  if b == nil then
+    b = {}
+    local all = m.all
+    for i = 1, #all, 2 do
+      local f = all[i]
+      if isBucket(f) then
+        b[f] = all[i + 1]
+      end
+    end
+    m.buckets = b
+  end
+  return b
+end
 
 local function byExpiry(a, b)
   return a[1] < b[1]
 end
 
--- Reads every bucket into `live`, dropping those that no longer count; returns their admits and
--- whether the log existed.
-local function scan(log)
-  local all = redis.call('HGETALL', log)
+-- Reads every bucket into `live`, deleting those that no longer count; returns their admits and
+-- whether any bucket was held. From m's buckets when given (the hash as read, or its map once this
+-- touch wrote to it), else from the meta hash.
+local function scan(log, m)
+  local meta, all, b
+  if m ~= nil then
+    meta, all, b = m.key, m.all, m.buckets
+  else
+    meta = METAOF[log]
+    all = redis.call('HGETALL', meta)
+  end
   live = {}
   local gone = {}
   local n = 0
-  for i = 1, #all, 2 do
-    local c, t = string.match(all[i + 1], '^(%d+):(.+)$')
-    local e = expiry(tonumber(t))
+  local any = false
+  local function visit(f, v)
+    any = true
+    local c, t = string.match(v, '^(%d+):(.+)$')
+    t = tonumber(t)
+    local e = expiry(t)
     if e <= NOW then
-      gone[#gone + 1] = all[i]
+      gone[#gone + 1] = f
     else
       c = tonumber(c)
-      live[#live + 1] = { e, c, all[i], tonumber(t) }
+      live[#live + 1] = { e, c, f, t }
       n = n + c
     end
   end
+  if b ~= nil then
+    for f, v in pairs(b) do
+      visit(f, v)
+    end
+  else
+    for i = 1, #all, 2 do
+      if isBucket(all[i]) then
+        visit(all[i], all[i + 1])
+      end
+    end
+  end
   if #gone > 0 then
-    redis.call('HDEL', log, unpack(gone))
+    if b ~= nil then
+      for i = 1, #gone do
+        b[gone[i]] = nil
+      end
+    end
+    redis.call('HDEL', meta, unpack(gone))
   end
   table.sort(live, byExpiry)
-  return n, #all > 0
+  return n, any
 end
 
 -- Records the log's count (and the bounds on its buckets' latest admit times, set by the caller)
@@ -64,18 +141,65 @@ local function storeTotal(log, m, total)
   m.dirty = true
 end
 
--- The count at NOW; whether the log existed. While the bucket to expire first (o bounds its
--- latest admit from below) still counts, none has aged out: the stored count holds and the buckets
--- are not read (HLEN only checks the log was not lost on its own).
-local function prune(log, m)
-  if m.a ~= nil and m.a > 0 and m.o ~= nil and m.z ~= nil and expiry(m.o) > NOW then
-    if redis.call('HLEN', log) > 0 then
-      TOTAL[log] = m.a
-      live = nil
-      return m.a, true
+-- '<admits>:<time text>' of two values of one bucket summed: the later latest admit kept.
+local function merged(v1, v2)
+  local c1, t1 = string.match(v1, '^(%d+):(.+)$')
+  local c2, t2 = string.match(v2, '^(%d+):(.+)$')
+  if tonumber(t2) > tonumber(t1) then
+    t1 = t2
+  end
+  return int(tonumber(c1) + tonumber(c2)) .. ':' .. t1
+end
+
+-- Converts a key written by a version that kept the buckets apart (see the head of this file): the
+-- bucket hash's live buckets summed into m's, the bucket hash deleted, 'c' deleted (with the text
+-- fields: readMeta's m.legacy), the expiry set anew by settle. Returns whether the bucket hash held any.
+local function fold(log, m)
+  local old = redis.call('HGETALL', log)
+  local b = bucketMap(m)
+  for i = 1, #old, 2 do
+    local f, v = old[i], old[i + 1]
+    local t = tonumber(string.match(v, ':(.+)$'))
+    if expiry(t) > NOW then
+      if b[f] ~= nil then
+        v = merged(b[f], v)
+      end
+      b[f] = v
+      metaSet(m, f, v)
     end
   end
-  local n, existed = scan(log)
+  if #old > 0 then
+    redis.call('DEL', log)
+  end
+  if m.earlier then
+    m.legacy = m.legacy or {}
+    m.legacy[#m.legacy + 1] = 'c'
+    m.earlier = nil
+  end
+  m.a, m.o, m.z, m.e = nil, nil, nil, nil
+  if m.existed or #old > 0 then
+    -- the record written, marking the key converted (a key new to both layouts writes nothing here)
+    m.refresh = true
+    m.dirty = true
+  end
+  return #old > 0
+end
+
+-- The count at NOW; whether the log existed. While the bucket to expire first (o bounds its
+-- latest admit from below) still counts, none has aged out: the stored count holds and the buckets
+-- are not read. A key not yet in this layout is folded first.
+local function prune(log, m)
+  TOUCH[log] = m
+  live = nil
+  local folded = false
+  if m.earlier or m.legacy ~= nil or not m.recorded then
+    folded = fold(log, m)
+  elseif m.a ~= nil and m.a > 0 and m.o ~= nil and m.z ~= nil and expiry(m.o) > NOW then
+    TOTAL[log] = m.a
+    return m.a, true
+  end
+  local n, existed = scan(log, m)
+  existed = existed or folded
   if #live == 0 then
     TOTAL[log] = 0
     if m.a ~= nil or m.o ~= nil or m.z ~= nil or m.e ~= nil then
@@ -99,20 +223,24 @@ local function prune(log, m)
   return n, existed
 end
 
--- Adds counts[i] admits (1 without counts) at each times[i] (ms). Reads only the buckets it adds
--- to when `live` was not read; keeps `live` right when it was.
+-- Adds counts[i] admits (1 without counts) at each times[i] (ms). Without `live` read, the buckets
+-- it adds to are taken from the meta hash as read; keeps `live` right when it was. The writes go
+-- with the record's (settle).
 local function add(log, m, times, counts, texts)
   local total = TOTAL[log]
   if total == nil then
     total = prune(log, m)
   end
+  -- the buckets as held, when not read into `live` (or once this touch wrote to them)
+  local held = m.buckets
   local byField = {}
   if live ~= nil then
     for i = 1, #live do
       byField[live[i][3]] = live[i]
     end
+  else
+    held = bucketMap(m)
   end
-  local fields = {}
   for i = 1, #times do
     local t = times[i]
     local f = bucketOf(t)
@@ -122,8 +250,14 @@ local function add(log, m, times, counts, texts)
       byField[f] = b
       if live ~= nil then
         live[#live + 1] = b
-      else
-        fields[#fields + 1] = f
+      elseif held[f] ~= nil then
+        -- a bucket this touch did not read: what it held before (nothing has aged: see prune)
+        local c, ht = string.match(held[f], '^(%d+):(.+)$')
+        b[2] = tonumber(c)
+        ht = tonumber(ht)
+        if ht > t then
+          b[4] = ht
+        end
       end
     end
     local c = counts and counts[i] or 1
@@ -144,32 +278,16 @@ local function add(log, m, times, counts, texts)
       m.z = t
     end
   end
-  if #fields > 0 then
-    -- buckets this touch did not read: what they held before
-    local had = redis.call('HMGET', log, unpack(fields))
-    for i = 1, #fields do
-      if had[i] then
-        local c, t = string.match(had[i], '^(%d+):(.+)$')
-        local b = byField[fields[i]]
-        b[2] = b[2] + tonumber(c)
-        t = tonumber(t)
-        if t > b[4] then
-          b[4] = t
-          b[1] = expiry(t)
-          b.text = nil
-        end
-      end
-    end
-  end
-  local w = {}
   for f, b in pairs(byField) do
     if b.dirty then
-      w[#w + 1] = f
-      w[#w + 1] = int(b[2]) .. ':' .. (b.text or num(b[4]))
+      local v = int(b[2]) .. ':' .. (b.text or num(b[4]))
+      if held ~= nil then
+        held[f] = v
+      end
+      metaSet(m, f, v)
       b.dirty = nil
     end
   end
-  redis.call('HSET', log, unpack(w))
   if live ~= nil then
     table.sort(live, byExpiry)
   end
@@ -182,19 +300,40 @@ local function addCall(log, m, t, cost, _gw, _seq)
   return cost
 end
 
--- The count at NOW and the oldest counted admit's expiry (nil if none), writing nothing.
-local function peek(log)
-  local all = redis.call('HGETALL', log)
-  local n, first = 0, nil
+-- Adds the live buckets among HGETALL reply `all` to n and first.
+local function peekBuckets(all, n, first)
   for i = 1, #all, 2 do
-    local c, t = string.match(all[i + 1], '^(%d+):(.+)$')
-    local e = expiry(tonumber(t))
-    if e > NOW then
-      n = n + tonumber(c)
-      if first == nil or e < first then
-        first = e
+    if isBucket(all[i]) then
+      local c, t = string.match(all[i + 1], '^(%d+):(.+)$')
+      local e = expiry(tonumber(t))
+      if e > NOW then
+        n = n + tonumber(c)
+        if first == nil or e < first then
+          first = e
+        end
       end
     end
+  end
+  return n, first
+end
+
+-- The count at NOW and the oldest counted admit's expiry (nil if none), writing nothing. A key not
+-- yet folded counts its bucket hash too.
+local function peek(log)
+  local all = redis.call('HGETALL', METAOF[log])
+  local n, first = peekBuckets(all, 0, nil)
+  local folded = false
+  for i = 1, #all, 2 do
+    local f = all[i]
+    if f == 'c' or f == 'a' then
+      folded = false
+      break
+    elseif f == 'C' then
+      folded = true
+    end
+  end
+  if not folded then
+    n, first = peekBuckets(redis.call('HGETALL', log), n, first)
   end
   return n, first
 end
@@ -208,7 +347,7 @@ end
 -- `live` as the log holds it now (read if this touch has not).
 local function loaded(log)
   if live == nil then
-    scan(log)
+    scan(log, TOUCH[log])
   end
   return live
 end
@@ -254,63 +393,106 @@ local function expiring(log, m, horizon, out)
   end
 end
 
--- Buckets in the log (0: it is gone or empty). For sync.lua's plain path, which then reads no more
--- of it: the buckets are not loaded.
+-- For sync.lua's plain path, which then reads no more of the buckets than plainAdd does (they are
+-- not loaded; a later read takes them from the meta hash as written). Never 0: the buckets are
+-- fields of the meta hash whose record sent the key down the plain path, so not lost apart from it.
 local function held(log)
   live = nil
-  return redis.call('HLEN', log)
+  TOUCH[log] = nil
+  return 1
 end
 
--- sync.lua's plain path: adds k runs, v[2j - 1] the time and v[2j] the admits of run j, as add()
--- adds those that still count at NOW (their buckets read and written once). Returns the admits
--- added, the counter `n` (buckets leave it be), and the earliest and latest time added.
-local function plainAdd(log, n, v, k)
-  local fields, adds, lasts = {}, {}, {}
-  local pushed, lo, hi = 0, nil, nil
-  for j = 1, 2 * k, 2 do
-    local t = v[j]
-    if expiry(t) > NOW then
-      local c = v[j + 1]
-      local f = bucketOf(t)
-      local b = adds[f]
-      if b == nil then
-        fields[#fields + 1] = f
-        adds[f] = c
-        lasts[f] = t
-      else
-        adds[f] = b + c
-        if t > lasts[f] then
-          lasts[f] = t
+-- sync.lua's first loop in compact mode: what its plain path needs of the meta hash `meta`, read
+-- with one HMGET rather than the whole hash (HGETALL of a hash of a few buckets cost more, and it
+-- grows with them): the record 'C', the seq field, the fields that send a key to the general path
+-- ('G', a grant or a void, set and cleared by common.lua's settle; 'c' and 'a', written by an
+-- earlier version: see fold), and the buckets the key's runs (k of them at `at` in `blob`) add to,
+-- when the plain path can take them (no ask, at most UNPACK_RUNS = 32 runs). Returns, as the
+-- first loop's scan of an HGETALL would give them: `all` (for plainAdd: the runs summed per bucket,
+-- the buckets as held; marked partial, so readMeta reads the whole hash for the general path), the
+-- seq applied (nil if none) and the record (false: the general path; nil: no record).
+local function plainRead(meta, seqField, ask, k, blob, at)
+  -- made whole at once, with room for one bucket, the usual case: no table grows (each growth cost
+  -- about as much as a table made), and no function is called per run (as much again)
+  local args = { 'C', seqField, 'G', 'c', 'a', false }
+  local all = { partial = true, args = args, got = false, b = 0, runs = false, pushed = 0, lo = false, hi = false }
+  if ask == 0 and k > 0 and k <= 32 then
+    -- bucket x's field is args[5 + x], its admits runs[2x - 1], its latest time runs[2x]
+    local runs = { 0, 0 }
+    local b, last, pushed, lo, hi = 0, nil, 0, nil, nil
+    local pos = at
+    for _ = 1, k do
+      local t, c
+      t, c, pos = unpackRun('<dd', blob, pos)
+      local e = FIXED and (math.floor(t / WINDOW) + 1) * WINDOW or t + WINDOW
+      if e > NOW then
+        local f = BUCKET_OF[t] or bucketOf(t)
+        local x = b
+        if f ~= last then
+          -- runs come in ascending time, so mostly a new bucket; else it is found
+          x = 1
+          while x <= b and args[5 + x] ~= f do
+            x = x + 1
+          end
+          if x > b then
+            b = x
+            args[5 + x] = f
+            runs[2 * x - 1], runs[2 * x] = 0, t
+          end
+          last = f
+        end
+        runs[2 * x - 1] = runs[2 * x - 1] + c
+        if t > runs[2 * x] then
+          runs[2 * x] = t
+        end
+        pushed = pushed + c
+        if lo == nil or t < lo then
+          lo = t
+        end
+        if hi == nil or t > hi then
+          hi = t
         end
       end
-      pushed = pushed + c
-      if lo == nil or t < lo then
-        lo = t
-      end
-      if hi == nil or t > hi then
-        hi = t
-      end
+    end
+    if pushed > 0 then
+      all.b, all.runs, all.pushed, all.lo, all.hi = b, runs, pushed, lo, hi
     end
   end
-  if pushed == 0 then
-    return 0, n, lo, hi
+  local got = redis.call('HMGET', meta, unpack(args, 1, 5 + all.b))
+  all.got = got
+  local plain = got[1] or nil
+  if got[3] or got[4] or got[5] then
+    plain = false
   end
-  local had = redis.call('HMGET', log, unpack(fields))
-  local w = {}
-  for i = 1, #fields do
-    local f = fields[i]
-    local c, t = adds[f], lasts[f]
-    if had[i] then
-      local hc, ht = string.match(had[i], '^(%d+):(.+)$')
+  return all, tonumber(got[2]), plain
+end
+
+-- sync.lua's plain path: adds the runs plainRead summed per bucket (`all`, as it returned it) to the
+-- buckets as it read them. Returns the admits added, the counter `n` (buckets leave it be), the
+-- earliest and latest time added, and the buckets' writes (field, value, ...) and how many (2B for
+-- B buckets), to which the caller appends the record's and sends in one HSET: plainRead's arguments
+-- rewritten when B <= 5 (each field is read before it is written over), else a new table.
+local function plainAdd(_log, n, _v, _k, all)
+  local b = all.b
+  if b == 0 then
+    return 0, n, nil, nil, nil, 0
+  end
+  local args, runs, got = all.args, all.runs, all.got
+  local w = b <= 5 and args or {}
+  for x = 1, b do
+    local f = args[5 + x]
+    local c, t = runs[2 * x - 1], runs[2 * x]
+    local h = got[5 + x]
+    if h then
+      local hc, ht = string.match(h, '^(%d+):(.+)$')
       c = c + tonumber(hc)
       ht = tonumber(ht)
       if ht > t then
         t = ht
       end
     end
-    w[#w + 1] = f
-    w[#w + 1] = int(c) .. ':' .. numOnce(t)
+    w[2 * x - 1] = f
+    w[2 * x] = int(c) .. ':' .. numOnce(t)
   end
-  redis.call('HSET', log, unpack(w))
-  return pushed, n, lo, hi
+  return all.pushed, n, all.lo, all.hi, w, 2 * b
 end

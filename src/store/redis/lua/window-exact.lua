@@ -446,9 +446,10 @@ end
 
 -- sync.lua's plain path: adds k runs (k <= UNPACK_RUNS), v[2j - 1] the time and v[2j] the admits of
 -- run j, as add() adds those that still count at NOW: one member, its runs the bytes at..at + 16k - 1
--- of `blob` when every run goes in, its id `id` (idOf(n), as the record holds it). Returns the admits
--- added, the counter `n` after, and the earliest and latest time added.
-local function plainAdd(log, n, v, k, blob, at, id)
+-- of `blob` when every run goes in, its id `id` (idOf(n), as the record holds it); `_all` is compact
+-- mode's (window-buckets.lua). Returns the admits added, the counter `n` after, and the earliest and
+-- latest time added.
+local function plainAdd(log, n, v, k, _all, blob, at, id)
   local pushed, lo, hi, whole = 0, nil, nil, true
   for j = 1, 2 * k, 2 do
     local t, c = v[j], v[j + 1]
