@@ -2,7 +2,8 @@
 // an A/B of script changes that the machine's load cannot blur as it blurs CPU time (same build,
 // two runs: within ~5 %). Starts redis-server under callgrind on PORT, syncs KEYS keys (3 admits
 // each, read back) twice untimed, zeroes the counters, syncs REPS times and dumps them.
-// Usage: npm run build && node bench/probes/sync-redis-ir.mjs [exact|buckets] [DIST=dist] [KEYS=1000] [REPS=2] [PORT=7391]
+// GW=K (environment): the syncs come from K gateways in turn, so each key's meta hash holds K seq fields.
+// Usage: npm run build && [GW=1] node bench/probes/sync-redis-ir.mjs [exact|buckets] [DIST=dist] [KEYS=1000] [REPS=2] [PORT=7391]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -13,6 +14,7 @@ const [mode = 'exact', distArg = 'dist', nArg = '2000', repsArg = '2', port = '7
 const dist = pathToFileURL(resolve(distArg)).href;
 const { makePolicy } = await import(`${dist}/index.js`);
 const { RedisStore } = await import(`${dist}/store/redis/index.js`);
+const GW = Number(process.env.GW ?? 1);
 const n = Number(nArg),
   reps = Number(repsArg);
 const dir = `/tmp/ir-${port}`;
@@ -55,7 +57,14 @@ const ent = (t) =>
   }));
 const sync = () =>
   store.sync(
-    { gatewayId: 'gw-1', seq: ++seq, policy, leaseTtlMs: 3000, horizonMs: 4000, entries: ent(Date.now()) },
+    {
+      gatewayId: `gw-${seq % GW}`,
+      seq: ++seq,
+      policy,
+      leaseTtlMs: 3000,
+      horizonMs: 4000,
+      entries: ent(Date.now()),
+    },
     Date.now(),
   );
 await sync();

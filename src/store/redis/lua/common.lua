@@ -96,8 +96,8 @@ end
 -- of gateway gw that pushed admits here, 'g:<gw>' = '<lapse ms>:<tag>:<slots>[:<tag>:<slots>...]',
 -- gw's outstanding grant in parts tagged by the call that made them (see grantTag below),
 -- 'v:<gw>' = '<seq>:<until ms>': gw's central-log calls up to seq are void until then (void.lua).
--- Compact mode only: the buckets (window-buckets.lua), and 'G' = '1' while the hash holds a grant
--- or a void (set and cleared by settle).
+-- Compact mode only: the buckets (window-buckets.lua). 'G' = '1' while the hash holds a grant or a
+-- void (set and cleared by settle).
 -- It is read once per key into a table; writes are gathered in `m.w` (and `m.dirty`: the record
 -- changed) and sent as one HSET.
 -- A grant's parts share one lapse: the gateway stops spending at `lapse`; the store counts the slots
@@ -411,9 +411,9 @@ local function settle(log, m, count, lastExpiry, latestLapse, touched)
       end
     end
   end
-  if BUCKETS > 0 and not gone then
-    -- compact mode: field 'G' marks a hash holding a grant or a void, which sync.lua's plain path
-    -- (reading only the fields it needs: window-buckets.lua's plainRead) leaves to the general path
+  if not gone then
+    -- field 'G' marks a hash holding a grant or a void, which sync.lua's plain path (reading only the
+    -- fields it needs: its first loop, window-buckets.lua's plainRead) leaves to the general path
     local held = next(m.grants) ~= nil or m.voidUntil ~= nil
     if held and not m.marked then
       metaSet(m, 'G', '1')

@@ -47,7 +47,18 @@ for i = 1, #KEYS / 2 do
     -- (window-buckets.lua); `all` has no fields to scan below, and the general path reads them all
     all, applied, plain = plainRead(KEYS[2 * i], seqField, ask, n, blob, at)
   else
-    all = redis.call('HGETALL', KEYS[2 * i])
+    -- exact mode: the record, the seq and the mark of a grant or void ('G', common.lua's settle): a
+    -- fixed read, where HGETALL grew with the gateways' seq fields (+22 % Redis instructions per
+    -- key-sync at K = 8); the general path reads the whole hash (readMeta). A hash of text fields
+    -- only (written before the record) has no 'c'; one with both is from a fleet of three versions
+    -- at once, which decision 0009 rules out.
+    local got = redis.call('HMGET', KEYS[2 * i], 'c', seqField, 'G')
+    all = { partial = true }
+    applied = tonumber(got[2])
+    plain = got[1] or nil
+    if got[3] then
+      plain = false
+    end
   end
   for j = 1, #all, 2 do
     local f = all[j]
