@@ -161,6 +161,14 @@ local LEGACY = { a = true, o = true, z = true, e = true }
 
 -- `all`: the hash as HGETALL gave it, when the caller read it already.
 local function readMeta(meta, all)
+  if all ~= nil and all.record ~= nil then
+    -- sync.lua's read in exact mode: the record, and no mark 'G', so no grant or void: nothing more
+    -- to read (a version before the record writing beside this one is not a case: decision 0009)
+    local m = { key = meta, seq = {}, grants = {}, voids = {}, w = {}, existed = true, fresh = false, all = {} }
+    m.n, m.a, m.o, m.z, m.e = unrecord(all.record)
+    m.recorded = true
+    return m
+  end
   if all == nil or all.partial then
     -- (partial: the fields sync.lua's plain path needs in compact mode, window-buckets.lua's plainRead)
     all = redis.call('HGETALL', meta)

@@ -53,7 +53,8 @@ for i = 1, #KEYS / 2 do
     -- only (written before the record) has no 'c'; one with both is from a fleet of three versions
     -- at once, which decision 0009 rules out.
     local got = redis.call('HMGET', KEYS[2 * i], 'c', seqField, 'G')
-    all = { partial = true }
+    -- the general path then reads the hash again only for a grant or void (readMeta)
+    all = { partial = true, record = (got[1] and not got[3]) and got[1] or nil }
     applied = tonumber(got[2])
     plain = got[1] or nil
     if got[3] then
@@ -81,9 +82,10 @@ for i = 1, #KEYS / 2 do
   at = at + 16 * n
 end
 
--- The runs of key i that still count at NOW: times and counts (tables), admits pushed.
+-- The runs of key i that still count at NOW: times and counts (tables), admits pushed, and in exact
+-- mode, when all of them (2 to UNPACK_RUNS) do, their bytes.
 local function liveRuns(i)
-  local times, counts, pushed = {}, {}, 0
+  local times, counts, pushed, whole = {}, {}, 0, true
   local n, pos = RUNS[i], FIRST[i]
   local done = 0
   while done < n do
@@ -92,17 +94,25 @@ local function liveRuns(i)
     pos = v[2 * k + 1]
     for j = 1, 2 * k, 2 do
       local t = v[j]
+      local c = v[j + 1]
       if expiry(t) > NOW then
-        local c = v[j + 1]
         local x = #times + 1
         times[x] = t
         counts[x] = c
         pushed = pushed + c
       end
+      if c <= 0 or expiry(t) <= NOW then
+        whole = false
+      end
     end
     done = done + k
   end
-  return times, counts, pushed
+  -- every run goes in: exact mode's log takes their bytes as sent (window-exact.lua's add)
+  local raw = nil
+  if whole and BUCKETS == 0 and n > 1 and n <= UNPACK_RUNS then
+    raw = string.sub(blob, FIRST[i], FIRST[i] + 16 * n - 1)
+  end
+  return times, counts, pushed, raw
 end
 
 -- The plain path: a key holding no grant and no void, asked for none, whose oldest admit still
@@ -169,9 +179,9 @@ local function generalTouch(i, log, m, out)
   local touched = false
   -- a retry of a sync that landed pushes nothing again; release, ask and read set state, so repeat
   if not replay and RUNS[i] > 0 then
-    local times, counts, pushed = liveRuns(i)
+    local times, counts, pushed, raw = liveRuns(i)
     if pushed > 0 then
-      add(log, m, times, counts)
+      add(log, m, times, counts, raw)
       metaSet(m, seqField, ARGV[8])
       count = count + pushed
       touched = true

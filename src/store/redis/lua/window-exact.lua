@@ -4,8 +4,8 @@
 --   '/<id>*<admits>'                       one run, scored by its time;
 --   '#<k><runs><id>*<admits>'              the k runs one touch added (k one byte, 2 to UNPACK_RUNS),
 --                                          <runs> their (time, admits) as little-endian doubles
---                                          (struct '<dd' each: the bytes sync.lua was sent), <admits>
---                                          their sum; scored by the earliest time.
+--                                          (struct '<dd' each: the bytes sync.lua was sent), in time
+--                                          order, <admits> their sum; scored by the earliest time.
 -- One member per touch rather than one per run: ZADD's work grows with the members a log holds (a
 -- listpack is scanned whole), and a key-sync's admits were most of its members. <id> is the key's
 -- member counter (n in the meta record, common.lua: the next id free) as 8 bytes, struct '<d' (no
@@ -90,18 +90,30 @@ end
 -- The member holding runs ts[from..to] (cs their admits) under `id`, as ZADD arguments (score,
 -- member) appended to args.
 local function memberOf(id, ts, cs, from, to, args)
-  local lo, admits = ts[from], 0
+  local admits, ascending = 0, true
   local w = {}
   for j = from, to do
-    local t = ts[j]
-    if t < lo then
-      lo = t
+    if j > from and ts[j] < ts[j - 1] then
+      ascending = false
     end
-    w[#w + 1] = t
+    w[#w + 1] = ts[j]
     w[#w + 1] = cs[j]
     admits = admits + cs[j]
   end
-  args[#args + 1] = numOnce(lo)
+  if not ascending then
+    -- a member's runs are kept in time order: aged() reads its last run alone
+    local pairs = {}
+    for j = from, to do
+      pairs[#pairs + 1] = { ts[j], cs[j] }
+    end
+    table.sort(pairs, function(a, b)
+      return a[1] < b[1]
+    end)
+    for x = 1, #pairs do
+      w[2 * x - 1], w[2 * x] = pairs[x][1], pairs[x][2]
+    end
+  end
+  args[#args + 1] = numOnce(w[1])
   args[#args + 1] = member(id, w, to - from + 1, admits)
 end
 
@@ -127,7 +139,11 @@ local function aged(log)
       break
     end
     n = n + 1
-    if string.byte(m, 1) == PACKED then
+    local k = string.byte(m, 1) == PACKED and string.byte(m, 2) or 0
+    if k > 0 and expiry(unpackDoubles('<d', m, 3 + 16 * (k - 1))) <= NOW then
+      -- its last run has aged out, so all have
+      admits = admits + runCount(m)
+    elseif k > 0 then
       local ts, cs = {}, {}
       runsOf(m, score, ts, cs)
       local w, lo, left = {}, nil, 0
@@ -308,13 +324,31 @@ local function known(log, m)
 end
 
 -- Adds counts[i] admits (1 without counts) at each times[i] (ms), as membersOf() words them, the
--- counter moved once per touch. Versions before the meta record named runs '<counter>.<i>*<admits>',
+-- counter moved once per member; `raw` (optional): the runs as bytes, when every run goes in. Versions before the meta record named runs '<counter>.<i>*<admits>',
 -- their counter the text field 'n', which this version neither reads nor deletes: one still running
 -- beside this one (a rolling upgrade) goes on with its own counter and names, and no member of either
 -- can take the name of a live member of the other (ZADD would move it instead of adding one: admits
 -- lost).
-local function add(log, m, times, counts)
+local function add(log, m, times, counts, raw)
   local total = known(log, m)
+  if raw ~= nil then
+    -- sync.lua's general path: every run goes in, ascending, as the bytes `raw` (k > 1)
+    local k, pushed = #times, 0
+    for i = 1, k do
+      pushed = pushed + counts[i]
+    end
+    cover(m, times[1])
+    cover(m, times[k])
+    redis.call(
+      'ZADD',
+      log,
+      numOnce(times[1]),
+      '#' .. string.char(k) .. raw .. idOf(m.n) .. '*' .. numOnce(pushed)
+    )
+    m.n = m.n + 1
+    storeTotal(log, m, total + pushed)
+    return
+  end
   local ts, cs = {}, {}
   for i = 1, #times do
     local c = counts and counts[i] or 1
