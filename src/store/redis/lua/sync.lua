@@ -93,15 +93,16 @@ local function liveRuns(i)
     local v = { unpackDoubles(runFormat(k), blob, pos) }
     pos = v[2 * k + 1]
     for j = 1, 2 * k, 2 do
-      local t = v[j]
-      local c = v[j + 1]
+      local t, c = v[j], v[j + 1]
       if expiry(t) > NOW then
         local x = #times + 1
         times[x] = t
         counts[x] = c
         pushed = pushed + c
-      end
-      if c <= 0 or expiry(t) <= NOW then
+        if c <= 0 then
+          whole = false
+        end
+      else
         whole = false
       end
     end

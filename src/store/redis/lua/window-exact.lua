@@ -77,14 +77,21 @@ local function packedId(member)
   return string.sub(member, from, from + 7)
 end
 
+-- The member named `id` of k runs given as their bytes (struct '<dd' each, in time order), admits
+-- their sum: the one place that form is written.
+local function packedMember(id, k, runs, admits)
+  return '#' .. string.char(k) .. runs .. id .. '*' .. numOnce(admits)
+end
+
 -- The member named `id` holding the runs of v (time, admits, ...: k of them, admits summed; scored
 -- by the earliest). One run alone has the one-run form unless `packed` (a member replaced as it ages
 -- keeps its form, so its runs keep their names: test/support/exact-log.ts).
+
 local function member(id, v, k, admits, packed)
   if k == 1 and not packed then
     return '/' .. id .. '*' .. numOnce(admits)
   end
-  return '#' .. string.char(k) .. struct.pack(runFormat(k), unpack(v, 1, 2 * k)) .. id .. '*' .. numOnce(admits)
+  return packedMember(id, k, struct.pack(runFormat(k), unpack(v, 1, 2 * k)), admits)
 end
 
 -- The member holding runs ts[from..to] (cs their admits) under `id`, as ZADD arguments (score,
@@ -102,15 +109,15 @@ local function memberOf(id, ts, cs, from, to, args)
   end
   if not ascending then
     -- a member's runs are kept in time order: aged() reads its last run alone
-    local pairs = {}
+    local byTime = {}
     for j = from, to do
-      pairs[#pairs + 1] = { ts[j], cs[j] }
+      byTime[#byTime + 1] = { ts[j], cs[j] }
     end
-    table.sort(pairs, function(a, b)
+    table.sort(byTime, function(a, b)
       return a[1] < b[1]
     end)
-    for x = 1, #pairs do
-      w[2 * x - 1], w[2 * x] = pairs[x][1], pairs[x][2]
+    for x = 1, #byTime do
+      w[2 * x - 1], w[2 * x] = byTime[x][1], byTime[x][2]
     end
   end
   args[#args + 1] = numOnce(w[1])
@@ -146,7 +153,7 @@ local function aged(log)
     elseif k > 0 then
       local ts, cs = {}, {}
       runsOf(m, score, ts, cs)
-      local w, lo, left = {}, nil, 0
+      local w, left = {}, 0
       for j = 1, #ts do
         if expiry(ts[j]) <= NOW then
           admits = admits + cs[j]
@@ -154,11 +161,10 @@ local function aged(log)
           w[#w + 1] = ts[j]
           w[#w + 1] = cs[j]
           left = left + cs[j]
-          if lo == nil or ts[j] < lo then
-            lo = ts[j]
-          end
         end
       end
+      -- runs in time order: the first kept is the earliest
+      local lo = w[1]
       if lo ~= nil then
         keep = keep or {}
         keep[#keep + 1] = numOnce(lo)
@@ -339,12 +345,7 @@ local function add(log, m, times, counts, raw)
     end
     cover(m, times[1])
     cover(m, times[k])
-    redis.call(
-      'ZADD',
-      log,
-      numOnce(times[1]),
-      '#' .. string.char(k) .. raw .. idOf(m.n) .. '*' .. numOnce(pushed)
-    )
+    redis.call('ZADD', log, numOnce(times[1]), packedMember(idOf(m.n), k, raw, pushed))
     m.n = m.n + 1
     storeTotal(log, m, total + pushed)
     return
@@ -504,7 +505,7 @@ local function plainAdd(log, n, v, k, _all, blob, at, id)
   end
   local name
   if whole and k > 1 then
-    name = '#' .. string.char(k) .. string.sub(blob, at, at + 16 * k - 1) .. id .. '*' .. numOnce(pushed)
+    name = packedMember(id, k, string.sub(blob, at, at + 16 * k - 1), pushed)
   else
     local w, x = {}, 0
     for j = 1, 2 * k, 2 do
