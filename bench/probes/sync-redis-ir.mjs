@@ -2,8 +2,11 @@
 // an A/B of script changes that the machine's load cannot blur as it blurs CPU time (same build,
 // two runs: within ~5 %). Starts redis-server under callgrind on PORT, syncs KEYS keys (3 admits
 // each, read back) twice untimed, zeroes the counters, syncs REPS times and dumps them.
-// GW=K (environment): the syncs come from K gateways in turn, so each key's meta hash holds K seq fields.
-// Usage: npm run build && [GW=1] node bench/probes/sync-redis-ir.mjs [exact|buckets] [DIST=dist] [KEYS=1000] [REPS=2] [PORT=7391]
+// Environment: GW=K, the syncs come from K gateways in turn, so each key's meta hash holds K seq
+// fields; W=ms, the window (60 s: nothing ages, sync.lua's plain path); STEP=ms, time moves STEP per
+// sync on the caller's clock (the store's clock otherwise), so with a small W each sync ages runs out
+// (the general path).
+// Usage: npm run build && [GW=1] [W=60000] [STEP=] node bench/probes/sync-redis-ir.mjs [exact|buckets] [DIST=dist] [KEYS=1000] [REPS=2] [PORT=7391]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -15,6 +18,8 @@ const dist = pathToFileURL(resolve(distArg)).href;
 const { makePolicy } = await import(`${dist}/index.js`);
 const { RedisStore } = await import(`${dist}/store/redis/index.js`);
 const GW = Number(process.env.GW ?? 1);
+const W = Number(process.env.W ?? 60_000);
+const STEP = process.env.STEP === undefined ? null : Number(process.env.STEP);
 const n = Number(nArg),
   reps = Number(repsArg);
 const dir = `/tmp/ir-${port}`;
@@ -44,8 +49,14 @@ const client = new Redis({
   maxRetriesPerRequest: null,
 });
 await client.ping();
-const store = new RedisStore(client, { mode });
-const policy = makePolicy(1_000_000_000, 60_000, 'sliding');
+const store = new RedisStore(
+  client,
+  STEP === null ? { mode } : { mode, clock: 'caller', expiryMarginMs: 600_000 },
+);
+const policy = makePolicy(1_000_000_000, W, 'sliding');
+const T0 = Date.now();
+// after seq has moved for this sync (its field comes first in the request)
+const now = () => (STEP === null ? Date.now() : T0 + STEP * seq);
 let seq = 0;
 const ent = (t) =>
   Array.from({ length: n }, (_, i) => ({
@@ -63,9 +74,9 @@ const sync = () =>
       policy,
       leaseTtlMs: 3000,
       horizonMs: 4000,
-      entries: ent(Date.now()),
+      entries: ent(now()),
     },
-    Date.now(),
+    now(),
   );
 await sync();
 await sync();
