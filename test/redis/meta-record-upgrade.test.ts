@@ -211,6 +211,51 @@ describe('compact mode: a key in the layout before the buckets moved into the me
   });
 });
 
+/**
+ * Compact mode writes a bucket's value as a zero byte and two little-endian doubles (admits, latest
+ * admit time: window-buckets.lua); the version before wrote '<admits>:<latest>' as text, in the same
+ * layout (record 'C'). Such buckets are read as they are, on the plain path and the general path,
+ * and a bucket a touch adds to is written back in binary.
+ */
+describe('compact mode: buckets written as text by the version before', () => {
+  const store = (): RedisStore =>
+    fx.store({ clock: 'caller', mode: 'buckets', buckets: 10, expiryMarginMs: 600_000 });
+
+  /** Rewrites every bucket of a key as text, as the version before wrote it. */
+  async function asText(meta: string): Promise<void> {
+    const all = await fx.client().hgetallBuffer(meta);
+    for (const [f, v] of Object.entries(all)) {
+      if (!/^\d/.test(f)) continue;
+      expect(v.length).toBe(17);
+      expect(v[0]).toBe(0);
+      await fx.client().hset(meta, f, `${v.readDoubleLE(1)}:${v.readDoubleLE(9)}`);
+    }
+  }
+
+  it('a push on the plain path adds to a text bucket and writes it in binary', async () => {
+    const s = store();
+    const { meta } = s.keyNames('k', policy);
+    await s.sync(push(1, [100, 150, 210]), 210);
+    await asText(meta);
+    expect((await fx.client().hget(meta, '1')) as string).toBe('2:150');
+    expect((await s.sync(push(2, [160, 170]), 220)).replies[0].count).toBe(5);
+    const v = (await fx.client().hgetBuffer(meta, '1')) as Buffer;
+    expect([v.length, v[0], v.readDoubleLE(1), v.readDoubleLE(9)]).toEqual([17, 0, 4, 170]);
+    // bucket 2's text was only read: left as it was
+    expect((await fx.client().hget(meta, '2')) as string).toBe('1:210');
+  });
+
+  it('text buckets age out and are counted on the general path', async () => {
+    const s = store();
+    const { meta } = s.keyNames('k', policy);
+    await s.sync(push(1, [100, 150, 210]), 210);
+    await asText(meta);
+    // bucket 1 (latest 150) counts until 1150, bucket 2 (210) until 1210
+    expect((await s.sync(push(2, [], true), 1160)).replies[0].count).toBe(1);
+    expect((await s.sync(push(3, [], true), 1210)).replies[0].count).toBe(0);
+  });
+});
+
 describe('the record', () => {
   it('gives back every double bit for bit', async () => {
     const s = fx.store({ clock: 'caller', expiryMarginMs: 600_000 });

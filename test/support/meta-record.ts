@@ -39,8 +39,17 @@ export function encodeMetaRecord(r: MetaRecord): Buffer {
 export const isBucketField = (f: string): boolean => /^-?\d/.test(f);
 
 /**
+ * A compact-mode bucket's value as '<admits>:<latest admit time>': stored as a zero byte and two
+ * little-endian doubles (window-buckets.lua), or in that text by versions before.
+ */
+export function bucketText(v: Buffer): string {
+  if (v.length === 17 && v[0] === 0) return `${v.readDoubleLE(1)}:${v.readDoubleLE(9)}`;
+  return v.toString('utf8');
+}
+
+/**
  * A meta hash as read: its record (null if it has none: 'C' if present, else 'c'), the field it was
- * read from, and its other fields as text (compact mode's buckets among them).
+ * read from, and its other fields as text (compact mode's buckets among them, as bucketText gives them).
  */
 export async function readMetaHash(
   client: Redis,
@@ -52,7 +61,7 @@ export async function readMetaHash(
   let record: MetaRecord | null = null;
   for (const [f, v] of Object.entries(all)) {
     if (f === recordField) record = decodeMetaRecord(v);
-    else fields[f] = v.toString('utf8');
+    else fields[f] = isBucketField(f) ? bucketText(v) : v.toString('utf8');
   }
   return { record, recordField, fields };
 }

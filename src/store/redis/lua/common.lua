@@ -159,13 +159,14 @@ end
 -- version before the record still writing beside this one (see dot() in window-exact.lua).
 local LEGACY = { a = true, o = true, z = true, e = true }
 
--- `all`: the hash as HGETALL gave it, when the caller read it already.
+-- `all`: the hash as HGETALL gave it, when the caller read it already; or its record alone (a string)
+-- when the caller read that the hash holds no grant or void.
 local function readMeta(meta, all)
-  if all ~= nil and all.record ~= nil then
+  if type(all) == 'string' then
     -- sync.lua's read in exact mode: the record, and no mark 'G', so no grant or void: nothing more
     -- to read (a version before the record writing beside this one is not a case: decision 0009)
     local m = { key = meta, seq = {}, grants = {}, voids = {}, w = {}, existed = true, fresh = false, all = {} }
-    m.n, m.a, m.o, m.z, m.e = unrecord(all.record)
+    m.n, m.a, m.o, m.z, m.e = unrecord(all)
     m.recorded = true
     return m
   end

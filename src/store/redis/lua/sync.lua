@@ -34,18 +34,21 @@ local blob = ARGV[11]
 
 -- Parse the entries and check every key's seq before writing anything. Per key, in flat arrays (a
 -- table per key was a tenth of the script's time): flags, ask, runs, the runs' offset in `blob`,
--- whether this is a replay, the meta hash as read, and its record when the plain path may take the
--- key (the hash holds nothing but the record and seqs; else false).
+-- whether this is a replay, the meta hash as read for readMeta (exact mode: the record when the hash
+-- holds no grant or void; else PARTIAL), and its record when the plain path may take the key (the
+-- hash holds nothing but the record and seqs; else false).
 local FLAGS, ASK, RUNS, FIRST, REPLAY, ALL, PLAIN = {}, {}, {}, {}, {}, {}, {}
+-- readMeta's `all` for a hash read in part: it reads the whole hash
+local PARTIAL = { partial = true }
 local at = 1
 for i = 1, #KEYS / 2 do
   local flags, ask, n
   flags, ask, n, at = unpackDoubles('<ddd', blob, at)
-  local all, applied, plain = nil, nil, nil
+  local all, applied, plain = PARTIAL, nil, nil
   if BUCKETS > 0 then
     -- compact mode: only what the plain path needs, the seq and the record among it
-    -- (window-buckets.lua); `all` has no fields to scan below, and the general path reads them all
-    all, applied, plain = plainRead(KEYS[2 * i], seqField, ask, n, blob, at)
+    -- (window-buckets.lua); the general path reads the whole hash (PARTIAL)
+    applied, plain = plainRead(i, KEYS[2 * i], seqField, ask, n, blob, at)
   else
     -- exact mode: the record, the seq and the mark of a grant or void ('G', common.lua's settle): a
     -- fixed read, where HGETALL grew with the gateways' seq fields (+22 % Redis instructions per
@@ -54,24 +57,12 @@ for i = 1, #KEYS / 2 do
     -- at once, which decision 0009 rules out.
     local got = redis.call('HMGET', KEYS[2 * i], 'c', seqField, 'G')
     -- the general path then reads the hash again only for a grant or void (readMeta)
-    all = { partial = true, record = (got[1] and not got[3]) and got[1] or nil }
+    if got[1] and not got[3] then
+      all = got[1]
+    end
     applied = tonumber(got[2])
     plain = got[1] or nil
     if got[3] then
-      plain = false
-    end
-  end
-  for j = 1, #all, 2 do
-    local f = all[j]
-    if f == seqField then
-      applied = tonumber(all[j + 1])
-    elseif f == 'c' then
-      if plain == nil then
-        plain = all[j + 1]
-      end
-    elseif f ~= 'n' and string.byte(f, 1) ~= 113 then
-      -- a grant ('g:'), a void ('v:') or a count written before the record: the general path ('n',
-      -- an older version's run counter, is not this one's: window-exact.lua)
       plain = false
     end
   end
@@ -141,8 +132,13 @@ local function plainTouch(i, log, meta, out)
   local count = a
   if not REPLAY[i] and k > 0 then
     -- compact mode: its runs read by plainRead; w, the buckets it writes, sent with the record
-    local v = BUCKETS == 0 and { unpackDoubles(runFormat(k), blob, FIRST[i]) } or nil
-    local pushed, n2, lo, hi, w, x = plainAdd(log, n, v, k, ALL[i], blob, FIRST[i], string.sub(rec, 1, 8))
+    local pushed, n2, lo, hi, w, x
+    if BUCKETS > 0 then
+      pushed, n2, lo, hi, w, x = plainAdd(log, n, i)
+    else
+      local v = { unpackDoubles(runFormat(k), blob, FIRST[i]) }
+      pushed, n2, lo, hi = plainAdd(log, n, v, k, blob, FIRST[i], string.sub(rec, 1, 8))
+    end
     if pushed > 0 then
       count = count + pushed
       o = math.min(o, lo)
@@ -152,6 +148,9 @@ local function plainTouch(i, log, meta, out)
       local rec = packRecord('<ddddd', n2, count, o, z, expiresAt)
       if w == nil then
         redis.call('HSET', meta, 'c', rec, seqField, ARGV[8])
+      elseif type(w) == 'string' then
+        -- one bucket: its field and value
+        redis.call('HSET', meta, w, x, RECORD, rec, seqField, ARGV[8])
       else
         w[x + 1], w[x + 2], w[x + 3], w[x + 4] = RECORD, rec, seqField, ARGV[8]
         redis.call('HSET', meta, unpack(w, 1, x + 4))
@@ -219,7 +218,7 @@ end
 
 local out = { false }
 local seen = {}
-for i = 1, #ALL do
+for i = 1, #KEYS / 2 do
   local log, meta = KEYS[2 * i - 1], KEYS[2 * i]
   -- read again if an earlier entry named the same key and may have changed it
   local again = seen[meta]

@@ -1,7 +1,10 @@
 -- window-buckets.lua: the compact log. Included after common.lua in compact mode.
 -- The buckets are fields of the key's meta hash, one per sub-window of W / BUCKETS: field = the
 -- sub-window's number (bucketOf: digits, a '-' before them for times before 1970; no other field of
--- the hash starts so), value = '<admits>:<latest admit time in it, ms>'. A bucket counts until its
+-- the hash starts so), value = a zero byte, then the admits and the latest admit time in it (ms) as
+-- little-endian doubles (struct '<Bdd': BUCKET_FORMAT; no number parsed or formatted as text, which
+-- was a tenth of a key-sync's Redis instructions), or, as versions before wrote it and this one still
+-- reads it, '<admits>:<latest admit time>' in text (starting with a digit). A bucket counts until its
 -- latest admit's expiry, so the count never falls below the exact one and exceeds it by at most the
 -- admits of the one bucket that straddles the window's start (sliding); a fixed window's buckets
 -- never straddle. The meta record (field 'C' in this mode, common.lua) keeps the count (a) and bounds
@@ -44,6 +47,21 @@ local function bucketOf(t)
   f = int(w * BUCKETS + sub)
   BUCKET_OF[t] = f
   return f
+end
+
+-- A bucket's value (see the head of this file), and its admits and latest admit time from it.
+local BUCKET_FORMAT = '<Bdd'
+local packBucket, unpackBucket = struct.pack, struct.unpack
+local function bucketBytes(c, t)
+  return packBucket(BUCKET_FORMAT, 0, c, t)
+end
+local function bucketRead(v)
+  if string.byte(v, 1) == 0 then
+    local _, c, t = unpackBucket(BUCKET_FORMAT, v)
+    return c, t
+  end
+  local c, t = string.match(v, '^(%d+):(.+)$')
+  return tonumber(c), tonumber(t)
 end
 
 -- A meta hash field that is a bucket: starts with a digit or '-'.
@@ -99,13 +117,11 @@ local function scan(log, m)
   local any = false
   local function visit(f, v)
     any = true
-    local c, t = string.match(v, '^(%d+):(.+)$')
-    t = tonumber(t)
+    local c, t = bucketRead(v)
     local e = expiry(t)
     if e <= NOW then
       gone[#gone + 1] = f
     else
-      c = tonumber(c)
       live[#live + 1] = { e, c, f, t }
       n = n + c
     end
@@ -141,14 +157,14 @@ local function storeTotal(log, m, total)
   m.dirty = true
 end
 
--- '<admits>:<time text>' of two values of one bucket summed: the later latest admit kept.
+-- The value of two values of one bucket summed: the later latest admit kept.
 local function merged(v1, v2)
-  local c1, t1 = string.match(v1, '^(%d+):(.+)$')
-  local c2, t2 = string.match(v2, '^(%d+):(.+)$')
-  if tonumber(t2) > tonumber(t1) then
+  local c1, t1 = bucketRead(v1)
+  local c2, t2 = bucketRead(v2)
+  if t2 > t1 then
     t1 = t2
   end
-  return int(tonumber(c1) + tonumber(c2)) .. ':' .. t1
+  return bucketBytes(c1 + c2, t1)
 end
 
 -- Converts a key written by a version that kept the buckets apart (see the head of this file): the
@@ -159,10 +175,12 @@ local function fold(log, m)
   local b = bucketMap(m)
   for i = 1, #old, 2 do
     local f, v = old[i], old[i + 1]
-    local t = tonumber(string.match(v, ':(.+)$'))
+    local c, t = bucketRead(v)
     if expiry(t) > NOW then
       if b[f] ~= nil then
         v = merged(b[f], v)
+      else
+        v = bucketBytes(c, t)
       end
       b[f] = v
       metaSet(m, f, v)
@@ -226,7 +244,7 @@ end
 -- Adds counts[i] admits (1 without counts) at each times[i] (ms). Without `live` read, the buckets
 -- it adds to are taken from the meta hash as read; keeps `live` right when it was. The writes go
 -- with the record's (settle).
-local function add(log, m, times, counts, texts)
+local function add(log, m, times, counts)
   local total = TOTAL[log]
   if total == nil then
     total = prune(log, m)
@@ -252,9 +270,8 @@ local function add(log, m, times, counts, texts)
         live[#live + 1] = b
       elseif held[f] ~= nil then
         -- a bucket this touch did not read: what it held before (nothing has aged: see prune)
-        local c, ht = string.match(held[f], '^(%d+):(.+)$')
-        b[2] = tonumber(c)
-        ht = tonumber(ht)
+        local c, ht = bucketRead(held[f])
+        b[2] = c
         if ht > t then
           b[4] = ht
         end
@@ -265,9 +282,6 @@ local function add(log, m, times, counts, texts)
     total = total + c
     if t > b[4] then
       b[4] = t
-      b.text = texts and texts[i]
-    elseif t == b[4] and b.text == nil then
-      b.text = texts and texts[i]
     end
     b[1] = expiry(b[4])
     b.dirty = true
@@ -280,7 +294,7 @@ local function add(log, m, times, counts, texts)
   end
   for f, b in pairs(byField) do
     if b.dirty then
-      local v = int(b[2]) .. ':' .. (b.text or num(b[4]))
+      local v = bucketBytes(b[2], b[4])
       if held ~= nil then
         held[f] = v
       end
@@ -304,10 +318,10 @@ end
 local function peekBuckets(all, n, first)
   for i = 1, #all, 2 do
     if isBucket(all[i]) then
-      local c, t = string.match(all[i + 1], '^(%d+):(.+)$')
-      local e = expiry(tonumber(t))
+      local c, t = bucketRead(all[i + 1])
+      local e = expiry(t)
       if e > NOW then
-        n = n + tonumber(c)
+        n = n + c
         if first == nil or e < first then
           first = e
         end
@@ -402,24 +416,25 @@ local function held(log)
   return 1
 end
 
--- sync.lua's first loop in compact mode: what its plain path needs of the meta hash `meta`, read
+-- sync.lua's plain path in compact mode, per key i, in flat arrays (a table per key, and one growing
+-- per bucket, cost more than the commands they fed): PLAIN_GOT, the HMGET reply of plainRead; and of
+-- the runs that still count, PLAIN_B the buckets they add to, PLAIN_FIELD / PLAIN_ADMITS / PLAIN_LATEST
+-- the bucket's field, admits and latest time (B = 1, the usual case), or tables of them (B > 1),
+-- PLAIN_PUSHED their admits, PLAIN_LO / PLAIN_HI their earliest and latest time.
+local PLAIN_GOT, PLAIN_B, PLAIN_FIELD, PLAIN_ADMITS, PLAIN_LATEST = {}, {}, {}, {}, {}
+local PLAIN_PUSHED, PLAIN_LO, PLAIN_HI = {}, {}, {}
+
+-- sync.lua's first loop in compact mode: what its plain path needs of key i's meta hash `meta`, read
 -- with one HMGET rather than the whole hash (HGETALL of a hash of a few buckets cost more, and it
 -- grows with them): the record 'C', the seq field, the fields that send a key to the general path
 -- ('G', a grant or a void, set and cleared by common.lua's settle; 'c' and 'a', written by an
 -- earlier version: see fold), and the buckets the key's runs (k of them at `at` in `blob`) add to,
--- when the plain path can take them (no ask, at most UNPACK_RUNS = 32 runs). Returns, as the
--- first loop's scan of an HGETALL would give them: `all` (for plainAdd: the runs summed per bucket,
--- the buckets as held; marked partial, so readMeta reads the whole hash for the general path), the
--- seq applied (nil if none) and the record (false: the general path; nil: no record).
-local function plainRead(meta, seqField, ask, k, blob, at)
-  -- made whole at once, with room for one bucket, the usual case: no table grows (each growth cost
-  -- about as much as a table made), and no function is called per run (as much again)
-  local args = { 'C', seqField, 'G', 'c', 'a', false }
-  local all = { partial = true, args = args, got = false, b = 0, runs = false, pushed = 0, lo = false, hi = false }
+-- when the plain path can take them (no ask, at most UNPACK_RUNS = 32 runs). Returns the seq applied
+-- (nil if none) and the record (false: the general path; nil: no record).
+local function plainRead(i, meta, seqField, ask, k, blob, at)
+  local b, pushed, lo, hi = 0, 0, nil, nil
+  local f1, c1, t1, fs, cs, ts = nil, 0, 0, nil, nil, nil
   if ask == 0 and k > 0 and k <= 32 then
-    -- bucket x's field is args[5 + x], its admits runs[2x - 1], its latest time runs[2x]
-    local runs = { 0, 0 }
-    local b, last, pushed, lo, hi = 0, nil, 0, nil, nil
     local pos = at
     for _ = 1, k do
       local t, c
@@ -427,23 +442,33 @@ local function plainRead(meta, seqField, ask, k, blob, at)
       local e = FIXED and (math.floor(t / WINDOW) + 1) * WINDOW or t + WINDOW
       if e > NOW then
         local f = BUCKET_OF[t] or bucketOf(t)
-        local x = b
-        if f ~= last then
-          -- runs come in ascending time, so mostly a new bucket; else it is found
-          x = 1
-          while x <= b and args[5 + x] ~= f do
-            x = x + 1
+        if b == 0 then
+          b, f1, c1, t1 = 1, f, c, t
+        elseif fs == nil and f == f1 then
+          c1 = c1 + c
+          if t > t1 then
+            t1 = t
           end
-          if x > b then
-            b = x
-            args[5 + x] = f
-            runs[2 * x - 1], runs[2 * x] = 0, t
+        else
+          -- a second bucket: runs come in ascending time, so mostly a new one at the end
+          if fs == nil then
+            fs, cs, ts = { f1 }, { c1 }, { t1 }
           end
-          last = f
-        end
-        runs[2 * x - 1] = runs[2 * x - 1] + c
-        if t > runs[2 * x] then
-          runs[2 * x] = t
+          local x = b
+          if fs[x] ~= f then
+            x = 1
+            while x <= b and fs[x] ~= f do
+              x = x + 1
+            end
+            if x > b then
+              b = x
+              fs[x], cs[x], ts[x] = f, 0, t
+            end
+          end
+          cs[x] = cs[x] + c
+          if t > ts[x] then
+            ts[x] = t
+          end
         end
         pushed = pushed + c
         if lo == nil or t < lo then
@@ -454,45 +479,62 @@ local function plainRead(meta, seqField, ask, k, blob, at)
         end
       end
     end
-    if pushed > 0 then
-      all.b, all.runs, all.pushed, all.lo, all.hi = b, runs, pushed, lo, hi
+    if pushed <= 0 then
+      b = 0
     end
   end
-  local got = redis.call('HMGET', meta, unpack(args, 1, 5 + all.b))
-  all.got = got
+  local got
+  if b == 0 then
+    got = redis.call('HMGET', meta, 'C', seqField, 'G', 'c', 'a')
+  elseif fs == nil then
+    got = redis.call('HMGET', meta, 'C', seqField, 'G', 'c', 'a', f1)
+  else
+    got = redis.call('HMGET', meta, 'C', seqField, 'G', 'c', 'a', unpack(fs, 1, b))
+  end
+  PLAIN_GOT[i], PLAIN_B[i], PLAIN_PUSHED[i], PLAIN_LO[i], PLAIN_HI[i] = got, b, pushed, lo, hi
+  if fs == nil then
+    PLAIN_FIELD[i], PLAIN_ADMITS[i], PLAIN_LATEST[i] = f1, c1, t1
+  else
+    PLAIN_FIELD[i], PLAIN_ADMITS[i], PLAIN_LATEST[i] = fs, cs, ts
+  end
   local plain = got[1] or nil
   if got[3] or got[4] or got[5] then
     plain = false
   end
-  return all, tonumber(got[2]), plain
+  return tonumber(got[2]), plain
 end
 
--- sync.lua's plain path: adds the runs plainRead summed per bucket (`all`, as it returned it) to the
--- buckets as it read them. Returns the admits added, the counter `n` (buckets leave it be), the
--- earliest and latest time added, and the buckets' writes (field, value, ...) and how many (2B for
--- B buckets), to which the caller appends the record's and sends in one HSET: plainRead's arguments
--- rewritten when B <= 5 (each field is read before it is written over), else a new table.
-local function plainAdd(_log, n, _v, _k, all)
-  local b = all.b
-  if b == 0 then
-    return 0, n, nil, nil, nil, 0
-  end
-  local args, runs, got = all.args, all.runs, all.got
-  local w = b <= 5 and args or {}
-  for x = 1, b do
-    local f = args[5 + x]
-    local c, t = runs[2 * x - 1], runs[2 * x]
-    local h = got[5 + x]
-    if h then
-      local hc, ht = string.match(h, '^(%d+):(.+)$')
-      c = c + tonumber(hc)
-      ht = tonumber(ht)
-      if ht > t then
-        t = ht
-      end
+-- A bucket's value once admits c with latest time t are added to h, its value as read (false: none).
+local function bucketValue(h, c, t)
+  if h then
+    local hc, ht = bucketRead(h)
+    c = c + hc
+    if ht > t then
+      t = ht
     end
-    w[2 * x - 1] = f
-    w[2 * x] = int(c) .. ':' .. numOnce(t)
   end
-  return all.pushed, n, all.lo, all.hi, w, 2 * b
+  return bucketBytes(c, t)
+end
+
+-- sync.lua's plain path: adds key i's runs, as plainRead summed them per bucket, to the buckets as it
+-- read them. Returns the admits added, the counter `n` (buckets leave it be), the earliest and latest
+-- time added, and the buckets' writes for the caller to send in one HSET with the record's: one
+-- bucket's field and value (B = 1), or a table of field, value, ... and its length (B > 1).
+local function plainAdd(_log, n, i)
+  local b = PLAIN_B[i]
+  if b == 0 then
+    return 0, n
+  end
+  local got = PLAIN_GOT[i]
+  local pushed, lo, hi = PLAIN_PUSHED[i], PLAIN_LO[i], PLAIN_HI[i]
+  if b == 1 then
+    return pushed, n, lo, hi, PLAIN_FIELD[i], bucketValue(got[6], PLAIN_ADMITS[i], PLAIN_LATEST[i])
+  end
+  local fs, cs, ts = PLAIN_FIELD[i], PLAIN_ADMITS[i], PLAIN_LATEST[i]
+  local w = {}
+  for x = 1, b do
+    w[2 * x - 1] = fs[x]
+    w[2 * x] = bucketValue(got[5 + x], cs[x], ts[x])
+  end
+  return pushed, n, lo, hi, w, 2 * b
 end

@@ -484,7 +484,7 @@ end
 -- of `blob` when every run goes in, its id `id` (idOf(n), as the record holds it); `_all` is compact
 -- mode's (window-buckets.lua). Returns the admits added, the counter `n` after, and the earliest and
 -- latest time added.
-local function plainAdd(log, n, v, k, _all, blob, at, id)
+local function plainAdd(log, n, v, k, blob, at, id)
   local pushed, lo, hi, whole = 0, nil, nil, true
   for j = 1, 2 * k, 2 do
     local t, c = v[j], v[j + 1]
