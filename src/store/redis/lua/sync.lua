@@ -110,8 +110,9 @@ end
 -- The plain path: a key holding no grant and no void, asked for none, whose oldest admit still
 -- counts (so nothing ages out and the stored count holds), pushing a few runs. It does what the
 -- general path below does for such a key, without building its tables or calling through them (a
--- key-sync's Redis time was mostly that Lua work); returns false, having written nothing, where it
--- does not apply. The meta record as readMeta() reads it.
+-- key-sync's Redis time was mostly that Lua work: expiry() is inlined below, as are min and max,
+-- since a function call cost about as much as a field HMGET reads); returns false, having written
+-- nothing, where it does not apply. The meta record as readMeta() reads it.
 local function plainTouch(i, log, meta, out)
   local k = RUNS[i]
   if ASK[i] > 0 or k > UNPACK_RUNS then
@@ -123,7 +124,12 @@ local function plainTouch(i, log, meta, out)
   end
   -- as unrecord(), inline: a NaN (absent) a fails a > 0; o, z fail x == x
   local n, a, o, z, e = unpackRecord('<ddddd', rec)
-  if not (a > 0) or o ~= o or z ~= z or expiry(o) <= NOW or held(log) == 0 then
+  if not (a > 0) or o ~= o or z ~= z then
+    return false
+  end
+  -- expiry(o): while it is ahead nothing has aged out
+  local oExpiry = FIXED and (math.floor(o / WINDOW) + 1) * WINDOW or o + WINDOW
+  if oExpiry <= NOW or (BUCKETS == 0 and held(log) == 0) then
     return false
   end
   if e ~= e then
@@ -131,38 +137,54 @@ local function plainTouch(i, log, meta, out)
   end
   local count = a
   if not REPLAY[i] and k > 0 then
-    -- compact mode: its runs read by plainRead; w, the buckets it writes, sent with the record
-    local pushed, n2, lo, hi, w, x
+    -- compact mode: its runs read by plainRead; the buckets it writes, sent with the record: one
+    -- bucket's field and value (f, v), or a table of them (w, of x entries)
+    local pushed, n2, lo, hi, f, v, w, x
     if BUCKETS > 0 then
-      pushed, n2, lo, hi, w, x = plainAdd(log, n, i)
+      pushed, n2, lo, hi, f, v, w, x = plainAdd(log, n, i)
     else
-      local v = { unpackDoubles(runFormat(k), blob, FIRST[i]) }
-      pushed, n2, lo, hi = plainAdd(log, n, v, k, blob, FIRST[i], string.sub(rec, 1, 8))
+      local runs = { unpackDoubles(runFormat(k), blob, FIRST[i]) }
+      pushed, n2, lo, hi = plainAdd(log, n, runs, k, blob, FIRST[i], string.sub(rec, 1, 8))
     end
     if pushed > 0 then
       count = count + pushed
-      o = math.min(o, lo)
-      z = math.max(z, hi)
-      -- as settle(): the records expire MARGIN (up to MARGIN + SLACK) past the newest admit's expiry
-      local ttl, expiresAt = expiryFor(e, expiry(z) + MARGIN)
+      if lo < o then
+        o = lo
+        oExpiry = FIXED and (math.floor(o / WINDOW) + 1) * WINDOW or o + WINDOW
+      end
+      if hi > z then
+        z = hi
+      end
+      -- as settle(): the records expire MARGIN (up to MARGIN + SLACK) past the newest admit's expiry;
+      -- expiryFor() only when e does not cover it
+      local want = (FIXED and (math.floor(z / WINDOW) + 1) * WINDOW or z + WINDOW) + MARGIN
+      local ttl, expiresAt = nil, e
+      if e == nil or e < want - NOW + (REDIS_NOW or redisNow()) then
+        ttl, expiresAt = expiryFor(e, want)
+      end
       local rec = packRecord('<ddddd', n2, count, o, z, expiresAt)
-      if w == nil then
-        redis.call('HSET', meta, 'c', rec, seqField, ARGV[8])
-      elseif type(w) == 'string' then
-        -- one bucket: its field and value
-        redis.call('HSET', meta, w, x, RECORD, rec, seqField, ARGV[8])
+      if f ~= nil then
+        redis.call('HSET', meta, f, v, RECORD, rec, seqField, ARGV[8])
+      elseif w == nil then
+        redis.call('HSET', meta, RECORD, rec, seqField, ARGV[8])
       else
         w[x + 1], w[x + 2], w[x + 3], w[x + 4] = RECORD, rec, seqField, ARGV[8]
         redis.call('HSET', meta, unpack(w, 1, x + 4))
       end
       if ttl ~= nil then
-        redis.call('PEXPIRE', log, ttl)
+        if BUCKETS == 0 then
+          redis.call('PEXPIRE', log, ttl)
+        end
         redis.call('PEXPIRE', meta, ttl)
       end
     end
   end
   local p = #out
-  if FLAGS[i] % 2 == 1 and expiry(o) < horizon then
+  if FLAGS[i] % 2 == 1 and oExpiry < horizon then
+    if BUCKETS > 0 then
+      -- (compact mode: the module's state reset for this key; see held there)
+      held(log)
+    end
     expiring(log, { o = o }, horizon, out)
   end
   HEAD[#HEAD + 1] = packHead('<dddd', count, 0, NOW, (#out - p) / 2)

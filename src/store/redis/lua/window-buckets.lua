@@ -17,8 +17,9 @@
 -- fields a/o/z/e (a version before the record), or no record 'C' is folded on its touch (see fold):
 -- the bucket hash's live buckets summed into the meta hash's, per bucket number; the bucket hash
 -- deleted; 'c' and the text fields deleted; the count and bounds found again from the buckets; the
--- expiry set anew. sync.lua's plain path never takes such a hash (its first loop sends any field
--- it does not know, 'c' and a/o/z/e among them, to the general path; no 'C', no plain path).
+-- expiry set anew. sync.lua's plain path never takes a hash without 'C'. It reads no more than 'C',
+-- the seq and 'G' (plainRead), so a hash holding both 'C' and 'c' (an earlier version writing beside
+-- this one, which decision 0009 rules out) is folded on its next touch by the general path.
 -- Same functions as window-exact.lua.
 
 -- Each script names its keys in pairs (log, meta).
@@ -407,9 +408,10 @@ local function expiring(log, m, horizon, out)
   end
 end
 
--- For sync.lua's plain path, which then reads no more of the buckets than plainAdd does (they are
--- not loaded; a later read takes them from the meta hash as written). Never 0: the buckets are
--- fields of the meta hash whose record sent the key down the plain path, so not lost apart from it.
+-- For sync.lua's plain path, before it lists a key's expiring buckets: it read no more of them than
+-- plainAdd does (they are not loaded; the read takes them from the meta hash as written). Never 0:
+-- the buckets are fields of the meta hash whose record sent the key down the plain path, so not lost
+-- apart from it (the plain path asks only exact mode's log).
 local function held(log)
   live = nil
   TOUCH[log] = nil
@@ -426,9 +428,10 @@ local PLAIN_PUSHED, PLAIN_LO, PLAIN_HI = {}, {}, {}
 
 -- sync.lua's first loop in compact mode: what its plain path needs of key i's meta hash `meta`, read
 -- with one HMGET rather than the whole hash (HGETALL of a hash of a few buckets cost more, and it
--- grows with them): the record 'C', the seq field, the fields that send a key to the general path
--- ('G', a grant or a void, set and cleared by common.lua's settle; 'c' and 'a', written by an
--- earlier version: see fold), and the buckets the key's runs (k of them at `at` in `blob`) add to,
+-- grows with them): the record 'C', the seq field, the mark that sends a key to the general path
+-- ('G', a grant or a void, set and cleared by common.lua's settle; not 'c' or 'a', which only an
+-- earlier version writing beside this one would add: see the head of this file; each field read
+-- cost about 2 % of a key-sync), and the buckets the key's runs (k of them at `at` in `blob`) add to,
 -- when the plain path can take them (no ask, at most UNPACK_RUNS = 32 runs). Returns the seq applied
 -- (nil if none) and the record (false: the general path; nil: no record).
 local function plainRead(i, meta, seqField, ask, k, blob, at)
@@ -485,11 +488,11 @@ local function plainRead(i, meta, seqField, ask, k, blob, at)
   end
   local got
   if b == 0 then
-    got = redis.call('HMGET', meta, 'C', seqField, 'G', 'c', 'a')
+    got = redis.call('HMGET', meta, 'C', seqField, 'G')
   elseif fs == nil then
-    got = redis.call('HMGET', meta, 'C', seqField, 'G', 'c', 'a', f1)
+    got = redis.call('HMGET', meta, 'C', seqField, 'G', f1)
   else
-    got = redis.call('HMGET', meta, 'C', seqField, 'G', 'c', 'a', unpack(fs, 1, b))
+    got = redis.call('HMGET', meta, 'C', seqField, 'G', unpack(fs, 1, b))
   end
   PLAIN_GOT[i], PLAIN_B[i], PLAIN_PUSHED[i], PLAIN_LO[i], PLAIN_HI[i] = got, b, pushed, lo, hi
   if fs == nil then
@@ -498,7 +501,7 @@ local function plainRead(i, meta, seqField, ask, k, blob, at)
     PLAIN_FIELD[i], PLAIN_ADMITS[i], PLAIN_LATEST[i] = fs, cs, ts
   end
   local plain = got[1] or nil
-  if got[3] or got[4] or got[5] then
+  if got[3] then
     plain = false
   end
   return tonumber(got[2]), plain
@@ -513,13 +516,13 @@ local function bucketValue(h, c, t)
       t = ht
     end
   end
-  return bucketBytes(c, t)
+  return packBucket(BUCKET_FORMAT, 0, c, t)
 end
 
 -- sync.lua's plain path: adds key i's runs, as plainRead summed them per bucket, to the buckets as it
 -- read them. Returns the admits added, the counter `n` (buckets leave it be), the earliest and latest
 -- time added, and the buckets' writes for the caller to send in one HSET with the record's: one
--- bucket's field and value (B = 1), or a table of field, value, ... and its length (B > 1).
+-- bucket's field and value (B = 1), or nil, nil and a table of field, value, ... and its length.
 local function plainAdd(_log, n, i)
   local b = PLAIN_B[i]
   if b == 0 then
@@ -528,13 +531,13 @@ local function plainAdd(_log, n, i)
   local got = PLAIN_GOT[i]
   local pushed, lo, hi = PLAIN_PUSHED[i], PLAIN_LO[i], PLAIN_HI[i]
   if b == 1 then
-    return pushed, n, lo, hi, PLAIN_FIELD[i], bucketValue(got[6], PLAIN_ADMITS[i], PLAIN_LATEST[i])
+    return pushed, n, lo, hi, PLAIN_FIELD[i], bucketValue(got[4], PLAIN_ADMITS[i], PLAIN_LATEST[i])
   end
   local fs, cs, ts = PLAIN_FIELD[i], PLAIN_ADMITS[i], PLAIN_LATEST[i]
   local w = {}
   for x = 1, b do
     w[2 * x - 1] = fs[x]
-    w[2 * x] = bucketValue(got[5 + x], cs[x], ts[x])
+    w[2 * x] = bucketValue(got[3 + x], cs[x], ts[x])
   end
-  return pushed, n, lo, hi, w, 2 * b
+  return pushed, n, lo, hi, nil, nil, w, 2 * b
 end
