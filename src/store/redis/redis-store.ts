@@ -282,7 +282,8 @@ export class RedisStore implements AsyncStore {
 
   /**
    * One sync.lua call; the batch is one binary argument of little-endian doubles (see sync.lua's
-   * header): per key flags, ask, the number of runs, then each run as (time, count). A key's admits go
+   * header): per key flags, ask, the number of runs, the admits, the earliest and latest admit time,
+   * then each run as (time, count). A key's admits go
    * as runs of one instant: a busy key admits many per millisecond. A string per number was most of
    * the gateway's CPU per key-sync (making, encoding and collecting them) and cost Redis an object
    * and a Lua string each. The call is built as the bytes the client writes (ScriptCall.wire): the
@@ -302,7 +303,7 @@ export class RedisStore implements AsyncStore {
     let size = 0;
     let keyBytes = 0;
     for (const i of c.indexes) {
-      size += 3 + 2 * runCount(entries[i].admits);
+      size += 6 + 2 * runCount(entries[i].admits);
       keyBytes += names[i].resp.length;
     }
     const script = this.scripts.sync;
@@ -334,6 +335,17 @@ export class RedisStore implements AsyncStore {
       w = wire.writeDoubleLE((e.read ? 1 : 0) + (e.release ? 2 : 0), w);
       w = wire.writeDoubleLE(e.ask, w);
       w = wire.writeDoubleLE(runCount(a), w);
+      // the admits, the earliest and the latest (sync.lua skips the runs when they share a bucket and
+      // all still count)
+      let lo = 0;
+      let hi = 0;
+      for (let j = 0; j < a.length; j++) {
+        if (j === 0 || a[j] < lo) lo = a[j];
+        if (j === 0 || a[j] > hi) hi = a[j];
+      }
+      w = wire.writeDoubleLE(a.length, w);
+      w = wire.writeDoubleLE(lo, w);
+      w = wire.writeDoubleLE(hi, w);
       for (let j = 0; j < a.length; ) {
         const t = a[j];
         let n = j + 1;

@@ -10,8 +10,11 @@
 -- ARGV[9]  leaseTtlMs ms a grant stays outstanding without a sync
 -- ARGV[10] horizonMs  list expiries up to this many ms after now
 -- ARGV[11] the entries, packed: little-endian doubles (struct '<d'), per key i in KEYS order:
---          flags (1 read, 2 release, summed), ask (slots), n (runs of admits pushed), then n pairs:
---          admit time (ms, ascending), admits at it. One binary argument instead of one text per
+--          flags (1 read, 2 release, summed), ask (slots), n (runs of admits pushed), the admits in
+--          them, the earliest and the latest run's time, then n pairs: admit time (ms, ascending),
+--          admits at it. The three sums let the plain path skip the runs when all of them count, and,
+--          in compact mode, fall in one bucket (looking at each run was a tenth of a key-sync's Redis
+--          instructions at three runs, and grew with them). One binary argument instead of one text per
 --          number: no per-number string on either side (a string per argument was most of the
 --          gateway's sync CPU, and each costs Redis an object and an interned Lua string).
 -- Reply: { head, then per key its p pairs (expiry ms as text, admits) }, where head is one binary string
@@ -38,17 +41,19 @@ local blob = ARGV[11]
 -- holds no grant or void; else PARTIAL), and its record when the plain path may take the key (the
 -- hash holds nothing but the record and seqs; else false).
 local FLAGS, ASK, RUNS, FIRST, REPLAY, ALL, PLAIN = {}, {}, {}, {}, {}, {}, {}
+-- and the admits, the earliest and the latest run's time
+local ADMITS, LO, HI = {}, {}, {}
 -- readMeta's `all` for a hash read in part: it reads the whole hash
 local PARTIAL = { partial = true }
 local at = 1
 for i = 1, #KEYS / 2 do
-  local flags, ask, n
-  flags, ask, n, at = unpackDoubles('<ddd', blob, at)
+  local flags, ask, n, admits, lo, hi
+  flags, ask, n, admits, lo, hi, at = unpackDoubles('<dddddd', blob, at)
   local all, applied, plain = PARTIAL, nil, nil
   if BUCKETS > 0 then
     -- compact mode: only what the plain path needs, the seq and the record among it
     -- (window-buckets.lua); the general path reads the whole hash (PARTIAL)
-    applied, plain = plainRead(i, KEYS[2 * i], seqField, ask, n, blob, at)
+    applied, plain = plainRead(i, KEYS[2 * i], seqField, ask, n, blob, at, admits, lo, hi)
   else
     -- exact mode: the record, the seq and the mark of a grant or void ('G', common.lua's settle): a
     -- fixed read, where HGETALL grew with the gateways' seq fields (+22 % Redis instructions per
@@ -70,6 +75,7 @@ for i = 1, #KEYS / 2 do
     return redis.error_reply('STALE_SEQ sync seq ' .. ARGV[8] .. ' is older than ' .. applied .. ', applied already')
   end
   FLAGS[i], ASK[i], RUNS[i], FIRST[i], REPLAY[i], ALL[i], PLAIN[i] = flags, ask, n, at, seq == applied, all, plain
+  ADMITS[i], LO[i], HI[i] = admits, lo, hi
   at = at + 16 * n
 end
 
@@ -115,7 +121,7 @@ end
 -- nothing, where it does not apply. The meta record as readMeta() reads it.
 local function plainTouch(i, log, meta, out)
   local k = RUNS[i]
-  if ASK[i] > 0 or k > UNPACK_RUNS then
+  if ASK[i] > 0 or (BUCKETS == 0 and k > UNPACK_RUNS) then
     return false
   end
   local rec = PLAIN[i]
@@ -143,8 +149,7 @@ local function plainTouch(i, log, meta, out)
     if BUCKETS > 0 then
       pushed, n2, lo, hi, f, v, w, x = plainAdd(log, n, i)
     else
-      local runs = { unpackDoubles(runFormat(k), blob, FIRST[i]) }
-      pushed, n2, lo, hi = plainAdd(log, n, runs, k, blob, FIRST[i], string.sub(rec, 1, 8))
+      pushed, n2, lo, hi = plainAdd(log, n, k, blob, FIRST[i], string.sub(rec, 1, 8), ADMITS[i], LO[i], HI[i])
     end
     if pushed > 0 then
       count = count + pushed

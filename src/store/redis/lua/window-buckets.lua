@@ -432,12 +432,25 @@ local PLAIN_PUSHED, PLAIN_LO, PLAIN_HI = {}, {}, {}
 -- ('G', a grant or a void, set and cleared by common.lua's settle; not 'c' or 'a', which only an
 -- earlier version writing beside this one would add: see the head of this file; each field read
 -- cost about 2 % of a key-sync), and the buckets the key's runs (k of them at `at` in `blob`) add to,
--- when the plain path can take them (no ask, at most UNPACK_RUNS = 32 runs). Returns the seq applied
--- (nil if none) and the record (false: the general path; nil: no record).
-local function plainRead(i, meta, seqField, ask, k, blob, at)
-  local b, pushed, lo, hi = 0, 0, nil, nil
+-- when the plain path can take them (no ask). The runs hold `admits` admits from `lo` to `hi` (the
+-- gateway's sums): when the earliest still counts and both ends fall in one bucket, so do all runs
+-- between (bucketOf never decreases as t grows), and no run is looked at; else each (at most
+-- UNPACK_RUNS = 32 runs). Returns the seq applied (nil if none) and the record (false: the general
+-- path; nil: no record).
+local function plainRead(i, meta, seqField, ask, k, blob, at, admits, lo, hi)
+  local b, pushed = 0, 0
   local f1, c1, t1, fs, cs, ts = nil, 0, 0, nil, nil, nil
-  if ask == 0 and k > 0 and k <= 32 then
+  local one = nil
+  if ask == 0 and admits > 0 and (FIXED and (math.floor(lo / WINDOW) + 1) * WINDOW or lo + WINDOW) > NOW then
+    one = BUCKET_OF[lo] or bucketOf(lo)
+    if one ~= (BUCKET_OF[hi] or bucketOf(hi)) then
+      one = nil
+    end
+  end
+  if one ~= nil then
+    b, f1, c1, t1, pushed = 1, one, admits, hi, admits
+  elseif ask == 0 and k > 0 and k <= UNPACK_RUNS then
+    lo, hi = nil, nil
     local pos = at
     for _ = 1, k do
       local t, c
@@ -501,7 +514,8 @@ local function plainRead(i, meta, seqField, ask, k, blob, at)
     PLAIN_FIELD[i], PLAIN_ADMITS[i], PLAIN_LATEST[i] = fs, cs, ts
   end
   local plain = got[1] or nil
-  if got[3] then
+  if got[3] or (one == nil and ask == 0 and k > UNPACK_RUNS) then
+    -- (runs not looked at here: the general path pushes them)
     plain = false
   end
   return tonumber(got[2]), plain

@@ -479,41 +479,42 @@ local function held(log)
   return redis.call('ZCARD', log)
 end
 
--- sync.lua's plain path: adds k runs (k <= UNPACK_RUNS), v[2j - 1] the time and v[2j] the admits of
--- run j, as add() adds those that still count at NOW: one member, its runs the bytes at..at + 16k - 1
--- of `blob` when every run goes in, its id `id` (idOf(n), as the record holds it); `_all` is compact
--- mode's (window-buckets.lua). Returns the admits added, the counter `n` after, and the earliest and
--- latest time added.
-local function plainAdd(log, n, v, k, blob, at, id)
-  local pushed, lo, hi, whole = 0, nil, nil, true
-  for j = 1, 2 * k, 2 do
-    local t, c = v[j], v[j + 1]
-    if c > 0 and expiry(t) > NOW then
-      pushed = pushed + c
-      if lo == nil or t < lo then
-        lo = t
-      end
-      if hi == nil or t > hi then
-        hi = t
-      end
-    else
-      whole = false
-    end
-  end
-  if pushed == 0 then
-    return 0, n, lo, hi
-  end
+-- sync.lua's plain path: adds the k runs (k <= UNPACK_RUNS) at `at` in `blob`, holding `admits`
+-- admits from `lo` to `hi` (the gateway's sums), as add() adds those that still count at NOW: one
+-- member, its runs the bytes at..at + 16k - 1 of `blob` when every run goes in (the earliest still
+-- counts: no run is looked at), its id `id` (idOf(n), as the record holds it). Returns the admits
+-- added, the counter `n` after, and the earliest and latest time added.
+local function plainAdd(log, n, k, blob, at, id, admits, lo, hi)
+  local pushed = admits
   local name
-  if whole and k > 1 then
-    name = packedMember(id, k, string.sub(blob, at, at + 16 * k - 1), pushed)
+  if pushed > 0 and expiry(lo) > NOW then
+    -- every run counts (the earliest does): their bytes as sent, no run looked at
+    if k > 1 then
+      name = packedMember(id, k, string.sub(blob, at, at + 16 * k - 1), pushed)
+    else
+      name = '/' .. id .. '*' .. numOnce(pushed)
+    end
   else
+    local v = { unpackDoubles(runFormat(k), blob, at) }
     local w, x = {}, 0
+    pushed, lo, hi = 0, nil, nil
     for j = 1, 2 * k, 2 do
-      if v[j + 1] > 0 and expiry(v[j]) > NOW then
-        w[#w + 1] = v[j]
-        w[#w + 1] = v[j + 1]
+      local t, c = v[j], v[j + 1]
+      if c > 0 and expiry(t) > NOW then
+        pushed = pushed + c
+        if lo == nil or t < lo then
+          lo = t
+        end
+        if hi == nil or t > hi then
+          hi = t
+        end
+        w[#w + 1] = t
+        w[#w + 1] = c
         x = x + 1
       end
+    end
+    if pushed == 0 then
+      return 0, n, lo, hi
     end
     name = member(id, w, x, pushed)
   end
