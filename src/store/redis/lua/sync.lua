@@ -29,6 +29,17 @@ local seq = tonumber(ARGV[8])
 local ttl = tonumber(ARGV[9])
 local horizon = NOW + tonumber(ARGV[10])
 local seqField = 'q:' .. gw
+-- A key's seq field as read (false: none) as a number. Mostly this sync's (a retry) or the one before
+-- (a key pushed every sync), which are known without parsing the text (tonumber was 2 % of a key-sync).
+local SEQ_TEXT, PREV_TEXT = ARGV[8], int(seq - 1)
+local function seqOf(q)
+  if q == PREV_TEXT then
+    return seq - 1
+  elseif q == SEQ_TEXT then
+    return seq
+  end
+  return tonumber(q)
+end
 -- The reply's head, one string per key (see Reply above); joined at the end.
 local packHead = struct.pack
 local HEAD = { packHead('<d', NOW) }
@@ -53,7 +64,9 @@ for i = 1, #KEYS / 2 do
   if BUCKETS > 0 then
     -- compact mode: only what the plain path needs, the seq and the record among it
     -- (window-buckets.lua); the general path reads the whole hash (PARTIAL)
-    applied, plain = plainRead(i, KEYS[2 * i], seqField, ask, n, blob, at, admits, lo, hi)
+    local q
+    q, plain = plainRead(i, KEYS[2 * i], seqField, ask, n, blob, at, admits, lo, hi)
+    applied = seqOf(q)
   else
     -- exact mode: the record, the seq and the mark of a grant or void ('G', common.lua's settle): a
     -- fixed read, where HGETALL grew with the gateways' seq fields (+22 % Redis instructions per
@@ -65,7 +78,7 @@ for i = 1, #KEYS / 2 do
     if got[1] and not got[3] then
       all = got[1]
     end
-    applied = tonumber(got[2])
+    applied = seqOf(got[2])
     plain = got[1] or nil
     if got[3] then
       plain = false

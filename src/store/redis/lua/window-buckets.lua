@@ -435,8 +435,8 @@ local PLAIN_PUSHED, PLAIN_LO, PLAIN_HI = {}, {}, {}
 -- when the plain path can take them (no ask). The runs hold `admits` admits from `lo` to `hi` (the
 -- gateway's sums): when the earliest still counts and both ends fall in one bucket, so do all runs
 -- between (bucketOf never decreases as t grows), and no run is looked at; else each (at most
--- UNPACK_RUNS = 32 runs). Returns the seq applied (nil if none) and the record (false: the general
--- path; nil: no record).
+-- UNPACK_RUNS = 32 runs). Returns the seq field as read (false if none) and the record (false: the
+-- general path; nil: no record).
 local function plainRead(i, meta, seqField, ask, k, blob, at, admits, lo, hi)
   local b, pushed = 0, 0
   local f1, c1, t1, fs, cs, ts = nil, 0, 0, nil, nil, nil
@@ -518,7 +518,7 @@ local function plainRead(i, meta, seqField, ask, k, blob, at, admits, lo, hi)
     -- (runs not looked at here: the general path pushes them)
     plain = false
   end
-  return tonumber(got[2]), plain
+  return got[2], plain
 end
 
 -- A bucket's value once admits c with latest time t are added to h, its value as read (false: none).
@@ -545,7 +545,22 @@ local function plainAdd(_log, n, i)
   local got = PLAIN_GOT[i]
   local pushed, lo, hi = PLAIN_PUSHED[i], PLAIN_LO[i], PLAIN_HI[i]
   if b == 1 then
-    return pushed, n, lo, hi, PLAIN_FIELD[i], bucketValue(got[4], PLAIN_ADMITS[i], PLAIN_LATEST[i])
+    -- bucketValue(), inline (a Lua call cost about as much as a field HMGET reads)
+    local c, t, h = PLAIN_ADMITS[i], PLAIN_LATEST[i], got[4]
+    if h then
+      local hc, ht
+      if string.byte(h, 1) == 0 then
+        local _
+        _, hc, ht = unpackBucket(BUCKET_FORMAT, h)
+      else
+        hc, ht = bucketRead(h)
+      end
+      c = c + hc
+      if ht > t then
+        t = ht
+      end
+    end
+    return pushed, n, lo, hi, PLAIN_FIELD[i], packBucket(BUCKET_FORMAT, 0, c, t)
   end
   local fs, cs, ts = PLAIN_FIELD[i], PLAIN_ADMITS[i], PLAIN_LATEST[i]
   local w = {}
