@@ -3,9 +3,10 @@ import { policyTag } from '../policy-tag.js';
 import { type KeyNames, keyNames } from './key-names.js';
 
 /**
- * A user key's names and their RESP encoding as two bulk strings, `$<bytes>\r\n<log>\r\n$<bytes>\r\n<meta>\r\n`:
- * a sync call copies these bytes into its command instead of having the client encode two strings
- * per key (RedisStore.syncCall).
+ * A user key's names and the RESP encoding of those a sync call names it by: two bulk strings,
+ * `$<bytes>\r\n<log>\r\n$<bytes>\r\n<meta>\r\n`, or in compact mode the meta hash's alone. A sync
+ * call copies these bytes into its command instead of having the client encode them per key
+ * (RedisStore.syncCall).
  */
 export interface NamedKey {
   names: KeyNames;
@@ -26,6 +27,8 @@ export class KeyNameCache {
     private readonly prefix: string,
     private readonly logKind: 'l' | 'b',
     private readonly max: number,
+    /** Whether a sync names a key by both names (exact mode) or its meta hash alone. */
+    private readonly paired = true,
   ) {}
 
   /** The names of `key` under `policy`; `tag` is policyTag(policy), computed once by a caller naming many keys. */
@@ -40,7 +43,8 @@ export class KeyNameCache {
     let k = names.get(key);
     if (k === undefined) {
       const n = keyNames(this.prefix, key, this.logKind, policy);
-      k = { names: n, resp: Buffer.from(`${bulk(n.log)}${bulk(n.meta)}`, 'utf8') };
+      const resp = this.paired ? `${bulk(n.log)}${bulk(n.meta)}` : bulk(n.meta);
+      k = { names: n, resp: Buffer.from(resp, 'utf8') };
       if (this.size >= this.max) {
         this.byPolicy.clear();
         this.byPolicy.set(tag, (names = new Map()));

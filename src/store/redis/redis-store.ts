@@ -80,11 +80,12 @@ export class RedisStore implements AsyncStore {
     const exact = this.options.mode === 'exact';
     const windowModule = exact ? 'window-exact.lua' : 'window-buckets.lua';
     this.logKind = exact ? 'l' : 'b';
-    this.names = new KeyNameCache(this.options.prefix, this.logKind, NAME_CACHE_KEYS);
+    // compact mode's sync names a key by its meta hash alone (window-buckets.lua)
+    this.names = new KeyNameCache(this.options.prefix, this.logKind, NAME_CACHE_KEYS, exact);
     this.scripts = {
       logAdmit: composeScript('log-admit.lua', windowModule),
       void: composeScript('void.lua', windowModule),
-      sync: composeScript('sync.lua', windowModule, true),
+      sync: composeScript('sync.lua', windowModule, true, exact),
       ask: composeScript('ask.lua', windowModule),
       live: composeScript('live.lua', windowModule),
     };
@@ -299,7 +300,8 @@ export class RedisStore implements AsyncStore {
     head: SyncHead,
     prebuilt: boolean,
   ): ScriptCall {
-    const keys = new Array<string>(2 * c.indexes.length);
+    const paired = this.options.mode === 'exact';
+    const keys = new Array<string>((paired ? 2 : 1) * c.indexes.length);
     let size = 0;
     let keyBytes = 0;
     for (const i of c.indexes) {
@@ -316,7 +318,7 @@ export class RedisStore implements AsyncStore {
     let k = 0;
     for (const i of c.indexes) {
       const n = names[i];
-      keys[k++] = n.names.log;
+      if (paired) keys[k++] = n.names.log;
       keys[k++] = n.names.meta;
       if (prebuilt) {
         wire.set(n.resp, w);

@@ -492,11 +492,20 @@ const MIXED = '*calls';
  * of a slot served elsewhere or mid-migration and not here), so it runs whole or not at all
  * (NONLOCAL: the client then sends the calls one by one). Carried calls share ARGV[1..6] (common.lua's
  * head): the prelude reads them once. An operation that returns an error ends the call with it.
+ * `keysPaired` false: the operation takes one name per user key, its meta hash (compact mode's sync).
  */
-export function composeScript(op: string, windowModule: string, buffers = false): LuaScript {
+export function composeScript(
+  op: string,
+  windowModule: string,
+  buffers = false,
+  keysPaired = true,
+): LuaScript {
   const source = [
     SHEBANG,
     'local function fleetlimitScript(KEYS, ARGV, fleetlimitCalls)',
+    // whether KEYS names each user key by its log and its meta hash, or by its meta hash alone
+    // (compact mode's sync: window-buckets.lua)
+    `local KEYS_PAIRED = ${keysPaired}`,
     luaSource('common.lua'),
     luaSource(windowModule),
     'local function fleetlimitOp(KEYS, ARGV)',

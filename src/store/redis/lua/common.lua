@@ -450,7 +450,7 @@ local function settle(log, m, count, lastExpiry, latestLapse, touched)
       redis.call('HDEL', m.key, unpack(m.legacy))
       m.legacy = nil
     end
-    if m.fresh and not touched then
+    if m.fresh and not touched and log ~= m.key then
       -- a meta hash created anew beside a log (it was lost): it takes the log's expiry, so it never
       -- outlives the log unbounded (a touch sets both below)
       local pttl = redis.call('PTTL', log)
@@ -467,7 +467,7 @@ local function settle(log, m, count, lastExpiry, latestLapse, touched)
     return
   end
   if ttl ~= nil then
-    if count > 0 then
+    if count > 0 and log ~= m.key then
       redis.call('PEXPIRE', log, ttl)
     end
     redis.call('PEXPIRE', m.key, ttl)

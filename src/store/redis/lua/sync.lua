@@ -4,6 +4,8 @@
 -- part answers with it), read the window.
 -- KEYS[2i-1] log_i   key i's window log
 -- KEYS[2i]   meta_i  key i's meta hash (see log-admit.lua)
+--            In compact mode (KEYS_PAIRED false, script.ts), KEYS[i] = meta_i alone, the log being
+--            the meta hash itself (window-buckets.lua).
 -- ARGV[1..6]         as in common.lua (now ms, windowMs, kind, limit, buckets, marginMs)
 -- ARGV[7]  gatewayId
 -- ARGV[8]  seq        this gateway's sync number; a key records the last one that pushed admits to it
@@ -26,6 +28,8 @@
 
 local gw = ARGV[7]
 local seq = tonumber(ARGV[8])
+-- entries in this call (see KEYS above)
+local NKEYS = KEYS_PAIRED and #KEYS / 2 or #KEYS
 local ttl = tonumber(ARGV[9])
 local horizon = NOW + tonumber(ARGV[10])
 local seqField = 'q:' .. gw
@@ -57,7 +61,7 @@ local ADMITS, LO, HI = {}, {}, {}
 -- readMeta's `all` for a hash read in part: it reads the whole hash
 local PARTIAL = { partial = true }
 local at = 1
-for i = 1, #KEYS / 2 do
+for i = 1, NKEYS do
   local flags, ask, n, admits, lo, hi
   flags, ask, n, admits, lo, hi, at = unpackDoubles('<dddddd', blob, at)
   local all, applied, plain = PARTIAL, nil, nil
@@ -65,7 +69,7 @@ for i = 1, #KEYS / 2 do
     -- compact mode: only what the plain path needs, the seq and the record among it
     -- (window-buckets.lua); the general path reads the whole hash (PARTIAL)
     local q
-    q, plain = plainRead(i, KEYS[2 * i], seqField, ask, n, blob, at, admits, lo, hi)
+    q, plain = plainRead(i, KEYS[i], seqField, ask, n, blob, at, admits, lo, hi)
     applied = seqOf(q)
   else
     -- exact mode: the record, the seq and the mark of a grant or void ('G', common.lua's settle): a
@@ -258,8 +262,13 @@ end
 
 local out = { false }
 local seen = {}
-for i = 1, #KEYS / 2 do
-  local log, meta = KEYS[2 * i - 1], KEYS[2 * i]
+for i = 1, NKEYS do
+  local log, meta
+  if KEYS_PAIRED then
+    log, meta = KEYS[2 * i - 1], KEYS[2 * i]
+  else
+    log, meta = KEYS[i], KEYS[i]
+  end
   -- read again if an earlier entry named the same key and may have changed it
   local again = seen[meta]
   seen[meta] = true

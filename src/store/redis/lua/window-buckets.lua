@@ -22,10 +22,29 @@
 -- this one, which decision 0009 rules out) is folded on its next touch by the general path.
 -- Same functions as window-exact.lua.
 
--- Each script names its keys in pairs (log, meta).
+-- Each script names its keys in pairs (log, meta), but sync.lua in this mode names each key once, by
+-- its meta hash (KEYS_PAIRED false: one name less per key to send and to make a Lua string of, 3 % of
+-- a key-sync's Redis instructions), and passes it as the log too: its meta hash is itself.
 local METAOF = {}
-for i = 1, #KEYS - 1, 2 do
-  METAOF[KEYS[i]] = KEYS[i + 1]
+if KEYS_PAIRED then
+  for i = 1, #KEYS - 1, 2 do
+    METAOF[KEYS[i]] = KEYS[i + 1]
+  end
+else
+  setmetatable(METAOF, { __index = function(_, log)
+    return log
+  end })
+end
+
+-- The bucket hash of versions before (see fold) beside the meta hash of a touch's `log`: the log
+-- itself when named apart; else named as the meta hash with kind 'b' for 'm', the letter after the
+-- hash tag's '}' (the prefix has no braces: key-names.ts).
+local function bucketHashOf(log)
+  if METAOF[log] ~= log then
+    return log
+  end
+  local p = string.find(log, '}', 1, true)
+  return string.sub(log, 1, p) .. 'b' .. string.sub(log, p + 2)
 end
 
 -- The sub-window holding t: BUCKETS per aligned window of W, counted from 0. Found within t's own
@@ -172,7 +191,8 @@ end
 -- bucket hash's live buckets summed into m's, the bucket hash deleted, 'c' deleted (with the text
 -- fields: readMeta's m.legacy), the expiry set anew by settle. Returns whether the bucket hash held any.
 local function fold(log, m)
-  local old = redis.call('HGETALL', log)
+  local hash = bucketHashOf(log)
+  local old = redis.call('HGETALL', hash)
   local b = bucketMap(m)
   for i = 1, #old, 2 do
     local f, v = old[i], old[i + 1]
@@ -188,7 +208,7 @@ local function fold(log, m)
     end
   end
   if #old > 0 then
-    redis.call('DEL', log)
+    redis.call('DEL', hash)
   end
   if m.earlier then
     m.legacy = m.legacy or {}
@@ -348,7 +368,7 @@ local function peek(log)
     end
   end
   if not folded then
-    n, first = peekBuckets(redis.call('HGETALL', log), n, first)
+    n, first = peekBuckets(redis.call('HGETALL', bucketHashOf(log)), n, first)
   end
   return n, first
 end
