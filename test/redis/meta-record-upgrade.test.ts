@@ -222,6 +222,33 @@ describe('compact mode: a key in the layout before the buckets moved into the me
  * layout (record 'C'). Such buckets are read as they are, on the plain path and the general path,
  * and a bucket a touch adds to is written back in binary.
  */
+/**
+ * Compact mode marks a meta hash holding a grant or a void by its record's n (2 held, 1 none:
+ * common.lua's settle); the version before marked it by a field 'G' and left n at 0. sync.lua's plain
+ * path takes only n = 1, so such a hash goes to the general path, which sets n and drops 'G'.
+ */
+describe('compact mode: a grant marked by the version before', () => {
+  it('is handed back by a sync on the general path, and the mark converted', async () => {
+    const s = fx.store({ clock: 'caller', mode: 'buckets', buckets: 10, expiryMarginMs: 600_000 });
+    const { meta } = s.keyNames('k', policy);
+    await s.sync(push(1, [100, 110]), 110);
+    expect((await metaRecord(fx.client(), meta)).n).toBe(1);
+    expect((await s.ask('g', 'k', policy, 1000, 5, 120)).granted).toBe(5);
+    expect((await metaRecord(fx.client(), meta)).n).toBe(2);
+    // as the version before left it: n 0, the mark a field
+    const r = await metaRecord(fx.client(), meta);
+    await fx.client().hset(meta, 'C', encodeMetaRecord({ ...r, n: 0 }), 'G', '1');
+    // the sync hands the grant back (release): only the general path does
+    const release = push(2, [130]);
+    release.entries[0].release = true;
+    expect((await s.sync(release, 130)).replies[0].count).toBe(3);
+    const { record, fields } = await readMetaHash(fx.client(), meta);
+    expect(fields['g:g']).toBeUndefined();
+    expect(fields.G).toBeUndefined();
+    expect(record?.n).toBe(1);
+  });
+});
+
 describe('compact mode: buckets written as text by the version before', () => {
   const store = (): RedisStore =>
     fx.store({ clock: 'caller', mode: 'buckets', buckets: 10, expiryMarginMs: 600_000 });

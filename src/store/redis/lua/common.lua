@@ -96,8 +96,8 @@ end
 -- of gateway gw that pushed admits here, 'g:<gw>' = '<lapse ms>:<tag>:<slots>[:<tag>:<slots>...]',
 -- gw's outstanding grant in parts tagged by the call that made them (see grantTag below),
 -- 'v:<gw>' = '<seq>:<until ms>': gw's central-log calls up to seq are void until then (void.lua).
--- Compact mode only: the buckets (window-buckets.lua). 'G' = '1' while the hash holds a grant or a
--- void (set and cleared by settle).
+-- Compact mode only: the buckets (window-buckets.lua). Exact mode only: 'G' = '1' while the hash
+-- holds a grant or a void (set and cleared by settle; compact mode marks that by the record's n).
 -- It is read once per key into a table; writes are gathered in `m.w` (and `m.dirty`: the record
 -- changed) and sent as one HSET.
 -- A grant's parts share one lapse: the gateway stops spending at `lapse`; the store counts the slots
@@ -129,6 +129,9 @@ local function parseGrant(v)
 end
 
 local NONE = 0 / 0
+-- Compact mode's record n (see settle): no grant or void held; one held. 0 (or a record written by
+-- the version before, which marked a hash by field 'G'): not known, the general path reads the hash.
+local MARK_CLEAR, MARK_HELD = 1, 2
 local packRecord, unpackRecord = struct.pack, struct.unpack
 
 -- The record's field: 'c' in exact mode; 'C' in compact mode, whose buckets are fields of the meta
@@ -421,13 +424,33 @@ local function settle(log, m, count, lastExpiry, latestLapse, touched)
     end
   end
   if not gone then
-    -- field 'G' marks a hash holding a grant or a void, which sync.lua's plain path (reading only the
-    -- fields it needs: its first loop, window-buckets.lua's plainRead) leaves to the general path
+    -- a hash holding a grant or a void is marked, and sync.lua's plain path (reading only the fields
+    -- it needs: its first loop, window-buckets.lua's plainRead) leaves it to the general path: by
+    -- field 'G' in exact mode; in compact mode by the record's n (MARK_CLEAR or MARK_HELD), which
+    -- that mode's buckets leave unused (one field fewer to read, and 'G', absent, was read by
+    -- scanning every field of a hash of many buckets). A compact hash marked by 'G' (the version
+    -- before) loses it here.
     local held = next(m.grants) ~= nil or m.voidUntil ~= nil
-    if held and not m.marked then
+    if BUCKETS > 0 then
+      local want = held and MARK_HELD or MARK_CLEAR
+      if m.n ~= want then
+        if m.n == MARK_HELD and not held then
+          m.marked = true
+        end
+        m.n = want
+        m.dirty = true
+      end
+      if held then
+        if m.marked then
+          redis.call('HDEL', m.key, 'G')
+        end
+        m.marked = false
+      end
+    elseif held and not m.marked then
       metaSet(m, 'G', '1')
       m.marked = true
-    elseif m.marked and not held then
+    end
+    if m.marked and not held then
       -- the voids left are spent: gone with the mark
       local f = { 'G' }
       for i = 1, #m.all, 2 do

@@ -147,7 +147,8 @@ local function plainTouch(i, log, meta, out)
   end
   -- as unrecord(), inline: a NaN (absent) a fails a > 0; o, z fail x == x
   local n, a, o, z, e = unpackRecord('<ddddd', rec)
-  if not (a > 0) or o ~= o or z ~= z then
+  if not (a > 0) or o ~= o or z ~= z or (BUCKETS > 0 and n ~= MARK_CLEAR) then
+    -- (compact mode: a grant or a void held, or not known: common.lua's settle)
     return false
   end
   -- expiry(o): while it is ahead nothing has aged out

@@ -17,9 +17,10 @@
 -- fields a/o/z/e (a version before the record), or no record 'C' is folded on its touch (see fold):
 -- the bucket hash's live buckets summed into the meta hash's, per bucket number; the bucket hash
 -- deleted; 'c' and the text fields deleted; the count and bounds found again from the buckets; the
--- expiry set anew. sync.lua's plain path never takes a hash without 'C'. It reads no more than 'C',
--- the seq and 'G' (plainRead), so a hash holding both 'C' and 'c' (an earlier version writing beside
--- this one, which decision 0009 rules out) is folded on its next touch by the general path.
+-- expiry set anew. sync.lua's plain path never takes a hash without 'C'. It reads no more than 'C'
+-- and the seq (plainRead), so a hash holding both 'C' and 'c' (an earlier version writing beside
+-- this one, which decision 0009 rules out) is folded on its next touch by the general path. The
+-- record's n, unused by buckets, marks whether the hash holds a grant or a void (common.lua's settle).
 -- Same functions as window-exact.lua.
 
 -- Each script names its keys in pairs (log, meta), but sync.lua in this mode names each key once, by
@@ -448,10 +449,10 @@ local PLAIN_PUSHED, PLAIN_LO, PLAIN_HI = {}, {}, {}
 
 -- sync.lua's first loop in compact mode: what its plain path needs of key i's meta hash `meta`, read
 -- with one HMGET rather than the whole hash (HGETALL of a hash of a few buckets cost more, and it
--- grows with them): the record 'C', the seq field, the mark that sends a key to the general path
--- ('G', a grant or a void, set and cleared by common.lua's settle; not 'c' or 'a', which only an
--- earlier version writing beside this one would add: see the head of this file; each field read
--- cost about 2 % of a key-sync), and the buckets the key's runs (k of them at `at` in `blob`) add to,
+-- grows with them): the record 'C' (its n the mark of a grant or a void, see common.lua's settle,
+-- which sends a key to the general path), the seq field (not 'c' or 'a', which only an earlier
+-- version writing beside this one would add: see the head of this file; each field read cost about
+-- 2 % of a key-sync), and the buckets the key's runs (k of them at `at` in `blob`) add to,
 -- when the plain path can take them (no ask). The runs hold `admits` admits from `lo` to `hi` (the
 -- gateway's sums): when the earliest still counts and both ends fall in one bucket, so do all runs
 -- between (bucketOf never decreases as t grows), and no run is looked at; else each (at most
@@ -521,11 +522,11 @@ local function plainRead(i, meta, seqField, ask, k, blob, at, admits, lo, hi)
   end
   local got
   if b == 0 then
-    got = redis.call('HMGET', meta, 'C', seqField, 'G')
+    got = redis.call('HMGET', meta, 'C', seqField)
   elseif fs == nil then
-    got = redis.call('HMGET', meta, 'C', seqField, 'G', f1)
+    got = redis.call('HMGET', meta, 'C', seqField, f1)
   else
-    got = redis.call('HMGET', meta, 'C', seqField, 'G', unpack(fs, 1, b))
+    got = redis.call('HMGET', meta, 'C', seqField, unpack(fs, 1, b))
   end
   PLAIN_GOT[i], PLAIN_B[i], PLAIN_PUSHED[i], PLAIN_LO[i], PLAIN_HI[i] = got, b, pushed, lo, hi
   if fs == nil then
@@ -534,7 +535,7 @@ local function plainRead(i, meta, seqField, ask, k, blob, at, admits, lo, hi)
     PLAIN_FIELD[i], PLAIN_ADMITS[i], PLAIN_LATEST[i] = fs, cs, ts
   end
   local plain = got[1] or nil
-  if got[3] or (one == nil and ask == 0 and k > UNPACK_RUNS) then
+  if one == nil and ask == 0 and k > UNPACK_RUNS then
     -- (runs not looked at here: the general path pushes them)
     plain = false
   end
@@ -566,7 +567,7 @@ local function plainAdd(_log, n, i)
   local pushed, lo, hi = PLAIN_PUSHED[i], PLAIN_LO[i], PLAIN_HI[i]
   if b == 1 then
     -- bucketValue(), inline (a Lua call cost about as much as a field HMGET reads)
-    local c, t, h = PLAIN_ADMITS[i], PLAIN_LATEST[i], got[4]
+    local c, t, h = PLAIN_ADMITS[i], PLAIN_LATEST[i], got[3]
     if h then
       local hc, ht
       if string.byte(h, 1) == 0 then
@@ -586,7 +587,7 @@ local function plainAdd(_log, n, i)
   local w = {}
   for x = 1, b do
     w[2 * x - 1] = fs[x]
-    w[2 * x] = bucketValue(got[3 + x], cs[x], ts[x])
+    w[2 * x] = bucketValue(got[2 + x], cs[x], ts[x])
   end
   return pushed, n, lo, hi, nil, nil, w, 2 * b
 end
