@@ -70,7 +70,14 @@ for i = 1, NKEYS do
     -- (window-buckets.lua); the general path reads the whole hash (PARTIAL)
     local q
     q, plain = plainRead(i, KEYS[i], seqField, ask, n, blob, at, admits, lo, hi)
-    applied = seqOf(q)
+    -- seqOf(q), inline
+    if q == PREV_TEXT then
+      applied = seq - 1
+    elseif q == SEQ_TEXT then
+      applied = seq
+    else
+      applied = tonumber(q)
+    end
   else
     -- exact mode: the record, the seq and the mark of a grant or void ('G', common.lua's settle): a
     -- fixed read, where HGETALL grew with the gateways' seq fields (+22 % Redis instructions per
