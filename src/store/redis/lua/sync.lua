@@ -98,8 +98,11 @@ for i = 1, NKEYS do
   if applied and seq < applied then
     return redis.error_reply('STALE_SEQ sync seq ' .. ARGV[8] .. ' is older than ' .. applied .. ', applied already')
   end
-  FLAGS[i], ASK[i], RUNS[i], FIRST[i], REPLAY[i], ALL[i], PLAIN[i] = flags, ask, n, at, seq == applied, all, plain
-  ADMITS[i], LO[i], HI[i] = admits, lo, hi
+  FLAGS[i], ASK[i], RUNS[i], FIRST[i], REPLAY[i], PLAIN[i] = flags, ask, n, at, seq == applied, plain
+  if BUCKETS == 0 then
+    -- (compact mode: always PARTIAL; its plain path keeps its runs' sums itself, window-buckets.lua)
+    ALL[i], ADMITS[i], LO[i], HI[i] = all, admits, lo, hi
+  end
   at = at + 16 * n
 end
 
@@ -283,7 +286,7 @@ for i = 1, NKEYS do
   if again then
     generalTouch(i, log, readMeta(meta), out)
   elseif not plainTouch(i, log, meta, out) then
-    generalTouch(i, log, readMeta(meta, ALL[i]), out)
+    generalTouch(i, log, readMeta(meta, ALL[i] or PARTIAL), out)
   end
 end
 out[1] = table.concat(HEAD)
