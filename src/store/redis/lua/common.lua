@@ -431,27 +431,24 @@ local function settle(log, m, count, lastExpiry, latestLapse, touched)
     -- scanning every field of a hash of many buckets). A compact hash marked by 'G' (the version
     -- before) loses it here.
     local held = next(m.grants) ~= nil or m.voidUntil ~= nil
+    -- marked before this touch: by 'G' (exact mode, or compact mode's version before) or by n
+    local was = m.marked or (BUCKETS > 0 and m.n == MARK_HELD)
     if BUCKETS > 0 then
       local want = held and MARK_HELD or MARK_CLEAR
       if m.n ~= want then
-        if m.n == MARK_HELD and not held then
-          m.marked = true
-        end
         m.n = want
         m.dirty = true
       end
-      if held then
-        if m.marked then
-          redis.call('HDEL', m.key, 'G')
-        end
+      if held and m.marked then
+        redis.call('HDEL', m.key, 'G')
         m.marked = false
       end
     elseif held and not m.marked then
       metaSet(m, 'G', '1')
       m.marked = true
     end
-    if m.marked and not held then
-      -- the voids left are spent: gone with the mark
+    if was and not held then
+      -- the voids left are spent: gone with the mark ('G' deleted, where there is one)
       local f = { 'G' }
       for i = 1, #m.all, 2 do
         if string.sub(m.all[i], 1, 2) == 'v:' then

@@ -33,17 +33,9 @@ local NKEYS = KEYS_PAIRED and #KEYS / 2 or #KEYS
 local ttl = tonumber(ARGV[9])
 local horizon = NOW + tonumber(ARGV[10])
 local seqField = 'q:' .. gw
--- A key's seq field as read (false: none) as a number. Mostly this sync's (a retry) or the one before
--- (a key pushed every sync), which are known without parsing the text (tonumber was 2 % of a key-sync).
+-- A key's seq field as read is mostly this sync's (a retry) or the one before (a key pushed every
+-- sync): known by these texts without parsing (tonumber was 2 % of a key-sync).
 local SEQ_TEXT, PREV_TEXT = ARGV[8], int(seq - 1)
-local function seqOf(q)
-  if q == PREV_TEXT then
-    return seq - 1
-  elseif q == SEQ_TEXT then
-    return seq
-  end
-  return tonumber(q)
-end
 -- The reply's head, one string per key (see Reply above); joined at the end.
 local packHead = struct.pack
 local HEAD = { packHead('<d', NOW) }
@@ -64,20 +56,12 @@ local at = 1
 for i = 1, NKEYS do
   local flags, ask, n, admits, lo, hi
   flags, ask, n, admits, lo, hi, at = unpackDoubles('<dddddd', blob, at)
-  local all, applied, plain = PARTIAL, nil, nil
+  -- q: the seq field as read (false: none)
+  local all, q, plain = PARTIAL, nil, nil
   if BUCKETS > 0 then
     -- compact mode: only what the plain path needs, the seq and the record among it
     -- (window-buckets.lua); the general path reads the whole hash (PARTIAL)
-    local q
     q, plain = plainRead(i, KEYS[i], seqField, ask, n, blob, at, admits, lo, hi)
-    -- seqOf(q), inline
-    if q == PREV_TEXT then
-      applied = seq - 1
-    elseif q == SEQ_TEXT then
-      applied = seq
-    else
-      applied = tonumber(q)
-    end
   else
     -- exact mode: the record, the seq and the mark of a grant or void ('G', common.lua's settle): a
     -- fixed read, where HGETALL grew with the gateways' seq fields (+22 % Redis instructions per
@@ -89,11 +73,19 @@ for i = 1, NKEYS do
     if got[1] and not got[3] then
       all = got[1]
     end
-    applied = seqOf(got[2])
+    q = got[2]
     plain = got[1] or nil
     if got[3] then
       plain = false
     end
+  end
+  local applied
+  if q == PREV_TEXT then
+    applied = seq - 1
+  elseif q == SEQ_TEXT then
+    applied = seq
+  else
+    applied = tonumber(q)
   end
   if applied and seq < applied then
     return redis.error_reply('STALE_SEQ sync seq ' .. ARGV[8] .. ' is older than ' .. applied .. ', applied already')

@@ -543,9 +543,16 @@ local function plainRead(i, meta, seqField, ask, k, blob, at, admits, lo, hi)
 end
 
 -- A bucket's value once admits c with latest time t are added to h, its value as read (false: none).
+-- (bucketRead's binary case inline: one Lua call per bucket on sync.lua's plain path, not two.)
 local function bucketValue(h, c, t)
   if h then
-    local hc, ht = bucketRead(h)
+    local hc, ht
+    if string.byte(h, 1) == 0 then
+      local _
+      _, hc, ht = unpackBucket(BUCKET_FORMAT, h)
+    else
+      hc, ht = bucketRead(h)
+    end
     c = c + hc
     if ht > t then
       t = ht
@@ -566,22 +573,7 @@ local function plainAdd(_log, n, i)
   local got = PLAIN_GOT[i]
   local pushed, lo, hi = PLAIN_PUSHED[i], PLAIN_LO[i], PLAIN_HI[i]
   if b == 1 then
-    -- bucketValue(), inline (a Lua call cost about as much as a field HMGET reads)
-    local c, t, h = PLAIN_ADMITS[i], PLAIN_LATEST[i], got[3]
-    if h then
-      local hc, ht
-      if string.byte(h, 1) == 0 then
-        local _
-        _, hc, ht = unpackBucket(BUCKET_FORMAT, h)
-      else
-        hc, ht = bucketRead(h)
-      end
-      c = c + hc
-      if ht > t then
-        t = ht
-      end
-    end
-    return pushed, n, lo, hi, PLAIN_FIELD[i], packBucket(BUCKET_FORMAT, 0, c, t)
+    return pushed, n, lo, hi, PLAIN_FIELD[i], bucketValue(got[3], PLAIN_ADMITS[i], PLAIN_LATEST[i])
   end
   local fs, cs, ts = PLAIN_FIELD[i], PLAIN_ADMITS[i], PLAIN_LATEST[i]
   local w = {}
