@@ -6,10 +6,11 @@ import type { FleetParams } from './key-limiter.js';
 /** The tuning, measured with scripts/worst-window.ts (docs/worst-window.md); exported for experiments. */
 export const ADAPTIVE_EARLY = {
   /**
-   * Each gateway's part of the headroom it last saw, between two of its syncs: 1/(partDiv·K) of it, at
-   * least one request. 1 let the first round of parts at a fast flood's onset on an empty key, taken
-   * on reads that did not yet count the others', reach 1.4 × L at K = 8; 2 cost page-load clients at
-   * K = 2 +0.5 pp (more syncs, fresher and smaller headroom, more thinning); 1.5 does neither.
+   * Each gateway's part of the headroom it last saw, between two of its syncs: its share of it
+   * (partShare) over partDiv, at least one request. 1 let the first round of parts at a fast flood's
+   * onset on an empty key, taken on reads that did not yet count the others', reach 1.4 × L at K = 8;
+   * 2 cost page-load clients at K = 2 +0.5 pp (more syncs, fresher and smaller headroom, more
+   * thinning); 1.5 does neither. 1.2 with the unseen round below: 1.17–1.21 × L at K = 8, L = 100–300.
    */
   partDiv: 1.5,
   /**
@@ -44,6 +45,16 @@ export const ADAPTIVE_EARLY = {
    * seeds 1–10; docs/worst-window.md).
    */
   loneChance: 0.005,
+  /**
+   * The share a part follows: adaptive's measured share (own admits / the store's count over W,
+   * clamped to [1/(4K), 1]), smoothed with this memory in windows, 1/K for a new key. A part of
+   * 1/(1.5 K) of the headroom for every gateway held a heavy gateway of uneven routing to far less
+   * than its traffic: honest clients at L = 300, K = 32 paid +1.1 pp (steady) and +1.9 pp (page
+   * loads) over central-log's. The raw share, measured at a flood's first reads (the first gateway
+   * to sync sees only its own admits: share 1), let 2.3–2.8 × L through on an empty key; smoothed
+   * over W it moves by about Δ/W per sync, so the first rounds share out what the honest traffic set.
+   */
+  partShareWindows: 1,
 };
 
 /**
@@ -52,7 +63,9 @@ export const ADAPTIVE_EARLY = {
  *
  * Rule. With `known` the store's count at the gateway's last sync (aged out) and `own` its admits
  * since, a request is admitted as adaptive admits it (headroom L − known − own, then the thinning
- * draw), and only while own + cost ≤ part, part = (L − known)/(1.5·K), or own = 0 (one request
+ * draw), and only while own + cost ≤ part, part = (L − known − unseen) · share / 1.5 (share: the
+ * gateway's part of the key's admits, smoothed over W, 1/K for a new key; unseen: in a round of early
+ * syncs, the others' parts its read did not show yet, see unseenOfRound), or own = 0 (one request
  * since the last sync always may: an honest client's lone request is admitted as the central log
  * would, and a request may cost up to L) if it is lone: the gateway's previous arrival on the key
  * is at least τ = 0.005 · W / (max(share, 1/K) · L) old (ADAPTIVE_EARLY.loneChance; 96 ms at K = 32,
@@ -65,9 +78,9 @@ export const ADAPTIVE_EARLY = {
  *
  * Why it holds the worst window: what takes a window past L is admits no other gateway has seen.
  * adaptive lets each gateway take 4 × its share of the headroom per Δ before anyone notices; here a
- * gateway takes 1/(1.5 K) of the headroom it last saw, then looks again, and each round of early syncs
- * shows the others' admits, which both shrinks the headroom the next round shares out and starts the
- * thinning. Where it stops holding: the "at least one" — K gateways that each see headroom and each
+ * gateway takes its share of the headroom it last saw over 1.5, then looks again, and each round of
+ * early syncs shows the others' admits, which both shrinks the headroom the next round shares out and
+ * starts the thinning. Where it stops holding: the "at least one" — K gateways that each see headroom and each
  * admit one request nobody has seen — lets up to K − h past L at a flood's onset on a key with h < K
  * free slots; a local decision cannot tell a flood's first request at a gateway from an honest one.
  * Its second one it can, if it comes within τ: then it is held to the part like any other.
@@ -89,16 +102,27 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
   /** the latest arrival on the key at this gateway, and the time from the one before to it */
   private lastArrival = Number.NaN;
   private gapBefore = Number.POSITIVE_INFINITY;
+  /** The share the part follows (ADAPTIVE_EARLY.partShareWindows), as of the sync at partShareAt. */
+  private partShare: number;
+  private partShareAt = Number.NaN;
+  /**
+   * The others' admits of a round of parts this gateway has not seen yet: set at a sync that pushed
+   * a spent part less than Δ after the sync before (a round), held until the next sync.
+   */
+  private unseen = 0;
 
   constructor(p: FleetParams, now: number) {
     super(p, now, ADAPTIVE_EARLY.rate);
+    this.partShare = 1 / p.gateways;
   }
 
-  /** The part: own admits since the last sync may reach it, and one request always may (own = 0). */
+  /**
+   * The part: own admits since the last sync may reach it, and one request always may (own = 0).
+   * (L − known − unseen) · partShare / partDiv.
+   */
   protected override cap(known: number, _afterSync: boolean): number {
-    const K = this.p.gateways;
-    if (K <= 1) return Number.POSITIVE_INFINITY;
-    return (this.p.policy.limit - known) / (ADAPTIVE_EARLY.partDiv * K);
+    if (this.p.gateways <= 1) return Number.POSITIVE_INFINITY;
+    return ((this.p.policy.limit - known - this.unseen) * this.partShare) / ADAPTIVE_EARLY.partDiv;
   }
 
   protected override overCap(known: number, own: number, cost: number): boolean {
@@ -165,12 +189,14 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
 
   protected override beforeApply(reply: SyncReply, now: number): void {
     if (this.p.gateways > 1) {
+      const pushed = this.inflight.length - this.inflightIdx;
+      // what the count grew by beyond own pushes: the others' admits since the last read (at least;
+      // admits that aged out unlisted hide some)
+      const others = reply.count - this.known(now) - pushed;
+      this.unseen = this.unseenOfRound(pushed, others, now);
       if (Number.isNaN(this.othersRef)) this.othersRef = now;
       else {
-        // what the count grew by beyond own pushes: the others' admits since the last read that found
-        // growth (at least; admits that aged out unlisted hide some)
-        const pushed = this.inflight.length - this.inflightIdx;
-        const others = reply.count - this.known(now) - pushed;
+        // the others' rate: their admits since the last read that found growth
         if (others > 0 && now > this.othersRef) {
           const lo = others - ADAPTIVE_EARLY.zOthers * Math.sqrt(others);
           this.othersRate = lo > 0 ? lo / (now - this.othersRef) : 0;
@@ -180,5 +206,31 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
       }
     }
     super.beforeApply(reply, now);
+    if (this.p.gateways > 1) this.followShare(now);
+  }
+
+  /**
+   * A round: this sync pushes a spent part (own + 1 > part) less than Δ after the sync before (or it
+   * is the key's first). At a fast flood's onset every gateway spends its part within the same few
+   * ms and syncs early; each read counts only the parts of the gateways that synced before it, so
+   * the first to read see nearly all the headroom and the next round of parts, taken on those reads,
+   * took the window to 1.10–1.12 × L at K = 8 and 32, L = 100–1,000 (1,000×, empty key). In a round
+   * this gateway assumes the others spent a part like its own, and holds back what of it the read did
+   * not show: (K − 1) · pushed − others. A part is spent within Δ by a flood, or by an honest burst
+   * at a gateway whose part is small; the next sync clears it. K = 8, empty key: 1.05 × L.
+   */
+  private unseenOfRound(pushed: number, others: number, now: number): number {
+    const spent = pushed >= 1 && pushed + 1 > this.cap(this.known(now), false);
+    const soon = !(now - this.lastSyncAt >= this.p.syncMs);
+    return spent && soon ? Math.max(0, (this.p.gateways - 1) * pushed - Math.max(0, others)) : 0;
+  }
+
+  /** Moves the part's share toward the share adaptive measured at this sync (partShareWindows). */
+  private followShare(now: number): void {
+    if (!Number.isNaN(this.partShareAt) && now > this.partShareAt) {
+      const memory = ADAPTIVE_EARLY.partShareWindows * this.p.policy.windowMs;
+      this.partShare += (this.share - this.partShare) * (1 - Math.exp((this.partShareAt - now) / memory));
+    }
+    this.partShareAt = now;
   }
 }
