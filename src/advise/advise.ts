@@ -5,6 +5,7 @@ import { diagnose } from './diagnose.js';
 import { reasonSentence } from './format.js';
 import { type PlannedRow, planRows, planRuns } from './plan.js';
 import { makeRow, RANKING, rankRows } from './rank.js';
+import { isSmallLimit, smallLimitNote } from './small-limit.js';
 import type { Advice, AdviceInput } from './types.js';
 
 export interface AdviseOptions {
@@ -40,9 +41,10 @@ export function adviceFrom(input: AdviceInput, planned: PlannedRow[], metrics: R
     const worst = Math.max(...flood.map((m) => m.worstWindow));
     return makeRow(p, input, meanOf(flood), meanOf(metrics.slice(at + n, at + 2 * n)), worst);
   });
-  const ranked = rankRows(all);
+  const ranked = rankRows(all, isSmallLimit(input.limit, input.gateways));
   return {
     input,
+    smallLimit: smallLimitNote(input.limit, input.gateways),
     ranked,
     all,
     recommendation: ranked[0] ?? null,

@@ -100,6 +100,11 @@ export function compareRows(a: AdviceRow, b: AdviceRow): number {
   );
 }
 
-export function rankRows(rows: AdviceRow[]): AdviceRow[] {
-  return rows.filter((r) => r.meetsTargets).sort(compareRows);
+/**
+ * The rows that meet every target, best first. `exactFirst` (a small limit, see isSmallLimit): the
+ * designs whose bound is L itself come before the others, whatever their cost.
+ */
+export function rankRows(rows: AdviceRow[], exactFirst = false): AdviceRow[] {
+  const rank = (r: AdviceRow) => (exactFirst && DESIGNS[r.design].bound !== 'L' ? 1 : 0);
+  return rows.filter((r) => r.meetsTargets).sort((a, b) => rank(a) - rank(b) || compareRows(a, b));
 }

@@ -65,7 +65,9 @@ export interface AdviceRow {
 
 export interface Advice {
   input: AdviceInput;
-  /** rows meeting every target, best first */
+  /** for a small limit (L < 5 K): why only the designs that hold L exactly promise its worst window, ranked first; else null */
+  smallLimit: string | null;
+  /** rows meeting every target, best first (the designs that hold L exactly first for a small limit) */
   ranked: AdviceRow[];
   /** every row simulated, in design × Δ order */
   all: AdviceRow[];

@@ -190,6 +190,7 @@ export function addAdviseCommand(program: Command): void {
           `${i.maxMean === undefined ? '' : `, mean per window ≤ ${i.maxMean} × L`}, honest rejection ≤ ${i.maxRejectedPct} %` +
           `${i.maxRoundTripsPct === undefined ? '' : `, round trips ≤ ${i.maxRoundTripsPct} % of honest requests`}.`,
         '',
+        ...(advice.smallLimit === null ? [] : [advice.smallLimit, '']),
       ];
       if (advice.ranked.length > 0) {
         lines.push(
