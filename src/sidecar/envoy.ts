@@ -1,5 +1,6 @@
 import { keyProblem } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
+import { addressKey, DEFAULT_IPV6_SUBNET } from '../http/client-address.js';
 import { bindingDecision, type Decider, type PolicyDecider } from './decider.js';
 import type { DescriptorRule } from './options.js';
 
@@ -50,14 +51,19 @@ export interface EnvoyMapping {
   /** Each rule: a descriptor's entry keys, in order, and the policy it is held to. */
   descriptors: readonly DescriptorRule[];
   maxDescriptors: number;
+  /** An entry value that is an IPv6 address is keyed by this prefix of it (false: alone). @default 56 */
+  ipv6Subnet?: number | false;
 }
 
-/** Entry values joined so that two different descriptors never make one key: `|` and `\` escaped. */
-function keyOf(entries: RlsEntry[]): string {
+/**
+ * Entry values joined so that two different descriptors never make one key: `|` and `\` escaped. A
+ * value that is an IPv6 address (Envoy's `remote_address`) is keyed by its `ipv6Subnet` network.
+ */
+function keyOf(entries: RlsEntry[], ipv6Subnet: number | false): string {
   let k = '';
   for (let i = 0; i < entries.length; i++) {
     if (i > 0) k += '|';
-    k += `${entries[i].key}=${entries[i].value.replace(/[\\|]/g, (c) => `\\${c}`)}`;
+    k += `${entries[i].key}=${addressKey(entries[i].value, ipv6Subnet).replace(/[\\|]/g, (c) => `\\${c}`)}`;
   }
   return k;
 }
@@ -110,7 +116,7 @@ export function planRequest(req: RlsRequest, m: EnvoyMapping): Plan {
       items.push({ limited: false });
       continue;
     }
-    const key = keyOf(entries);
+    const key = keyOf(entries, m.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
     const kp = keyProblem(key);
     if (kp !== null) return { ok: false, problem: `descriptors[${i}]: ${kp}` };
     items.push({ limited: true, policy: rule.policy, key, cost: costOf(ds[i], req.hits_addend ?? 0) });

@@ -51,6 +51,7 @@ export async function startRlsServer(
     domain: deps.options.domain,
     descriptors: deps.options.descriptors,
     maxDescriptors: deps.maxDescriptors,
+    ipv6Subnet: decider.ipv6Subnet,
   };
   const service = loadRateLimitService().service;
   const server = new grpc.Server();

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import { costProblem, keyProblem } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
 import { metricsHandler } from '../gateway/runtime/metrics.js';
+import { addressKey, DEFAULT_IPV6_SUBNET } from '../http/client-address.js';
 import { bindingDecision, type Decider, type PolicyDecider } from './decider.js';
 import type { SidecarMetrics } from './metrics.js';
 import type { HttpKeying, SidecarOptions } from './options.js';
@@ -27,12 +28,17 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 /**
  * The key of an auth_request subrequest: the first of the configured headers that is set, as
- * `name:value` (an API key and a client address never share a counter); '' when none is.
+ * `name:value` (an API key and a client address never share a counter); '' when none is. A value
+ * that is an IPv6 address is keyed by its `ipv6Subnet` network (`x-real-ip:2001:db8:1234:5600::/56`).
  */
-export function keyOf(req: IncomingMessage, names: readonly string[]): string {
+export function keyOf(
+  req: IncomingMessage,
+  names: readonly string[],
+  ipv6Subnet: number | false = DEFAULT_IPV6_SUBNET,
+): string {
   for (const n of names) {
     const v = header(req, n);
-    if (v !== undefined && v !== '') return `${n}:${v}`;
+    if (v !== undefined && v !== '') return `${n}:${addressKey(v, ipv6Subnet)}`;
   }
   return '';
 }
@@ -106,7 +112,7 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
       const p = decider.policy(name) as PolicyDecider;
       const { keyHeaders: kh, costHeader: ch } = keying(name);
       const at = names.length > 1 ? `${name}: ` : '';
-      const key = keyOf(req, kh);
+      const key = keyOf(req, kh, decider.ipv6Subnet);
       const kp = key === '' ? `no key: none of the headers ${kh.join(', ')} is set` : keyProblem(key);
       if (kp !== null) {
         if (decider.onInvalidKey === 'reject') return invalid(res, 'reject', `${at}${kp}`);
