@@ -62,14 +62,6 @@ export class SyncLoop {
   private partNext = 0;
   /** Where the next round's reads of keys with room to spare begin (see takeReads). */
   private readFrom = 0;
-  /** Batches built: the clock of `quietReads`. */
-  private builds = 0;
-  /**
-   * Keys with room to spare and nothing to push, read at doubling intervals while they stay so (see
-   * quietDue): per limiter, the build its next read is due at × 2^21 + the interval (builds) that led
-   * there. Dropped when the key pushes again (or with the limiter: a WeakMap).
-   */
-  private readonly quietReads = new WeakMap<KeyLimiter, number>();
   private inflight: Promise<boolean> | null = null;
   private timer: Timer | null = null;
   /** Sync requests (parts) answered; failed, by cause (see FailureCause). */
@@ -386,8 +378,6 @@ export class SyncLoop {
     // a design whose sync with nothing to push only reads ('lazy') lets a far key's read wait: its
     // entry is taken only if its turn comes (see takeReads), so a waiting key costs the walk no entry
     const deferrable = !final && DESIGNS[this.options.design].syncs === 'lazy';
-    const build = ++this.builds;
-    const quiet = this.quietReads;
     const far: { key: string; lim: KeyLimiter }[] = [];
     const slicer = new Slicer();
     const taken = new Set<Fallback>();
@@ -405,10 +395,9 @@ export class SyncLoop {
           lim.remaining(now) > half &&
           !table.fallbacks.has(key)
         ) {
-          if (this.quietDue(lim, build)) far.push({ key, lim });
+          far.push({ key, lim });
           continue;
         }
-        if (deferrable) quiet.delete(lim);
         const own = lim.syncEntry(key, now);
         const fb = table.fallbacks.get(key) ?? null;
         const extra = fb === null ? EMPTY : fb.take(now);
@@ -473,38 +462,6 @@ export class SyncLoop {
   }
 
   /**
-   * Whether a key with room to spare and nothing to push (issue 32: a key-rotation flood's one-admit
-   * keys, or any key gone quiet) is due a read in build `build`. Such a key was read at every sync
-   * while its admits counted: W/Δ reads (60 in the NGINX example) for a key seen once, ~100 Redis
-   * commands per hostile request. Now, from the first build that finds it quiet, it is read 2, 4, 8 …
-   * builds later, the interval doubling up to W/(4Δ): a key seen once costs its push and a few reads,
-   * and it is still read after its admits age out, so it is let go as before. A key that admits again
-   * pushes (and reads) at the next sync and every sync while it admits, as before; the reads of keys
-   * near their limit are not touched. What waits is only a quiet key's view of the others' admits,
-   * as takeReads already lets it wait under a flood; the first decision on it after a quiet spell
-   * uses the view of its last read, which never counts less than a new key's empty one.
-   */
-  private quietDue(lim: KeyLimiter, build: number): boolean {
-    const v = this.quietReads.get(lim);
-    if (v === undefined) {
-      // its last sync read it: the next read two builds on
-      this.quietReads.set(lim, (build + 2) * QUIET_SHIFT + 2);
-      return false;
-    }
-    return build >= Math.floor(v / QUIET_SHIFT);
-  }
-
-  /** A quiet key read now (takeReads): its next read twice as far on, at most W/(4Δ) builds. */
-  private quietRead(lim: KeyLimiter): void {
-    const v = this.quietReads.get(lim);
-    if (v === undefined) return;
-    const { windowMs } = this.options.policy;
-    const most = Math.max(1, Math.min(QUIET_SHIFT - 1, Math.floor(windowMs / this.options.fleet.syncMs / 4)));
-    const gap = Math.min(most, 2 * (v % QUIET_SHIFT));
-    this.quietReads.set(lim, (this.builds + gap) * QUIET_SHIFT + gap);
-  }
-
-  /**
    * Takes the entries of up to `max` of the `far` keys into `to`, in turns: from where the last round
    * stopped (`readFrom`), round the list. The others wait for a later round. A key dropped or replaced
    * since the walk is passed over; one that admitted since pushes now, as a key the walk had not
@@ -524,7 +481,6 @@ export class SyncLoop {
       if (slicer.due()) await slicer.pause();
       const { key, lim } = far[(from + j) % n];
       if (this.table.limiters.get(key) !== lim) continue;
-      this.quietRead(lim);
       const e = lim.syncEntry(key, now);
       if (e !== null) to.add(e, lim, null, e.admits.length);
     }
@@ -725,8 +681,6 @@ export class SyncLoop {
 }
 
 const EMPTY: number[] = [];
-/** quietReads' packing: the due build × QUIET_SHIFT + the interval (< QUIET_SHIFT builds). */
-const QUIET_SHIFT = 2 ** 21;
 /** A sync request (part) is sized to take about this share of storeTimeoutMs (see partKeys). */
 const PART_SHARE = 0.25;
 /** Parts in flight at once: the next is written while the store works on one (a pipeline). */
