@@ -103,8 +103,11 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
   /**
    * One request held to each of `names` (NGINX has one auth_request per location, so `/decide/a,b` is
    * how a location gets two limits): every key and cost checked first, so a bad one answers before any
-   * policy counts the request; then each policy decides, and the answer is the one that binds, as for
-   * Envoy's descriptors: the first rejection, else the admit with the fewest left.
+   * policy counts the request; then the policies decide in the path's order, and the first that refuses
+   * answers: the ones after it neither count the request nor make state for its key (issue 32: with the
+   * address's limit first, a client inventing an API key per request makes no key, and so no store
+   * work, once its address is over the limit). If every one admits, the answer is the admit with the
+   * fewest left.
    */
   const decide = (req: IncomingMessage, res: ServerResponse, names: readonly string[]) => {
     const asks: { p: PolicyDecider; key: string; cost: number }[] = [];
@@ -138,14 +141,33 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
       else answer(res, p, d);
       return;
     }
-    const finish = (ds: Decision[]) => {
+    const ds: Decision[] = [];
+    // in order; a decision that waits on the store (central-log, leases-ask) holds the ones after it
+    const from = (i: number): void => {
+      for (; i < asks.length; i++) {
+        const { p, key, cost } = asks[i];
+        const d = p.decide(key, cost);
+        if (d instanceof Promise) {
+          const at = i;
+          d.then(
+            (x) => (took(at, x) ? from(at + 1) : undefined),
+            (err: unknown) => failed(res, err),
+          );
+          return;
+        }
+        if (!took(i, d)) return;
+      }
       const b = bindingDecision(ds);
       answer(res, asks[b].p, ds[b]);
     };
-    const pending = asks.map((a) => a.p.decide(a.key, a.cost));
-    if (pending.some((d) => d instanceof Promise))
-      Promise.all(pending).then(finish, (err: unknown) => failed(res, err));
-    else finish(pending as Decision[]);
+    /** Keeps policy i's decision; a refusal answers at once (false: ask no further). */
+    const took = (i: number, d: Decision): boolean => {
+      ds.push(d);
+      if (d.allowed) return true;
+      answer(res, asks[i].p, d);
+      return false;
+    };
+    from(0);
   };
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
