@@ -6,7 +6,7 @@ import {
   type AsyncGatewayOptions,
   createAsyncGateway,
 } from './gateway/runtime/async-gateway.js';
-import { TrustedProxies } from './http/client-address.js';
+import { checkIpv6Subnet, TrustedProxies } from './http/client-address.js';
 import { type LimitedResponseOptions, limitedResponse, type RateLimitHttpOptions } from './http/core.js';
 import { sfString } from './http/headers.js';
 import { resolveSidecarOptions, type SidecarFileOptions } from './sidecar/options.js';
@@ -50,6 +50,7 @@ export const HTTP_FILE_FIELDS: readonly string[] = [
   'onInvalidCost',
   'statusCode',
   'message',
+  'ipv6Subnet',
 ];
 
 /** The middleware's options a file cannot hold, and why: refused with that reason. */
@@ -67,7 +68,7 @@ const HTTP_NOT_IN_FILE: Readonly<Record<string, string>> = {
 /** The middleware's options a file can hold (a fallback function for a bad key or cost is code). */
 export type HttpFileOptions = Pick<
   RateLimitHttpOptions,
-  'trustedProxies' | 'policyName' | 'legacyHeaders' | 'standardHeaders'
+  'trustedProxies' | 'policyName' | 'legacyHeaders' | 'standardHeaders' | 'ipv6Subnet'
 > &
   Pick<LimitedResponseOptions<unknown, unknown>, 'statusCode' | 'message'> & {
     onInvalidKey?: 'reject' | 'skip';
@@ -151,6 +152,7 @@ export function loadConfig(raw: unknown): LoadedConfig {
         c.check(() => within('http', () => new TrustedProxies(h.trustedProxies as string[])));
       }
       if (h.policyName !== undefined) c.check(() => sfString(h.policyName as string, 'http.policyName'));
+      if (h.ipv6Subnet !== undefined) c.check(() => checkIpv6Subnet('http.ipv6Subnet', h.ipv6Subnet));
       for (const f of ['onInvalidKey', 'onInvalidCost'] as const) {
         if (h[f] !== undefined && h[f] !== 'reject' && h[f] !== 'skip') {
           c.check(() => {

@@ -1,6 +1,13 @@
 import { ConfigError, costProblem, keyProblem, MAX_KEY_LENGTH, type Policy } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
-import { clientAddress, type PeerLike, TrustedProxies } from './client-address.js';
+import {
+  addressKey,
+  checkIpv6Subnet,
+  clientAddress,
+  DEFAULT_IPV6_SUBNET,
+  type PeerLike,
+  TrustedProxies,
+} from './client-address.js';
 import { type HeaderOptions, headerBuilder, sfString } from './headers.js';
 
 /** What the middleware needs of a gateway (an AsyncGateway satisfies it). */
@@ -34,10 +41,20 @@ export type InvalidCostAction<R> = 'reject' | 'skip' | ((req: R, problem: string
 
 export interface RateLimitHttpOptions<R extends PeerLike = PeerLike> extends HeaderOptions {
   /**
-   * The rate-limit key of a request; gets the client address as worked out below. A key that is not
-   * a string of 1 to 1,024 characters goes to `onInvalidKey`. @default the client address
+   * The rate-limit key of a request; gets the client address as worked out below, as it is keyed
+   * (an IPv6 address as its `ipv6Subnet` network). A key that is not a string of 1 to 1,024
+   * characters goes to `onInvalidKey`. @default the client address, as it is keyed
    */
   key?: (req: R, clientAddress: string) => string;
+  /**
+   * The prefix an IPv6 client is keyed by: its address's network of this many bits, as
+   * `2001:db8:1234:5600::/56`. A client holds a whole /64 or more and can send each request from
+   * another address in it; keyed by the full address, each would get a limit of its own. An integer
+   * from 32 to 64 (larger: more lenient; try 60 or 64 if distinct clients share a /56), or false to
+   * key each IPv6 address alone. IPv4 addresses are keyed as they are. As express-rate-limit's
+   * `ipv6Subnet`. @default 56
+   */
+  ipv6Subnet?: number | false;
   /**
    * Slots a request costs: a positive integer; anything else goes to `onInvalidCost`. A request
    * costing more than the limit can ever admit (L; split: ceil(L/K)) is answered at once with a 429
@@ -247,6 +264,8 @@ export function createRequestDecider<R extends PeerLike>(
     }
   }
   const trusted = new TrustedProxies(opts.trustedProxies ?? []);
+  const ipv6Subnet =
+    opts.ipv6Subnet === undefined ? DEFAULT_IPV6_SUBNET : checkIpv6Subnet('ipv6Subnet', opts.ipv6Subnet);
   const legacy = opts.legacyHeaders ?? false;
   const clock = opts.clock ?? Date.now;
   const { fixed, pick, routes } = policyRoutes(target, opts, legacy, opts.standardHeaders ?? true);
@@ -286,7 +305,7 @@ export function createRequestDecider<R extends PeerLike>(
   };
   return (req) => {
     if (skip?.(req)) return SKIPPED;
-    const addr = clientAddress(req, trusted);
+    const addr = addressKey(clientAddress(req, trusted), ipv6Subnet);
     let key = addr;
     if (keyOf !== undefined) {
       const k: unknown = keyOf(req, addr);

@@ -1,4 +1,11 @@
-export { clientAddress, normalizeAddress, type PeerLike, TrustedProxies } from './client-address.js';
+export {
+  addressKey,
+  clientAddress,
+  DEFAULT_IPV6_SUBNET,
+  normalizeAddress,
+  type PeerLike,
+  TrustedProxies,
+} from './client-address.js';
 export {
   createRequestDecider,
   decideRequest,

@@ -1,6 +1,7 @@
 import type { HttpFileOptions } from '../config-file.js';
 import type { Decision } from '../gateway/decision.js';
 import type { AsyncGateway } from '../gateway/runtime/async-gateway.js';
+import { DEFAULT_IPV6_SUBNET } from '../http/client-address.js';
 import { headerBuilder, sfString } from '../http/headers.js';
 
 /**
@@ -57,6 +58,12 @@ export class Decider {
   readonly limitedStatus: number;
   readonly onInvalidKey: 'reject' | 'skip';
   readonly onInvalidCost: 'reject' | 'skip';
+  /**
+   * The prefix an IPv6 address in a key is keyed by (`http.ipv6Subnet`): a header's or a descriptor
+   * entry's value that is an IPv6 address counts as its network, so a client rotating through its
+   * /64 gets no fresh limit per address. false: each address alone.
+   */
+  readonly ipv6Subnet: number | false;
   /** Every policy by the name rules and paths use, the top-level one first. */
   readonly policies: ReadonlyMap<string, PolicyDecider>;
   /** The top-level policy: what `/decide` and a rule without `policy` are held to. */
@@ -89,6 +96,7 @@ export class Decider {
     this.limitedStatus = http.statusCode ?? 429;
     this.onInvalidKey = http.onInvalidKey ?? 'reject';
     this.onInvalidCost = http.onInvalidCost ?? 'reject';
+    this.ipv6Subnet = http.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
   }
 
   /** A policy by name, or undefined. */

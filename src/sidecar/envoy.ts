@@ -1,5 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import { keyProblem } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
+import { addressKey, DEFAULT_IPV6_SUBNET } from '../http/client-address.js';
 import { bindingDecision, type Decider, type PolicyDecider } from './decider.js';
 import type { DescriptorRule } from './options.js';
 
@@ -9,8 +11,9 @@ import type { DescriptorRule } from './options.js';
  * the decisions; the gRPC server (grpc-server.ts) only wires it.
  */
 export interface RlsEntry {
-  key: string;
-  value: string;
+  /** The server decodes both as bytes (a Buffer: rls_bytes.proto); a string is taken as its text. */
+  key: string | Uint8Array;
+  value: string | Uint8Array;
 }
 export interface RlsDescriptor {
   entries: RlsEntry[];
@@ -50,14 +53,78 @@ export interface EnvoyMapping {
   /** Each rule: a descriptor's entry keys, in order, and the policy it is held to. */
   descriptors: readonly DescriptorRule[];
   maxDescriptors: number;
+  /** An entry value that is an IPv6 address is keyed by this prefix of it (false: alone). @default 56 */
+  ipv6Subnet?: number | false;
 }
 
-/** Entry values joined so that two different descriptors never make one key: `|` and `\` escaped. */
-function keyOf(entries: RlsEntry[]): string {
+/** `|` and `\` written with a backslash in front: a key part that cannot end its entry early. */
+function escapeKeyPart(text: string): string {
+  return text.replace(/[\\|]/g, (c) => `\\${c}`);
+}
+
+/** The length of the well-formed UTF-8 sequence at b[i] (Unicode's table 3-7), or 0 if it is not one. */
+function utf8Length(b: Uint8Array, i: number): number {
+  const c = b[i];
+  if (c < 0x80) return 1;
+  const cont = (j: number, lo = 0x80, hi = 0xbf) => j < b.length && b[j] >= lo && b[j] <= hi;
+  if (c >= 0xc2 && c <= 0xdf) return cont(i + 1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const lo = c === 0xe0 ? 0xa0 : 0x80;
+    const hi = c === 0xed ? 0x9f : 0xbf;
+    return cont(i + 1, lo, hi) && cont(i + 2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const lo = c === 0xf0 ? 0x90 : 0x80;
+    const hi = c === 0xf4 ? 0x8f : 0xbf;
+    return cont(i + 1, lo, hi) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+function utf8(b: Uint8Array, from = 0, to = b.length): string {
+  return Buffer.from(b.buffer, b.byteOffset + from, to - from).toString('utf8');
+}
+
+/**
+ * An entry's value as a key part, losslessly: valid UTF-8 as its text (an IPv6 address as its
+ * `ipv6Subnet` network), escaped; otherwise each ill-formed byte as `\xHH` among the escaped text of
+ * the well-formed runs. A valid value's key part never holds a lone backslash before `x` (a backslash
+ * is written doubled), so two different byte strings never make one key part (issue 32: a lossy
+ * decode made "a\xff", "a\xfe" and "a\uFFFD" one).
+ */
+function valuePart(v: string | Uint8Array, ipv6Subnet: number | false): string {
+  if (typeof v === 'string') return escapeKeyPart(addressKey(v, ipv6Subnet));
+  if (isUtf8(v)) return escapeKeyPart(addressKey(utf8(v), ipv6Subnet));
+  let out = '';
+  let run = 0;
+  for (let i = 0; i < v.length; ) {
+    const n = utf8Length(v, i);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    out += `${escapeKeyPart(utf8(v, run, i))}\\x${v[i].toString(16).padStart(2, '0')}`;
+    run = ++i;
+  }
+  return out + escapeKeyPart(utf8(v, run));
+}
+
+/** An entry's key as text: a string as it is, bytes as UTF-8; null for bytes that are not UTF-8 (no rule's key). */
+function entryKey(k: string | Uint8Array): string | null {
+  if (typeof k === 'string') return k;
+  return isUtf8(k) ? utf8(k) : null;
+}
+
+/**
+ * Entry values joined so that two different descriptors never make one key: `|` and `\` escaped, bytes
+ * that are not UTF-8 as `\xHH` (valuePart). A value that is an IPv6 address (Envoy's `remote_address`)
+ * is keyed by its `ipv6Subnet` network.
+ */
+function keyOf(keys: readonly string[], entries: RlsEntry[], ipv6Subnet: number | false): string {
   let k = '';
   for (let i = 0; i < entries.length; i++) {
     if (i > 0) k += '|';
-    k += `${entries[i].key}=${entries[i].value.replace(/[\\|]/g, (c) => `\\${c}`)}`;
+    k += `${keys[i]}=${valuePart(entries[i].value, ipv6Subnet)}`;
   }
   return k;
 }
@@ -65,7 +132,7 @@ function keyOf(entries: RlsEntry[]): string {
 function matches(entries: RlsEntry[], rule: DescriptorRule): boolean {
   const keys = rule.keys;
   if (entries.length !== keys.length) return false;
-  for (let i = 0; i < keys.length; i++) if (entries[i].key !== keys[i]) return false;
+  for (let i = 0; i < keys.length; i++) if (entryKey(entries[i].key) !== keys[i]) return false;
   return true;
 }
 
@@ -102,7 +169,7 @@ export function planRequest(req: RlsRequest, m: EnvoyMapping): Plan {
     const entries = ds[i].entries ?? [];
     if (entries.length === 0) return { ok: false, problem: `descriptors[${i}] has no entries` };
     for (const e of entries) {
-      if (e.key === '' || e.value === '')
+      if (e.key.length === 0 || e.value.length === 0)
         return { ok: false, problem: `descriptors[${i}]: an entry has an empty key or value` };
     }
     const rule = req.domain === m.domain ? m.descriptors.find((r) => matches(entries, r)) : undefined;
@@ -110,7 +177,8 @@ export function planRequest(req: RlsRequest, m: EnvoyMapping): Plan {
       items.push({ limited: false });
       continue;
     }
-    const key = keyOf(entries);
+    // the rule's keys are the entries' (matches): the key names them as the configuration does
+    const key = keyOf(rule.keys, entries, m.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
     const kp = keyProblem(key);
     if (kp !== null) return { ok: false, problem: `descriptors[${i}]: ${kp}` };
     items.push({ limited: true, policy: rule.policy, key, cost: costOf(ds[i], req.hits_addend ?? 0) });

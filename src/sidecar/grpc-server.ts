@@ -21,6 +21,9 @@ export const LOADER_OPTIONS: protoLoader.Options = {
   includeDirs: [PROTO_DIR],
 };
 
+/** Envoy's RateLimitRequest with the entries' key and value as bytes (see the file): what the server decodes. */
+export const RLS_BYTES_PROTO = 'fleetlimit/sidecar/v1/rls_bytes.proto';
+
 /** The RateLimitService definition from the vendored proto (the tests' client loads the same one). */
 export function loadRateLimitService(): grpc.ServiceClientConstructor {
   const def = protoLoader.loadSync(RLS_PROTO, LOADER_OPTIONS);
@@ -28,6 +31,26 @@ export function loadRateLimitService(): grpc.ServiceClientConstructor {
     envoy: { service: { ratelimit: { v3: { RateLimitService: grpc.ServiceClientConstructor } } } };
   };
   return pkg.envoy.service.ratelimit.v3.RateLimitService;
+}
+
+/**
+ * The service as the server runs it: Envoy's path, request and response, but the request decoded
+ * with the entries' key and value as bytes (Buffers), so that a value that is not valid UTF-8 is not
+ * made U+FFFD and merged with others (issue 32); envoy.ts keys the bytes losslessly.
+ */
+export function rateLimitServerDefinition(): grpc.ServiceDefinition {
+  const service = loadRateLimitService().service;
+  const def = protoLoader.loadSync(RLS_BYTES_PROTO, LOADER_OPTIONS);
+  const bytes = (
+    def['fleetlimit.sidecar.v1.RateLimitServiceBytes'] as unknown as Record<
+      string,
+      grpc.MethodDefinition<unknown, unknown>
+    >
+  ).ShouldRateLimit;
+  return {
+    ...service,
+    ShouldRateLimit: { ...service.ShouldRateLimit, requestDeserialize: bytes.requestDeserialize },
+  };
 }
 
 export interface RlsServerDeps {
@@ -51,8 +74,9 @@ export async function startRlsServer(
     domain: deps.options.domain,
     descriptors: deps.options.descriptors,
     maxDescriptors: deps.maxDescriptors,
+    ipv6Subnet: decider.ipv6Subnet,
   };
-  const service = loadRateLimitService().service;
+  const service = rateLimitServerDefinition();
   const server = new grpc.Server();
   server.addService(service, {
     ShouldRateLimit: (

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import { costProblem, keyProblem } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
 import { metricsHandler } from '../gateway/runtime/metrics.js';
+import { addressKey, DEFAULT_IPV6_SUBNET } from '../http/client-address.js';
 import { bindingDecision, type Decider, type PolicyDecider } from './decider.js';
 import type { SidecarMetrics } from './metrics.js';
 import type { HttpKeying, SidecarOptions } from './options.js';
@@ -27,12 +28,17 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 /**
  * The key of an auth_request subrequest: the first of the configured headers that is set, as
- * `name:value` (an API key and a client address never share a counter); '' when none is.
+ * `name:value` (an API key and a client address never share a counter); '' when none is. A value
+ * that is an IPv6 address is keyed by its `ipv6Subnet` network (`x-real-ip:2001:db8:1234:5600::/56`).
  */
-export function keyOf(req: IncomingMessage, names: readonly string[]): string {
+export function keyOf(
+  req: IncomingMessage,
+  names: readonly string[],
+  ipv6Subnet: number | false = DEFAULT_IPV6_SUBNET,
+): string {
   for (const n of names) {
     const v = header(req, n);
-    if (v !== undefined && v !== '') return `${n}:${v}`;
+    if (v !== undefined && v !== '') return `${n}:${addressKey(v, ipv6Subnet)}`;
   }
   return '';
 }
@@ -97,8 +103,11 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
   /**
    * One request held to each of `names` (NGINX has one auth_request per location, so `/decide/a,b` is
    * how a location gets two limits): every key and cost checked first, so a bad one answers before any
-   * policy counts the request; then each policy decides, and the answer is the one that binds, as for
-   * Envoy's descriptors: the first rejection, else the admit with the fewest left.
+   * policy counts the request; then the policies decide in the path's order, and the first that refuses
+   * answers: the ones after it neither count the request nor make state for its key (issue 32: with the
+   * address's limit first, a client inventing an API key per request makes no key, and so no store
+   * work, once its address is over the limit). If every one admits, the answer is the admit with the
+   * fewest left.
    */
   const decide = (req: IncomingMessage, res: ServerResponse, names: readonly string[]) => {
     const asks: { p: PolicyDecider; key: string; cost: number }[] = [];
@@ -106,7 +115,7 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
       const p = decider.policy(name) as PolicyDecider;
       const { keyHeaders: kh, costHeader: ch } = keying(name);
       const at = names.length > 1 ? `${name}: ` : '';
-      const key = keyOf(req, kh);
+      const key = keyOf(req, kh, decider.ipv6Subnet);
       const kp = key === '' ? `no key: none of the headers ${kh.join(', ')} is set` : keyProblem(key);
       if (kp !== null) {
         if (decider.onInvalidKey === 'reject') return invalid(res, 'reject', `${at}${kp}`);
@@ -132,14 +141,33 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
       else answer(res, p, d);
       return;
     }
-    const finish = (ds: Decision[]) => {
+    const ds: Decision[] = [];
+    // in order; a decision that waits on the store (central-log, leases-ask) holds the ones after it
+    const from = (i: number): void => {
+      for (; i < asks.length; i++) {
+        const { p, key, cost } = asks[i];
+        const d = p.decide(key, cost);
+        if (d instanceof Promise) {
+          const at = i;
+          d.then(
+            (x) => (took(at, x) ? from(at + 1) : undefined),
+            (err: unknown) => failed(res, err),
+          );
+          return;
+        }
+        if (!took(i, d)) return;
+      }
       const b = bindingDecision(ds);
       answer(res, asks[b].p, ds[b]);
     };
-    const pending = asks.map((a) => a.p.decide(a.key, a.cost));
-    if (pending.some((d) => d instanceof Promise))
-      Promise.all(pending).then(finish, (err: unknown) => failed(res, err));
-    else finish(pending as Decision[]);
+    /** Keeps policy i's decision; a refusal answers at once (false: ask no further). */
+    const took = (i: number, d: Decision): boolean => {
+      ds.push(d);
+      if (d.allowed) return true;
+      answer(res, asks[i].p, d);
+      return false;
+    };
+    from(0);
   };
   const server = createServer((req, res) => {
     const url = req.url ?? '/';

@@ -152,6 +152,7 @@ describe('faults: bad configuration is rejected naming the field', () => {
         ['http.trustedProxies', { http: { trustedProxies: ['nope'] } }],
         ['http.legacyHeaders', { http: { legacyHeaders: 'yes' } }],
         ['http.onInvalidKey', { http: { onInvalidKey: 'drop' } }],
+        ['http.ipv6Subnet', { http: { ipv6Subnet: 128 } }],
         ['store', { store: 'redis://x' }],
       ];
       for (const [field, bads] of GATEWAY_CASES) {

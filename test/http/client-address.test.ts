@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, makePolicy } from '../../src/config.js';
-import { clientAddress, normalizeAddress, rateLimitHeaders, TrustedProxies } from '../../src/http/index.js';
+import {
+  addressKey,
+  clientAddress,
+  createRequestDecider,
+  normalizeAddress,
+  rateLimitHeaders,
+  TrustedProxies,
+} from '../../src/http/index.js';
+import { smallGateway } from '../support/http.js';
 
 const req = (remoteAddress: string | undefined, xff?: string | string[]) => ({
   socket: { remoteAddress },
@@ -13,6 +21,54 @@ describe('client address', () => {
     expect(normalizeAddress('::FFFF:192.0.2.1')).toBe('192.0.2.1');
     expect(normalizeAddress('2001:db8::1')).toBe('2001:db8::1');
     expect(clientAddress(req('::ffff:127.0.0.1'), null)).toBe('127.0.0.1');
+  });
+
+  it('keys an IPv6 address by its ipv6Subnet network (56 by default), IPv4 and other keys as they are', () => {
+    expect(addressKey('2001:db8:1234:5601:1::7')).toBe('2001:db8:1234:5600::/56');
+    expect(addressKey('2001:DB8:1234:56FF:FFFF:FFFF:FFFF:FFFF')).toBe('2001:db8:1234:5600::/56');
+    expect(addressKey('2001:db8:1234:5601:1::7', 64)).toBe('2001:db8:1234:5601::/64');
+    expect(addressKey('2001:db8:1234:5601:1::7', 48)).toBe('2001:db8:1234::/48');
+    expect(addressKey('2001:db8:1234:5601:1::7', 33)).toBe('2001:db8::/33');
+    expect(addressKey('2001:db8:ffff::1', 33)).toBe('2001:db8:8000::/33');
+    expect(addressKey('2001:db8:1234:5601:1::7', false)).toBe('2001:db8:1234:5601:1::7');
+    expect(addressKey('1:2:3:4:5:6:7:8')).toBe('1:2:3::/56');
+    expect(addressKey('1:0:0:4:5:6:7:8', 64)).toBe('1:0:0:4::/64');
+    expect(addressKey('1:0:0:0:5:6:7:8', 64)).toBe('1::/64');
+    expect(addressKey('1:0:ab:0:0:6:7:8', 56)).toBe('1:0:ab::/56');
+    expect(addressKey('fe80::1%eth0', 64)).toBe('fe80::/64');
+    expect(addressKey('2001:db8::192.0.2.1', 64)).toBe('2001:db8::/64');
+    expect(addressKey('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(addressKey('::192.0.2.1')).toBe('192.0.2.1');
+    expect(addressKey('192.0.2.1')).toBe('192.0.2.1');
+    expect(addressKey('unknown')).toBe('unknown');
+    expect(addressKey('key:with:colons')).toBe('key:with:colons');
+    expect(addressKey('1::2::3')).toBe('1::2::3');
+  });
+
+  it('the middleware keys an IPv6 client by its /56, ipv6Subnet sets the prefix, and checks it', async () => {
+    const headers = {};
+    const keyed: string[] = [];
+    const at = (ipv6Subnet?: number | false) => {
+      const { gw } = smallGateway('shared-counter');
+      return createRequestDecider(gw, {
+        ...(ipv6Subnet === undefined ? {} : { ipv6Subnet }),
+        key: (_req, addr) => {
+          keyed.push(addr);
+          return addr;
+        },
+      });
+    };
+    await at()({ socket: { remoteAddress: '2001:db8:1:2:3:4:5:6' }, headers });
+    await at(64)({ socket: { remoteAddress: '2001:db8:1:2:3:4:5:6' }, headers });
+    await at(false)({ socket: { remoteAddress: '2001:db8:1:2:3:4:5:6' }, headers });
+    await at()({ socket: { remoteAddress: '::ffff:192.0.2.1' }, headers });
+    expect(keyed).toEqual(['2001:db8:1::/56', '2001:db8:1:2::/64', '2001:db8:1:2:3:4:5:6', '192.0.2.1']);
+    const { gw } = smallGateway('shared-counter');
+    for (const bad of [0, 31, 65, 128, 56.5, '56', true, null]) {
+      expect(() => createRequestDecider(gw, { ipv6Subnet: bad as never })).toThrow(
+        /ipv6Subnet: must be an integer from 32 to 64/,
+      );
+    }
   });
 
   it('ignores X-Forwarded-For unless the direct peer is a trusted proxy', () => {

@@ -31,6 +31,37 @@ describe('planRequest', () => {
     );
   });
 
+  it('two different byte strings never make one key, valid UTF-8 or not (issue 32)', () => {
+    // bytes the server decodes (rls_bytes.proto): ill-formed UTF-8, U+FFFD's own bytes, and the
+    // characters a lossless escape is written with
+    const bytes = fc
+      .uint8Array({ minLength: 1, maxLength: 6 })
+      .map((a) =>
+        Buffer.from(
+          a.map((b) => [0x61, 0x5c, 0x78, 0x66, 0x7c, 0xff, 0xfe, 0xef, 0xbf, 0xbd, 0xc3, 0xa9][b % 12]),
+        ),
+      );
+    const key = (v: Buffer) => {
+      const p = planRequest(
+        { domain: 'edge', hits_addend: 0, descriptors: [{ entries: [{ key: Buffer.from('a'), value: v }] }] },
+        { ...M, descriptors: [{ keys: ['a'], policy: 'api' }] },
+      );
+      return p.ok && p.items[0].limited ? p.items[0].key : null;
+    };
+    fc.assert(
+      fc.property(bytes, bytes, (x, y) => {
+        const kx = key(x);
+        const ky = key(y);
+        return kx !== null && ky !== null && (kx === ky) === x.equals(y);
+      }),
+      { seed: 32, numRuns: 5000 },
+    );
+    // valid UTF-8 keys as its text, as a string value does
+    expect(key(Buffer.from('caf\u00e9|x'))).toBe('a=caf\u00e9\\|x');
+    expect(key(Buffer.from([0x61, 0xff]))).toBe('a=a\\xff');
+    expect(key(Buffer.from('a\\xff'))).toBe('a=a\\\\xff');
+  });
+
   it('takes hits_addend 0 as 1 and caps a 64-bit one below 2^53', () => {
     const p = planRequest({ ...req(['x', 'y']), hits_addend: 0 }, M);
     expect(p).toEqual({ ok: true, items: [{ limited: true, policy: 'api', key: 'a=x|b=y', cost: 1 }] });

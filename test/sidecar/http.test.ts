@@ -55,6 +55,19 @@ describe('fleetlimit sidecar: the NGINX auth_request endpoint', () => {
     expect(Number(last?.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
+  it('keys an IPv6 address in a header by its /56, or by http.ipv6Subnet', async () => {
+    const s = await start();
+    const one = await decide(s, { 'x-real-ip': '2001:db8:1:2::1' });
+    const other64 = await decide(s, { 'x-real-ip': '2001:db8:1:3::9' });
+    expect(one.headers.get('ratelimit')).toBe('"api";r=2;t=60');
+    expect(other64.headers.get('ratelimit')).toBe('"api";r=1;t=60');
+    await s.stop();
+    const t = await start({ http: { ipv6Subnet: 64 } });
+    await decide(t, { 'x-real-ip': '2001:db8:1:2::1' });
+    const next64 = await decide(t, { 'x-real-ip': '2001:db8:1:3::9' });
+    expect(next64.headers.get('ratelimit')).toBe('"api";r=2;t=60');
+  });
+
   it('keys by the first header set, its name in front: an API key and an address never share a counter', async () => {
     const s = await start();
     for (let i = 0; i < 3; i++) expect((await decide(s, { 'x-api-key': 'same' })).status).toBe(204);

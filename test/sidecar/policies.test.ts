@@ -239,7 +239,7 @@ describe('sidecar.policies: the NGINX endpoint picks the policy by path', () => 
     expect(m).toMatch(/fleetlimit_sidecar_requests_total\{protocol="http",outcome="invalid"\} 1/);
   });
 
-  it('/decide/a,b holds one request to both policies: every one counts it, the binding one answers', async () => {
+  it('/decide/a,b holds one request to both policies in order: the first refusal answers, and ends it', async () => {
     const s = await startSidecar(
       loadConfig(withSidecar({ policies: { 'per-ip': { limit: 4, windowMs: 60_000 } } })),
       { store: new MemoryStore() },
@@ -257,8 +257,20 @@ describe('sidecar.policies: the NGINX endpoint picks the policy by path', () => 
     const over = await decide(s, '/decide/per-key,per-ip', both);
     expect(over.status).toBe(429);
     expect(over.headers.get('ratelimit-policy')).toBe('"per-key";q=2;w=60');
-    // the address was counted all three times (as Envoy's reference service counts every descriptor)
-    expect(await ratelimit('/decide/per-ip')).toEqual([204, '"per-ip";r=0;t=60']);
+    // the address was counted for the two the key's limit let through, not for the one it refused
+    // (per-key was asked first): a refused request makes no state in the policies after it
+    expect(await ratelimit('/decide/per-ip')).toEqual([204, '"per-ip";r=1;t=60']);
+    // the other order: per-ip admits its fourth (and per-key counts the new key), then refuses, and
+    // per-key never sees the request, nor makes state for its new key
+    expect(await ratelimit('/decide/per-ip,per-key', { ...both, 'x-api-key': 'new' })).toEqual([
+      204,
+      '"per-ip";r=0;t=60',
+    ]);
+    expect(await ratelimit('/decide/per-ip,per-key', { ...both, 'x-api-key': 'newer' })).toEqual([
+      429,
+      expect.stringMatching(/^"per-ip";r=0;t=\d+$/),
+    ]);
+    expect(s.gateways.get('per-key')?.stats().keys).toBe(2);
     // a key missing for one policy answers 400 before either counts the request
     const bad = await decide(s, '/decide/per-ip,per-key', { 'x-api-key': 'fresh' });
     expect(bad.status).toBe(400);

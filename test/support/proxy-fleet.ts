@@ -26,6 +26,8 @@ export interface ProxyFleetOptions {
   pairs: number;
   /** Redis key prefix, one per run. */
   prefix: string;
+  /** Named policies' options set over the file's sidecar.policies, by name (e.g. one's limit out of the way). */
+  policies?: Record<string, Record<string, unknown>>;
 }
 
 export interface ProxyFleet {
@@ -179,7 +181,18 @@ export async function startProxyFleet(o: ProxyFleetOptions): Promise<ProxyFleet>
     for (let i = 0; i < o.pairs; i++) {
       const dir = mkdtempSync(join(tmpdir(), 'fleetlimit-nginx-'));
       dirs.push(dir);
-      const cfg = { ...base, ...o.gateway, id: `edge-${i + 1}`, redis: { prefix: o.prefix } };
+      const cfg: Record<string, unknown> = {
+        ...base,
+        ...o.gateway,
+        id: `edge-${i + 1}`,
+        redis: { prefix: o.prefix },
+      };
+      if (o.policies !== undefined) {
+        const sidecar = base.sidecar as { policies: Record<string, Record<string, unknown>> };
+        const policies = { ...sidecar.policies };
+        for (const [name, p] of Object.entries(o.policies)) policies[name] = { ...policies[name], ...p };
+        cfg.sidecar = { ...sidecar, policies };
+      }
       const file = join(dir, 'sidecar.json');
       writeFileSync(file, JSON.stringify(cfg));
       const s = startSidecarProcess(file, ['--redis', o.redisUrl]);
