@@ -8,6 +8,13 @@ export type Settled<T> =
 /**
  * Races a store call against `ms`. A reply that arrives after the deadline is dropped: by then the
  * caller has already decided without it, and applying it late would mix two views of the store.
+ *
+ * A timer that fires late (more than LATE_MS past its deadline: the event loop was busy, with a
+ * burst of requests say) judges the deadline only after the I/O of the loop turn it fires in
+ * (setImmediate runs after the poll phase). Timers run before a turn's I/O, so the timer of a call
+ * whose reply has long been waiting on the socket would otherwise fire first and count a store that
+ * answered in a millisecond as timed out: the gateway did not read, the store did not fail (issue
+ * 32, item 1). A timer on time resolves at once: there is no reply it could have missed.
  * A call that throws synchronously counts as a failed call, never as an exception of the caller.
  * `store.connected()` (AsyncStore.connected), if it has one, is read when the deadline
  * passes: a call that waited on a client with no connection was refused, not slow (see failureCause).
@@ -29,10 +36,16 @@ export function withTimeout<T>(
   }
   return new Promise((resolve) => {
     let done = false;
-    const timer = setTimeout(() => {
+    const timeOut = () => {
       if (done) return;
       done = true;
       resolve(failed(true));
+    };
+    const due = Date.now() + ms;
+    const timer = setTimeout(() => {
+      if (done) return;
+      if (Date.now() - due > LATE_MS) setImmediate(timeOut);
+      else timeOut();
     }, ms);
     p.then(
       (value) => {
@@ -51,3 +64,6 @@ export function withTimeout<T>(
     );
   });
 }
+
+/** A timer this late (ms past its deadline) fired after a busy stretch of the event loop (see withTimeout). */
+const LATE_MS = 5;
