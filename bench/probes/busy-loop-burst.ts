@@ -8,7 +8,7 @@
 //          10,000-call burst outlives any sane client deadline, so the brief's 2,000-call burst).
 // Each round also reads the sidecar's /metrics: sync failures and degraded decisions.
 // Bounded: `rounds` rounds (default 3, at most 10), every call with a 60 s deadline, the whole run 300 s.
-// Usage: nice node --import tsx bench/probes/busy-loop-burst.ts [open|local|both] [rounds]
+// Usage: nice node --import tsx bench/probes/busy-loop-burst.ts [open|local|both] [rounds] [local keys, ≤ 100]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +25,8 @@ const L = 100;
 const SYNC_MS = 200;
 const CALL_DEADLINE_MS = 60_000;
 const RUN_MS = 300_000;
-const KEYS = 20;
+/** local: fresh keys per round, L calls each (20: the brief's 2,000-call burst; 100: the issue's 10,000). */
+const KEYS = Math.min(100, Number(process.argv[4] ?? 20));
 
 type Rls = grpc.Client & { ShouldRateLimit: (r: unknown, o: grpc.CallOptions, cb: Cb) => void };
 type Cb = (e: grpc.ServiceError | null, a: { overall_code: string }) => void;
