@@ -10,14 +10,12 @@ export type Settled<T> =
  * caller has already decided without it, and applying it late would mix two views of the store.
  *
  * A timer that fires late (more than LATE_MS past its deadline: the event loop was busy, with a
- * burst of requests say) judges the deadline only after the I/O of the loop turn it fires in
- * (setImmediate runs after the poll phase). Timers run before a turn's I/O, so the timer of a call
- * whose reply has long been waiting on the socket would otherwise fire first and count a store that
- * answered in a millisecond as timed out: the gateway did not read, the store did not fail (issue
- * 32, item 1). A timer on time resolves at once: there is no reply it could have missed.
- * A call that throws synchronously counts as a failed call, never as an exception of the caller.
- * `store.connected()` (AsyncStore.connected), if it has one, is read when the deadline
- * passes: a call that waited on a client with no connection was refused, not slow (see failureCause).
+ * burst of requests say) did not measure the store: timers run before a turn's I/O, so the reply may
+ * have been waiting on the socket all along, or be waiting behind the burst's callbacks. Such a call
+ * gets its timeout once more, from the moment the loop could look (once: a loop stalled again by then
+ * ends it, after that turn's I/O, setImmediate). Without it, a store that answered in a millisecond
+ * was counted as timed out after a stall: the gateway did not read, the store did not fail (issue 32,
+ * item 1). A timer on time ends the call at once, as before.
  */
 export function withTimeout<T>(
   call: () => Promise<T>,
@@ -36,17 +34,26 @@ export function withTimeout<T>(
   }
   return new Promise((resolve) => {
     let done = false;
+    let again = false;
     const timeOut = () => {
       if (done) return;
       done = true;
       resolve(failed(true));
     };
-    const due = Date.now() + ms;
-    const timer = setTimeout(() => {
+    let due = Date.now() + ms;
+    const fire = () => {
       if (done) return;
-      if (Date.now() - due > LATE_MS) setImmediate(timeOut);
-      else timeOut();
-    }, ms);
+      const late = Date.now() - due > LATE_MS;
+      if (!late) return timeOut();
+      if (!again) {
+        again = true;
+        due = Date.now() + ms;
+        timer = setTimeout(fire, ms);
+        return;
+      }
+      setImmediate(timeOut);
+    };
+    let timer = setTimeout(fire, ms);
     p.then(
       (value) => {
         if (done) return;
