@@ -126,7 +126,7 @@ describe('regression: a busy event loop is not a store outage', () => {
     expect(gw.stats().storeDown).toBe(true);
   });
 
-  it("a call whose timer fires late gets its timeout again from the stall's end, not counted as timed out", async () => {
+  it("a sync-path call whose timer fires late gets its timeout again from the stall's end", async () => {
     // after a busy stretch the timeout's timer and the reply's I/O are due together, and timers run
     // first in a turn of the loop. Played here: the wall clock jumps 2 s with no timer run (the
     // stall), then a timer set after the timeout's, due at the same instant, delivers the reply.
@@ -134,7 +134,7 @@ describe('regression: a busy event loop is not a store outage', () => {
     const reply = new Promise<string>((resolve) => {
       deliver = resolve;
     });
-    const r = withTimeout(() => reply, 50);
+    const r = withTimeout(() => reply, 50, undefined, 'renew');
     vi.setSystemTime(Date.now() + 2_000);
     setTimeout(() => deliver('answer'), 50);
     await vi.advanceTimersByTimeAsync(60);
@@ -147,6 +147,8 @@ describe('regression: a busy event loop is not a store outage', () => {
           late = resolve;
         }),
       50,
+      undefined,
+      'renew',
     );
     vi.setSystemTime(Date.now() + 2_000);
     await vi.advanceTimersByTimeAsync(80);
@@ -154,7 +156,7 @@ describe('regression: a busy event loop is not a store outage', () => {
     expect(await slow).toEqual({ ok: true, value: 'later' });
     // a late call with no reply still times out, one timeout after the stall
     let settled = false;
-    const none = withTimeout(() => new Promise<string>(() => {}), 50);
+    const none = withTimeout(() => new Promise<string>(() => {}), 50, undefined, 'renew');
     void none.then(() => {
       settled = true;
     });
@@ -167,5 +169,26 @@ describe('regression: a busy event loop is not a store outage', () => {
     const onTime = withTimeout(() => new Promise<string>(() => {}), 50);
     await vi.advanceTimersByTimeAsync(50);
     expect((await onTime).ok).toBe(false);
+  });
+
+  it('a request-path call whose timer fires late takes a reply read in that loop turn, and waits no longer', async () => {
+    let deliver: (v: string) => void = () => {};
+    const reply = new Promise<string>((resolve) => {
+      deliver = resolve;
+    });
+    const r = withTimeout(() => reply, 50);
+    vi.setSystemTime(Date.now() + 2_000);
+    setTimeout(() => deliver('answer'), 50);
+    await vi.advanceTimersByTimeAsync(60);
+    expect(await r).toEqual({ ok: true, value: 'answer' });
+    let settled = false;
+    const none = withTimeout(() => new Promise<string>(() => {}), 50);
+    void none.then(() => {
+      settled = true;
+    });
+    vi.setSystemTime(Date.now() + 2_000);
+    await vi.advanceTimersByTimeAsync(51);
+    expect(settled).toBe(true);
+    expect((await none).ok).toBe(false);
   });
 });

@@ -11,16 +11,19 @@ export type Settled<T> =
  *
  * A timer that fires late (more than LATE_MS past its deadline: the event loop was busy, with a
  * burst of requests say) did not measure the store: timers run before a turn's I/O, so the reply may
- * have been waiting on the socket all along, or be waiting behind the burst's callbacks. Such a call
- * gets its timeout once more, from the moment the loop could look (once: a loop stalled again by then
- * ends it, after that turn's I/O, setImmediate). Without it, a store that answered in a millisecond
- * was counted as timed out after a stall: the gateway did not read, the store did not fail (issue 32,
- * item 1). A timer on time ends the call at once, as before.
+ * have been waiting on the socket all along (issue 32, item 1: the gateway did not read, the store did
+ * not fail). Such a call ends only after that turn's I/O (setImmediate), so a reply already read is
+ * taken. With `late: 'renew'` (the sync loop's calls, off the request path) it gets its timeout once
+ * more instead, from the moment the loop could look: a reply behind the burst's callbacks, or
+ * unpacked in slices, still lands (once: a loop stalled again by then ends it after that turn's I/O).
+ * A request must not wait much past its timeout, so request-path calls take 'turn'. A timer on time
+ * ends the call at once, as before.
  */
 export function withTimeout<T>(
   call: () => Promise<T>,
   ms: number,
   store?: { connected?(): boolean },
+  late: 'turn' | 'renew' = 'turn',
 ): Promise<Settled<T>> {
   const failed = (timedOut: boolean, error?: unknown): Settled<T> => {
     const cause = failureCause({ timedOut, error, connected: timedOut ? store?.connected?.() : undefined });
@@ -34,7 +37,7 @@ export function withTimeout<T>(
   }
   return new Promise((resolve) => {
     let done = false;
-    let again = false;
+    let again = late === 'turn';
     const timeOut = () => {
       if (done) return;
       done = true;
@@ -43,8 +46,7 @@ export function withTimeout<T>(
     let due = Date.now() + ms;
     const fire = () => {
       if (done) return;
-      const late = Date.now() - due > LATE_MS;
-      if (!late) return timeOut();
+      if (Date.now() - due <= LATE_MS) return timeOut();
       if (!again) {
         again = true;
         due = Date.now() + ms;
