@@ -109,6 +109,18 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * per millisecond per gateway.
  */
 export const MIN_SYNC_MS = 1;
+/**
+ * The shortest store timeout. Node's timers count whole milliseconds (a shorter one fires after
+ * 1 ms anyway), and no store call is answered within 0.001 ms: every call timed out, and the gateway
+ * ran on its fail mode with the store healthy.
+ */
+export const MIN_STORE_TIMEOUT_MS = 1;
+/**
+ * The most gateways one limit is shared by (`gateways`, `initialGateways`). Each syncs with the store
+ * every Δ: 10,000 at Δ = 1 s is already 10,000 syncs a second on one store, and the designs' shares
+ * L/K are a hundredth of a request for L = 100. A larger K is a typo (1e9 was accepted).
+ */
+export const MAX_GATEWAYS = 10_000;
 
 /** An unknown option name (a typo such as `syncMS`) is refused, never ignored. */
 export function requireKnownFields(

@@ -2,6 +2,7 @@ import {
   ConfigChecks,
   ConfigError,
   type DesignId,
+  MAX_GATEWAYS,
   MIN_SYNC_MS,
   makePolicy,
   type Policy,
@@ -31,7 +32,7 @@ export interface GatewayOptions {
    */
   policyName?: string;
   /**
-   * K: gateways sharing the limit; or 'auto', the count of live gateways the store keeps (those that
+   * K: gateways sharing the limit, 1 to 10,000 (MAX_GATEWAYS); or 'auto', the count of live gateways the store keeps (those that
    * synced within the last 3·Δ, see docs/autoscaling.md), read from every sync round's reply.
    */
   gateways: number | 'auto';
@@ -116,7 +117,7 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
       }
       return requireGateways(o.gateways);
     }
-    return requirePositiveInteger('initialGateways', o.initialGateways ?? 1);
+    return requireGatewayCount('initialGateways', o.initialGateways ?? 1);
   });
   const syncMs = c.check(() => {
     const d = requirePositiveFinite('syncMs', o.syncMs);
@@ -165,8 +166,17 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
 }
 
 function requireGateways(v: unknown): number {
-  if (typeof v === 'number') return requirePositiveInteger('gateways', v);
+  if (typeof v === 'number') return requireGatewayCount('gateways', v);
   throw new ConfigError('gateways', `must be a positive integer or 'auto', got ${JSON.stringify(v)}`);
+}
+
+/** A count of gateways: a positive integer, at most MAX_GATEWAYS. */
+function requireGatewayCount(field: string, v: unknown): number {
+  const k = requirePositiveInteger(field, v);
+  if (k > MAX_GATEWAYS) {
+    throw new ConfigError(field, `must be at most ${MAX_GATEWAYS} (gateways sharing one limit), got ${k}`);
+  }
+  return k;
 }
 
 /**

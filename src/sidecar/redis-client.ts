@@ -2,13 +2,20 @@ import { once } from 'node:events';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisClient } from '../store/redis/script.js';
 
+/** A connection with a command in flight and no data for this long is dropped (see failFast). */
+const SOCKET_TIMEOUT_MS = 10_000;
+
 /** The fail-fast client options of docs/production.md: the runtime times calls out and decides by its fail mode. */
 function failFast(storeTimeoutMs: number): RedisOptions {
   return {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    socketTimeout: Math.max(1000, 5 * storeTimeoutMs),
+    // ioredis's socketTimeout is a plain timer: an event loop busy past it (a burst of 10,000 calls
+    // held this one over 1 s) fires it before the reply waiting on the socket is read, and a healthy
+    // connection is dropped with its calls (issue 32, item 1). It only has to catch a connection that
+    // stops answering for good; the runtime's own timeouts already cover a store that is slow.
+    socketTimeout: Math.max(SOCKET_TIMEOUT_MS, 5 * storeTimeoutMs),
     connectTimeout: 1000,
     disconnectTimeout: 100,
     retryStrategy: (n) => Math.min(50 * 2 ** Math.min(n, 10), 1000),

@@ -120,21 +120,26 @@ export interface AskReply {
 
 /**
  * One gateway's heartbeat for `gateways: 'auto'`, once per sync round: the store keeps, per policy,
- * the gateways that beat within `liveWithinMs` of its now, and answers how many there are. Only the
- * gateways of one policy count one another (a policy is its own fleet of gateways).
+ * the gateways whose last beat is within that beat's own `liveWithinMs` of its now, and answers how
+ * many there are. Each member is kept by the window it beat with, never by the caller's: gateways of
+ * one policy may sync at different Δ, and one with a short Δ must not drop the others' beats (issue
+ * 32, item 3). Only the gateways of one policy count one another (a policy is its own fleet).
  */
 export interface Heartbeat {
   /** Who beats: the async runtime sends its incarnation (a restart is a new member; the old one ages out). */
   gatewayId: string;
   policy: Policy;
-  /** A member whose last beat is older than this (ms, store time) has crashed or lost the store: not counted. */
+  /**
+   * This member counts until this long (ms, store time) after this beat; past it, without a newer beat,
+   * it has crashed or lost the store: not counted. The member's own, whatever the others beat with.
+   */
   liveWithinMs: number;
   /** A stopping gateway leaves at once; the reply counts the others. */
   leaving?: boolean;
 }
 
 export interface HeartbeatReply {
-  /** Gateways of the policy that beat within liveWithinMs, this one included unless it left. */
+  /** Gateways of the policy whose last beat is within its own liveWithinMs, this one included unless it left. */
   live: number;
   /** The store's time when it counted. */
   now: number;

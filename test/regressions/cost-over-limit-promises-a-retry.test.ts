@@ -78,7 +78,8 @@ describe('regression: a cost above the limit is denied at once, without a retry 
       for (const failMode of ['local', 'open', 'closed'] as const) {
         let t = 0;
         const g = createAsyncGateway({ id: 'b', design, ...opts, store, failMode, clock: () => t });
-        t = 10_000; // no reply for longer than staleAfterMs: the store counts as down
+        t = 10_000; // a failed sync and no reply for longer than staleAfterMs: the store counts as down
+        await g.syncNow();
         expect(g.stats().storeDown).toBe(design !== 'split');
         expect(g.admitNow('k', L + 1)).toMatchObject({ allowed: false, exceedsLimit: true });
       }

@@ -155,7 +155,9 @@ export interface RuntimeStats {
  * own admits since its last answered sync, and it admits only while its estimate of the window is
  * below L, so at most L of them count at any instant; it collects them only until the fail mode takes
  * over, at most staleAfterMs (<= W) plus one Δ (<= W) after the last answered sync, so at most 3L per
- * key. The degraded admits of the fail modes keep at most ceil(L/K) (`local`) or L (`open`) per key
+ * key. (An event loop too busy to run the sync timer is not an outage, see StoreHealth: the limiter
+ * collects through the stall, still at most L per window, until the first tick after it syncs or
+ * fails.) The degraded admits of the fail modes keep at most ceil(L/K) (`local`) or L (`open`) per key
  * that still count, dropping those that aged out (the store would ignore them), and keys with nothing
  * left are swept at each failed sync.
  *

@@ -2,6 +2,7 @@ import {
   ConfigChecks,
   ConfigError,
   MAX_TIMER_MS,
+  MIN_STORE_TIMEOUT_MS,
   requireKnownFields,
   requirePositiveFinite,
   requirePositiveInteger,
@@ -34,12 +35,13 @@ export interface AsyncGatewayOptions extends GatewayOptions {
   /** @default 'local' */
   failMode?: FailMode;
   /**
-   * A store call slower than this, in ms, counts as failed: syncs and request-path calls alike. At most
-   * 2^31 − 1 (a longer Node timer fires at once). @default 200
+   * A store call slower than this, in ms, counts as failed: syncs and request-path calls alike. At
+   * least 1 (MIN_STORE_TIMEOUT_MS), at most 2^31 − 1 (a longer Node timer fires at once). @default 200
    */
   storeTimeoutMs?: number;
   /**
-   * The store counts as unreachable once the last good store reply is older than this, in ms; at most
+   * The store counts as unreachable once a store call failed and the last good store reply is older
+   * than this, in ms (a gateway too busy to ask is not put on its fail mode: see StoreHealth); at most
    * windowMs, and at least syncMs + storeTimeoutMs (or windowMs, if that is less): see requireStaleAfterMs.
    * @default min(2·syncMs + storeTimeoutMs, windowMs)
    */
@@ -143,10 +145,19 @@ const ASYNC_GATEWAY_OPTIONS = {
 /** The names of every option (an option added to AsyncGatewayOptions must be added above, or typecheck fails). */
 export const ASYNC_GATEWAY_FIELDS: readonly string[] = Object.keys(ASYNC_GATEWAY_OPTIONS);
 
-/** A timer's delay: Node fires a timer longer than 2^31 − 1 ms after 1 ms, so every call would time out. */
+/**
+ * A timer's delay: Node fires a timer longer than 2^31 − 1 ms after 1 ms, so every call would time
+ * out; and one under 1 ms (MIN_STORE_TIMEOUT_MS) no store call can meet.
+ */
 function requireTimeoutMs(field: string, v: unknown): number {
   const ms = requirePositiveFinite(field, v);
   if (ms > MAX_TIMER_MS) throw new ConfigError(field, `must be at most ${MAX_TIMER_MS} ms, got ${ms}`);
+  if (ms < MIN_STORE_TIMEOUT_MS) {
+    throw new ConfigError(
+      field,
+      `must be at least ${MIN_STORE_TIMEOUT_MS} ms (timers count whole ms; no store answers sooner), got ${ms}`,
+    );
+  }
   return ms;
 }
 

@@ -223,7 +223,12 @@ export class SyncLoop {
     const heartbeat = this.store.heartbeat!.bind(this.store);
     const live = liveWithinMs(this.options, this.storeTimeoutMs);
     const beat = { gatewayId: this.incarnation, policy: this.options.policy, liveWithinMs: live, leaving };
-    const r = await withTimeout(() => heartbeat(beat, this.bookNow()), this.storeTimeoutMs);
+    const r = await withTimeout(
+      () => heartbeat(beat, this.bookNow()),
+      this.storeTimeoutMs,
+      undefined,
+      'renew',
+    );
     if (!r.ok) {
       this.heartbeatFailures++;
       return;
@@ -281,6 +286,7 @@ export class SyncLoop {
       () => this.store.voidLogAdmits(this.incarnation, this.options.policy, voids, this.bookNow()),
       this.storeTimeoutMs,
       this.store,
+      'renew',
     );
     const failed = this.voids.settled(voids, r);
     if (failed === null) return;
@@ -612,7 +618,13 @@ export class SyncLoop {
     const t0 = this.clock();
     const sentNow = this.bookNow();
     this.lastSyncStartAt = sentNow;
-    const r = await withTimeout(() => this.store.sync(req, sentNow), this.storeTimeoutMs, this.store);
+    // off the request path: a timer made late by a busy loop renews the part's timeout (withTimeout)
+    const r = await withTimeout(
+      () => this.store.sync(req, sentNow),
+      this.storeTimeoutMs,
+      this.store,
+      'renew',
+    );
     const t1 = this.clock();
     const keys = req.entries.length;
     let failure: { reason: FailureCause; error?: unknown } | null = null;
