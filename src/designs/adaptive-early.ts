@@ -169,7 +169,7 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
       else {
         // what the count grew by beyond own pushes: the others' admits since the last read that found
         // growth (at least; admits that aged out unlisted hide some)
-        const pushed = this.inflight.length - this.inflightIdx;
+        const pushed = this.pushedLive();
         const others = reply.count - this.known(now) - pushed;
         if (others > 0 && now > this.othersRef) {
           const lo = others - ADAPTIVE_EARLY.zOthers * Math.sqrt(others);
