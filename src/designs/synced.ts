@@ -56,9 +56,10 @@ export abstract class SyncedKey implements KeyLimiter {
   /**
    * Own admits pushed by earlier syncs whose expiry lies past the horizon of the reply that counted
    * them: the store counts them without telling when they age out, but this gateway knows (Retry-After).
-   * The pushed runs themselves, oldest first, dropped once a reply lists all of one (null: none).
+   * The pushed runs themselves, oldest first, as pairs (times, counts: SyncEntry.admits and .counts)
+   * laid flat, no object per push; dropped once a reply lists all of one (null: none).
    */
-  protected late: { times: number[]; counts: number[] | undefined }[] | null = null;
+  protected late: (number[] | undefined)[] | null = null;
   /** Syncs taken, applied or failed: retryAt's answer is good only between two of these. */
   protected syncs = 0;
   /** The last remaining() answer, and whether a slot really freed since (see remaining). */
@@ -318,14 +319,16 @@ export abstract class SyncedKey implements KeyLimiter {
     if (late === null) return NO_RUNS;
     const { windowMs, windowKind } = this.p.policy;
     const lists: RunList[] = [];
-    for (const chunk of late) {
+    for (let c = 0; c < late.length; c += 2) {
+      const times = late[c] as number[];
+      const counts = late[c + 1];
       const t: number[] = [];
       const n: number[] = [];
-      for (let i = 0; i < chunk.times.length; i++) {
-        const e = expiryOf(chunk.times[i], windowMs, windowKind);
+      for (let i = 0; i < times.length; i++) {
+        const e = expiryOf(times[i], windowMs, windowKind);
         if (e >= this.horizon) {
           t.push(e);
-          n.push(chunk.counts === undefined ? 1 : chunk.counts[i]);
+          n.push(counts === undefined ? 1 : counts[i]);
         }
       }
       lists.push({ t, n });
@@ -421,17 +424,16 @@ export abstract class SyncedKey implements KeyLimiter {
     if (late !== null) {
       let n = 0;
       while (n < late.length) {
-        const ts = late[n].times;
+        const ts = late[n] as number[];
         if (!(expiryOf(ts[ts.length - 1], windowMs, windowKind) < horizon)) break;
-        n++;
+        n += 2;
       }
       if (n === late.length) late = null;
       else if (n > 0) late.splice(0, n);
     }
     if (pushed.length > 0 && expiryOf(pushed[pushed.length - 1], windowMs, windowKind) >= horizon) {
-      const chunk = { times: pushed, counts };
-      if (late === null) late = [chunk];
-      else late.push(chunk);
+      if (late === null) late = [pushed, counts];
+      else late.push(pushed, counts);
     }
     this.late = late;
   }
