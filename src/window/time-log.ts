@@ -184,8 +184,19 @@ export class TimeLog {
 
   /** Drops every entry that no longer counts at `now`; returns how many admits. */
   dropExpired(now: number, windowMs: number, kind: WindowKind): number {
+    if (this.cnt !== null) {
+      let n = 0;
+      while (this.len > 0 && expiryOf(this.buf[this.head], windowMs, kind) <= now) n += this.dropHead();
+      return n;
+    }
+    // every slot one admit (the common case: a store's sync runs this for every key it pushes to)
     let n = 0;
-    while (this.len > 0 && expiryOf(this.buf[this.head], windowMs, kind) <= now) n += this.dropHead();
+    while (this.len > 0 && expiryOf(this.buf[this.head], windowMs, kind) <= now) {
+      this.head = (this.head + 1) & (this.buf.length - 1);
+      this.len--;
+      n++;
+    }
+    this.total -= n;
     return n;
   }
 
@@ -236,6 +247,11 @@ export class TimeLog {
   ): void {
     const list = this.expiriesBefore(horizon, windowMs, kind);
     const n = list.length;
+    if (n === 0) {
+      out.expiries = list;
+      out.expiryCounts = undefined;
+      return;
+    }
     const c = this.cnt;
     const mask = this.buf.length - 1;
     const h = this.head;
