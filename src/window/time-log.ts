@@ -5,6 +5,15 @@ import { expiryOf } from './expiry.js';
 export const NO_EXPIRIES: number[] = [];
 
 /**
+ * A run of at most this many admits goes in as that many plain slots while the log has no counts: the
+ * common case (a few cost-1 admits at one millisecond) keeps the log a plain deque, as before runs,
+ * and its memory still follows requests (at most this many slots each). A second typed array per key,
+ * made and grown beside the first, cost a MemoryStore sync of such keys up to 2× (measured,
+ * bench/probes/gateway-sync-cost1.mjs).
+ */
+const SMALL_RUN = 8;
+
+/**
  * A sorted deque of admit timestamps (ms) backed by a growable Float64Array.
  * Appends are near the tail (pushes arrive nearly in time order), removals at the head (ageing out),
  * so both are amortised O(1) with no allocation once the buffer has grown.
@@ -100,6 +109,15 @@ export class TimeLog {
   insertAll(batch: readonly number[], from = 0, counts?: readonly number[]): void {
     const n = batch.length - from;
     if (n <= 0) return;
+    if (counts !== undefined && this.cnt === null) {
+      // small runs as plain slots (SMALL_RUN), or the counts made for the first big one
+      let m = 0;
+      for (let j = from; j < batch.length && m >= 0; j++) m = counts[j] <= SMALL_RUN ? m + counts[j] : -1;
+      if (m >= 0) {
+        this.insertExpanded(batch, from, counts, m);
+        return;
+      }
+    }
     while (this.len + n > this.buf.length) this.grow();
     if (counts !== undefined || this.cnt !== null) {
       this.insertRuns(batch, from, counts);
@@ -126,6 +144,32 @@ export class TimeLog {
     }
     this.len += n;
     this.total += n;
+  }
+
+  /** insertAll of runs as `m` plain slots, counts[j] copies of batch[j] (the log has no counts). */
+  private insertExpanded(batch: readonly number[], from: number, counts: readonly number[], m: number): void {
+    while (this.len + m > this.buf.length) this.grow();
+    const b = this.buf;
+    const mask = b.length - 1;
+    const h = this.head;
+    let i = this.len - 1;
+    let j = batch.length - 1;
+    let k = this.len + m - 1;
+    while (j >= from) {
+      const bj = batch[j];
+      if (i >= 0) {
+        const ai = b[(h + i) & mask];
+        if (ai > bj) {
+          b[(h + k--) & mask] = ai;
+          i--;
+          continue;
+        }
+      }
+      for (let c = counts[j]; c > 0; c--) b[(h + k--) & mask] = bj;
+      j--;
+    }
+    this.len += m;
+    this.total += m;
   }
 
   /** insertAll with counts kept (there is room): the same backward pass, moving the counts too. */
@@ -293,7 +337,22 @@ export class TimeLog {
   insertMany(t: number, n: number): void {
     if (n <= 0) return;
     if (n === 1 && this.cnt === null) this.insert(t);
+    else if (n <= SMALL_RUN && this.cnt === null) this.insertPlain(t, n);
     else this.insertRun(t, n);
+  }
+
+  /** n plain slots at t, after any equal ones (the log has no counts): the tail moves once. */
+  private insertPlain(t: number, n: number): void {
+    while (this.len + n > this.buf.length) this.grow();
+    const b = this.buf;
+    const mask = b.length - 1;
+    const h = this.head;
+    let i = this.len;
+    while (i > 0 && b[(h + i - 1) & mask] > t) i--;
+    for (let j = this.len - 1; j >= i; j--) b[(h + j + n) & mask] = b[(h + j) & mask];
+    for (let j = i; j < i + n; j++) b[(h + j) & mask] = t;
+    this.len += n;
+    this.total += n;
   }
 
   /** n admits at t: added to the newest slot at t if there is one, else a slot of its own. */

@@ -73,17 +73,17 @@ describe('TimeLog', () => {
 
   it('holds runs (time, count) as the same multiset as one entry per admit, one slot per run (property)', () => {
     const op = fc.oneof(
-      fc.record({ op: fc.constant('many' as const), t: fc.integer({ min: 0, max: 60 }), n: fc.nat(5) }),
+      fc.record({ op: fc.constant('many' as const), t: fc.integer({ min: 0, max: 60 }), n: fc.nat(12) }),
       fc.record({ op: fc.constant('insert' as const), t: fc.integer({ min: 0, max: 60 }) }),
       fc.record({
         op: fc.constant('runs' as const),
-        rs: fc.array(fc.record({ t: fc.integer({ min: 0, max: 60 }), n: fc.integer({ min: 1, max: 4 }) }), {
+        rs: fc.array(fc.record({ t: fc.integer({ min: 0, max: 60 }), n: fc.integer({ min: 1, max: 12 }) }), {
           maxLength: 8,
         }),
         from: fc.nat(3),
         plain: fc.boolean(),
       }),
-      fc.record({ op: fc.constant('remove' as const), t: fc.integer({ min: 0, max: 60 }), n: fc.nat(6) }),
+      fc.record({ op: fc.constant('remove' as const), t: fc.integer({ min: 0, max: 60 }), n: fc.nat(14) }),
       fc.record({ op: fc.constant('drop' as const), t: fc.integer({ min: 0, max: 60 }) }),
     );
     fc.assert(
