@@ -45,13 +45,14 @@ export abstract class SyncedKey implements KeyLimiter {
   /**
    * Own admits since the last sync, and those taken by a sync still in flight: the runs it pushed
    * (`inflightCounts[i]` admits at inflight[i]; one each when undefined), walked past up to run
-   * `inflightIdx`, with `inflightLive` admits from there on (see pushedLive).
+   * `inflightIdx`, with `inflightLive` admits from there on (see pushedLive). Private: a subclass
+   * reads pushedLive, as `inflight.length` counts runs, not admits.
    */
   protected pending = AdmitLog.NONE;
-  protected inflight: number[] = EMPTY;
-  protected inflightCounts: number[] | undefined = undefined;
-  protected inflightIdx = 0;
-  protected inflightLive = 0;
+  private inflight: number[] = EMPTY;
+  private inflightCounts: number[] | undefined = undefined;
+  private inflightIdx = 0;
+  private inflightLive = 0;
   protected lastSyncAt = Number.NaN;
   /**
    * Own admits pushed by earlier syncs whose expiry lies past the horizon of the reply that counted
