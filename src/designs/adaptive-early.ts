@@ -189,7 +189,7 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
 
   protected override beforeApply(reply: SyncReply, now: number): void {
     if (this.p.gateways > 1) {
-      const pushed = this.inflight.length - this.inflightIdx;
+      const pushed = this.pushedLive();
       // what the count grew by beyond own pushes: the others' admits since the last read (at least;
       // admits that aged out unlisted hide some)
       const others = reply.count - this.known(now) - pushed;

@@ -1,5 +1,6 @@
 import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { AdmitLog } from '../window/run-log.js';
+import { concatRuns, runTotal } from '../window/runs.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdict } from './key-limiter.js';
 
 /**
@@ -31,9 +32,13 @@ export class LeaseKey implements KeyLimiter {
   private arrivals = 0;
   private lastArrivalAt = Number.NEGATIVE_INFINITY;
   private lastSyncAt: number;
-  /** Own admits since the last sync, and those taken by a sync still in flight. */
+  /**
+   * Own admits since the last sync, and those taken by a sync still in flight: the runs it pushed
+   * (`inflightCounts[i]` admits at inflight[i]; one each when undefined).
+   */
   private pending = AdmitLog.NONE;
   private inflight: number[] = EMPTY;
+  private inflightCounts: number[] | undefined = undefined;
   private deniedUntilSync = false;
   /** Syncs started so far, and the count when the last ask went out (see onAskReply). */
   private syncsStarted = 0;
@@ -242,15 +247,28 @@ export class LeaseKey implements KeyLimiter {
     this.lastReturned = this.slots(now);
     this.grant = 0;
     this.deniedUntilSync = false;
-    this.inflight = takeAdmits(this.inflight, this.pending);
-    this.pending = this.pending.recycle();
+    const pend = this.pending;
+    let counts: number[] | undefined;
+    if (this.inflight !== EMPTY) {
+      // a failed sync's admits, then those made since
+      const all = concatRuns(this.inflight, this.inflightCounts, pend.runTimes(), pend.runCounts());
+      this.inflight = all.times;
+      counts = all.counts;
+    } else if (pend.size === 0) counts = undefined;
+    else {
+      this.inflight = pend.runTimes();
+      counts = pend.runCounts();
+    }
+    this.inflightCounts = counts;
+    this.pending = pend.recycle();
     const admits = this.inflight;
     this.lastSyncAt = now;
-    return { key, admits, read: false, release: true, ask };
+    return { key, admits, counts, read: false, release: true, ask };
   }
 
   applySync(reply: SyncReply, now: number): void {
     this.inflight = EMPTY;
+    this.inflightCounts = undefined;
     // slots granted to asks sent since this sync was built are still this gateway's (see onAskReply)
     if (reply.granted > 0) this.addGrant(reply.granted, reply.grantExpiresAt, now);
   }
@@ -266,12 +284,13 @@ export class LeaseKey implements KeyLimiter {
   }
 
   syncFailed(_now: number): void {
-    if (this.inflight.length > 0) this.pending = this.pending.prefixed(this.inflight, 0);
+    if (this.inflight.length > 0) this.pending = this.pending.prefixed(this.inflight, this.inflightCounts, 0);
     this.inflight = EMPTY;
+    this.inflightCounts = undefined;
   }
 
   unsyncedAdmits(): number {
-    return this.pending.size + this.inflight.length;
+    return this.pending.size + runTotal(this.inflight, this.inflightCounts);
   }
 
   /**
@@ -327,10 +346,4 @@ function prefixLength(max: number, holds: (i: number) => boolean, guess = Number
     else hi = mid;
   }
   return lo + 1;
-}
-
-/** What a sync pushes: a failed sync's admits, then those made since. Empty needs no new array. */
-function takeAdmits(inflight: number[], pending: AdmitLog): number[] {
-  if (inflight === EMPTY) return pending.size === 0 ? EMPTY : pending.toArray();
-  return inflight.concat(pending.toArray());
 }

@@ -1,22 +1,30 @@
 /**
  * Retry-After's walk: the first instant a decision would admit, on the gateway's own knowledge. Only
- * a rejection that builds headers asks, and the designs cache the answer, so this allocates freely.
+ * a rejection that builds headers asks, and the designs cache the answer, so this allocates freely;
+ * the lists are runs (RunList: an instant and how many admits age out at it), so the walk's work
+ * follows requests, never their cost.
  */
+import { NO_RUNS, type RunList } from '../window/runs.js';
+
+export { NO_RUNS, type RunList };
 
 /**
  * The first instant t >= `from` and < `until` at which `ok(k, o)` holds, where k starts at `k0` and
- * falls by one at each instant of `kx`, and o starts at `o0` and falls by one at each of `ox`. Both
- * lists are ascending and hold only instants after `from`. Infinity if there is none before `until`.
+ * falls at each instant of `kx` by its count, and o starts at `o0` and falls at each of `ox` by its
+ * count. Both lists are ascending and hold only instants after `from`. Infinity if there is none
+ * before `until`.
  */
 export function firstAdmitAt(
   from: number,
   until: number,
   k0: number,
-  kx: readonly number[],
+  kx: RunList,
   o0: number,
-  ox: readonly number[],
+  ox: RunList,
   ok: (k: number, o: number) => boolean,
 ): number {
+  const kt = kx.t;
+  const ot = ox.t;
   let k = k0;
   let o = o0;
   let i = 0;
@@ -26,32 +34,44 @@ export function firstAdmitAt(
     if (!(t < until)) return Number.POSITIVE_INFINITY;
     if (ok(k, o)) return t;
     t = Math.min(
-      i < kx.length ? kx[i] : Number.POSITIVE_INFINITY,
-      j < ox.length ? ox[j] : Number.POSITIVE_INFINITY,
+      i < kt.length ? kt[i] : Number.POSITIVE_INFINITY,
+      j < ot.length ? ot[j] : Number.POSITIVE_INFINITY,
     );
     if (t === Number.POSITIVE_INFINITY) return t;
-    while (i < kx.length && kx[i] === t) {
-      k--;
+    while (i < kt.length && kt[i] === t) {
+      k -= kx.n[i];
       i++;
     }
-    while (j < ox.length && ox[j] === t) {
-      o--;
+    while (j < ot.length && ot[j] === t) {
+      o -= ox.n[j];
       j++;
     }
   }
 }
 
-/** The instants of `xs` after `t`, ascending (xs is ascending). */
-export function after(xs: readonly number[], t: number): number[] {
+/** The runs of `xs` after `t`, ascending (xs is ascending). */
+export function after(xs: RunList, t: number): RunList {
   let i = 0;
-  while (i < xs.length && xs[i] <= t) i++;
-  return i === 0 ? xs.slice() : xs.slice(i);
+  while (i < xs.t.length && xs.t[i] <= t) i++;
+  return { t: xs.t.slice(i), n: xs.n.slice(i) };
 }
 
-/** Ascending lists merged into one. */
-export function merged(...lists: (readonly number[])[]): number[] {
-  const out: number[] = [];
-  for (const l of lists) for (const x of l) out.push(x);
+/** The first `m` runs of `xs`. */
+export function firstRuns(xs: RunList, m: number): RunList {
+  return { t: xs.t.slice(0, m), n: xs.n.slice(0, m) };
+}
+
+/** Ascending lists merged into one (equal instants kept apart: the walk takes them together). */
+export function merged(...lists: RunList[]): RunList {
+  const pairs: [number, number][] = [];
+  for (const l of lists) for (let i = 0; i < l.t.length; i++) pairs.push([l.t[i], l.n[i]]);
   // runs already sorted: the sort only merges them
-  return out.sort((a, b) => a - b);
+  pairs.sort((a, b) => a[0] - b[0]);
+  const t = new Array<number>(pairs.length);
+  const n = new Array<number>(pairs.length);
+  for (let i = 0; i < pairs.length; i++) {
+    t[i] = pairs[i][0];
+    n[i] = pairs[i][1];
+  }
+  return { t, n };
 }

@@ -3,9 +3,7 @@ import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/con
 import { expiryOf } from '../window/expiry.js';
 import { RunLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './key-limiter.js';
-import { firstAdmitAt } from './retry-walk.js';
-
-const NONE: readonly number[] = [];
+import { firstAdmitAt, NO_RUNS } from './retry-walk.js';
 
 /**
  * split: no sharing. Each gateway admits while its own count in the window is below L/K, compared
@@ -95,14 +93,14 @@ export class SplitKey implements KeyLimiter {
     const { windowMs, windowKind } = this;
     const cap = this.cap();
     // after live(now) every admit held still counts at now
-    const expiries = this.own.toArray().map((t) => expiryOf(t, windowMs, windowKind));
+    const expiries = this.own.expiryRuns(windowMs, windowKind);
     const at = firstAdmitAt(
       now,
       Number.POSITIVE_INFINITY,
       live,
       expiries,
       0,
-      NONE,
+      NO_RUNS,
       (k) => k + cost - 1 < cap,
     );
     this.retryCost = cost;

@@ -2,8 +2,9 @@ import type { DesignId } from '../config.js';
 import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { AdmitLog, RunLog } from '../window/run-log.js';
+import { concatRuns, listTotal, runList, runTotal } from '../window/runs.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './key-limiter.js';
-import { after, firstAdmitAt, merged } from './retry-walk.js';
+import { after, firstAdmitAt, firstRuns, merged, NO_RUNS, type RunList } from './retry-walk.js';
 
 const EMPTY: number[] = [];
 
@@ -30,22 +31,36 @@ class RetryMemo {
 export abstract class SyncedKey implements KeyLimiter {
   abstract readonly design: DesignId;
 
-  /** The store's count at the last sync, and the expiry instants it listed up to `horizon`. */
+  /**
+   * The store's count at the last sync, and the expiry instants it listed up to `horizon`, as runs
+   * (`expCounts[i]` admits at expiries[i]; one each when undefined): `expIdx` runs, `expGone` admits,
+   * have aged out since.
+   */
   protected count = 0;
   protected expiries: number[] = EMPTY;
+  protected expCounts: number[] | undefined = undefined;
   protected expIdx = 0;
+  protected expGone = 0;
   protected horizon = Number.NEGATIVE_INFINITY;
-  /** Own admits since the last sync, and those taken by a sync still in flight. */
+  /**
+   * Own admits since the last sync, and those taken by a sync still in flight: the runs it pushed
+   * (`inflightCounts[i]` admits at inflight[i]; one each when undefined), walked past up to run
+   * `inflightIdx`, with `inflightLive` admits from there on (see pushedLive). Private: a subclass
+   * reads pushedLive, as `inflight.length` counts runs, not admits.
+   */
   protected pending = AdmitLog.NONE;
-  protected inflight: number[] = EMPTY;
-  protected inflightIdx = 0;
+  private inflight: number[] = EMPTY;
+  private inflightCounts: number[] | undefined = undefined;
+  private inflightIdx = 0;
+  private inflightLive = 0;
   protected lastSyncAt = Number.NaN;
   /**
    * Own admits pushed by earlier syncs whose expiry lies past the horizon of the reply that counted
    * them: the store counts them without telling when they age out, but this gateway knows (Retry-After).
-   * The pushed arrays themselves, oldest first, dropped once a reply lists all of one (null: none).
+   * The pushed runs themselves, oldest first, as pairs (times, counts: SyncEntry.admits and .counts)
+   * laid flat, no object per push; dropped once a reply lists all of one (null: none).
    */
-  protected late: number[][] | null = null;
+  protected late: (number[] | undefined)[] | null = null;
   /** Syncs taken, applied or failed: retryAt's answer is good only between two of these. */
   protected syncs = 0;
   /** The last remaining() answer, and whether a slot really freed since (see remaining). */
@@ -88,15 +103,26 @@ export abstract class SyncedKey implements KeyLimiter {
   /** Admits the store had at the last sync that still count now. */
   known(now: number): number {
     if (now < this.stableUntil) return this.knownCached;
+    return this.count - this.walkKnown(now, true);
+  }
+
+  /** Walks past the listed expiries at or before `now`; returns the admits aged out of them. */
+  private walkKnown(now: number, unstable: boolean): number {
     const ex = this.expiries;
+    const ec = this.expCounts;
     let i = this.expIdx;
-    while (i < ex.length && ex[i] <= now) i++;
-    if (i !== this.expIdx) {
-      this.stableUntil = Number.NEGATIVE_INFINITY;
-      this.freed = true;
+    let gone = this.expGone;
+    while (i < ex.length && ex[i] <= now) {
+      gone += ec === undefined ? 1 : ec[i];
+      i++;
     }
-    this.expIdx = i;
-    return this.count - i;
+    if (i !== this.expIdx) {
+      if (unstable) this.stableUntil = Number.NEGATIVE_INFINITY;
+      this.freed = true;
+      this.expIdx = i;
+      this.expGone = gone;
+    }
+    return gone;
   }
 
   /** Own admits since the last completed sync that still count now. */
@@ -111,11 +137,25 @@ export abstract class SyncedKey implements KeyLimiter {
     const wasLive = this.pending.live;
     const live = this.pending.expire(now, windowMs, windowKind);
     const fl = this.inflight;
+    const fc = this.inflightCounts;
     let j = this.inflightIdx;
-    while (j < fl.length && expiryOf(fl[j], windowMs, windowKind) <= now) j++;
+    let flLive = this.inflightLive;
+    while (j < fl.length && expiryOf(fl[j], windowMs, windowKind) <= now) {
+      flLive -= fc === undefined ? 1 : fc[j];
+      j++;
+    }
     if (live !== wasLive || j !== this.inflightIdx) this.freed = true;
     this.inflightIdx = j;
-    return live + (fl.length - j);
+    this.inflightLive = flLive;
+    return live + flLive;
+  }
+
+  /**
+   * Own admits pushed by the sync in flight that still counted at the last walk (what adaptive-early's
+   * reading of the others' admits takes off the store's count).
+   */
+  protected pushedLive(): number {
+    return this.inflightLive;
   }
 
   /**
@@ -127,12 +167,9 @@ export abstract class SyncedKey implements KeyLimiter {
   }
 
   private refresh(now: number): void {
+    this.knownCached = this.count - this.walkKnown(now, false);
     const ex = this.expiries;
-    let i = this.expIdx;
-    while (i < ex.length && ex[i] <= now) i++;
-    if (i !== this.expIdx) this.freed = true;
-    this.expIdx = i;
-    this.knownCached = this.count - i;
+    const i = this.expIdx;
     this.ownCached = this.walkOwn(now);
     this.weightCached = this.weight();
     const { windowMs, windowKind } = this.p.policy;
@@ -238,8 +275,12 @@ export abstract class SyncedKey implements KeyLimiter {
     const { windowMs, windowKind } = this.p.policy;
     const exp = (t: number) => expiryOf(t, windowMs, windowKind);
     // after settle every one of these is still counting at now
-    const listed = this.expiries.slice(this.expIdx);
-    const own = merged(this.inflight.slice(this.inflightIdx).map(exp), this.pending.liveToArray().map(exp));
+    const listed = runList(this.expiries, this.expCounts, this.expIdx, (e) => e);
+    const pend = this.pending.liveRuns();
+    const own = merged(
+      runList(this.inflight, this.inflightCounts, this.inflightIdx, exp),
+      runList(pend.times, pend.counts, 0, exp),
+    );
     const before = firstAdmitAt(now, syncAt, this.knownCached, listed, this.ownCached, own, (k, o) =>
       this.admits(k, o, cost, false),
     );
@@ -248,17 +289,19 @@ export abstract class SyncedKey implements KeyLimiter {
     if (Number.isNaN(this.lastSyncAt)) return Number.POSITIVE_INFINITY;
     const ts = Math.max(now, syncAt);
     const late = this.lateExpiries();
-    const unknown = Math.max(0, this.count - this.expiries.length - late.length);
+    const unknown = Math.max(0, this.count - runTotal(this.expiries, this.expCounts) - listTotal(late));
     // its own admits count at their instants only once a reply lists them: with a horizon shorter
     // than Δ, one aging out past the next reply's horizon may still be counted when it does
     const { horizonMs, syncMs } = this.p;
     const sees = horizonMs >= syncMs ? Number.POSITIVE_INFINITY : ts + horizonMs;
     const mine = merged(after(late, ts), after(own, ts));
     let seen = 0;
-    while (seen < mine.length && mine[seen] < sees) seen++;
-    const known = merged(after(listed, ts), mine.slice(0, seen));
-    const k0 = known.length + (mine.length - seen) + unknown;
-    return firstAdmitAt(ts, Number.POSITIVE_INFINITY, k0, known, 0, EMPTY, (k, o) =>
+    while (seen < mine.t.length && mine.t[seen] < sees) seen++;
+    const known = merged(after(listed, ts), firstRuns(mine, seen));
+    let unseen = 0;
+    for (let r = seen; r < mine.n.length; r++) unseen += mine.n[r];
+    const k0 = listTotal(known) + unseen + unknown;
+    return firstAdmitAt(ts, Number.POSITIVE_INFINITY, k0, known, 0, NO_RUNS, (k, o) =>
       this.admits(k, o, cost, true),
     );
   }
@@ -271,19 +314,27 @@ export abstract class SyncedKey implements KeyLimiter {
     return k + this.weightCached * o + cost - 1 < this.limit;
   }
 
-  /** Expiries of `late` admits the store counts without listing them (at or past the horizon), ascending. */
-  private lateExpiries(): number[] {
+  /** Expiries of `late` admits the store counts without listing them (at or past the horizon), ascending runs. */
+  private lateExpiries(): RunList {
     const late = this.late;
-    if (late === null) return EMPTY;
+    if (late === null) return NO_RUNS;
     const { windowMs, windowKind } = this.p.policy;
-    const out: number[] = [];
-    for (const chunk of late) {
-      for (const t of chunk) {
-        const e = expiryOf(t, windowMs, windowKind);
-        if (e >= this.horizon) out.push(e);
+    const lists: RunList[] = [];
+    for (let c = 0; c < late.length; c += 2) {
+      const times = late[c] as number[];
+      const counts = late[c + 1];
+      const t: number[] = [];
+      const n: number[] = [];
+      for (let i = 0; i < times.length; i++) {
+        const e = expiryOf(times[i], windowMs, windowKind);
+        if (e >= this.horizon) {
+          t.push(e);
+          n.push(counts === undefined ? 1 : counts[i]);
+        }
       }
+      lists.push({ t, n });
     }
-    return out.sort((a, b) => a - b);
+    return merged(...lists);
   }
 
   /**
@@ -306,30 +357,50 @@ export abstract class SyncedKey implements KeyLimiter {
 
   syncEntry(key: string, now: number): SyncEntry | null {
     this.ownSinceSync(now);
-    // pushes that aged out are still sent: the store drops them, and the count stays honest
+    // pushes that aged out are still sent: the store drops them, and the count stays honest. As runs:
+    // a request of any cost is one entry
+    const pend = this.pending;
     let admits: number[];
-    if (this.inflight !== EMPTY) admits = this.inflight.concat(this.pending.toArray());
-    else admits = this.pending.size === 0 ? EMPTY : this.pending.toArray();
+    let counts: number[] | undefined;
+    if (this.inflight !== EMPTY) {
+      const all = concatRuns(this.inflight, this.inflightCounts, pend.runTimes(), pend.runCounts());
+      admits = all.times;
+      counts = all.counts;
+      this.inflightLive = runTotal(this.inflight, this.inflightCounts) + pend.size;
+    } else if (pend.size === 0) {
+      admits = EMPTY;
+      counts = undefined;
+      this.inflightLive = 0;
+    } else {
+      admits = pend.runTimes();
+      counts = pend.runCounts();
+      this.inflightLive = pend.size;
+    }
     this.inflight = admits;
+    this.inflightCounts = counts;
     this.inflightIdx = 0;
-    this.pending = this.pending.recycle();
+    this.pending = pend.recycle();
     this.syncs++;
     this.stableUntil = Number.NEGATIVE_INFINITY;
-    return { key, admits, read: true, release: false, ask: 0 };
+    return { key, admits, counts, read: true, release: false, ask: 0 };
   }
 
   applySync(reply: SyncReply, now: number): void {
     this.beforeApply(reply, now);
     // fewer than the admits it knew of still counting: some it had no expiry of aged out
     if (reply.count < this.known(now) + this.liveInflight(now)) this.freed = true;
-    this.keepLate(this.inflight, reply.horizon);
+    this.keepLate(this.inflight, this.inflightCounts, reply.horizon);
     this.syncs++;
     this.count = reply.count;
     this.expiries = reply.expiries;
+    this.expCounts = reply.expiryCounts;
     this.expIdx = 0;
+    this.expGone = 0;
     this.horizon = reply.horizon;
     this.inflight = EMPTY;
+    this.inflightCounts = undefined;
     this.inflightIdx = 0;
+    this.inflightLive = 0;
     this.lastSyncAt = now;
     this.stableUntil = Number.NEGATIVE_INFINITY;
   }
@@ -337,24 +408,33 @@ export abstract class SyncedKey implements KeyLimiter {
   private liveInflight(now: number): number {
     const { windowMs, windowKind } = this.p.policy;
     const fl = this.inflight;
+    const fc = this.inflightCounts;
     let j = this.inflightIdx;
-    while (j < fl.length && expiryOf(fl[j], windowMs, windowKind) <= now) j++;
-    return fl.length - j;
+    let live = this.inflightLive;
+    while (j < fl.length && expiryOf(fl[j], windowMs, windowKind) <= now) {
+      live -= fc === undefined ? 1 : fc[j];
+      j++;
+    }
+    return live;
   }
 
   /** Keeps the pushed admits a reply counted past its horizon; drops those it lists now (see `late`). */
-  private keepLate(pushed: number[], horizon: number): void {
+  private keepLate(pushed: number[], counts: number[] | undefined, horizon: number): void {
     const { windowMs, windowKind } = this.p.policy;
     let late = this.late;
     if (late !== null) {
       let n = 0;
-      while (n < late.length && expiryOf(late[n][late[n].length - 1], windowMs, windowKind) < horizon) n++;
+      while (n < late.length) {
+        const ts = late[n] as number[];
+        if (!(expiryOf(ts[ts.length - 1], windowMs, windowKind) < horizon)) break;
+        n += 2;
+      }
       if (n === late.length) late = null;
       else if (n > 0) late.splice(0, n);
     }
     if (pushed.length > 0 && expiryOf(pushed[pushed.length - 1], windowMs, windowKind) >= horizon) {
-      if (late === null) late = [pushed];
-      else late.push(pushed);
+      if (late === null) late = [pushed, counts];
+      else late.push(pushed, counts);
     }
     this.late = late;
   }
@@ -364,14 +444,17 @@ export abstract class SyncedKey implements KeyLimiter {
 
   syncFailed(_now: number): void {
     this.syncs++;
-    if (this.inflight.length > 0) this.pending = this.pending.prefixed(this.inflight, this.inflightIdx);
+    if (this.inflight.length > 0)
+      this.pending = this.pending.prefixed(this.inflight, this.inflightCounts, this.inflightIdx);
     this.inflight = EMPTY;
+    this.inflightCounts = undefined;
     this.inflightIdx = 0;
+    this.inflightLive = 0;
     this.stableUntil = Number.NEGATIVE_INFINITY;
   }
 
   unsyncedAdmits(): number {
-    return this.pending.size + this.inflight.length;
+    return this.pending.size + runTotal(this.inflight, this.inflightCounts);
   }
 
   isIdle(now: number): boolean {

@@ -12,8 +12,14 @@ import type { Policy } from '../config.js';
 /** What one gateway says about one key at a sync. */
 export interface SyncEntry {
   key: string;
-  /** Timestamps of this gateway's admits since its last sync, ascending; one per slot spent. */
+  /**
+   * Times of this gateway's admits since its last sync, ascending, as runs: `counts[i]` admits at
+   * `admits[i]` (one each without `counts`). A request of any cost is one run: an entry's size follows
+   * requests, never their cost (src/window/runs.ts has the helpers).
+   */
   admits: number[];
+  /** Admits per run of `admits` (each at least 1); undefined: one each. */
+  counts?: number[];
   /** The shared-counter family: reply with the key's admitted count and soon-to-expire admits. */
   read: boolean;
   /**
@@ -65,6 +71,11 @@ export interface SyncReply {
    * gateway knows nothing more about expiries and must keep its count (it errs towards rejecting).
    */
   expiries: number[];
+  /**
+   * Admits per instant of `expiries` (as SyncEntry.counts: equal instants may repeat); undefined: one
+   * each. So a reply's size follows the requests counted, never their cost.
+   */
+  expiryCounts?: number[];
   horizon: number;
   /** Slots granted to this gateway by this sync (lease designs); a retry of a sync that landed answers with that sync's grant. */
   granted: number;

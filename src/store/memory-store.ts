@@ -210,8 +210,7 @@ class KeyRecord {
   /** The last instant anything in this record still matters. */
   deadline(policy: Policy): number {
     let d = Number.NEGATIVE_INFINITY;
-    const n = this.log.size;
-    if (n > 0) d = expiryOf(this.log.at(n - 1), policy.windowMs, policy.windowKind);
+    if (this.log.size > 0) d = expiryOf(this.log.last(), policy.windowMs, policy.windowKind);
     if (this.leases !== null) for (const l of this.leases.values()) if (l.until > d) d = l.until;
     if (this.voided !== null) for (const v of this.voided.values()) if (v.until > d) d = v.until;
     return d;
@@ -303,7 +302,7 @@ export class MemoryStore implements Store {
     const v = call === undefined ? undefined : rec.voided?.get(call.gatewayId);
     const isVoid = v !== undefined && call!.seq <= v.upTo;
     const allowed = !isVoid && log.size + outstanding + cost <= policy.limit;
-    // a call's admits go in at once: the work is one move of the tail, not one per unit of cost
+    // a call's admits go in at once: one slot of `cost` admits, not one per unit of cost
     if (allowed) {
       if (cost === 1) log.insert(now);
       else log.insertMany(now, cost);
@@ -451,7 +450,7 @@ export class MemoryStore implements Store {
   latestExpiry(key: string): number {
     const rec = this.peekOnly(key);
     if (rec === undefined || rec.log.size === 0) return Number.NEGATIVE_INFINITY;
-    return expiryOf(rec.log.at(rec.log.size - 1), rec.policy.windowMs, rec.policy.windowKind);
+    return expiryOf(rec.log.last(), rec.policy.windowMs, rec.policy.windowKind);
   }
 
   /** Slots neither admitted in the window nor granted: what a sync could grant beyond what a gateway holds. */
@@ -504,11 +503,14 @@ export class MemoryStore implements Store {
       // pushes are ascending; those already aged out are dropped, the rest merged in one pass. A
       // gateway whose clock went back may push out of order: sorted here, or the log would be out of
       // order and the sweep would loop on a deadline already past (regression:
-      // test/regressions/memory-store-unsorted-push-hangs.test.ts)
-      const admits = ascending(e.admits) ? e.admits : e.admits.slice().sort((x, y) => x - y);
+      // test/regressions/memory-store-unsorted-push-hangs.test.ts). As runs (SyncEntry.counts): a
+      // pushed run is one slot of the log, whatever its count
+      let admits = e.admits;
+      let counts = e.counts;
+      if (!ascending(admits)) ({ admits, counts } = sortedRuns(admits, counts));
       let first = 0;
       while (first < admits.length && expiryOf(admits[first], windowMs, windowKind) <= now) first++;
-      log.insertAll(admits, first);
+      log.insertAll(admits, first, counts);
       // as sync.lua: the key remembers the seq that pushed to it, while it has anything left
       if (perKey && first < admits.length) rec.setSeq(gw, req.seq);
     }
@@ -539,15 +541,17 @@ export class MemoryStore implements Store {
     }
     if (e.release) rec.dropEmpty(gw);
 
-    let expiries: number[] = NO_EXPIRIES;
     let horizon = now;
+    // as runs, equal instants joined (as sync.lua lists them): a reply's size follows requests
     if (e.read) {
       horizon = now + req.horizonMs;
-      expiries = log.expiriesBefore(horizon, windowMs, windowKind);
+      log.expiryRunsBefore(horizon, windowMs, windowKind, out);
+    } else {
+      out.expiries = NO_EXPIRIES;
+      out.expiryCounts = undefined;
     }
     this.settle(rec, policy, now);
     out.count = count;
-    out.expiries = expiries;
     out.horizon = horizon;
     out.granted = granted;
     out.grantExpiresAt = grantExpiresAt;
@@ -610,6 +614,16 @@ function ascending(a: readonly number[]): boolean {
   return true;
 }
 
+/** Runs put in time order, each time keeping its count. */
+function sortedRuns(
+  admits: readonly number[],
+  counts: readonly number[] | undefined,
+): { admits: number[]; counts: number[] | undefined } {
+  if (counts === undefined) return { admits: admits.slice().sort((x, y) => x - y), counts };
+  const order = admits.map((_, i) => i).sort((x, y) => admits[x] - admits[y]);
+  return { admits: order.map((i) => admits[i]), counts: order.map((i) => counts[i]) };
+}
+
 /** Slots of the part tagged `tag` (0 if none). */
 function partSlots(lease: Lease, tag: number): number {
   const parts = lease.parts;
@@ -618,5 +632,12 @@ function partSlots(lease: Lease, tag: number): number {
 }
 
 function newReply(): SyncReply {
-  return { count: 0, expiries: NO_EXPIRIES, horizon: 0, granted: 0, grantExpiresAt: 0 };
+  return {
+    count: 0,
+    expiries: NO_EXPIRIES,
+    expiryCounts: undefined,
+    horizon: 0,
+    granted: 0,
+    grantExpiresAt: 0,
+  };
 }

@@ -1,5 +1,6 @@
 import type { WindowKind } from '../config.js';
 import { expiryOf } from './expiry.js';
+import type { RunList } from './runs.js';
 
 /**
  * Admit timestamps stored as (time, count) runs: the times in one reused Float64Array, `end` runs in
@@ -17,7 +18,8 @@ const NO_RUNS = new Float64Array(0);
  * Most admits one run can hold. Counts are unsigned 32-bit: read back, they stay small integers, so
  * the counters that add them up never turn into doubles (a counter changing representation after
  * warm-up changes the objects' layout under optimized code; that was seen to leave a hot loop
- * unoptimized). A sync sends one timestamp per admit, so no run gets near this.
+ * unoptimized). A request costing more is refused by the log (RangeError), as is one that would take
+ * one instant's run past it.
  */
 const MAX_RUN = 0xffff_ffff;
 
@@ -169,9 +171,21 @@ export class RunLog extends Runs {
     return n;
   }
 
-  /** Every timestamp, oldest first, one entry per admit. */
+  /** Every timestamp, oldest first, one entry per admit (tests: see expiryRuns). */
   toArray(): number[] {
     return this.expand(this.head, this.end, this.total);
+  }
+
+  /** The expiry instant of every run held, oldest first, with its admits: one entry per run. */
+  expiryRuns(windowMs: number, kind: WindowKind): RunList {
+    const len = this.end - this.head;
+    const t = new Array<number>(len);
+    const n = new Array<number>(len);
+    for (let r = 0; r < len; r++) {
+      t[r] = expiryOf(this.times[this.head + r], windowMs, kind);
+      n[r] = this.countOf(this.head + r);
+    }
+    return { t, n };
   }
 }
 
@@ -259,14 +273,43 @@ export class AdmitLog extends Runs {
     return this.liveCount;
   }
 
-  /** Every admit held (walked past or not), oldest first, one entry per admit: what a sync pushes. */
+  /** Every admit held (walked past or not), oldest first, one entry per admit (tests: a sync takes runTimes). */
   toArray(): number[] {
     return this.expand(0, this.end, this.total);
   }
 
-  /** The live admits (from the cursor on), one entry per admit. */
-  liveToArray(): number[] {
-    return this.expand(this.cursor, this.end, this.liveCount);
+  /**
+   * The time of every run held (walked past or not), oldest first: what a sync pushes, with
+   * runCounts (SyncEntry.admits and .counts). One entry per run, never per unit of cost.
+   */
+  runTimes(): number[] {
+    const n = this.end;
+    const t = this.times;
+    const out = new Array<number>(n);
+    for (let r = 0; r < n; r++) out[r] = t[r];
+    return out;
+  }
+
+  /** The admits of each run of runTimes; undefined when every run holds one. */
+  runCounts(): number[] | undefined {
+    const c = this.counts;
+    if (c === null) return undefined;
+    const n = this.end;
+    const out = new Array<number>(n);
+    for (let r = 0; r < n; r++) out[r] = c[r];
+    return out;
+  }
+
+  /** The live runs (from the cursor on): their times and admits, oldest first. */
+  liveRuns(): { times: number[]; counts: number[] } {
+    const n = this.end - this.cursor;
+    const times = new Array<number>(n);
+    const counts = new Array<number>(n);
+    for (let r = 0; r < n; r++) {
+      times[r] = this.times[this.cursor + r];
+      counts[r] = this.countOf(this.cursor + r);
+    }
+    return { times, counts };
   }
 
   /**
@@ -290,10 +333,13 @@ export class AdmitLog extends Runs {
     return this;
   }
 
-  /** A log of `ts[from…]` (ascending) followed by this log's live admits, its cursor at 0. */
-  prefixed(ts: readonly number[], from: number): AdmitLog {
+  /**
+   * A log of the runs `ts[from…]` (ascending; `counts[i]` admits at ts[i], one each without counts)
+   * followed by this log's live admits, its cursor at 0.
+   */
+  prefixed(ts: readonly number[], counts: readonly number[] | undefined, from: number): AdmitLog {
     const out = new AdmitLog();
-    for (let i = from; i < ts.length; i++) out.append(ts[i], 1);
+    for (let i = from; i < ts.length; i++) out.append(ts[i], counts === undefined ? 1 : counts[i]);
     for (let r = this.cursor; r < this.end; r++) out.append(this.times[r], this.countOf(r));
     return out;
   }

@@ -5,35 +5,86 @@ import { expiryOf } from './expiry.js';
 export const NO_EXPIRIES: number[] = [];
 
 /**
+ * A run of at most this many admits goes in as that many plain slots while the log has no counts: the
+ * common case (a few cost-1 admits at one millisecond) keeps the log a plain deque, as before runs,
+ * and its memory still follows requests (at most this many slots each). A second typed array per key,
+ * made and grown beside the first, cost a MemoryStore sync of such keys up to 2× (measured,
+ * bench/probes/gateway-sync-cost1.mjs).
+ */
+const SMALL_RUN = 8;
+
+/**
  * A sorted deque of admit timestamps (ms) backed by a growable Float64Array.
  * Appends are near the tail (pushes arrive nearly in time order), removals at the head (ageing out),
  * so both are amortised O(1) with no allocation once the buffer has grown.
+ *
+ * Each slot holds one timestamp and a count of admits made at it: a request of cost c (insertMany), or
+ * a pushed run (insertAll with counts), is one slot, so the log's memory follows requests, never their
+ * cost. The counts live in a second buffer made only when a slot first holds more than one admit;
+ * until then every slot is one admit and the log works as a plain deque of timestamps.
+ * `size` is the admits held; `slots` the slots they take.
  */
 export class TimeLog {
   private buf: Float64Array;
+  /** Admits per slot, indexed as buf (null: one each). Doubles: a count may pass 2³² under a big L. */
+  private cnt: Float64Array | null = null;
   private head = 0;
   private len = 0;
+  private total = 0;
 
   constructor(capacity = 4) {
     this.buf = new Float64Array(capacity);
   }
 
+  /** Admits held. */
   get size(): number {
+    return this.total;
+  }
+
+  /** Slots in use (runs of admits at one instant, or single admits). */
+  get slots(): number {
     return this.len;
   }
 
-  /** The i-th oldest timestamp (0 = oldest). */
+  /** The i-th oldest admit's timestamp (0 = oldest). */
   at(i: number): number {
     const b = this.buf;
-    return b[(this.head + i) & (b.length - 1)];
+    const mask = b.length - 1;
+    const c = this.cnt;
+    if (c === null) return b[(this.head + i) & mask];
+    let s = 0;
+    let left = i;
+    while (s < this.len) {
+      const n = c[(this.head + s) & mask];
+      if (left < n) break;
+      left -= n;
+      s++;
+    }
+    return b[(this.head + s) & mask];
   }
 
   first(): number {
-    return this.len === 0 ? Number.POSITIVE_INFINITY : this.at(0);
+    return this.len === 0 ? Number.POSITIVE_INFINITY : this.buf[this.head];
+  }
+
+  /** The newest timestamp (-Infinity when empty). */
+  last(): number {
+    const b = this.buf;
+    return this.len === 0 ? Number.NEGATIVE_INFINITY : b[(this.head + this.len - 1) & (b.length - 1)];
+  }
+
+  /** Admits of slot s (0 = oldest). */
+  private countAt(s: number): number {
+    const c = this.cnt;
+    return c === null ? 1 : c[(this.head + s) & (c.length - 1)];
   }
 
   /** Inserts keeping the log sorted; equal timestamps keep arrival order. */
   insert(t: number): void {
+    if (this.cnt !== null) {
+      this.insertRun(t, 1);
+      return;
+    }
     if (this.len === this.buf.length) this.grow();
     const b = this.buf;
     const mask = b.length - 1;
@@ -47,16 +98,31 @@ export class TimeLog {
     }
     b[(this.head + i) & mask] = t;
     this.len++;
+    this.total++;
   }
 
   /**
    * Merges ascending timestamps in one backward pass: the entries newer than the batch's oldest move
    * once, however many the batch holds (a sync's push lands just behind other gateways' pushes).
+   * With `counts`, batch[i] stands for counts[i] admits (a pushed run: one slot).
    */
-  insertAll(batch: readonly number[], from = 0): void {
+  insertAll(batch: readonly number[], from = 0, counts?: readonly number[]): void {
     const n = batch.length - from;
     if (n <= 0) return;
+    if (counts !== undefined && this.cnt === null) {
+      // small runs as plain slots (SMALL_RUN), or the counts made for the first big one
+      let m = 0;
+      for (let j = from; j < batch.length && m >= 0; j++) m = counts[j] <= SMALL_RUN ? m + counts[j] : -1;
+      if (m >= 0) {
+        this.insertExpanded(batch, from, counts, m);
+        return;
+      }
+    }
     while (this.len + n > this.buf.length) this.grow();
+    if (counts !== undefined || this.cnt !== null) {
+      this.insertRuns(batch, from, counts);
+      return;
+    }
     const b = this.buf;
     const mask = b.length - 1;
     const h = this.head;
@@ -77,52 +143,122 @@ export class TimeLog {
       j--;
     }
     this.len += n;
+    this.total += n;
+  }
+
+  /** insertAll of runs as `m` plain slots, counts[j] copies of batch[j] (the log has no counts). */
+  private insertExpanded(batch: readonly number[], from: number, counts: readonly number[], m: number): void {
+    while (this.len + m > this.buf.length) this.grow();
+    const b = this.buf;
+    const mask = b.length - 1;
+    const h = this.head;
+    let i = this.len - 1;
+    let j = batch.length - 1;
+    let k = this.len + m - 1;
+    while (j >= from) {
+      const bj = batch[j];
+      if (i >= 0) {
+        const ai = b[(h + i) & mask];
+        if (ai > bj) {
+          b[(h + k--) & mask] = ai;
+          i--;
+          continue;
+        }
+      }
+      for (let c = counts[j]; c > 0; c--) b[(h + k--) & mask] = bj;
+      j--;
+    }
+    this.len += m;
+    this.total += m;
+  }
+
+  /** insertAll with counts kept (there is room): the same backward pass, moving the counts too. */
+  private insertRuns(batch: readonly number[], from: number, counts: readonly number[] | undefined): void {
+    const c = this.cnt ?? this.makeCounts();
+    const b = this.buf;
+    const mask = b.length - 1;
+    const h = this.head;
+    const n = batch.length - from;
+    let i = this.len - 1;
+    let j = batch.length - 1;
+    let k = this.len + n - 1;
+    let added = 0;
+    while (j >= from) {
+      const bj = batch[j];
+      if (i >= 0) {
+        const ai = b[(h + i) & mask];
+        if (ai > bj) {
+          b[(h + k) & mask] = ai;
+          c[(h + k--) & mask] = c[(h + i) & mask];
+          i--;
+          continue;
+        }
+      }
+      const m = counts === undefined ? 1 : counts[j];
+      b[(h + k) & mask] = bj;
+      c[(h + k--) & mask] = m;
+      added += m;
+      j--;
+    }
+    this.len += n;
+    this.total += added;
   }
 
   shift(): number {
     const t = this.buf[this.head];
+    this.total -= this.countAt(0);
     this.head = (this.head + 1) & (this.buf.length - 1);
     this.len--;
     return t;
   }
 
-  /** Drops entries whose timestamp is <= cutoff; returns how many. */
+  /** Drops entries whose timestamp is <= cutoff; returns how many admits. */
   dropThrough(cutoff: number): number {
     let n = 0;
-    while (this.len > 0 && this.buf[this.head] <= cutoff) {
-      this.head = (this.head + 1) & (this.buf.length - 1);
-      this.len--;
-      n++;
-    }
+    while (this.len > 0 && this.buf[this.head] <= cutoff) n += this.dropHead();
     return n;
   }
 
-  /** Drops entries whose timestamp is < cutoff; returns how many. */
+  /** Drops entries whose timestamp is < cutoff; returns how many admits. */
   dropBefore(cutoff: number): number {
     let n = 0;
-    while (this.len > 0 && this.buf[this.head] < cutoff) {
-      this.head = (this.head + 1) & (this.buf.length - 1);
-      this.len--;
-      n++;
-    }
+    while (this.len > 0 && this.buf[this.head] < cutoff) n += this.dropHead();
     return n;
   }
 
-  /** Drops every entry that no longer counts at `now`; returns how many. */
+  /** Drops every entry that no longer counts at `now`; returns how many admits. */
   dropExpired(now: number, windowMs: number, kind: WindowKind): number {
+    if (this.cnt !== null) {
+      let n = 0;
+      while (this.len > 0 && expiryOf(this.buf[this.head], windowMs, kind) <= now) n += this.dropHead();
+      return n;
+    }
+    // every slot one admit (the common case: a store's sync runs this for every key it pushes to)
     let n = 0;
     while (this.len > 0 && expiryOf(this.buf[this.head], windowMs, kind) <= now) {
       this.head = (this.head + 1) & (this.buf.length - 1);
       this.len--;
       n++;
     }
+    this.total -= n;
+    return n;
+  }
+
+  /** Drops the oldest slot; returns its admits. */
+  private dropHead(): number {
+    const c = this.cnt;
+    const n = c === null ? 1 : c[this.head];
+    this.head = (this.head + 1) & (this.buf.length - 1);
+    this.len--;
+    this.total -= n;
     return n;
   }
 
   /**
-   * The expiry instants (expiryOf) of the oldest entries, up to the first that expires at or after
-   * `horizon`, oldest first. One walk with the window's kind tested once: a sync's reply calls it for
-   * every read, and per-entry calls to `at` and `expiryOf` were not inlined into the store's sync.
+   * The expiry instants (expiryOf) of the oldest slots, up to the first that expires at or after
+   * `horizon`, oldest first: one per slot (expiryRunsBefore has their admits). One walk with the window's
+   * kind tested once: a sync's reply calls it for every read, and per-entry calls to `at` and
+   * `expiryOf` were not inlined into the store's sync.
    */
   expiriesBefore(horizon: number, windowMs: number, kind: WindowKind): number[] {
     const b = this.buf;
@@ -142,9 +278,71 @@ export class TimeLog {
     return out;
   }
 
-  /** Inserts `n` entries equal to `t`, after any equal ones, keeping the log sorted: the tail moves once. */
+  /**
+   * expiriesBefore as runs, the form a sync's reply carries (SyncReply.expiries and .expiryCounts):
+   * equal instants joined, each with the admits expiring then; counts undefined when every instant is
+   * one admit. One entry per instant, however many admits it stands for, as sync.lua lists them.
+   */
+  expiryRunsBefore(
+    horizon: number,
+    windowMs: number,
+    kind: WindowKind,
+    out: { expiries: number[]; expiryCounts?: number[] },
+  ): void {
+    const list = this.expiriesBefore(horizon, windowMs, kind);
+    const n = list.length;
+    if (n === 0) {
+      out.expiries = list;
+      out.expiryCounts = undefined;
+      return;
+    }
+    const c = this.cnt;
+    const mask = this.buf.length - 1;
+    const h = this.head;
+    let plain = true;
+    for (let i = 1; i < n; i++) {
+      if (list[i] === list[i - 1]) {
+        plain = false;
+        break;
+      }
+    }
+    if (plain && c !== null) {
+      for (let i = 0; i < n; i++) {
+        if (c[(h + i) & mask] !== 1) {
+          plain = false;
+          break;
+        }
+      }
+    }
+    if (plain) {
+      out.expiries = list;
+      out.expiryCounts = undefined;
+      return;
+    }
+    const ex: number[] = [];
+    const cs: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const k = c === null ? 1 : c[(h + i) & mask];
+      if (ex.length > 0 && ex[ex.length - 1] === list[i]) cs[cs.length - 1] += k;
+      else {
+        ex.push(list[i]);
+        cs.push(k);
+      }
+    }
+    out.expiries = ex;
+    out.expiryCounts = cs;
+  }
+
+  /** Inserts `n` entries equal to `t`, after any equal ones, keeping the log sorted: one slot. */
   insertMany(t: number, n: number): void {
     if (n <= 0) return;
+    if (n === 1 && this.cnt === null) this.insert(t);
+    else if (n <= SMALL_RUN && this.cnt === null) this.insertPlain(t, n);
+    else this.insertRun(t, n);
+  }
+
+  /** n plain slots at t, after any equal ones (the log has no counts): the tail moves once. */
+  private insertPlain(t: number, n: number): void {
     while (this.len + n > this.buf.length) this.grow();
     const b = this.buf;
     const mask = b.length - 1;
@@ -154,51 +352,105 @@ export class TimeLog {
     for (let j = this.len - 1; j >= i; j--) b[(h + j + n) & mask] = b[(h + j) & mask];
     for (let j = i; j < i + n; j++) b[(h + j) & mask] = t;
     this.len += n;
+    this.total += n;
   }
 
-  /** Removes up to `n` entries equal to `t` (the newest such) in one move of the tail; returns how many. */
+  /** n admits at t: added to the newest slot at t if there is one, else a slot of its own. */
+  private insertRun(t: number, n: number): void {
+    const b0 = this.buf;
+    const mask0 = b0.length - 1;
+    let i = this.len;
+    while (i > 0 && b0[(this.head + i - 1) & mask0] > t) i--;
+    if (i > 0 && b0[(this.head + i - 1) & mask0] === t) {
+      const c = this.cnt ?? this.makeCounts();
+      c[(this.head + i - 1) & mask0] += n;
+      this.total += n;
+      return;
+    }
+    if (this.len === this.buf.length) this.grow();
+    const b = this.buf;
+    const mask = b.length - 1;
+    const h = this.head;
+    const c = this.cnt ?? (n === 1 ? null : this.makeCounts());
+    for (let j = this.len - 1; j >= i; j--) {
+      b[(h + j + 1) & mask] = b[(h + j) & mask];
+      if (c !== null) c[(h + j + 1) & mask] = c[(h + j) & mask];
+    }
+    b[(h + i) & mask] = t;
+    if (c !== null) c[(h + i) & mask] = n;
+    this.len++;
+    this.total += n;
+  }
+
+  /** Removes up to `n` admits at `t` (the newest such) in one move of the tail; returns how many. */
   removeMany(t: number, n: number): number {
     const b = this.buf;
     const mask = b.length - 1;
     const h = this.head;
+    const c = this.cnt;
     let end = this.len;
     while (end > 0 && b[(h + end - 1) & mask] > t) end--;
     let start = end;
-    while (start > 0 && end - start < n && b[(h + start - 1) & mask] === t) start--;
+    let removed = 0;
+    while (start > 0 && removed < n && b[(h + start - 1) & mask] === t) {
+      const have = c === null ? 1 : c[(h + start - 1) & mask];
+      if (have > n - removed) {
+        // part of this slot: it stays, with fewer
+        c![(h + start - 1) & mask] = have - (n - removed);
+        removed = n;
+        break;
+      }
+      removed += have;
+      start--;
+    }
     const k = end - start;
-    if (k === 0) return 0;
-    for (let j = end; j < this.len; j++) b[(h + j - k) & mask] = b[(h + j) & mask];
+    for (let j = end; j < this.len; j++) {
+      b[(h + j - k) & mask] = b[(h + j) & mask];
+      if (c !== null) c[(h + j - k) & mask] = c[(h + j) & mask];
+    }
     this.len -= k;
-    return k;
+    this.total -= removed;
+    return removed;
   }
 
-  /** Removes one entry equal to `t` (the newest such); returns whether there was one. */
+  /** Removes one admit at `t` (the newest such); returns whether there was one. */
   removeOne(t: number): boolean {
-    const b = this.buf;
-    const mask = b.length - 1;
-    let i = this.len - 1;
-    while (i >= 0 && b[(this.head + i) & mask] > t) i--;
-    if (i < 0 || b[(this.head + i) & mask] !== t) return false;
-    for (let j = i; j < this.len - 1; j++) b[(this.head + j) & mask] = b[(this.head + j + 1) & mask];
-    this.len--;
-    return true;
+    return this.removeMany(t, 1) === 1;
   }
 
   clear(): void {
     this.head = 0;
     this.len = 0;
+    this.total = 0;
   }
 
+  /** One entry per admit, oldest first (tests). */
   toArray(): number[] {
-    const out = new Array<number>(this.len);
-    for (let i = 0; i < this.len; i++) out[i] = this.at(i);
+    const out: number[] = [];
+    for (let s = 0; s < this.len; s++) {
+      const t = this.buf[(this.head + s) & (this.buf.length - 1)];
+      for (let n = this.countAt(s); n > 0; n--) out.push(t);
+    }
     return out;
+  }
+
+  private makeCounts(): Float64Array {
+    const c = new Float64Array(this.buf.length).fill(1);
+    this.cnt = c;
+    return c;
   }
 
   private grow(): void {
     const old = this.buf;
+    const mask = old.length - 1;
     const next = new Float64Array(old.length * 2);
-    for (let i = 0; i < this.len; i++) next[i] = old[(this.head + i) & (old.length - 1)];
+    for (let i = 0; i < this.len; i++) next[i] = old[(this.head + i) & mask];
+    const c = this.cnt;
+    if (c !== null) {
+      const nc = new Float64Array(old.length * 2).fill(1);
+      for (let i = 0; i < this.len; i++) nc[i] = c[(this.head + i) & mask];
+      this.cnt = nc;
+    }
     this.buf = next;
     this.head = 0;
   }

@@ -11,8 +11,9 @@ import { type DesignId, makePolicy, type WindowKind } from '../../src/config.js'
 import { createKeyLimiter } from '../../src/designs/index.js';
 import { type FleetParams, type KeyLimiter, NEED_STORE } from '../../src/designs/key-limiter.js';
 import { LeaseKey } from '../../src/designs/leases.js';
-import type { Store, SyncReply } from '../../src/store/contract.js';
+import type { Store, SyncEntry, SyncReply } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { expandRuns } from '../../src/window/runs.js';
 import { seeded } from '../support/fc-seed.js';
 import { AdaptiveKey as RefAdaptive } from '../support/reference-designs/adaptive.js';
 import { LeaseKey as RefLease } from '../support/reference-designs/leases.js';
@@ -191,7 +192,7 @@ function step(side: Side, o: Op, now: number, key: string): unknown[] {
     const pending = side.late[o.g];
     if (pending !== null && o.fate === 'fail') {
       // a sync taken while another is in flight (the in-flight admits go out again), then lost
-      out.push(l.syncEntry(key, now));
+      out.push(flat(l.syncEntry(key, now)));
       l.syncFailed(now);
     } else if (pending !== null) {
       // the late reply arrives now
@@ -199,7 +200,7 @@ function step(side: Side, o: Op, now: number, key: string): unknown[] {
       l.applySync(pending.reply, now);
     } else {
       const e = l.syncEntry(key, now);
-      out.push(e);
+      out.push(flat(e));
       if (e !== null) {
         const seq = ++side.seq[o.g];
         const req = {
@@ -222,6 +223,11 @@ function step(side: Side, o: Op, now: number, key: string): unknown[] {
   const cur = side.lims[o.g];
   if (cur !== null) out.push(...observe(cur, now, p.policy.limit));
   return out;
+}
+
+/** The same admits, whether sent as runs (the designs) or one entry per admit (the reference). */
+function flat(e: SyncEntry | null): SyncEntry | null {
+  return e === null ? e : { ...e, admits: expandRuns(e.admits, e.counts), counts: undefined };
 }
 
 /** JSON that keeps ±Infinity and NaN apart from null. */

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
-import type { AsyncStore, Store, SyncEntry, SyncRequest } from '../../src/store/contract.js';
+import type { AsyncStore, Store, SyncEntry, SyncReply, SyncRequest } from '../../src/store/contract.js';
+import { expandRuns } from '../../src/window/runs.js';
+
+/** A reply's expiries, one per admit (a store may list them as runs: SyncReply.expiryCounts). */
+export function listed(r: SyncReply): number[] {
+  return expandRuns(r.expiries, r.expiryCounts);
+}
 
 /** Either form of the contract: every call is awaited, so a synchronous store works as is. */
 export type AnyStore = Store | AsyncStore;
@@ -92,8 +98,21 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
         req({ policy: { ...fixed, limit: 10 }, entries: [push('k', [1, 2, 3, 1500])] }),
         700,
       );
-      expect(r.replies[0].expiries).toEqual([1000, 1000, 1000]);
+      expect(listed(r.replies[0])).toEqual([1000, 1000, 1000]);
       expect(r.replies[0].count).toBe(4);
+    });
+
+    it('a pushed run (SyncEntry.counts) counts its admits and is listed as one expiry with its count', async () => {
+      const s = await make();
+      const policy = { ...sliding, limit: 2_000_000_000 };
+      const entry = { ...push('k', [100, 250]), counts: [1_000_000_000, 3] };
+      const r = await s.sync(req({ policy, horizonMs: 2000, entries: [entry] }), 300);
+      expect(r.replies[0].count).toBe(1_000_000_003);
+      // one expiry per instant however many admits it stands for
+      expect(r.replies[0].expiries).toEqual([1100, 1250]);
+      expect(r.replies[0].expiryCounts).toEqual([1_000_000_000, 3]);
+      const later = await s.sync(req({ policy, seq: 2, entries: [push('k', [])] }), 1200);
+      expect(later.replies[0].count).toBe(3);
     });
 
     it('admits pushed at one instant are each counted and listed', async () => {
@@ -104,7 +123,7 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
         300,
       );
       expect(r.replies[0].count).toBe(6);
-      expect(r.replies[0].expiries).toEqual([1100, 1100, 1100, 1250, 1250, 1300]);
+      expect(listed(r.replies[0])).toEqual([1100, 1100, 1100, 1250, 1250, 1300]);
       const later = await s.sync(req({ policy, seq: 2, entries: [push('k', [])] }), 1200);
       expect(later.replies[0].count).toBe(3);
     });

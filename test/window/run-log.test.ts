@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expiryOf } from '../../src/window/expiry.js';
 import { AdmitLog, RunLog } from '../../src/window/run-log.js';
+import { expandRuns } from '../../src/window/runs.js';
 import { seeded } from '../support/fc-seed.js';
 
 const W = 50;
@@ -98,7 +99,7 @@ describe('AdmitLog', () => {
             cursor = 0;
           } else {
             const ts = [...o.ts].sort((a, b) => a - b);
-            log = log.prefixed(ts, o.from);
+            log = log.prefixed(ts, undefined, o.from);
             model = ts.slice(o.from).concat(model.slice(cursor));
             cursor = 0;
           }
@@ -107,7 +108,10 @@ describe('AdmitLog', () => {
           expect(log.firstLive()).toBe(cursor < model.length ? model[cursor] : Number.NaN);
         }
         expect(log.toArray()).toEqual(model);
-        expect(log.liveToArray()).toEqual(model.slice(cursor));
+        const live = log.liveRuns();
+        expect(expandRuns(live.times, live.counts)).toEqual(model.slice(cursor));
+        // what a sync pushes: the runs of every admit held, one entry per instant
+        expect(expandRuns(log.runTimes(), log.runCounts())).toEqual(model);
         expect(AdmitLog.NONE.size + AdmitLog.NONE.live + AdmitLog.NONE.toArray().length).toBe(0);
       }),
       seeded({ numRuns: 300 }),

@@ -1,8 +1,9 @@
 import type { Policy } from '../../config.js';
 import { expiryOf } from '../../window/expiry.js';
+import { type RunList, runTotal } from '../../window/runs.js';
 import { TimeLog } from '../../window/time-log.js';
 
-const EMPTY: number[] = [];
+const NONE: RunList = { t: [], n: [] };
 
 /**
  * One key's admits made while the store was unreachable (fail modes `local` and `open`).
@@ -11,14 +12,16 @@ const EMPTY: number[] = [];
  *
  * Bounded: only admits that still count are kept (the store would ignore the others), and at most
  * `cap` of them at a time — ceil(L/K) in `local` mode by construction, L in `open` mode by the cap.
+ * A request of any cost is one run (time, count) in each list, so its size follows requests.
  */
 export class Fallback {
   /** Degraded admits that still count now. */
   private readonly window = new TimeLog(2);
-  /** Not yet sent to the store, ascending. */
-  private unpushed: number[] = [];
-  /** In a sync that has not been answered yet (possibly a frozen one awaiting its resend). */
-  private sending: number[] = EMPTY;
+  /** Not yet sent to the store, ascending runs: `n[i]` admits at `t[i]`. */
+  private unpushed: RunList = { t: [], n: [] };
+  private unpushedTotal = 0;
+  /** Admits in a sync that has not been answered yet (possibly a frozen one awaiting its resend). */
+  private sending = 0;
 
   constructor(private readonly policy: Policy) {}
 
@@ -31,10 +34,16 @@ export class Fallback {
   /** Records up to `cost` admits at `now` without exceeding `cap` live ones; returns how many it kept. */
   record(now: number, cost: number, cap: number): number {
     const room = Math.max(0, Math.min(cost, cap - this.live(now)));
-    for (let i = 0; i < room; i++) {
-      this.window.insert(now);
-      this.unpushed.push(now);
+    if (room <= 0) return 0;
+    this.window.insertMany(now, room);
+    const u = this.unpushed;
+    const last = u.t.length - 1;
+    if (last >= 0 && u.t[last] === now) u.n[last] += room;
+    else {
+      u.t.push(now);
+      u.n.push(room);
     }
+    this.unpushedTotal += room;
     return room;
   }
 
@@ -63,43 +72,42 @@ export class Fallback {
 
   /** Admits recorded but not yet confirmed by the store. While any are, the key stays on the fallback. */
   get unconfirmed(): number {
-    return this.unpushed.length + this.sending.length;
+    return this.unpushedTotal + this.sending;
   }
 
-  /** Moves the unpushed admits that still count into a sync; returns them (ascending). */
-  take(now: number): number[] {
-    if (this.sending.length > 0) throw new Error('fallback admits are already in an unanswered sync');
+  /**
+   * Moves the unpushed admits that still count into a sync; returns them as ascending runs (`n[i]`
+   * admits at `t[i]`: SyncEntry.admits and .counts).
+   */
+  take(now: number): RunList {
+    if (this.sending > 0) throw new Error('fallback admits are already in an unanswered sync');
     const { windowMs, windowKind } = this.policy;
-    const taken = this.unpushed.filter((t) => expiryOf(t, windowMs, windowKind) > now);
-    this.unpushed = [];
-    this.sending = taken.length === 0 ? EMPTY : taken;
+    const u = this.unpushed;
+    const taken: RunList = { t: [], n: [] };
+    for (let i = 0; i < u.t.length; i++) {
+      if (expiryOf(u.t[i], windowMs, windowKind) > now) {
+        taken.t.push(u.t[i]);
+        taken.n.push(u.n[i]);
+      }
+    }
+    this.unpushed = { t: [], n: [] };
+    this.unpushedTotal = 0;
+    if (taken.t.length === 0) return NONE;
+    this.sending = runTotal(taken.t, taken.n);
     return taken;
   }
 
   /** The sync carrying them was answered: the store has them. */
   confirm(): void {
-    this.sending = EMPTY;
+    this.sending = 0;
   }
 
   /** Nothing that still counts and nothing in flight; unpushed admits that aged out are dropped here. */
   isIdle(now: number): boolean {
-    if (this.live(now) > 0 || this.sending.length > 0) return false;
+    if (this.live(now) > 0 || this.sending > 0) return false;
     // every unpushed admit is in the window log, so with none live they have all aged out
-    this.unpushed = [];
+    this.unpushed = { t: [], n: [] };
+    this.unpushedTotal = 0;
     return true;
   }
-}
-
-/** Merges two ascending lists of timestamps. */
-export function mergeAscending(a: number[], b: number[]): number[] {
-  if (a.length === 0) return b;
-  if (b.length === 0) return a;
-  const out = new Array<number>(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < a.length && j < b.length) out[k++] = a[i] <= b[j] ? a[i++] : b[j++];
-  while (i < a.length) out[k++] = a[i++];
-  while (j < b.length) out[k++] = b[j++];
-  return out;
 }

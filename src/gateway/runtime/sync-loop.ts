@@ -3,11 +3,12 @@ import { DESIGNS } from '../../designs/index.js';
 import type { KeyLimiter } from '../../designs/key-limiter.js';
 import type { AsyncStore, SyncEntry } from '../../store/contract.js';
 import { Slicer } from '../../util/slicer.js';
+import { mergeRuns, NO_RUNS, runTotal } from '../../window/runs.js';
 import { learnGateways, liveWithinMs, type ResolvedOptions } from '../options.js';
 import type { AsyncGatewayEvents } from './async-gateway.js';
 import type { IdClaims } from './duplicate-id.js';
 import type { FailureCause } from './failure-cause.js';
-import { type Fallback, mergeAscending } from './fallback.js';
+import type { Fallback } from './fallback.js';
 import type { KeyTable } from './key-table.js';
 import type { LogVoids } from './log-voids.js';
 import type { StoreClock } from './store-clock.js';
@@ -406,20 +407,21 @@ export class SyncLoop {
         }
         const own = lim.syncEntry(key, now);
         const fb = table.fallbacks.get(key) ?? null;
-        const extra = fb === null ? EMPTY : fb.take(now);
+        const extra = fb === null ? NO_RUNS : fb.take(now);
         if (fb !== null) taken.add(fb);
-        if (own === null && extra.length === 0) {
+        if (own === null && extra.t.length === 0) {
           if (lim.isIdle(now)) table.limiters.delete(key);
           continue;
         }
-        const e: SyncEntry =
-          own === null
-            ? { key, admits: extra, read: false, release: false, ask: 0 }
-            : extra.length === 0
-              ? own
-              : // a copy: the limiter's in-flight list must not learn about admits it did not make
-                { ...own, admits: mergeAscending(own.admits, extra) };
-        add(e, own === null ? null : lim, fb, own === null ? 0 : own.admits.length);
+        let e: SyncEntry;
+        if (own === null) e = { key, admits: extra.t, counts: extra.n, read: false, release: false, ask: 0 };
+        else if (extra.t.length === 0) e = own;
+        else {
+          // a copy: the limiter's in-flight list must not learn about admits it did not make
+          const all = mergeRuns(own.admits, own.counts, extra.t, extra.n);
+          e = { ...own, admits: all.times, counts: all.counts };
+        }
+        add(e, own === null ? null : lim, fb, own === null ? 0 : runTotal(own.admits, own.counts));
       }
     } finally {
       table.building = false;
@@ -430,7 +432,8 @@ export class SyncLoop {
       if (slicer.due()) await slicer.pause();
       if (table.limiters.has(key) || taken.has(fb) || (skip && unresolved.has(key))) continue;
       const extra = fb.take(now);
-      if (extra.length > 0) add({ key, admits: extra, read: false, release: false, ask: 0 }, null, fb, 0);
+      if (extra.t.length > 0)
+        add({ key, admits: extra.t, counts: extra.n, read: false, release: false, ask: 0 }, null, fb, 0);
       else if (fb.isIdle(now)) table.fallbacks.delete(key);
     }
     const { policy, fleet } = this.options;
@@ -488,7 +491,7 @@ export class SyncLoop {
       const { key, lim } = far[(from + j) % n];
       if (this.table.limiters.get(key) !== lim) continue;
       const e = lim.syncEntry(key, now);
-      if (e !== null) to.add(e, lim, null, e.admits.length);
+      if (e !== null) to.add(e, lim, null, runTotal(e.admits, e.counts));
     }
     this.readFrom = from + take;
   }
@@ -692,7 +695,6 @@ export class SyncLoop {
   }
 }
 
-const EMPTY: number[] = [];
 /** A sync request (part) is sized to take about this share of storeTimeoutMs (see partKeys). */
 const PART_SHARE = 0.25;
 /** Parts in flight at once: the next is written while the store works on one (a pipeline). */

@@ -35,7 +35,14 @@ export class InstantSync {
   private readonly readVersion: Float64Array;
   private readonly readCount: Float64Array;
   /** each reply is applied at once (no design keeps the reply object): one object serves them all */
-  private readonly reply: SyncReply = { count: 0, expiries: [], horizon: 0, granted: 0, grantExpiresAt: 0 };
+  private readonly reply: SyncReply = {
+    count: 0,
+    expiries: [],
+    expiryCounts: undefined,
+    horizon: 0,
+    granted: 0,
+    grantExpiresAt: 0,
+  };
   private readonly lazy: boolean;
   private readonly grants: boolean;
 

@@ -31,7 +31,7 @@ export interface RedisStoreOptions {
    * @default 100
    */
   chunkKeys?: number;
-  /** Most pushed admits in one sync script call (a key is never split). @default 1000 */
+  /** Most pushed runs (admits at one instant) in one sync script call (a key is never split). @default 1000 */
   chunkAdmits?: number;
   /**
    * Milliseconds a key lives past the last instant anything in it counts. With `clock: 'redis'` a key

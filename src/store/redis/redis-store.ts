@@ -285,7 +285,8 @@ export class RedisStore implements AsyncStore {
    * One sync.lua call; the batch is one binary argument of little-endian doubles (see sync.lua's
    * header): per key flags, ask, the number of runs, the admits, the earliest and latest admit time,
    * then each run as (time, count). A key's admits go
-   * as runs of one instant: a busy key admits many per millisecond. A string per number was most of
+   * as runs of one instant, as the entry carries them (SyncEntry.counts): a busy key admits many per
+   * millisecond, and a request of any cost is one run. A string per number was most of
    * the gateway's CPU per key-sync (making, encoding and collecting them) and cost Redis an object
    * and a Lua string each. The call is built as the bytes the client writes (ScriptCall.wire): the
    * key names' RESP copied from the cache, the head's encoded once per sync, the batch packed in
@@ -334,6 +335,7 @@ export class RedisStore implements AsyncStore {
     for (const i of c.indexes) {
       const e = entries[i];
       const a = e.admits;
+      const ac = e.counts;
       w = wire.writeDoubleLE((e.read ? 1 : 0) + (e.release ? 2 : 0), w);
       w = wire.writeDoubleLE(e.ask, w);
       w = wire.writeDoubleLE(runCount(a), w);
@@ -341,20 +343,24 @@ export class RedisStore implements AsyncStore {
       // all still count)
       let lo = 0;
       let hi = 0;
+      let total = 0;
       for (let j = 0; j < a.length; j++) {
         if (j === 0 || a[j] < lo) lo = a[j];
         if (j === 0 || a[j] > hi) hi = a[j];
+        total += ac === undefined ? 1 : ac[j];
       }
-      w = wire.writeDoubleLE(a.length, w);
+      w = wire.writeDoubleLE(total, w);
       w = wire.writeDoubleLE(lo, w);
       w = wire.writeDoubleLE(hi, w);
+      // the entry's runs, neighbours at one instant joined (an entry may repeat an instant)
       for (let j = 0; j < a.length; ) {
         const t = a[j];
-        let n = j + 1;
-        while (n < a.length && a[n] === t) n++;
+        let n = ac === undefined ? 1 : ac[j];
+        let k = j + 1;
+        for (; k < a.length && a[k] === t; k++) n += ac === undefined ? 1 : ac[k];
         w = wire.writeDoubleLE(t, w);
-        w = wire.writeDoubleLE(n - j, w);
-        j = n;
+        w = wire.writeDoubleLE(n, w);
+        j = k;
       }
     }
     const args = [...head.args, wire.subarray(batch, w)];
@@ -401,7 +407,7 @@ const NAME_CACHE_KEYS = 100_000;
 /** A gateway id's incarnation record outlives its last sync by this much. */
 const INCARNATION_TTL_MS = 3_600_000;
 
-/** Runs of equal instants in ascending admit times. */
+/** Runs of equal instants in an entry's ascending admit times (SyncEntry.admits: runs already, or single admits). */
 function runCount(a: readonly number[]): number {
   let runs = 0;
   for (let j = 0; j < a.length; j++) if (j === 0 || a[j] !== a[j - 1]) runs++;
@@ -435,14 +441,19 @@ function decodeSyncChunk(
     const lapse = head.readDoubleLE(h + 16);
     const pairs = head.readDoubleLE(h + 24);
     h += 32;
-    const expiries: number[] = [];
+    // as runs (SyncReply.expiryCounts): a pair stands for any number of admits at one expiry
+    const expiries = new Array<number>(pairs);
+    let expiryCounts: number[] | undefined;
     for (let p = 0; p < pairs; p++, at += 2) {
-      const e = textNumber(r[at] as Buffer);
-      for (let n = r[at + 1] as number; n > 0; n--) expiries.push(e);
+      expiries[p] = textNumber(r[at] as Buffer);
+      const n = r[at + 1] as number;
+      if (n !== 1 && expiryCounts === undefined) expiryCounts = new Array<number>(pairs).fill(1);
+      if (expiryCounts !== undefined) expiryCounts[p] = n;
     }
     out[i] = {
       count,
       expiries,
+      expiryCounts,
       horizon: entries[i].read ? horizon : now,
       granted,
       grantExpiresAt: lapse,

@@ -1,4 +1,4 @@
-/** Entries of one sync script call: all in one cluster slot, at most about `maxKeys` keys and `maxAdmits` admits. */
+/** Entries of one sync script call: all in one cluster slot, at most about `maxKeys` keys and `maxAdmits` runs. */
 export interface Chunk {
   indexes: number[];
 }
@@ -6,7 +6,8 @@ export interface Chunk {
 /**
  * Splits a sync's entries into script calls. In a cluster, a script's keys must share a slot, so
  * entries are first grouped by slot (`slots` null: one server, one group in request order). A chunk
- * closes at `maxKeys` keys or once it holds `maxAdmits` pushed admits. Entries naming the same key
+ * closes at `maxKeys` keys or once it holds `maxAdmits` pushed runs (SyncEntry.admits: what the wire
+ * and sync.lua's work follow; a run's count costs nothing more). Entries naming the same key
  * always share a chunk: sync.lua decides which entries are replays before it writes anything, and a
  * later call would take the earlier call's seq record for a replay.
  */

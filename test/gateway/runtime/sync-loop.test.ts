@@ -10,6 +10,7 @@ import { StoreClock } from '../../../src/gateway/runtime/store-clock.js';
 import { StoreHealth } from '../../../src/gateway/runtime/store-health.js';
 import { SyncLoop } from '../../../src/gateway/runtime/sync-loop.js';
 import type { SyncRequest, SyncResult } from '../../../src/store/contract.js';
+import { runTotal } from '../../../src/window/runs.js';
 import { TestAsyncStore } from '../../support/async-memory-store.js';
 
 const T0 = 1_000_000;
@@ -101,7 +102,7 @@ describe('SyncLoop', () => {
     expect(unsynced()).toBe(3);
     expect(await sync.syncNow()).toBe(true);
     // least recently used first
-    expect(store.seen[0].entries.map((e) => [e.key, e.admits.length])).toEqual([
+    expect(store.seen[0].entries.map((e) => [e.key, runTotal(e.admits, e.counts)])).toEqual([
       ['b', 1],
       ['a', 2],
     ]);
@@ -131,7 +132,7 @@ describe('SyncLoop', () => {
     expect(resend.entries).toEqual(first.entries);
     expect(fresh.seq).toBe(2);
     // a's later admit goes in the new sync, once the resend was answered, apart from it
-    expect(fresh.entries.map((e) => [e.key, e.admits.length])).toEqual([
+    expect(fresh.entries.map((e) => [e.key, runTotal(e.admits, e.counts)])).toEqual([
       ['a', 1],
       ['b', 1],
     ]);

@@ -13,6 +13,7 @@ import {
 } from '../../../src/designs/key-limiter.js';
 import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../../../src/store/contract.js';
 import { expiryOf } from '../../../src/window/expiry.js';
+import { expandRuns } from '../../../src/window/runs.js';
 import { TimeLog } from '../../../src/window/time-log.js';
 
 const EMPTY: number[] = [];
@@ -141,7 +142,8 @@ export abstract class SyncedKey implements KeyLimiter {
   applySync(reply: SyncReply, now: number): void {
     this.beforeApply(reply, now);
     this.count = reply.count;
-    this.expiries = reply.expiries;
+    // the reply lists runs (SyncReply.expiryCounts): the reference walks one expiry per admit
+    this.expiries = expandRuns(reply.expiries, reply.expiryCounts);
     this.expIdx = 0;
     this.horizon = reply.horizon;
     this.inflight = EMPTY;
