@@ -167,8 +167,18 @@ export class RedisStore implements AsyncStore {
       number,
       string,
       string,
+      number,
+      string,
+      number,
     ];
-    return { granted: r[0], grantExpiresAt: Number(r[1]), now: Number(r[2]) };
+    return {
+      granted: r[0],
+      grantExpiresAt: Number(r[1]),
+      now: Number(r[2]),
+      count: r[3],
+      oldestExpiry: r[4] === '' ? Number.POSITIVE_INFINITY : Number(r[4]),
+      free: r[5],
+    };
   }
 
   /**
@@ -411,7 +421,8 @@ function runCount(a: readonly number[]): number {
 /**
  * Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. The
  * reply's head is one Buffer of little-endian doubles (now, then per key count, granted, lapse and its
- * number of expiry pairs), read in place; the pairs follow as (expiry as text, admits).
+ * number of expiry pairs, and for an entry with `release` its oldest expiry and free slots), read in
+ * place; the pairs follow as (expiry as text, admits).
  */
 function decodeSyncChunk(
   r: (Buffer | number)[],
@@ -421,7 +432,9 @@ function decodeSyncChunk(
   out: SyncReply[],
 ): number {
   const head = r[0] as Buffer;
-  if (head.length !== 8 * (1 + 4 * indexes.length)) {
+  let doubles = 1 + 4 * indexes.length;
+  for (const i of indexes) if (entries[i].release) doubles += 2;
+  if (head.length !== 8 * doubles) {
     throw new Error(`sync.lua replied ${head.length} head bytes for ${indexes.length} keys`);
   }
   const now = head.readDoubleLE(0);
@@ -440,13 +453,19 @@ function decodeSyncChunk(
       const e = textNumber(r[at] as Buffer);
       for (let n = r[at + 1] as number; n > 0; n--) expiries.push(e);
     }
-    out[i] = {
+    const reply: SyncReply = {
       count,
       expiries,
       horizon: entries[i].read ? horizon : now,
       granted,
       grantExpiresAt: lapse,
     };
+    if (entries[i].release) {
+      reply.oldestExpiry = head.readDoubleLE(h);
+      reply.free = head.readDoubleLE(h + 8) + 0;
+      h += 16;
+    }
+    out[i] = reply;
   }
   return now;
 }
