@@ -1,6 +1,8 @@
 import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
+import { expiryOf } from '../window/expiry.js';
 import { AdmitLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdict } from './key-limiter.js';
+import { after, firstAdmitAt } from './retry-walk.js';
 
 /**
  * leases: a gateway admits only within slots the store granted it. At each sync it pushes its
@@ -40,6 +42,16 @@ export class LeaseKey implements KeyLimiter {
   private askedAt = -1;
   /** Slots handed back unused at the last sync (stranded budget, for the study). */
   lastReturned = 0;
+  /**
+   * The store's view at the last reply (sync or ask) that brought one: admits counted, when the
+   * oldest of them leaves, slots neither admitted nor granted — those a sync in flight hands back
+   * included (they are the fleet's while it is out). Count −1: none yet, or a store that does not
+   * say (a small integer, not NaN: no boxed double per key). Read only for the headers (retryAt,
+   * remaining, resetAt): no decision uses them.
+   */
+  private storeCount = -1;
+  private storeOldest = Number.POSITIVE_INFINITY;
+  private storeFree = 0;
   private readonly alpha: number;
   private readonly decay: number;
   /** log(decay), for idleRun's guess (computed once: every park asks for it) */
@@ -105,6 +117,7 @@ export class LeaseKey implements KeyLimiter {
     // applied the ask first, that release took the asked slots back too. Spending them would spend
     // slots the store counts as free: the request is refused instead. (An ask sent after a sync was
     // built is tagged so that sync never hands it back, in whichever order the two land.)
+    this.learn(reply.count, reply.oldestExpiry, reply.free);
     if (this.askedAt !== this.syncsStarted) return false;
     if (reply.granted > 0) this.addGrant(reply.granted, reply.grantExpiresAt, now);
     if (this.slots(now) >= cost) {
@@ -129,17 +142,85 @@ export class LeaseKey implements KeyLimiter {
     return Number.POSITIVE_INFINITY;
   }
 
-  /** Slots come only from the store, at a sync (or an ask), and it says nothing of its free slots: Infinity. */
-  retryAt(now: number, cost: number, _syncAt: number): number {
-    return this.slots(now) >= cost ? now : Number.POSITIVE_INFINITY;
+  /** Keeps the store's view from a reply (see storeCount); a store that says nothing leaves it. */
+  private learn(count: number | undefined, oldest: number | undefined, free: number | undefined): void {
+    if (count === undefined || oldest === undefined || free === undefined) return;
+    this.storeCount = count;
+    this.storeOldest = oldest;
+    this.storeFree = free;
   }
 
+  /**
+   * Slots come only from the store: at a sync (leases), or on an ask (leases-ask, which after a
+   * refusal asks again only from its next sync on). So the first instant the store can have them
+   * (freesAt), then the first sync from there (leases), or the next sync if that comes later and
+   * the key may not ask before it (leases-ask). It used to be Infinity, and Retry-After the next
+   * sync whatever the store held (regression: test/regressions/lease-retry-after-is-the-sync-interval.test.ts).
+   */
+  retryAt(now: number, cost: number, syncAt: number): number {
+    if (this.slots(now) >= cost) return now;
+    const at = this.freesAt(now, cost);
+    if (!(at < Number.POSITIVE_INFINITY) || !(syncAt < Number.POSITIVE_INFINITY)) return at;
+    if (this.askWhenEmpty) return this.deniedUntilSync && at < syncAt ? syncAt : at;
+    // syncs Δ apart from syncAt: the first at or after `at` (the store drops an admit at its expiry),
+    // if what it asks for covers the cost (the intervals after this one without arrivals)
+    const j = at <= syncAt ? 0 : Math.ceil((at - syncAt) / this.p.syncMs);
+    const m = this.meanAfter(0);
+    const closed = this.arrivals === 0 ? m * this.decay : m + this.alpha * (this.arrivals - m);
+    if (Math.ceil(1.5 * closed * this.decayPow(j)) + 1 < cost) return Number.POSITIVE_INFINITY;
+    return syncAt + j * this.p.syncMs;
+  }
+
+  /**
+   * The first instant >= now at which the window holds room for `cost` on what this gateway knows:
+   * the store's count at the last reply, its oldest admit's expiry, and its own admits the store has
+   * not counted (pending, and those of a sync in flight, counted in case its reply is not in). What
+   * other gateways admitted since is not known to it. Exact while no store admit but the oldest need
+   * leave (the usual case: with cost 1 no more can, the store having granted no more than L); else
+   * Infinity (the others leave at or after the oldest, at instants it was not told).
+   */
+  private freesAt(now: number, cost: number): number {
+    const count = this.storeCount;
+    if (count < 0) return Number.POSITIVE_INFINITY;
+    const { windowMs, windowKind, limit } = this.p.policy;
+    const own: number[] = [];
+    for (const t of this.inflight) own.push(expiryOf(t, windowMs, windowKind));
+    for (const t of this.pending.toArray()) own.push(expiryOf(t, windowMs, windowKind));
+    const live = after(
+      own.sort((a, b) => a - b),
+      now,
+    );
+    const oldest = this.storeOldest;
+    const gone = count > 0 && oldest <= now ? 1 : 0;
+    const listed = count > 0 && oldest > now ? [oldest] : EMPTY;
+    const at = firstAdmitAt(
+      now,
+      Number.POSITIVE_INFINITY,
+      count - gone,
+      listed,
+      live.length,
+      live,
+      (k, o) => k + o + cost <= limit,
+    );
+    return at === now || at <= oldest || count <= 1 ? at : Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * What this gateway holds plus what the store had neither admitted nor granted at the last reply
+   * (and what a sync in flight hands back): the slots the fleet has for the key, less those the other
+   * gateways hold. It used to be the held slots alone, which went 1, 0, 1, 0 as asks refilled them
+   * (issue 31): now a grant only moves slots from the store's part to this gateway's, and the sum
+   * rises only when the store frees one (an admit leaves, a grant is handed back or lapses).
+   */
   remaining(now: number): number {
-    return this.slots(now);
+    const held = this.slots(now);
+    if (this.storeCount < 0) return held;
+    return Math.min(this.p.policy.limit, held + this.storeFree);
   }
 
-  resetAt(_now: number): number {
-    return this.lastSyncAt + this.p.syncMs;
+  /** When the store's oldest admit leaves, while that is ahead; else the next sync (a grant). */
+  resetAt(now: number): number {
+    return this.storeOldest > now && this.storeCount > 0 ? this.storeOldest : this.lastSyncAt + this.p.syncMs;
   }
 
   /** The per-interval update of the mean: the one place it is computed. */
@@ -240,6 +321,7 @@ export class LeaseKey implements KeyLimiter {
     const ask = this.askAt(this.arrivals, this.meanAfter(0));
     this.arrivals = 0;
     this.lastReturned = this.slots(now);
+    this.storeFree += this.lastReturned;
     this.grant = 0;
     this.deniedUntilSync = false;
     this.inflight = takeAdmits(this.inflight, this.pending);
@@ -251,6 +333,7 @@ export class LeaseKey implements KeyLimiter {
 
   applySync(reply: SyncReply, now: number): void {
     this.inflight = EMPTY;
+    this.learn(reply.count, reply.oldestExpiry, reply.free);
     // slots granted to asks sent since this sync was built are still this gateway's (see onAskReply)
     if (reply.granted > 0) this.addGrant(reply.granted, reply.grantExpiresAt, now);
   }
