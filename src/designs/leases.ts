@@ -2,7 +2,6 @@ import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/con
 import { expiryOf } from '../window/expiry.js';
 import { AdmitLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdict } from './key-limiter.js';
-import { after, firstAdmitAt } from './retry-walk.js';
 
 /**
  * leases: a gateway admits only within slots the store granted it. At each sync it pushes its
@@ -152,57 +151,65 @@ export class LeaseKey implements KeyLimiter {
 
   /**
    * Slots come only from the store: at a sync (leases), or on an ask (leases-ask, which after a
-   * refusal asks again only from its next sync on). So the first instant the store can have them
-   * (freesAt), then the first sync from there (leases), or the next sync if that comes later and
-   * the key may not ask before it (leases-ask). It used to be Infinity, and Retry-After the next
-   * sync whatever the store held (regression: test/regressions/lease-retry-after-is-the-sync-interval.test.ts).
+   * refusal asks again only from its next sync on). The store's last reply said how many were free
+   * (every gateway's grant counted, spent or not: another gateway's may hold admits not pushed yet)
+   * and when its oldest admit leaves. So for one slot more than this gateway and the store hold: that
+   * instant (leases-ask asks then, or at its next sync if it may not before; leases syncs from then),
+   * or the sync that pushes an own admit aged out by then (its slot counted as this gateway's grant
+   * till then), whichever comes first. Infinity for more than one slot (the rest leave at instants
+   * it was not told), or before the key's first reply. It used to be Infinity always, and
+   * Retry-After the next sync whatever the store held (regression:
+   * test/regressions/lease-retry-after-is-the-sync-interval.test.ts).
    */
   retryAt(now: number, cost: number, syncAt: number): number {
-    if (this.slots(now) >= cost) return now;
-    const at = this.freesAt(now, cost);
-    if (!(at < Number.POSITIVE_INFINITY) || !(syncAt < Number.POSITIVE_INFINITY)) return at;
-    if (this.askWhenEmpty) return this.deniedUntilSync && at < syncAt ? syncAt : at;
-    // syncs Δ apart from syncAt: the first at or after `at` (the store drops an admit at its expiry),
-    // if what it asks for covers the cost (the intervals after this one without arrivals)
-    const j = at <= syncAt ? 0 : Math.ceil((at - syncAt) / this.p.syncMs);
-    const m = this.meanAfter(0);
-    const closed = this.arrivals === 0 ? m * this.decay : m + this.alpha * (this.arrivals - m);
-    if (Math.ceil(1.5 * closed * this.decayPow(j)) + 1 < cost) return Number.POSITIVE_INFINITY;
-    return syncAt + j * this.p.syncMs;
+    const held = this.slots(now);
+    if (held >= cost) return now;
+    if (this.storeCount < 0 || !(syncAt < Number.POSITIVE_INFINITY)) return Number.POSITIVE_INFINITY;
+    let free = this.storeFree;
+    let oldest = this.storeOldest;
+    if (this.storeCount > 0 && oldest <= now) {
+      // it has left since: one more free; when the next one leaves, the store did not say
+      free++;
+      oldest = Number.POSITIVE_INFINITY;
+    }
+    const need = cost - held - free;
+    if (need > 1) return Number.POSITIVE_INFINITY;
+    const storeAt = need <= 0 ? now : this.storeCount > 0 ? oldest : Number.POSITIVE_INFINITY;
+    let at = Number.POSITIVE_INFINITY;
+    if (storeAt < Number.POSITIVE_INFINITY) {
+      if (!this.askWhenEmpty) at = this.syncFrom(storeAt, syncAt, cost);
+      else at = this.deniedUntilSync && storeAt < syncAt ? syncAt : storeAt;
+    }
+    const own = this.firstOwnExpiry();
+    if (need === 1 && own < at) at = Math.min(at, this.syncFrom(own, syncAt, cost));
+    return at;
   }
 
   /**
-   * The first instant >= now at which the window holds room for `cost` on what this gateway knows:
-   * the store's count at the last reply, its oldest admit's expiry, and its own admits the store has
-   * not counted (pending, and those of a sync in flight, counted in case its reply is not in). What
-   * other gateways admitted since is not known to it. Exact while no store admit but the oldest need
-   * leave (the usual case: with cost 1 no more can, the store having granted no more than L); else
-   * Infinity (the others leave at or after the oldest, at instants it was not told).
+   * The first sync at or after `t` (syncs Δ apart from `syncAt`; the store drops an admit at its
+   * expiry), if what it asks for covers the cost (leases: the intervals after this one without
+   * arrivals; leases-ask asks on the request path from then); else Infinity.
    */
-  private freesAt(now: number, cost: number): number {
-    const count = this.storeCount;
-    if (count < 0) return Number.POSITIVE_INFINITY;
-    const { windowMs, windowKind, limit } = this.p.policy;
-    const own: number[] = [];
-    for (const t of this.inflight) own.push(expiryOf(t, windowMs, windowKind));
-    for (const t of this.pending.toArray()) own.push(expiryOf(t, windowMs, windowKind));
-    const live = after(
-      own.sort((a, b) => a - b),
-      now,
-    );
-    const oldest = this.storeOldest;
-    const gone = count > 0 && oldest <= now ? 1 : 0;
-    const listed = count > 0 && oldest > now ? [oldest] : EMPTY;
-    const at = firstAdmitAt(
-      now,
-      Number.POSITIVE_INFINITY,
-      count - gone,
-      listed,
-      live.length,
-      live,
-      (k, o) => k + o + cost <= limit,
-    );
-    return at === now || at <= oldest || count <= 1 ? at : Number.POSITIVE_INFINITY;
+  private syncFrom(t: number, syncAt: number, cost: number): number {
+    const j = t <= syncAt ? 0 : Math.ceil((t - syncAt) / this.p.syncMs);
+    if (!this.askWhenEmpty) {
+      const m = this.meanAfter(0);
+      const closed = this.arrivals === 0 ? m * this.decay : m + this.alpha * (this.arrivals - m);
+      if (Math.ceil(1.5 * closed * this.decayPow(j)) + 1 < cost) return Number.POSITIVE_INFINITY;
+    }
+    return syncAt + j * this.p.syncMs;
+  }
+
+  /** When the oldest own admit not yet counted by the store (pending, or in a sync in flight) ages out. */
+  private firstOwnExpiry(): number {
+    const { windowMs, windowKind } = this.p.policy;
+    let first = Number.POSITIVE_INFINITY;
+    if (this.inflight.length > 0) first = expiryOf(this.inflight[0], windowMs, windowKind);
+    if (this.pending.size > 0) {
+      const e = expiryOf(this.pending.toArray()[0], windowMs, windowKind);
+      if (e < first) first = e;
+    }
+    return first;
   }
 
   /**
