@@ -1,4 +1,5 @@
 import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
+import { expiryOf } from '../window/expiry.js';
 import { AdmitLog } from '../window/run-log.js';
 import { concatRuns, runTotal } from '../window/runs.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdict } from './key-limiter.js';
@@ -45,6 +46,16 @@ export class LeaseKey implements KeyLimiter {
   private askedAt = -1;
   /** Slots handed back unused at the last sync (stranded budget, for the study). */
   lastReturned = 0;
+  /**
+   * The store's view at the last reply (sync or ask) that brought one: admits counted, when the
+   * oldest of them leaves, slots neither admitted nor granted — those a sync in flight hands back
+   * included (they are the fleet's while it is out). Count −1: none yet, or a store that does not
+   * say (a small integer, not NaN: no boxed double per key). Read only for the headers (retryAt,
+   * remaining, resetAt): no decision uses them.
+   */
+  private storeCount = -1;
+  private storeOldest = Number.POSITIVE_INFINITY;
+  private storeFree = 0;
   private readonly alpha: number;
   private readonly decay: number;
   /** log(decay), for idleRun's guess (computed once: every park asks for it) */
@@ -110,6 +121,7 @@ export class LeaseKey implements KeyLimiter {
     // applied the ask first, that release took the asked slots back too. Spending them would spend
     // slots the store counts as free: the request is refused instead. (An ask sent after a sync was
     // built is tagged so that sync never hands it back, in whichever order the two land.)
+    this.learn(reply.count, reply.oldestExpiry, reply.free);
     if (this.askedAt !== this.syncsStarted) return false;
     if (reply.granted > 0) this.addGrant(reply.granted, reply.grantExpiresAt, now);
     if (this.slots(now) >= cost) {
@@ -134,17 +146,93 @@ export class LeaseKey implements KeyLimiter {
     return Number.POSITIVE_INFINITY;
   }
 
-  /** Slots come only from the store, at a sync (or an ask), and it says nothing of its free slots: Infinity. */
-  retryAt(now: number, cost: number, _syncAt: number): number {
-    return this.slots(now) >= cost ? now : Number.POSITIVE_INFINITY;
+  /** Keeps the store's view from a reply (see storeCount); a store that says nothing leaves it. */
+  private learn(count: number | undefined, oldest: number | undefined, free: number | undefined): void {
+    if (count === undefined || oldest === undefined || free === undefined) return;
+    this.storeCount = count;
+    this.storeOldest = oldest;
+    this.storeFree = free;
   }
 
+  /**
+   * Slots come only from the store: at a sync (leases), or on an ask (leases-ask, which after a
+   * refusal asks again only from its next sync on). The store's last reply said how many were free
+   * (every gateway's grant counted, spent or not: another gateway's may hold admits not pushed yet)
+   * and when its oldest admit leaves. So for one slot more than this gateway and the store hold: that
+   * instant (leases-ask asks then, or at its next sync if it may not before; leases syncs from then),
+   * or the sync that pushes an own admit aged out by then (its slot counted as this gateway's grant
+   * till then), whichever comes first. Infinity for more than one slot (the rest leave at instants
+   * it was not told), or before the key's first reply. It used to be Infinity always, and
+   * Retry-After the next sync whatever the store held (regression:
+   * test/regressions/lease-retry-after-is-the-sync-interval.test.ts).
+   */
+  retryAt(now: number, cost: number, syncAt: number): number {
+    const held = this.slots(now);
+    if (held >= cost) return now;
+    if (this.storeCount < 0 || !(syncAt < Number.POSITIVE_INFINITY)) return Number.POSITIVE_INFINITY;
+    let free = this.storeFree;
+    let oldest = this.storeOldest;
+    if (this.storeCount > 0 && oldest <= now) {
+      // it has left since: one more free; when the next one leaves, the store did not say
+      free++;
+      oldest = Number.POSITIVE_INFINITY;
+    }
+    const need = cost - held - free;
+    if (need > 1) return Number.POSITIVE_INFINITY;
+    const storeAt = need <= 0 ? now : this.storeCount > 0 ? oldest : Number.POSITIVE_INFINITY;
+    let at = Number.POSITIVE_INFINITY;
+    if (storeAt < Number.POSITIVE_INFINITY) {
+      if (!this.askWhenEmpty) at = this.syncFrom(storeAt, syncAt, cost);
+      else at = this.deniedUntilSync && storeAt < syncAt ? syncAt : storeAt;
+    }
+    const own = this.firstOwnExpiry();
+    if (need === 1 && own < at) at = Math.min(at, this.syncFrom(own, syncAt, cost));
+    return at;
+  }
+
+  /**
+   * The first sync at or after `t` (syncs Δ apart from `syncAt`; the store drops an admit at its
+   * expiry), if what it asks for covers the cost (leases: the intervals after this one without
+   * arrivals; leases-ask asks on the request path from then); else Infinity.
+   */
+  private syncFrom(t: number, syncAt: number, cost: number): number {
+    const j = t <= syncAt ? 0 : Math.ceil((t - syncAt) / this.p.syncMs);
+    if (!this.askWhenEmpty) {
+      const m = this.meanAfter(0);
+      const closed = this.arrivals === 0 ? m * this.decay : m + this.alpha * (this.arrivals - m);
+      if (Math.ceil(1.5 * closed * this.decayPow(j)) + 1 < cost) return Number.POSITIVE_INFINITY;
+    }
+    return syncAt + j * this.p.syncMs;
+  }
+
+  /** When the oldest own admit not yet counted by the store (pending, or in a sync in flight) ages out. */
+  private firstOwnExpiry(): number {
+    const { windowMs, windowKind } = this.p.policy;
+    let first = Number.POSITIVE_INFINITY;
+    if (this.inflight.length > 0) first = expiryOf(this.inflight[0], windowMs, windowKind);
+    if (this.pending.size > 0) {
+      const e = expiryOf(this.pending.firstHeld(), windowMs, windowKind);
+      if (e < first) first = e;
+    }
+    return first;
+  }
+
+  /**
+   * What this gateway holds plus what the store had neither admitted nor granted at the last reply
+   * (and what a sync in flight hands back): the slots the fleet has for the key, less those the other
+   * gateways hold. It used to be the held slots alone, which went 1, 0, 1, 0 as asks refilled them
+   * (issue 31): now a grant only moves slots from the store's part to this gateway's, and the sum
+   * rises only when the store frees one (an admit leaves, a grant is handed back or lapses).
+   */
   remaining(now: number): number {
-    return this.slots(now);
+    const held = this.slots(now);
+    if (this.storeCount < 0) return held;
+    return Math.min(this.p.policy.limit, held + this.storeFree);
   }
 
-  resetAt(_now: number): number {
-    return this.lastSyncAt + this.p.syncMs;
+  /** When the store's oldest admit leaves, while that is ahead; else the next sync (a grant). */
+  resetAt(now: number): number {
+    return this.storeOldest > now && this.storeCount > 0 ? this.storeOldest : this.lastSyncAt + this.p.syncMs;
   }
 
   /** The per-interval update of the mean: the one place it is computed. */
@@ -245,6 +333,7 @@ export class LeaseKey implements KeyLimiter {
     const ask = this.askAt(this.arrivals, this.meanAfter(0));
     this.arrivals = 0;
     this.lastReturned = this.slots(now);
+    this.storeFree += this.lastReturned;
     this.grant = 0;
     this.deniedUntilSync = false;
     const pend = this.pending;
@@ -269,6 +358,7 @@ export class LeaseKey implements KeyLimiter {
   applySync(reply: SyncReply, now: number): void {
     this.inflight = EMPTY;
     this.inflightCounts = undefined;
+    this.learn(reply.count, reply.oldestExpiry, reply.free);
     // slots granted to asks sent since this sync was built are still this gateway's (see onAskReply)
     if (reply.granted > 0) this.addGrant(reply.granted, reply.grantExpiresAt, now);
   }

@@ -85,6 +85,18 @@ export interface SyncReply {
    * it and not yet pushed are never granted again meanwhile.
    */
   grantExpiresAt: number;
+  /**
+   * With `release` (lease designs; other entries may omit it): when the oldest admit counted leaves
+   * the window (Infinity if none). With `count` it tells a gateway holding no slot when the store
+   * frees one: a lease design's Retry-After (it answered its next sync before, issue 31).
+   */
+  oldestExpiry?: number;
+  /**
+   * With `release`: slots neither admitted in the window nor granted to any gateway, after this entry
+   * (>= 0). A lease gateway shows what it holds plus these as `remaining` (its own grant alone went
+   * 1, 0, 1, 0 as asks refilled it).
+   */
+  free?: number;
 }
 
 export interface SyncResult {
@@ -127,6 +139,12 @@ export interface AskReply {
   granted: number;
   grantExpiresAt: number;
   now: number;
+  /** Admitted in the window at the store's now (optional: see SyncReply.oldestExpiry). */
+  count?: number;
+  /** As SyncReply.oldestExpiry. */
+  oldestExpiry?: number;
+  /** As SyncReply.free, after this grant. */
+  free?: number;
 }
 
 /**

@@ -203,6 +203,11 @@ class KeyRecord {
     return lease;
   }
 
+  /** Slots outstanding over every gateway, as of the last prune and the grants and releases since. */
+  outstanding(): number {
+    return this.leases === null ? 0 : this.leaseTotal;
+  }
+
   lease(gw: string): Lease | undefined {
     return this.leases?.get(gw) ?? undefined;
   }
@@ -434,8 +439,11 @@ export class MemoryStore implements Store {
     if (granted > 0) {
       grantExpiresAt = rec.grant(gatewayId, askGrantTag(seq), granted, now + leaseTtlMs, policy).expiresAt;
     }
+    const count = rec.log.size;
+    const oldestExpiry = oldestOf(rec.log, policy);
+    const free = Math.max(0, policy.limit - count - rec.outstanding());
     this.settle(rec, policy, now);
-    return { granted, grantExpiresAt, now };
+    return { granted, grantExpiresAt, now, count, oldestExpiry, free };
   }
 
   /** Admitted count in the window for a key (tests and the simulator's checks). */
@@ -539,7 +547,12 @@ export class MemoryStore implements Store {
         if (granted > 0) grantExpiresAt = rec.grant(gw, tag, granted, now + req.leaseTtlMs, policy).expiresAt;
       }
     }
-    if (e.release) rec.dropEmpty(gw);
+    if (e.release) {
+      rec.dropEmpty(gw);
+      // what a lease gateway holding no slot waits for (SyncReply.oldestExpiry, free)
+      out.oldestExpiry = oldestOf(log, policy);
+      out.free = Math.max(0, policy.limit - count - rec.outstanding());
+    }
 
     let horizon = now;
     // as runs, equal instants joined (as sync.lua lists them): a reply's size follows requests
@@ -607,6 +620,11 @@ export class MemoryStore implements Store {
       }
     }
   }
+}
+
+/** When the log's oldest admit leaves the window (Infinity if none). */
+function oldestOf(log: TimeLog, policy: Policy): number {
+  return log.size === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.at(0), policy.windowMs, policy.windowKind);
 }
 
 function ascending(a: readonly number[]): boolean {

@@ -235,6 +235,11 @@ export class AdmitLog extends Runs {
     return this.liveCount;
   }
 
+  /** The oldest admit held, walked past or not (NaN when none): toArray()[0] without the copy. */
+  firstHeld(): number {
+    return this.end > 0 ? this.times[0] : Number.NaN;
+  }
+
   /** The oldest admit not walked past (NaN when none). */
   firstLive(): number {
     return this.cursor < this.end ? this.times[this.cursor] : Number.NaN;

@@ -157,10 +157,18 @@ function headroom(l: KeyLimiter, now: number, limit: number): number {
   return Math.max(0, Math.floor(limit - estimate.call(l, now)));
 }
 
-/** Everything observable about a limiter at `now`, read in the order the gateway reads it. */
+/**
+ * Everything observable about a limiter at `now`, read in the order the gateway reads it. A lease
+ * key's remaining and resetAt are left out: since issue 31 they come from the store's view in its
+ * replies (count, oldest expiry, free slots), which the frozen reference never kept; its slots are
+ * compared, and remaining is checked by test/gateway/retry-after-remaining.property.test.ts.
+ */
 function observe(l: KeyLimiter, now: number, limit: number): unknown[] {
-  const out: unknown[] = [headroom(l, now, limit), l.resetAt(now), l.nextChangeAt(now), l.unsyncedAdmits()];
-  if (l instanceof LeaseKey || l instanceof RefLease) out.push(l.slots(now), l.lastReturned);
+  const lease = l instanceof LeaseKey || l instanceof RefLease;
+  const out: unknown[] = lease
+    ? [l.nextChangeAt(now), l.unsyncedAdmits()]
+    : [headroom(l, now, limit), l.resetAt(now), l.nextChangeAt(now), l.unsyncedAdmits()];
+  if (lease) out.push(l.slots(now), l.lastReturned);
   const share = (l as { measuredShare?: number }).measuredShare;
   if (share !== undefined) out.push(share);
   out.push(l.isIdle(now));

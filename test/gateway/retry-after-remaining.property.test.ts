@@ -8,15 +8,26 @@
  * 2. Between two decisions of one gateway on one key, remaining rises only if a slot freed in
  *    between: an admit of the key (any gateway's) aged out after the first decision — after the
  *    gateway's last sync before it, when it synced in between (that sync may report an expiry it had
- *    no instant of) — or, for a design with grants, the gateway synced or asked the store in between.
+ *    no instant of). A design with grants shows what the store's last reply (a sync or an ask) said
+ *    was free: from that reply on, an admit aging out, or another gateway's sync (handing slots
+ *    back), frees one; its own asks and syncs free none (they used to: 1, 0, 1, 0, issue 31), and its
+ *    first reply on a key is no rise (it showed what it held, knowing nothing of the store).
  *    (Not across a central-log request over the limit: it is answered without the store, and the
  *    gateway holds nothing of a central-log key to answer it from.)
- * 3. A rejection at r, retried by the same client on the same gateway at exactly r + retryAfterMs,
- *    the fleet otherwise idle (no arrivals; syncs go on), is admitted — unless the gateway had no way
- *    to know: its key's retryAt said so (Infinity: Retry-After is then its next sync, checked), or
- *    another gateway's admit still counting had not reached the store by its last sync, or (adaptive)
- *    the retry was thinned by its random draw, or (central-log, which knows only the store's count and
- *    oldest expiry) the request costs more than the one slot that expiry frees.
+ * 3. Not early: a rejection at r, retried by the same client on the same gateway at exactly
+ *    r + retryAfterMs, the fleet otherwise idle (no arrivals; syncs go on), is admitted — unless the
+ *    gateway had no way to know: its key's retryAt said so (Infinity: Retry-After is then its next
+ *    sync, checked; never for one unit on a grant design that has the store's reply), or another gateway's admit still counting had not reached the store by its last
+ *    sync, or (adaptive) the retry was thinned by its random draw, or (central-log, which knows only
+ *    the store's count and oldest expiry) the request costs more than the one slot that expiry frees,
+ *    or (a design with grants) another gateway holds the key's state, so may hold or take the slot.
+ * 4. Not late (issue 31: a Retry-After one slot late passed 3): retryAfterMs is at most the true
+ *    wait plus Δ (1 ms for central-log, whose store decides) — the true wait being the first instant
+ *    the central log would admit the request, all admits of the fleet counted (for split, whose
+ *    gateway admits within its own share ceil(L/K) alone, the first its share would) — unless the
+ *    gateway could not know better: a synced design waiting on another gateway's admit that leaves
+ *    past its reply's horizon, or a grant design while another gateway holds unspent slots (it
+ *    counts every grant as taken: one may hold admits not pushed yet).
  * The async runtime's part is checked the same way on one AsyncGateway over a MemoryStore with fake
  * timers (a lone gateway: its view is always complete).
  */
@@ -24,6 +35,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DESIGN_IDS, type DesignId, type WindowKind } from '../../src/config.js';
 import { DESIGNS } from '../../src/designs/index.js';
+import type { LeaseKey } from '../../src/designs/leases.js';
 import type { Decision } from '../../src/gateway/decision.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { nextSyncAt } from '../../src/gateway/retry-after.js';
@@ -79,6 +91,8 @@ interface Admit {
   cost: number;
   /** The fleet-wide number of the sync that pushed it (Infinity: not yet). */
   pushedBy: number;
+  /** When that sync was (Infinity: not yet). */
+  pushedAt: number;
 }
 
 /** K Gateways on one MemoryStore, syncing every Δ at spread phases, with what happened recorded. */
@@ -91,6 +105,8 @@ class Fleet {
   /** Per gateway and key: the number of its last sync that read the key (0: none). */
   readonly lastReadNo: Map<string, number>[];
   readonly asks: number[];
+  /** Per gateway, the instants of its asks (leases-ask's request-path call). */
+  readonly askTimes: number[][];
   readonly admits: Admit[] = [];
   private syncNo = 0;
 
@@ -98,9 +114,12 @@ class Fleet {
     const store = new MemoryStore();
     const ask = store.ask.bind(store);
     this.asks = Array.from({ length: c.gateways }, () => 0);
-    store.ask = (gatewayId, ...rest) => {
-      this.asks[Number(gatewayId.slice(1))]++;
-      return ask(gatewayId, ...rest);
+    this.askTimes = Array.from({ length: c.gateways }, () => []);
+    store.ask = (gatewayId, key, policy, ttl, n, now, seq) => {
+      const g = Number(gatewayId.slice(1));
+      this.asks[g]++;
+      this.askTimes[g].push(now);
+      return ask(gatewayId, key, policy, ttl, n, now, seq);
     };
     const { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs } = c;
     const opts = { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs };
@@ -132,7 +151,12 @@ class Fleet {
   private synced(g: number, s: number, held: string[]): void {
     const no = ++this.syncNo;
     for (const k of held) this.lastReadNo[g].set(k, no);
-    for (const a of this.admits) if (a.g === g && a.pushedBy === Number.POSITIVE_INFINITY) a.pushedBy = no;
+    for (const a of this.admits) {
+      if (a.g === g && a.pushedBy === Number.POSITIVE_INFINITY) {
+        a.pushedBy = no;
+        a.pushedAt = s;
+      }
+    }
     this.allSyncTimes[g].push(s);
   }
 
@@ -142,7 +166,10 @@ class Fleet {
     const held = ['k0', 'k1'].filter((k) => k === key || gw.limiterFor(k) !== undefined);
     const early = gw.earlySyncs;
     const d = gw.admit(key, t, cost);
-    if (d.allowed) this.admits.push({ t, g, key, cost, pushedBy: Number.POSITIVE_INFINITY });
+    if (d.allowed) {
+      const never = Number.POSITIVE_INFINITY;
+      this.admits.push({ t, g, key, cost, pushedBy: never, pushedAt: never });
+    }
     // an early sync right after the decision (Design.earlySyncs)
     if (gw.earlySyncs > early) this.synced(g, t, held);
     return d;
@@ -159,6 +186,63 @@ class Fleet {
     let s = Number.NEGATIVE_INFINITY;
     for (const x of this.allSyncTimes[g]) if (x <= t) s = x;
     return s;
+  }
+
+  /** g's last store reply (a sync or an ask) at or before t (−Infinity: none). */
+  replyBefore(g: number, t: number): number {
+    let s = this.syncBefore(g, t);
+    for (const x of this.askTimes[g]) if (x <= t && x > s) s = x;
+    return s;
+  }
+
+  /**
+   * Whether g pushed, in [from, to], an admit of `key` that had aged out: the store counted its slot
+   * as g's grant until then (a grant design), and frees it only at that push.
+   */
+  pushedAged(g: number, key: string, from: number, to: number): boolean {
+    const { windowMs, windowKind } = this.c;
+    return this.admits.some(
+      (a) =>
+        a.g === g &&
+        a.key === key &&
+        a.pushedAt >= from &&
+        a.pushedAt <= to &&
+        expiryOf(a.t, windowMs, windowKind) <= a.pushedAt,
+    );
+  }
+
+  /**
+   * Whether another gateway's admit of `key`, counting at r and pushed by g's last sync at or before
+   * r (s), leaves before `before` without g having been told when: at or past that sync's horizon.
+   */
+  unlistedLeaves(g: number, key: string, r: number, before: number): boolean {
+    const { windowMs, windowKind, syncMs } = this.c;
+    const s = this.syncBefore(g, r);
+    const horizon = s + (this.c.horizonMs ?? Math.min(windowMs, 4 * syncMs));
+    return this.admits.some((a) => {
+      const e = expiryOf(a.t, windowMs, windowKind);
+      return a.key === key && a.g !== g && e > r && e >= horizon && e < before;
+    });
+  }
+
+  /** Whether a gateway other than g synced in [from, to]. */
+  othersSynced(g: number, from: number, to: number): boolean {
+    return this.allSyncTimes.some((ts, h) => h !== g && ts.some((x) => x >= from && x <= to));
+  }
+
+  /**
+   * The first instant >= r at which the central log would admit `cost` on `key`: every admit of the
+   * fleet counted (`g` given: g's own admits only, against `limit`, split's share).
+   */
+  trueAt(key: string, r: number, cost: number, limit: number, g?: number): number {
+    const { windowMs, windowKind } = this.c;
+    const live = this.admits
+      .filter((a) => a.key === key && (g === undefined || a.g === g))
+      .flatMap((a) => Array.from({ length: a.cost }, () => expiryOf(a.t, windowMs, windowKind)))
+      .filter((e) => e > r)
+      .sort((x, y) => x - y);
+    const leave = live.length + cost - limit;
+    return leave <= 0 ? r : live[leave - 1];
   }
 
   expiresIn(key: string, from: number, to: number): boolean {
@@ -185,7 +269,12 @@ interface Seen {
   asks: number;
   /** A central-log request over the limit: answered without the store, which alone holds the key. */
   blind: boolean;
+  /** A design with grants whose key had no store reply yet (remaining shows what it holds). */
+  viewless: boolean;
 }
+
+/** Whether a lease key has had a store reply (LeaseKey's private storeCount, −1 until then). */
+const viewless = (lim: unknown) => lim !== undefined && (lim as { storeCount?: number }).storeCount === -1;
 
 const blindOf = (design: DesignId, d: Decision) => !DESIGNS[design].holdsKeys && d.exceedsLimit === true;
 
@@ -213,11 +302,18 @@ function runAll(c: Case): { i: number; t: number; d: Decision }[] {
       syncs: fleet.allSyncTimes[a.g].length,
       asks: fleet.asks[a.g],
       blind: blindOf(c.design, d),
+      viewless: viewless(fleet.gws[a.g].limiterFor(key)),
     };
-    if (prev !== undefined && !prev.blind && !now.blind && d.remaining > prev.remaining) {
+    if (prev !== undefined && !prev.blind && !now.blind && !prev.viewless && d.remaining > prev.remaining) {
       const synced = now.syncs > prev.syncs;
-      const from = synced ? fleet.syncBefore(a.g, prev.t) : prev.t;
-      const freed = fleet.expiresIn(key, from, t) || (grants && (synced || now.asks > prev.asks));
+      let freed: boolean;
+      if (grants) {
+        const from = fleet.replyBefore(a.g, prev.t);
+        freed =
+          fleet.expiresIn(key, from, t) ||
+          fleet.othersSynced(a.g, from, t) ||
+          fleet.pushedAged(a.g, key, from, t);
+      } else freed = fleet.expiresIn(key, synced ? fleet.syncBefore(a.g, prev.t) : prev.t, t);
       if (!freed)
         expect.fail(`${id}: remaining rose ${prev.remaining} → ${d.remaining} at ${t}, no slot freed`);
     }
@@ -250,6 +346,9 @@ function retryAt(c: Case, upTo: number): void {
     // when it cannot know, Retry-After is its next sync
     if (!knowable && design.syncs !== 'never')
       expect(d.retryAfterMs).toBe(Math.max(1, Math.ceil(syncAt.next - r)));
+    // a grant design told by the store when its oldest admit leaves knows when one unit fits; its
+    // retryAt saying otherwise is no excuse (it did, and Retry-After was the next sync: issue 31)
+    if (design.grants && cost === 1 && !viewless(lim)) knowable = true;
   }
   if (design.syncs !== 'never') {
     // another gateway's admit still counting that no sync of its own had read for the key
@@ -263,6 +362,32 @@ function retryAt(c: Case, upTo: number): void {
     );
     if (unseen) knowable = false;
   }
+  // a grant design's slot may be held, or taken at a sync, by another gateway that holds the key
+  if (design.grants && fleet.gws.some((gw, h) => h !== g && gw.limiterFor(key) !== undefined))
+    knowable = false;
+  // property 4: not late
+  const { limit, gateways, syncMs } = c;
+  const truth =
+    design.bound === 'share'
+      ? fleet.trueAt(key, r, cost, Math.ceil(limit / gateways), g)
+      : fleet.trueAt(key, r, cost, limit);
+  const slack = design.syncs === 'never' ? 1 : syncMs + 1;
+  // (a synced design is told the expiries only up to its reply's horizon: another gateway's admit
+  // leaving past it, before the answer, is one it could not wait for)
+  const late = d.retryAfterMs > Math.max(1, truth - r) + slack;
+  // (a grant design counts the slots other gateways hold as taken — they may hold admits not pushed
+  // yet — so it may wait longer than the central log while another holds some unspent)
+  const othersHold =
+    design.grants &&
+    fleet.gws.some((gw, h) => h !== g && ((gw.limiterFor(key) as LeaseKey | undefined)?.slots(r) ?? 0) > 0);
+  if (
+    late &&
+    !othersHold &&
+    !(design.syncs === 'lazy' && fleet.unlistedLeaves(g, key, r, r + d.retryAfterMs - slack))
+  )
+    expect.fail(
+      `Retry-After ${d.retryAfterMs} at ${r} on g${g} (${key}, cost ${cost}): the true wait is ${truth - r}`,
+    );
   const retry = fleet.decide(r + d.retryAfterMs, g, key, cost);
   if (!knowable || retry.allowed) return;
   const thinned =
@@ -271,7 +396,7 @@ function retryAt(c: Case, upTo: number): void {
 }
 
 describe('Retry-After and remaining, every design, a fleet of Gateways', () => {
-  it('remaining rises only with a freed slot; Retry-After >= 1 ms; a retry at it is admitted if knowable', () => {
+  it('remaining rises only with a freed slot; Retry-After >= 1 ms, not early (a retry at it is admitted if knowable), not late', () => {
     fc.assert(
       fc.property(caseArb, (c) => {
         const rejections = runAll(c);
@@ -287,7 +412,7 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
     vi.useRealTimers();
   });
 
-  it('the same three properties', async () => {
+  it('the same four properties', async () => {
     await fc.assert(
       fc.asyncProperty(caseArb, async (c) => {
         vi.useFakeTimers({ now: 0 });
@@ -295,9 +420,11 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
         const store = new MemoryStore();
         const ask = store.ask.bind(store);
         let asks = 0;
-        store.ask = (...a) => {
+        const askTimes: number[] = [];
+        store.ask = (gatewayId, key, policy, ttl, n, now, seq) => {
           asks++;
-          return ask(...a);
+          askTimes.push(now);
+          return ask(gatewayId, key, policy, ttl, n, now, seq);
         };
         const gw = createAsyncGateway({
           id: 'g0',
@@ -335,14 +462,20 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
           const prev = seen.get(key);
           const syncs = gw.stats().syncs;
           const blind = blindOf(design, d);
-          if (prev !== undefined && !prev.blind && !blind && d.remaining > prev.remaining) {
+          if (prev !== undefined && !prev.blind && !blind && !prev.viewless && d.remaining > prev.remaining) {
             const synced = syncs > prev.syncs;
-            const from = synced ? prev.lastSync : prev.t;
-            const freed = expiresIn(key, from, at) || (grants && (synced || asks > prev.asks));
+            let freed: boolean;
+            if (grants) {
+              // from the last reply before the first decision (a sync or an ask); a sync since also
+              // pushes admits made before it that had aged out, whose slots the store held till then
+              const from = Math.max(prev.lastSync, askTimes.filter((x) => x <= prev.t).at(-1) ?? -1);
+              freed = expiresIn(key, from, at) || (synced && expiresIn(key, prev.lastSync - windowMs, at));
+            } else freed = expiresIn(key, synced ? prev.lastSync : prev.t, at);
             if (!freed) expect.fail(`${key}: remaining rose ${prev.remaining} → ${d.remaining} at ${at}`);
           }
           const lastSync = syncStarts.filter((s) => s <= at).at(-1) ?? Number.NEGATIVE_INFINITY;
-          seen.set(key, { t: at, remaining: d.remaining, syncs, asks, lastSync, blind });
+          const vl = viewless(gw.limiterFor(key));
+          seen.set(key, { t: at, remaining: d.remaining, syncs, asks, lastSync, blind, viewless: vl });
           if (d.allowed || d.exceedsLimit === true) continue;
           expect(Number.isInteger(d.retryAfterMs)).toBe(true);
           expect(d.retryAfterMs).toBeGreaterThanOrEqual(1);
@@ -351,10 +484,25 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
           retried = true;
           const lim = gw.limiterFor(key);
           const last = (gw as unknown as { loop: { lastSyncStartAt: number } }).loop.lastSyncStartAt;
-          const knowable =
+          let knowable =
             DESIGNS[design].holdsKeys && lim !== undefined
               ? lim.retryAt(at, a.cost, syncAtOf(c, last, at).asked) < Number.POSITIVE_INFINITY
               : a.cost === 1;
+          if (grants && a.cost === 1 && !viewless(lim)) knowable = true;
+          // property 4: not late (a lone gateway: every admit is its own)
+          const live = admits
+            .filter((x) => x.key === key)
+            .map((x) => expiryOf(x.t, windowMs, windowKind))
+            .filter((e) => e > at)
+            .sort((x, y) => x - y);
+          const cap = DESIGNS[design].bound === 'share' ? Math.ceil(limit / gateways) : limit;
+          const leave = live.length + a.cost - cap;
+          const truth = leave <= 0 ? at : live[leave - 1];
+          const slack = DESIGNS[design].syncs === 'never' ? 1 : syncMs + 1;
+          if ((d.retryAfterMs ?? 0) > Math.max(1, truth - at) + slack)
+            expect.fail(
+              `Retry-After ${d.retryAfterMs} at ${at} (${key}, cost ${a.cost}): the true wait is ${truth - at}`,
+            );
           await vi.advanceTimersByTimeAsync(d.retryAfterMs ?? 0);
           const retry = await gw.admit(key, a.cost);
           if (retry.allowed) for (let n = 0; n < a.cost; n++) admits.push({ t: retry.at ?? gw.now(), key });

@@ -143,3 +143,28 @@ describe('compact mode (buckets): error against the exact log', () => {
     expect((await store.logAdmit('k', policy, 3, 1)).allowed).toBe(false);
   });
 });
+
+describe('compact mode: a lease reply says when its count next falls and what is free (issue 31)', () => {
+  it('oldestExpiry is the oldest bucket’s (its latest admit’s expiry), free counts every grant', async () => {
+    const store = compact();
+    const p: Policy = { limit: 5, windowMs: 60_000, windowKind: 'sliding' };
+    const req = (seq: number, admits: number[], ask: number): SyncRequest => ({
+      gatewayId: 'g',
+      seq,
+      policy: p,
+      leaseTtlMs: 3_000,
+      horizonMs: 4_000,
+      entries: [{ key: 'k', admits, read: false, release: true, ask }],
+    });
+    // one admit in the first 1 s bucket, two in the second
+    const a = (await store.sync(req(1, [100, 1_500, 1_700], 1), 2_000)).replies[0];
+    expect(a).toMatchObject({ count: 3, granted: 1, oldestExpiry: 60_100, free: 1 });
+    const asked = await store.ask('h', 'k', p, 3_000, 5, 2_100);
+    expect(asked).toMatchObject({ granted: 1, count: 3, oldestExpiry: 60_100, free: 0 });
+    // the first bucket has left; the second counts until its latest admit's expiry, 61,700; g's
+    // grant is handed back, h's (lapsed at 5,100) still counted until 65,100
+    const b = (await store.sync(req(2, [], 0), 60_200)).replies[0];
+    expect(b).toMatchObject({ count: 2, oldestExpiry: 61_700, free: 2 });
+    expect((await store.ask('h', 'k', p, 3_000, 0, 61_700)).oldestExpiry).toBe(Number.POSITIVE_INFINITY);
+  });
+});

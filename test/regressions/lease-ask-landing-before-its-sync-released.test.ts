@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
 import { createKeyLimiter, NEED_STORE } from '../../src/designs/index.js';
+import type { LeaseKey } from '../../src/designs/leases.js';
 import { resolveGatewayOptions } from '../../src/gateway/options.js';
 import type { AsyncStore, Store, SyncEntry } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
@@ -38,7 +39,7 @@ describe.each(stores)('leases-ask: an ask that lands before the sync built ahead
     });
     const p: Policy = policy;
     const s = make();
-    const lim = createKeyLimiter('leases-ask', fleet, 0);
+    const lim = createKeyLimiter('leases-ask', fleet, 0) as LeaseKey;
     const sync = (seq: number, e: SyncEntry, now: number) =>
       Promise.resolve(
         s.sync(
@@ -59,6 +60,6 @@ describe.each(stores)('leases-ask: an ask that lands before the sync built ahead
     const other = await s.ask('b', 'k', p, fleet.leaseTtlMs, 100, 5);
     // what a spent and may still spend, plus what b got, stays within L
     const aSpent = 1;
-    expect(aSpent + lim.remaining(5) + other.granted).toBeLessThanOrEqual(p.limit);
+    expect(aSpent + lim.slots(5) + other.granted).toBeLessThanOrEqual(p.limit);
   });
 });

@@ -229,6 +229,66 @@ describe('fleetlimit sidecar: Envoy rate limit service (gRPC)', () => {
   });
 });
 
+describe('a login policy on leases-ask: remaining and the time to wait tell the truth (issue 31)', () => {
+  // 5 per minute over three gateways (two sidecars run here, on one prefix), Δ = 1 s: main said
+  // limit_remaining 0 on the first OK and duration_until_reset 0.55 s on the OVER_LIMIT
+  const prefix = `grpc-login-${Date.now()}:`;
+  const login = {
+    design: 'leases-ask',
+    limit: 5,
+    windowMs: 60_000,
+    gateways: 3,
+    syncMs: 1_000,
+    redis: { prefix },
+  };
+  const scs: Sidecar[] = [];
+  const cs: ReturnType<typeof client>[] = [];
+  beforeAll(async () => {
+    for (const id of ['rls-login-a', 'rls-login-b']) {
+      const sc = await sidecar(id, login);
+      // its first sync learns the store's clock (until then it decides degraded)
+      for (let tries = 0; tries < 50 && !(await sc.gateway.syncNow()); tries++)
+        await new Promise((r) => setTimeout(r, 20));
+      scs.push(sc);
+      cs.push(client(sc.grpcAddress as string));
+    }
+  });
+  afterAll(async () => {
+    for (const c of cs) c.close();
+    for (const sc of scs) await sc.stop();
+  });
+
+  it('limit_remaining counts down 4 … 0; the OVER_LIMIT waits until the first leaves, on either sidecar', async () => {
+    // the first login is made between these two instants
+    let sent = 0;
+    let answered = 0;
+    const remaining: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      if (i === 0) sent = Date.now();
+      const a = await ask(cs[0], 'edge', [{ entries: [['api_key', 'login']] }]);
+      if (i === 0) answered = Date.now();
+      expect(a.overall_code).toBe('OK');
+      remaining.push(a.statuses[0].limit_remaining);
+    }
+    expect(remaining).toEqual([4, 3, 2, 1, 0]);
+    const check = async (c: ReturnType<typeof client>) => {
+      const a = await ask(c, 'edge', [{ entries: [['api_key', 'login']] }]);
+      expect(a.overall_code).toBe('OVER_LIMIT');
+      const d = a.statuses[0].duration_until_reset;
+      const wait = Number(d?.seconds) + (d?.nanos ?? 0) / 1e9;
+      const now = Date.now();
+      // within Δ = 1 s of the first login's leaving (50 ms for the store clock's estimate)
+      expect(wait).toBeGreaterThanOrEqual((sent + 60_000 - now) / 1000 - 0.05);
+      expect(wait).toBeLessThanOrEqual((answered + 60_000 - now) / 1000 + 1.05);
+      expect(Number(headers(a)['Retry-After'])).toBe(Math.max(1, Math.ceil(wait)));
+    };
+    await check(cs[0]);
+    // once the first sidecar has pushed them, the other's ask learns the same from the store
+    await scs[0].gateway.syncNow();
+    await check(cs[1]);
+  });
+});
+
 describe('two policies: each descriptor counted against its own policy (issue 22)', () => {
   // the top-level policy "api" (L = 3 per minute) for api_key, "per-ip" (L = 5 per minute) for
   // remote_address; NGINX's /decide/per-ip keys by x-real-ip

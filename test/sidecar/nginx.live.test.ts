@@ -4,10 +4,11 @@
 // what the simulator says for the same design, K, L, W, Δ and load (within 15 %), and no more than
 // the design's bound. The longer comparison, three designs and several seeds: npm run sidecar:nginx
 // (docs/nginx.md).
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CompareSettings, compareWithSimulator, startFleetFor } from '../support/proxy-compare.js';
-import { type ProxyFleet, startProxyFleet } from '../support/proxy-fleet.js';
+import { type ProxyFleet, SIDECAR_NGINX_JSON, startProxyFleet } from '../support/proxy-fleet.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 let redis: RedisServer;
@@ -173,5 +174,58 @@ describe('NGINX auth_request + fleetlimit sidecar, two pairs on one Redis', () =
     await fleet.stop();
     expect(await Promise.all(codes)).toEqual([0, 0]);
     for (const err of fleet.stderr) expect(err).toContain('stopped (last sync answered)');
+  });
+});
+
+describe('NGINX + sidecar, a login policy on leases-ask: remaining and Retry-After tell the truth (issue 31)', () => {
+  // 5 logins per minute over three gateways (two pairs run here), Δ = 1 s: main answered every 429
+  // with Retry-After: 1 where the true wait was 35-60 s, and its 200s showed r=1, 0, 1, 0
+  let login: ProxyFleet;
+  beforeAll(async () => {
+    const base = JSON.parse(readFileSync(SIDECAR_NGINX_JSON, 'utf8'));
+    login = await startProxyFleet({
+      redisUrl: redis.url,
+      pairs: 2,
+      prefix: `nginx-login-${Date.now()}:`,
+      gateway: {
+        design: 'leases-ask',
+        gateways: 3,
+        syncMs: 1000,
+        sidecar: { ...base.sidecar, policies: { login: { limit: 5, windowMs: 60_000 } } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await login?.stop();
+  });
+
+  it('the 200s count down 4 … 0; the 429 waits until the first login leaves, on either node', async () => {
+    const post = (node: number) => fetch(`http://127.0.0.1:${login.nginxPorts[node]}/login`);
+    // the first login is made between these two instants
+    const sent = Date.now();
+    let answered = 0;
+    const shown: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await post(0);
+      if (i === 0) answered = Date.now();
+      expect(r.status).toBe(200);
+      shown.push((r.headers.get('ratelimit') ?? '').replace(/;t=\d+$/, ''));
+      await r.arrayBuffer();
+    }
+    expect(shown).toEqual([4, 3, 2, 1, 0].map((n) => `"login";r=${n}`));
+    const check = async (node: number) => {
+      const r = await post(node);
+      expect(r.status).toBe(429);
+      const now = Date.now();
+      const retryAfter = Number(r.headers.get('retry-after'));
+      // whole seconds, rounded up: within Δ = 1 s of the first login's leaving
+      expect(retryAfter).toBeGreaterThanOrEqual(Math.floor((sent + 60_000 - now) / 1000));
+      expect(retryAfter).toBeLessThanOrEqual(Math.ceil((answered + 60_000 - now) / 1000 + 1.05));
+      await r.arrayBuffer();
+    };
+    await check(0);
+    // the other node's sidecar learns it from the store once the first has pushed (within Δ)
+    await new Promise((r) => setTimeout(r, 1_100));
+    await check(1);
   });
 });

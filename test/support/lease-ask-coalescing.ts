@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { LeaseKey } from '../../src/designs/leases.js';
 import type { Decision } from '../../src/gateway/decision.js';
 import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import type { AsyncStore } from '../../src/store/contract.js';
@@ -51,7 +52,7 @@ export async function emptyLeaseKey(store: AsyncStore) {
   for (let i = 0; i < 3; i++) expect((await gw.admitNow('k')).allowed).toBe(true);
   expect(await gw.syncNow()).toBe(true);
   for (let i = 0; i < 3; i++) expect((await gw.admitNow('k')).allowed).toBe(true);
-  expect(gw.limiterFor('k')?.remaining(gw.now())).toBe(0);
+  expect((gw.limiterFor('k') as LeaseKey).slots(gw.now())).toBe(0);
   return gw;
 }
 

@@ -189,21 +189,46 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const p = { ...sliding, limit: 10 };
       await s.logAdmit('k', p, 0, 3);
       const a = await s.sync(req({ policy: p, entries: [lease('k', 4)] }), 10);
-      expect(a.replies[0]).toMatchObject({ count: 3, granted: 4, grantExpiresAt: 510 });
+      expect(a.replies[0]).toMatchObject({ count: 3, granted: 4, grantExpiresAt: 510, free: 3 });
       const b = await s.sync(req({ gatewayId: 'gw-b', policy: p, entries: [lease('k', 9)] }), 20);
-      expect(b.replies[0]).toMatchObject({ granted: 3, grantExpiresAt: 520 });
+      expect(b.replies[0]).toMatchObject({ granted: 3, grantExpiresAt: 520, free: 0 });
       expect((await s.logAdmit('k', p, 30, 1)).allowed).toBe(false);
       const c = await s.ask('gw-c', 'k', p, 500, 5, 40);
-      expect(c).toEqual({ granted: 0, grantExpiresAt: 40, now: 40 });
+      expect(c).toEqual({ granted: 0, grantExpiresAt: 40, now: 40, count: 3, oldestExpiry: 1000, free: 0 });
     });
 
     it('ask adds to what the gateway holds and renews its lapse; a refusal reports the held lapse', async () => {
       const s = await make();
       const p = { ...sliding, limit: 5 };
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 0)).toEqual({ granted: 2, grantExpiresAt: 500, now: 0 });
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 100)).toEqual({ granted: 2, grantExpiresAt: 600, now: 100 });
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 200)).toEqual({ granted: 1, grantExpiresAt: 700, now: 200 });
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 300)).toEqual({ granted: 0, grantExpiresAt: 700, now: 300 });
+      const none = { count: 0, oldestExpiry: Number.POSITIVE_INFINITY };
+      expect(await s.ask('gw-a', 'k', p, 500, 2, 0)).toEqual({
+        granted: 2,
+        grantExpiresAt: 500,
+        now: 0,
+        ...none,
+        free: 3,
+      });
+      expect(await s.ask('gw-a', 'k', p, 500, 2, 100)).toEqual({
+        granted: 2,
+        grantExpiresAt: 600,
+        now: 100,
+        ...none,
+        free: 1,
+      });
+      expect(await s.ask('gw-a', 'k', p, 500, 2, 200)).toEqual({
+        granted: 1,
+        grantExpiresAt: 700,
+        now: 200,
+        ...none,
+        free: 0,
+      });
+      expect(await s.ask('gw-a', 'k', p, 500, 2, 300)).toEqual({
+        granted: 0,
+        grantExpiresAt: 700,
+        now: 300,
+        ...none,
+        free: 0,
+      });
     });
 
     it('a release hands the grant back; spent slots come back as admits', async () => {
@@ -244,16 +269,48 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       // an ask sent after sync 2 was built lands before it (seq 2 is the last sync built)
       expect((await s.ask('gw-a', 'k', p, 500, 4, 10, 2)).granted).toBe(4);
       const first = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 2)] }), 20);
-      expect(first.replies[0].granted).toBe(2);
+      expect(first.replies[0]).toMatchObject({ granted: 2, free: 4 });
       // sync 1's 3 slots came back; the ask's 4 did not
       expect((await s.ask('gw-b', 'k', p, 500, 10, 30)).granted).toBe(4);
       // a retry of sync 2 answers with the grant it made, whatever is free now
       const retry = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 2)] }), 40);
-      expect(retry.replies[0].granted).toBe(2);
+      // (its own part is not counted twice in what is free)
+      expect(retry.replies[0]).toMatchObject({ granted: 2, free: 0 });
       expect((await s.ask('gw-b', 'k', p, 500, 10, 50)).granted).toBe(0);
       // sync 3 hands back both (sync 2's part and the ask's)
       await s.sync(req({ seq: 3, policy: p, entries: [lease('k', 0)] }), 60);
       expect((await s.ask('gw-b', 'k', p, 500, 10, 70)).granted).toBe(6);
+    });
+
+    it('a lease reply says when the oldest admit leaves and how many slots are neither admitted nor granted (issue 31)', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 4 };
+      await s.logAdmit('k', p, 100, 1);
+      await s.logAdmit('k', p, 200, 1);
+      // a's sync pushes an admit and is granted the last slot
+      const a = await s.sync(req({ policy: p, entries: [lease('k', 1, [250])] }), 300);
+      expect(a.replies[0]).toMatchObject({ count: 3, granted: 1, oldestExpiry: 1100, free: 0 });
+      // b finds none: it learns when one frees
+      const none = { granted: 0, grantExpiresAt: 400, now: 400, count: 3, oldestExpiry: 1100, free: 0 };
+      expect(await s.ask('gw-b', 'k', p, 500, 5, 400)).toEqual(none);
+      // the admit at 100 has left; a's grant (lapsed at 800) still counts until 1800
+      const later = await s.ask('gw-b', 'k', p, 500, 0, 1150);
+      expect(later).toMatchObject({ granted: 0, count: 2, oldestExpiry: 1200, free: 1 });
+      // a hands it back: both free; an empty log says Infinity
+      const back = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 0)] }), 1160);
+      expect(back.replies[0]).toMatchObject({ count: 2, granted: 0, oldestExpiry: 1200, free: 2 });
+      const empty = await s.sync(req({ seq: 3, policy: p, entries: [lease('k', 1)] }), 5000);
+      expect(empty.replies[0]).toMatchObject({
+        count: 0,
+        granted: 1,
+        oldestExpiry: Number.POSITIVE_INFINITY,
+        free: 3,
+      });
+      // a fixed window's admits all leave at its end
+      const f = { ...fixed, limit: 4 };
+      await s.logAdmit('f', f, 100, 1);
+      const r = await s.sync(req({ seq: 4, policy: f, entries: [lease('f', 1, [900])] }), 950);
+      expect(r.replies[0]).toMatchObject({ count: 2, granted: 1, oldestExpiry: 1000, free: 1 });
     });
 
     it('keys are independent and one sync answers many keys in request order', async () => {

@@ -167,8 +167,18 @@ export class RedisStore implements AsyncStore {
       number,
       string,
       string,
+      number,
+      string,
+      number,
     ];
-    return { granted: r[0], grantExpiresAt: Number(r[1]), now: Number(r[2]) };
+    return {
+      granted: r[0],
+      grantExpiresAt: Number(r[1]),
+      now: Number(r[2]),
+      count: r[3],
+      oldestExpiry: r[4] === '' ? Number.POSITIVE_INFINITY : Number(r[4]),
+      free: r[5],
+    };
   }
 
   /**
@@ -417,7 +427,8 @@ function runCount(a: readonly number[]): number {
 /**
  * Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. The
  * reply's head is one Buffer of little-endian doubles (now, then per key count, granted, lapse and its
- * number of expiry pairs), read in place; the pairs follow as (expiry as text, admits).
+ * number of expiry pairs, and for an entry with `release` its oldest expiry and free slots), read in
+ * place; the pairs follow as (expiry as text, admits).
  */
 function decodeSyncChunk(
   r: (Buffer | number)[],
@@ -427,7 +438,9 @@ function decodeSyncChunk(
   out: SyncReply[],
 ): number {
   const head = r[0] as Buffer;
-  if (head.length !== 8 * (1 + 4 * indexes.length)) {
+  let doubles = 1 + 4 * indexes.length;
+  for (const i of indexes) if (entries[i].release) doubles += 2;
+  if (head.length !== 8 * doubles) {
     throw new Error(`sync.lua replied ${head.length} head bytes for ${indexes.length} keys`);
   }
   const now = head.readDoubleLE(0);
@@ -450,7 +463,7 @@ function decodeSyncChunk(
       if (n !== 1 && expiryCounts === undefined) expiryCounts = new Array<number>(pairs).fill(1);
       if (expiryCounts !== undefined) expiryCounts[p] = n;
     }
-    out[i] = {
+    const reply: SyncReply = {
       count,
       expiries,
       expiryCounts,
@@ -458,6 +471,12 @@ function decodeSyncChunk(
       granted,
       grantExpiresAt: lapse,
     };
+    if (entries[i].release) {
+      reply.oldestExpiry = head.readDoubleLE(h);
+      reply.free = head.readDoubleLE(h + 8) + 0;
+      h += 16;
+    }
+    out[i] = reply;
   }
   return now;
 }

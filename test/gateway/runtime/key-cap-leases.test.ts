@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makePolicy } from '../../../src/config.js';
+import type { LeaseKey } from '../../../src/designs/leases.js';
 import type { Decision } from '../../../src/gateway/decision.js';
 import { createAsyncGateway } from '../../../src/gateway/runtime/index.js';
 import { TestAsyncStore } from '../../support/async-memory-store.js';
@@ -44,7 +45,7 @@ describe('AsyncGateway: the key cap with leases (keys that never go idle)', () =
       expect(await gw.syncNow()).toBe(true);
     }
     expect(gw.keyCount).toBe(80);
-    expect(gw.limiterFor('k0')?.remaining(t)).toBe(2);
+    expect((gw.limiterFor('k0') as LeaseKey).slots(t)).toBe(2);
     expect(store.memory.outstandingOf('k0', policy, t)).toBe(2);
     // a new key: no idle key to drop, so the least recently used ones are evicted, down to 7/8
     expect(admit('new').allowed).toBe(false);

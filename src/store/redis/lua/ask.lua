@@ -8,7 +8,8 @@
 -- ARGV[9] ask         slots asked for, an integer >= 0
 -- ARGV[10] seq        the seq of the last sync the gateway built before this ask: the grant is
 --                     tagged 2·seq + 1, so that sync (and its retries) never hands it back
--- Reply: { granted, grant lapse ms, store now ms }
+-- Reply: { granted, grant lapse ms, store now ms, count, oldest counted admit's expiry ms ('' = none),
+--         slots neither admitted nor granted after this grant }
 
 local log = KEYS[1]
 local gw = ARGV[7]
@@ -30,5 +31,8 @@ if granted > 0 then
   end
 end
 local touched = granted > 0
+-- what a gateway left without a slot waits for (the contract's AskReply.oldestExpiry, free)
+local first = count > 0 and oldest(log) or nil
+local free = math.max(0, LIMIT - count - others - held - granted)
 settle(log, m, count, (touched and count > 0) and last(log, m) or nil, latestLapse, touched)
-return { granted, num(grantExpiresAt), num(NOW) }
+return { granted, num(grantExpiresAt), num(NOW), count, first and num(first) or '', free }

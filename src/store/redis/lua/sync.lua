@@ -21,7 +21,9 @@
 --          gateway's sync CPU, and each costs Redis an object and an interned Lua string).
 -- Reply: { head, then per key its p pairs (expiry ms as text, admits) }, where head is one binary string
 --        of little-endian doubles (struct '<d'): the store's now ms, then per key count, granted, grant
---        lapse ms, p. Four doubles per key instead of four reply values: the gateway reads them in place
+--        lapse ms, p, and for a key with flag 2 (release: the lease designs) two more, the oldest
+--        counted admit's expiry ms (inf: none) and the slots neither admitted nor granted after it.
+--        Four doubles per key instead of four reply values: the gateway reads them in place
 --        (each reply value was a JS value to parse and collect, most of the gateway's decoding).
 -- A seq older than one a key already applied is an error, and nothing is written by this call.
 -- A key named twice is read once per entry; both entries see the replay state from before the call.
@@ -140,7 +142,8 @@ end
 -- nothing, where it does not apply. The meta record as readMeta() reads it.
 local function plainTouch(i, log, meta, out)
   local k = RUNS[i]
-  if ASK[i] > 0 or (BUCKETS == 0 and k > UNPACK_RUNS) then
+  -- a release (lease designs) is answered with the oldest expiry and the free slots: generalTouch
+  if ASK[i] > 0 or FLAGS[i] >= 2 or (BUCKETS == 0 and k > UNPACK_RUNS) then
     return false
   end
   local rec = PLAIN[i]
@@ -234,7 +237,8 @@ local function generalTouch(i, log, m, out)
       touched = true
     end
   end
-  local granted, lapseOut = 0, NOW
+  -- fresh: slots this call adds to the grant (a retry's answer, its own part, is in `mine`)
+  local granted, lapseOut, fresh = 0, NOW, 0
   if ask > 0 then
     local own = partSlots(m, gw, tag)
     if own > 0 then
@@ -245,6 +249,7 @@ local function generalTouch(i, log, m, out)
       end
     else
       granted = math.max(0, math.min(ask, LIMIT - count - others - mine))
+      fresh = granted
       if granted > 0 then
         local till
         lapseOut, till = addGrant(m, gw, tag, granted, NOW + ttl)
@@ -259,7 +264,14 @@ local function generalTouch(i, log, m, out)
   if flags % 2 == 1 then
     expiring(log, m, horizon, out)
   end
-  HEAD[#HEAD + 1] = packHead('<dddd', count, granted, lapseOut, (#out - p) / 2)
+  if flags >= 2 then
+    -- what a lease gateway holding no slot waits for (the contract's SyncReply.oldestExpiry, free)
+    local first = count > 0 and oldest(log) or nil
+    local free = math.max(0, LIMIT - count - others - mine - fresh)
+    HEAD[#HEAD + 1] = packHead('<dddddd', count, granted, lapseOut, (#out - p) / 2, first or math.huge, free)
+  else
+    HEAD[#HEAD + 1] = packHead('<dddd', count, granted, lapseOut, (#out - p) / 2)
+  end
   settle(log, m, count, (touched and count > 0) and last(log, m) or nil, latestLapse, touched)
 end
 
