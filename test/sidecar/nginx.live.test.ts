@@ -191,7 +191,11 @@ describe('NGINX + sidecar, a login policy on leases-ask: remaining and Retry-Aft
         design: 'leases-ask',
         gateways: 3,
         syncMs: 1000,
-        sidecar: { ...base.sidecar, policies: { login: { limit: 5, windowMs: 60_000 } } },
+        // the shipped policies kept (its HTTP settings name per-ip), the login one set to 5 per minute
+        sidecar: {
+          ...base.sidecar,
+          policies: { ...base.sidecar.policies, login: { limit: 5, windowMs: 60_000 } },
+        },
       },
     });
   });
