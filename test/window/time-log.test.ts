@@ -69,4 +69,47 @@ describe('TimeLog', () => {
       seeded({ numRuns: 300 }),
     );
   });
+  it('dropExpired drops exactly the entries whose expiry is at or before now (sliding and fixed)', () => {
+    const log = new TimeLog(2);
+    log.insertAll([0, 10, 20, 30]);
+    // sliding, W = 100: 0 and 10 stop counting at 100 and 110; at 110 both go, 20 stays
+    expect(log.dropExpired(109.5, 100, 'sliding')).toBe(1);
+    expect(log.dropExpired(110, 100, 'sliding')).toBe(1);
+    expect(log.toArray()).toEqual([20, 30]);
+    expect(log.dropExpired(110, 100, 'sliding')).toBe(0);
+    // fixed, W = 25: 20 counts until 25, 30 until 50
+    expect(log.dropExpired(24.9, 25, 'fixed')).toBe(0);
+    expect(log.dropExpired(25, 25, 'fixed')).toBe(1);
+    expect(log.dropExpired(50, 25, 'fixed')).toBe(1);
+    expect(log.size).toBe(0);
+    expect(log.dropExpired(1e9, 25, 'fixed')).toBe(0);
+  });
+
+  it('dropExpired keeps what expiryOf says still counts, on a wrapped ring buffer (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<('sliding' | 'fixed')[]>('sliding', 'fixed'),
+        fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 40 }),
+        fc.nat(30),
+        // integer instants and windows: expiries land on `now` exactly, the boundary under test
+        fc.array(fc.integer({ min: 0, max: 600 }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 120 }),
+        (kind, raw, drop, nows, windowMs) => {
+          const ts = [...raw].sort((a, b) => a - b);
+          const log = new TimeLog(2);
+          log.insertAll(ts.slice(0, drop));
+          for (let i = 0; i < Math.min(drop, ts.length); i++) log.shift();
+          log.insertAll(ts.slice(Math.min(drop, ts.length)));
+          let model = log.toArray();
+          for (const now of [...nows].sort((a, b) => a - b)) {
+            const keep = model.filter((t) => expiryOf(t, windowMs, kind) > now);
+            expect(log.dropExpired(now, windowMs, kind)).toBe(model.length - keep.length);
+            expect(log.toArray()).toEqual(keep);
+            model = keep;
+          }
+        },
+      ),
+      seeded({ numRuns: 300 }),
+    );
+  });
 });
