@@ -109,6 +109,19 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       expect(later.replies[0].count).toBe(3);
     });
 
+    it('admits two gateways push out of time order each count until their own expiry (issue 32)', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 10 };
+      // gw-a pushes 105, then gw-b pushes the earlier 101: the key's newest admit stays 105
+      await s.sync(req({ policy: p, entries: [push('k', [105], false)] }), 110);
+      await s.sync(req({ gatewayId: 'gw-b', policy: p, entries: [push('k', [101], false)] }), 120);
+      const read = (seq: number, now: number) =>
+        s.sync(req({ gatewayId: 'gw-c', seq, policy: p, horizonMs: 1000, entries: [push('k', [])] }), now);
+      expect((await read(1, 1100)).replies[0]).toMatchObject({ count: 2, expiries: [1101, 1105] });
+      expect((await read(2, 1103)).replies[0].count).toBe(1);
+      expect((await read(3, 1105)).replies[0].count).toBe(0);
+    });
+
     it('sync drops pushed admits that no longer count', async () => {
       const s = await make();
       const r = await s.sync(req({ entries: [push('k', [0, 100, 1500])] }), 1100);
