@@ -174,6 +174,33 @@ describe('SyncLoop', () => {
     ]);
   });
 
+  it('a part that timed out is resent in halves, even when the parts sized from the store would fit it whole', async () => {
+    // seven rounds of 100 keys answered at once, then one that times out: sized from those eight
+    // samples a part may hold 200 keys (a quarter of the 200 ms timeout at 0.25 ms a key), so only
+    // the halving makes the timed-out part of 100 go again as two of 50 (issue 32: the test of a
+    // sync in parts could not tell halving from re-sizing)
+    const { sync, store, admit } = loop('shared-counter');
+    const keys = Array.from({ length: 100 }, (_, i) => `k${i}`);
+    for (let round = 0; round < 7; round++) {
+      for (const k of keys) admit(k);
+      expect(await sync.syncNow()).toBe(true);
+    }
+    for (const k of keys) admit(k);
+    store.mode = 'hang';
+    const hung = sync.syncNow();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(await hung).toBe(false);
+    expect(sync.syncTimeouts).toBe(1);
+    expect(sync.partKeys()).toBe(200);
+    store.mode = 'ok';
+    expect(await sync.syncNow()).toBe(true);
+    const parts = (seq: number) => store.seen.filter((r) => r.seq === seq).map((r) => r.entries.length);
+    expect(parts(8)).toEqual([100, 50, 50]);
+    expect(
+      new Set(store.seen.filter((r) => r.seq === 8).flatMap((r) => r.entries.map((e) => e.key))).size,
+    ).toBe(100);
+  });
+
   it("a stopping gateway's last sync asks for nothing and claims nothing", async () => {
     const { sync, store, admit } = loop('leases');
     admit('a');
