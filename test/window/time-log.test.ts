@@ -112,4 +112,30 @@ describe('TimeLog', () => {
       seeded({ numRuns: 300 }),
     );
   });
+  it('dropBefore drops entries below the cutoff, dropThrough those at it too; first and clear', () => {
+    const log = new TimeLog(2);
+    expect(log.first()).toBe(Number.POSITIVE_INFINITY);
+    log.insertAll([1, 2, 2, 3, 5]);
+    expect(log.first()).toBe(1);
+    expect(log.dropBefore(2)).toBe(1);
+    expect(log.toArray()).toEqual([2, 2, 3, 5]);
+    expect(log.dropBefore(2)).toBe(0);
+    expect(log.dropThrough(2)).toBe(2);
+    expect(log.toArray()).toEqual([3, 5]);
+    expect(log.first()).toBe(3);
+    expect(log.dropBefore(100)).toBe(2);
+    expect(log.size).toBe(0);
+    expect(log.dropBefore(100)).toBe(0);
+    log.insert(7);
+    log.clear();
+    expect(log.size).toBe(0);
+    expect(log.toArray()).toEqual([]);
+    expect(log.first()).toBe(Number.POSITIVE_INFINITY);
+    // after a clear the ring starts again at its head: a wrapped log grows in order
+    for (const t of [1, 2, 3, 4, 5, 6, 7, 8, 9]) log.insert(t);
+    expect(log.shift()).toBe(1);
+    log.insert(10);
+    expect(log.toArray()).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(log.at(8)).toBe(10);
+  });
 });
