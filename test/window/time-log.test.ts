@@ -138,4 +138,64 @@ describe('TimeLog', () => {
     expect(log.toArray()).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(log.at(8)).toBe(10);
   });
+  it('the ring wraps: shift and dropThrough walk the head round a small buffer many times', () => {
+    const log = new TimeLog(4);
+    let next = 0;
+    const model: number[] = [];
+    for (let round = 0; round < 40; round++) {
+      // never more than 3 held: the buffer stays at 4 and the head wraps every few rounds
+      while (model.length < 3) {
+        log.insert(next);
+        model.push(next++);
+      }
+      if (round % 2 === 0) expect(log.shift()).toBe(model.shift());
+      else {
+        const cut = model[1];
+        expect(log.dropThrough(cut)).toBe(2);
+        model.splice(0, 2);
+      }
+      expect(log.toArray()).toEqual(model);
+      expect(log.first()).toBe(model.length > 0 ? model[0] : Number.POSITIVE_INFINITY);
+    }
+  });
+
+  it('expiriesBefore lists an expiry strictly before the horizon, not one at it', () => {
+    const log = new TimeLog();
+    log.insertAll([0, 10, 20]);
+    expect(log.expiriesBefore(110, 100, 'sliding')).toEqual([100]);
+    expect(log.expiriesBefore(110.5, 100, 'sliding')).toEqual([100, 110]);
+    expect(log.expiriesBefore(100, 100, 'sliding')).toEqual([]);
+    // fixed, W = 10: 0 expires at 10, 10 at 20, 20 at 30
+    expect(log.expiriesBefore(20, 10, 'fixed')).toEqual([10]);
+    expect(log.expiriesBefore(30, 10, 'fixed')).toEqual([10, 20]);
+  });
+
+  it('removeMany takes up to n of the newest equal entries and moves the tail once; removeOne takes one', () => {
+    const log = new TimeLog(2);
+    log.insertAll([1, 2, 2, 2, 3, 4]);
+    expect(log.removeMany(2, 2)).toBe(2);
+    expect(log.toArray()).toEqual([1, 2, 3, 4]);
+    expect(log.removeMany(2, 5)).toBe(1);
+    expect(log.toArray()).toEqual([1, 3, 4]);
+    expect(log.removeMany(2, 1)).toBe(0);
+    expect(log.removeMany(0, 1)).toBe(0);
+    expect(log.removeMany(9, 1)).toBe(0);
+    expect(log.removeMany(1, 1)).toBe(1);
+    expect(log.toArray()).toEqual([3, 4]);
+    expect(log.removeOne(5)).toBe(false);
+    expect(log.removeOne(0)).toBe(false);
+    expect(log.removeOne(3)).toBe(true);
+    expect(log.toArray()).toEqual([4]);
+    expect(log.removeOne(4)).toBe(true);
+    expect(log.removeOne(4)).toBe(false);
+    expect(log.size).toBe(0);
+    // on a wrapped ring: the head past the buffer's middle
+    const w = new TimeLog(8);
+    w.insertAll([0, 1, 2, 3, 4, 5]);
+    w.dropThrough(4);
+    w.insertAll([6, 7, 7, 8, 9, 10]);
+    expect(w.removeMany(7, 2)).toBe(2);
+    expect(w.removeOne(9)).toBe(true);
+    expect(w.toArray()).toEqual([5, 6, 8, 10]);
+  });
 });
