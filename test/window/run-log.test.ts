@@ -171,5 +171,12 @@ describe('run counts', () => {
     b.insert(6.5);
     expect(b.toArray()).toEqual([6, 6.5, 7, 8]);
     expect(b.first()).toBe(6);
+    // older than every live run and than the dead runs before the head: it goes in at the head
+    const c = new RunLog();
+    for (const t of [10, 20, 30, 40]) c.insert(t);
+    expect(c.dropExpired(21, 1, 'sliding')).toBe(2);
+    c.insert(5);
+    expect(c.toArray()).toEqual([5, 30, 40]);
+    expect(c.size).toBe(3);
   });
 });

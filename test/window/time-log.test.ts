@@ -138,7 +138,7 @@ describe('TimeLog', () => {
     expect(log.toArray()).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(log.at(8)).toBe(10);
   });
-  it('the ring wraps: shift and dropThrough walk the head round a small buffer many times', () => {
+  it('the ring wraps: shift, dropThrough and dropBefore walk the head round a small buffer many times', () => {
     const log = new TimeLog(4);
     let next = 0;
     const model: number[] = [];
@@ -148,10 +148,12 @@ describe('TimeLog', () => {
         log.insert(next);
         model.push(next++);
       }
-      if (round % 2 === 0) expect(log.shift()).toBe(model.shift());
-      else {
-        const cut = model[1];
-        expect(log.dropThrough(cut)).toBe(2);
+      if (round % 3 === 0) expect(log.shift()).toBe(model.shift());
+      else if (round % 3 === 1) {
+        expect(log.dropThrough(model[1])).toBe(2);
+        model.splice(0, 2);
+      } else {
+        expect(log.dropBefore(model[2])).toBe(2);
         model.splice(0, 2);
       }
       expect(log.toArray()).toEqual(model);
@@ -197,5 +199,10 @@ describe('TimeLog', () => {
     expect(w.removeMany(7, 2)).toBe(2);
     expect(w.removeOne(9)).toBe(true);
     expect(w.toArray()).toEqual([5, 6, 8, 10]);
+    expect(w.removeOne(7)).toBe(false);
+    expect(w.removeOne(6)).toBe(true);
+    expect(w.toArray()).toEqual([5, 8, 10]);
+    expect(w.removeOne(5)).toBe(true);
+    expect(w.toArray()).toEqual([8, 10]);
   });
 });
