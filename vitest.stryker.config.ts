@@ -31,10 +31,9 @@ const SCOPES: Record<string, string[]> = {
   window: ['test/window/**/*.test.ts', 'test/store/**/*.test.ts', 'test/regressions/memory-store-*.test.ts'],
   'memory-store': [
     'test/store/**/*.test.ts',
-    'test/regressions/**/*.test.ts',
-    'test/gateway/idle-reclaim.test.ts',
-    // the simulator's single-key path (syncKey) and its grants, against the reference designs
-    'test/sim/engine-vs-reference.test.ts',
+    'test/regressions/memory-store-*.test.ts',
+    'test/regressions/lease-*.test.ts',
+    'test/regressions/stale-seq-lock-out.test.ts',
   ],
   runtime: ['test/gateway/runtime/**/*.test.ts', 'test/gateway/*.test.ts', 'test/regressions/**/*.test.ts'],
   designs: [

@@ -161,6 +161,20 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       expect((await s.sync(req({ seq: 7, entries: [push('a', [])] }), 80)).replies[0].count).toBe(2);
     });
 
+    it('seqs are per gateway on a key: a resend is a replay after another gateway pushed there', async () => {
+      const s = await make();
+      await s.sync(req({ seq: 3, entries: [push('k', [1])] }), 10);
+      const b = req({ gatewayId: 'gw-b', seq: 1, entries: [push('k', [2])] });
+      expect((await s.sync(b, 11)).replies[0].count).toBe(2);
+      await s.sync(req({ seq: 4, entries: [push('k', [3])] }), 12);
+      // gw-b's resend of seq 1: its own last seq on k is 1 (gw-a's 4 is not gw-b's)
+      expect((await s.sync(b, 13)).replies[0].count).toBe(3);
+      // and gw-a's older seq is refused there, whatever gw-b sent
+      await expect(async () => await s.sync(req({ seq: 2, entries: [push('k', [4])] }), 14)).rejects.toThrow(
+        RangeError,
+      );
+    });
+
     it('an incarnation claims its gateway id and learns which one claimed it before', async () => {
       const s = await make();
       const claim = (gatewayId: string, seq: number) =>
