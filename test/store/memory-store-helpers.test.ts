@@ -47,6 +47,8 @@ describe('MemoryStore helpers', () => {
 
   it('a cost over the limit is refused with the key’s count and oldest expiry, adding nothing', () => {
     const s = boundedSweep();
+    // a cost of exactly L fits an empty key
+    expect(s.logAdmit('full', policy, 0, 5)).toEqual({ allowed: true, count: 5, oldestExpiry: 100, now: 0 });
     s.logAdmit('k', policy, 10, 3);
     expect(s.logAdmit('k', policy, 20, 6)).toEqual({ allowed: false, count: 3, oldestExpiry: 110, now: 20 });
     // what aged out is not counted in the refusal
@@ -58,7 +60,7 @@ describe('MemoryStore helpers', () => {
     });
     // a refused key gets no record (k's empty one waits for the sweep)
     expect(s.logAdmit('new', policy, 20, 6).count).toBe(0);
-    expect(s.keyCount).toBe(1);
+    expect(s.keyCount).toBe(2);
   });
 
   it('keys leave the store once nothing in them counts: admits, grants and voids', () => {
