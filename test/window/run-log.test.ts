@@ -124,6 +124,10 @@ describe('run counts', () => {
     expect([log.size, log.live]).toEqual([3, 3]);
     log.append(5, 2 ** 32 - 4);
     expect(log.size).toBe(2 ** 32 - 1);
+    // exactly 2^32 − 1 in one append is taken
+    const one = new AdmitLog();
+    one.append(9, 2 ** 32 - 1);
+    expect(one.size).toBe(2 ** 32 - 1);
     const runs = new RunLog();
     runs.insert(1, 2);
     expect(() => runs.insert(1, 2 ** 32 - 2)).toThrow(RangeError);
