@@ -6,7 +6,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * matches here. A live test in a folder that mirrors src/ is named *.live.test.ts; the files listed
  * by name keep names they cannot change (a regression is named after its bug).
  */
-const LIVE = [
+export const LIVE = [
   'test/redis/**/*.test.ts',
   'test/cluster/**/*.test.ts',
   'test/faults/**/*.test.ts',
@@ -42,7 +42,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...LIVE],
+          exclude: [...configDefaults.exclude, ...LIVE, '.stryker-tmp/**'],
           // starting redis-server or a child process throws, naming the live project
           setupFiles: ['test/support/unit-guard.ts'],
           // Deterministic and self-contained, so files run side by side, one worker per core (the
@@ -61,6 +61,7 @@ export default defineConfig({
         test: {
           name: 'live',
           include: LIVE,
+          exclude: [...configDefaults.exclude, '.stryker-tmp/**'],
           pool: 'forks',
           execArgv: ['--expose-gc'],
           // One file at a time, after the unit tests: the fault, Redis and HTTP suites measure real

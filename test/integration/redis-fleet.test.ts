@@ -33,6 +33,12 @@ function connect(): Redis {
   return c;
 }
 
+/** Gateway i's sync phase source: the same phases on every run. */
+function seededPhase(i: number): () => number {
+  const rng = new Random(7_000 + i);
+  return () => rng.uniform();
+}
+
 interface Fleet {
   gws: AsyncGateway[];
   pushedAdmits(): number[];
@@ -66,6 +72,8 @@ function fleet(
         syncMs: opts.syncMs,
         store,
         storeTimeoutMs: STORE_TIMEOUT_MS,
+        // the sync timers' phases, seeded: a run repeats the last one's (issue 32)
+        random: seededPhase(i),
       }),
     );
   }
@@ -133,6 +141,13 @@ function worstWindow(ts: number[], w: number): number {
 }
 
 describe('the designs on a real redis-server', () => {
+  // The tolerance (scripts/live-sim-tolerance.ts): this run is one draw of arrivals (seed 1) and sync
+  // phases (seededPhase), and its 4 windows after the first give admits per window near, not at, the
+  // expected value. The simulator's runs of the same 10 s, 2,000 seeds, land within 5.7 % of the mean
+  // of 200 (the reference here) at the 99th percentile, 7.4 % at the 99.9th, 8.1 % at most: 15 % holds
+  // that spread with over 99.9 % confidence and leaves 7.6 points for what the simulator does not
+  // model (Redis round trips, timers firing late on a loaded machine). The reference was the mean of
+  // 3 runs of 10 minutes before: 3.7 % below what a 10-s run gives on average (its first windows).
   it('four shared-counter gateways under a flood admit within 15 % of what the simulator gives', async () => {
     const limit = 100;
     const windowMs = 2000;
@@ -157,12 +172,12 @@ describe('the designs on a real redis-server', () => {
         traffic: 'flood',
         load,
         routing: 'even',
-        minutes: 10,
+        minutes: durationMs / 60_000,
       },
-      [1, 2, 3],
+      Array.from({ length: 200 }, (_, i) => i + 1),
     ).mean.admittedPerWindow;
     console.log(
-      `shared-counter K=4 Δ=100 ms W=2 s flood 10×: live ${live.toFixed(3)} × L per window, simulator ${sim.toFixed(3)} × L (${r.requests} requests)`,
+      `shared-counter K=4 Δ=100 ms W=2 s flood 10×: live ${live.toFixed(3)} × L per window, simulator ${sim.toFixed(3)} × L (${r.requests} requests, event loop lag ${r.lagMs.toFixed(0)} ms)`,
     );
     expect(Math.abs(live - sim) / sim).toBeLessThanOrEqual(0.15);
   }, 60_000);

@@ -168,3 +168,51 @@ describe('compact mode: a lease reply says when its count next falls and what is
     expect((await store.ask('h', 'k', p, 3_000, 0, 61_700)).oldestExpiry).toBe(Number.POSITIVE_INFINITY);
   });
 });
+
+describe('compact mode (buckets): two gateways in one bucket (issue 32)', () => {
+  // W = 60 s in 60 buckets of 1 s: 10,005 and 10,001 share bucket 10. The bucket counts until its
+  // latest admit's expiry (70,005): a merge that kept the later push's time (10,001) instead of the
+  // larger one aged the bucket out at 70,001, while the exact count there is still 1
+  const policy: Policy = { limit: 1_000, windowMs: 60_000, windowKind: 'sliding' };
+  const entry = (admits: number[], lease = false): SyncRequest['entries'][number] => ({
+    key: 'k',
+    admits,
+    read: true,
+    release: lease,
+    ask: lease ? 1 : 0,
+  });
+  const sync = (
+    store: AnyStore,
+    gatewayId: string,
+    seq: number,
+    e: SyncRequest['entries'][number],
+    now: number,
+  ) => store.sync({ gatewayId, seq, policy, leaseTtlMs: 100, horizonMs: 10, entries: [e] }, now);
+
+  for (const lease of [false, true]) {
+    it(`never counts below the exact log when the later push holds the earlier time${lease ? ' (lease entries)' : ''}`, async () => {
+      for (const store of [new MemoryStore(), compact()]) {
+        await sync(store, 'gw-a', 1, entry([10_005], lease), 10_010);
+        await sync(store, 'gw-b', 1, entry([10_001], lease), 10_020);
+        const at = async (seq: number, now: number) =>
+          (await sync(store, 'gw-c', seq, entry([]), now)).replies[0].count;
+        expect(await at(1, 70_000)).toBe(2);
+        // 10,001 aged out, 10,005 still counts: the exact count is 1, the bucket's 2 (it errs high)
+        expect(await at(2, 70_003)).toBeGreaterThanOrEqual(1);
+        expect(await at(3, 70_005)).toBe(0);
+      }
+    });
+  }
+
+  it('never counts below the exact log when a logAdmit lands in a bucket a later push reached', async () => {
+    for (const store of [new MemoryStore(), compact()]) {
+      await sync(store, 'gw-a', 1, entry([10_005]), 10_006);
+      await store.logAdmit('k', policy, 10_007, 1);
+      await sync(store, 'gw-b', 1, entry([10_001]), 10_020);
+      const at = async (seq: number, now: number) =>
+        (await sync(store, 'gw-c', seq, entry([]), now)).replies[0].count;
+      expect(await at(1, 70_003)).toBeGreaterThanOrEqual(2);
+      expect(await at(2, 70_007)).toBe(0);
+    }
+  });
+});

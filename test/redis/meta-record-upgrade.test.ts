@@ -178,6 +178,22 @@ describe('compact mode: a key in the layout before the buckets moved into the me
     expect(buckets).toEqual({ '1': '1:100', '2': '3:250', '3': '1:300' });
   });
 
+  it('the fold keeps the later latest admit whichever hash holds it (issue 32)', async () => {
+    const s = store();
+    const { log, meta } = s.keyNames('k', policy);
+    // this version's bucket 2 has its latest admit at 250; the earlier version's at 210
+    await s.sync(push(1, [100, 250]), 250);
+    await fx.client().hset(log, '2', '2:210');
+    await fx.client().hset(meta, 'c', encodeMetaRecord({ n: 0, a: 2, o: 210, z: 210 }), 'q:h', '1');
+    const sync = push(2, [300]);
+    sync.entries[0].ask = 1;
+    expect((await s.sync(sync, 300)).replies[0].count).toBe(5);
+    const { buckets } = await expectFolded(log, meta);
+    expect(buckets).toEqual({ '1': '1:100', '2': '3:250', '3': '1:300' });
+    // bucket 2 counts until 250 expires (1250), not 210's 1210
+    expect((await s.sync(push(3, [], true), 1240)).replies[0].count).toBe(4);
+  });
+
   it('a key written before the record (text fields) is folded by a read', async () => {
     const s = store();
     const { log, meta } = await asEarlier(s, 'text');

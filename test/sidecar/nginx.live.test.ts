@@ -1,7 +1,7 @@
 // Two NGINX (the Debian package's, as our own processes, docs/examples/nginx.conf) + fleetlimit sidecar
 // (the CLI) pairs sharing one redis-server, in front of one upstream: the RateLimit headers and
 // Retry-After reach the client through NGINX, and a flood through both NGINX nodes admits per window
-// what the simulator says for the same design, K, L, W, Δ and load (within 15 %), and no more than
+// what the simulator says for the same design, K, L, W, Δ and load (within 15 %, derived below), and no more than
 // the design's bound. The longer comparison, three designs and several seeds: npm run sidecar:nginx
 // (docs/nginx.md).
 import { readFileSync } from 'node:fs';
@@ -13,7 +13,13 @@ import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 let redis: RedisServer;
 let fleet: ProxyFleet;
-// shared-counter, K = 2, L = 20 per 1 s, Δ = 100 ms; the flood 10 × L per W (200 req/s) for 3 windows
+// shared-counter, K = 2, L = 20 per 1 s, Δ = 100 ms; the flood 10 × L per W (200 req/s) for 9 windows.
+// The 15 % (scripts/live-sim-tolerance.ts): the flood's arrivals are seeded (seed 1); each sidecar
+// draws its sync phase (a child process: no seed reaches it). The simulator's runs of the same 9 s,
+// 2,000 seeds, land within 8.3 % of the mean of 200 (simSeeds, the reference) at the 99th percentile,
+// 10.1 % at the 99.9th and at most: 15 % holds that with over 99.9 % confidence and leaves 4.9 points
+// for NGINX, the sidecars and Redis. The flood was 3 s against a mean of 10 seeds before: by chance
+// alone 1.5 % of runs then landed beyond 15 % (99.9th percentile 19.7 %), the test's flakes.
 let settings: CompareSettings;
 
 beforeAll(async () => {
@@ -92,10 +98,10 @@ describe('NGINX auth_request + fleetlimit sidecar, two pairs on one Redis', () =
       windowMs: 1000,
       syncMs: 100,
       load: 10,
-      durationMs: 3000,
+      durationMs: 9000,
       warmupMs: 300,
       seed: 1,
-      simSeeds: 10,
+      simSeeds: 200,
       prefix: `nginx-${Date.now()}:`,
     };
     fleet = await startFleetFor(settings);

@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { loadConfig } from '../../src/config-file.js';
 import { resolveSidecarOptions } from '../../src/sidecar/options.js';
@@ -285,12 +285,30 @@ describe('sidecar.policies: the NGINX endpoint picks the policy by path', () => 
   });
 
   it('the stop makes every policy’s last sync', async () => {
-    const s = await startSidecar(loadConfig(BASE), { store: new MemoryStore() });
+    // Real sockets, so real timers: each gateway's first tick comes at a random phase in [0, Δ), and
+    // with per-ip's Δ = 250 ms a tick under load pushed the admits between a decide and the check
+    // below (issue 32). Here every Δ is a minute and the phase (Math.random() × Δ) its end, so no
+    // tick falls within the test: the admits are pending until the stop's last sync pushes them.
+    const slowTicks = withSidecar(
+      { policies: { 'per-ip': { limit: 4, windowMs: 120_000, syncMs: 60_000 } } },
+      { windowMs: 120_000, syncMs: 60_000 },
+    );
+    const phase = vi.spyOn(Math, 'random').mockReturnValue(0.999);
+    let s: Sidecar;
+    try {
+      s = await startSidecar(loadConfig(slowTicks), { store: new MemoryStore() });
+    } finally {
+      phase.mockRestore();
+    }
     sc = s;
+    const syncs = () => [...s.gateways.values()].map((g) => g.stats().syncs);
+    const before = syncs();
     await decide(s, '/decide', { 'x-api-key': 'z' });
     await decide(s, '/decide/per-ip', { 'x-real-ip': 'z' });
     for (const g of s.gateways.values()) expect(g.stats().unsyncedAdmits).toBe(1);
+    expect(syncs()).toEqual(before);
     expect(await s.stop()).toBe(true);
     for (const g of s.gateways.values()) expect(g.stats().unsyncedAdmits).toBe(0);
+    expect(syncs()).toEqual(before.map((n) => n + 1));
   });
 });

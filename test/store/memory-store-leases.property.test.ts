@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { boundedSweep } from '../support/bounded-sweep.js';
 import { seeded } from '../support/fc-seed.js';
 
 /**
@@ -26,7 +26,7 @@ describe('MemoryStore leases', () => {
   it('grants, lapses, releases and renewals match a model that recomputes from the grants (property)', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 120 }), (ops) => {
-        const store = new MemoryStore();
+        const store = boundedSweep();
         const held = new Map<string, { slots: number; expiresAt: number }>();
         const admits: number[] = [];
         const seq = new Map<string, number>();

@@ -10,7 +10,8 @@ import type {
   SyncRequest,
   SyncResult,
 } from '../../src/store/contract.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import type { MemoryStore } from '../../src/store/memory-store.js';
+import { boundedSweep } from './bounded-sweep.js';
 
 /**
  * An AsyncStore over the exact in-memory store, with faults to play an unreachable or slow store:
@@ -39,7 +40,7 @@ export class TestAsyncStore implements AsyncStore {
   readonly clock: 'store' | 'caller';
 
   constructor(
-    readonly memory = new MemoryStore(),
+    readonly memory: MemoryStore = boundedSweep(),
     private readonly storeClock?: () => number,
     kind?: 'store' | 'caller',
   ) {

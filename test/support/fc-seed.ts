@@ -37,16 +37,33 @@ function report<T>(out: fc.RunDetails<T>): void {
 }
 
 /**
+ * FC_RUNS_SCALE, a factor on every property's number of runs (at least one run is kept); 1 unless set.
+ * StrykerJS sets it (vitest.stryker.config.ts): each mutant runs every property test that reaches
+ * it, and most mutants fail a property in its first cases.
+ */
+function runsScaleFromEnv(): number {
+  const s = process.env.FC_RUNS_SCALE;
+  if (s === undefined || s === '') return 1;
+  const x = Number(s);
+  if (!(x > 0)) throw new Error(`FC_RUNS_SCALE must be a positive number, got ${JSON.stringify(s)}`);
+  return x;
+}
+
+const RUNS_SCALE = runsScaleFromEnv();
+
+/**
  * Parameters for `fc.assert`: the run's seed and a report that says how to replay a failure. The run
  * stops at 45 s, before vitest's 60 s test timeout, so a failure whose shrinking is long (the fleet
  * properties' cases hold hundreds of requests) still reports its seed; a run stopped before it
  * failed fails too.
  */
 export function seeded<T>(params: Omit<fc.Parameters<T>, 'seed' | 'reporter' | 'asyncReporter'> = {}) {
+  const numRuns = Math.max(1, Math.ceil((params.numRuns ?? 100) * RUNS_SCALE));
   return {
     interruptAfterTimeLimit: 45_000,
     markInterruptAsFailure: true,
     ...params,
+    numRuns,
     seed: FC_SEED,
     reporter: report,
   } satisfies fc.Parameters<T>;

@@ -1,6 +1,6 @@
 import type { DesignId, WindowKind } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { boundedSweep } from './bounded-sweep.js';
 
 export interface Event {
   t: number;
@@ -21,7 +21,7 @@ export interface FleetSetup {
 
 /** Runs one key through K gateways on a shared MemoryStore; returns each request's outcome in order. */
 export function runFleet(setup: FleetSetup, events: Event[], key = 'k') {
-  const store = new MemoryStore();
+  const store = boundedSweep();
   const gws: Gateway[] = [];
   for (let i = 0; i < setup.gateways; i++) {
     gws.push(createGateway({ id: `gw-${i}`, ...setup, store }));

@@ -128,6 +128,19 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       expect(later.replies[0].count).toBe(3);
     });
 
+    it('admits two gateways push out of time order each count until their own expiry (issue 32)', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 10 };
+      // gw-a pushes 105, then gw-b pushes the earlier 101: the key's newest admit stays 105
+      await s.sync(req({ policy: p, entries: [push('k', [105], false)] }), 110);
+      await s.sync(req({ gatewayId: 'gw-b', policy: p, entries: [push('k', [101], false)] }), 120);
+      const read = (seq: number, now: number) =>
+        s.sync(req({ gatewayId: 'gw-c', seq, policy: p, horizonMs: 1000, entries: [push('k', [])] }), now);
+      expect((await read(1, 1100)).replies[0]).toMatchObject({ count: 2, expiries: [1101, 1105] });
+      expect((await read(2, 1103)).replies[0].count).toBe(1);
+      expect((await read(3, 1105)).replies[0].count).toBe(0);
+    });
+
     it('sync drops pushed admits that no longer count', async () => {
       const s = await make();
       const r = await s.sync(req({ entries: [push('k', [0, 100, 1500])] }), 1100);
@@ -165,6 +178,20 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
         RangeError,
       );
       expect((await s.sync(req({ seq: 7, entries: [push('a', [])] }), 80)).replies[0].count).toBe(2);
+    });
+
+    it('seqs are per gateway on a key: a resend is a replay after another gateway pushed there', async () => {
+      const s = await make();
+      await s.sync(req({ seq: 3, entries: [push('k', [1])] }), 10);
+      const b = req({ gatewayId: 'gw-b', seq: 1, entries: [push('k', [2])] });
+      expect((await s.sync(b, 11)).replies[0].count).toBe(2);
+      await s.sync(req({ seq: 4, entries: [push('k', [3])] }), 12);
+      // gw-b's resend of seq 1: its own last seq on k is 1 (gw-a's 4 is not gw-b's)
+      expect((await s.sync(b, 13)).replies[0].count).toBe(3);
+      // and gw-a's older seq is refused there, whatever gw-b sent
+      await expect(async () => await s.sync(req({ seq: 2, entries: [push('k', [4])] }), 14)).rejects.toThrow(
+        RangeError,
+      );
     });
 
     it('an incarnation claims its gateway id and learns which one claimed it before', async () => {

@@ -128,9 +128,63 @@ describe('run counts', () => {
     expect([log.size, log.live]).toEqual([3, 3]);
     log.append(5, 2 ** 32 - 4);
     expect(log.size).toBe(2 ** 32 - 1);
+    // exactly 2^32 − 1 in one append is taken
+    const one = new AdmitLog();
+    one.append(9, 2 ** 32 - 1);
+    expect(one.size).toBe(2 ** 32 - 1);
     const runs = new RunLog();
     runs.insert(1, 2);
     expect(() => runs.insert(1, 2 ** 32 - 2)).toThrow(RangeError);
     expect(runs.size).toBe(2);
+  });
+  it('RunLog takes exactly 2^32 − 1 admits at one instant, in one insert or added to a run', () => {
+    const max = 2 ** 32 - 1;
+    const a = new RunLog();
+    a.insert(7, max);
+    expect(a.size).toBe(max);
+    expect(() => a.insert(7, 1)).toThrow(RangeError);
+    expect(() => new RunLog().insert(7, max + 1)).toThrow(RangeError);
+    // an out-of-order insert onto an older run is held to the same bound
+    const b = new RunLog();
+    b.insert(3, max - 1);
+    b.insert(9);
+    b.insert(3);
+    expect(() => b.insert(3)).toThrow(RangeError);
+    expect(b.size).toBe(max + 1);
+  });
+
+  it('RunLog: inserts out of order merge into equal runs or open a run, across compaction', () => {
+    const log = new RunLog();
+    for (const t of [10, 20, 30, 40]) log.insert(t);
+    // drop 10 and 20 (sliding, W = 15 at 35): the two dead runs at the head make room by sliding down
+    expect(log.dropExpired(35, 15, 'sliding')).toBe(2);
+    expect(log.first()).toBe(30);
+    log.insert(50);
+    log.insert(60);
+    expect(log.first()).toBe(30);
+    expect(log.toArray()).toEqual([30, 40, 50, 60]);
+    // out of order: onto an equal run, between runs, before the head
+    log.insert(40, 2);
+    log.insert(45);
+    log.insert(25, 3);
+    expect(log.toArray()).toEqual([25, 25, 25, 30, 40, 40, 40, 45, 50, 60]);
+    expect(log.size).toBe(10);
+    expect(log.first()).toBe(25);
+    expect(log.dropExpired(45 + 15, 15, 'sliding')).toBe(8);
+    expect(log.toArray()).toEqual([50, 60]);
+    // a full buffer with dead runs at its head, then an out-of-order insert: slid down, then opened
+    const b = new RunLog();
+    for (const t of [1, 2, 3, 4, 5, 6, 7, 8]) b.insert(t);
+    expect(b.dropExpired(6, 1, 'sliding')).toBe(5);
+    b.insert(6.5);
+    expect(b.toArray()).toEqual([6, 6.5, 7, 8]);
+    expect(b.first()).toBe(6);
+    // older than every live run and than the dead runs before the head: it goes in at the head
+    const c = new RunLog();
+    for (const t of [10, 20, 30, 40]) c.insert(t);
+    expect(c.dropExpired(21, 1, 'sliding')).toBe(2);
+    c.insert(5);
+    expect(c.toArray()).toEqual([5, 30, 40]);
+    expect(c.size).toBe(3);
   });
 });

@@ -163,4 +163,141 @@ describe('TimeLog', () => {
     expect(log.dropExpired(105, 100, 'sliding')).toBe(500_000_002);
     expect(log.toArray()).toEqual([6, 7]);
   });
+
+  it('dropExpired drops exactly the entries whose expiry is at or before now (sliding and fixed)', () => {
+    const log = new TimeLog(2);
+    log.insertAll([0, 10, 20, 30]);
+    // sliding, W = 100: 0 and 10 stop counting at 100 and 110; at 110 both go, 20 stays
+    expect(log.dropExpired(109.5, 100, 'sliding')).toBe(1);
+    expect(log.dropExpired(110, 100, 'sliding')).toBe(1);
+    expect(log.toArray()).toEqual([20, 30]);
+    expect(log.dropExpired(110, 100, 'sliding')).toBe(0);
+    // fixed, W = 25: 20 counts until 25, 30 until 50
+    expect(log.dropExpired(24.9, 25, 'fixed')).toBe(0);
+    expect(log.dropExpired(25, 25, 'fixed')).toBe(1);
+    expect(log.dropExpired(50, 25, 'fixed')).toBe(1);
+    expect(log.size).toBe(0);
+    expect(log.dropExpired(1e9, 25, 'fixed')).toBe(0);
+  });
+
+  it('dropExpired keeps what expiryOf says still counts, on a wrapped ring buffer (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<('sliding' | 'fixed')[]>('sliding', 'fixed'),
+        fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 40 }),
+        fc.nat(30),
+        // integer instants and windows: expiries land on `now` exactly, the boundary under test
+        fc.array(fc.integer({ min: 0, max: 600 }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 120 }),
+        (kind, raw, drop, nows, windowMs) => {
+          const ts = [...raw].sort((a, b) => a - b);
+          const log = new TimeLog(2);
+          log.insertAll(ts.slice(0, drop));
+          for (let i = 0; i < Math.min(drop, ts.length); i++) log.shift();
+          log.insertAll(ts.slice(Math.min(drop, ts.length)));
+          let model = log.toArray();
+          for (const now of [...nows].sort((a, b) => a - b)) {
+            const keep = model.filter((t) => expiryOf(t, windowMs, kind) > now);
+            expect(log.dropExpired(now, windowMs, kind)).toBe(model.length - keep.length);
+            expect(log.toArray()).toEqual(keep);
+            model = keep;
+          }
+        },
+      ),
+      seeded({ numRuns: 300 }),
+    );
+  });
+  it('dropBefore drops entries below the cutoff, dropThrough those at it too; first and clear', () => {
+    const log = new TimeLog(2);
+    expect(log.first()).toBe(Number.POSITIVE_INFINITY);
+    log.insertAll([1, 2, 2, 3, 5]);
+    expect(log.first()).toBe(1);
+    expect(log.dropBefore(2)).toBe(1);
+    expect(log.toArray()).toEqual([2, 2, 3, 5]);
+    expect(log.dropBefore(2)).toBe(0);
+    expect(log.dropThrough(2)).toBe(2);
+    expect(log.toArray()).toEqual([3, 5]);
+    expect(log.first()).toBe(3);
+    expect(log.dropBefore(100)).toBe(2);
+    expect(log.size).toBe(0);
+    expect(log.dropBefore(100)).toBe(0);
+    log.insert(7);
+    log.clear();
+    expect(log.size).toBe(0);
+    expect(log.toArray()).toEqual([]);
+    expect(log.first()).toBe(Number.POSITIVE_INFINITY);
+    // after a clear the ring starts again at its head: a wrapped log grows in order
+    for (const t of [1, 2, 3, 4, 5, 6, 7, 8, 9]) log.insert(t);
+    expect(log.shift()).toBe(1);
+    log.insert(10);
+    expect(log.toArray()).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(log.at(8)).toBe(10);
+  });
+  it('the ring wraps: shift, dropThrough and dropBefore walk the head round a small buffer many times', () => {
+    const log = new TimeLog(4);
+    let next = 0;
+    const model: number[] = [];
+    for (let round = 0; round < 40; round++) {
+      // never more than 3 held: the buffer stays at 4 and the head wraps every few rounds
+      while (model.length < 3) {
+        log.insert(next);
+        model.push(next++);
+      }
+      if (round % 3 === 0) expect(log.shift()).toBe(model.shift());
+      else if (round % 3 === 1) {
+        expect(log.dropThrough(model[1])).toBe(2);
+        model.splice(0, 2);
+      } else {
+        expect(log.dropBefore(model[2])).toBe(2);
+        model.splice(0, 2);
+      }
+      expect(log.toArray()).toEqual(model);
+      expect(log.first()).toBe(model.length > 0 ? model[0] : Number.POSITIVE_INFINITY);
+    }
+  });
+
+  it('expiriesBefore lists an expiry strictly before the horizon, not one at it', () => {
+    const log = new TimeLog();
+    log.insertAll([0, 10, 20]);
+    expect(log.expiriesBefore(110, 100, 'sliding')).toEqual([100]);
+    expect(log.expiriesBefore(110.5, 100, 'sliding')).toEqual([100, 110]);
+    expect(log.expiriesBefore(100, 100, 'sliding')).toEqual([]);
+    // fixed, W = 10: 0 expires at 10, 10 at 20, 20 at 30
+    expect(log.expiriesBefore(20, 10, 'fixed')).toEqual([10]);
+    expect(log.expiriesBefore(30, 10, 'fixed')).toEqual([10, 20]);
+  });
+
+  it('removeMany takes up to n of the newest equal entries and moves the tail once; removeOne takes one', () => {
+    const log = new TimeLog(2);
+    log.insertAll([1, 2, 2, 2, 3, 4]);
+    expect(log.removeMany(2, 2)).toBe(2);
+    expect(log.toArray()).toEqual([1, 2, 3, 4]);
+    expect(log.removeMany(2, 5)).toBe(1);
+    expect(log.toArray()).toEqual([1, 3, 4]);
+    expect(log.removeMany(2, 1)).toBe(0);
+    expect(log.removeMany(0, 1)).toBe(0);
+    expect(log.removeMany(9, 1)).toBe(0);
+    expect(log.removeMany(1, 1)).toBe(1);
+    expect(log.toArray()).toEqual([3, 4]);
+    expect(log.removeOne(5)).toBe(false);
+    expect(log.removeOne(0)).toBe(false);
+    expect(log.removeOne(3)).toBe(true);
+    expect(log.toArray()).toEqual([4]);
+    expect(log.removeOne(4)).toBe(true);
+    expect(log.removeOne(4)).toBe(false);
+    expect(log.size).toBe(0);
+    // on a wrapped ring: the head past the buffer's middle
+    const w = new TimeLog(8);
+    w.insertAll([0, 1, 2, 3, 4, 5]);
+    w.dropThrough(4);
+    w.insertAll([6, 7, 7, 8, 9, 10]);
+    expect(w.removeMany(7, 2)).toBe(2);
+    expect(w.removeOne(9)).toBe(true);
+    expect(w.toArray()).toEqual([5, 6, 8, 10]);
+    expect(w.removeOne(7)).toBe(false);
+    expect(w.removeOne(6)).toBe(true);
+    expect(w.toArray()).toEqual([5, 8, 10]);
+    expect(w.removeOne(5)).toBe(true);
+    expect(w.toArray()).toEqual([8, 10]);
+  });
 });

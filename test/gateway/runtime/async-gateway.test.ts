@@ -346,6 +346,38 @@ describe('AsyncGateway: fail modes', () => {
     expect(gw.stats().decisions.degradedLimited).toBe(1);
   });
 
+  it('closed, leases-ask: a request whose ask fails is rejected, and so are the requests waiting on it', async () => {
+    // closed mode was tested only with shared-counter, central-log and leases: an ask's failure goes
+    // through degraded() with the request counted by its limiter already, and a closed gateway that
+    // skipped its fail mode there admitted it by the outage split (issue 32)
+    const { gw, store, count } = setup({ design: 'leases-ask', failMode: 'closed', gateways: 1 });
+    store.mode = 'fail';
+    const d = await gw.admit('a');
+    expect(d).toMatchObject({ allowed: false, degraded: true });
+    expect(d.retryAfterMs).toBeGreaterThan(0);
+    expect(store.calls.ask).toBe(1);
+    // the store answers a sync again; then an ask hangs, and a second request waits on it: both are
+    // rejected by the fail mode when the ask times out
+    store.mode = 'ok';
+    await gw.syncNow();
+    store.mode = 'hang';
+    const waiting = [gw.admit('b'), gw.admit('b')];
+    await advance(200);
+    const ds = await Promise.all(waiting);
+    expect(store.calls.ask).toBe(2);
+    expect(gw.stats().coalescedAsks).toBe(1);
+    expect(ds.map((x) => [x.allowed, x.degraded])).toEqual([
+      [false, true],
+      [false, true],
+    ]);
+    expect(gw.stats().decisions).toMatchObject({ allowed: 0, degradedAllowed: 0, degradedLimited: 3 });
+    // nothing reaches the store once it is back: nothing was admitted
+    store.mode = 'ok';
+    await advance(100);
+    await gw.syncNow();
+    expect(count('a') + count('b')).toBe(0);
+  });
+
   it('open: admits every request while the store is away and pushes them afterwards', async () => {
     const { gw, store, count } = setup({ design: 'assume-others', failMode: 'open', limit: 4 });
     store.mode = 'fail';

@@ -35,7 +35,7 @@ class RecordingStore extends TestAsyncStore {
   }
 }
 
-function loop(design: 'track-share' | 'leases' = 'track-share') {
+function loop(design: 'track-share' | 'shared-counter' | 'leases' = 'track-share') {
   const options = resolveGatewayOptions(
     { id: 'g', design, limit: 100, windowMs: 10_000, gateways: 2, syncMs: 100 },
     200,
@@ -137,6 +137,69 @@ describe('SyncLoop', () => {
       ['b', 1],
     ]);
     expect(unsynced()).toBe(0);
+  });
+
+  it('orders a sync: pushes first, keys near their limit before the others, then reads (issue 19)', async () => {
+    // shared-counter, L = 100, K = 2: "near" is at most L/2 = 50 left as this gateway sees it
+    const { sync, store, admit } = loop('shared-counter');
+    for (let i = 0; i < 60; i++) admit('quiet-near');
+    admit('far');
+    admit('idle');
+    for (let i = 0; i < 60; i++) admit('near');
+    expect(await sync.syncNow()).toBe(true);
+    // least recently used first: far and quiet-near now hold the oldest admits
+    admit('far');
+    admit('near');
+    expect(await sync.syncNow()).toBe(true);
+    const keys = (r: SyncRequest) => r.entries.map((e) => [e.key, e.admits.length, e.read]);
+    expect(keys(store.seen[1])).toEqual([
+      ['near', 1, true], // pushes, near its limit
+      ['far', 1, true], // pushes, far from it
+      ['quiet-near', 0, true], // nothing to push, near its limit: read
+      ['idle', 0, true], // nothing to push, room to spare: read last, in its turn
+    ]);
+  });
+
+  it('a sync puts the keys that push before the keys that only release and ask (leases)', async () => {
+    const { sync, store, admit } = loop('leases');
+    admit('a');
+    admit('b');
+    await sync.syncNow();
+    await sync.syncNow();
+    admit('b'); // from the grant the last sync brought
+    expect(await sync.syncNow()).toBe(true);
+    const last = store.seen[store.seen.length - 1];
+    expect(last.entries.map((e) => [e.key, e.admits.length, e.release])).toEqual([
+      ['b', 1, true],
+      ['a', 0, true],
+    ]);
+  });
+
+  it('a part that timed out is resent in halves, even when the parts sized from the store would fit it whole', async () => {
+    // seven rounds of 100 keys answered at once, then one that times out: sized from those eight
+    // samples a part may hold 200 keys (a quarter of the 200 ms timeout at 0.25 ms a key), so only
+    // the halving makes the timed-out part of 100 go again as two of 50 (issue 32: the test of a
+    // sync in parts could not tell halving from re-sizing)
+    const { sync, store, admit } = loop('shared-counter');
+    const keys = Array.from({ length: 100 }, (_, i) => `k${i}`);
+    for (let round = 0; round < 7; round++) {
+      for (const k of keys) admit(k);
+      expect(await sync.syncNow()).toBe(true);
+    }
+    for (const k of keys) admit(k);
+    store.mode = 'hang';
+    const hung = sync.syncNow();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(await hung).toBe(false);
+    expect(sync.syncTimeouts).toBe(1);
+    expect(sync.partKeys()).toBe(200);
+    store.mode = 'ok';
+    expect(await sync.syncNow()).toBe(true);
+    const parts = (seq: number) => store.seen.filter((r) => r.seq === seq).map((r) => r.entries.length);
+    expect(parts(8)).toEqual([100, 50, 50]);
+    expect(
+      new Set(store.seen.filter((r) => r.seq === 8).flatMap((r) => r.entries.map((e) => e.key))).size,
+    ).toBe(100);
   });
 
   it("a stopping gateway's last sync asks for nothing and claims nothing", async () => {

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { Policy } from '../../src/config.js';
+import { boundedSweep } from '../support/bounded-sweep.js';
+
+/**
+ * MemoryStore beyond the store contract: the simulator's one-policy helpers (headExpiry,
+ * latestExpiry, freeSlots, renewLease, outstandingOf), and records leaving once nothing in them
+ * counts (the lazy sweep). Found by Stryker (docs/testing.md): these had no unit test of their own.
+ */
+const policy: Policy = { limit: 5, windowMs: 100, windowKind: 'sliding' };
+
+describe('MemoryStore helpers', () => {
+  it('headExpiry, latestExpiry and freeSlots read the only policy’s key', () => {
+    const s = boundedSweep();
+    expect(s.headExpiry('k')).toBe(Number.POSITIVE_INFINITY);
+    expect(s.latestExpiry('k')).toBe(Number.NEGATIVE_INFINITY);
+    expect(s.freeSlots('k', 0)).toBe(Number.POSITIVE_INFINITY);
+    s.logAdmit('k', policy, 10, 2);
+    s.logAdmit('k', policy, 30, 1);
+    expect(s.headExpiry('k')).toBe(110);
+    expect(s.latestExpiry('k')).toBe(130);
+    expect(s.freeSlots('k', 40)).toBe(2);
+    expect(s.ask('g', 'k', policy, 50, 1, 40).granted).toBe(1);
+    expect(s.freeSlots('k', 41)).toBe(1);
+    expect(s.outstandingOf('k', policy, 41)).toBe(1);
+    expect(s.outstandingOf('other', policy, 41)).toBe(0);
+    // a second policy: the helpers that take none refuse to guess
+    s.logAdmit('k', { ...policy, name: 'b' }, 42, 1);
+    expect(() => s.headExpiry('k')).toThrow(/2 policies/);
+  });
+
+  it('renewLease moves a grant’s lapse later, never earlier; the store counts it until then', () => {
+    const s = boundedSweep();
+    expect(s.ask('g', 'k', policy, 50, 5, 0)).toMatchObject({ granted: 5, grantExpiresAt: 50 });
+    s.renewLease('k', 'g', 40); // earlier: ignored
+    s.renewLease('k', 'other', 500); // no grant: ignored
+    s.renewLease('nokey', 'g', 500);
+    // counted until an admit at its lapse (50) would age out: 150
+    expect(s.logAdmit('k', policy, 149, 1).allowed).toBe(false);
+    expect(s.logAdmit('k', policy, 150, 1).allowed).toBe(true);
+    const r = boundedSweep();
+    r.ask('g', 'k', policy, 50, 5, 0);
+    r.renewLease('k', 'g', 80);
+    expect(r.logAdmit('k', policy, 150, 1).allowed).toBe(false);
+    expect(r.logAdmit('k', policy, 180, 1).allowed).toBe(true);
+  });
+
+  it('a cost over the limit is refused with the key’s count and oldest expiry, adding nothing', () => {
+    const s = boundedSweep();
+    // a cost of exactly L fits an empty key
+    expect(s.logAdmit('full', policy, 0, 5)).toEqual({ allowed: true, count: 5, oldestExpiry: 100, now: 0 });
+    s.logAdmit('k', policy, 10, 3);
+    expect(s.logAdmit('k', policy, 20, 6)).toEqual({ allowed: false, count: 3, oldestExpiry: 110, now: 20 });
+    // what aged out is not counted in the refusal
+    expect(s.logAdmit('k', policy, 110, 6)).toEqual({
+      allowed: false,
+      count: 0,
+      oldestExpiry: Number.POSITIVE_INFINITY,
+      now: 110,
+    });
+    // a refused key gets no record (k's empty one waits for the sweep)
+    expect(s.logAdmit('new', policy, 20, 6).count).toBe(0);
+    expect(s.keyCount).toBe(2);
+  });
+
+  it('keys leave the store once nothing in them counts: admits, grants and voids', () => {
+    const s = boundedSweep();
+    s.logAdmit('a', policy, 0, 1);
+    s.ask('g', 'b', policy, 300, 1, 0);
+    s.voidLogAdmits('g', policy, [{ key: 'c', seq: 1, cost: 1 }], 0);
+    s.logAdmit('d', { ...policy, name: 'other' }, 0, 1);
+    expect(s.keyCount).toBe(4);
+    // at 100 the admits of a and d aged out; b's grant counts until 400, c's void until 100
+    s.logAdmit('x', policy, 100, 1);
+    expect(s.keyCount).toBe(2);
+    expect(s.countOf('a', policy, 100)).toBe(0);
+    s.logAdmit('x', policy, 400, 1);
+    expect(s.keyCount).toBe(1);
+    expect(s.outstandingOf('b', policy, 400)).toBe(0);
+  });
+});
