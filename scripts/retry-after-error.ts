@@ -1,8 +1,8 @@
 // npx tsx scripts/retry-after-error.ts [--lib DIR]: how far each design's Retry-After is from the true
 // wait, in issue 31's small fleet: K = 3 gateways on one MemoryStore, L = 5 per W = 10 s, Δ = 200 ms
-// (syncs every Δ at spread phases). A client sends every 300 ms until five are admitted (routed round
-// robin, or pinned to one gateway); then each gateway in turn is sent requests 1 ms apart until it
-// refuses one. The true wait is the first instant the central log would admit that request (every
+// (syncs every Δ at spread phases, run in time order). A client sends every 300 ms until five are
+// admitted (routed round robin, or pinned to one gateway); then each gateway in turn is sent requests
+// 1 ms apart until it refuses one. The true wait is the first instant the central log would admit that request (every
 // admit of the fleet counted, those past L too). Printed per design: the three Retry-Afters, the true
 // waits, and the error (Retry-After − true wait; the issue's target: within Δ = 200 ms).
 // --lib: the library to measure (default: this checkout's src/; e.g. a build of main's dist/ for "before").
@@ -40,9 +40,17 @@ function run(design: string, routing: 'pinned' | 'round robin'): Row {
     (_, i) => new Gateway({ id: `g${i}`, design, limit: L, windowMs: W, gateways: K, syncMs: D }, store),
   );
   const nextSync = gws.map((_, i) => Math.floor(((i + 0.5) * D) / K));
+  // every sync due by t, in time order across the fleet (ties: by gateway), as the property test's
+  // fleet runs them. Gateway by gateway (all of g0's, then g1's…) let a read run before an earlier
+  // push of another gateway: a store delay of up to Δ the fleet does not have, which made g0 admit a
+  // sixth request round robin and moved the synced family's errors (−300 … 300 that way, 0 … 600 in order)
   const at = (t: number, g: number) => {
-    for (let h = 0; h < K; h++) {
-      for (; nextSync[h] <= t; nextSync[h] += D) gws[h].sync(nextSync[h]);
+    for (;;) {
+      let h = -1;
+      for (let i = 0; i < K; i++) if (nextSync[i] <= t && (h < 0 || nextSync[i] < nextSync[h])) h = i;
+      if (h < 0) break;
+      gws[h].sync(nextSync[h]);
+      nextSync[h] += D;
     }
     return gws[g].admit('login', t);
   };
