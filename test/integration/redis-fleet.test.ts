@@ -6,6 +6,7 @@ import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime
 import { Random } from '../../src/sim/random.js';
 import { runSeeds } from '../../src/sim/run.js';
 import { RedisStore } from '../../src/store/redis/index.js';
+import { expandRuns } from '../../src/window/runs.js';
 import { decisionWaitBound, lagMonitor } from '../support/fault-fleet.js';
 import { type RedisServer, startRedisServer, usingExternalRedis } from '../support/redis-server.js';
 
@@ -59,7 +60,8 @@ function fleet(
     const store = new RedisStore(connect(), { prefix: `${opts.prefix}:` });
     const sync = store.sync.bind(store);
     store.sync = (req, now) => {
-      for (const e of req.entries) pushed.set(`${req.gatewayId}/${req.seq}/${e.key}`, e.admits);
+      for (const e of req.entries)
+        pushed.set(`${req.gatewayId}/${req.seq}/${e.key}`, expandRuns(e.admits, e.counts));
       return sync(req, now);
     };
     gws.push(

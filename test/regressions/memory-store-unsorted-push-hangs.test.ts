@@ -10,13 +10,15 @@ import { describe, expect, it } from 'vitest';
 const script = `
 import { makePolicy } from './src/config.js';
 import { MemoryStore } from './src/store/memory-store.js';
+import { expandRuns } from './src/window/runs.js';
 const policy = makePolicy(5, 94, 'fixed');
 const store = new MemoryStore();
 const req = (seq, admits) => ({ gatewayId: 'g', seq, policy, leaseTtlMs: 51, horizonMs: 26,
   entries: [{ key: 'k', admits, read: true, release: false, ask: 0 }] });
 const a = store.sync(req(1, [1033, 1050, 1026]), 1033).replies[0];
 const b = store.sync(req(2, []), 1041).replies[0];
-console.log(JSON.stringify([a.count, a.expiries, b.count, b.expiries]));
+// expiries as one entry per admit (a reply joins equal instants into runs)
+console.log(JSON.stringify([a.count, expandRuns(a.expiries, a.expiryCounts), b.count, expandRuns(b.expiries, b.expiryCounts)]));
 `;
 
 describe('MemoryStore: admits pushed out of order', () => {
