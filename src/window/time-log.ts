@@ -123,31 +123,19 @@ export class TimeLog {
       this.insertRuns(batch, from, counts);
       return;
     }
-    const b = this.buf;
-    const mask = b.length - 1;
-    const h = this.head;
-    let i = this.len - 1;
-    let j = batch.length - 1;
-    let k = this.len + n - 1;
-    while (j >= from) {
-      const bj = batch[j];
-      if (i >= 0) {
-        const ai = b[(h + i) & mask];
-        if (ai > bj) {
-          b[(h + k--) & mask] = ai;
-          i--;
-          continue;
-        }
-      }
-      b[(h + k--) & mask] = bj;
-      j--;
-    }
-    this.len += n;
-    this.total += n;
+    this.insertExpanded(batch, from, undefined, n);
   }
 
-  /** insertAll of runs as `m` plain slots, counts[j] copies of batch[j] (the log has no counts). */
-  private insertExpanded(batch: readonly number[], from: number, counts: readonly number[], m: number): void {
+  /**
+   * insertAll as `m` plain slots (the log has no counts): counts[j] copies of batch[j], or one each
+   * without counts. The caller has checked that `m` is what they add up to.
+   */
+  private insertExpanded(
+    batch: readonly number[],
+    from: number,
+    counts: readonly number[] | undefined,
+    m: number,
+  ): void {
     while (this.len + m > this.buf.length) this.grow();
     const b = this.buf;
     const mask = b.length - 1;
@@ -165,7 +153,8 @@ export class TimeLog {
           continue;
         }
       }
-      for (let c = counts[j]; c > 0; c--) b[(h + k--) & mask] = bj;
+      if (counts === undefined) b[(h + k--) & mask] = bj;
+      else for (let c = counts[j]; c > 0; c--) b[(h + k--) & mask] = bj;
       j--;
     }
     this.len += m;
