@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { formatRate, formatSeconds, formatTable } from '../../src/advise/format.js';
 import { compareRows, missedTargets, storeOps } from '../../src/advise/rank.js';
-import type { AdviceRow } from '../../src/advise/types.js';
+import { adviceRow } from '../support/advice-row.js';
 
 const fleet = { gateways: 8, attack: 1000, limit: 100, windowS: 60 };
 
-function row(over: Partial<AdviceRow>): AdviceRow {
-  return {
-    design: 'leases',
-    syncS: 1,
-    floodMultiple: 1,
-    worstWindow: 1,
-    honestRejectedPct: 0.5,
-    roundTripsPerRequest: 0,
-    storeOpsPerSec: 8,
-    storeOps: { syncsPerSec: 8, requestPathPerSec: 0 },
-    meetsTargets: true,
-    misses: [],
-    flood: {} as AdviceRow['flood'],
-    honest: {} as AdviceRow['honest'],
-    ...over,
-  };
-}
+const row = adviceRow;
 
 describe('advise ranking', () => {
   it('store ops per key = K/Δ syncs for syncing designs + round trips per request × the attack rate', () => {

@@ -7,25 +7,9 @@ import {
   smallLimitNote,
   worstWindowTarget,
 } from '../../src/advise/small-limit.js';
-import type { AdviceRow } from '../../src/advise/types.js';
+import { adviceRow } from '../support/advice-row.js';
 
-function row(over: Partial<AdviceRow>): AdviceRow {
-  return {
-    design: 'leases',
-    syncS: 1,
-    floodMultiple: 1,
-    worstWindow: 1,
-    honestRejectedPct: 0.5,
-    roundTripsPerRequest: 0,
-    storeOpsPerSec: 8,
-    storeOps: { syncsPerSec: 8, requestPathPerSec: 0 },
-    meetsTargets: true,
-    misses: [],
-    flood: {} as AdviceRow['flood'],
-    honest: {} as AdviceRow['honest'],
-    ...over,
-  };
-}
+const row = adviceRow;
 
 describe('small limits (issue 31)', () => {
   it('a login limit, 5 per minute over 3 gateways, is small; 100 over 8 is not', () => {
