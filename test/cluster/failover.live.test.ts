@@ -30,8 +30,8 @@ import { type RedisClusterHandle, startRedisCluster } from '../support/redis-clu
  * each promoted node starts with an empty script cache: the first EVALSHA it gets is NOSCRIPT.
  *
  * Two fleets of K gateways (a counting design and a lease design) admit on keys spread over the three
- * masters. Checked by the store's own records (its sorted sets, read every POLL_MS; W > the outage, so
- * no run ages out unseen): every key's logged stamps equal the stamps of the decisions the gateways
+ * masters. Checked by the store's own records (its sorted sets, read every POLL_MS; W > the longest
+ * outage, so no run ages out unseen): every key's logged stamps equal the stamps of the decisions the gateways
  * allowed, none lost and none counted twice; the lease design never over L in any window; and every
  * gateway is back from store-down within RECOVERY_BOUND_MS of the takeover (derived below).
  *
@@ -43,7 +43,14 @@ import { type RedisClusterHandle, startRedisCluster } from '../support/redis-clu
 
 const K = 3;
 const L = 40;
-const W = 3000;
+/**
+ * Longer than any outage here, so no admit ages out before its push lands and the store's log can be
+ * checked against the decisions: a coordinated failover that lapses pauses the master's writes for up
+ * to Redis's CLUSTER_MF_TIMEOUT (5 s), and every gateway is store-down meanwhile. With W = 3 s a lapse
+ * (seen in a CI run under load) let ~100 degraded admits per key age out unpushed, as they should,
+ * and the watcher counted them lost (reproduced with CLIENT PAUSE 5000 WRITE on the master).
+ */
+const W = 10_000;
 const SYNC = 50;
 const TTL = 300;
 const TIMEOUT = 250;
@@ -240,7 +247,7 @@ describe('a failover of one master (issue 19)', () => {
         expect
           .soft(r.extra, `${p.design} ${r.key}: stored admits no gateway made (or counted twice)`)
           .toBe(0);
-        expect.soft(r.admitted, `${p.design} ${r.key}: admitted`).toBeGreaterThan(L);
+        expect.soft(r.admitted, `${p.design} ${r.key}: driven to its limit`).toBeGreaterThanOrEqual(L);
       }
       if (p.design === 'leases') {
         expect.soft(worst, 'leases: worst window by the decisions').toBeLessThanOrEqual(L);
