@@ -49,4 +49,36 @@ describe('Fallback', () => {
     expect(fb.isIdle(100)).toBe(true);
     expect(fb.unconfirmed).toBe(0);
   });
+
+  it('admits at one instant are one run; at another instant a run of their own (Stryker survivors)', () => {
+    const fb = new Fallback(policy);
+    fb.record(10, 2, 10);
+    fb.record(10, 1, 10);
+    fb.record(20, 1, 10);
+    // merged into the run before only at the same instant: a later admit merged into an earlier run
+    // would leave the store's window early
+    expect(fb.take(20)).toEqual({ t: [10, 20], n: [3, 1] });
+  });
+
+  it('an admit refused at the cap leaves no run behind (no zero-count push)', () => {
+    const fb = new Fallback(policy);
+    expect(fb.record(10, 3, 3)).toBe(3);
+    expect(fb.record(20, 2, 3)).toBe(0);
+    expect(fb.take(20)).toEqual({ t: [10], n: [3] });
+  });
+
+  it('not idle while an admit counts: its unpushed admits stay for the next sync', () => {
+    const fb = new Fallback(policy);
+    fb.record(10, 2, 10);
+    expect(fb.isIdle(50)).toBe(false);
+    expect(fb.unconfirmed).toBe(2);
+    expect(fb.take(50)).toEqual({ t: [10], n: [2] });
+  });
+
+  it('with nothing recorded: never a reset, and nothing to take', () => {
+    const fb = new Fallback(policy);
+    expect(fb.resetAt(500)).toBe(Number.POSITIVE_INFINITY);
+    fb.record(10, 1, 10);
+    expect(fb.resetAt(200)).toBe(Number.POSITIVE_INFINITY);
+  });
 });

@@ -137,4 +137,50 @@ describe('KeyTable', () => {
     expect(t.full).toBe(false);
     expect(t.size).toBe(3);
   });
+
+  it('drops an outage record only if it is still the same one and idle (Stryker survivors)', () => {
+    const { t } = table();
+    const fb = t.outageOf('a', 0)!;
+    fb.record(0, 1, 5);
+    fb.take(0);
+    // in flight: not idle, kept
+    t.dropOutageIfIdle('a', fb, 500);
+    expect(t.fallbacks.get('a')).toBe(fb);
+    fb.confirm();
+    // another record under the key: kept
+    const other = t.outageOf('b', 0)!;
+    t.dropOutageIfIdle('a', other, 500);
+    expect(t.fallbacks.get('a')).toBe(fb);
+    // still counting at 999: kept; idle at 1,000: dropped
+    t.dropOutageIfIdle('a', fb, 999);
+    expect(t.fallbacks.get('a')).toBe(fb);
+    t.dropOutageIfIdle('a', fb, 1_000);
+    expect(t.fallbacks.has('a')).toBe(false);
+  });
+
+  it('makes room by dropping idle outage records too', () => {
+    const { t, made } = table();
+    for (let i = 0; i < 32; i++) t.limiterOf(`k${i}`, 0);
+    for (let i = 0; i < 32; i++) t.outageOf(`o${i}`, 0)!.record(0, 1, 5);
+    expect(t.size + t.fallbacks.size).toBe(64);
+    expect(t.limiterOf('new', 0)).toBeNull();
+    // the outage admits aged out; the limiters all hold unconfirmed admits
+    for (const s of made) s.unsynced = 1;
+    t.full = false;
+    expect(t.limiterOf('new', 1_000)).not.toBeNull();
+    expect(t.fallbacks.size).toBe(0);
+    expect(t.evictions).toBe(0);
+  });
+
+  it('a sweep drops idle outage records, and clears `full` for them', async () => {
+    const { t } = table({ maxKeys: 4 });
+    for (let i = 0; i < 4; i++) t.outageOf(`o${i}`, 0)!.record(0, 1, 5);
+    expect(t.limiterOf('new', 0)).toBeNull();
+    await t.sweep(999);
+    expect(t.fallbacks.size).toBe(4);
+    expect(t.full).toBe(true);
+    await t.sweep(1_000);
+    expect(t.fallbacks.size).toBe(0);
+    expect(t.full).toBe(false);
+  });
 });
