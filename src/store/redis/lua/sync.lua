@@ -22,7 +22,9 @@
 -- Reply: { head, then per key its p pairs (expiry ms as text, admits) }, where head is one binary string
 --        of little-endian doubles (struct '<d'): the store's now ms, then per key count, granted, grant
 --        lapse ms, p, and for a key with flag 2 (release: the lease designs) two more, the oldest
---        counted admit's expiry ms (inf: none) and the slots neither admitted nor granted after it.
+--        counted admit's expiry ms (inf: none) and the slots neither admitted nor granted after it;
+--        for a key with flag 1 alone (read: the shared-counter family) and p = 0, one more, that
+--        oldest expiry (a read listing expiries has its first: the gateway needs none then).
 --        Four doubles per key instead of four reply values: the gateway reads them in place
 --        (each reply value was a JS value to parse and collect, most of the gateway's decoding).
 -- A seq older than one a key already applied is an error, and nothing is written by this call.
@@ -215,7 +217,16 @@ local function plainTouch(i, log, meta, out)
     end
     expiring(log, { o = o }, horizon, out)
   end
-  HEAD[#HEAD + 1] = packHead('<dddd', count, 0, NOW, (#out - p) / 2)
+  local pairs = (#out - p) / 2
+  if FLAGS[i] == 1 and pairs == 0 then
+    -- a read that lists no expiry: when the oldest admit counted leaves (o only bounds it)
+    if BUCKETS > 0 then
+      held(log)
+    end
+    HEAD[#HEAD + 1] = packHead('<ddddd', count, 0, NOW, 0, oldest(log) or math.huge)
+  else
+    HEAD[#HEAD + 1] = packHead('<dddd', count, 0, NOW, pairs)
+  end
   return true
 end
 
@@ -269,6 +280,11 @@ local function generalTouch(i, log, m, out)
     local first = count > 0 and oldest(log) or nil
     local free = math.max(0, LIMIT - count - others - mine - fresh)
     HEAD[#HEAD + 1] = packHead('<dddddd', count, granted, lapseOut, (#out - p) / 2, first or math.huge, free)
+  elseif flags == 1 and #out == p then
+    -- a read that lists no expiry (the shared-counter family's Retry-After, the contract's
+    -- SyncReply.oldestExpiry): when the oldest admit counted leaves
+    local first = count > 0 and oldest(log) or nil
+    HEAD[#HEAD + 1] = packHead('<ddddd', count, granted, lapseOut, 0, first or math.huge)
   else
     HEAD[#HEAD + 1] = packHead('<dddd', count, granted, lapseOut, (#out - p) / 2)
   end
