@@ -25,9 +25,10 @@
  *    wait plus Δ (1 ms for central-log, whose store decides) — the true wait being the first instant
  *    the central log would admit the request, all admits of the fleet counted (for split, whose
  *    gateway admits within its own share ceil(L/K) alone, the first its share would) — unless the
- *    gateway could not know better: a synced design waiting on another gateway's admit that leaves
- *    past its reply's horizon, or a grant design while another gateway holds unspent slots (it
- *    counts every grant as taken: one may hold admits not pushed yet).
+ *    gateway could not know better: a grant design while another gateway holds unspent slots (it
+ *    counts every grant as taken: one may hold admits not pushed yet). A synced design waiting on
+ *    another gateway's admit that leaves past its reply's horizon is no excuse: the reply tells when
+ *    the oldest it counted leaves (it waited for its own oldest admit instead, a window late).
  * The async runtime's part is checked the same way on one AsyncGateway over a MemoryStore with fake
  * timers (a lone gateway: its view is always complete).
  */
@@ -211,20 +212,6 @@ class Fleet {
     );
   }
 
-  /**
-   * Whether another gateway's admit of `key`, counting at r and pushed by g's last sync at or before
-   * r (s), leaves before `before` without g having been told when: at or past that sync's horizon.
-   */
-  unlistedLeaves(g: number, key: string, r: number, before: number): boolean {
-    const { windowMs, windowKind, syncMs } = this.c;
-    const s = this.syncBefore(g, r);
-    const horizon = s + (this.c.horizonMs ?? Math.min(windowMs, 4 * syncMs));
-    return this.admits.some((a) => {
-      const e = expiryOf(a.t, windowMs, windowKind);
-      return a.key === key && a.g !== g && e > r && e >= horizon && e < before;
-    });
-  }
-
   /** Whether a gateway other than g synced in [from, to]. */
   othersSynced(g: number, from: number, to: number): boolean {
     return this.allSyncTimes.some((ts, h) => h !== g && ts.some((x) => x >= from && x <= to));
@@ -372,19 +359,13 @@ function retryAt(c: Case, upTo: number): void {
       ? fleet.trueAt(key, r, cost, Math.ceil(limit / gateways), g)
       : fleet.trueAt(key, r, cost, limit);
   const slack = design.syncs === 'never' ? 1 : syncMs + 1;
-  // (a synced design is told the expiries only up to its reply's horizon: another gateway's admit
-  // leaving past it, before the answer, is one it could not wait for)
   const late = d.retryAfterMs > Math.max(1, truth - r) + slack;
   // (a grant design counts the slots other gateways hold as taken — they may hold admits not pushed
   // yet — so it may wait longer than the central log while another holds some unspent)
   const othersHold =
     design.grants &&
     fleet.gws.some((gw, h) => h !== g && ((gw.limiterFor(key) as LeaseKey | undefined)?.slots(r) ?? 0) > 0);
-  if (
-    late &&
-    !othersHold &&
-    !(design.syncs === 'lazy' && fleet.unlistedLeaves(g, key, r, r + d.retryAfterMs - slack))
-  )
+  if (late && !othersHold)
     expect.fail(
       `Retry-After ${d.retryAfterMs} at ${r} on g${g} (${key}, cost ${cost}): the true wait is ${truth - r}`,
     );
