@@ -11,6 +11,8 @@ const EMPTY: number[] = [];
 /** SyncedKey.retryAt's last answer (`at`) and the state it was computed on. */
 class RetryMemo {
   at = Number.NaN;
+  /** With `at` Infinity: the soonest it might admit (retryNotBefore); −Infinity: no bound. */
+  notBefore = Number.NEGATIVE_INFINITY;
   from = Number.NaN;
   cost = Number.NaN;
   syncAt = Number.NaN;
@@ -254,6 +256,19 @@ export abstract class SyncedKey implements KeyLimiter {
    * The answer holds until the state changes (an admit, a sync) or its instant comes: kept till then.
    */
   retryAt(now: number, cost: number, syncAt: number): number {
+    return this.retryMemoOf(now, cost, syncAt).at;
+  }
+
+  /**
+   * When retryAt cannot know: the soonest instant it might admit `cost` (every admit it has no instant
+   * of leaving at its earliest); −Infinity when it has no such bound (a key not synced yet), or
+   * retryAt knows.
+   */
+  retryNotBefore(now: number, cost: number, syncAt: number): number {
+    return this.retryMemoOf(now, cost, syncAt).notBefore;
+  }
+
+  private retryMemoOf(now: number, cost: number, syncAt: number): RetryMemo {
     // an admit adds to the pending log; anything else that changes what is known is a sync's
     const m = this.retryMemo;
     if (
@@ -265,20 +280,21 @@ export abstract class SyncedKey implements KeyLimiter {
       this.syncs === m.syncs &&
       this.pending.size === m.pending
     )
-      return m.at;
-    const at = this.firstAdmit(now, cost, syncAt);
+      return m;
     const memo = m ?? new RetryMemo();
-    memo.at = at;
+    memo.notBefore = Number.NEGATIVE_INFINITY;
+    memo.at = this.firstAdmit(now, cost, syncAt, memo);
     memo.from = now;
     memo.cost = cost;
     memo.syncAt = syncAt;
     memo.syncs = this.syncs;
     memo.pending = this.pending.size;
     this.retryMemo = memo;
-    return at;
+    return memo;
   }
 
-  private firstAdmit(now: number, cost: number, syncAt: number): number {
+  /** retryAt's answer; when it is Infinity, sets `out.notBefore` where it has a bound. */
+  private firstAdmit(now: number, cost: number, syncAt: number, out: RetryMemo): number {
     this.settle(now);
     const { windowMs, windowKind } = this.p.policy;
     const exp = (t: number) => expiryOf(t, windowMs, windowKind);
@@ -340,7 +356,10 @@ export abstract class SyncedKey implements KeyLimiter {
     if (!(ub > ts)) gone += unknown - first;
     const k0 = listTotal(fixed) + unseen + unknown - gone;
     const hi = firstAdmitAt(ts, Number.POSITIVE_INFINITY, k0, highs, 0, NO_RUNS, ok);
-    return hi === lo ? lo : Number.POSITIVE_INFINITY;
+    if (hi === lo) return lo;
+    // it cannot know, but not before lo: a client told its next sync retried every Δ until then
+    out.notBefore = lo;
+    return Number.POSITIVE_INFINITY;
   }
 
   /**
