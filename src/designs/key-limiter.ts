@@ -63,6 +63,13 @@ export interface KeyLimiter {
    */
   retryAt(now: number, cost: number, syncAt: number): number;
   /**
+   * Where retryAt says Infinity: an instant before which `decide(·, cost)` surely would not admit, on
+   * what this gateway knows and with nothing else arriving (−Infinity: no bound). Retry-After waits at
+   * least until then instead of only until the next sync. Read, never written. Designs without such a
+   * bound omit it.
+   */
+  retryNotBefore?(now: number, cost: number, syncAt: number): number;
+  /**
    * Slots still usable now, as this gateway sees it (for the RateLimit header). Between two calls it
    * rises only if a slot really freed in between: an admit this gateway knows of aged out, a sync
    * reported a lower count than the gateway knew of, or the store granted slots.

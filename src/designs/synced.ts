@@ -11,6 +11,8 @@ const EMPTY: number[] = [];
 /** SyncedKey.retryAt's last answer (`at`) and the state it was computed on. */
 class RetryMemo {
   at = Number.NaN;
+  /** With `at` Infinity: the soonest it might admit (retryNotBefore); −Infinity: no bound. */
+  notBefore = Number.NEGATIVE_INFINITY;
   from = Number.NaN;
   cost = Number.NaN;
   syncAt = Number.NaN;
@@ -42,6 +44,12 @@ export abstract class SyncedKey implements KeyLimiter {
   protected expIdx = 0;
   protected expGone = 0;
   protected horizon = Number.NEGATIVE_INFINITY;
+  /**
+   * When the oldest admit the last reply counted leaves, if that reply listed no expiry and said so
+   * (SyncReply.oldestExpiry; NaN: not told). None of the admits it counted past its horizon leaves
+   * before it; the others' among them (known only as a count) Retry-After waits for (issue 31).
+   */
+  private unlistedFrom = Number.NaN;
   /**
    * Own admits since the last sync, and those taken by a sync still in flight: the runs it pushed
    * (`inflightCounts[i]` admits at inflight[i]; one each when undefined), walked past up to run
@@ -241,11 +249,26 @@ export abstract class SyncedKey implements KeyLimiter {
    * Before the sync at `syncAt` it decides as now, on the store's listed expiries and its own admits
    * since the last sync (weighted); from that sync on (nothing else arriving) the store counts those
    * admits once, drops whatever aged out, and this gateway knows when each of its own admits does —
-   * those pushed before, past the horizon, too (`late`). What the store counts past the horizon that
-   * is not its own it has no expiry of: if the answer waits on those, Infinity.
+   * those pushed before, past the horizon, too (`late`). Of what the store counts past the horizon
+   * that is not its own it knows when the oldest leaves (the reply's oldestExpiry, when that one is
+   * not its own) and bounds on the rest: if the answer depends on where in those bounds they leave,
+   * Infinity.
    * The answer holds until the state changes (an admit, a sync) or its instant comes: kept till then.
    */
   retryAt(now: number, cost: number, syncAt: number): number {
+    return this.retryMemoOf(now, cost, syncAt).at;
+  }
+
+  /**
+   * When retryAt cannot know: the soonest instant it might admit `cost` (every admit it has no instant
+   * of leaving at its earliest); −Infinity when it has no such bound (a key not synced yet), or
+   * retryAt knows.
+   */
+  retryNotBefore(now: number, cost: number, syncAt: number): number {
+    return this.retryMemoOf(now, cost, syncAt).notBefore;
+  }
+
+  private retryMemoOf(now: number, cost: number, syncAt: number): RetryMemo {
     // an admit adds to the pending log; anything else that changes what is known is a sync's
     const m = this.retryMemo;
     if (
@@ -257,20 +280,21 @@ export abstract class SyncedKey implements KeyLimiter {
       this.syncs === m.syncs &&
       this.pending.size === m.pending
     )
-      return m.at;
-    const at = this.firstAdmit(now, cost, syncAt);
+      return m;
     const memo = m ?? new RetryMemo();
-    memo.at = at;
+    memo.notBefore = Number.NEGATIVE_INFINITY;
+    memo.at = this.firstAdmit(now, cost, syncAt, memo);
     memo.from = now;
     memo.cost = cost;
     memo.syncAt = syncAt;
     memo.syncs = this.syncs;
     memo.pending = this.pending.size;
     this.retryMemo = memo;
-    return at;
+    return memo;
   }
 
-  private firstAdmit(now: number, cost: number, syncAt: number): number {
+  /** retryAt's answer; when it is Infinity, sets `out.notBefore` where it has a bound. */
+  private firstAdmit(now: number, cost: number, syncAt: number, out: RetryMemo): number {
     this.settle(now);
     const { windowMs, windowKind } = this.p.policy;
     const exp = (t: number) => expiryOf(t, windowMs, windowKind);
@@ -297,13 +321,45 @@ export abstract class SyncedKey implements KeyLimiter {
     const mine = merged(after(late, ts), after(own, ts));
     let seen = 0;
     while (seen < mine.t.length && mine.t[seen] < sees) seen++;
-    const known = merged(after(listed, ts), firstRuns(mine, seen));
+    const ok = (k: number, o: number) => this.admits(k, o, cost, true);
+    const fixed = merged(after(listed, ts), firstRuns(mine, seen));
     let unseen = 0;
     for (let r = seen; r < mine.n.length; r++) unseen += mine.n[r];
-    const k0 = listTotal(known) + unseen + unknown;
-    return firstAdmitAt(ts, Number.POSITIVE_INFINITY, k0, known, 0, NO_RUNS, (k, o) =>
-      this.admits(k, o, cost, true),
+    if (unknown === 0) {
+      return firstAdmitAt(ts, Number.POSITIVE_INFINITY, listTotal(fixed) + unseen, fixed, 0, NO_RUNS, ok);
+    }
+    // The others' admits it knows only as a count (unknown) leave at instants it was not told, but
+    // within bounds: none before the oldest the reply counted past its horizon (unlistedFrom, when
+    // told; else the horizon), none after the window of the reply's instant. The oldest one leaves
+    // exactly then, when it is not one of its own (those it knows). Walked both ways: with every
+    // unknown leaving at its earliest (its own unseen ones too), then at its latest (the exact one at
+    // its instant; past what a reply lists by then, never). The same answer both ways is the answer;
+    // else it waits on admits it has no instant of: it cannot know (Infinity). It waited for its own
+    // oldest admit instead, up to a window late (regression:
+    // test/regressions/synced-retry-after-waits-for-its-own-oldest-admit.test.ts).
+    const told = this.unlistedFrom;
+    const lb = Number.isNaN(told) ? this.horizon : Math.max(told, this.horizon);
+    const exact = !Number.isNaN(told) && (late.t.length === 0 || told < late.t[0]);
+    const ub = Math.max(lb, exp(this.lastSyncAt));
+    const at = (e: number, n: number): RunList => (e > ts && n > 0 ? { t: [e], n: [n] } : NO_RUNS);
+    const lows = merged(after(listed, ts), mine, at(lb, unknown));
+    const lo = firstAdmitAt(ts, Number.POSITIVE_INFINITY, listTotal(lows), lows, 0, NO_RUNS, ok);
+    if (!(lo < Number.POSITIVE_INFINITY)) return lo;
+    const first = exact ? 1 : 0;
+    const highs = merged(
+      fixed,
+      first > 0 && lb < sees ? at(lb, 1) : NO_RUNS,
+      ub < sees ? at(ub, unknown - first) : NO_RUNS,
     );
+    let gone = 0;
+    if (first > 0 && !(lb > ts)) gone += 1;
+    if (!(ub > ts)) gone += unknown - first;
+    const k0 = listTotal(fixed) + unseen + unknown - gone;
+    const hi = firstAdmitAt(ts, Number.POSITIVE_INFINITY, k0, highs, 0, NO_RUNS, ok);
+    if (hi === lo) return lo;
+    // it cannot know, but not before lo: a client told its next sync retried every Δ until then
+    out.notBefore = lo;
+    return Number.POSITIVE_INFINITY;
   }
 
   /**
@@ -397,6 +453,8 @@ export abstract class SyncedKey implements KeyLimiter {
     this.expIdx = 0;
     this.expGone = 0;
     this.horizon = reply.horizon;
+    this.unlistedFrom =
+      reply.expiries.length === 0 && reply.oldestExpiry !== undefined ? reply.oldestExpiry : Number.NaN;
     this.inflight = EMPTY;
     this.inflightCounts = undefined;
     this.inflightIdx = 0;

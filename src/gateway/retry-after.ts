@@ -3,7 +3,9 @@ import type { FleetParams, KeyLimiter } from '../designs/key-limiter.js';
 
 /**
  * A rejection's retryAfterMs (both gateways): until the first instant the key admits the request on
- * what the gateway knows (KeyLimiter.retryAt), or, when it cannot know, its next sync (central-log,
+ * what the gateway knows (KeyLimiter.retryAt), or, when it cannot know, its next sync, or later the
+ * soonest it might admit where it knows that (KeyLimiter.retryNotBefore: the synced designs waiting on
+ * other gateways' admits they know only as a count) (central-log,
  * which never syncs: its oldest admit's expiry, when the store's answer can next change). Never below
  * 1 ms. It used to be the sooner of the next sync and the next expiry, whether or not either could
  * admit: a client obeying it retried every Δ (regression:
@@ -23,8 +25,16 @@ export function retryAfterMs(
   // that sync may leave its own admits' expiries unlisted, and counted, past them: nothing is promised
   // before it.
   const blind = Number.isNaN(lastSyncAt) && fleet.horizonMs < fleet.syncMs;
-  let at = lim.retryAt(now, cost, never ? Number.POSITIVE_INFINITY : blind ? now : nextSync);
-  if (at === Number.POSITIVE_INFINITY) at = never ? lim.nextChangeAt(now) : nextSync;
+  const syncAt = never ? Number.POSITIVE_INFINITY : blind ? now : nextSync;
+  let at = lim.retryAt(now, cost, syncAt);
+  if (at === Number.POSITIVE_INFINITY) {
+    if (never) at = lim.nextChangeAt(now);
+    else {
+      // not before what it knows it waits for, when it knows that much (the synced designs)
+      const notBefore = lim.retryNotBefore?.(now, cost, syncAt) ?? Number.NEGATIVE_INFINITY;
+      at = Number.isFinite(notBefore) ? Math.max(nextSync, notBefore) : nextSync;
+    }
+  }
   return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : Math.ceil(fleet.policy.windowMs);
 }
 

@@ -86,9 +86,13 @@ export interface SyncReply {
    */
   grantExpiresAt: number;
   /**
-   * With `release` (lease designs; other entries may omit it): when the oldest admit counted leaves
-   * the window (Infinity if none). With `count` it tells a gateway holding no slot when the store
-   * frees one: a lease design's Retry-After (it answered its next sync before, issue 31).
+   * When the oldest admit counted leaves the window (Infinity if none). With `release` (lease
+   * designs) always: with `count` it tells a gateway holding no slot when the store frees one, a lease
+   * design's Retry-After (it answered its next sync before, issue 31). With `read` (the shared-counter
+   * family) whenever the reply counts admits and lists no expiry (it may be given otherwise too: then
+   * it is the first listed): the oldest of the admits counted past the horizon, which a gateway knows
+   * only as a count. Its Retry-After waits for that one, and for no other of them before it (it
+   * waited for its own oldest admit instead, up to a window late, issue 31). Other entries omit it.
    */
   oldestExpiry?: number;
   /**

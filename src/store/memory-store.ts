@@ -547,6 +547,7 @@ export class MemoryStore implements Store {
         if (granted > 0) grantExpiresAt = rec.grant(gw, tag, granted, now + req.leaseTtlMs, policy).expiresAt;
       }
     }
+    if (!e.release && !e.read) out.oldestExpiry = undefined;
     if (e.release) {
       rec.dropEmpty(gw);
       // what a lease gateway holding no slot waits for (SyncReply.oldestExpiry, free)
@@ -559,6 +560,9 @@ export class MemoryStore implements Store {
     if (e.read) {
       horizon = now + req.horizonMs;
       log.expiryRunsBefore(horizon, windowMs, windowKind, out);
+      // the shared-counter family's Retry-After: when the oldest admit counted leaves, for a read that
+      // lists no expiry (as sync.lua: one that lists some has it first)
+      if (!e.release) out.oldestExpiry = out.expiries.length === 0 ? oldestOf(log, policy) : undefined;
     } else {
       out.expiries = NO_EXPIRIES;
       out.expiryCounts = undefined;

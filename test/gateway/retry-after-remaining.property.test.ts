@@ -17,7 +17,8 @@
  * 3. Not early: a rejection at r, retried by the same client on the same gateway at exactly
  *    r + retryAfterMs, the fleet otherwise idle (no arrivals; syncs go on), is admitted — unless the
  *    gateway had no way to know: its key's retryAt said so (Infinity: Retry-After is then its next
- *    sync, checked; never for one unit on a grant design that has the store's reply), or another gateway's admit still counting had not reached the store by its last
+ *    sync, or later the soonest it might admit where retryNotBefore knows it, checked; never for one
+ *    unit on a grant design that has the store's reply), or another gateway's admit still counting had not reached the store by its last
  *    sync, or (adaptive) the retry was thinned by its random draw, or (central-log, which knows only
  *    the store's count and oldest expiry) the request costs more than the one slot that expiry frees,
  *    or (a design with grants) another gateway holds the key's state, so may hold or take the slot.
@@ -25,9 +26,10 @@
  *    wait plus Δ (1 ms for central-log, whose store decides) — the true wait being the first instant
  *    the central log would admit the request, all admits of the fleet counted (for split, whose
  *    gateway admits within its own share ceil(L/K) alone, the first its share would) — unless the
- *    gateway could not know better: a synced design waiting on another gateway's admit that leaves
- *    past its reply's horizon, or a grant design while another gateway holds unspent slots (it
- *    counts every grant as taken: one may hold admits not pushed yet).
+ *    gateway could not know better: a grant design while another gateway holds unspent slots (it
+ *    counts every grant as taken: one may hold admits not pushed yet). A synced design waiting on
+ *    another gateway's admit that leaves past its reply's horizon is no excuse: the reply tells when
+ *    the oldest it counted leaves (it waited for its own oldest admit instead, a window late).
  * The async runtime's part is checked the same way on one AsyncGateway over a MemoryStore with fake
  * timers (a lone gateway: its view is always complete).
  */
@@ -211,20 +213,6 @@ class Fleet {
     );
   }
 
-  /**
-   * Whether another gateway's admit of `key`, counting at r and pushed by g's last sync at or before
-   * r (s), leaves before `before` without g having been told when: at or past that sync's horizon.
-   */
-  unlistedLeaves(g: number, key: string, r: number, before: number): boolean {
-    const { windowMs, windowKind, syncMs } = this.c;
-    const s = this.syncBefore(g, r);
-    const horizon = s + (this.c.horizonMs ?? Math.min(windowMs, 4 * syncMs));
-    return this.admits.some((a) => {
-      const e = expiryOf(a.t, windowMs, windowKind);
-      return a.key === key && a.g !== g && e > r && e >= horizon && e < before;
-    });
-  }
-
   /** Whether a gateway other than g synced in [from, to]. */
   othersSynced(g: number, from: number, to: number): boolean {
     return this.allSyncTimes.some((ts, h) => h !== g && ts.some((x) => x >= from && x <= to));
@@ -322,8 +310,8 @@ function runAll(c: Case): { i: number; t: number; d: Decision }[] {
   return rejections;
 }
 
-/** Property 3 for one rejection: the replay up to it, an idle fleet, the retry at Retry-After. */
-function retryAt(c: Case, upTo: number): void {
+/** The fleet after arrivals 0…upTo, the last decision and its instant. */
+function replay(c: Case, upTo: number): { fleet: Fleet; t: number; d: Decision | null } {
   const fleet = new Fleet(c);
   let t = 0;
   let d: Decision | null = null;
@@ -332,6 +320,12 @@ function retryAt(c: Case, upTo: number): void {
     t += a.dt;
     d = fleet.decide(t, a.g, `k${a.key}`, a.cost);
   }
+  return { fleet, t, d };
+}
+
+/** Property 3 for one rejection: the replay up to it, an idle fleet, the retry at Retry-After. */
+function retryAt(c: Case, upTo: number): void {
+  const { fleet, t, d } = replay(c, upTo);
   const { g, key: k, cost } = c.arrivals[upTo];
   const key = `k${k}`;
   if (d === null || d.allowed || d.retryAfterMs === undefined) throw new Error('not the rejection');
@@ -343,9 +337,19 @@ function retryAt(c: Case, upTo: number): void {
   else if (lim !== undefined) {
     const syncAt = syncAtOf(c, fleet.lastSyncOf(g), r);
     knowable = lim.retryAt(r, cost, syncAt.asked) < Number.POSITIVE_INFINITY;
-    // when it cannot know, Retry-After is its next sync
-    if (!knowable && design.syncs !== 'never')
-      expect(d.retryAfterMs).toBe(Math.max(1, Math.ceil(syncAt.next - r)));
+    // when it cannot know, Retry-After is its next sync, or later the soonest it might admit where it
+    // knows that (property 4 checks that this is not late either)
+    if (!knowable && design.syncs !== 'never') {
+      const notBefore = lim.retryNotBefore?.(r, cost, syncAt.asked) ?? Number.NEGATIVE_INFINITY;
+      const at = Number.isFinite(notBefore) ? Math.max(syncAt.next, notBefore) : syncAt.next;
+      expect(d.retryAfterMs).toBe(Math.max(1, Math.ceil(at - r)));
+      // …and it is a bound: the same retry 1 ms sooner, past the next sync, is refused
+      if (notBefore > syncAt.next && d.retryAfterMs > 1) {
+        const sooner = replay(c, upTo).fleet.decide(r + d.retryAfterMs - 1, g, key, cost);
+        if (sooner.allowed)
+          expect.fail(`retry at ${r} + ${d.retryAfterMs} − 1 on g${g} (${key}) was admitted`);
+      }
+    }
     // a grant design told by the store when its oldest admit leaves knows when one unit fits; its
     // retryAt saying otherwise is no excuse (it did, and Retry-After was the next sync: issue 31)
     if (design.grants && cost === 1 && !viewless(lim)) knowable = true;
@@ -372,19 +376,13 @@ function retryAt(c: Case, upTo: number): void {
       ? fleet.trueAt(key, r, cost, Math.ceil(limit / gateways), g)
       : fleet.trueAt(key, r, cost, limit);
   const slack = design.syncs === 'never' ? 1 : syncMs + 1;
-  // (a synced design is told the expiries only up to its reply's horizon: another gateway's admit
-  // leaving past it, before the answer, is one it could not wait for)
   const late = d.retryAfterMs > Math.max(1, truth - r) + slack;
   // (a grant design counts the slots other gateways hold as taken — they may hold admits not pushed
   // yet — so it may wait longer than the central log while another holds some unspent)
   const othersHold =
     design.grants &&
     fleet.gws.some((gw, h) => h !== g && ((gw.limiterFor(key) as LeaseKey | undefined)?.slots(r) ?? 0) > 0);
-  if (
-    late &&
-    !othersHold &&
-    !(design.syncs === 'lazy' && fleet.unlistedLeaves(g, key, r, r + d.retryAfterMs - slack))
-  )
+  if (late && !othersHold)
     expect.fail(
       `Retry-After ${d.retryAfterMs} at ${r} on g${g} (${key}, cost ${cost}): the true wait is ${truth - r}`,
     );

@@ -167,6 +167,30 @@ describe('compact mode: a lease reply says when its count next falls and what is
     expect(b).toMatchObject({ count: 2, oldestExpiry: 61_700, free: 2 });
     expect((await store.ask('h', 'k', p, 3_000, 0, 61_700)).oldestExpiry).toBe(Number.POSITIVE_INFINITY);
   });
+
+  it('a read that lists no expiry says the oldest bucket’s, on the plain path and the general one', async () => {
+    const store = compact();
+    const p: Policy = { limit: 5, windowMs: 60_000, windowKind: 'sliding' };
+    const req = (gatewayId: string, seq: number, admits: number[]): SyncRequest => ({
+      gatewayId,
+      seq,
+      policy: p,
+      leaseTtlMs: 3_000,
+      horizonMs: 4_000,
+      entries: [{ key: 'k', admits, read: true, release: false, ask: 0 }],
+    });
+    // a new key (the general path), then pushes and a read with nothing aged out (the plain path)
+    const a = (await store.sync(req('g', 1, [100, 1_500]), 2_000)).replies[0];
+    expect(a).toMatchObject({ count: 2, expiries: [], oldestExpiry: 60_100 });
+    const b = (await store.sync(req('g', 2, [1_700]), 2_100)).replies[0];
+    expect(b).toMatchObject({ count: 3, expiries: [], oldestExpiry: 60_100 });
+    const c = (await store.sync(req('h', 1, []), 2_200)).replies[0];
+    expect(c).toMatchObject({ count: 3, expiries: [], oldestExpiry: 60_100 });
+    // the first bucket has left: the second counts until its latest admit's expiry
+    const d = (await store.sync(req('h', 2, []), 60_200)).replies[0];
+    expect(d.count).toBe(2);
+    expect(d.oldestExpiry ?? d.expiries[0]).toBe(61_700);
+  });
 });
 
 describe('compact mode (buckets): two gateways in one bucket (issue 32)', () => {

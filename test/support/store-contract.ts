@@ -340,6 +340,30 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       expect(r.replies[0]).toMatchObject({ count: 2, granted: 1, oldestExpiry: 1000, free: 1 });
     });
 
+    it('a read that lists no expiry says when the oldest admit counted leaves (issue 31)', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 10 };
+      // horizon 800: nothing listed, the oldest (100) leaves at 1100
+      const a = await s.sync(req({ policy: p, entries: [push('k', [100, 300])] }), 400);
+      expect(a.replies[0]).toMatchObject({ count: 2, expiries: [], oldestExpiry: 1100 });
+      // pushed to again, nothing aged out (sync.lua's plain path), and a read alone
+      const b = await s.sync(req({ seq: 2, policy: p, entries: [push('k', [450])] }), 500);
+      expect(b.replies[0]).toMatchObject({ count: 3, expiries: [], oldestExpiry: 1100 });
+      const c = await s.sync(req({ gatewayId: 'gw-b', policy: p, entries: [push('k', [])] }), 600);
+      expect(c.replies[0]).toMatchObject({ count: 3, expiries: [], oldestExpiry: 1100 });
+      // one that lists some may leave it out: the first listed is the oldest
+      const d = await s.sync(req({ seq: 3, policy: p, entries: [push('k', [])] }), 800);
+      expect(listed(d.replies[0])).toEqual([1100]);
+      expect(d.replies[0].oldestExpiry ?? 1100).toBe(1100);
+      // none counted: Infinity; a fixed window's admits all leave at its end; no read: not said
+      const e = await s.sync(req({ policy: p, entries: [push('empty', [])] }), 900);
+      expect(e.replies[0]).toMatchObject({ count: 0, oldestExpiry: Number.POSITIVE_INFINITY });
+      const f = await s.sync(req({ policy: { ...fixed, limit: 10 }, entries: [push('f', [100, 200])] }), 300);
+      expect(f.replies[0]).toMatchObject({ count: 2, expiries: [], oldestExpiry: 1000 });
+      const g = await s.sync(req({ seq: 4, policy: p, entries: [push('k', [], false)] }), 950);
+      expect(g.replies[0].oldestExpiry).toBeUndefined();
+    });
+
     it('keys are independent and one sync answers many keys in request order', async () => {
       const s = await make();
       const p = { ...sliding, limit: 1000 };

@@ -427,8 +427,9 @@ function runCount(a: readonly number[]): number {
 /**
  * Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. The
  * reply's head is one Buffer of little-endian doubles (now, then per key count, granted, lapse and its
- * number of expiry pairs, and for an entry with `release` its oldest expiry and free slots), read in
- * place; the pairs follow as (expiry as text, admits).
+ * number of expiry pairs, and for an entry with `release` its oldest expiry and free slots, for one
+ * with `read` alone that lists no pair its oldest expiry), read in place; the pairs follow as (expiry
+ * as text, admits).
  */
 function decodeSyncChunk(
   r: (Buffer | number)[],
@@ -438,11 +439,11 @@ function decodeSyncChunk(
   out: SyncReply[],
 ): number {
   const head = r[0] as Buffer;
+  // at least: a read listing no expiry adds one (its oldest expiry), known once its pairs are read
   let doubles = 1 + 4 * indexes.length;
   for (const i of indexes) if (entries[i].release) doubles += 2;
-  if (head.length !== 8 * doubles) {
-    throw new Error(`sync.lua replied ${head.length} head bytes for ${indexes.length} keys`);
-  }
+  const bad = () => new Error(`sync.lua replied ${head.length} head bytes for ${indexes.length} keys`);
+  if (head.length < 8 * doubles) throw bad();
   const now = head.readDoubleLE(0);
   const horizon = now + req.horizonMs;
   let h = 8;
@@ -475,9 +476,14 @@ function decodeSyncChunk(
       reply.oldestExpiry = head.readDoubleLE(h);
       reply.free = head.readDoubleLE(h + 8) + 0;
       h += 16;
+    } else if (entries[i].read && pairs === 0) {
+      if (head.length < 8 * ++doubles) throw bad();
+      reply.oldestExpiry = head.readDoubleLE(h);
+      h += 8;
     }
     out[i] = reply;
   }
+  if (head.length !== 8 * doubles) throw bad();
   return now;
 }
 

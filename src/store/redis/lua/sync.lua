@@ -22,7 +22,9 @@
 -- Reply: { head, then per key its p pairs (expiry ms as text, admits) }, where head is one binary string
 --        of little-endian doubles (struct '<d'): the store's now ms, then per key count, granted, grant
 --        lapse ms, p, and for a key with flag 2 (release: the lease designs) two more, the oldest
---        counted admit's expiry ms (inf: none) and the slots neither admitted nor granted after it.
+--        counted admit's expiry ms (inf: none) and the slots neither admitted nor granted after it;
+--        for a key with flag 1 alone (read: the shared-counter family) and p = 0, one more, that
+--        oldest expiry (a read listing expiries has its first: the gateway needs none then).
 --        Four doubles per key instead of four reply values: the gateway reads them in place
 --        (each reply value was a JS value to parse and collect, most of the gateway's decoding).
 -- A seq older than one a key already applied is an error, and nothing is written by this call.
@@ -215,8 +217,30 @@ local function plainTouch(i, log, meta, out)
     end
     expiring(log, { o = o }, horizon, out)
   end
-  HEAD[#HEAD + 1] = packHead('<dddd', count, 0, NOW, (#out - p) / 2)
+  local pairs = (#out - p) / 2
+  if FLAGS[i] == 1 and pairs == 0 then
+    -- a read that lists no expiry: when the oldest admit counted leaves, from o (see oldestOf)
+    HEAD[#HEAD + 1] = packHead('<ddddd', count, 0, NOW, 0, oExpiry)
+  else
+    HEAD[#HEAD + 1] = packHead('<dddd', count, 0, NOW, pairs)
+  end
   return true
+end
+
+-- When the oldest admit counted leaves (inf: none), for a read that lists no expiry: from the meta
+-- record's o, which prune sets from the log once anything has aged and each add lowers, so no Redis
+-- call (reading the log for it, ZRANGE 0 0 or the buckets, cost +33 % / +114 % of a plain key-sync's
+-- Redis instructions, bench/probes/sync-redis-ir.mjs). Exact mode: exact, but for a central-log void
+-- since (o then bounds it from below). Compact mode: between the oldest admit's expiry and its
+-- bucket's, when the count falls (o bounds the buckets' latest admit times from below).
+local function oldestOf(log, m, count)
+  if count <= 0 then
+    return math.huge
+  end
+  if m.o ~= nil then
+    return expiry(m.o)
+  end
+  return oldest(log) or math.huge
 end
 
 -- The general path: any key, its meta hash `m` as read (release, push, grant, read).
@@ -269,6 +293,10 @@ local function generalTouch(i, log, m, out)
     local first = count > 0 and oldest(log) or nil
     local free = math.max(0, LIMIT - count - others - mine - fresh)
     HEAD[#HEAD + 1] = packHead('<dddddd', count, granted, lapseOut, (#out - p) / 2, first or math.huge, free)
+  elseif flags == 1 and #out == p then
+    -- a read that lists no expiry (the shared-counter family's Retry-After, the contract's
+    -- SyncReply.oldestExpiry): when the oldest admit counted leaves
+    HEAD[#HEAD + 1] = packHead('<ddddd', count, granted, lapseOut, 0, oldestOf(log, m, count))
   else
     HEAD[#HEAD + 1] = packHead('<dddd', count, granted, lapseOut, (#out - p) / 2)
   end
