@@ -15,32 +15,23 @@ export function closingQuote(s: string, from: number): number {
   return -1;
 }
 
-/** A quoted field's text with `\"`, `\\` and `\xHH` undone (only when it has a backslash). */
+/**
+ * A quoted field's text with `\"` and `\\` undone (only when it has a backslash). NGINX's `\xHH` is
+ * left as written: a key stays printable.
+ */
 export function unescapeField(s: string, from: number, to: number): string {
   const raw = s.slice(from, to);
   if (raw.indexOf('\\') < 0) return raw;
   let out = '';
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i];
-    if (c !== '\\' || i + 1 >= raw.length) {
-      out += c;
-      continue;
-    }
     const n = raw[i + 1];
-    if (n === 'x' && i + 3 < raw.length) {
-      const code = Number.parseInt(raw.slice(i + 2, i + 4), 16);
-      if (Number.isFinite(code) && /^[0-9a-fA-F]{2}$/.test(raw.slice(i + 2, i + 4))) {
-        out += String.fromCharCode(code);
-        i += 3;
-        continue;
-      }
-    }
-    if (n === '"' || n === '\\') {
+    if (c === '\\' && (n === '"' || n === '\\')) {
       out += n;
       i++;
-      continue;
+    } else {
+      out += c;
     }
-    out += c;
   }
   return out;
 }
