@@ -83,12 +83,13 @@ describe('combined', () => {
     expect(stats.firstMalformed[4].text.startsWith('10.0.0.7 - - [05/Jan/2026')).toBe(true);
   });
 
-  it('takes CRLF line ends and a last line without its newline', async () => {
+  it('takes CRLF line ends, a byte-order mark and a last line without its newline', async () => {
     const a = '10.0.0.1 - - [05/Jan/2026:12:00:01 +0000] "GET / HTTP/1.1" 200 5 "-" "ua"';
     const b = '10.0.0.2 - - [05/Jan/2026:12:00:02 +0000] "GET / HTTP/1.1" 201 5 "-" "ua"';
-    const file = logs.file('crlf.log', `${a}\r\n${b}`);
+    const file = logs.file('crlf.log', `\ufeff${a}\r\n${b}`);
     const { arrivals, stats } = await readAll([file], { format: 'combined' });
     expect(arrivals.map((x) => x.status)).toEqual([200, 201]);
+    expect(arrivals[0].key).toBe('10.0.0.1');
     expect(stats.malformed).toBe(0);
   });
 });

@@ -76,8 +76,10 @@ export async function* readLines(file: string, maxLineLength: number): AsyncGene
     return out;
   };
 
-  const split = (chunk: string) => {
-    if (chunk.length > 0) sawText = true;
+  const split = (decoded: string) => {
+    // a byte-order mark some Windows tools write is not part of the first line
+    const chunk = !sawText && decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+    if (decoded.length > 0) sawText = true;
     const text = carry.length > 0 ? carry + chunk : chunk;
     carry = '';
     let pos = 0;
