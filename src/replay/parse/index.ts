@@ -66,7 +66,7 @@ function streamSeed(seed: number, stream: number): number {
  * first few kept, with file, line and reason), never thrown; `stats()` is complete once the stream
  * has ended. The stream can be read once.
  */
-export function openArrivals(files: string[], opts: ReadOptions): ArrivalSource {
+export function openArrivals(files: readonly string[], opts: ReadOptions): ArrivalSource {
   if (!Array.isArray(files) || files.length === 0) throw new Error('no log files given');
   const o = resolveOptions(opts, files.length);
   const key = parseKeySpec(o.key, o.format);

@@ -10,7 +10,7 @@ export class StatsKeeper {
   private readonly kept: MalformedLine[][];
 
   constructor(
-    private readonly files: string[],
+    private readonly files: readonly string[],
     private readonly keep: number,
   ) {
     this.kept = files.map(() => []);
