@@ -4,7 +4,9 @@
  * `maxLineLength` characters: a longer one is handed on cut, flagged, and the rest of it skipped, so a
  * file of binary junk without newlines costs no more memory than a chunk.
  */
+import type { ReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { pipeline, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 
@@ -43,14 +45,16 @@ async function openForReading(file: string) {
 /** The file's lines, in batches; throws (naming the file) when it is missing, unreadable or empty. */
 export async function* readLines(file: string, maxLineLength: number): AsyncGenerator<LineBatch> {
   const handle = await openForReading(file);
-  let source: AsyncIterable<Buffer>;
+  let raw: ReadStream;
+  let source: Readable;
   try {
     const head = Buffer.alloc(2);
     const { bytesRead } = await handle.read(head, 0, 2, 0);
     if (bytesRead === 0) throw new Error(`cannot read log ${file}: the file is empty`);
-    const raw = handle.createReadStream({ start: 0, highWaterMark: CHUNK_BYTES });
-    source = isGzip(head) ? raw.pipe(createGunzip({ chunkSize: CHUNK_BYTES })) : raw;
-    if (source !== raw) raw.on('error', (err) => (source as NodeJS.ReadableStream).emit('error', err));
+    // the stream closes the handle when it ends or is destroyed
+    raw = handle.createReadStream({ start: 0, highWaterMark: CHUNK_BYTES });
+    // pipeline: an error in either stream ends the gunzip stream with it, and the loop below sees it
+    source = isGzip(head) ? pipeline(raw, createGunzip({ chunkSize: CHUNK_BYTES }), () => {}) : raw;
   } catch (err) {
     await handle.close();
     if (err instanceof Error && err.message.startsWith('cannot read log')) throw err;
@@ -121,7 +125,9 @@ export async function* readLines(file: string, maxLineLength: number): AsyncGene
     yield last;
     return;
   } finally {
-    await handle.close().catch(() => {});
+    // also when the reader stops early: no stream left reading a closed handle
+    source.destroy();
+    raw.destroy();
   }
   split(decoder.end());
   if (carry.length > 0) push(carry, false);
