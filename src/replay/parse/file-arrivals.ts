@@ -1,0 +1,65 @@
+/**
+ * One log file's arrivals, in time order: its lines read, parsed, placed in their second
+ * (`--spread`), and put back in order within the reorder window. Malformed lines are counted and the
+ * first few kept; no line, however broken, stops the file.
+ */
+import type { Random } from '../../sim/random.js';
+import type { Arrival } from '../arrival.js';
+import type { LineParser } from './line-parser.js';
+import { readLines } from './read-lines.js';
+import type { StatsKeeper } from './read-stats.js';
+import { ReorderWindow } from './reorder-window.js';
+
+export interface FileReading {
+  file: string;
+  fileIndex: number;
+  parser: LineParser;
+  /** The gateway every arrival of this file is served by (routed logs get theirs later). */
+  gateway: number;
+  /** `--spread uniform`'s draws for this file; undefined for `none`. */
+  spread: Random | undefined;
+  reorderWindowMs: number;
+  maxLineLength: number;
+  stats: StatsKeeper;
+}
+
+/** The file's arrivals in ascending t, in batches. */
+export async function* fileArrivals(r: FileReading): AsyncGenerator<Arrival[]> {
+  const { parser, stats, gateway, spread } = r;
+  const counts = stats.counts;
+  const window = new ReorderWindow(r.reorderWindowMs, counts);
+  for await (const batch of readLines(r.file, r.maxLineLength)) {
+    const out: Arrival[] = [];
+    const { lines, tooLong } = batch;
+    let nextTooLong = tooLong.length > 0 ? tooLong[0] : -1;
+    let tooLongAt = 0;
+    counts.lines += lines.length;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      if (i === nextTooLong) {
+        stats.malformed(r.fileIndex, batch.first + i, line, `line longer than ${r.maxLineLength} characters`);
+        nextTooLong = ++tooLongAt < tooLong.length ? tooLong[tooLongAt] : -1;
+        continue;
+      }
+      const reason = parser.parse(line);
+      if (reason !== null) {
+        stats.malformed(r.fileIndex, batch.first + i, line, reason);
+        continue;
+      }
+      counts.arrivals++;
+      const stamp = parser.t;
+      // a one-second stamp: a ms drawn inside its second
+      const t =
+        spread !== undefined && parser.wholeSecond ? stamp + Math.floor(spread.uniform() * 1000) : stamp;
+      window.push({ t, key: parser.key, gateway, status: parser.status }, stamp, out);
+    }
+    if (batch.brokenOff !== undefined) {
+      counts.lines++;
+      stats.malformed(r.fileIndex, batch.first + lines.length, '', batch.brokenOff);
+    }
+    if (out.length > 0) yield out;
+  }
+  const rest: Arrival[] = [];
+  window.flush(rest);
+  if (rest.length > 0) yield rest;
+}

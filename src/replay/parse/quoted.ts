@@ -1,0 +1,42 @@
+/** Quoted fields of text access logs (`"GET / HTTP/1.1"`, `"Mozilla/5.0 …"`), escapes and all. */
+
+/**
+ * The index of the `"` that closes a field opened just before s[from], or -1: a `"` after an odd run
+ * of backslashes is escaped (Apache writes `\"` and `\\`; NGINX writes `\x22`, never a bare quote).
+ */
+export function closingQuote(s: string, from: number): number {
+  let q = s.indexOf('"', from);
+  while (q >= 0) {
+    let backslashes = 0;
+    while (q - 1 - backslashes >= from && s.charCodeAt(q - 1 - backslashes) === 92) backslashes++;
+    if ((backslashes & 1) === 0) return q;
+    q = s.indexOf('"', q + 1);
+  }
+  return -1;
+}
+
+/**
+ * A quoted field's text with `\"` and `\\` undone (only when it has a backslash). NGINX's `\xHH` is
+ * left as written: a key stays printable.
+ */
+export function unescapeField(s: string, from: number, to: number): string {
+  const raw = s.slice(from, to);
+  if (raw.indexOf('\\') < 0) return raw;
+  let out = '';
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    const n = raw[i + 1];
+    if (c === '\\' && (n === '"' || n === '\\')) {
+      out += n;
+      i++;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/** The inverse of unescapeField for what a log writer must escape: `"` and `\`. */
+export function escapeField(s: string): string {
+  return s.indexOf('"') < 0 && s.indexOf('\\') < 0 ? s : s.replace(/[\\"]/g, (c) => `\\${c}`);
+}
