@@ -1,0 +1,71 @@
+/**
+ * A whole replay from a way to open the arrivals: the log's stream, spread (--spread), with the
+ * attacks overlaid (--attack), through the engine; then, when timelines are wanted (--out), a second
+ * pass over a fresh stream recording the worst keys, which are known only once the first has ended.
+ */
+import type { ArrivalSource } from '../arrival.js';
+import { type AttackSpec, overlayAttacks } from './attack.js';
+import { ReplayRun, type TimelineRequest } from './engine.js';
+import type { ReplayResult, ReplaySettings } from './result.js';
+import { type Spread, spreadArrivals } from './spread.js';
+
+export interface PipelineOptions {
+  spread: Spread;
+  attacks: readonly AttackSpec[];
+  /** Draw per-key timelines of this many worst keys (0: none, one pass). */
+  timelineKeys: number;
+}
+
+/** At most this many buckets per timeline. */
+const TIMELINE_BUCKETS = 150;
+
+async function pass(
+  open: () => ArrivalSource,
+  s: ReplaySettings,
+  o: PipelineOptions,
+  timeline: TimelineRequest | null,
+): Promise<ReplayResult> {
+  const source = open();
+  const spread = spreadArrivals(source.arrivals, o.spread, s.seed);
+  const arrivals = overlayAttacks(spread, o.attacks, {
+    limit: s.limit,
+    windowMs: s.windowMs,
+    gateways: s.gateways,
+    seed: s.seed,
+  });
+  const run = new ReplayRun(s, timeline);
+  for await (const a of arrivals) run.push(a);
+  return run.finish(source.stats());
+}
+
+/** The keys a timeline is drawn for: each design's worst by honest rejections, then by over-admission. */
+export function worstKeys(r: ReplayResult, n: number): string[] {
+  const keys = new Set<string>();
+  for (let rank = 0; keys.size < n && rank < r.settings.top; rank++) {
+    for (const t of r.top) {
+      for (const list of [t.byHonestRejected, t.byOverAdmitted])
+        if (list[rank] !== undefined && keys.size < n) keys.add(list[rank].key);
+    }
+  }
+  return [...keys];
+}
+
+export async function runReplay(
+  open: () => ArrivalSource,
+  s: ReplaySettings,
+  o: PipelineOptions,
+): Promise<ReplayResult> {
+  const first = await pass(open, s, o, null);
+  const keys = o.timelineKeys > 0 ? worstKeys(first, o.timelineKeys) : [];
+  if (keys.length === 0 || !(first.to >= first.from))
+    return o.timelineKeys > 0 ? { ...first, timelines: [] } : first;
+  const span = first.to - first.from + 1;
+  const bucketMs = Math.max(1000, Math.ceil(span / TIMELINE_BUCKETS / 1000) * 1000);
+  const second = await pass(open, s, o, {
+    keys,
+    origin: first.from,
+    bucketMs,
+    buckets: Math.ceil(span / bucketMs),
+  });
+  return { ...first, timelines: second.timelines ?? [] };
+}
