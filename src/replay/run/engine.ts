@@ -1,6 +1,9 @@
 /**
  * The replay engine: every arrival, in time order, goes to the central log and to each design's fleet
- * (ReplayFleet: the simulator's gateways and store), and its decisions are tallied per key. Streaming:
+ * (ReplayFleet: the simulator's gateways and store), and its decisions are tallied per key. The central
+ * log every design is measured against is the exact sliding log the tallies keep anyway (slot 0: admit
+ * iff fewer than L admits in (t − W, t]); asked for as a design, central-log also runs through its
+ * fleet like any other, and the tests hold the two equal. Streaming:
  * it holds the keys live within W (its own tallies, the gateways' states, the store's records), never
  * the arrivals; a key with no arrival for a whole window is retired to a summary.
  */
@@ -22,9 +25,10 @@ export interface TimelineRequest {
 const CENTRAL: DesignId = 'central-log';
 
 export class ReplayRun {
-  /** The central log first, then every other design asked for, each once. */
+  /** The reference central log first, then every design asked for, each once (central-log too). */
   readonly order: DesignId[];
-  private fleets: ReplayFleet[] = [];
+  /** A fleet per design of `order`, from index 1 (index 0, the reference, has none). */
+  private fleets: (ReplayFleet | null)[] = [];
   private readonly live = new Map<string, KeyStats>();
   private readonly board: Leaderboard;
   private readonly W: number;
@@ -63,7 +67,7 @@ export class ReplayRun {
       throw new RangeError(`limit: must be an integer ≥ 1, got ${s.limit}`);
     if (!(s.windowMs > 0)) throw new RangeError(`windowMs: must be > 0, got ${s.windowMs}`);
     if (!(s.syncMs > 0)) throw new RangeError(`syncMs: must be > 0, got ${s.syncMs}`);
-    this.order = [CENTRAL, ...new Set(s.designs.filter((d) => d !== CENTRAL))];
+    this.order = [CENTRAL, ...new Set(s.designs)];
     this.W = s.windowMs;
     this.L = s.limit;
     const n = this.order.length;
@@ -94,17 +98,18 @@ export class ReplayRun {
     this.origin = t;
     this.nextSweep = t + this.W;
     const s = this.settings;
-    this.fleets = this.order.map(
-      (design) =>
-        new ReplayFleet({
-          design,
-          gateways: s.gateways,
-          limit: s.limit,
-          windowMs: s.windowMs,
-          syncMs: s.syncMs,
-          seed: s.seed,
-          origin: t,
-        }),
+    this.fleets = this.order.map((design, i) =>
+      i === 0
+        ? null
+        : new ReplayFleet({
+            design,
+            gateways: s.gateways,
+            limit: s.limit,
+            windowMs: s.windowMs,
+            syncMs: s.syncMs,
+            seed: s.seed,
+            origin: t,
+          }),
     );
   }
 
@@ -135,10 +140,9 @@ export class ReplayRun {
     const tl = this.timelines === null ? undefined : this.timelines.get(a.key);
     const bucket = tl === undefined ? -1 : this.bucketOf(t);
     if (bucket >= 0) tl!.requests[bucket]++;
-    let centralOk = false;
+    const centralOk = st.designs[0].liveAt(t, W) < L;
     for (let i = 0; i < fleets.length; i++) {
-      const ok = fleets[i].arrive(a.key, g, t);
-      if (i === 0) centralOk = ok;
+      const ok = i === 0 ? centralOk : fleets[i]!.arrive(a.key, g, t);
       this.decided[i] = ok ? 1 : 0;
       const d = st.designs[i];
       d.requests++;
@@ -216,6 +220,7 @@ export class ReplayRun {
     let gatewayKeys = 0;
     let storeKeys = 0;
     for (const f of this.fleets) {
+      if (f === null) continue;
       gatewayKeys += f.keysHeld;
       storeKeys += f.storeKeys;
     }
@@ -227,7 +232,8 @@ export class ReplayRun {
     const spanS = this.arrivals > 0 ? (this.last - this.origin) / 1000 : 0;
     const nonFlood = this.arrivals - this.floods;
     const rows: DesignResult[] = this.order.map((design, i) => {
-      const calls = this.fleets.length > 0 ? this.fleets[i].storeCalls() : 0;
+      // the reference is the central log's work: one store call per request
+      const calls = i === 0 ? this.requests[0] : (this.fleets[i]?.storeCalls() ?? 0);
       return {
         design,
         requests: this.requests[i],
@@ -260,7 +266,7 @@ export class ReplayRun {
       centralRejected: this.centralRejected,
       logRejectedCentralAdmits: this.logRejectedCentralAdmits,
       central,
-      designs: this.settings.designs.map((d) => rows[this.order.indexOf(d)]),
+      designs: this.settings.designs.map((d) => rows[this.order.indexOf(d, 1)]),
       top,
       rankingPruned: this.board.pruned,
       read,
@@ -270,7 +276,7 @@ export class ReplayRun {
   }
 
   private topOf(design: DesignId, all: KeySummary[]): TopKeys {
-    const i = this.order.indexOf(design);
+    const i = this.order.indexOf(design, 1);
     const row = (s: KeySummary): KeyRow => ({
       key: s.key,
       requests: s.requests,

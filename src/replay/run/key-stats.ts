@@ -19,8 +19,20 @@ export class DesignTally {
   private log: number[] = [];
   private head = 0;
 
+  /** Admits in the trailing window (t − W, t] before one at t: the central log admits iff this is < L. */
+  liveAt(t: number, W: number): number {
+    this.dropExpired(t, W);
+    return this.log.length - this.head;
+  }
+
   /** An admit at t; returns the admits in the trailing window (t − W, t] after it. */
   admit(t: number, W: number): number {
+    this.dropExpired(t, W);
+    this.log.push(t);
+    return this.log.length - this.head;
+  }
+
+  private dropExpired(t: number, W: number): void {
     const log = this.log;
     let h = this.head;
     while (h < log.length && t - log[h] >= W) h++;
@@ -30,8 +42,6 @@ export class DesignTally {
       h = 0;
     }
     this.head = h;
-    log.push(t);
-    return log.length - h;
   }
 }
 
