@@ -109,7 +109,16 @@ describe('fleetlimit replay', () => {
     expect(json.timelines.length).toBeGreaterThan(0);
     const tl = json.timelines[0];
     expect(tl.designs.map((d: { design: string }) => d.design)).toEqual(['central-log', 'shared-counter']);
-    expect(tl.requests.reduce((a: number, b: number) => a + b, 0)).toBeGreaterThan(0);
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    expect(sum(tl.requests)).toBeGreaterThan(0);
+    for (const d of tl.designs) {
+      // every request of the key lands in one bucket, admitted or rejected, under every design
+      expect(sum(d.admitted) + sum(d.rejected)).toBe(sum(tl.requests));
+      expect(sum(d.admitted)).toBeGreaterThan(0);
+    }
+    // the central log's admits of the key, bucket by bucket, never top L in a bucket shorter than W
+    expect(tl.bucketMs).toBeLessThanOrEqual(60_000);
+    expect(Math.max(...tl.designs[0].admitted)).toBeLessThanOrEqual(20);
     const csv = parseCsv(readFileSync(join(out, 'designs.csv'), 'utf8'));
     expect(csv[0]).toEqual([...DESIGN_COLUMNS]);
     expect(csv.slice(1).map((r) => r[0])).toEqual(['central-log', 'shared-counter']);

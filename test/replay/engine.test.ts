@@ -105,9 +105,22 @@ describe('replay engine: exact where it claims to be', () => {
 describe('replay engine: the simulator’s decisions', () => {
   // the many-keys simulation drives the same gateways over scripted arrivals: same arrivals, same seed,
   // the same admits, for every design at K > 1
+  /** Bursts of 300 arrivals at 40/s, each after a quiet 30 s (longer than W: every key goes idle). */
+  const withGaps = (seed: number) => {
+    const list = randomArrivals(seed, 3000, { keys: 6, gateways: 4, perSec: 40, t0: 0 });
+    return list.map((a, i) => ({ ...a, t: a.t + Math.floor(i / 300) * 30_000 }));
+  };
+
   it.each(DESIGN_IDS as readonly DesignId[])('%s at K = 4 admits what runManyKeys admits', async (design) => {
-    for (const seed of [1, 2, 3]) {
-      const list = randomArrivals(seed, 3000, { keys: 6, gateways: 4, perSec: 40, t0: 0 });
+    for (const [seed, gaps] of [
+      [1, false],
+      [2, false],
+      [3, true],
+      [4, true],
+    ] as const) {
+      const list = gaps
+        ? withGaps(seed)
+        : randomArrivals(seed, 3000, { keys: 6, gateways: 4, perSec: 40, t0: 0 });
       list[0].t = 0; // the simulator's syncs start at 0, the replay's at the first arrival
       const r = await replay(arraySource(list), settings({ designs: [design], gateways: 4, seed }));
       const keyOf = (k: string) => Number(k.slice(1));
