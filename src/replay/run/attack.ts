@@ -77,15 +77,20 @@ class Flood {
 }
 
 /** The log's arrivals with the floods merged in (a flood arrival at a log arrival's instant comes after it). */
-export async function* overlayAttacks(
+export function overlayAttacks(
+  source: AsyncIterable<Arrival>,
+  attacks: readonly AttackSpec[],
+  opts: { limit: number; windowMs: number; gateways: number; seed: number },
+): AsyncIterable<Arrival> {
+  // no layer without an attack: each async generator layer costs every arrival a promise
+  return attacks.length === 0 ? source : overlay(source, attacks, opts);
+}
+
+async function* overlay(
   source: AsyncIterable<Arrival>,
   attacks: readonly AttackSpec[],
   opts: { limit: number; windowMs: number; gateways: number; seed: number },
 ): AsyncGenerator<Arrival> {
-  if (attacks.length === 0) {
-    yield* source;
-    return;
-  }
   // its own stream: the log's arrivals and the sync phases draw nothing from it
   const rng = new Random((opts.seed ^ 0x1b873593) >>> 0);
   const floods = attacks.map((a) => new Flood(a, rng, opts.limit, opts.windowMs, opts.gateways));

@@ -43,7 +43,7 @@ export function openArrivals(files: readonly string[], opts: OpenOptions): Arriv
     if (stats.firstMalformed.length < KEEP_MALFORMED) stats.firstMalformed.push(m);
   };
   const readers = files.map((file, i) => readJsonLines(file, i % opts.gateways, stats, bad));
-  return { arrivals: mergeByTime(readers, stats), stats: () => stats };
+  return { arrivals: mergeByTime(readers), stats: () => stats };
 }
 
 async function* readJsonLines(
@@ -90,11 +90,11 @@ async function* readJsonLines(
 }
 
 /** Merges per-file streams (each ascending) into one, ties in file order. */
-async function* mergeByTime(readers: AsyncGenerator<Arrival>[], _stats: ReadStats): AsyncGenerator<Arrival> {
-  if (readers.length === 1) {
-    yield* readers[0];
-    return;
-  }
+function mergeByTime(readers: AsyncGenerator<Arrival>[]): AsyncIterable<Arrival> {
+  return readers.length === 1 ? readers[0] : merge(readers);
+}
+
+async function* merge(readers: AsyncGenerator<Arrival>[]): AsyncGenerator<Arrival> {
   const heads = await Promise.all(readers.map((r) => r.next()));
   for (;;) {
     let best = -1;

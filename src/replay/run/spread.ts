@@ -17,15 +17,16 @@ function resolutionMs(t: number): number {
   return t % 1000 === 0 ? 1000 : 1;
 }
 
-export async function* spreadArrivals(
+export function spreadArrivals(
   source: AsyncIterable<Arrival>,
   how: Spread,
   seed: number,
-): AsyncGenerator<Arrival> {
-  if (how === 'none') {
-    yield* source;
-    return;
-  }
+): AsyncIterable<Arrival> {
+  // no layer at all when nothing is spread: each async generator layer costs every arrival a promise
+  return how === 'none' ? source : spread(source, how, seed);
+}
+
+async function* spread(source: AsyncIterable<Arrival>, how: Spread, seed: number): AsyncGenerator<Arrival> {
   // its own stream: the same seed spreads the same way whatever else draws
   const rng = new Random((seed ^ 0x3c6ef372) >>> 0);
   let group: Arrival[] = [];
