@@ -13,6 +13,7 @@ export const DESIGN_COLUMNS = [
   'keysOverLimit',
   'worstWindow',
   'worstKey',
+  'roundTripsPerRequest',
   'storeCalls',
   'storeCallsPerSec',
 ] as const satisfies readonly (keyof DesignResult)[];

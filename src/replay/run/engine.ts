@@ -234,6 +234,7 @@ export class ReplayRun {
     const rows: DesignResult[] = this.order.map((design, i) => {
       // the reference is the central log's work: one store call per request
       const calls = i === 0 ? this.requests[0] : (this.fleets[i]?.storeCalls() ?? 0);
+      const onPath = i === 0 ? this.requests[0] : (this.fleets[i]?.requestPathCalls() ?? 0);
       return {
         design,
         requests: this.requests[i],
@@ -245,6 +246,7 @@ export class ReplayRun {
         keysOverLimit: this.keysOver[i],
         worstWindow: this.worst[i] / this.L,
         worstKey: this.worstKey[i],
+        roundTripsPerRequest: this.requests[i] > 0 ? onPath / this.requests[i] : 0,
         storeCalls: calls,
         storeCallsPerSec: spanS > 0 ? calls / spanS : 0,
       };

@@ -117,6 +117,11 @@ export class ReplayFleet {
     return this.store.keyCount;
   }
 
+  /** Store calls on requests' path so far (central-log's logAdmit, leases-ask's asks). */
+  requestPathCalls(): number {
+    return this.store.logAdmits + this.store.asks;
+  }
+
   /** Store calls so far: syncs (if this design's syncs are store calls) and request-path calls. */
   storeCalls(): number {
     const syncs = this.syncsCount ? this.store.syncCalls + this.idleSyncs : 0;

@@ -36,6 +36,8 @@ export interface DesignResult {
   worstWindow: number;
   /** The key of that worst window ('' when nothing was admitted). */
   worstKey: string;
+  /** Store round trips a request waits on, per request (central-log 1, leases-ask its asks, else 0). */
+  roundTripsPerRequest: number;
   storeCalls: number;
   /** Store calls (syncs and request-path calls) per second of the log's span. */
   storeCallsPerSec: number;
