@@ -8,7 +8,8 @@
 import type { ArrivalSource } from '../replay/arrival.js';
 import { ReplayRun } from '../replay/run/engine.js';
 import type { DesignResult } from '../replay/run/result.js';
-import { spreadArrivals } from '../replay/run/spread.js';
+import { spreadStage } from '../replay/run/spread.js';
+import { drain } from '../replay/run/stage.js';
 import { METRIC_KEYS } from '../sim/run.js';
 import type { RunMetrics } from '../sim/types.js';
 import type { PlannedRow } from './plan.js';
@@ -46,7 +47,7 @@ export async function replayRows(
     });
     const source = open();
     // as `fleetlimit replay` does by default: requests sharing a stamp spread over its second
-    for await (const a of spreadArrivals(source.arrivals, 'random', seed)) run.push(a);
+    await drain(source.arrivals, [spreadStage('random', seed)!], (a) => run.push(a));
     const result = run.finish(source.stats());
     for (const [r, i] of at) perRow[i] = result.designs.find((d) => d.design === r.design)!;
     summary = {

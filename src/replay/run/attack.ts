@@ -7,6 +7,7 @@
 
 import { Random } from '../../sim/random.js';
 import type { Arrival } from '../arrival.js';
+import { type Emit, type Stage, staged } from './stage.js';
 
 export interface AttackSpec {
   /** the flood's rate, as a multiple of L per W */
@@ -76,36 +77,53 @@ class Flood {
   }
 }
 
-/** The log's arrivals with the floods merged in (a flood arrival at a log arrival's instant comes after it). */
-export function overlayAttacks(
-  source: AsyncIterable<Arrival>,
-  attacks: readonly AttackSpec[],
-  opts: { limit: number; windowMs: number; gateways: number; seed: number },
-): AsyncIterable<Arrival> {
-  // no layer without an attack: each async generator layer costs every arrival a promise
-  return attacks.length === 0 ? source : overlay(source, attacks, opts);
+interface OverlayOptions {
+  limit: number;
+  windowMs: number;
+  gateways: number;
+  seed: number;
 }
 
-async function* overlay(
-  source: AsyncIterable<Arrival>,
-  attacks: readonly AttackSpec[],
-  opts: { limit: number; windowMs: number; gateways: number; seed: number },
-): AsyncGenerator<Arrival> {
-  // its own stream: the log's arrivals and the sync phases draw nothing from it
-  const rng = new Random((opts.seed ^ 0x1b873593) >>> 0);
-  const floods = attacks.map((a) => new Flood(a, rng, opts.limit, opts.windowMs, opts.gateways));
-  let started = false;
-  for await (const a of source) {
-    if (!started) {
-      for (const f of floods) f.start(a.t);
-      started = true;
+/** --attack as a stage; null without an attack (no stage at all). */
+export function attackStage(attacks: readonly AttackSpec[], opts: OverlayOptions): Stage | null {
+  return attacks.length === 0 ? null : new AttackStage(attacks, opts);
+}
+
+/** The log's arrivals with the floods merged in (a flood arrival at a log arrival's instant comes after it). */
+class AttackStage implements Stage {
+  private readonly floods: Flood[];
+  private started = false;
+
+  constructor(attacks: readonly AttackSpec[], opts: OverlayOptions) {
+    // its own stream: the log's arrivals and the sync phases draw nothing from it
+    const rng = new Random((opts.seed ^ 0x1b873593) >>> 0);
+    this.floods = attacks.map((a) => new Flood(a, rng, opts.limit, opts.windowMs, opts.gateways));
+  }
+
+  push(a: Arrival, emit: Emit): void {
+    if (!this.started) {
+      for (const f of this.floods) f.start(a.t);
+      this.started = true;
     }
     for (;;) {
       let first: Flood | null = null;
-      for (const f of floods) if (f.next < a.t && (first === null || f.next < first.next)) first = f;
+      for (const f of this.floods) if (f.next < a.t && (first === null || f.next < first.next)) first = f;
       if (first === null) break;
-      yield first.take();
+      emit(first.take());
     }
-    yield a;
+    emit(a);
   }
+
+  /** The floods end with the log. */
+  end(_emit: Emit): void {}
+}
+
+/** --attack over an async source (a stage; the source itself without an attack). */
+export function overlayAttacks(
+  source: AsyncIterable<Arrival>,
+  attacks: readonly AttackSpec[],
+  opts: OverlayOptions,
+): AsyncIterable<Arrival> {
+  const stage = attackStage(attacks, opts);
+  return stage === null ? source : staged(source, [stage]);
 }

@@ -4,10 +4,11 @@
  * pass over a fresh stream recording the worst keys, which are known only once the first has ended.
  */
 import type { ArrivalSource } from '../arrival.js';
-import { type AttackSpec, overlayAttacks } from './attack.js';
+import { type AttackSpec, attackStage } from './attack.js';
 import { ReplayRun, type TimelineRequest } from './engine.js';
 import type { ReplayResult, ReplaySettings } from './result.js';
-import { type Spread, spreadArrivals } from './spread.js';
+import { type Spread, spreadStage } from './spread.js';
+import { drain, type Stage } from './stage.js';
 
 export interface PipelineOptions {
   spread: Spread;
@@ -26,15 +27,12 @@ async function pass(
   timeline: TimelineRequest | null,
 ): Promise<ReplayResult> {
   const source = open();
-  const spread = spreadArrivals(source.arrivals, o.spread, s.seed);
-  const arrivals = overlayAttacks(spread, o.attacks, {
-    limit: s.limit,
-    windowMs: s.windowMs,
-    gateways: s.gateways,
-    seed: s.seed,
-  });
+  const stages = [
+    spreadStage(o.spread, s.seed),
+    attackStage(o.attacks, { limit: s.limit, windowMs: s.windowMs, gateways: s.gateways, seed: s.seed }),
+  ].filter((x): x is Stage => x !== null);
   const run = new ReplayRun(s, timeline);
-  for await (const a of arrivals) run.push(a);
+  await drain(source.arrivals, stages, (a) => run.push(a));
   return run.finish(source.stats());
 }
 

@@ -8,6 +8,7 @@
 
 import { Random } from '../../sim/random.js';
 import type { Arrival } from '../arrival.js';
+import { type Emit, type Stage, staged } from './stage.js';
 
 export const SPREADS = ['none', 'even', 'random'] as const;
 export type Spread = (typeof SPREADS)[number];
@@ -17,36 +18,58 @@ function resolutionMs(t: number): number {
   return t % 1000 === 0 ? 1000 : 1;
 }
 
+/** --spread as a stage; null for `none` (no stage at all). */
+export function spreadStage(how: Spread, seed: number): Stage | null {
+  return how === 'none' ? null : new SpreadStage(how, seed);
+}
+
+class SpreadStage implements Stage {
+  private group: Arrival[] = [];
+  private readonly rng: Random;
+
+  constructor(
+    private readonly how: Exclude<Spread, 'none'>,
+    seed: number,
+  ) {
+    // its own stream: the same seed spreads the same way whatever else draws
+    this.rng = new Random((seed ^ 0x3c6ef372) >>> 0);
+  }
+
+  push(a: Arrival, emit: Emit): void {
+    const group = this.group;
+    if (group.length > 0 && a.t !== group[0].t) {
+      this.place(a.t, emit);
+      this.group = [];
+    }
+    this.group.push(a);
+  }
+
+  end(emit: Emit): void {
+    if (this.group.length > 0) this.place(Number.POSITIVE_INFINITY, emit);
+    this.group = [];
+  }
+
+  /** Emits the group of one stamp spread over its span, never reaching `next` (the next stamp). */
+  private place(next: number, emit: Emit): void {
+    const group = this.group;
+    const t0 = group[0].t;
+    const n = group.length;
+    const span = Math.min(resolutionMs(t0), next - t0);
+    if (this.how === 'even') {
+      for (let i = 0; i < n; i++) emit(i === 0 ? group[0] : { ...group[i], t: t0 + (i * span) / n });
+      return;
+    }
+    const offsets = group.map(() => this.rng.uniform() * span).sort((x, y) => x - y);
+    for (let i = 0; i < n; i++) emit({ ...group[i], t: t0 + offsets[i] });
+  }
+}
+
+/** --spread over an async source (a stage; the source itself for `none`). */
 export function spreadArrivals(
   source: AsyncIterable<Arrival>,
   how: Spread,
   seed: number,
 ): AsyncIterable<Arrival> {
-  // no layer at all when nothing is spread: each async generator layer costs every arrival a promise
-  return how === 'none' ? source : spread(source, how, seed);
-}
-
-async function* spread(source: AsyncIterable<Arrival>, how: Spread, seed: number): AsyncGenerator<Arrival> {
-  // its own stream: the same seed spreads the same way whatever else draws
-  const rng = new Random((seed ^ 0x3c6ef372) >>> 0);
-  let group: Arrival[] = [];
-  const place = (next: number): Arrival[] => {
-    const t0 = group[0].t;
-    const n = group.length;
-    if (n === 1 && how === 'even') return group;
-    const span = Math.min(resolutionMs(t0), next - t0);
-    const offsets =
-      how === 'even'
-        ? group.map((_, i) => (i * span) / n)
-        : group.map(() => rng.uniform() * span).sort((a, b) => a - b);
-    return group.map((a, i) => ({ ...a, t: t0 + offsets[i] }));
-  };
-  for await (const a of source) {
-    if (group.length > 0 && a.t !== group[0].t) {
-      yield* place(a.t);
-      group = [];
-    }
-    group.push(a);
-  }
-  if (group.length > 0) yield* place(Number.POSITIVE_INFINITY);
+  const stage = spreadStage(how, seed);
+  return stage === null ? source : staged(source, [stage]);
 }
