@@ -151,6 +151,7 @@ describe('fleetlimit replay', () => {
     [['--limit', '20/1m', '--attack', '100x@k1'], /--attack: expected RATEx@KEY@TIME/],
     [['--limit', '20/1m', '--seed', '-1'], /--seed: must be at least 0/],
     [['--limit', '20/1m', '--format', 'nginx'], /--format: one of jsonl/],
+    [['--limit', '20/1m', '--route', 'hash'], /--route: needs the log readers/],
   ])('%j is a clear error naming the flag', async (flags, message) => {
     await expect(runCli(['replay', ...files, ...flags])).rejects.toThrow(message);
   });

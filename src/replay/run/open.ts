@@ -29,6 +29,15 @@ export function openArrivals(files: readonly string[], opts: OpenOptions): Arriv
     throw new RangeError(
       `--format: one of ${FORMATS.join(', ')} until the log readers are merged; got "${opts.format}"`,
     );
+  // the readers' options: the stand-in cannot honour them, so it refuses them rather than ignore them
+  for (const [flag, v] of [
+    ['--key', opts.key],
+    ['--route', opts.route],
+  ] as const)
+    if (v !== undefined)
+      throw new RangeError(
+        `${flag}: needs the log readers (src/replay/parse/), not merged yet; the JSON lines carry key and gateway`,
+      );
   const stats: ReadStats = {
     files: [...files],
     lines: 0,
