@@ -62,19 +62,21 @@ export function replayDocument(r: ReplayResult, command: string): ReportDocument
     {
       id: 'log',
       title: 'What the log already knows',
-      blocks: [{ kind: 'text', text: `${logLine(r)}.` }],
+      blocks: [{ kind: 'text', text: `${logLine(r).replace(/^y/, 'Y')}.` }],
     },
     {
       id: 'keys',
       title: 'The keys most affected',
       blocks: r.top.flatMap((t) => [
         { kind: 'heading' as const, text: t.design },
+        { kind: 'text' as const, text: `The keys ${t.design} rejected most where the central log admits:` },
         t.byHonestRejected.length > 0
           ? { kind: 'table' as const, table: keysTable(t.byHonestRejected) }
-          : { kind: 'text' as const, text: 'No honest rejections.' },
+          : { kind: 'text' as const, text: 'None: no honest rejections.' },
+        { kind: 'text' as const, text: `The keys ${t.design} admitted most beyond L:` },
         t.byOverAdmitted.length > 0
           ? { kind: 'table' as const, table: keysTable(t.byOverAdmitted) }
-          : { kind: 'text' as const, text: 'No admits beyond L.' },
+          : { kind: 'text' as const, text: 'None: no admits beyond L.' },
       ]),
     },
   ];

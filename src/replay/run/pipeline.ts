@@ -17,8 +17,11 @@ export interface PipelineOptions {
   timelineKeys: number;
 }
 
-/** At most this many buckets per timeline. */
+/** At most this many buckets per timeline, each of a round length (the first that fits). */
 const TIMELINE_BUCKETS = 150;
+const BUCKETS_MS = [
+  1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21_600, 43_200, 86_400,
+].map((s) => s * 1000);
 
 async function pass(
   open: () => ArrivalSource,
@@ -58,7 +61,7 @@ export async function runReplay(
   if (keys.length === 0 || !(first.to >= first.from))
     return o.timelineKeys > 0 ? { ...first, timelines: [] } : first;
   const span = first.to - first.from + 1;
-  const bucketMs = Math.max(1000, Math.ceil(span / TIMELINE_BUCKETS / 1000) * 1000);
+  const bucketMs = BUCKETS_MS.find((b) => span / b <= TIMELINE_BUCKETS) ?? Math.ceil(span / TIMELINE_BUCKETS);
   const second = await pass(open, s, o, {
     keys,
     origin: first.from,
