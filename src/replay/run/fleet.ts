@@ -34,6 +34,8 @@ export class ReplayFleet {
   private readonly phase: number[];
   private readonly order: number[];
   private syncIdx = 0;
+  /** syncAt(syncIdx), kept: every arrival compares with it */
+  private nextAt: number;
   /** Syncs skipped because no gateway held a key (the fleet would still have sent them). */
   private idleSyncs = 0;
   /** Whether syncs are store calls of this design (a design that never syncs only drops idle keys at them). */
@@ -68,6 +70,7 @@ export class ReplayFleet {
       (a, b) => this.phase[a] - this.phase[b] || a - b,
     );
     this.syncsCount = DESIGNS[spec.design].syncs !== 'never';
+    this.nextAt = this.syncAt(0);
   }
 
   private syncAt(i: number): number {
@@ -76,23 +79,29 @@ export class ReplayFleet {
 
   /** Runs every sync due at or before t. */
   advanceTo(t: number): void {
+    // the common case, one comparison: no sync due yet
+    if (this.nextAt > t) return;
     for (;;) {
-      let s = this.syncAt(this.syncIdx);
+      const s = this.nextAt;
       if (s > t) return;
       if (this.heldKeys() === 0) {
         // nothing held anywhere: every sync up to t is empty; jump to the first after t
         let i = this.syncIdx + this.K * Math.max(0, Math.floor((t - s) / this.D) - 1);
         while (this.syncAt(i) <= t) i++;
         this.idleSyncs += i - this.syncIdx;
-        this.syncIdx = i;
+        this.moveTo(i);
         return;
       }
       const g = this.order[this.syncIdx % this.K];
-      this.syncIdx++;
+      this.moveTo(this.syncIdx + 1);
       if (this.gws[g].keyCount === 0) this.idleSyncs++;
       else this.gws[g].sync(s);
-      s = 0;
     }
+  }
+
+  private moveTo(i: number): void {
+    this.syncIdx = i;
+    this.nextAt = this.syncAt(i);
   }
 
   private heldKeys(): number {
