@@ -22,6 +22,11 @@ export function textTable(t: Table): string {
 
 export function replayText(r: ReplayResult): string {
   const out = [settingsLine(r), '', textTable(designsTable(r)), '', logLine(r)];
+  // one log and no --gateways: one gateway, where every design without grants is the central log
+  if (r.settings.gateways === 1)
+    out.push(
+      'one gateway: the designs differ from the central log only with K > 1 (--gateways K with --route, or one log per gateway)',
+    );
   if (r.read !== null && r.read.malformed > 0) {
     const first = r.read.firstMalformed[0];
     out.push(
