@@ -25,7 +25,7 @@ export function replayText(r: ReplayResult): string {
   // one log and no --gateways: one gateway, where every design without grants is the central log
   if (r.settings.gateways === 1)
     out.push(
-      'one gateway: the designs differ from the central log only with K > 1 (--gateways K with --route, or one log per gateway)',
+      'one gateway: every design without grants decides as the central log; give K > 1 (--gateways K with --route, or one log per gateway)',
     );
   if (r.read !== null && r.read.malformed > 0) {
     const first = r.read.firstMalformed[0];
