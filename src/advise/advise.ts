@@ -1,3 +1,4 @@
+import type { ArrivalSource } from '../replay/arrival.js';
 import { METRIC_KEYS, VERSION } from '../sim/run.js';
 import { runGrid } from '../sim/study.js';
 import type { RunMetrics } from '../sim/types.js';
@@ -6,6 +7,7 @@ import { reasonSentence } from './format.js';
 import { type PlannedRow, planRows, planRuns } from './plan.js';
 import { makeRow, RANKING, rankRows } from './rank.js';
 import { isSmallLimit, smallLimitNote } from './small-limit.js';
+import { honestFromReplay, replayRows, type TrafficSummary } from './traffic.js';
 import type { Advice, AdviceInput } from './types.js';
 
 export interface AdviseOptions {
@@ -27,6 +29,32 @@ export async function advise(input: AdviceInput, opts: AdviseOptions = {}): Prom
   const runs = planRuns(planned, input.seeds);
   const metrics = await runGrid(runs, { grid: 'advise', workers: opts.workers, onProgress: opts.onProgress });
   return adviceFrom(input, planned, metrics);
+}
+
+/**
+ * advise --traffic: the floods simulated as always, the honest side replayed from the team's own log
+ * (src/advise/traffic.ts) instead of simulated; then the same rows, ranking and targets.
+ */
+export async function adviseOnTraffic(
+  input: AdviceInput,
+  open: () => ArrivalSource,
+  opts: AdviseOptions = {},
+): Promise<Advice & { traffic: TrafficSummary }> {
+  const planned = planRows(input);
+  const floods = planRuns(planned, input.seeds).filter((r) => r.group === 'flood');
+  const floodMetrics = await runGrid(floods, {
+    grid: 'advise',
+    workers: opts.workers,
+    onProgress: opts.onProgress,
+  });
+  const { perRow, summary } = await replayRows(open, input, planned);
+  // planRuns order: each row's flood seeds, then its honest seeds (the replay, once per seed)
+  const n = input.seeds.length;
+  const metrics = planned.flatMap((_, i) => [
+    ...floodMetrics.slice(n * i, n * (i + 1)),
+    ...input.seeds.map(() => honestFromReplay(perRow[i])),
+  ]);
+  return { ...adviceFrom(input, planned, metrics), traffic: summary };
 }
 
 /**

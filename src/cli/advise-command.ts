@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
-import { advise } from '../advise/advise.js';
+import { advise, adviseOnTraffic } from '../advise/advise.js';
 import { explainFinding } from '../advise/explain.js';
 import { COLUMN_NOTES, formatSeconds, formatTable, missedLines } from '../advise/format.js';
 import { DEFAULT_DELTAS_S, defaultMinutes } from '../advise/plan.js';
+import type { TrafficSummary } from '../advise/traffic.js';
 import type { AdviceInput } from '../advise/types.js';
 import { DESIGN_IDS, type DesignId } from '../config.js';
+import { openArrivals } from '../replay/run/open.js';
 import { durationMs, num, oneOf, UsageError } from './parse.js';
 import { progressBar } from './progress.js';
 
@@ -26,6 +28,8 @@ export interface AdviseFlags {
   seeds: string;
   workers?: string;
   json?: boolean;
+  /** --traffic, repeatable (commander collects them) */
+  traffic?: string[];
 }
 
 /** the worst-window target when the user gives none (and no --max-mean either) */
@@ -170,12 +174,32 @@ export function addAdviseCommand(program: Command): void {
     .option('--honest-minutes <n>', 'simulated minutes per honest run (default: 200 windows)')
     .option('--seeds <n>', 'seeds per setting; metrics are means over them', '2')
     .option('--workers <n>', 'worker threads (default: one per core)')
+    .option(
+      '--traffic <file>',
+      'judge honest rejections on your own access log (replayed, one file per gateway, repeatable) instead of a steady client',
+      (v: string, prev: string[]) => [...prev, v],
+      [],
+    )
     .option('--json', 'print one JSON object')
     .action(async (f: AdviseFlags) => {
       const input = adviceInput(f);
       const workers =
         f.workers === undefined ? undefined : num('--workers', f.workers, { integer: true, min: 0 });
-      const advice = await advise(input, { workers, onProgress: progressBar('simulating') });
+      const traffic = f.traffic ?? [];
+      if (traffic.length > input.gateways)
+        throw new UsageError(
+          '--traffic',
+          `${traffic.length} files for ${input.gateways} gateways (one file per gateway)`,
+        );
+      const opts = { workers, onProgress: progressBar('simulating') };
+      const advice: Awaited<ReturnType<typeof advise>> & { traffic?: TrafficSummary } =
+        traffic.length === 0
+          ? await advise(input, opts)
+          : await adviseOnTraffic(
+              input,
+              () => openArrivals(traffic, { gateways: input.gateways, seed: 1 }),
+              opts,
+            );
       if (advice.recommendation === null) process.exitCode = 1;
       if (f.json) {
         process.stdout.write(`${JSON.stringify(advice, null, 2)}\n`);
@@ -184,8 +208,12 @@ export function addAdviseCommand(program: Command): void {
       const i = input;
       const lines = [
         `K = ${i.gateways} gateways, L = ${i.limit} per ${formatSeconds(i.windowS)} (sliding); attack ${i.attack}× the limit, spread evenly;`,
-        `honest client steady at ${+(i.honestLoad * 100).toFixed(4)} % with ${i.routing} routing; ${i.seeds.length} seed(s), ` +
-          `${+i.floodMinutes.toFixed(2)} min per attack run, ${+i.honestMinutes.toFixed(2)} min per honest run.`,
+        advice.traffic !== undefined
+          ? `honest traffic replayed from ${traffic.join(', ')}: ${advice.traffic.requests.toLocaleString('en-US')} requests, ` +
+            `${advice.traffic.centralRejectedPct.toFixed(3)} % over the limit (the central log rejects them); honest rejected = ` +
+            `what the central log admits and the design rejects; ${i.seeds.length} seed(s), ${+i.floodMinutes.toFixed(2)} min per attack run.`
+          : `honest client steady at ${+(i.honestLoad * 100).toFixed(4)} % with ${i.routing} routing; ${i.seeds.length} seed(s), ` +
+            `${+i.floodMinutes.toFixed(2)} min per attack run, ${+i.honestMinutes.toFixed(2)} min per honest run.`,
         `Targets: worst window ${i.maxWorst === undefined ? 'not bounded' : `≤ ${i.maxWorst} × L`}` +
           `${i.maxMean === undefined ? '' : `, mean per window ≤ ${i.maxMean} × L`}, honest rejection ≤ ${i.maxRejectedPct} %` +
           `${i.maxRoundTripsPct === undefined ? '' : `, round trips ≤ ${i.maxRoundTripsPct} % of honest requests`}.`,

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { DESIGN_IDS } from '../config.js';
 import { addAdviseCommand } from './advise-command.js';
 import { addFleetCommand } from './fleet-command.js';
+import { addReplayCommand } from './replay-command.js';
 import { addServeCommand } from './serve-command.js';
 import { addSidecarCommand } from './sidecar-command.js';
 import { addSimCommand } from './sim-command.js';
@@ -22,5 +23,6 @@ export function buildProgram(): Command {
   addFleetCommand(program);
   addValidateCommand(program);
   addSidecarCommand(program);
+  addReplayCommand(program);
   return program;
 }

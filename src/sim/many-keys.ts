@@ -92,8 +92,8 @@ export function floodedKeys(n: number, m: number, pick: FloodPick, seed: number)
   return [...chosen].sort((a, b) => a - b);
 }
 
-/** Passes every call to the memory store and counts what the simulation reports. */
-class CountingStore implements Store {
+/** Passes every call to the memory store and counts what the simulation reports (replay counts the same). */
+export class CountingStore implements Store {
   syncCalls = 0;
   logAdmits = 0;
   asks = 0;

@@ -1,0 +1,314 @@
+/**
+ * The replay engine: every arrival, in time order, goes to the central log and to each design's fleet
+ * (ReplayFleet: the simulator's gateways and store), and its decisions are tallied per key. The central
+ * log every design is measured against is the exact sliding log the tallies keep anyway (slot 0: admit
+ * iff fewer than L admits in (t − W, t]); asked for as a design, central-log also runs through its
+ * fleet like any other, and the tests hold the two equal. Streaming:
+ * it holds the keys live within W (its own tallies, the gateways' states, the store's records), never
+ * the arrivals; a key with no arrival for a whole window is retired to a summary.
+ */
+import type { DesignId } from '../../config.js';
+import type { Arrival, ArrivalSource, ReadStats } from '../arrival.js';
+import { ReplayFleet } from './fleet.js';
+import { KeyStats, type KeySummary, summarize } from './key-stats.js';
+import { Leaderboard } from './leaderboard.js';
+import type { DesignResult, KeyRow, ReplayResult, ReplaySettings, Timeline, TopKeys } from './result.js';
+
+/** Record per-key timelines for these keys (a second pass, once the worst keys are known). */
+export interface TimelineRequest {
+  keys: readonly string[];
+  origin: number;
+  bucketMs: number;
+  buckets: number;
+}
+
+const CENTRAL: DesignId = 'central-log';
+
+export class ReplayRun {
+  /** The reference central log first, then every design asked for, each once (central-log too). */
+  readonly order: DesignId[];
+  /** A fleet per design of `order`, from index 1 (index 0, the reference, has none). */
+  private fleets: (ReplayFleet | null)[] = [];
+  private readonly live = new Map<string, KeyStats>();
+  private readonly board: Leaderboard;
+  private readonly W: number;
+  private readonly L: number;
+  private origin = Number.NaN;
+  private last = Number.NaN;
+  private nextSweep = Number.NaN;
+  // totals per design (index into `order`)
+  private readonly requests: Float64Array;
+  private readonly admitted: Float64Array;
+  private readonly honest: Float64Array;
+  private readonly over: Float64Array;
+  private readonly keysOver: Float64Array;
+  private readonly worst: Float64Array;
+  private readonly worstKey: string[];
+  private arrivals = 0;
+  private floods = 0;
+  private keys = 0;
+  private peakLive = 0;
+  private logRejected = 0;
+  private logRejectedCentralAdmits = 0;
+  /** Non-flood arrivals the central log rejects. */
+  private centralRejected = 0;
+  private readonly timelines: Map<string, Timeline> | null;
+  /** The last arrival's decision per design, in `order` (1 admitted): tests read it after each push. */
+  readonly decided: Uint8Array;
+
+  constructor(
+    readonly settings: ReplaySettings,
+    private readonly timeline: TimelineRequest | null = null,
+  ) {
+    const s = settings;
+    if (!Number.isInteger(s.gateways) || s.gateways < 1)
+      throw new RangeError(`gateways: must be an integer ≥ 1, got ${s.gateways}`);
+    if (!Number.isInteger(s.limit) || s.limit < 1)
+      throw new RangeError(`limit: must be an integer ≥ 1, got ${s.limit}`);
+    if (!(s.windowMs > 0)) throw new RangeError(`windowMs: must be > 0, got ${s.windowMs}`);
+    if (!(s.syncMs > 0)) throw new RangeError(`syncMs: must be > 0, got ${s.syncMs}`);
+    this.order = [CENTRAL, ...new Set(s.designs)];
+    this.W = s.windowMs;
+    this.L = s.limit;
+    const n = this.order.length;
+    this.requests = new Float64Array(n);
+    this.admitted = new Float64Array(n);
+    this.honest = new Float64Array(n);
+    this.over = new Float64Array(n);
+    this.keysOver = new Float64Array(n);
+    this.worst = new Float64Array(n);
+    this.worstKey = new Array(n).fill('');
+    this.decided = new Uint8Array(n);
+    this.board = new Leaderboard(Math.max(1000, 20 * s.top));
+    this.timelines = timeline === null ? null : new Map();
+    if (timeline !== null)
+      for (const key of timeline.keys) {
+        const zeros = () => new Array<number>(timeline.buckets).fill(0);
+        this.timelines!.set(key, {
+          key,
+          origin: timeline.origin,
+          bucketMs: timeline.bucketMs,
+          requests: zeros(),
+          designs: this.order.map((design) => ({ design, admitted: zeros(), rejected: zeros() })),
+        });
+      }
+  }
+
+  private start(t: number): void {
+    this.origin = t;
+    this.nextSweep = t + this.W;
+    const s = this.settings;
+    this.fleets = this.order.map((design, i) =>
+      i === 0
+        ? null
+        : new ReplayFleet({
+            design,
+            gateways: s.gateways,
+            limit: s.limit,
+            windowMs: s.windowMs,
+            syncMs: s.syncMs,
+            seed: s.seed,
+            origin: t,
+          }),
+    );
+  }
+
+  /** One arrival; arrivals come in ascending t (ties in any order). */
+  push(a: Arrival): void {
+    const t = a.t;
+    if (!Number.isFinite(t)) throw new RangeError(`arrival t: must be a finite time in ms, got ${t}`);
+    if (t < this.last)
+      throw new RangeError(`arrivals out of time order: t = ${t} after ${this.last} (key ${a.key})`);
+    const g = a.gateway;
+    if (!Number.isInteger(g) || g < 0 || g >= this.settings.gateways)
+      throw new RangeError(
+        `arrival gateway: must be an integer in [0, ${this.settings.gateways}) (--gateways), got ${g} (key ${a.key})`,
+      );
+    if (Number.isNaN(this.origin)) this.start(t);
+    this.last = t;
+    if (t >= this.nextSweep) this.sweep(t);
+    this.arrivals++;
+    const flood = a.flood === true;
+    if (flood) this.floods++;
+    let st = this.live.get(a.key);
+    if (st === undefined) st = this.enter(a.key, t);
+    st.lastSeen = t;
+    if (flood) st.floodRequests++;
+    const fleets = this.fleets;
+    const W = this.W;
+    const L = this.L;
+    const tl = this.timelines === null ? undefined : this.timelines.get(a.key);
+    const bucket = tl === undefined ? -1 : this.bucketOf(t);
+    if (bucket >= 0) tl!.requests[bucket]++;
+    const centralOk = st.designs[0].liveAt(t, W) < L;
+    for (let i = 0; i < fleets.length; i++) {
+      const ok = i === 0 ? centralOk : fleets[i]!.arrive(a.key, g, t);
+      this.decided[i] = ok ? 1 : 0;
+      const d = st.designs[i];
+      d.requests++;
+      this.requests[i]++;
+      if (ok) {
+        d.admitted++;
+        this.admitted[i]++;
+        const n = d.admit(t, W);
+        if (n > d.worst) {
+          d.worst = n;
+          if (n > this.worst[i]) {
+            this.worst[i] = n;
+            this.worstKey[i] = a.key;
+          }
+        }
+        if (n > L) {
+          if (d.overAdmitted === 0) this.keysOver[i]++;
+          d.overAdmitted++;
+          this.over[i]++;
+        }
+      } else {
+        d.rejected++;
+        if (!flood && centralOk) {
+          d.honestRejected++;
+          this.honest[i]++;
+        }
+      }
+      if (bucket >= 0) {
+        const row = tl!.designs[i];
+        if (ok) row.admitted[bucket]++;
+        else row.rejected[bucket]++;
+      }
+    }
+    if (!flood && !centralOk) this.centralRejected++;
+    if (a.status === 429 && !flood) {
+      st.logRejected++;
+      this.logRejected++;
+      if (centralOk) this.logRejectedCentralAdmits++;
+    }
+  }
+
+  private bucketOf(t: number): number {
+    const tl = this.timeline!;
+    const b = Math.floor((t - tl.origin) / tl.bucketMs);
+    return b >= 0 && b < tl.buckets ? b : -1;
+  }
+
+  private enter(key: string, t: number): KeyStats {
+    const st = new KeyStats(key, this.order.length, t);
+    st.prior = this.board.take(key);
+    this.live.set(key, st);
+    this.keys++;
+    if (this.live.size > this.peakLive) this.peakLive = this.live.size;
+    return st;
+  }
+
+  /** Retires the keys with no arrival for a whole window: their trailing windows are empty. */
+  private sweep(t: number): void {
+    for (const [key, st] of this.live) {
+      if (t - st.lastSeen >= this.W) {
+        this.live.delete(key);
+        this.board.offer(summarize(st));
+      }
+    }
+    this.nextSweep = t + this.W;
+  }
+
+  /** Keys live now (tests: memory follows these). */
+  get liveKeys(): number {
+    return this.live.size;
+  }
+
+  /** Keys held by every fleet's gateways and stores now (tests). */
+  heldState(): { gatewayKeys: number; storeKeys: number } {
+    let gatewayKeys = 0;
+    let storeKeys = 0;
+    for (const f of this.fleets) {
+      if (f === null) continue;
+      gatewayKeys += f.keysHeld;
+      storeKeys += f.storeKeys;
+    }
+    return { gatewayKeys, storeKeys };
+  }
+
+  /** The figures, once the stream has ended. */
+  finish(read: ReadStats | null = null): ReplayResult {
+    const spanS = this.arrivals > 0 ? (this.last - this.origin) / 1000 : 0;
+    const nonFlood = this.arrivals - this.floods;
+    const rows: DesignResult[] = this.order.map((design, i) => {
+      // the reference is the central log's work: one store call per request
+      const calls = i === 0 ? this.requests[0] : (this.fleets[i]?.storeCalls() ?? 0);
+      const onPath = i === 0 ? this.requests[0] : (this.fleets[i]?.requestPathCalls() ?? 0);
+      return {
+        design,
+        requests: this.requests[i],
+        admitted: this.admitted[i],
+        rejected: this.requests[i] - this.admitted[i],
+        honestRejected: this.honest[i],
+        honestRejectedPct: nonFlood > 0 ? (100 * this.honest[i]) / nonFlood : 0,
+        overAdmitted: this.over[i],
+        keysOverLimit: this.keysOver[i],
+        worstWindow: this.worst[i] / this.L,
+        worstKey: this.worstKey[i],
+        roundTripsPerRequest: this.requests[i] > 0 ? onPath / this.requests[i] : 0,
+        storeCalls: calls,
+        storeCallsPerSec: spanS > 0 ? calls / spanS : 0,
+      };
+    });
+    // every key's whole history: the live ones, and the retired ones the board kept
+    const all: KeySummary[] = [...this.board.values()];
+    for (const st of this.live.values()) all.push(summarize(st));
+    const top = this.settings.designs.map((design) => this.topOf(design, all));
+    const central = rows[0];
+    const out: ReplayResult = {
+      settings: this.settings,
+      from: this.arrivals > 0 ? this.origin : Number.NaN,
+      to: this.arrivals > 0 ? this.last : Number.NaN,
+      arrivals: this.arrivals,
+      floodArrivals: this.floods,
+      keys: this.keys,
+      peakLiveKeys: this.peakLive,
+      logRejected: this.logRejected,
+      centralRejected: this.centralRejected,
+      logRejectedCentralAdmits: this.logRejectedCentralAdmits,
+      central,
+      designs: this.settings.designs.map((d) => rows[this.order.indexOf(d, 1)]),
+      top,
+      rankingPruned: this.board.pruned,
+      read,
+    };
+    if (this.timelines !== null) out.timelines = [...this.timelines.values()];
+    return out;
+  }
+
+  private topOf(design: DesignId, all: KeySummary[]): TopKeys {
+    const i = this.order.indexOf(design, 1);
+    const row = (s: KeySummary): KeyRow => ({
+      key: s.key,
+      requests: s.requests,
+      floodRequests: s.floodRequests,
+      honestRejected: s.honestRejected[i],
+      overAdmitted: s.overAdmitted[i],
+      worstWindow: s.worst[i] / this.L,
+    });
+    const n = this.settings.top;
+    const pick = (f: (s: KeySummary) => number) =>
+      all
+        .filter((s) => f(s) > 0)
+        .sort((a, b) => f(b) - f(a) || (a.key < b.key ? -1 : 1))
+        .slice(0, n)
+        .map(row);
+    return {
+      design,
+      byHonestRejected: pick((s) => s.honestRejected[i]),
+      byOverAdmitted: pick((s) => s.overAdmitted[i]),
+    };
+  }
+}
+
+/** Replays a whole source. */
+export async function replay(
+  source: ArrivalSource,
+  settings: ReplaySettings,
+  timeline: TimelineRequest | null = null,
+): Promise<ReplayResult> {
+  const run = new ReplayRun(settings, timeline);
+  for await (const a of source.arrivals) run.push(a);
+  return run.finish(source.stats());
+}

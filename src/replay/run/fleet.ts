@@ -1,0 +1,139 @@
+/**
+ * One design's fleet for a replay: K library gateways over one counting memory store, syncing at
+ * origin + phase[g] + n·Δ, exactly as the many-keys simulation (src/sim/many-keys.ts) builds and
+ * drives them, so a replay decides as the simulator would on the same arrivals. Syncs are run lazily:
+ * `advanceTo(t)` runs every sync due at or before t (a sync at an arrival's instant runs first, as in
+ * the simulator), skipping — but counting — the ones no gateway holds a key for (an idle stretch of a
+ * log costs nothing, and an empty sync changes no decision).
+ */
+import type { DesignId } from '../../config.js';
+import { DESIGNS } from '../../designs/index.js';
+import { Gateway } from '../../gateway/gateway.js';
+import { CountingStore } from '../../sim/many-keys.js';
+import { Random } from '../../sim/random.js';
+import { MemoryStore } from '../../store/memory-store.js';
+
+export interface FleetSpec {
+  design: DesignId;
+  gateways: number;
+  limit: number;
+  windowMs: number;
+  syncMs: number;
+  /** Draws the sync phases: the same seed gives every design the same phases (as the simulator's). */
+  seed: number;
+  /** The instant the sync schedule starts from (the log's first arrival). */
+  origin: number;
+}
+
+export class ReplayFleet {
+  readonly design: DesignId;
+  private readonly store: CountingStore;
+  private readonly gws: Gateway[];
+  private readonly K: number;
+  private readonly D: number;
+  private readonly phase: number[];
+  private readonly order: number[];
+  private syncIdx = 0;
+  /** syncAt(syncIdx), kept: every arrival compares with it */
+  private nextAt: number;
+  /** Syncs skipped because no gateway held a key (the fleet would still have sent them). */
+  private idleSyncs = 0;
+  /** Whether syncs are store calls of this design (a design that never syncs only drops idle keys at them). */
+  private readonly syncsCount: boolean;
+
+  constructor(private readonly spec: FleetSpec) {
+    const K = spec.gateways;
+    this.design = spec.design;
+    this.K = K;
+    this.D = spec.syncMs;
+    this.store = new CountingStore(new MemoryStore());
+    this.gws = Array.from(
+      { length: K },
+      (_, g) =>
+        new Gateway(
+          {
+            id: `g${g}`,
+            design: spec.design,
+            limit: spec.limit,
+            windowMs: spec.windowMs,
+            windowKind: 'sliding',
+            gateways: K,
+            syncMs: spec.syncMs,
+          },
+          this.store,
+        ),
+    );
+    // the simulator's draws, in its order: one phase per gateway from a fresh stream of the seed
+    const rng = new Random(spec.seed);
+    this.phase = Array.from({ length: K }, () => rng.uniform() * spec.syncMs);
+    this.order = Array.from({ length: K }, (_, g) => g).sort(
+      (a, b) => this.phase[a] - this.phase[b] || a - b,
+    );
+    this.syncsCount = DESIGNS[spec.design].syncs !== 'never';
+    this.nextAt = this.syncAt(0);
+  }
+
+  private syncAt(i: number): number {
+    return this.spec.origin + this.phase[this.order[i % this.K]] + Math.floor(i / this.K) * this.D;
+  }
+
+  /** Runs every sync due at or before t. */
+  advanceTo(t: number): void {
+    // the common case, one comparison: no sync due yet
+    if (this.nextAt > t) return;
+    for (;;) {
+      const s = this.nextAt;
+      if (s > t) return;
+      if (this.heldKeys() === 0) {
+        // nothing held anywhere: every sync up to t is empty; jump to the first after t
+        let i = this.syncIdx + this.K * Math.max(0, Math.floor((t - s) / this.D) - 1);
+        while (this.syncAt(i) <= t) i++;
+        this.idleSyncs += i - this.syncIdx;
+        this.moveTo(i);
+        return;
+      }
+      const g = this.order[this.syncIdx % this.K];
+      this.moveTo(this.syncIdx + 1);
+      if (this.gws[g].keyCount === 0) this.idleSyncs++;
+      else this.gws[g].sync(s);
+    }
+  }
+
+  private moveTo(i: number): void {
+    this.syncIdx = i;
+    this.nextAt = this.syncAt(i);
+  }
+
+  private heldKeys(): number {
+    let n = 0;
+    for (const gw of this.gws) n += gw.keyCount;
+    return n;
+  }
+
+  /** One request: syncs due first, then the gateway's decision. */
+  arrive(key: string, g: number, t: number): boolean {
+    this.advanceTo(t);
+    return this.gws[g].allow(key, t);
+  }
+
+  /** Keys held over all gateways now (the replay's memory, for tests). */
+  get keysHeld(): number {
+    return this.heldKeys();
+  }
+
+  /** Keys the store holds now. */
+  get storeKeys(): number {
+    return this.store.keyCount;
+  }
+
+  /** Store calls on requests' path so far (central-log's logAdmit, leases-ask's asks). */
+  requestPathCalls(): number {
+    return this.store.logAdmits + this.store.asks;
+  }
+
+  /** Store calls so far: syncs (if this design's syncs are store calls) and request-path calls. */
+  storeCalls(): number {
+    const syncs = this.syncsCount ? this.store.syncCalls + this.idleSyncs : 0;
+    return syncs + this.store.logAdmits + this.store.asks;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * What the replay counts per key, per design: admits in the trailing window (the worst window and the
+ * admits beyond L), honest rejections against the central log. Held only while the key is live; a key
+ * with no arrival for a whole window is retired to a summary (see leaderboard.ts).
+ */
+
+/** One design's counts on one key. */
+export class DesignTally {
+  requests = 0;
+  admitted = 0;
+  rejected = 0;
+  /** Non-flood requests the central log admits and this design rejects. */
+  honestRejected = 0;
+  /** Admits that left more than L in the trailing window. */
+  overAdmitted = 0;
+  /** The most admits in any window W (live count right after an admit). */
+  worst = 0;
+  /** Admit times still in the trailing window, from `head` on. */
+  private log: number[] = [];
+  private head = 0;
+
+  /** Admits in the trailing window (t − W, t] before one at t: the central log admits iff this is < L. */
+  liveAt(t: number, W: number): number {
+    this.dropExpired(t, W);
+    return this.log.length - this.head;
+  }
+
+  /** An admit at t; returns the admits in the trailing window (t − W, t] after it. */
+  admit(t: number, W: number): number {
+    this.dropExpired(t, W);
+    this.log.push(t);
+    return this.log.length - this.head;
+  }
+
+  private dropExpired(t: number, W: number): void {
+    const log = this.log;
+    let h = this.head;
+    while (h < log.length && t - log[h] >= W) h++;
+    // compact once most of the array is dead, so a busy key's log stays about one window long
+    if (h > 64 && h * 2 > log.length) {
+      log.splice(0, h);
+      h = 0;
+    }
+    this.head = h;
+  }
+}
+
+/** A live key: its name, counts per design (index 0 is the central log) and what the log recorded. */
+export class KeyStats {
+  lastSeen: number;
+  /** Arrivals the log recorded as 429 (rejected by today's limiter). */
+  logRejected = 0;
+  floodRequests = 0;
+  readonly designs: DesignTally[];
+  /** What the key did before it last went idle, if the leaderboard kept it. */
+  prior: KeySummary | undefined = undefined;
+
+  constructor(
+    readonly key: string,
+    designs: number,
+    t: number,
+  ) {
+    this.lastSeen = t;
+    this.designs = Array.from({ length: designs }, () => new DesignTally());
+  }
+}
+
+/** A retired key's figures: enough to rank it and to show it in the report. */
+export interface KeySummary {
+  key: string;
+  requests: number;
+  floodRequests: number;
+  logRejected: number;
+  /** per design, in the run's order (index 0 the central log) */
+  honestRejected: number[];
+  overAdmitted: number[];
+  worst: number[];
+  admitted: number[];
+}
+
+/** The key's figures over the whole replay so far (its earlier stretches merged in). */
+export function summarize(s: KeyStats): KeySummary {
+  const now = summarizeStretch(s);
+  return s.prior === undefined ? now : mergeSummaries(s.prior, now);
+}
+
+function summarizeStretch(s: KeyStats): KeySummary {
+  return {
+    key: s.key,
+    requests: s.designs[0].requests,
+    floodRequests: s.floodRequests,
+    logRejected: s.logRejected,
+    honestRejected: s.designs.map((d) => d.honestRejected),
+    overAdmitted: s.designs.map((d) => d.overAdmitted),
+    worst: s.designs.map((d) => d.worst),
+    admitted: s.designs.map((d) => d.admitted),
+  };
+}
+
+/** Two stretches of one key (it went idle and came back): one summary. */
+export function mergeSummaries(a: KeySummary, b: KeySummary): KeySummary {
+  const add = (x: number[], y: number[]) => x.map((v, i) => v + y[i]);
+  return {
+    key: a.key,
+    requests: a.requests + b.requests,
+    floodRequests: a.floodRequests + b.floodRequests,
+    logRejected: a.logRejected + b.logRejected,
+    honestRejected: add(a.honestRejected, b.honestRejected),
+    overAdmitted: add(a.overAdmitted, b.overAdmitted),
+    worst: a.worst.map((v, i) => Math.max(v, b.worst[i])),
+    admitted: add(a.admitted, b.admitted),
+  };
+}

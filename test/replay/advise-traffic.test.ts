@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { adviseOnTraffic } from '../../src/advise/advise.js';
+import type { AdviceInput } from '../../src/advise/types.js';
+import { replay } from '../../src/replay/run/engine.js';
+import { spreadArrivals } from '../../src/replay/run/spread.js';
+import { runFleetlimit as runCli } from '../support/run-cli.js';
+import { arraySource, randomArrivals } from './support.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'advise-traffic-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// a busy key over its limit at times, on two gateways, unevenly: designs differ on it
+const T0 = Date.parse('2026-03-01T12:00:00Z');
+const traffic = randomArrivals(11, 3000, { keys: 3, gateways: 2, perSec: 1.2, t0: T0 }).map((a) => ({
+  ...a,
+  gateway: a.key === 'k0' ? 0 : a.gateway,
+}));
+
+const input: AdviceInput = {
+  gateways: 2,
+  limit: 20,
+  windowS: 60,
+  attack: 100,
+  routing: 'even',
+  honestLoad: 0.8,
+  maxWorst: 1.2,
+  maxRejectedPct: 1,
+  designs: ['central-log', 'split', 'shared-counter', 'leases-ask'],
+  deltasS: [1, 3],
+  floodMinutes: 3,
+  honestMinutes: 30,
+  seeds: [1],
+};
+
+describe('advise --traffic', () => {
+  it('each row’s honest rejection is the replay’s on the traffic, at the row’s Δ', async () => {
+    const advice = await adviseOnTraffic(input, () => arraySource(traffic), { workers: 0 });
+    expect(advice.traffic.requests).toBe(3000);
+    expect(advice.all.map((r) => [r.design, r.syncS])).toEqual([
+      ['central-log', null],
+      ['split', null],
+      ['shared-counter', 1],
+      ['shared-counter', 3],
+      ['leases-ask', 1],
+      ['leases-ask', 3],
+    ]);
+    for (const row of advice.all) {
+      const syncMs = (row.syncS ?? 1) * 1000;
+      const spread = spreadArrivals(arraySource(traffic).arrivals, 'random', 1);
+      const r = await replay(
+        { arrivals: spread, stats: () => arraySource([]).stats() },
+        { designs: [row.design], gateways: 2, limit: 20, windowMs: 60_000, syncMs, seed: 1, top: 1 },
+      );
+      expect({ row: [row.design, row.syncS], pct: row.honestRejectedPct }).toEqual({
+        row: [row.design, row.syncS],
+        pct: r.designs[0].honestRejectedPct,
+      });
+    }
+    // the traffic is unevenly routed and over its limit at times: split's fixed shares reject honest requests
+    expect(advice.all[0].honestRejectedPct).toBe(0);
+    expect(advice.all[1].honestRejectedPct).toBeGreaterThan(1);
+    expect(advice.all[1].misses).toContain('--max-rejected');
+    expect(advice.all[0].roundTripsPerRequest).toBe(1);
+  });
+
+  it('the command reads the log and says so; more files than gateways is an error naming --traffic', async () => {
+    const file = join(dir, 'g0.jsonl');
+    writeFileSync(
+      file,
+      `${traffic.map((a) => JSON.stringify({ t: a.t, key: a.key, gateway: a.gateway })).join('\n')}\n`,
+    );
+    const args = [
+      'advise',
+      '--gateways',
+      '2',
+      '--limit',
+      '20/1m',
+      '--designs',
+      'central-log,split',
+      '--deltas',
+      '1s',
+    ];
+    const { out } = await runCli([...args, '--traffic', file, '--workers', '0', '--flood-minutes', '3']);
+    expect(out).toMatch(/honest traffic replayed from .*g0\.jsonl: 3,000 requests/);
+    expect(out).toMatch(/split \(never syncs\) misses --max-rejected/);
+    await expect(runCli([...args, '--gateways', '1', '--traffic', file, '--traffic', file])).rejects.toThrow(
+      /--traffic: 2 files for 1 gateways/,
+    );
+  });
+});
