@@ -2,13 +2,12 @@
  * `advise --traffic FILE`: the honest side of each row measured on the team's own traffic instead of a
  * Poisson client. The log is replayed (src/replay/run/) once per Δ through every design of the rows at
  * that Δ; a row's honest rejection is the replay's — requests the central log admits and the design
- * rejects — and its round trips per request are the replay's (requests sharing a timestamp spread over
- * its second, as replay's default --spread random). The flood side stays simulated.
+ * rejects — and its round trips per request are the replay's (read as `fleetlimit replay` reads it: the same
+ * log flags). The flood side stays simulated.
  */
 import type { ArrivalSource } from '../replay/arrival.js';
 import { ReplayRun } from '../replay/run/engine.js';
 import type { DesignResult } from '../replay/run/result.js';
-import { spreadStage } from '../replay/run/spread.js';
 import { drain } from '../replay/run/stage.js';
 import { METRIC_KEYS } from '../sim/run.js';
 import type { RunMetrics } from '../sim/types.js';
@@ -46,8 +45,7 @@ export async function replayRows(
       top: 1,
     });
     const source = open();
-    // as `fleetlimit replay` does by default: requests sharing a stamp spread over its second
-    await drain(source.arrivals, [spreadStage('random', seed)!], (a) => run.push(a));
+    await drain(source.arrivals, [], (a) => run.push(a));
     const result = run.finish(source.stats());
     for (const [r, i] of at) perRow[i] = result.designs.find((d) => d.design === r.design)!;
     summary = {

@@ -6,11 +6,12 @@ import { DEFAULT_DELTAS_S, defaultMinutes } from '../advise/plan.js';
 import type { TrafficSummary } from '../advise/traffic.js';
 import type { AdviceInput } from '../advise/types.js';
 import { DESIGN_IDS, type DesignId } from '../config.js';
-import { openArrivals } from '../replay/run/open.js';
+import { addLogFlags, type LogFlags, openLogs } from './log-flags.js';
 import { durationMs, num, oneOf, UsageError } from './parse.js';
 import { progressBar } from './progress.js';
 
-export interface AdviseFlags {
+/** With --traffic, the log flags say how to read it (as `fleetlimit replay`'s). */
+export interface AdviseFlags extends Partial<LogFlags> {
   gateways: string;
   limit: string;
   attack: string;
@@ -133,7 +134,7 @@ export function adviceInput(f: AdviseFlags): AdviceInput {
 }
 
 export function addAdviseCommand(program: Command): void {
-  program
+  const cmd = program
     .command('advise')
     .description(
       'simulate every design at every Δ for your fleet and threat, and recommend one that meets your targets',
@@ -180,69 +181,67 @@ export function addAdviseCommand(program: Command): void {
       (v: string, prev: string[]) => [...prev, v],
       [],
     )
-    .option('--json', 'print one JSON object')
-    .action(async (f: AdviseFlags) => {
-      const input = adviceInput(f);
-      const workers =
-        f.workers === undefined ? undefined : num('--workers', f.workers, { integer: true, min: 0 });
-      const traffic = f.traffic ?? [];
-      if (traffic.length > input.gateways)
-        throw new UsageError(
-          '--traffic',
-          `${traffic.length} files for ${input.gateways} gateways (one file per gateway)`,
-        );
-      const opts = { workers, onProgress: progressBar('simulating') };
-      const advice: Awaited<ReturnType<typeof advise>> & { traffic?: TrafficSummary } =
-        traffic.length === 0
-          ? await advise(input, opts)
-          : await adviseOnTraffic(
-              input,
-              () => openArrivals(traffic, { gateways: input.gateways, seed: 1 }),
-              opts,
-            );
-      if (advice.recommendation === null) process.exitCode = 1;
-      if (f.json) {
-        process.stdout.write(`${JSON.stringify(advice, null, 2)}\n`);
-        return;
-      }
-      const i = input;
-      const lines = [
-        `K = ${i.gateways} gateways, L = ${i.limit} per ${formatSeconds(i.windowS)} (sliding); attack ${i.attack}× the limit, spread evenly;`,
-        advice.traffic !== undefined
-          ? `honest traffic replayed from ${traffic.join(', ')}: ${advice.traffic.requests.toLocaleString('en-US')} requests, ` +
-            `${advice.traffic.centralRejectedPct.toFixed(3)} % over the limit (the central log rejects them); honest rejected = ` +
-            `what the central log admits and the design rejects; ${i.seeds.length} seed(s), ${+i.floodMinutes.toFixed(2)} min per attack run.`
-          : `honest client steady at ${+(i.honestLoad * 100).toFixed(4)} % with ${i.routing} routing; ${i.seeds.length} seed(s), ` +
-            `${+i.floodMinutes.toFixed(2)} min per attack run, ${+i.honestMinutes.toFixed(2)} min per honest run.`,
-        `Targets: worst window ${i.maxWorst === undefined ? 'not bounded' : `≤ ${i.maxWorst} × L`}` +
-          `${i.maxMean === undefined ? '' : `, mean per window ≤ ${i.maxMean} × L`}, honest rejection ≤ ${i.maxRejectedPct} %` +
-          `${i.maxRoundTripsPct === undefined ? '' : `, round trips ≤ ${i.maxRoundTripsPct} % of honest requests`}.`,
+    .option('--json', 'print one JSON object');
+  addLogFlags(cmd).action(async (f: AdviseFlags & LogFlags) => {
+    const input = adviceInput(f);
+    const workers =
+      f.workers === undefined ? undefined : num('--workers', f.workers, { integer: true, min: 0 });
+    const traffic = f.traffic ?? [];
+    if (traffic.length > input.gateways)
+      throw new UsageError(
+        '--traffic',
+        `${traffic.length} files for ${input.gateways} gateways (one file per gateway)`,
+      );
+    // checked before any simulation: a bad log flag or file fails at once
+    if (traffic.length > 0) openLogs(traffic, f, input.gateways, 1);
+    const opts = { workers, onProgress: progressBar('simulating') };
+    const advice: Awaited<ReturnType<typeof advise>> & { traffic?: TrafficSummary } =
+      traffic.length === 0
+        ? await advise(input, opts)
+        : await adviseOnTraffic(input, () => openLogs(traffic, f, input.gateways, 1), opts);
+    if (advice.recommendation === null) process.exitCode = 1;
+    if (f.json) {
+      process.stdout.write(`${JSON.stringify(advice, null, 2)}\n`);
+      return;
+    }
+    const i = input;
+    const lines = [
+      `K = ${i.gateways} gateways, L = ${i.limit} per ${formatSeconds(i.windowS)} (sliding); attack ${i.attack}× the limit, spread evenly;`,
+      advice.traffic !== undefined
+        ? `honest traffic replayed from ${traffic.join(', ')}: ${advice.traffic.requests.toLocaleString('en-US')} requests, ` +
+          `${advice.traffic.centralRejectedPct.toFixed(3)} % over the limit (the central log rejects them); honest rejected = ` +
+          `what the central log admits and the design rejects; ${i.seeds.length} seed(s), ${+i.floodMinutes.toFixed(2)} min per attack run.`
+        : `honest client steady at ${+(i.honestLoad * 100).toFixed(4)} % with ${i.routing} routing; ${i.seeds.length} seed(s), ` +
+          `${+i.floodMinutes.toFixed(2)} min per attack run, ${+i.honestMinutes.toFixed(2)} min per honest run.`,
+      `Targets: worst window ${i.maxWorst === undefined ? 'not bounded' : `≤ ${i.maxWorst} × L`}` +
+        `${i.maxMean === undefined ? '' : `, mean per window ≤ ${i.maxMean} × L`}, honest rejection ≤ ${i.maxRejectedPct} %` +
+        `${i.maxRoundTripsPct === undefined ? '' : `, round trips ≤ ${i.maxRoundTripsPct} % of honest requests`}.`,
+      '',
+      ...(advice.smallLimit === null ? [] : [advice.smallLimit, '']),
+    ];
+    if (advice.ranked.length > 0) {
+      lines.push(
+        `${advice.ranked.length} of ${advice.all.length} settings meet the targets:`,
         '',
-        ...(advice.smallLimit === null ? [] : [advice.smallLimit, '']),
-      ];
-      if (advice.ranked.length > 0) {
-        lines.push(
-          `${advice.ranked.length} of ${advice.all.length} settings meet the targets:`,
-          '',
-          formatTable(advice.ranked),
-          '',
-          COLUMN_NOTES,
-          advice.ranking,
-          '',
-        );
-      }
-      const missed = missedLines(advice.all);
-      if (advice.ranked.length > 0 && missed.length > 0)
-        lines.push('Settings that miss a target:', ...missed.map((l) => `- ${l}`), '');
-      lines.push(advice.reason);
-      if (advice.diagnosis.length > 0)
-        lines.push(
-          '',
-          'Why, and what would:',
-          ...advice.diagnosis.flatMap((f) =>
-            explainFinding(i, f).map((l, n) => `${n === 0 ? '- ' : '  '}${l}`),
-          ),
-        );
-      process.stdout.write(`${lines.join('\n')}\n`);
-    });
+        formatTable(advice.ranked),
+        '',
+        COLUMN_NOTES,
+        advice.ranking,
+        '',
+      );
+    }
+    const missed = missedLines(advice.all);
+    if (advice.ranked.length > 0 && missed.length > 0)
+      lines.push('Settings that miss a target:', ...missed.map((l) => `- ${l}`), '');
+    lines.push(advice.reason);
+    if (advice.diagnosis.length > 0)
+      lines.push(
+        '',
+        'Why, and what would:',
+        ...advice.diagnosis.flatMap((f) =>
+          explainFinding(i, f).map((l, n) => `${n === 0 ? '- ' : '  '}${l}`),
+        ),
+      );
+    process.stdout.write(`${lines.join('\n')}\n`);
+  });
 }

@@ -3,21 +3,16 @@ import { DESIGN_IDS, type DesignId } from '../config.js';
 import { replayText } from '../replay/report/text.js';
 import { replayJson, writeReplayOutputs } from '../replay/report/write.js';
 import { type AttackSpec, parseAttack } from '../replay/run/attack.js';
-import { openArrivals } from '../replay/run/open.js';
 import { runReplay } from '../replay/run/pipeline.js';
 import type { ReplaySettings } from '../replay/run/result.js';
-import { SPREADS, type Spread } from '../replay/run/spread.js';
+import { addLogFlags, type LogFlags, openLogs } from './log-flags.js';
 import { limitPerWindow, num, oneOf, seconds, UsageError } from './parse.js';
 
-export interface ReplayFlags {
-  format?: string;
-  key?: string;
+export interface ReplayFlags extends LogFlags {
   limit?: string;
   gateways?: string;
   sync: string;
-  route?: string;
   design: string[];
-  spread: string;
   seed: string;
   json?: boolean;
   out?: string;
@@ -28,11 +23,7 @@ export interface ReplayFlags {
 export interface ReplayPlan {
   files: string[];
   settings: ReplaySettings;
-  spread: Spread;
   attacks: AttackSpec[];
-  format?: string;
-  key?: string;
-  route?: string;
   json: boolean;
   out?: string;
 }
@@ -77,11 +68,7 @@ export function replayPlan(files: string[], f: ReplayFlags): ReplayPlan {
       seed: num('--seed', f.seed, { integer: true, min: 0 }),
       top: num('--top', f.top, { integer: true, min: 1, max: 1000 }),
     },
-    spread: oneOf('--spread', f.spread, SPREADS),
     attacks,
-    ...(f.format === undefined ? {} : { format: f.format }),
-    ...(f.key === undefined ? {} : { key: f.key }),
-    ...(f.route === undefined ? {} : { route: f.route }),
     json: f.json === true,
     ...(f.out === undefined ? {} : { out: f.out }),
   };
@@ -111,23 +98,19 @@ function commandLine(files: string[], f: ReplayFlags): string {
 }
 
 export function addReplayCommand(program: Command): void {
-  program
+  const cmd = program
     .command('replay')
     .description('replay access logs through every design and compare each with the central log')
     .argument('<file...>', 'access logs, one per gateway (or one log routed with --route)')
-    .option('--format <name>', 'the logs’ format (until the log readers land: jsonl)')
-    .option('--key <field>', 'what the limit is keyed by')
     .option('--limit <L/W>', 'the limit: L admits per window W, e.g. 20/1m (required)')
     .option('--gateways <K>', 'gateways sharing the limit (default: one per file)')
     .option('--sync <duration>', 'sync interval Δ: 250ms, 1s…', '1s')
-    .option('--route <how>', 'spread one log’s arrivals over the K gateways')
     .option(
       '--design <id>',
       `a design to compare, repeatable, or all (default): ${DESIGN_IDS.join(', ')}`,
       collect,
       [],
     )
-    .option('--spread <how>', 'arrivals sharing a timestamp: none, even or random over its second', 'random')
     .option('--seed <s>', 'seeds the sync phases, the spread and the attacks', '1')
     .option('--top <N>', 'keys in each "most affected" list', '10')
     .option(
@@ -140,26 +123,20 @@ export function addReplayCommand(program: Command): void {
     .option(
       '--out <dir>',
       'write replay.json, designs.csv, keys.csv, report.md and report.html (with timelines)',
-    )
-    .action(async (files: string[], f: ReplayFlags) => {
-      const plan = replayPlan(files, f);
-      const open = () =>
-        openArrivals(plan.files, {
-          gateways: plan.settings.gateways,
-          seed: plan.settings.seed,
-          ...(plan.format === undefined ? {} : { format: plan.format }),
-          ...(plan.key === undefined ? {} : { key: plan.key }),
-          ...(plan.route === undefined ? {} : { route: plan.route }),
-        });
-      const result = await runReplay(open, plan.settings, {
-        spread: plan.spread,
-        attacks: plan.attacks,
-        timelineKeys: plan.out === undefined ? 0 : 4,
-      });
-      process.stdout.write(plan.json ? replayJson(result) : replayText(result));
-      if (plan.out !== undefined) {
-        const path = writeReplayOutputs(plan.out, result, commandLine(files, f));
-        (plan.json ? process.stderr : process.stdout).write(`report: ${path}\n`);
-      }
+    );
+  addLogFlags(cmd).action(async (files: string[], f: ReplayFlags) => {
+    const plan = replayPlan(files, f);
+    const open = () => openLogs(plan.files, f, plan.settings.gateways, plan.settings.seed);
+    // opened once here so a bad flag or file fails before any work
+    open();
+    const result = await runReplay(open, plan.settings, {
+      attacks: plan.attacks,
+      timelineKeys: plan.out === undefined ? 0 : 4,
     });
+    process.stdout.write(plan.json ? replayJson(result) : replayText(result));
+    if (plan.out !== undefined) {
+      const path = writeReplayOutputs(plan.out, result, commandLine(files, f));
+      (plan.json ? process.stderr : process.stdout).write(`report: ${path}\n`);
+    }
+  });
 }

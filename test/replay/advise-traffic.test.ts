@@ -5,7 +5,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { adviseOnTraffic } from '../../src/advise/advise.js';
 import type { AdviceInput } from '../../src/advise/types.js';
 import { replay } from '../../src/replay/run/engine.js';
-import { spreadArrivals } from '../../src/replay/run/spread.js';
 import { runFleetlimit as runCli } from '../support/run-cli.js';
 import { arraySource, randomArrivals } from './support.js';
 
@@ -49,11 +48,15 @@ describe('advise --traffic', () => {
     ]);
     for (const row of advice.all) {
       const syncMs = (row.syncS ?? 1) * 1000;
-      const spread = spreadArrivals(arraySource(traffic).arrivals, 'random', 1);
-      const r = await replay(
-        { arrivals: spread, stats: () => arraySource([]).stats() },
-        { designs: [row.design], gateways: 2, limit: 20, windowMs: 60_000, syncMs, seed: 1, top: 1 },
-      );
+      const r = await replay(arraySource(traffic), {
+        designs: [row.design],
+        gateways: 2,
+        limit: 20,
+        windowMs: 60_000,
+        syncMs,
+        seed: 1,
+        top: 1,
+      });
       expect({ row: [row.design, row.syncS], pct: row.honestRejectedPct }).toEqual({
         row: [row.design, row.syncS],
         pct: r.designs[0].honestRejectedPct,
@@ -68,10 +71,7 @@ describe('advise --traffic', () => {
 
   it('the command reads the log and says so; more files than gateways is an error naming --traffic', async () => {
     const file = join(dir, 'g0.jsonl');
-    writeFileSync(
-      file,
-      `${traffic.map((a) => JSON.stringify({ t: a.t, key: a.key, gateway: a.gateway })).join('\n')}\n`,
-    );
+    writeFileSync(file, `${traffic.map((a) => JSON.stringify({ time: a.t, key: a.key })).join('\n')}\n`);
     const args = [
       'advise',
       '--gateways',
@@ -83,7 +83,17 @@ describe('advise --traffic', () => {
       '--deltas',
       '1s',
     ];
-    const { out } = await runCli([...args, '--traffic', file, '--workers', '0', '--flood-minutes', '3']);
+    const log = ['--format', 'json', '--key', 'field:key', '--route', 'hash'];
+    const { out } = await runCli([
+      ...args,
+      ...log,
+      '--traffic',
+      file,
+      '--workers',
+      '0',
+      '--flood-minutes',
+      '3',
+    ]);
     expect(out).toMatch(/honest traffic replayed from .*g0\.jsonl: 3,000 requests/);
     expect(out).toMatch(/split \(never syncs\) misses --max-rejected/);
     await expect(runCli([...args, '--gateways', '1', '--traffic', file, '--traffic', file])).rejects.toThrow(

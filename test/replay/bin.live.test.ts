@@ -11,7 +11,20 @@ describe('fleetlimit replay, built', () => {
     ensureFreshBuild(process.cwd(), BIN);
     const ok = spawnSync(
       'node',
-      [BIN, 'replay', ...LOGS, '--limit', '20/1m', '--design', 'adaptive-early', '--json'],
+      [
+        BIN,
+        'replay',
+        ...LOGS,
+        '--format',
+        'json',
+        '--key',
+        'field:key',
+        '--limit',
+        '20/1m',
+        '--design',
+        'adaptive-early',
+        '--json',
+      ],
       {
         encoding: 'utf8',
       },

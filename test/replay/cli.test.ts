@@ -11,6 +11,8 @@ const dir = mkdtempSync(join(tmpdir(), 'replay-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
+/** JSON lines with the key in field `key` (the time in `time`, the readers' default). */
+const JSON_FLAGS = ['--format', 'json', '--key', 'field:key'];
 // two gateways' logs: 4,000 requests on 6 keys over ~13 minutes, every 50th recorded as a 429
 const all = randomArrivals(9, 4000, { keys: 6, gateways: 2, perSec: 5, t0: T0 });
 let logged429 = 0;
@@ -20,7 +22,7 @@ const files = [0, 1].map((g) => {
     .filter((a) => a.gateway === g)
     .map((a, i) => {
       if (i % 50 === 0) logged429++;
-      return JSON.stringify({ t: a.t, key: a.key, status: i % 50 === 0 ? 429 : 200 });
+      return JSON.stringify({ time: a.t, key: a.key, status: i % 50 === 0 ? 429 : 200 });
     });
   writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
@@ -31,6 +33,7 @@ describe('fleetlimit replay', () => {
     const { out } = await runCli([
       'replay',
       ...files,
+      ...JSON_FLAGS,
       '--limit',
       '20/1m',
       '--design',
@@ -53,6 +56,7 @@ describe('fleetlimit replay', () => {
     const { out } = await runCli([
       'replay',
       ...files,
+      ...JSON_FLAGS,
       '--limit',
       '20/1m',
       '--json',
@@ -95,6 +99,7 @@ describe('fleetlimit replay', () => {
     const { out: text } = await runCli([
       'replay',
       ...files,
+      ...JSON_FLAGS,
       '--limit',
       '20/1m',
       '--design',
@@ -147,20 +152,48 @@ describe('fleetlimit replay', () => {
     [['--limit', '20/1m', '--sync', '2m'], /--sync: must not exceed the window/],
     [['--limit', '20/1m', '--gateways', '1'], /--gateways: 1 is fewer than the 2 files/],
     [['--limit', '20/1m', '--gateways', '0'], /--gateways: must be at least 1/],
-    [['--limit', '20/1m', '--spread', 'wide'], /--spread: must be one of none, even, random/],
+    [['--limit', '20/1m', '--spread', 'wide'], /--spread: must be one of none, uniform/],
     [['--limit', '20/1m', '--attack', '100x@k1'], /--attack: expected RATEx@KEY@TIME/],
     [['--limit', '20/1m', '--seed', '-1'], /--seed: must be at least 0/],
-    [['--limit', '20/1m', '--format', 'nginx'], /--format: one of jsonl/],
-    [['--limit', '20/1m', '--route', 'hash'], /--route: needs the log readers/],
+    [['--limit', '20/1m', '--format', 'nginx'], /--format: must be one of combined, common, json, envoy/],
+    [['--limit', '20/1m', '--route', 'sideways'], /--route: must be one of round-robin, hash, random/],
+    [['--limit', '20/1m', '--key', 'header:x-api-key+'], /--key: header:x-api-key\+: an empty part/],
+    [['--limit', '20/1m', '--time-unit', 'days'], /--time-unit: must be one of/],
+    [['--limit', '20/1m', '--reorder-window', 'soon'], /--reorder-window: expected a duration/],
   ])('%j is a clear error naming the flag', async (flags, message) => {
-    await expect(runCli(['replay', ...files, ...flags])).rejects.toThrow(message);
+    await expect(runCli(['replay', ...files, ...JSON_FLAGS, ...flags])).rejects.toThrow(message);
   });
 
-  it('an arrival on a gateway beyond K is an error naming --gateways', async () => {
-    const file = join(dir, 'bad.jsonl');
-    writeFileSync(file, `${JSON.stringify({ t: T0, key: 'a', gateway: 3 })}\n`);
-    await expect(runCli(['replay', file, '--limit', '5/1m', '--gateways', '2'])).rejects.toThrow(
-      /arrival gateway: must be an integer in \[0, 2\) \(--gateways\), got 3/,
-    );
+  it('one file over two gateways needs a route: an error naming --gateways', async () => {
+    await expect(
+      runCli(['replay', files[0], ...JSON_FLAGS, '--limit', '5/1m', '--gateways', '2']),
+    ).rejects.toThrow(/--gateways: one file split over 2 gateways needs a route/);
+  });
+
+  it('reads NGINX combined logs, keyed by address, one file routed over two gateways', async () => {
+    const file = join(dir, 'access.log');
+    const lines = all.slice(0, 600).map((a, i) => {
+      const d = new Date(a.t);
+      const stamp = `${String(d.getUTCDate()).padStart(2, '0')}/Mar/2026:${d.toISOString().slice(11, 19)} +0000`;
+      return `10.0.0.${(i % 3) + 1} - - [${stamp}] "GET /items/${a.key} HTTP/1.1" 200 12 "-" "curl/8"`;
+    });
+    writeFileSync(file, `${lines.join('\n')}\nnot a log line\n`);
+    const { out } = await runCli([
+      'replay',
+      file,
+      '--limit',
+      '20/1m',
+      '--gateways',
+      '2',
+      '--route',
+      'hash',
+      '--design',
+      'split',
+      '--json',
+    ]);
+    const r = JSON.parse(out);
+    expect(r.read).toMatchObject({ arrivals: 600, malformed: 1 });
+    expect(r.read.firstMalformed[0].line).toBe(601);
+    expect(r.keys).toBe(3);
   });
 });

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { Arrival } from '../../src/replay/arrival.js';
 import { overlayAttacks, parseAttack } from '../../src/replay/run/attack.js';
 import { replay } from '../../src/replay/run/engine.js';
-import { spreadArrivals } from '../../src/replay/run/spread.js';
 import { arraySource } from './support.js';
 
 async function collect(it: AsyncIterable<Arrival>): Promise<Arrival[]> {
@@ -12,41 +11,6 @@ async function collect(it: AsyncIterable<Arrival>): Promise<Arrival[]> {
 }
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
-/** A second-resolution log: 4 arrivals stamped T0, 1 at T0 + 1 s, 3 at T0 + 1.5 s (a finer stamp). */
-const stamped: Arrival[] = [
-  ...['a', 'b', 'c', 'd'].map((key) => ({ t: T0, key, gateway: 0 })),
-  { t: T0 + 1000, key: 'e', gateway: 0 },
-  ...['f', 'g', 'h'].map((key) => ({ t: T0 + 1500, key, gateway: 0 })),
-];
-
-describe('--spread', () => {
-  it('none keeps the log’s times', async () => {
-    const got = await collect(spreadArrivals(arraySource(stamped).arrivals, 'none', 1));
-    expect(got).toEqual(stamped);
-  });
-
-  it('even places arrivals sharing a whole-second stamp at i/n of that second, in order', async () => {
-    const got = await collect(spreadArrivals(arraySource(stamped).arrivals, 'even', 1));
-    expect(got.map((a) => a.key)).toEqual(stamped.map((a) => a.key));
-    expect(got.slice(0, 4).map((a) => a.t - T0)).toEqual([0, 250, 500, 750]);
-    // a whole-second stamp never spreads past the next distinct stamp (T0 + 1.5 s is 500 ms later)
-    expect(got[4].t).toBe(T0 + 1000);
-    // a finer stamp spreads over its millisecond only
-    const fine = got.slice(5).map((a) => a.t - T0 - 1500);
-    for (const [i, x] of fine.entries()) expect(x).toBeCloseTo(i / 3, 3);
-  });
-
-  it('random draws from the seed: ordered, within the stamp’s span, the same for the same seed', async () => {
-    const a = await collect(spreadArrivals(arraySource(stamped).arrivals, 'random', 7));
-    const b = await collect(spreadArrivals(arraySource(stamped).arrivals, 'random', 7));
-    const c = await collect(spreadArrivals(arraySource(stamped).arrivals, 'random', 8));
-    expect(a).toEqual(b);
-    expect(a).not.toEqual(c);
-    for (let i = 1; i < a.length; i++) expect(a[i].t).toBeGreaterThanOrEqual(a[i - 1].t);
-    for (const x of a.slice(0, 4)) expect(x.t - T0).toBeGreaterThanOrEqual(0);
-    for (const x of a.slice(0, 4)) expect(x.t - T0).toBeLessThan(1000);
-  });
-});
 
 describe('--attack', () => {
   it('parses RATEx@KEY@TIME, a relative or ISO time, a key holding @', () => {

@@ -1,5 +1,5 @@
 /**
- * A whole replay from a way to open the arrivals: the log's stream, spread (--spread), with the
+ * A whole replay from a way to open the arrivals: the log's stream (spread by the readers, --spread), with the
  * attacks overlaid (--attack), through the engine; then, when timelines are wanted (--out), a second
  * pass over a fresh stream recording the worst keys, which are known only once the first has ended.
  */
@@ -7,11 +7,9 @@ import type { ArrivalSource } from '../arrival.js';
 import { type AttackSpec, attackStage } from './attack.js';
 import { ReplayRun, type TimelineRequest } from './engine.js';
 import type { ReplayResult, ReplaySettings } from './result.js';
-import { type Spread, spreadStage } from './spread.js';
 import { drain, type Stage } from './stage.js';
 
 export interface PipelineOptions {
-  spread: Spread;
   attacks: readonly AttackSpec[];
   /** Draw per-key timelines of this many worst keys (0: none, one pass). */
   timelineKeys: number;
@@ -31,7 +29,6 @@ async function pass(
 ): Promise<ReplayResult> {
   const source = open();
   const stages = [
-    spreadStage(o.spread, s.seed),
     attackStage(o.attacks, { limit: s.limit, windowMs: s.windowMs, gateways: s.gateways, seed: s.seed }),
   ].filter((x): x is Stage => x !== null);
   const run = new ReplayRun(s, timeline);

@@ -1,0 +1,117 @@
+/**
+ * The flags that say how to read access logs, shared by `replay` and `advise --traffic`, and their
+ * translation to the log readers' options (src/replay/parse/). The readers name an option in their
+ * errors; here that becomes the flag, so a bad value is a usage error naming what the user typed.
+ */
+import type { Command } from 'commander';
+import type { ArrivalSource } from '../replay/arrival.js';
+import {
+  LOG_FORMATS,
+  openArrivals,
+  type ReadOptions,
+  ROUTE_MODES,
+  SPREAD_MODES,
+  TIME_UNITS,
+} from '../replay/parse/index.js';
+import { durationMs, UsageError } from './parse.js';
+
+export interface LogFlags {
+  format: string;
+  key: string;
+  route?: string;
+  spread: string;
+  timeField?: string;
+  timeUnit?: string;
+  statusField?: string;
+  ipField?: string;
+  pathField?: string;
+  reorderWindow?: string;
+}
+
+/** The readers' option names, by the flag that sets each. */
+const FLAG_OF: Record<string, string> = {
+  format: '--format',
+  key: '--key',
+  route: '--route',
+  gateways: '--gateways',
+  spread: '--spread',
+  seed: '--seed',
+  reorderWindowMs: '--reorder-window',
+  timeField: '--time-field',
+  timeUnit: '--time-unit',
+  statusField: '--status-field',
+  ipField: '--ip-field',
+  pathField: '--path-field',
+};
+
+export function addLogFlags(cmd: Command): Command {
+  return cmd
+    .option('--format <name>', `the logs' format: ${LOG_FORMATS.join(', ')}`, 'combined')
+    .option(
+      '--key <spec>',
+      'what the limit is keyed by: ip, path, header:NAME, field:NAME, joined by +',
+      'ip',
+    )
+    .option('--route <how>', `read the files as one log split over --gateways: ${ROUTE_MODES.join(', ')}`)
+    .option(
+      '--spread <how>',
+      `requests stamped to the second: ${SPREAD_MODES.join(' (as written) or ')} (seeded draws inside the second)`,
+      'uniform',
+    )
+    .option('--time-field <name>', 'json: the field with the time (epoch s or ms, or ISO-8601)', 'time')
+    .option('--time-unit <unit>', `json: how to read a numeric time: ${TIME_UNITS.join(', ')}`, 'auto')
+    .option('--status-field <name>', 'json: the field with the HTTP status', 'status')
+    .option('--ip-field <name>', 'json: the field with the client address (--key ip)', 'ip')
+    .option('--path-field <name>', 'json: the field with the request path (--key path)', 'path')
+    .option(
+      '--reorder-window <duration>',
+      'how far out of time order a line may be put back in order',
+      '60s',
+    );
+}
+
+/** The readers' options for these flags. */
+export function readOptions(f: LogFlags, gateways: number, seed: number): ReadOptions {
+  return {
+    format: f.format as ReadOptions['format'],
+    key: f.key,
+    gateways,
+    ...(f.route === undefined ? {} : { route: f.route as ReadOptions['route'] }),
+    spread: f.spread as ReadOptions['spread'],
+    seed,
+    ...(f.reorderWindow === undefined
+      ? {}
+      : { reorderWindowMs: durationMs('--reorder-window', f.reorderWindow) }),
+    ...(f.timeField === undefined ? {} : { timeField: f.timeField }),
+    ...(f.timeUnit === undefined ? {} : { timeUnit: f.timeUnit as ReadOptions['timeUnit'] }),
+    ...(f.statusField === undefined ? {} : { statusField: f.statusField }),
+    ...(f.ipField === undefined ? {} : { ipField: f.ipField }),
+    ...(f.pathField === undefined ? {} : { pathField: f.pathField }),
+  };
+}
+
+/** The readers' error about an option, as a usage error naming its flag (others unchanged). */
+export function asFlagError(err: unknown): unknown {
+  if (!(err instanceof Error) || err instanceof UsageError) return err;
+  // '--key SPEC: why' (the key parser names its flag), 'option: why' or 'option must …'
+  const key = /^--key (.*)$/s.exec(err.message);
+  if (key !== null) return new UsageError('--key', key[1]);
+  const m = /^(\w+)(: | )(.*)$/s.exec(err.message);
+  const flag = m === null ? undefined : FLAG_OF[m[1]];
+  if (flag === undefined) return err;
+  return new UsageError(flag, m![2] === ': ' ? m![3] : err.message.slice(m![1].length + 1));
+}
+
+/** Opens the logs (checked at once: a bad flag or an unreadable file throws here, naming it). */
+export function openLogs(
+  files: readonly string[],
+  f: LogFlags,
+  gateways: number,
+  seed: number,
+): ArrivalSource {
+  try {
+    return openArrivals(files, readOptions(f, gateways, seed));
+  } catch (err) {
+    throw asFlagError(err);
+  }
+}
