@@ -28,6 +28,11 @@ export interface ProxyFleetOptions {
   prefix: string;
   /** Named policies' options set over the file's sidecar.policies, by name (e.g. one's limit out of the way). */
   policies?: Record<string, Record<string, unknown>>;
+  /**
+   * Each NGINX writes its own access log (one file per gateway, as a fleet's edges do) in this
+   * format: a `log_format` body (NGINX variables), or 'combined' for NGINX's built-in one.
+   */
+  accessLog?: string;
 }
 
 export interface ProxyFleet {
@@ -40,6 +45,8 @@ export interface ProxyFleet {
   arrivals: Map<string, number[]>;
   /** Each sidecar's stderr so far. */
   stderr: string[];
+  /** Each NGINX's access log file, in pair order (with `accessLog`; removed by stop()). */
+  accessLogs: string[];
   stop(): Promise<void>;
 }
 
@@ -55,8 +62,15 @@ export function nginxConfFor(upstream: number, sidecar: number, listen: number):
   return out;
 }
 
+/** The access_log lines for `format` ('combined' or a log_format body), written to dir/access.log. */
+function accessLogConf(dir: string, format: string | undefined): string {
+  if (format === undefined) return 'access_log off;';
+  if (format === 'combined') return `access_log ${dir}/access.log combined;`;
+  return `log_format fleetlimit_replay escape=json '${format.replaceAll("'", "\\'")}';\n  access_log ${dir}/access.log fleetlimit_replay;`;
+}
+
 /** The main configuration around it: our own process, our own files, one worker. */
-function mainConf(dir: string): string {
+function mainConf(dir: string, accessLog?: string): string {
   return `daemon off;
 master_process on;
 worker_processes 1;
@@ -64,7 +78,7 @@ pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
 events { worker_connections 1024; }
 http {
-  access_log off;
+  ${accessLogConf(dir, accessLog)}
   client_body_temp_path ${dir}/client_body;
   proxy_temp_path ${dir}/proxy;
   fastcgi_temp_path ${dir}/fastcgi;
@@ -208,7 +222,7 @@ export async function startProxyFleet(o: ProxyFleetOptions): Promise<ProxyFleet>
       const listen = await freePort();
       const sidecarPort = Number(new URL(urls[i]).port);
       writeFileSync(join(dir, 'fleetlimit.conf'), nginxConfFor(upstreamPort, sidecarPort, listen));
-      writeFileSync(join(dir, 'nginx.conf'), mainConf(dir));
+      writeFileSync(join(dir, 'nginx.conf'), mainConf(dir, o.accessLog));
       const nginx = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf')], {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
@@ -231,6 +245,7 @@ export async function startProxyFleet(o: ProxyFleetOptions): Promise<ProxyFleet>
       sidecarUrls: urls,
       sidecars,
       arrivals,
+      accessLogs: dirs.map((d) => join(d, 'access.log')),
       get stderr() {
         return stderrOf.map((f) => f());
       },
