@@ -107,8 +107,9 @@ class Fleet {
   /** Per gateway and key: the number of its last sync that read the key (0: none). */
   readonly lastReadNo: Map<string, number>[];
   readonly asks: number[];
-  /** Per gateway, the instants of its asks (leases-ask's request-path call). */
+  /** Per gateway, the instants of its asks (leases-ask's request-path call), and their keys. */
   readonly askTimes: number[][];
+  readonly askKeys: string[][];
   readonly admits: Admit[] = [];
   private syncNo = 0;
 
@@ -117,10 +118,12 @@ class Fleet {
     const ask = store.ask.bind(store);
     this.asks = Array.from({ length: c.gateways }, () => 0);
     this.askTimes = Array.from({ length: c.gateways }, () => []);
+    this.askKeys = Array.from({ length: c.gateways }, () => []);
     store.ask = (gatewayId, key, policy, ttl, n, now, seq) => {
       const g = Number(gatewayId.slice(1));
       this.asks[g]++;
       this.askTimes[g].push(now);
+      this.askKeys[g].push(key);
       return ask(gatewayId, key, policy, ttl, n, now, seq);
     };
     const { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs } = c;
@@ -190,10 +193,17 @@ class Fleet {
     return s;
   }
 
-  /** g's last store reply (a sync or an ask) at or before t (−Infinity: none). */
-  replyBefore(g: number, t: number): number {
-    let s = this.syncBefore(g, t);
-    for (const x of this.askTimes[g]) if (x <= t && x > s) s = x;
+  /**
+   * The instant of g's last store reply for `key` (a sync, or an ask for the key) among its first
+   * `syncs` syncs and `asks` asks, those it had made by a decision (−Infinity: none). By count and
+   * key, not instant: an ask at the decision's instant made by a later request, or an ask for
+   * another key, is no reply that decision had for the key (both were taken for one, and an admit
+   * leaving at that instant, after the decision's last reply, did not count as freeing a slot).
+   */
+  replyOf(g: number, key: string, syncs: number, asks: number): number {
+    let s = syncs > 0 ? this.allSyncTimes[g][syncs - 1] : Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < asks; i++)
+      if (this.askKeys[g][i] === key && this.askTimes[g][i] > s) s = this.askTimes[g][i];
     return s;
   }
 
@@ -296,7 +306,7 @@ function runAll(c: Case): { i: number; t: number; d: Decision }[] {
       const synced = now.syncs > prev.syncs;
       let freed: boolean;
       if (grants) {
-        const from = fleet.replyBefore(a.g, prev.t);
+        const from = fleet.replyOf(a.g, key, prev.syncs, prev.asks);
         freed =
           fleet.expiresIn(key, from, t) ||
           fleet.othersSynced(a.g, from, t) ||
@@ -419,9 +429,11 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
         const ask = store.ask.bind(store);
         let asks = 0;
         const askTimes: number[] = [];
+        const askKeys: string[] = [];
         store.ask = (gatewayId, key, policy, ttl, n, now, seq) => {
           asks++;
           askTimes.push(now);
+          askKeys.push(key);
           return ask(gatewayId, key, policy, ttl, n, now, seq);
         };
         const gw = createAsyncGateway({
@@ -466,7 +478,9 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
             if (grants) {
               // from the last reply before the first decision (a sync or an ask); a sync since also
               // pushes admits made before it that had aged out, whose slots the store held till then
-              const from = Math.max(prev.lastSync, askTimes.filter((x) => x <= prev.t).at(-1) ?? -1);
+              // (its asks for the key, those made by that decision: see Fleet.replyOf)
+              const asked = askTimes.filter((_x, i) => i < prev.asks && askKeys[i] === key).at(-1);
+              const from = Math.max(prev.lastSync, asked ?? -1);
               freed = expiresIn(key, from, at) || (synced && expiresIn(key, prev.lastSync - windowMs, at));
             } else freed = expiresIn(key, synced ? prev.lastSync : prev.t, at);
             if (!freed) expect.fail(`${key}: remaining rose ${prev.remaining} → ${d.remaining} at ${at}`);
