@@ -162,7 +162,12 @@ export class LeaseKey implements KeyLimiter {
    * instant (leases-ask asks then, or at its next sync if it may not before; leases syncs from then),
    * or the sync that pushes an own admit aged out by then (its slot counted as this gateway's grant
    * till then), whichever comes first. Infinity for more than one slot (the rest leave at instants
-   * it was not told), or before the key's first reply. It used to be Infinity always, and
+   * it was not told), or before the key's first reply, or when that oldest admit has left and the
+   * slot waits on an own admit: the store's other admits leave from then on at instants it was not
+   * told (the same one, maybe), so any sync before the own admit's may bring the slot — Retry-After
+   * is then the next sync (it was the own admit's, up to a window late: regression
+   * test/regressions/lease-retry-after-waits-own-admit-past-untold-expiries.test.ts). It used to be
+   * Infinity always, and
    * Retry-After the next sync whatever the store held (regression:
    * test/regressions/lease-retry-after-is-the-sync-interval.test.ts).
    */
@@ -172,22 +177,38 @@ export class LeaseKey implements KeyLimiter {
     if (this.storeCount < 0 || !(syncAt < Number.POSITIVE_INFINITY)) return Number.POSITIVE_INFINITY;
     let free = this.storeFree;
     let oldest = this.storeOldest;
+    // the store's other admits leave from `oldest` on, at instants it did not say (the same one, maybe)
+    let untold = false;
     if (this.storeCount > 0 && oldest <= now) {
       // it has left since: one more free; when the next one leaves, the store did not say
       free++;
       oldest = Number.POSITIVE_INFINITY;
+      untold = this.storeCount > 1;
     }
     const need = cost - held - free;
     if (need > 1) return Number.POSITIVE_INFINITY;
     const storeAt = need <= 0 ? now : this.storeCount > 0 ? oldest : Number.POSITIVE_INFINITY;
-    let at = Number.POSITIVE_INFINITY;
-    if (storeAt < Number.POSITIVE_INFINITY) {
-      if (!this.askWhenEmpty) at = this.syncFrom(storeAt, syncAt, cost);
-      else at = this.deniedUntilSync && storeAt < syncAt ? syncAt : storeAt;
-    }
+    let at =
+      storeAt < Number.POSITIVE_INFINITY ? this.admitFrom(storeAt, syncAt, cost) : Number.POSITIVE_INFINITY;
     const own = this.firstOwnExpiry();
-    if (need === 1 && own < at) at = Math.min(at, this.syncFrom(own, syncAt, cost));
+    if (need === 1 && own < at) {
+      const ownAt = this.syncFrom(own, syncAt, cost);
+      // one of the store's untold admits may leave before it: the soonest the key could admit is all
+      // it knows, and that is no promise
+      if (untold && this.admitFrom(now, syncAt, cost) < ownAt) return Number.POSITIVE_INFINITY;
+      at = Math.min(at, ownAt);
+    }
     return at;
+  }
+
+  /**
+   * The first instant at or after `t` at which the key could take a slot the store has free from `t`:
+   * leases at its first sync from then (syncFrom); leases-ask then, or at its next sync if it may not
+   * ask before.
+   */
+  private admitFrom(t: number, syncAt: number, cost: number): number {
+    if (!this.askWhenEmpty) return this.syncFrom(t, syncAt, cost);
+    return this.deniedUntilSync && t < syncAt ? syncAt : t;
   }
 
   /**

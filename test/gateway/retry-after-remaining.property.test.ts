@@ -26,10 +26,12 @@
  *    wait plus Δ (1 ms for central-log, whose store decides) — the true wait being the first instant
  *    the central log would admit the request, all admits of the fleet counted (for split, whose
  *    gateway admits within its own share ceil(L/K) alone, the first its share would) — unless the
- *    gateway could not know better: a grant design while another gateway holds unspent slots (it
- *    counts every grant as taken: one may hold admits not pushed yet). A synced design waiting on
- *    another gateway's admit that leaves past its reply's horizon is no excuse: the reply tells when
- *    the oldest it counted leaves (it waited for its own oldest admit instead, a window late).
+ *    gateway could not know better: a grant design while another gateway holds a grant — unspent
+ *    slots or admits not pushed — (it counts every grant as taken, and knows no expiry of admits not
+ *    pushed), or held one at the gateway's last store reply for the key (it learns it was handed back
+ *    or pushed only at its next reply). A synced design waiting on another gateway's admit that
+ *    leaves past its reply's horizon is no excuse: the reply tells when the oldest it counted leaves
+ *    (it waited for its own oldest admit instead, a window late).
  * The async runtime's part is checked the same way on one AsyncGateway over a MemoryStore with fake
  * timers (a lone gateway: its view is always complete).
  */
@@ -107,9 +109,15 @@ class Fleet {
   /** Per gateway and key: the number of its last sync that read the key (0: none). */
   readonly lastReadNo: Map<string, number>[];
   readonly asks: number[];
-  /** Per gateway, the instants of its asks (leases-ask's request-path call). */
+  /** Per gateway, the instants of its asks (leases-ask's request-path call), and their keys. */
   readonly askTimes: number[][];
+  readonly askKeys: string[][];
   readonly admits: Admit[] = [];
+  /**
+   * Per gateway and key: whether, at the gateway's last store reply for the key (a sync or an ask),
+   * another gateway held a grant of it — slots the reply counted as taken (see othersHold).
+   */
+  readonly othersHeldAtReply: Map<string, boolean>[];
   private syncNo = 0;
 
   constructor(readonly c: Case) {
@@ -117,12 +125,16 @@ class Fleet {
     const ask = store.ask.bind(store);
     this.asks = Array.from({ length: c.gateways }, () => 0);
     this.askTimes = Array.from({ length: c.gateways }, () => []);
+    this.askKeys = Array.from({ length: c.gateways }, () => []);
     store.ask = (gatewayId, key, policy, ttl, n, now, seq) => {
       const g = Number(gatewayId.slice(1));
       this.asks[g]++;
       this.askTimes[g].push(now);
+      this.askKeys[g].push(key);
+      this.othersHeldAtReply[g].set(key, this.othersHold(g, key, now));
       return ask(gatewayId, key, policy, ttl, n, now, seq);
     };
+    this.othersHeldAtReply = Array.from({ length: c.gateways }, () => new Map());
     const { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs } = c;
     const opts = { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs };
     this.gws = Array.from({ length: gateways }, (_, g) => new Gateway({ id: `g${g}`, ...opts }, store));
@@ -142,6 +154,7 @@ class Fleet {
       if (g < 0) return;
       const s = this.nextSync[g];
       const held = ['k0', 'k1'].filter((k) => this.gws[g].limiterFor(k) !== undefined);
+      for (const k of held) this.othersHeldAtReply[g].set(k, this.othersHold(g, k, s));
       this.gws[g].sync(s);
       this.synced(g, s, held);
       this.syncTimes[g].push(s);
@@ -177,6 +190,18 @@ class Fleet {
     return d;
   }
 
+  /**
+   * Whether a gateway other than g holds a grant of `key` at t (a grant design): unspent slots, or
+   * admits it has not pushed (the store counts those as its grant till it does).
+   */
+  othersHold(g: number, key: string, t: number): boolean {
+    if (!DESIGNS[this.c.design].grants) return false;
+    return this.gws.some((gw, h) => {
+      const lim = gw.limiterFor(key) as LeaseKey | undefined;
+      return h !== g && lim !== undefined && (lim.slots(t) > 0 || lim.unsyncedAdmits() > 0);
+    });
+  }
+
   /** g's last sync (NaN: none yet). */
   lastSyncOf(g: number): number {
     const times = this.syncTimes[g];
@@ -190,10 +215,17 @@ class Fleet {
     return s;
   }
 
-  /** g's last store reply (a sync or an ask) at or before t (−Infinity: none). */
-  replyBefore(g: number, t: number): number {
-    let s = this.syncBefore(g, t);
-    for (const x of this.askTimes[g]) if (x <= t && x > s) s = x;
+  /**
+   * The instant of g's last store reply for `key` (a sync, or an ask for the key) among its first
+   * `syncs` syncs and `asks` asks, those it had made by a decision (−Infinity: none). By count and
+   * key, not instant: an ask at the decision's instant made by a later request, or an ask for
+   * another key, is no reply that decision had for the key (both were taken for one, and an admit
+   * leaving at that instant, after the decision's last reply, did not count as freeing a slot).
+   */
+  replyOf(g: number, key: string, syncs: number, asks: number): number {
+    let s = syncs > 0 ? this.allSyncTimes[g][syncs - 1] : Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < asks; i++)
+      if (this.askKeys[g][i] === key && this.askTimes[g][i] > s) s = this.askTimes[g][i];
     return s;
   }
 
@@ -296,7 +328,7 @@ function runAll(c: Case): { i: number; t: number; d: Decision }[] {
       const synced = now.syncs > prev.syncs;
       let freed: boolean;
       if (grants) {
-        const from = fleet.replyBefore(a.g, prev.t);
+        const from = fleet.replyOf(a.g, key, prev.syncs, prev.asks);
         freed =
           fleet.expiresIn(key, from, t) ||
           fleet.othersSynced(a.g, from, t) ||
@@ -378,10 +410,13 @@ function retryAt(c: Case, upTo: number): void {
   const slack = design.syncs === 'never' ? 1 : syncMs + 1;
   const late = d.retryAfterMs > Math.max(1, truth - r) + slack;
   // (a grant design counts the slots other gateways hold as taken — they may hold admits not pushed
-  // yet — so it may wait longer than the central log while another holds some unspent)
-  const othersHold =
-    design.grants &&
-    fleet.gws.some((gw, h) => h !== g && ((gw.limiterFor(key) as LeaseKey | undefined)?.slots(r) ?? 0) > 0);
+  // yet, whose expiries it has no way to know — so it may wait longer than the central log while
+  // another holds a grant: slots unspent, or admits not pushed (FC_SEED=37: one at 0 on g1, pushed
+  // after g0's ask, leaves at 200; g0 waited for its own, at 206). And it knows the store only as its
+  // last reply for the key told it: a grant another gateway held then and has handed back or pushed
+  // since it still counts as taken until its next reply, which leases-ask, refused at its last ask,
+  // may not seek before its next sync — FC_SEED=19)
+  const othersHold = fleet.othersHold(g, key, r) || (fleet.othersHeldAtReply[g].get(key) ?? false);
   if (late && !othersHold)
     expect.fail(
       `Retry-After ${d.retryAfterMs} at ${r} on g${g} (${key}, cost ${cost}): the true wait is ${truth - r}`,
@@ -419,9 +454,11 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
         const ask = store.ask.bind(store);
         let asks = 0;
         const askTimes: number[] = [];
+        const askKeys: string[] = [];
         store.ask = (gatewayId, key, policy, ttl, n, now, seq) => {
           asks++;
           askTimes.push(now);
+          askKeys.push(key);
           return ask(gatewayId, key, policy, ttl, n, now, seq);
         };
         const gw = createAsyncGateway({
@@ -466,7 +503,9 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
             if (grants) {
               // from the last reply before the first decision (a sync or an ask); a sync since also
               // pushes admits made before it that had aged out, whose slots the store held till then
-              const from = Math.max(prev.lastSync, askTimes.filter((x) => x <= prev.t).at(-1) ?? -1);
+              // (its asks for the key, those made by that decision: see Fleet.replyOf)
+              const asked = askTimes.filter((_x, i) => i < prev.asks && askKeys[i] === key).at(-1);
+              const from = Math.max(prev.lastSync, asked ?? -1);
               freed = expiresIn(key, from, at) || (synced && expiresIn(key, prev.lastSync - windowMs, at));
             } else freed = expiresIn(key, synced ? prev.lastSync : prev.t, at);
             if (!freed) expect.fail(`${key}: remaining rose ${prev.remaining} → ${d.remaining} at ${at}`);
