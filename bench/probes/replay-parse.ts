@@ -5,22 +5,32 @@
  * this process, which a shared machine's load does not lower), beside reading and splitting lines alone. The log: N lines, 10,000 client addresses, about 2,000 lines per
  * second of stamps, every 50th line's stamp 1-3 s behind (as NGINX writes a slow request's start).
  *
- *   nice node --import tsx bench/probes/replay-parse.ts [N=2000000] [RUNS=5] [FORMAT=combined] [gzip]
+ * With --design=ID, each run also replays the log end to end through that design against the
+ * central log (readers + engine, one gateway, 100 per minute, Δ = 1 s), in the same process and run as
+ * the parse alone: issue 33's end-to-end target is 200,000 lines/s for one design on one core.
+ *
+ *   nice node --import tsx bench/probes/replay-parse.ts [N=2000000] [RUNS=5] [FORMAT=combined] [gzip] [--design=ID]
  */
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DesignId } from '../../src/config.js';
 import type { Arrival } from '../../src/replay/arrival.js';
 import { openArrivals } from '../../src/replay/parse/index.js';
 import type { LogFormat } from '../../src/replay/parse/options.js';
 import { readLines } from '../../src/replay/parse/read-lines.js';
 import { writeLog } from '../../src/replay/parse/write-log.js';
+import { replay } from '../../src/replay/run/engine.js';
 import { Random } from '../../src/sim/random.js';
 
-const N = Number(process.argv[2] ?? 2_000_000);
-const RUNS = Number(process.argv[3] ?? 5);
-const format = (process.argv[4] ?? 'combined') as LogFormat;
-const gzip = process.argv[5] === 'gzip';
+const design = process.argv.find((a) => a.startsWith('--design='))?.slice('--design='.length) as
+  | DesignId
+  | undefined;
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--design='));
+const N = Number(args[0] ?? 2_000_000);
+const RUNS = Number(args[1] ?? 5);
+const format = (args[2] ?? 'combined') as LogFormat;
+const gzip = args[3] === 'gzip';
 
 function* generated(n: number): Generator<Arrival> {
   const random = new Random(7);
@@ -47,6 +57,8 @@ try {
   // lines per CPU second of this process: the machine is shared, and wall time counts others' turns
   const wholeCpu: number[] = [];
   const linesOnly: number[] = [];
+  const endToEnd: number[] = [];
+  const endToEndCpu: number[] = [];
   for (let r = 0; r < RUNS; r++) {
     let t = performance.now();
     let lines = 0;
@@ -62,6 +74,24 @@ try {
     whole.push(N / ((performance.now() - t) / 1000));
     const cpu = process.cpuUsage(cpu0);
     wholeCpu.push(N / ((cpu.user + cpu.system) / 1e6));
+    if (design !== undefined) {
+      const t1 = performance.now();
+      const cpu1 = process.cpuUsage();
+      const settings = {
+        designs: [design],
+        gateways: 1,
+        limit: 100,
+        windowMs: 60_000,
+        syncMs: 1000,
+        seed: 1,
+        top: 10,
+      };
+      const r = await replay(openArrivals([file], { format }), settings);
+      if (r.arrivals !== N) throw new Error(`replayed ${r.arrivals} of ${N}`);
+      endToEnd.push(N / ((performance.now() - t1) / 1000));
+      const c1 = process.cpuUsage(cpu1);
+      endToEndCpu.push(N / ((c1.user + c1.system) / 1e6));
+    }
   }
   const w = stats(whole);
   const l = stats(linesOnly);
@@ -72,6 +102,14 @@ try {
       `openArrivals, lines per CPU second: min ${fmt(c.min)}, median ${fmt(c.median)}, max ${fmt(c.max)}\n` +
       `reading lines only, lines/s: min ${fmt(l.min)}, median ${fmt(l.median)}, max ${fmt(l.max)}\n`,
   );
+  if (design !== undefined) {
+    const e = stats(endToEnd);
+    const ec = stats(endToEndCpu);
+    process.stdout.write(
+      `end to end (readers + ${design} and the central log), lines/s: min ${fmt(e.min)}, median ${fmt(e.median)}, max ${fmt(e.max)}\n` +
+        `end to end, lines per CPU second: min ${fmt(ec.min)}, median ${fmt(ec.median)}, max ${fmt(ec.max)}\n`,
+    );
+  }
 } finally {
   rmSync(file, { force: true });
 }
