@@ -13,7 +13,9 @@ describe('replay streams: the heap does not grow with the arrivals', () => {
       heap.push(process.memoryUsage().heapUsed);
     });
     expect(heap).toHaveLength(4);
-    console.log(`heap after 0.5, 1, 1.5, 2 M arrivals: ${heap.map((h) => (h / 2 ** 20).toFixed(1)).join(', ')} MB`);
+    console.log(
+      `heap after 0.5, 1, 1.5, 2 M arrivals: ${heap.map((h) => (h / 2 ** 20).toFixed(1)).join(', ')} MB`,
+    );
     expect(heap[3] - heap[0]).toBeLessThan(8 * 2 ** 20);
     expect(w.maxLive).toBeLessThanOrEqual(80);
   }, 120_000);
