@@ -25,13 +25,18 @@ afterEach(() => {
 class RecordingStore extends TestAsyncStore {
   readonly seen: SyncRequest[] = [];
   failNext = 0;
-  override sync(req: SyncRequest, now: number): Promise<SyncResult> {
+  /** Answers the next sync with its last reply missing (a store that lost one). */
+  shortNext = false;
+  override async sync(req: SyncRequest, now: number): Promise<SyncResult> {
     this.seen.push(req);
     if (this.failNext > 0) {
       this.failNext--;
-      return Promise.reject(new Error('lost'));
+      throw new Error('lost');
     }
-    return super.sync(req, now);
+    const r = await super.sync(req, now);
+    if (!this.shortNext) return r;
+    this.shortNext = false;
+    return { ...r, replies: r.replies.slice(0, -1) };
   }
 }
 
@@ -137,6 +142,31 @@ describe('SyncLoop', () => {
       ['b', 1],
     ]);
     expect(unsynced()).toBe(0);
+  });
+
+  it('a reply with fewer answers than keys is an error: nothing applied or confirmed, the part resent (Stryker)', async () => {
+    const { sync, store, admit, unsynced, events, health } = loop();
+    const errors: { seq: number; keys: number; reason: string; message: string }[] = [];
+    events.on('syncError', (e) =>
+      errors.push({ seq: e.seq, keys: e.keys, reason: e.reason, message: (e.error as Error).message }),
+    );
+    admit('a');
+    admit('b');
+    store.shortNext = true;
+    expect(await sync.syncNow()).toBe(false);
+    expect(errors).toEqual([
+      { seq: 1, keys: 2, reason: 'error', message: 'store answered 1 replies to a sync of 2 keys' },
+    ]);
+    expect(sync.syncErrors).toBe(1);
+    expect(sync.syncTimeouts + sync.syncRefusals).toBe(0);
+    expect(health.failing).toBe(true);
+    expect(unsynced()).toBe(2);
+    expect(await sync.syncNow()).toBe(true);
+    // the same seq and entries again, then the round goes on
+    expect(store.seen.slice(0, 2).map((r) => r.seq)).toEqual([1, 1]);
+    expect(store.seen[1].entries).toEqual(store.seen[0].entries);
+    expect(unsynced()).toBe(0);
+    expect(health.failing).toBe(false);
   });
 
   it('orders a sync: pushes first, keys near their limit before the others, then reads (issue 19)', async () => {
