@@ -25,13 +25,15 @@ afterEach(() => {
 class RecordingStore extends TestAsyncStore {
   readonly seen: SyncRequest[] = [];
   failNext = 0;
+  /** What the failed syncs throw. */
+  failWith: () => Error = () => new Error('lost');
   /** Answers the next sync with its last reply missing (a store that lost one). */
   shortNext = false;
   override async sync(req: SyncRequest, now: number): Promise<SyncResult> {
     this.seen.push(req);
     if (this.failNext > 0) {
       this.failNext--;
-      throw new Error('lost');
+      throw this.failWith();
     }
     const r = await super.sync(req, now);
     if (!this.shortNext) return r;
@@ -167,6 +169,22 @@ describe('SyncLoop', () => {
     expect(store.seen[1].entries).toEqual(store.seen[0].entries);
     expect(unsynced()).toBe(0);
     expect(health.failing).toBe(false);
+  });
+
+  it('counts each failed sync under its cause: refused, error; each event says which (Stryker)', async () => {
+    const { sync, store, admit, events } = loop();
+    const reasons: string[] = [];
+    events.on('syncError', (e) => reasons.push(`${e.seq}:${e.reason}:${e.keys}`));
+    admit('a');
+    store.failNext = 2;
+    store.failWith = () =>
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    expect(await sync.syncNow()).toBe(false);
+    store.failWith = () => new Error('ERR something else');
+    expect(await sync.syncNow()).toBe(false);
+    expect(reasons).toEqual(['1:refused:1', '1:error:1']);
+    expect([sync.syncRefusals, sync.syncErrors, sync.syncTimeouts]).toEqual([1, 1, 0]);
+    expect(await sync.syncNow()).toBe(true);
   });
 
   it('orders a sync: pushes first, keys near their limit before the others, then reads (issue 19)', async () => {
