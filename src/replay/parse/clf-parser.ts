@@ -9,7 +9,7 @@
  */
 import { KEY_JOINER, type KeyPart } from './key-spec.js';
 import { failureReason, type LineParser } from './line-parser.js';
-import { closingQuote, unescapeField } from './quoted.js';
+import { closingQuote, requestTarget, target, unescapeField } from './quoted.js';
 import { parseClfTime } from './timestamps.js';
 
 const IP = 0;
@@ -96,19 +96,9 @@ export class ClfParser implements LineParser {
     const reqStart = close + 3;
     const reqEnd = closingQuote(line, reqStart);
     if (reqEnd < 0) return 'truncated line';
-    // "METHOD TARGET PROTOCOL": the target, up to its query; a request that is not three words
-    // (junk a client sent, "-") keys by all of it
-    const sp1 = line.indexOf(' ', reqStart);
-    if (sp1 >= 0 && sp1 < reqEnd) {
-      let sp2 = line.indexOf(' ', sp1 + 1);
-      if (sp2 < 0 || sp2 > reqEnd) sp2 = reqEnd;
-      const q = line.indexOf('?', sp1 + 1);
-      this.pathStart = sp1 + 1;
-      this.pathEnd = q >= 0 && q < sp2 ? q : sp2;
-    } else {
-      this.pathStart = reqStart;
-      this.pathEnd = reqEnd;
-    }
+    requestTarget(line, reqStart, reqEnd);
+    this.pathStart = target.start;
+    this.pathEnd = target.end;
     // " %>s %b"
     const s = reqEnd + 2;
     if (line.charCodeAt(reqEnd + 1) !== 32 || s >= n) return 'truncated line';

@@ -11,7 +11,7 @@
  */
 import { KEY_JOINER, type KeyPart } from './key-spec.js';
 import { failureReason, type LineParser } from './line-parser.js';
-import { closingQuote } from './quoted.js';
+import { closingQuote, requestTarget, target } from './quoted.js';
 import { isoResult, parseIsoTime } from './timestamps.js';
 
 const PATH = 0;
@@ -87,17 +87,9 @@ export class EnvoyParser implements LineParser {
     const reqStart = close + 3;
     const reqEnd = closingQuote(line, reqStart);
     if (reqEnd < 0) return 'truncated line';
-    const sp1 = line.indexOf(' ', reqStart);
-    if (sp1 >= 0 && sp1 < reqEnd) {
-      let sp2 = line.indexOf(' ', sp1 + 1);
-      if (sp2 < 0 || sp2 > reqEnd) sp2 = reqEnd;
-      const q = line.indexOf('?', sp1 + 1);
-      this.pathStart = sp1 + 1;
-      this.pathEnd = q >= 0 && q < sp2 ? q : sp2;
-    } else {
-      this.pathStart = reqStart;
-      this.pathEnd = reqEnd;
-    }
+    requestTarget(line, reqStart, reqEnd);
+    this.pathStart = target.start;
+    this.pathEnd = target.end;
     if (line.charCodeAt(reqEnd + 1) !== 32) return reqEnd + 1 >= n ? 'truncated line' : 'missing fields';
     // %RESPONSE_CODE%: 0 to 999
     let i = reqEnd + 2;

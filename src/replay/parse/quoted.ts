@@ -15,6 +15,27 @@ export function closingQuote(s: string, from: number): number {
   return -1;
 }
 
+/** Where requestTarget found the target: [start, end) of the line (one object, reused: no allocation per line). */
+export const target = { start: 0, end: 0 };
+
+/**
+ * The target of a quoted request line s[from, to) ("METHOD TARGET PROTOCOL"), up to its query, into
+ * `target`; a request that is not three words (junk a client sent, "-") is all of it.
+ */
+export function requestTarget(s: string, from: number, to: number): void {
+  const sp1 = s.indexOf(' ', from);
+  if (sp1 >= 0 && sp1 < to) {
+    let sp2 = s.indexOf(' ', sp1 + 1);
+    if (sp2 < 0 || sp2 > to) sp2 = to;
+    const q = s.indexOf('?', sp1 + 1);
+    target.start = sp1 + 1;
+    target.end = q >= 0 && q < sp2 ? q : sp2;
+  } else {
+    target.start = from;
+    target.end = to;
+  }
+}
+
 /**
  * A quoted field's text with `\"` and `\\` undone (only when it has a backslash). NGINX's `\xHH` is
  * left as written: a key stays printable.
