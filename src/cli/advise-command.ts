@@ -6,7 +6,7 @@ import { DEFAULT_DELTAS_S, defaultMinutes } from '../advise/plan.js';
 import type { TrafficSummary } from '../advise/traffic.js';
 import type { AdviceInput } from '../advise/types.js';
 import { DESIGN_IDS, type DesignId } from '../config.js';
-import { addLogFlags, type LogFlags, openLogs } from './log-flags.js';
+import { addLogFlags, type LogFlags, logOpener } from './log-flags.js';
 import { durationMs, num, oneOf, UsageError } from './parse.js';
 import { progressBar } from './progress.js';
 
@@ -192,13 +192,11 @@ export function addAdviseCommand(program: Command): void {
         '--traffic',
         `${traffic.length} files for ${input.gateways} gateways (one file per gateway)`,
       );
-    // checked before any simulation: a bad log flag or file fails at once
-    if (traffic.length > 0) openLogs(traffic, f, input.gateways, 1);
+    // opened before any simulation: a bad log flag or file fails at once
+    const open = traffic.length > 0 ? logOpener(traffic, f, input.gateways, 1) : null;
     const opts = { workers, onProgress: progressBar('simulating') };
     const advice: Awaited<ReturnType<typeof advise>> & { traffic?: TrafficSummary } =
-      traffic.length === 0
-        ? await advise(input, opts)
-        : await adviseOnTraffic(input, () => openLogs(traffic, f, input.gateways, 1), opts);
+      open === null ? await advise(input, opts) : await adviseOnTraffic(input, open, opts);
     if (advice.recommendation === null) process.exitCode = 1;
     if (f.json) {
       process.stdout.write(`${JSON.stringify(advice, null, 2)}\n`);

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import type { ArrivalSource } from '../replay/arrival.js';
 import {
   LOG_FORMATS,
+  OptionError,
   openArrivals,
   type ReadOptions,
   ROUTE_MODES,
@@ -29,7 +30,7 @@ export interface LogFlags {
 }
 
 /** The readers' option names, by the flag that sets each. */
-const FLAG_OF: Record<string, string> = {
+const FLAG_OF: Partial<Record<keyof ReadOptions, string>> = {
   format: '--format',
   key: '--key',
   route: '--route',
@@ -92,26 +93,31 @@ export function readOptions(f: LogFlags, gateways: number, seed: number): ReadOp
 
 /** The readers' error about an option, as a usage error naming its flag (others unchanged). */
 export function asFlagError(err: unknown): unknown {
-  if (!(err instanceof Error) || err instanceof UsageError) return err;
-  // '--key SPEC: why' (the key parser names its flag), 'option: why' or 'option must …'
-  const key = /^--key (.*)$/s.exec(err.message);
-  if (key !== null) return new UsageError('--key', key[1]);
-  const m = /^(\w+)(: | )(.*)$/s.exec(err.message);
-  const flag = m === null ? undefined : FLAG_OF[m[1]];
-  if (flag === undefined) return err;
-  return new UsageError(flag, m![2] === ': ' ? m![3] : err.message.slice(m![1].length + 1));
+  return err instanceof OptionError ? new UsageError(FLAG_OF[err.option] ?? err.option, err.detail) : err;
 }
 
-/** Opens the logs (checked at once: a bad flag or an unreadable file throws here, naming it). */
-export function openLogs(
+/**
+ * A way to open the logs as often as a run reads them (each pass a fresh stream). The first is opened
+ * here, at once, so a bad flag or an unreadable file throws before any work, naming it; the first call
+ * hands that one out.
+ */
+export function logOpener(
   files: readonly string[],
   f: LogFlags,
   gateways: number,
   seed: number,
-): ArrivalSource {
-  try {
-    return openArrivals(files, readOptions(f, gateways, seed));
-  } catch (err) {
-    throw asFlagError(err);
-  }
+): () => ArrivalSource {
+  const open = () => {
+    try {
+      return openArrivals(files, readOptions(f, gateways, seed));
+    } catch (err) {
+      throw asFlagError(err);
+    }
+  };
+  let first: ArrivalSource | null = open();
+  return () => {
+    const s = first ?? open();
+    first = null;
+    return s;
+  };
 }

@@ -5,7 +5,7 @@ import { replayJson, writeReplayOutputs } from '../replay/report/write.js';
 import { type AttackSpec, parseAttack } from '../replay/run/attack.js';
 import { runReplay } from '../replay/run/pipeline.js';
 import type { ReplaySettings } from '../replay/run/result.js';
-import { addLogFlags, type LogFlags, openLogs } from './log-flags.js';
+import { addLogFlags, type LogFlags, logOpener } from './log-flags.js';
 import { limitPerWindow, num, oneOf, seconds, UsageError } from './parse.js';
 
 export interface ReplayFlags extends LogFlags {
@@ -126,9 +126,7 @@ export function addReplayCommand(program: Command): void {
     );
   addLogFlags(cmd).action(async (files: string[], f: ReplayFlags) => {
     const plan = replayPlan(files, f);
-    const open = () => openLogs(plan.files, f, plan.settings.gateways, plan.settings.seed);
-    // opened once here so a bad flag or file fails before any work
-    open();
+    const open = logOpener(plan.files, f, plan.settings.gateways, plan.settings.seed);
     const result = await runReplay(open, plan.settings, {
       attacks: plan.attacks,
       timelineKeys: plan.out === undefined ? 0 : 4,

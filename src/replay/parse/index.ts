@@ -18,7 +18,7 @@ import { makeRouter } from './route.js';
 
 export { parseKeySpec } from './key-spec.js';
 export type { LogFormat, ReadOptions, RouteMode, SpreadMode, TimeUnit } from './options.js';
-export { LOG_FORMATS, ROUTE_MODES, SPREAD_MODES, TIME_UNITS } from './options.js';
+export { LOG_FORMATS, OptionError, ROUTE_MODES, SPREAD_MODES, TIME_UNITS } from './options.js';
 
 /** A parser for one file (parsers keep the last line's fields, so each file has its own). */
 function makeParser(o: ResolvedOptions, key: KeyPart[]): LineParser {

@@ -3,7 +3,7 @@
  * `field:NAME`), checked against what the log format carries, so a key the format cannot give is a
  * clear error before any line is read.
  */
-import type { LogFormat } from './options.js';
+import { type LogFormat, OptionError } from './options.js';
 
 export type KeyPart =
   | { kind: 'ip' }
@@ -39,17 +39,20 @@ function headerPart(name: string, format: LogFormat, spec: string): KeyPart {
       carried.length === 0
         ? `the ${format} format writes no headers (combined writes referer and user-agent)`
         : `the ${format} format writes only ${carried.join(', ')}`;
-    throw new Error(`--key ${spec}: ${what}; header "${name}" is not in the log`);
+    throw keyError(`${spec}: ${what}; header "${name}" is not in the log`);
   }
   return { kind: 'header', name: canonical };
+}
+
+/** A bad key spec, its message naming the flag as a user wrote it. */
+function keyError(detail: string): OptionError {
+  return new OptionError('key', detail, `--key ${detail}`);
 }
 
 /** Parses a `--key` value for a log format; throws an Error naming the spec and what is wrong. */
 export function parseKeySpec(spec: string, format: LogFormat): KeyPart[] {
   if (typeof spec !== 'string' || spec.trim() === '') {
-    throw new Error(
-      '--key is empty: expected ip, path, header:NAME, field:NAME or parts joined by +, e.g. path+ip',
-    );
+    throw keyError('is empty: expected ip, path, header:NAME, field:NAME or parts joined by +, e.g. path+ip');
   }
   const parts: KeyPart[] = [];
   for (const raw of spec.split('+')) {
@@ -58,22 +61,22 @@ export function parseKeySpec(spec: string, format: LogFormat): KeyPart[] {
     // ':authority' starts with a colon; only a colon after the kind separates kind and name
     const kind = colon > 0 ? word.slice(0, colon).toLowerCase() : word.toLowerCase();
     const name = colon > 0 ? word.slice(colon + 1).trim() : '';
-    if (word === '') throw new Error(`--key ${spec}: an empty part (two + in a row, or a + at an end)`);
+    if (word === '') throw keyError(`${spec}: an empty part (two + in a row, or a + at an end)`);
     if (kind === 'ip' || kind === 'path') {
-      if (colon > 0) throw new Error(`--key ${spec}: "${kind}" takes no name; got "${word}"`);
+      if (colon > 0) throw keyError(`${spec}: "${kind}" takes no name; got "${word}"`);
       // (Envoy's default format has no peer address: its `ip` is X-Forwarded-For's first address)
       parts.push({ kind });
     } else if (kind === 'header' || kind === 'field') {
-      if (name === '') throw new Error(`--key ${spec}: "${kind}:" needs a name, e.g. ${kind}:user-agent`);
+      if (name === '') throw keyError(`${spec}: "${kind}:" needs a name, e.g. ${kind}:user-agent`);
       if (kind === 'field' && format !== 'json') {
-        throw new Error(
-          `--key ${spec}: field:NAME reads a JSON field, so it needs --format json (this is ${format}); for a header use header:NAME`,
+        throw keyError(
+          `${spec}: field:NAME reads a JSON field, so it needs --format json (this is ${format}); for a header use header:NAME`,
         );
       }
       parts.push(kind === 'header' ? headerPart(name, format, spec) : { kind: 'field', name });
     } else {
-      throw new Error(
-        `--key ${spec}: unknown part "${word}"; expected ip, path, header:NAME or field:NAME, joined by +`,
+      throw keyError(
+        `${spec}: unknown part "${word}"; expected ip, path, header:NAME or field:NAME, joined by +`,
       );
     }
   }

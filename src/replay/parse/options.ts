@@ -86,23 +86,37 @@ export const DEFAULT_REORDER_WINDOW_MS = 60_000;
 export const DEFAULT_MAX_LINE_LENGTH = 64 * 1024;
 export const DEFAULT_KEEP_MALFORMED = 10;
 
-function oneOf<T extends string>(name: string, value: unknown, values: readonly T[]): T {
+/**
+ * A bad reader option. `option` names it and `detail` says what is wrong without the name, so a
+ * caller that took the option from a flag can name the flag instead (src/cli/log-flags.ts).
+ */
+export class OptionError extends Error {
+  constructor(
+    readonly option: keyof ReadOptions,
+    readonly detail: string,
+    message = `${option} ${detail}`,
+  ) {
+    super(message);
+  }
+}
+
+function oneOf<T extends string>(name: keyof ReadOptions, value: unknown, values: readonly T[]): T {
   if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) {
-    throw new Error(`${name} must be one of ${values.join(', ')}; got ${JSON.stringify(value)}`);
+    throw new OptionError(name, `must be one of ${values.join(', ')}; got ${JSON.stringify(value)}`);
   }
   return value as T;
 }
 
-function wholeNumber(name: string, value: number, min: number): number {
+function wholeNumber(name: keyof ReadOptions, value: number, min: number): number {
   if (!Number.isSafeInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer of at least ${min}; got ${value}`);
+    throw new OptionError(name, `must be an integer of at least ${min}; got ${value}`);
   }
   return value;
 }
 
-function fieldName(name: string, value: string): string {
+function fieldName(name: keyof ReadOptions, value: string): string {
   if (typeof value !== 'string' || value === '')
-    throw new Error(`${name} must be a field name; got ${JSON.stringify(value)}`);
+    throw new OptionError(name, `must be a field name; got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -114,21 +128,21 @@ export function resolveOptions(opts: ReadOptions, fileCount: number): ResolvedOp
   if (route === undefined) {
     gateways = fileCount;
     if (opts.gateways !== undefined && opts.gateways !== fileCount) {
-      throw new Error(
+      const detail =
         fileCount === 1
-          ? `gateways: one file split over ${opts.gateways} gateways needs a route (round-robin, hash or random)`
-          : `gateways: ${fileCount} files are ${fileCount} gateways' logs, one each; got gateways ${opts.gateways} (with a route, the files are read as one log split over the gateways)`,
-      );
+          ? `one file split over ${opts.gateways} gateways needs a route (round-robin, hash or random)`
+          : `${fileCount} files are ${fileCount} gateways' logs, one each; got gateways ${opts.gateways} (with a route, the files are read as one log split over the gateways)`;
+      throw new OptionError('gateways', detail, `gateways: ${detail}`);
     }
   } else {
     gateways = wholeNumber('gateways', opts.gateways ?? 1, 1);
   }
   const reorderWindowMs = opts.reorderWindowMs ?? DEFAULT_REORDER_WINDOW_MS;
   if (!(Number.isFinite(reorderWindowMs) && reorderWindowMs >= 0)) {
-    throw new Error(`reorderWindowMs must be a number of ms, 0 or more; got ${reorderWindowMs}`);
+    throw new OptionError('reorderWindowMs', `must be a number of ms, 0 or more; got ${reorderWindowMs}`);
   }
   const seed = opts.seed ?? 1;
-  if (!Number.isSafeInteger(seed)) throw new Error(`seed must be an integer; got ${seed}`);
+  if (!Number.isSafeInteger(seed)) throw new OptionError('seed', `must be an integer; got ${seed}`);
   return {
     format,
     key: opts.key ?? 'ip',
