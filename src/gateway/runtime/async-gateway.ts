@@ -484,36 +484,54 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     };
   }
 
-  /** leases-ask's request-path ask; requests for the key that find no slot meanwhile wait on it. */
+  /**
+   * leases-ask's request-path ask; requests for the key that find no slot meanwhile wait on it. An
+   * ask that a sync of this gateway crossed brings a grant the limiter may not spend (that sync may
+   * have handed it back): the request asks again, tagged after that sync, while less than
+   * storeTimeoutMs has passed since it first asked (regression:
+   * test/regressions/leases-ask-sync-crossing-ask-refuses-its-request.test.ts).
+   */
   private async ask(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
     const { policy, fleet } = this.options;
     const settle = this.asks.open(key);
     try {
-      const t0 = this.clock();
-      const ask = lim.askSize(cost);
-      // tagged with the last sync built: that sync and its resends never hand this grant back
-      const seq = this.loop.builtSeq;
-      const r = await withTimeout(
-        () => this.store.ask(this.incarnation, key, policy, fleet.leaseTtlMs, ask, now, seq),
-        this.storeTimeoutMs,
-        this.store,
-      );
-      const t1 = this.clock();
-      if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
-      this.health.answered(t1);
-      this.storeClock.learn(r.value.now, t0, t1);
-      const at = this.now();
-      // A sync built while the ask was out hands back what the gateway held then: the limiter spends
-      // none of this grant (regression: test/regressions/leases-ask-ask-and-sync-cross.test.ts). A resend of a
-      // sync built before the ask does not take it back (the grant's tag; regression:
-      // test/regressions/leases-ask-resent-sync-releases-later-ask.test.ts).
-      // (A sync built for this key since the ask went out releases the parts tagged below its seq,
-      // this ask's among them: the limiter spends none of it, by the sync it recorded in askSize;
-      // regression: test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts.)
-      const reply = this.storeClock.withLapseMargin(r.value);
-      const allowed = lim.onAskReply(reply, at, cost);
-      if (allowed) this.limiterUnsynced += cost;
-      return this.count(this.fromLimiter(lim, allowed, at, cost), false);
+      const first = this.clock();
+      for (;;) {
+        const t0 = this.clock();
+        const ask = lim.askSize(cost);
+        // tagged with the last sync built: that sync and its resends never hand this grant back
+        const seq = this.loop.builtSeq;
+        const r = await withTimeout(
+          () => this.store.ask(this.incarnation, key, policy, fleet.leaseTtlMs, ask, now, seq),
+          this.storeTimeoutMs,
+          this.store,
+        );
+        const t1 = this.clock();
+        if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
+        this.health.answered(t1);
+        this.storeClock.learn(r.value.now, t0, t1);
+        const at = this.now();
+        // A sync built while the ask was out hands back what the gateway held then: the limiter spends
+        // none of this grant (regression: test/regressions/leases-ask-ask-and-sync-cross.test.ts). A resend of a
+        // sync built before the ask does not take it back (the grant's tag; regression:
+        // test/regressions/leases-ask-resent-sync-releases-later-ask.test.ts).
+        // (A sync built for this key since the ask went out releases the parts tagged below its seq,
+        // this ask's among them: the limiter spends none of it, by the sync it recorded in askSize;
+        // regression: test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts.)
+        const reply = this.storeClock.withLapseMargin(r.value);
+        let allowed = lim.onAskReply(reply, at, cost);
+        if (!allowed) {
+          // refused on its merits (deniedUntilSync: DENY), or crossed by a sync (NEED_STORE: again)
+          const v = lim.decideAgain!(at, cost);
+          if (v === NEED_STORE && t1 - first < this.storeTimeoutMs) {
+            now = at;
+            continue;
+          }
+          allowed = v === ALLOW;
+        }
+        if (allowed) this.limiterUnsynced += cost;
+        return this.count(this.fromLimiter(lim, allowed, at, cost), false);
+      }
     } finally {
       // the waiters run after this request has applied the reply (or failed)
       settle();
