@@ -318,8 +318,36 @@ function namedPolicies(
         throw errors.length === 1 ? errors[0] : new ConfigErrors(errors);
       }
     });
+  } else if (ctx.gateway !== undefined) {
+    // the top level is bad, or another policy is (those errors are reported already): each policy's own fields are still
+    // checked, over placeholder common options, so one run names every bad field
+    for (const [name, p] of Object.entries(out)) checkPolicyAlone(name, p as Record<string, unknown>, c);
   }
   return out;
+}
+
+/** Common options that pass every check, standing in for a top level that does not. */
+const PLACEHOLDER_COMMON = { id: 'validate', design: 'central-log', gateways: 2, syncMs: 1000 };
+
+/**
+ * One named policy checked on its own (the top-level options being bad): only the errors naming a
+ * field the policy sets are kept, since a relation with a placeholder would blame the wrong value.
+ */
+function checkPolicyAlone(name: string, p: Record<string, unknown>, c: ConfigChecks): void {
+  try {
+    createPolicyGateways({
+      ...PLACEHOLDER_COMMON,
+      store: VALIDATION_STORE,
+      policies: { [name]: p },
+    } as unknown as PolicyGatewaysOptions);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    const prefix = `sidecar.policies.${name}.`;
+    for (const x of (e instanceof ConfigErrors ? e.errors : [e]).map((y) => underSidecar(y, { [name]: p }))) {
+      const own = x.field.startsWith(prefix) && Object.hasOwn(p, x.field.slice(prefix.length).split('.')[0]);
+      if (own && !x.message.includes('(the top-level ')) c.errors.push(x);
+    }
+  }
 }
 
 /**
