@@ -9,7 +9,10 @@ export {
 export {
   createRequestDecider,
   decideRequest,
+  type HttpBadRequest,
   type HttpDecision,
+  type HttpGoOn,
+  type HttpLimited,
   type InvalidCostAction,
   type InvalidKeyAction,
   type LimitedResponseOptions,

@@ -3,7 +3,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
-import type { HttpDecision, LimitedResponseOptions } from '../../src/http/index.js';
+import type { HttpLimited, LimitedResponseOptions } from '../../src/http/index.js';
 import { expressRateLimit, fastifyRateLimit, withRateLimit } from '../../src/http/index.js';
 import { close, listen, smallGateway } from '../support/http.js';
 
@@ -102,14 +102,16 @@ describe.each<Kind>(['express', 'fastify', 'node'])('the 429 on %s', (kind) => {
   });
 
   it('lets a handler take the response over, with the decision and the headers already set', async () => {
-    const seen: HttpDecision[] = [];
-    const handler = (_req: unknown, res: unknown, d: HttpDecision) => {
+    const seen: HttpLimited[] = [];
+    // typed HttpLimited: a 429's decision and key need no null check (they were `| null`, issue 36)
+    const handler = (_req: unknown, res: unknown, d: HttpLimited) => {
       seen.push(d);
       const sink = sinkOf(kind, res);
       sink.status(429);
       sink.json({
         type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
-        retryAfterMs: d.decision?.retryAfterMs,
+        retryAfterMs: d.decision.retryAfterMs,
+        key: d.key.length,
       });
     };
     const r = await limited(await serve(kind, { handler, statusCode: 418, message: 'unused' }));
@@ -118,7 +120,8 @@ describe.each<Kind>(['express', 'fastify', 'node'])('the 429 on %s', (kind) => {
     expect(JSON.parse(r.body).type).toMatch(/quota-exceeded$/);
     expect(r.headers.get('retry-after')).not.toBeNull();
     expect(seen).toHaveLength(1);
-    expect(seen[0].decision?.allowed).toBe(false);
+    expect(seen[0].decision.allowed).toBe(false);
+    expect(seen[0].status).toBe(429);
   });
 
   it('a handler that throws fails its request with a 500, not the server', async () => {
