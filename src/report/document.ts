@@ -77,7 +77,7 @@ function fenced(lines: readonly string[]): string[] {
 const CSS = `
 *{box-sizing:border-box}
 body{margin:0;background:#f6f6f4;color:#1a1a1a;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
-main{max-width:1000px;margin:0 auto;padding:16px 20px 48px;background:#fff}
+main{max-width:1240px;margin:0 auto;padding:16px 20px 48px;background:#fff}
 h1{font-size:1.7em;margin:.6em 0 .3em}
 h2{font-size:1.3em;margin:2em 0 .4em;padding-top:.6em;border-top:1px solid #ddd}
 h3{font-size:1.05em;margin:1.4em 0 .3em}
@@ -89,6 +89,7 @@ nav ol{padding-left:1.4em;margin:.3em 0}
 .table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;margin:0 0 1.2em;border:1px solid #e2e2e2}
 table{border-collapse:collapse;font-size:.88em;font-variant-numeric:tabular-nums;white-space:nowrap}
 th,td{padding:4px 8px;border-bottom:1px solid #eee;text-align:left}
+table.wrap td{white-space:normal;min-width:10em;vertical-align:top}
 thead th{background:#f0f0ee;border-bottom:2px solid #ccc;white-space:normal;vertical-align:bottom;min-width:4em}
 tbody th{font-weight:600;background:#fafaf8}
 tbody tr:hover td{background:#f5f9ff}

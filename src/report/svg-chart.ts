@@ -25,7 +25,18 @@ export type {
 } from './chart-spec.js';
 
 // Okabe–Ito colours: distinguishable with the common colour-vision deficiencies; yellow left out (poor on white).
-const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#882255'];
+// One colour per design (nine; the ninth, Tol's olive, is far from the others): a design keeps its colour in every chart.
+const PALETTE = [
+  '#0072B2',
+  '#D55E00',
+  '#009E73',
+  '#CC79A7',
+  '#E69F00',
+  '#56B4E9',
+  '#000000',
+  '#882255',
+  '#999933',
+];
 const SHAPES = [
   'circle',
   'square',
@@ -35,8 +46,9 @@ const SHAPES = [
   'cross',
   'plus',
   'square',
+  'triangle',
 ] as const;
-const DASHES = ['', '7 3', '2 3', '9 3 2 3', '4 2', '12 3 2 3 2 3', '1 2', '14 4'];
+const DASHES = ['', '7 3', '2 3', '9 3 2 3', '4 2', '12 3 2 3 2 3', '1 2', '14 4', '3 3 9 3'];
 
 export interface SeriesStyle {
   colour: string;

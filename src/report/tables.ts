@@ -11,6 +11,8 @@ export interface TableColumn {
 export interface Table {
   columns: readonly TableColumn[];
   rows: readonly (readonly string[])[];
+  /** Cells of sentences, not figures: they wrap within the page instead of scrolling sideways. */
+  wrap?: boolean;
 }
 
 /** Escapes a cell so it cannot end the cell, break the row or start markup; inline text only. */
@@ -49,5 +51,5 @@ export function htmlTable(table: Table, caption?: string): string {
     })
     .join('\n');
   const cap = caption ? `<caption>${escapeXml(caption)}</caption>` : '';
-  return `<div class="table-wrap"><table>${cap}<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`;
+  return `<div class="table-wrap"><table${table.wrap === true ? ' class="wrap"' : ''}>${cap}<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`;
 }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DESIGN_IDS } from '../../src/config.js';
+import { designStyle } from '../../src/report/sections/common.js';
 import {
   type ChartSpec,
   lineChart,
@@ -112,6 +114,12 @@ describe('svg charts', () => {
     const styles = [0, 1, 2, 3, 4, 5, 6].map(seriesStyle);
     for (const key of ['colour', 'shape', 'dash'] as const)
       expect(new Set(styles.map((s) => s[key])).size).toBe(7);
+  });
+
+  it('gives every design its own colour and dash (central-log and adaptive-early shared one, issue 36)', () => {
+    const styles = DESIGN_IDS.map((d) => seriesStyle(designStyle(d)));
+    for (const key of ['colour', 'dash'] as const)
+      expect(new Set(styles.map((s) => s[key])).size).toBe(DESIGN_IDS.length);
   });
 });
 

@@ -110,6 +110,23 @@ describe("the study's report.html in Chromium", () => {
     }
   });
 
+  it('the verdict and checks tables fit a 1,400 px screen without scrolling sideways (issue 36)', async () => {
+    // a real quick study's verdict table was 2,801 px wide in a 958 px page: its cells are sentences
+    const { page, errors, close } = await open(extendedHtml, { width: 1400, height: 900 });
+    const wide = await page.evaluate(() =>
+      ['verdict', 'checks'].map((id) => {
+        const wrap = document.querySelector(`section#${id} .table-wrap`) as HTMLElement | null;
+        return { id, found: wrap !== null, over: wrap === null ? 0 : wrap.scrollWidth - wrap.clientWidth };
+      }),
+    );
+    expect(wide).toEqual([
+      { id: 'verdict', found: true, over: 0 },
+      { id: 'checks', found: true, over: 0 },
+    ]);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it("draws every chart of the extended study's sections, and redraws them for a narrower page", async () => {
     const { page, errors, close } = await open(extendedHtml, { width: 1280, height: 800 });
     const names = await expectEveryChartDrawn(page);

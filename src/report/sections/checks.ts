@@ -18,6 +18,7 @@ export function checksSection(checks: readonly CheckResult[]): Section {
   };
   if (checks.length === 0) return { id, title, blocks: [intro, missing('checks (none were run).')] };
   const table: Table = {
+    wrap: true,
     columns: [{ title: 'check' }, { title: 'result' }, { title: 'detail' }],
     rows: checks.map((c) => [c.name, c.passed ? 'PASS' : 'FAIL', c.detail]),
   };

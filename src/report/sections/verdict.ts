@@ -149,6 +149,7 @@ export function verdictSection(all: readonly RunRow[]): Section {
   if (verdicts.length === 0)
     return { id, title, blocks: [intro, missing('flood or honest runs to judge the targets on.')] };
   const table: Table = {
+    wrap: true,
     columns: [{ title: 'design' }, ...settings.map((s) => ({ title: deltaLabel(s) }))],
     rows: designsIn(judged).map((d) => [
       d,
