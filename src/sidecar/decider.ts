@@ -2,6 +2,7 @@ import type { HttpFileOptions } from '../config-file.js';
 import type { Decision } from '../gateway/decision.js';
 import type { AsyncGateway } from '../gateway/runtime/async-gateway.js';
 import { DEFAULT_IPV6_SUBNET } from '../http/client-address.js';
+import { limitedResponse, TOO_MANY_REQUESTS_BODY } from '../http/core.js';
 import { headerBuilder, sfString } from '../http/headers.js';
 
 /**
@@ -56,6 +57,9 @@ export class PolicyDecider {
  */
 export class Decider {
   readonly limitedStatus: number;
+  /** The limited response's body and type: the file's `http.message`, else 'Too Many Requests'. */
+  readonly limitedBody: string;
+  readonly limitedContentType: string;
   readonly onInvalidKey: 'reject' | 'skip';
   readonly onInvalidCost: 'reject' | 'skip';
   /**
@@ -93,7 +97,10 @@ export class Decider {
     this.policies = policies;
     this.default = d;
     this.defaultName = defaultPolicy;
-    this.limitedStatus = http.statusCode ?? 429;
+    const limited = limitedResponse({ statusCode: http.statusCode, message: http.message });
+    this.limitedStatus = limited.statusCode;
+    this.limitedBody = limited.body ?? TOO_MANY_REQUESTS_BODY;
+    this.limitedContentType = limited.contentType;
     this.onInvalidKey = http.onInvalidKey ?? 'reject';
     this.onInvalidCost = http.onInvalidCost ?? 'reject';
     this.ipv6Subnet = http.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;

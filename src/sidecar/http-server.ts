@@ -7,6 +7,7 @@ import { addressKey, DEFAULT_IPV6_SUBNET } from '../http/client-address.js';
 import { bindingDecision, type Decider, type PolicyDecider } from './decider.js';
 import type { SidecarMetrics } from './metrics.js';
 import type { HttpKeying, SidecarOptions } from './options.js';
+import { headerText, MAX_HEADER_BODY } from './proxy-header.js';
 
 /** The path NGINX's auth_request subrequest is proxied to: the top-level policy; `/decide/<name>`: a named one. */
 export const DECIDE_PATH = '/decide';
@@ -74,6 +75,7 @@ function plain(
 export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
   const { decider, options, metrics } = deps;
   const serveMetrics = metricsHandler(deps.registry);
+  const limitedHeader = headerText(decider.limitedBody, MAX_HEADER_BODY) ?? 'Too Many Requests';
   const answer = (res: ServerResponse, p: PolicyDecider, d: Decision) => {
     const h = p.headers(d);
     if (d.allowed) {
@@ -82,7 +84,14 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
       res.end();
     } else {
       metrics.count('http', 'limited');
-      plain(res, decider.limitedStatus, 'Too Many Requests\n', h);
+      // the body again as a header, for a proxy that drops it (NGINX auth_request: nginx.conf's @fleetlimit)
+      res.writeHead(decider.limitedStatus, {
+        ...h,
+        'Content-Type': decider.limitedContentType,
+        'Cache-Control': 'no-store',
+        'Fleetlimit-Body': limitedHeader,
+      });
+      res.end(decider.limitedBody);
     }
   };
   const failed = (res: ServerResponse, err: unknown) =>
@@ -95,7 +104,10 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
       return;
     }
     metrics.count('http', 'invalid');
-    plain(res, 400, `${problem}\n`);
+    plain(res, 400, `${problem}\n`, {
+      // for a proxy that drops the body (nginx.conf's @fleetlimit answers the client's 400 with it)
+      'Fleetlimit-Problem': headerText(problem.slice(0, 200), 1200) ?? 'bad request',
+    });
   };
   // the policies a path can name are the configuration's: a lookup, never a gateway made per request
   const keying = (name: string): HttpKeying =>

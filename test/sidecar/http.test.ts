@@ -96,6 +96,9 @@ describe('fleetlimit sidecar: the NGINX auth_request endpoint', () => {
     const long = await decide(s, { 'x-api-key': 'x'.repeat(2000) });
     expect(long.status).toBe(400);
     expect(await long.text()).toMatch(/maximum is 1024/);
+    // the same line as a header, for NGINX (auth_request drops the body; nginx.conf's @fleetlimit);
+    // the key is `x-api-key:` and the value
+    expect(long.headers.get('fleetlimit-problem')).toBe('key is 2010 characters long; the maximum is 1024');
     for (const bad of ['0', '-1', '1.5', 'abc', '9'.repeat(20)]) {
       const r = await decide(s, { 'x-api-key': 'b', 'x-cost': bad });
       expect(r.status, bad).toBe(400);
@@ -121,6 +124,28 @@ describe('fleetlimit sidecar: the NGINX auth_request endpoint', () => {
     const no = await decide(s, { 'x-api-key': 'h' });
     expect(no.status).toBe(403);
     expect(no.headers.get('retry-after')).not.toBeNull();
+    expect(await no.text()).toBe('Too Many Requests\n');
+    expect(no.headers.get('fleetlimit-body')).toBe('Too Many Requests');
+  });
+
+  it('answers a limited request with http.message, and repeats it in Fleetlimit-Body for NGINX', async () => {
+    const s = await start({ limit: 1, http: { message: { error: 'rate_limited', détail: 'réessayez' } } });
+    expect((await decide(s, { 'x-api-key': 'm' })).status).toBe(204);
+    const no = await decide(s, { 'x-api-key': 'm' });
+    expect(no.status).toBe(429);
+    expect(no.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await no.json()).toEqual({ error: 'rate_limited', détail: 'réessayez' });
+    // one line of ASCII that is still the same JSON
+    const header = no.headers.get('fleetlimit-body') as string;
+    expect(header).toMatch(/^[\x20-\x7e]+$/);
+    expect(JSON.parse(header)).toEqual({ error: 'rate_limited', détail: 'réessayez' });
+    await s.stop();
+    // a message too long for a header: the header says the default, the body is the message
+    const t = await start({ limit: 1, http: { message: 'x'.repeat(3000) } });
+    await decide(t, { 'x-api-key': 'm' });
+    const long = await decide(t, { 'x-api-key': 'm' });
+    expect(await long.text()).toBe('x'.repeat(3000));
+    expect(long.headers.get('fleetlimit-body')).toBe('Too Many Requests');
   });
 
   it('serves /healthz, /readyz and /metrics, and 404 elsewhere', async () => {

@@ -132,6 +132,10 @@ describe('NGINX auth_request + fleetlimit sidecar, two pairs on one Redis', () =
     expect(limited?.headers.get('ratelimit')).toMatch(/^"api";r=0;t=1$/);
     expect(limited?.headers.get('retry-after')).toBe('1');
     expect(await limited?.text()).toBe('Too Many Requests\n');
+    // a bad key is the client's 400 with the sidecar's reason, not NGINX's 503 (issue 36)
+    const bad = await get({ 'x-api-key': 'k'.repeat(2000) });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toBe('Bad Request: api: key is 2010 characters long; the maximum is 1024\n');
     expect(fleet.arrivals.get('/h')?.length).toBe(statuses.filter((s) => s === 200).length + 1);
     // without x-api-key the sidecar keys by X-Real-IP, which NGINX sets: a counter of its own
     const b = await get();
@@ -205,6 +209,8 @@ describe('NGINX + sidecar, a login policy on leases-ask: remaining and Retry-Aft
         // than the default 200 ms, so the ask fell to fail mode local (granted slots only) and the
         // first login was refused. Timeouts are not what this test is about.
         storeTimeoutMs: 2000,
+        // the limited answer's body, which NGINX repeats from the sidecar's Fleetlimit-Body header
+        http: { message: { error: 'too_many_logins' } },
         // the shipped policies kept (its HTTP settings name per-ip), the login one set to 5 per minute
         sidecar: {
           ...base.sidecar,
@@ -239,7 +245,7 @@ describe('NGINX + sidecar, a login policy on leases-ask: remaining and Retry-Aft
       // whole seconds, rounded up: within Δ = 1 s of the first login's leaving
       expect(retryAfter).toBeGreaterThanOrEqual(Math.floor((sent + 60_000 - now) / 1000));
       expect(retryAfter).toBeLessThanOrEqual(Math.ceil((answered + 60_000 - now) / 1000 + 1.05));
-      await r.arrayBuffer();
+      expect(JSON.parse(await r.text())).toEqual({ error: 'too_many_logins' });
     };
     await check(0);
     // the other node's sidecar learns it from the store once the first has pushed (within Δ)
