@@ -176,11 +176,13 @@ describe('NGINX auth_request + fleetlimit sidecar, two pairs on one Redis', () =
     expect(r.live.statuses[200] + r.live.statuses[429]).toBe(r.live.sent);
     expect(Math.abs(r.diff), JSON.stringify(r)).toBeLessThanOrEqual(0.15);
     // shared-counter's bound: each gateway admits at most L per window on its own count, K·L together.
-    // That holds in the sidecars' frame; the live windows are counted at the upstream, by arrival, and
-    // the forwarding delay through NGINX moves admits across a window's edge (docs/nginx.md): 2.15 × L
-    // was seen with the machine at load 8, 3 admits over K·L = 40. Without the bound (a gateway that
-    // never counts its own admits) the flood, 10 × L per window, would pass far above it.
-    expect(r.live.worstWindow, JSON.stringify(r)).toBeLessThanOrEqual(2.25);
+    // It holds in the sidecars' frame. Counted at the upstream by arrival, a loaded machine's delays
+    // bunch admits into one window (2.15 × L at load 8, 3.35 at load 15): no bound holds there. So the
+    // bound is checked on the admits certainly decided within one window (sent and answered inside
+    // it), a lower bound of the sidecars' worst window under any load. Without the bound (a gateway
+    // that never counts its own admits) the flood, 10 × L per window, shows far above it.
+    console.log(`nginx flood: ${JSON.stringify(r.live)}`);
+    expect(r.live.definiteWorstWindow, JSON.stringify(r)).toBeLessThanOrEqual(2);
   });
 
   it('SIGTERM: each sidecar makes its last sync and exits 0', async () => {

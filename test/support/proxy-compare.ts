@@ -29,6 +29,12 @@ export interface CompareResult {
   live: {
     admittedPerWindow: number;
     worstWindow: number;
+    /**
+     * The most admits whose whole decision interval (sent … answered, at the client) lies in one window,
+     * × L: a lower bound of the worst window in the sidecars' own frame, whatever the machine's load
+     * (see definiteWorstWindow).
+     */
+    definiteWorstWindow: number;
     sent: number;
     admitted: number;
     statuses: Record<number, number>;
@@ -101,6 +107,7 @@ export async function compareWithSimulator(s: CompareSettings, running?: ProxyFl
       live: {
         admittedPerWindow: w.admittedPerWindow,
         worstWindow: w.worstWindow,
+        definiteWorstWindow: definiteWorstWindow(f.admits, s.windowMs) / s.limit,
         sent: f.sent,
         admitted: w.admitted,
         statuses: f.statuses,
@@ -111,4 +118,26 @@ export async function compareWithSimulator(s: CompareSettings, running?: ProxyFl
   } finally {
     if (running === undefined) await fleet.stop();
   }
+}
+
+/**
+ * The most admits that were certainly decided within one window [t, t + W): those sent at or after t
+ * and answered before t + W. Counted at the upstream by arrival, a loaded machine's delays (NGINX, the
+ * upstream, this process) bunch admits into one window and the count there is no bound of anything;
+ * this count can only be below the true worst window of the decisions, so a design's bound (K·L for
+ * shared-counter) holds for it under any load, and a design that breaks the bound by much still shows.
+ */
+export function definiteWorstWindow(
+  admits: readonly { sent: number; answered: number }[],
+  windowMs: number,
+): number {
+  const bySent = [...admits].sort((a, b) => a.sent - b.sent);
+  let worst = 0;
+  for (let i = 0; i < bySent.length; i++) {
+    const end = bySent[i].sent + windowMs;
+    let n = 0;
+    for (let j = i; j < bySent.length && bySent[j].sent < end; j++) if (bySent[j].answered < end) n++;
+    worst = Math.max(worst, n);
+  }
+  return worst;
 }

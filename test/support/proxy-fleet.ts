@@ -262,6 +262,11 @@ export interface FloodResult {
   /** Answers by status code (0: the request failed). */
   statuses: Record<number, number>;
   startedAt: number;
+  /**
+   * Each 2xx, as the interval its decision was made in: from just before the request was sent to its
+   * answer's headers, ms after startedAt (the sidecar decided somewhere between the two).
+   */
+  admits: { sent: number; answered: number }[];
 }
 
 /**
@@ -290,10 +295,14 @@ export async function flood(
   const pending: Promise<void>[] = [];
   const startedAt = Date.now();
   let at = rng.exponential(opts.ratePerS / 1000);
+  const admits: FloodResult['admits'] = [];
   const one = (port: number) =>
     new Promise<void>((res) => {
       inFlight++;
+      const sentAt = Date.now() - startedAt;
       const req = request({ host: '127.0.0.1', port, path: opts.path, headers: opts.headers, agent }, (r) => {
+        const code = r.statusCode ?? 0;
+        if (code >= 200 && code < 300) admits.push({ sent: sentAt, answered: Date.now() - startedAt });
         r.resume();
         r.on('end', () => {
           statuses[r.statusCode ?? 0] = (statuses[r.statusCode ?? 0] ?? 0) + 1;
@@ -321,5 +330,5 @@ export async function flood(
   }
   await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, 3000))]);
   agent.destroy();
-  return { sent, statuses, startedAt };
+  return { sent, statuses, startedAt, admits };
 }
