@@ -4,8 +4,9 @@
 // 0…600 ms, a random gateway, one request in five of cost 2; a fixed LCG seed). Every rejection a retry
 // can succeed for is measured: its error, Retry-After − max(1, true wait), the true wait being the first
 // instant the central log would admit it (every admit of the fleet counted). Printed per design: the
-// rejections, the error's range, how many were later than the true wait + Δ, how many within Δ either
-// side, and how many said Δ or less (mostly: its next sync, it cannot know).
+// rejections, the error's range, how many were earlier than the true wait − Δ, how many later than the
+// true wait + Δ, how many within Δ either side, and how many said Δ or less (mostly: its next sync, it
+// cannot know).
 // --lib: the library to measure (default: this checkout's src/; e.g. a build of main's dist/ for "before").
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,8 +32,8 @@ const random = () => {
   return seed / 0x7fffffff;
 };
 
-console.log('| design | rejections | error (ms) | late > Δ | within ±Δ | said ≤ Δ |');
-console.log('|---|--:|---|--:|--:|--:|');
+console.log('| design | rejections | error (ms) | early > Δ | late > Δ | within ±Δ | said ≤ Δ |');
+console.log('|---|--:|---|--:|--:|--:|--:|');
 for (const design of FAMILY) {
   seed = 12345;
   const errors: number[] = [];
@@ -79,10 +80,11 @@ for (const design of FAMILY) {
     }
   }
   errors.sort((a, b) => a - b);
+  const early = errors.filter((e) => e < -D - 1).length;
   const late = errors.filter((e) => e > D + 1).length;
   const within = errors.filter((e) => Math.abs(e) <= D + 1).length;
-  const pct = (n: number) => `${n} (${Math.round((100 * n) / errors.length)} %)`;
+  const pct = (n: number) => `${n} (${((100 * n) / errors.length).toFixed(1)} %)`;
   console.log(
-    `| ${design} | ${errors.length} | ${errors[0]} … ${errors.at(-1)} | ${pct(late)} | ${pct(within)} | ${pct(short)} |`,
+    `| ${design} | ${errors.length} | ${errors[0]} … ${errors.at(-1)} | ${pct(early)} | ${pct(late)} | ${pct(within)} | ${pct(short)} |`,
   );
 }

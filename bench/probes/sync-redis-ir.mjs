@@ -5,8 +5,10 @@
 // Environment: GW=K, the syncs come from K gateways in turn, so each key's meta hash holds K seq
 // fields; W=ms, the window (60 s: nothing ages, sync.lua's plain path); STEP=ms, time moves STEP per
 // sync on the caller's clock (the store's clock otherwise), so with a small W each sync ages runs out
-// (the general path); CHUNK=N, the store's chunkKeys (keys per script call; 100 by default).
-// Usage: npm run build && [GW=1] [W=60000] [STEP=] [CHUNK=] node bench/probes/sync-redis-ir.mjs [exact|buckets] [DIST=dist] [KEYS=1000] [REPS=2] [PORT=7391]
+// (the general path); CHUNK=N, the store's chunkKeys (keys per script call; 100 by default); LIMIT=L,
+// the policy's limit (a billion by default: never reached; LIMIT=2 puts every key over it, so each
+// read answers SyncReply.belowLimitAt).
+// Usage: npm run build && [GW=1] [W=60000] [STEP=] [CHUNK=] [LIMIT=] node bench/probes/sync-redis-ir.mjs [exact|buckets] [DIST=dist] [KEYS=1000] [REPS=2] [PORT=7391]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -56,7 +58,7 @@ const store = new RedisStore(client, {
   // every key's admits fit the call (chunkAdmits would close it first)
   ...(CHUNK === null ? {} : { chunkKeys: CHUNK, chunkAdmits: 100 * CHUNK }),
 });
-const policy = makePolicy(1_000_000_000, W, 'sliding');
+const policy = makePolicy(Number(process.env.LIMIT ?? 1_000_000_000), W, 'sliding');
 const T0 = Date.now();
 // after seq has moved for this sync (its field comes first in the request)
 const now = () => (STEP === null ? Date.now() : T0 + STEP * seq);

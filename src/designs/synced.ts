@@ -51,6 +51,13 @@ export abstract class SyncedKey implements KeyLimiter {
    */
   private unlistedFrom = Number.NaN;
   /**
+   * The last reply's store count stays at L − j or more until `below[j]` (SyncReply.belowLimitAt, told
+   * for a count of L or more; null: not told). Retry-After's walk keeps enough of the others' admits
+   * until then: with the oldest expiry alone it let them all leave at it, early by up to a window
+   * (issue 31).
+   */
+  private below: number[] | null = null;
+  /**
    * Own admits since the last sync, and those taken by a sync still in flight: the runs it pushed
    * (`inflightCounts[i]` admits at inflight[i]; one each when undefined), walked past up to run
    * `inflightIdx`, with `inflightLive` admits from there on (see pushedLive). Private: a subclass
@@ -342,7 +349,7 @@ export abstract class SyncedKey implements KeyLimiter {
     const exact = !Number.isNaN(told) && (late.t.length === 0 || told < late.t[0]);
     const ub = Math.max(lb, exp(this.lastSyncAt));
     const at = (e: number, n: number): RunList => (e > ts && n > 0 ? { t: [e], n: [n] } : NO_RUNS);
-    const lows = merged(after(listed, ts), mine, at(lb, unknown));
+    const lows = merged(after(listed, ts), mine, this.unknownLows(ts, lb, unknown, listed, late));
     const lo = firstAdmitAt(ts, Number.POSITIVE_INFINITY, listTotal(lows), lows, 0, NO_RUNS, ok);
     if (!(lo < Number.POSITIVE_INFINITY)) return lo;
     const first = exact ? 1 : 0;
@@ -360,6 +367,37 @@ export abstract class SyncedKey implements KeyLimiter {
     // it cannot know, but not before lo: a client told its next sync retried every Δ until then
     out.notBefore = lo;
     return Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * Where the others' admits known only as a count (`unknown`) leave at their earliest, as runs after
+   * `ts`: at `lb`, but for those the store's count needs to stay at L − j until below[j] (each j,
+   * latest first, less those it knows leave then or later: `listed` and `late`). It let them all leave
+   * at lb, early by up to a window when the count was over L (regression:
+   * test/regressions/synced-retry-after-early-when-store-over-limit.test.ts).
+   */
+  private unknownLows(ts: number, lb: number, unknown: number, listed: RunList, late: RunList): RunList {
+    const below = this.below;
+    const runs = (e: number, n: number): RunList => (e > ts && n > 0 ? { t: [e], n: [n] } : NO_RUNS);
+    if (below === null) return runs(lb, unknown);
+    const counted = merged(after(listed, ts), after(late, ts));
+    const t: number[] = [];
+    const n: number[] = [];
+    let held = 0;
+    for (let j = below.length - 1; j >= 0; j--) {
+      const b = below[j];
+      if (!(b > ts && b < Number.POSITIVE_INFINITY)) continue;
+      let stay = 0;
+      for (let r = 0; r < counted.t.length; r++) if (counted.t[r] >= b) stay += counted.n[r];
+      const need = Math.min(unknown, this.limit - j - stay) - held;
+      if (need > 0) {
+        // none leaves before lb anyway
+        t.unshift(Math.max(b, lb));
+        n.unshift(need);
+        held += need;
+      }
+    }
+    return merged(runs(lb, unknown - held), { t, n });
   }
 
   /**
@@ -455,6 +493,7 @@ export abstract class SyncedKey implements KeyLimiter {
     this.horizon = reply.horizon;
     this.unlistedFrom =
       reply.expiries.length === 0 && reply.oldestExpiry !== undefined ? reply.oldestExpiry : Number.NaN;
+    this.below = reply.belowLimitAt ?? null;
     this.inflight = EMPTY;
     this.inflightCounts = undefined;
     this.inflightIdx = 0;

@@ -96,6 +96,17 @@ export interface SyncReply {
    */
   oldestExpiry?: number;
   /**
+   * With `read` alone (the shared-counter family) and a count of L (the policy's limit) or more: the
+   * count stays at L − j or more until `belowLimitAt[j]` (j = 0, 1). Each is the first instant the
+   * count falls below L − j, nothing more arriving (the expiry of the admit at rank count − L + j,
+   * oldest first), when the store finds that admit within a bounded read of its log (RedisStore: its
+   * 32 oldest members; MemoryStore: always); past the read, an earlier instant; −Infinity: no bound. A
+   * gateway's Retry-After waits for them (a request of cost 1 for the first, of cost 2 for the
+   * second): with the oldest expiry alone it answered when one admit left where count − L + cost had
+   * to (early by up to a window, issue 31). Other entries omit it.
+   */
+  belowLimitAt?: number[];
+  /**
    * With `release`: slots neither admitted in the window nor granted to any gateway, after this entry
    * (>= 0). A lease gateway shows what it holds plus these as `remaining` (its own grant alone went
    * 1, 0, 1, 0 as asks refilled it).

@@ -563,7 +563,17 @@ export class MemoryStore implements Store {
       // the shared-counter family's Retry-After: when the oldest admit counted leaves, for a read that
       // lists no expiry (as sync.lua: one that lists some has it first)
       if (!e.release) out.oldestExpiry = out.expiries.length === 0 ? oldestOf(log, policy) : undefined;
+      // and, at the limit or over, when the count falls below L and L − 1 (SyncReply.belowLimitAt):
+      // the admits at ranks count − L and count − L + 1 leave then (exact here)
+      const r = count - policy.limit;
+      if (!e.release && r >= 0) {
+        // (L = 1: the count never falls below 0)
+        const below1 =
+          r + 1 < count ? expiryOf(log.at(r + 1), windowMs, windowKind) : Number.POSITIVE_INFINITY;
+        out.belowLimitAt = [expiryOf(log.at(r), windowMs, windowKind), below1];
+      } else out.belowLimitAt = undefined;
     } else {
+      out.belowLimitAt = undefined;
       out.expiries = NO_EXPIRIES;
       out.expiryCounts = undefined;
     }

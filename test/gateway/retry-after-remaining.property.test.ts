@@ -32,6 +32,16 @@
  *    or pushed only at its next reply). A synced design waiting on another gateway's admit that
  *    leaves past its reply's horizon is no excuse: the reply tells when the oldest it counted leaves
  *    (it waited for its own oldest admit instead, a window late).
+ * 5. Not early (the shared-counter family): retryAfterMs is at least the true wait less 1 ms (the
+ *    rounding up to whole ms) — unless another gateway's admit still counting had not reached the
+ *    store by its last sync (it cannot know of it), or retryAt said it cannot know and
+ *    retryNotBefore gave no bound (Retry-After is then its next sync: a key it never synced, or
+ *    replies that list less than Δ ahead), or its own admits since its last reply took the key to L
+ *    (that reply, under L, told when the oldest admit leaves, not the next: FC_SEED=46, 2 ms early).
+ *    Nothing else excused, not Δ: with what the store says of its count (the oldest expiry, and at
+ *    the limit or over when the count falls below L and L − 1) the gateway knows the true wait of a
+ *    request of cost 1 or 2 exactly. It answered when the oldest admit left where count − L + cost
+ *    had to (issue 31; seen failing without SyncReply.belowLimitAt on 11 of seeds 1–12).
  * The async runtime's part is checked the same way on one AsyncGateway over a MemoryStore with fake
  * timers (a lone gateway: its view is always complete).
  */
@@ -355,6 +365,21 @@ function replay(c: Case, upTo: number): { fleet: Fleet; t: number; d: Decision |
   return { fleet, t, d };
 }
 
+/** Whether another gateway's admit of `key` still counting at r had not been read by g's last sync. */
+function unseenOf(fleet: Fleet, c: Case, g: number, key: string, r: number): boolean {
+  const { windowMs, windowKind } = c;
+  return fleet.admits.some(
+    (a) =>
+      a.key === key &&
+      a.g !== g &&
+      expiryOf(a.t, windowMs, windowKind) > r &&
+      !(a.pushedBy < (fleet.lastReadNo[g].get(key) ?? 0)),
+  );
+}
+
+/** How much earlier than the true wait property 5 lets a synced design's Retry-After be (see there). */
+const EARLY_SLACK = 1;
+
 /** Property 3 for one rejection: the replay up to it, an idle fleet, the retry at Retry-After. */
 function retryAt(c: Case, upTo: number): void {
   const { fleet, t, d } = replay(c, upTo);
@@ -364,6 +389,8 @@ function retryAt(c: Case, upTo: number): void {
   const r = t;
   const design = DESIGNS[c.design];
   let knowable = true;
+  // retryAt said it cannot know and retryNotBefore gave no bound: Retry-After is its next sync
+  let noBound = false;
   const lim = fleet.gws[g].limiterFor(key);
   if (design.syncs === 'never' && !design.holdsKeys) knowable = cost === 1;
   else if (lim !== undefined) {
@@ -373,6 +400,7 @@ function retryAt(c: Case, upTo: number): void {
     // knows that (property 4 checks that this is not late either)
     if (!knowable && design.syncs !== 'never') {
       const notBefore = lim.retryNotBefore?.(r, cost, syncAt.asked) ?? Number.NEGATIVE_INFINITY;
+      noBound = !Number.isFinite(notBefore);
       const at = Number.isFinite(notBefore) ? Math.max(syncAt.next, notBefore) : syncAt.next;
       expect(d.retryAfterMs).toBe(Math.max(1, Math.ceil(at - r)));
       // …and it is a bound: the same retry 1 ms sooner, past the next sync, is refused
@@ -386,18 +414,8 @@ function retryAt(c: Case, upTo: number): void {
     // retryAt saying otherwise is no excuse (it did, and Retry-After was the next sync: issue 31)
     if (design.grants && cost === 1 && !viewless(lim)) knowable = true;
   }
-  if (design.syncs !== 'never') {
-    // another gateway's admit still counting that no sync of its own had read for the key
-    const { windowMs, windowKind } = c;
-    const unseen = fleet.admits.some(
-      (a) =>
-        a.key === key &&
-        a.g !== g &&
-        expiryOf(a.t, windowMs, windowKind) > r &&
-        !(a.pushedBy < (fleet.lastReadNo[g].get(key) ?? 0)),
-    );
-    if (unseen) knowable = false;
-  }
+  // another gateway's admit still counting that no sync of its own had read for the key
+  if (design.syncs !== 'never' && unseenOf(fleet, c, g, key, r)) knowable = false;
   // a grant design's slot may be held, or taken at a sync, by another gateway that holds the key
   if (design.grants && fleet.gws.some((gw, h) => h !== g && gw.limiterFor(key) !== undefined))
     knowable = false;
@@ -420,6 +438,14 @@ function retryAt(c: Case, upTo: number): void {
   if (late && !othersHold)
     expect.fail(
       `Retry-After ${d.retryAfterMs} at ${r} on g${g} (${key}, cost ${cost}): the true wait is ${truth - r}`,
+    );
+  // property 5: not early (the shared-counter family)
+  const synced = design.syncs === 'lazy' && !design.grants && design.bound === 'none';
+  const early = d.retryAfterMs < Math.max(1, truth - r) - EARLY_SLACK;
+  const ownUnread = (lim?.unsyncedAdmits() ?? 0) > 0;
+  if (synced && early && !noBound && !ownUnread && !unseenOf(fleet, c, g, key, r))
+    expect.fail(
+      `Retry-After ${d.retryAfterMs} at ${r} on g${g} (${key}, cost ${cost}): early, the true wait is ${truth - r}`,
     );
   const retry = fleet.decide(r + d.retryAfterMs, g, key, cost);
   if (!knowable || retry.allowed) return;

@@ -86,7 +86,15 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const r = await s.sync(req({ entries: [push('k', [100, 300, 700])] }), 800);
       expect(r.now).toBe(800);
       expect(r.replies).toEqual([
-        { count: 3, expiries: [1100], horizon: 1200, granted: 0, grantExpiresAt: 800 },
+        // at the limit: when the count falls below it and below L − 1 (see belowLimitAt below)
+        {
+          count: 3,
+          expiries: [1100],
+          horizon: 1200,
+          granted: 0,
+          grantExpiresAt: 800,
+          belowLimitAt: [1100, 1300],
+        },
       ]);
       const q = await s.sync(req({ gatewayId: 'gw-b', entries: [push('k', [], false)] }), 900);
       expect(q.replies[0]).toEqual({ count: 3, expiries: [], horizon: 900, granted: 0, grantExpiresAt: 900 });
@@ -362,6 +370,66 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       expect(f.replies[0]).toMatchObject({ count: 2, expiries: [], oldestExpiry: 1000 });
       const g = await s.sync(req({ seq: 4, policy: p, entries: [push('k', [], false)] }), 950);
       expect(g.replies[0].oldestExpiry).toBeUndefined();
+    });
+
+    it('a read at the limit or over says when the count falls below L and L − 1 (issue 31)', async () => {
+      const s = await make();
+      // L = 3, horizon 400: nothing listed. Four counted: below 3 when the second (200) leaves, below 2
+      // when the third (300) does
+      const a = await s.sync(req({ entries: [push('k', [100, 200, 300, 350])] }), 400);
+      expect(a.replies[0]).toMatchObject({ count: 4, expiries: [], belowLimitAt: [1200, 1300] });
+      // ranked by admits, not runs: a run of two at 360 (pushed again, nothing aged: the plain path)
+      const b = await s.sync(req({ seq: 2, entries: [{ ...push('k', [360]), counts: [2] }] }), 500);
+      expect(b.replies[0]).toMatchObject({ count: 6, belowLimitAt: [1350, 1360] });
+      // another gateway's read alone; then one whose listing reaches the ranks (horizon 1450)
+      const c = await s.sync(req({ gatewayId: 'gw-b', entries: [push('k', [])] }), 600);
+      expect(c.replies[0]).toMatchObject({ count: 6, belowLimitAt: [1350, 1360] });
+      const d = await s.sync(req({ seq: 3, entries: [push('k', [])] }), 1050);
+      expect(d.replies[0]).toMatchObject({ count: 6, belowLimitAt: [1350, 1360] });
+      expect(listed(d.replies[0])).toEqual([1100, 1200, 1300, 1350, 1360, 1360]);
+      // aged (the general path); then at the limit exactly
+      const e = await s.sync(req({ seq: 4, entries: [push('k', [])] }), 1250);
+      expect(e.replies[0]).toMatchObject({ count: 4, belowLimitAt: [1350, 1360] });
+      const f = await s.sync(req({ seq: 5, entries: [push('k', [])] }), 1320);
+      expect(f.replies[0]).toMatchObject({ count: 3, belowLimitAt: [1350, 1360] });
+      // under the limit, no read, a lease's release: not said
+      const g = await s.sync(req({ seq: 6, entries: [push('k', [])] }), 1355);
+      expect(g.replies[0].count).toBe(2);
+      expect(g.replies[0].belowLimitAt).toBeUndefined();
+      const h = await s.sync(req({ seq: 7, entries: [push('x', [1010, 1020, 1030, 1040])] }), 1400);
+      expect(h.replies[0].belowLimitAt).toEqual([2020, 2030]);
+      const i = await s.sync(
+        req({ seq: 8, entries: [push('x', [], false), lease('y', 0, [1401, 1402, 1403])] }),
+        1410,
+      );
+      expect(i.replies[0].belowLimitAt).toBeUndefined();
+      expect(i.replies[1].belowLimitAt).toBeUndefined();
+      // a fixed window's admits all leave at its end
+      const j = await s.sync(req({ policy: fixed, entries: [push('f', [100, 200, 300, 400])] }), 500);
+      expect(j.replies[0]).toMatchObject({ count: 4, belowLimitAt: [1000, 1000] });
+    });
+
+    it('belowLimitAt never comes after the count falls below L, and is exact within the store bound', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 2, windowMs: 100_000 };
+      // 40 pushes of one admit each (a touch each: as many members), far over L = 2
+      for (let n = 1; n <= 40; n++) {
+        const r = await s.sync(
+          req({ seq: n, policy: p, horizonMs: 0, entries: [push('k', [10 * n])] }),
+          10 * n,
+        );
+        expect(r.replies[0].count).toBe(n);
+        if (n < 2) continue;
+        // ranks n − 2 and n − 1: the admits at 10 (n − 1) and 10 n, each leaving a window later
+        const exact = [10 * (n - 1) + 100_000, 10 * n + 100_000];
+        const below = r.replies[0].belowLimitAt!;
+        if (n <= 32) expect(below).toEqual(exact);
+        else {
+          expect(below[0]).toBeLessThanOrEqual(exact[0]);
+          expect(below[1]).toBeLessThanOrEqual(exact[1]);
+          expect(below[0]).toBeGreaterThanOrEqual(100_010);
+        }
+      }
     });
 
     it('keys are independent and one sync answers many keys in request order', async () => {

@@ -428,7 +428,8 @@ function runCount(a: readonly number[]): number {
  * Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. The
  * reply's head is one Buffer of little-endian doubles (now, then per key count, granted, lapse and its
  * number of expiry pairs, and for an entry with `release` its oldest expiry and free slots, for one
- * with `read` alone that lists no pair its oldest expiry), read in place; the pairs follow as (expiry
+ * with `read` alone that lists no pair its oldest expiry, then for one with `read` alone and a count
+ * at the limit or over the two instants of belowLimitAt), read in place; the pairs follow as (expiry
  * as text, admits).
  */
 function decodeSyncChunk(
@@ -446,6 +447,7 @@ function decodeSyncChunk(
   if (head.length < 8 * doubles) throw bad();
   const now = head.readDoubleLE(0);
   const horizon = now + req.horizonMs;
+  const limit = req.policy.limit;
   let h = 8;
   let at = 1;
   for (const i of indexes) {
@@ -476,10 +478,19 @@ function decodeSyncChunk(
       reply.oldestExpiry = head.readDoubleLE(h);
       reply.free = head.readDoubleLE(h + 8) + 0;
       h += 16;
-    } else if (entries[i].read && pairs === 0) {
-      if (head.length < 8 * ++doubles) throw bad();
-      reply.oldestExpiry = head.readDoubleLE(h);
-      h += 8;
+    } else if (entries[i].read) {
+      if (pairs === 0) {
+        if (head.length < 8 * ++doubles) throw bad();
+        reply.oldestExpiry = head.readDoubleLE(h);
+        h += 8;
+      }
+      // at the limit or over: when the count falls below it and one under (SyncReply.belowLimitAt)
+      if (count >= limit) {
+        doubles += 2;
+        if (head.length < 8 * doubles) throw bad();
+        reply.belowLimitAt = [head.readDoubleLE(h), head.readDoubleLE(h + 8)];
+        h += 16;
+      }
     }
     out[i] = reply;
   }

@@ -24,7 +24,9 @@
 --        lapse ms, p, and for a key with flag 2 (release: the lease designs) two more, the oldest
 --        counted admit's expiry ms (inf: none) and the slots neither admitted nor granted after it;
 --        for a key with flag 1 alone (read: the shared-counter family) and p = 0, one more, that
---        oldest expiry (a read listing expiries has its first: the gateway needs none then).
+--        oldest expiry (a read listing expiries has its first: the gateway needs none then); for a
+--        key with flag 1 alone and count >= limit, two more after those, the instants the count
+--        falls below limit and limit - 1 (belowLimit; -inf: no bound).
 --        Four doubles per key instead of four reply values: the gateway reads them in place
 --        (each reply value was a JS value to parse and collect, most of the gateway's decoding).
 -- A seq older than one a key already applied is an error, and nothing is written by this call.
@@ -136,6 +138,26 @@ local function liveRuns(i)
   return times, counts, pushed, raw
 end
 
+-- SyncReply.belowLimitAt for a read alone whose count is LIMIT or more: the expiries of the admits at
+-- ranks count - LIMIT and one after, from the pairs just listed (out[p + 1..]) when they reach that
+-- far, else from the log (the window module's ranked: a bounded read, one Redis call at most). Only
+-- for such keys: a key under its limit costs one comparison.
+local function belowLimit(log, count, out, p)
+  local r = count - LIMIT
+  local seen, b0 = 0, nil
+  for x = p + 1, #out, 2 do
+    seen = seen + out[x + 1]
+    if b0 == nil and seen > r then
+      b0 = tonumber(out[x])
+    end
+    if seen > r + 1 then
+      return b0, tonumber(out[x])
+    end
+  end
+  local c0, c1 = ranked(log, r)
+  return b0 or c0, c1
+end
+
 -- The plain path: a key holding no grant and no void, asked for none, whose oldest admit still
 -- counts (so nothing ages out and the stored count holds), pushing a few runs. It does what the
 -- general path below does for such a key, without building its tables or calling through them (a
@@ -210,15 +232,28 @@ local function plainTouch(i, log, meta, out)
     end
   end
   local p = #out
+  local unloaded = true
   if FLAGS[i] % 2 == 1 and oExpiry < horizon then
     if BUCKETS > 0 then
       -- (compact mode: the module's state reset for this key; see held there)
       held(log)
+      unloaded = false
     end
     expiring(log, { o = o }, horizon, out)
   end
   local pairs = (#out - p) / 2
-  if FLAGS[i] == 1 and pairs == 0 then
+  if FLAGS[i] == 1 and count >= LIMIT then
+    -- at the limit or over: when the count falls below it (belowLimit), after the oldest expiry
+    if BUCKETS > 0 and unloaded then
+      held(log)
+    end
+    local b0, b1 = belowLimit(log, count, out, p)
+    if pairs == 0 then
+      HEAD[#HEAD + 1] = packHead('<ddddddd', count, 0, NOW, 0, oExpiry, b0, b1)
+    else
+      HEAD[#HEAD + 1] = packHead('<dddddd', count, 0, NOW, pairs, b0, b1)
+    end
+  elseif FLAGS[i] == 1 and pairs == 0 then
     -- a read that lists no expiry: when the oldest admit counted leaves, from o (see oldestOf)
     HEAD[#HEAD + 1] = packHead('<ddddd', count, 0, NOW, 0, oExpiry)
   else
@@ -299,6 +334,10 @@ local function generalTouch(i, log, m, out)
     HEAD[#HEAD + 1] = packHead('<ddddd', count, granted, lapseOut, 0, oldestOf(log, m, count))
   else
     HEAD[#HEAD + 1] = packHead('<dddd', count, granted, lapseOut, (#out - p) / 2)
+  end
+  if flags == 1 and count >= LIMIT then
+    -- at the limit or over: when the count falls below it (belowLimit), after the rest
+    HEAD[#HEAD + 1] = packHead('<dd', belowLimit(log, count, out, p))
   end
   settle(log, m, count, (touched and count > 0) and last(log, m) or nil, latestLapse, touched)
 end

@@ -429,6 +429,24 @@ local function expiring(log, m, horizon, out)
   end
 end
 
+-- Expiries of the counted admits at ranks r and r + 1 (0-based, oldest first), as the buckets count
+-- them (each until its latest admit's expiry); inf past them. Every bucket is read: their number is
+-- bounded by BUCKETS. For sync.lua's read over the limit (SyncReply.belowLimitAt).
+local function ranked(log, r)
+  local l = loaded(log)
+  local seen, b0 = 0, nil
+  for i = 1, #l do
+    seen = seen + l[i][2]
+    if b0 == nil and seen > r then
+      b0 = l[i][1]
+    end
+    if seen > r + 1 then
+      return b0, l[i][1]
+    end
+  end
+  return b0 or math.huge, math.huge
+end
+
 -- For sync.lua's plain path, before it lists a key's expiring buckets: it read no more of them than
 -- plainAdd does (they are not loaded; the read takes them from the meta hash as written). Never 0:
 -- the buckets are fields of the meta hash whose record sent the key down the plain path, so not lost

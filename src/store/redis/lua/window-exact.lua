@@ -473,6 +473,63 @@ local function expiring(log, m, horizon, out)
   end
 end
 
+-- Members ranked() reads at most: a key far over its limit holds many (a touch each), and the store's
+-- work per key is bounded whatever its count.
+local RANK_MEMBERS = 32
+
+-- Expiries of the counted admits at ranks r and r + 1 (0-based, oldest first), for sync.lua's read at
+-- the limit or over (SyncReply.belowLimitAt; prune has run, or nothing aged: the plain path). Read
+-- from the r + 2 oldest members, at most RANK_MEMBERS: a member's earliest run is its score, so the
+-- run at rank j lies in one of the j + 1 oldest. Every run before the last member read's score is
+-- among them: a rank found before it is exact, one past it is bounded from below by that score's
+-- expiry; past a log read whole, inf. The runs are walked as read when in time order (a gateway's
+-- pushes are), else sorted: a table per run and table.sort's calls were most of the cost.
+local function ranked(log, r)
+  local m = math.min(RANK_MEMBERS, r + 2)
+  local cand = redis.call('ZRANGE', log, 0, m - 1, 'WITHSCORES')
+  local ts, cs = {}, {}
+  for i = 1, #cand, 2 do
+    runsOf(cand[i], tonumber(cand[i + 1]), ts, cs)
+  end
+  local cut = math.huge
+  if #cand == 2 * m then
+    cut = tonumber(cand[#cand])
+  end
+  local n = #ts
+  for j = 2, n do
+    if ts[j] < ts[j - 1] then
+      local runs = {}
+      for x = 1, n do
+        runs[x] = { ts[x], cs[x] }
+      end
+      table.sort(runs, byFirst)
+      for x = 1, n do
+        ts[x], cs[x] = runs[x][1], runs[x][2]
+      end
+      break
+    end
+  end
+  local seen, t0 = 0, nil
+  for j = 1, n do
+    local t = ts[j]
+    if t >= cut then
+      break
+    end
+    seen = seen + cs[j]
+    if t0 == nil and seen > r then
+      t0 = t
+    end
+    if seen > r + 1 then
+      return expiry(t0), expiry(t)
+    end
+  end
+  local bound = cut < math.huge and expiry(cut) or math.huge
+  if t0 ~= nil then
+    return expiry(t0), bound
+  end
+  return bound, bound
+end
+
 -- Members in the log (0: it is gone or empty). For sync.lua's plain path, which then reads no more
 -- of it.
 local function held(log)
