@@ -25,5 +25,7 @@ export {
 } from './core.js';
 export { type ExpressRateLimitOptions, type ExpressResponseLike, expressRateLimit } from './express.js';
 export { type FastifyRateLimitOptions, type FastifyReplyLike, fastifyRateLimit } from './fastify.js';
-export { type HeaderOptions, rateLimitHeaders } from './headers.js';
+export { type HeaderOptions, rateLimitHeaders, type StandardHeaders } from './headers.js';
 export { type NodeRateLimitOptions, withRateLimit } from './node.js';
+export { type OnePolicyOptions, recommendedDesign } from './one-policy.js';
+export { RateLimitInfo } from './rate-limit-info.js';
