@@ -31,6 +31,13 @@ export {
   type FleetlimitStoreOptions,
 } from './express-rate-limit-store.js';
 export { type FastifyRateLimitOptions, type FastifyReplyLike, fastifyRateLimit } from './fastify.js';
+export {
+  type FastifyRateLimitStoreLike,
+  type FastifyRateLimitStoreParams,
+  type FastifyRateLimitStoreResult,
+  type FleetlimitFastifyStore,
+  fleetlimitFastifyStore,
+} from './fastify-rate-limit-store.js';
 export { type HeaderOptions, rateLimitHeaders, type StandardHeaders } from './headers.js';
 export { type NodeRateLimitOptions, withRateLimit } from './node.js';
 export { type OnePolicyOptions, recommendedDesign } from './one-policy.js';
