@@ -32,6 +32,12 @@ export {
 } from './express-rate-limit-store.js';
 export { type FastifyRateLimitOptions, type FastifyReplyLike, fastifyRateLimit } from './fastify.js';
 export {
+  type FleetlimitPluginOptions,
+  type FleetlimitPluginOwnOptions,
+  type FleetlimitRouteOptions,
+  fleetlimitPlugin,
+} from './fastify-plugin.js';
+export {
   type FastifyRateLimitStoreLike,
   type FastifyRateLimitStoreParams,
   type FastifyRateLimitStoreResult,
