@@ -9,7 +9,13 @@ import { rateLimit as expressRateLimitPkg } from 'express-rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AsyncGateway } from '../../src/gateway/runtime/index.js';
-import { expressRateLimit, FleetlimitStore, fleetlimitFastifyStore } from '../../src/http/index.js';
+import {
+  expressRateLimit,
+  FleetlimitStore,
+  fleetlimitFastifyStore,
+  fleetlimitPlugin,
+  type RateLimitInfo,
+} from '../../src/http/index.js';
 import { close, listen } from '../support/http.js';
 import { type SingleFixture, singleServer, uniquePrefix } from '../support/redis-fixtures.js';
 
@@ -126,5 +132,33 @@ describe('two instances on one redis-server, leases-ask, L = 5 per minute', () =
     const gws = limiters.map((l) => l.gateway);
     expect(count(statuses)).toEqual(decisions(gws));
     expect(count(statuses)).toEqual({ allowed: L, limited: N - L });
+  });
+
+  it("fleetlimit's Fastify plugin, the gateway made for it, and req.rateLimit counting down across the fleet", async () => {
+    const store = fx.store({ prefix: uniquePrefix() });
+    const fleet: FastifyInstance[] = [];
+    for (let i = 0; i < 2; i++) {
+      const app = Fastify();
+      apps.push(app);
+      fleet.push(app);
+      await app.register(fleetlimitPlugin, {
+        limit: L,
+        windowMs: 60_000,
+        store,
+        gateways: 2,
+        id: `plugin-${i}`,
+      });
+      app.get('/', async (req) => (req as unknown as { rateLimit: RateLimitInfo }).rateLimit.remaining);
+    }
+    const statuses: number[] = [];
+    const remaining: string[] = [];
+    for (let i = 0; i < N; i++) {
+      const r = await fleet[i % 2].inject({ url: '/' });
+      statuses.push(r.statusCode);
+      if (r.statusCode === 200) remaining.push(r.body);
+    }
+    expect(count(statuses)).toEqual({ allowed: L, limited: N - L });
+    // leases-ask asks the store for slots as each instance runs out: the fleet's count, not one instance's
+    expect(remaining.map(Number).every((n) => n >= 0 && n < L)).toBe(true);
   });
 });
