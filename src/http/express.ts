@@ -26,6 +26,15 @@ export type ExpressRateLimitOptions<Req, Res> = RateLimitHttpOptions<Req & PeerL
   LimitedResponseOptions<Req, Res>;
 
 /**
+ * One policy set on the middleware, as express-rate-limit takes it
+ * (`expressRateLimit({ limit: 100, windowMs: 60_000, store, gateways: 3, id })`): the gateway is made
+ * and started for you (OnePolicyOptions: `design` and `syncMs` chosen when left out) and is the
+ * middleware's `gateway`, to `stop()` on shutdown. The other fields are the middleware's options.
+ */
+export function expressRateLimit<Req extends PeerLike, Res extends ExpressResponseLike>(
+  opts: OnePolicyOptions & ExpressRateLimitOptions<Req, Res>,
+): ((req: Req, res: Res, next: (err?: unknown) => void) => void) & { gateway: AsyncGateway };
+/**
  * Express middleware (Express 4 and 5), for the whole app (`app.use`) or one route
  * (`app.get('/search', expressRateLimit(policies, { policy: 'search' }), handler)`): each instance
  * holds its own options. Express's own `trust proxy` setting is not consulted: the key comes from
@@ -38,15 +47,6 @@ export function expressRateLimit<Req extends PeerLike, Res extends ExpressRespon
   gateway: RateLimitTarget,
   opts?: ExpressRateLimitOptions<Req, Res>,
 ): (req: Req, res: Res, next: (err?: unknown) => void) => void;
-/**
- * One policy set on the middleware, as express-rate-limit takes it
- * (`expressRateLimit({ limit: 100, windowMs: 60_000, store, gateways: 3, id })`): the gateway is made
- * and started for you (OnePolicyOptions: `design` and `syncMs` chosen when left out) and is the
- * middleware's `gateway`, to `stop()` on shutdown. The other fields are the middleware's options.
- */
-export function expressRateLimit<Req extends PeerLike, Res extends ExpressResponseLike>(
-  opts: OnePolicyOptions & ExpressRateLimitOptions<Req, Res>,
-): ((req: Req, res: Res, next: (err?: unknown) => void) => void) & { gateway: AsyncGateway };
 export function expressRateLimit<Req extends PeerLike, Res extends ExpressResponseLike>(
   target: RateLimitTarget | (OnePolicyOptions & ExpressRateLimitOptions<Req, Res>),
   options?: ExpressRateLimitOptions<Req, Res>,

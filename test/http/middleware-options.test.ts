@@ -1,11 +1,18 @@
 // The options express-rate-limit and @fastify/rate-limit users reach for, on fleetlimit's own Express
 // middleware over real HTTP (MemoryStore): allowList, onExceeding/onExceeded, req.rateLimit, the
 // header styles, one policy set on the middleware, and the refund options refused.
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import express from 'express';
+import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
-import { expressRateLimit, type HttpDecision, type RateLimitInfo } from '../../src/http/index.js';
+import {
+  expressRateLimit,
+  fastifyRateLimit,
+  type HttpDecision,
+  type RateLimitInfo,
+  withRateLimit,
+} from '../../src/http/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { close, listen } from '../support/http.js';
 
@@ -131,4 +138,34 @@ describe('the middleware options from express-rate-limit and @fastify/rate-limit
       ).toThrow(message);
     });
   }
+
+  it('one policy on the Fastify hook and on withRateLimit: the gateway made, req.rateLimit set', async () => {
+    const hook = fastifyRateLimit({
+      limit: 1,
+      windowMs: 60_000,
+      store: new MemoryStore(),
+      gateways: 1,
+      id: 'hook',
+    });
+    stops.push(() => hook.gateway.stop());
+    const app = Fastify();
+    stops.push(() => app.close());
+    app.addHook('onRequest', hook);
+    app.get('/', async (req) => (req as unknown as { rateLimit: RateLimitInfo }).rateLimit);
+    const first = await app.inject('/');
+    expect(first.json()).toMatchObject({ limit: 1, used: 1, remaining: 0 });
+    expect((await app.inject('/')).statusCode).toBe(429);
+    expect(hook.gateway.stats().decisions).toMatchObject({ allowed: 1, limited: 1 });
+
+    const handler = withRateLimit(
+      { limit: 1, windowMs: 60_000, store: new MemoryStore(), gateways: 1, id: 'node' },
+      (req, res) => res.end(JSON.stringify((req as unknown as { rateLimit: RateLimitInfo }).rateLimit)),
+    );
+    stops.push(() => handler.gateway.stop());
+    const server = createServer(handler);
+    servers.push(server);
+    const url = await listen(server);
+    expect(await (await fetch(url)).json()).toMatchObject({ limit: 1, used: 1, remaining: 0 });
+    expect((await fetch(url)).status).toBe(429);
+  });
 });
