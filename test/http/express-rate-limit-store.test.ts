@@ -205,4 +205,23 @@ describe('FleetlimitStore under express-rate-limit', () => {
     expect((log.errors[0] as Error).message).toMatch(/^id: must be a non-empty string/);
     expect((await fetch(url)).status).toBe(500);
   });
+
+  it('the options form with its own limit makes the gateway at once, and init checks express-rate-limit’s against it', async () => {
+    expect(
+      () =>
+        new FleetlimitStore({ id: '', limit: 5, windowMs: 60_000, gateways: 1, store: new MemoryStore() }),
+    ).toThrow(/^id: must be a non-empty string/);
+    const store = new FleetlimitStore({
+      id: 'eager',
+      limit: 5,
+      windowMs: 60_000,
+      gateways: 1,
+      store: new MemoryStore(),
+    });
+    expect(store.gateway?.options.policy).toMatchObject({ limit: 5, windowMs: 60_000 });
+    expect(() => store.init({ limit: 6, windowMs: 60_000 })).toThrow(
+      /^limit: is 6 but the fleetlimit gateway's is 5/,
+    );
+    await store.shutdown();
+  });
 });
