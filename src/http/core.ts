@@ -8,7 +8,8 @@ import {
   type PeerLike,
   TrustedProxies,
 } from './client-address.js';
-import { type HeaderOptions, headerBuilder, sfString } from './headers.js';
+import { type HeaderOptions, type HeaderStyle, headerBuilder, headerStyle, sfString } from './headers.js';
+import { RateLimitInfo } from './rate-limit-info.js';
 
 /** What the middleware needs of a gateway (an AsyncGateway satisfies it). */
 export interface RateLimitGateway {
@@ -73,6 +74,30 @@ export interface RateLimitHttpOptions<R extends PeerLike = PeerLike> extends Hea
   trustedProxies?: readonly string[];
   /** Requests that bypass the limit (no headers either). */
   skip?: (req: R) => boolean;
+  /**
+   * Keys that bypass the limit, as `skip` does (no headers, no decision): a list of keys, or
+   * `(req, key) => boolean`, called with the key once it is worked out. As @fastify/rate-limit's
+   * `allowList`. @default none
+   */
+  allowList?: readonly string[] | ((req: R, key: string) => boolean);
+  /**
+   * Called for every request the limit admits, with its decision, before it goes on (as
+   * @fastify/rate-limit's `onExceeding`); for logging or metrics: it must not answer the request.
+   * If it throws, the request fails as when the `key` function throws. @default none
+   */
+  onExceeding?: (req: R, decision: HttpGoOn) => void;
+  /**
+   * Called for every request the limit rejects, with its decision, before the 429 is written (as
+   * @fastify/rate-limit's `onExceeded`); for logging or metrics: `handler` answers the request. If it
+   * throws, the request fails as when the `key` function throws. @default none
+   */
+  onExceeded?: (req: R, decision: HttpLimited) => void;
+  /**
+   * The request property the decision is put on (`req.rateLimit`: limit, used, remaining,
+   * resetTime, key, as express-rate-limit sets it; see RateLimitInfo), so handlers further on can
+   * read it; false: none. Not set on a skipped request. @default 'rateLimit'
+   */
+  requestPropertyName?: string | false;
   /** For the legacy X-RateLimit-Reset only (absolute Unix seconds). @default Date.now */
   clock?: () => number;
   /**
@@ -276,27 +301,40 @@ export function createRequestDecider<R extends PeerLike>(
       throw new ConfigError(f, `must be a function, got ${typeof opts[f]}`);
     }
   }
-  requireAction('onInvalidKey', opts.onInvalidKey);
-  requireAction('onInvalidCost', opts.onInvalidCost);
-  for (const f of ['legacyHeaders', 'standardHeaders'] as const) {
-    if (opts[f] !== undefined && typeof opts[f] !== 'boolean') {
-      throw new ConfigError(f, `must be true or false, got ${JSON.stringify(opts[f])}`);
+  for (const f of ['onExceeding', 'onExceeded'] as const) {
+    if (opts[f] !== undefined && typeof opts[f] !== 'function') {
+      throw new ConfigError(f, `must be a function, got ${typeof opts[f]}`);
     }
   }
+  refuseRefunds(opts);
+  requireAction('onInvalidKey', opts.onInvalidKey);
+  requireAction('onInvalidCost', opts.onInvalidCost);
+  if (opts.legacyHeaders !== undefined && typeof opts.legacyHeaders !== 'boolean') {
+    throw new ConfigError(
+      'legacyHeaders',
+      `must be true or false, got ${JSON.stringify(opts.legacyHeaders)}`,
+    );
+  }
+  const style = headerStyle(opts.standardHeaders);
+  const allowed = allowListOf(opts.allowList);
+  const property = propertyName(opts.requestPropertyName);
+  const { onExceeding, onExceeded } = opts;
   const trusted = new TrustedProxies(opts.trustedProxies ?? []);
   const ipv6Subnet =
     opts.ipv6Subnet === undefined ? DEFAULT_IPV6_SUBNET : checkIpv6Subnet('ipv6Subnet', opts.ipv6Subnet);
   const legacy = opts.legacyHeaders ?? false;
   const clock = opts.clock ?? Date.now;
-  const { fixed, pick, routes } = policyRoutes(target, opts, legacy, opts.standardHeaders ?? true);
+  const { fixed, pick, routes } = policyRoutes(target, opts, legacy, style);
   const { key: keyOf, cost: costOf, skip } = opts;
   const onKey = opts.onInvalidKey ?? 'reject';
   const onCost = opts.onInvalidCost ?? 'reject';
   // the clock is read only for the legacy header that needs it
-  const respond = (route: PolicyRoute, key: string, d: Decision, cost: number): HttpDecision => {
+  // (and for the request's RateLimitInfo, which measures resetTime from it)
+  const respond = (req: R, route: PolicyRoute, key: string, d: Decision, cost: number): HttpDecision => {
+    const now = legacy || property !== null ? clock() : 0;
     const out: HttpGoOn | HttpLimited = {
       status: d.allowed ? 200 : 429,
-      headers: route.headers(d, legacy ? clock() : 0),
+      headers: route.headers(d, now),
       key,
       decision: d,
     } as HttpGoOn | HttpLimited;
@@ -306,6 +344,17 @@ export function createRequestDecider<R extends PeerLike>(
     if (d.exceedsLimit === true) {
       out.body = `Too Many Requests: cost ${cost} is more than the limit admits in any window; it can never be admitted\n`;
     }
+    if (property !== null) {
+      (req as Record<string, unknown>)[property] = new RateLimitInfo(
+        route.gateway.options.policy.limit,
+        key,
+        d,
+        now,
+        route.name,
+      );
+    }
+    if (out.status === 200) onExceeding?.(req, out);
+    else onExceeded?.(req, out);
     return out;
   };
   /** A bad key's replacement, or the answer to the request (a 400, or skipped). */
@@ -337,6 +386,9 @@ export function createRequestDecider<R extends PeerLike>(
         key = fixed;
       }
     }
+    if (allowed !== null && (typeof allowed === 'function' ? allowed(req, key) : allowed.has(key))) {
+      return SKIPPED;
+    }
     let cost = 1;
     if (costOf !== undefined) {
       const c: unknown = costOf(req);
@@ -354,8 +406,55 @@ export function createRequestDecider<R extends PeerLike>(
     }
     const r = route;
     const d = r.gateway.admitNow(key, cost);
-    return d instanceof Promise ? d.then((v) => respond(r, key, v, cost)) : respond(r, key, d, cost);
+    return d instanceof Promise
+      ? d.then((v) => respond(req, r, key, v, cost))
+      : respond(req, r, key, d, cost);
   };
+}
+
+/**
+ * The options that take an admitted request back once its response is known (express-rate-limit's
+ * names): that needs a refund in the designs and the store, which fleetlimit does not have yet, so
+ * they are refused here rather than ignored (every request would count while the option says not).
+ */
+export const REFUND_OPTIONS = [
+  'skipSuccessfulRequests',
+  'skipFailedRequests',
+  'requestWasSuccessful',
+] as const;
+
+/** The error a refund option gets: it says what is missing and what counts instead. */
+export function refundsNotSupported(field: string): ConfigError {
+  return new ConfigError(
+    field,
+    'refunds (taking an admitted request back once its response is known) are not supported yet: ' +
+      'every admitted request counts. Leave it out, or limit only the requests that should count (skip, allowList)',
+  );
+}
+
+function refuseRefunds(opts: object): void {
+  const o = opts as Record<string, unknown>;
+  for (const f of REFUND_OPTIONS) {
+    // false asks for what happens anyway: every request counts
+    if (o[f] !== undefined && o[f] !== false) throw refundsNotSupported(f);
+  }
+}
+
+function allowListOf<R>(v: unknown): Set<string> | ((req: R, key: string) => boolean) | null {
+  if (v === undefined) return null;
+  if (typeof v === 'function') return v as (req: R, key: string) => boolean;
+  if (Array.isArray(v) && v.every((k) => typeof k === 'string')) return new Set(v);
+  throw new ConfigError(
+    'allowList',
+    `must be a list of keys or a function (req, key), got ${JSON.stringify(v)}`,
+  );
+}
+
+function propertyName(v: unknown): string | null {
+  if (v === undefined) return 'rateLimit';
+  if (v === false) return null;
+  if (typeof v === 'string' && v.length > 0) return v;
+  throw new ConfigError('requestPropertyName', `must be a property name or false, got ${JSON.stringify(v)}`);
 }
 
 /** One policy a middleware may hold a request to: its gateway, and its headers built once. */
@@ -378,7 +477,7 @@ function policyRoutes<R extends PeerLike>(
   target: RateLimitTarget,
   opts: RateLimitHttpOptions<R>,
   legacy: boolean,
-  standard: boolean,
+  standard: HeaderStyle,
 ): { fixed: PolicyRoute | null; pick: ((req: R) => string) | null; routes: Map<string, PolicyRoute> } {
   const routes = new Map<string, PolicyRoute>();
   const { policy } = opts;

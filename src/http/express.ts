@@ -1,3 +1,4 @@
+import type { AsyncGateway } from '../gateway/runtime/index.js';
 import type { PeerLike } from './client-address.js';
 import {
   createRequestDecider,
@@ -9,6 +10,13 @@ import {
   type ResponseLike,
   writeDecision,
 } from './core.js';
+import {
+  isOnePolicy,
+  type OnePolicyOptions,
+  onePolicyGateway,
+  splitOnePolicy,
+  withGateway,
+} from './one-policy.js';
 
 /** The parts of Express's response the middleware uses (Express's `res` is a node ServerResponse). */
 export type ExpressResponseLike = ResponseLike;
@@ -17,6 +25,15 @@ export type ExpressResponseLike = ResponseLike;
 export type ExpressRateLimitOptions<Req, Res> = RateLimitHttpOptions<Req & PeerLike> &
   LimitedResponseOptions<Req, Res>;
 
+/**
+ * One policy set on the middleware, as express-rate-limit takes it
+ * (`expressRateLimit({ limit: 100, windowMs: 60_000, store, gateways: 3, id })`): the gateway is made
+ * and started for you (OnePolicyOptions: `design` and `syncMs` chosen when left out) and is the
+ * middleware's `gateway`, to `stop()` on shutdown. The other fields are the middleware's options.
+ */
+export function expressRateLimit<Req extends PeerLike, Res extends ExpressResponseLike>(
+  opts: OnePolicyOptions & ExpressRateLimitOptions<Req, Res>,
+): ((req: Req, res: Res, next: (err?: unknown) => void) => void) & { gateway: AsyncGateway };
 /**
  * Express middleware (Express 4 and 5), for the whole app (`app.use`) or one route
  * (`app.get('/search', expressRateLimit(policies, { policy: 'search' }), handler)`): each instance
@@ -29,7 +46,17 @@ export type ExpressRateLimitOptions<Req, Res> = RateLimitHttpOptions<Req & PeerL
 export function expressRateLimit<Req extends PeerLike, Res extends ExpressResponseLike>(
   gateway: RateLimitTarget,
   opts?: ExpressRateLimitOptions<Req, Res>,
+): (req: Req, res: Res, next: (err?: unknown) => void) => void;
+export function expressRateLimit<Req extends PeerLike, Res extends ExpressResponseLike>(
+  target: RateLimitTarget | (OnePolicyOptions & ExpressRateLimitOptions<Req, Res>),
+  options?: ExpressRateLimitOptions<Req, Res>,
 ): (req: Req, res: Res, next: (err?: unknown) => void) => void {
+  if (isOnePolicy(target)) {
+    const { gateway: g, middleware } = splitOnePolicy<ExpressRateLimitOptions<Req, Res>>(target);
+    return withGateway(onePolicyGateway(g), (gw) => expressRateLimit<Req, Res>(gw, middleware));
+  }
+  const gateway = target;
+  const opts = options;
   const decide = createRequestDecider<Req>(gateway, opts);
   const limited = limitedResponse<Req, Res>(opts);
   return (req, res, next) => {

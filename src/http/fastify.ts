@@ -1,3 +1,4 @@
+import type { AsyncGateway } from '../gateway/runtime/index.js';
 import type { PeerLike } from './client-address.js';
 import {
   createRequestDecider,
@@ -9,6 +10,13 @@ import {
   type RateLimitTarget,
   TOO_MANY_REQUESTS_BODY,
 } from './core.js';
+import {
+  isOnePolicy,
+  type OnePolicyOptions,
+  onePolicyGateway,
+  splitOnePolicy,
+  withGateway,
+} from './one-policy.js';
 
 /** The parts of Fastify's reply the hook uses. */
 export interface FastifyReplyLike {
@@ -21,6 +29,10 @@ export interface FastifyReplyLike {
 export type FastifyRateLimitOptions<Req, Reply> = RateLimitHttpOptions<Req & PeerLike> &
   LimitedResponseOptions<Req, Reply>;
 
+/** One policy set on the hook: the gateway made and started for you, its `gateway` (see expressRateLimit). */
+export function fastifyRateLimit<Req extends PeerLike, Reply extends FastifyReplyLike>(
+  opts: OnePolicyOptions & FastifyRateLimitOptions<Req, Reply>,
+): ((request: Req, reply: Reply, done: (err?: Error) => void) => void) & { gateway: AsyncGateway };
 /**
  * A Fastify `onRequest` hook: `app.addHook('onRequest', fastifyRateLimit(gateway, opts))`, on the root
  * instance for every route or inside a plugin for its routes, or one route's own
@@ -36,7 +48,17 @@ export type FastifyRateLimitOptions<Req, Reply> = RateLimitHttpOptions<Req & Pee
 export function fastifyRateLimit<Req extends PeerLike, Reply extends FastifyReplyLike>(
   gateway: RateLimitTarget,
   opts?: FastifyRateLimitOptions<Req, Reply>,
+): (request: Req, reply: Reply, done: (err?: Error) => void) => void;
+export function fastifyRateLimit<Req extends PeerLike, Reply extends FastifyReplyLike>(
+  target: RateLimitTarget | (OnePolicyOptions & FastifyRateLimitOptions<Req, Reply>),
+  options?: FastifyRateLimitOptions<Req, Reply>,
 ): (request: Req, reply: Reply, done: (err?: Error) => void) => void {
+  if (isOnePolicy(target)) {
+    const { gateway: g, middleware } = splitOnePolicy<FastifyRateLimitOptions<Req, Reply>>(target);
+    return withGateway(onePolicyGateway(g), (gw) => fastifyRateLimit<Req, Reply>(gw, middleware));
+  }
+  const gateway = target;
+  const opts = options;
   const decide = createRequestDecider<Req>(gateway, opts);
   const limited = limitedResponse<Req, Reply>(opts);
   return (request, reply, done) => {

@@ -10,10 +10,34 @@ export interface HeaderOptions {
   /** Also send X-RateLimit-Limit, -Remaining and -Reset (Unix seconds). @default false */
   legacyHeaders?: boolean;
   /**
-   * Send RateLimit-Policy and RateLimit. With false a rejection still gets Retry-After. Sending them
-   * costs about as much server CPU as the decision itself (see docs/benchmarks.md). @default true
+   * Which RateLimit headers to send, as express-rate-limit names the drafts of
+   * draft-ietf-httpapi-ratelimit-headers:
+   * - `true` or `'draft-8'`: the combined `RateLimit-Policy: "name";q=100;w=60` and
+   *   `RateLimit: "name";r=42;t=17` (drafts 08 to 11);
+   * - `'draft-6'`: the older trio `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds)
+   *   and `RateLimit-Policy: 100;w=60`, as express-rate-limit's `standardHeaders: true` or
+   *   `'draft-6'` sends them;
+   * - `false`: none (a rejection still gets Retry-After).
+   * Sending them costs about as much server CPU as the decision itself (see docs/benchmarks.md).
+   * @default true
    */
-  standardHeaders?: boolean;
+  standardHeaders?: StandardHeaders;
+}
+
+/** The RateLimit header styles (HeaderOptions.standardHeaders). */
+export type StandardHeaders = boolean | 'draft-6' | 'draft-8';
+
+/** The style `standardHeaders` names: false, the draft-6 trio, or the combined (draft-8) fields. */
+export type HeaderStyle = false | 'draft-6' | 'draft-8';
+
+/** Checks `standardHeaders` (a bad value throws a ConfigError naming it). */
+export function headerStyle(v: unknown): HeaderStyle {
+  if (v === undefined || v === true || v === 'draft-8') return 'draft-8';
+  if (v === false || v === 'draft-6') return v;
+  throw new ConfigError(
+    'standardHeaders',
+    `must be true, false, 'draft-6' or 'draft-8', got ${JSON.stringify(v)}`,
+  );
 }
 
 /** Quotes a name as a structured-field string (RFC 9651): printable ASCII, with " and \ escaped. */
@@ -41,9 +65,9 @@ export function rateLimitHeaders(
   name: string,
   legacy: boolean,
   nowMs: number,
-  standard = true,
+  standard: StandardHeaders = true,
 ): Record<string, string> {
-  return headerBuilder(policy, name, legacy, standard)(d, nowMs);
+  return headerBuilder(policy, name, legacy, headerStyle(standard))(d, nowMs);
 }
 
 /**
@@ -54,11 +78,13 @@ export function headerBuilder(
   policy: Policy,
   name: string,
   legacy: boolean,
-  standard: boolean,
+  standard: HeaderStyle | boolean,
 ): (d: Decision, nowMs: number) => Record<string, string> {
+  const style = standard === true ? 'draft-8' : standard;
   const window = Math.max(1, seconds(policy.windowMs));
   const policyValue = `${name};q=${policy.limit};w=${window}`;
   const limitValue = String(policy.limit);
+  const trioPolicy = `${policy.limit};w=${window}`;
   const prefix = `${name};r=`;
   return (d, nowMs) => {
     // a request that can never be admitted gets no Retry-After: no retry can succeed
@@ -67,7 +93,15 @@ export function headerBuilder(
     const remaining = Math.max(0, Math.floor(d.remaining));
     // each shape built whole, so V8 keeps a handful of object layouts, not one per combination
     let h: Record<string, string>;
-    if (standard) {
+    if (style === 'draft-6') {
+      h = {
+        'RateLimit-Policy': trioPolicy,
+        'RateLimit-Limit': limitValue,
+        'RateLimit-Remaining': String(remaining),
+        'RateLimit-Reset': String(reset),
+      };
+      if (retry) h['Retry-After'] = String(reset);
+    } else if (style === 'draft-8') {
       h = retry
         ? {
             'RateLimit-Policy': policyValue,

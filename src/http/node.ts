@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Decision } from '../gateway/decision.js';
+import type { AsyncGateway } from '../gateway/runtime/index.js';
 import {
   createRequestDecider,
   type LimitedResponseOptions,
@@ -8,11 +9,23 @@ import {
   type RateLimitTarget,
   writeDecision,
 } from './core.js';
+import {
+  isOnePolicy,
+  type OnePolicyOptions,
+  onePolicyGateway,
+  splitOnePolicy,
+  withGateway,
+} from './one-policy.js';
 
 /** withRateLimit's options: the core ones and what a limited request gets. */
 export type NodeRateLimitOptions<Req, Res> = RateLimitHttpOptions<Req & IncomingMessage> &
   LimitedResponseOptions<Req, Res>;
 
+/** One policy set on the wrapper: the gateway made and started for you, its `gateway` (see expressRateLimit). */
+export function withRateLimit<Req extends IncomingMessage, Res extends ServerResponse>(
+  opts: OnePolicyOptions & NodeRateLimitOptions<Req, Res>,
+  handler: (req: Req, res: Res, decision: Decision | null) => unknown,
+): ((req: Req, res: Res) => void) & { gateway: AsyncGateway };
 /**
  * Calls `handler` for requests within the limit; answers 429 itself otherwise (or as `statusCode`,
  * `message` and the option `handler` say), and 400 to a request whose key or cost is bad
@@ -25,7 +38,18 @@ export function withRateLimit<Req extends IncomingMessage, Res extends ServerRes
   gateway: RateLimitTarget,
   handler: (req: Req, res: Res, decision: Decision | null) => unknown,
   opts?: NodeRateLimitOptions<Req, Res>,
+): (req: Req, res: Res) => void;
+export function withRateLimit<Req extends IncomingMessage, Res extends ServerResponse>(
+  target: RateLimitTarget | (OnePolicyOptions & NodeRateLimitOptions<Req, Res>),
+  handler: (req: Req, res: Res, decision: Decision | null) => unknown,
+  options?: NodeRateLimitOptions<Req, Res>,
 ): (req: Req, res: Res) => void {
+  if (isOnePolicy(target)) {
+    const { gateway: g, middleware } = splitOnePolicy<NodeRateLimitOptions<Req, Res>>(target);
+    return withGateway(onePolicyGateway(g), (gw) => withRateLimit<Req, Res>(gw, handler, middleware));
+  }
+  const gateway = target;
+  const opts = options;
   const decide = createRequestDecider<Req>(gateway, opts);
   const limited = limitedResponse<Req, Res>(opts);
   return (req, res) => {
