@@ -109,6 +109,11 @@ function editDistance(a: string, b: string): number {
   return d[b.length];
 }
 
+/** A map's values by field name, and each field's key (whose line a block value is named by). */
+class FieldMap extends Map<string, Node | null> {
+  readonly keyNodes = new Map<string, Node>();
+}
+
 /** One file's checker: each problem recorded with its line, none thrown until the end. */
 class FileReader {
   readonly issues: EnvoyConfigIssue[] = [];
@@ -130,8 +135,8 @@ class FileReader {
   }
 
   /** The map's values by field name; an unknown field named, with the known one it is likely a misspelling of. */
-  private fields(map: YAMLMap, at: string, known: readonly string[], what: string): Map<string, Node | null> {
-    const out = new Map<string, Node | null>();
+  private fields(map: YAMLMap, at: string, known: readonly string[], what: string): FieldMap {
+    const out = new FieldMap();
     for (const pair of map.items) {
       const k = pair.key as Node | null;
       const name = isScalar(k) ? String(k.value) : null;
@@ -146,6 +151,7 @@ class FileReader {
         continue;
       }
       out.set(name, (pair.value as Node | null) ?? null);
+      out.keyNodes.set(name, k as Node);
     }
     return out;
   }
@@ -243,7 +249,17 @@ class FileReader {
       const detailedMetric = this.bool(f.get('detailed_metric') ?? null, `${here}.detailed_metric`);
       const rl = f.get('rate_limit') ?? null;
       const limit =
-        rl === null ? null : this.rateLimit(rl, `${here}.rate_limit`, domain, p, shadowMode, detailedMetric);
+        rl === null
+          ? null
+          : this.rateLimit(
+              rl,
+              f.keyNodes.get('rate_limit') as Node,
+              `${here}.rate_limit`,
+              domain,
+              p,
+              shadowMode,
+              detailedMetric,
+            );
       const children = this.level(f.get('descriptors') ?? null, `${here}.descriptors`, domain, p, depth + 1);
       const nested = children.exact.size + children.byKey.size + children.wildcards.length > 0;
       const n: DescriptorNode = { ...children, limit, nested };
@@ -256,6 +272,7 @@ class FileReader {
 
   private rateLimit(
     node: Node,
+    keyNode: Node,
     at: string,
     domain: string,
     path: readonly (readonly [string, string])[],
@@ -282,7 +299,7 @@ class FileReader {
         );
     } else if (unit === undefined) {
       this.issue(
-        unitNode ?? node,
+        unitNode ?? keyNode,
         `${at}.unit`,
         unitText === ''
           ? `is required: one of ${Object.keys(UNITS).join(', ')}`
@@ -307,7 +324,7 @@ class FileReader {
         );
       } else requestsPerUnit = v;
     } else if (!unlimited) {
-      this.issue(node, `${at}.requests_per_unit`, 'is required (0 refuses every request)');
+      this.issue(keyNode, `${at}.requests_per_unit`, 'is required (0 refuses every request)');
     }
     const name = this.text_(f.get('name') ?? null, `${at}.name`) ?? '';
     const replaces: string[] = [];
@@ -337,7 +354,7 @@ class FileReader {
     if (this.issues.length > before) return null;
     const limit: YamlLimit = {
       file: this.file,
-      line: this.lineOf(node),
+      line: this.lineOf(keyNode),
       field: at,
       domain,
       fullKey: `${domain}.${path.map(([k, v]) => (v === '' ? k : `${k}_${v}`)).join('.')}`,

@@ -209,7 +209,7 @@ export function planRequest(req: RlsRequest, m: EnvoyMapping): Plan {
   return { ok: true, items };
 }
 
-/** The RateLimit unit of a window of W ms: SECOND, MINUTE, HOUR or DAY when W is exactly one, else UNKNOWN. */
+/** The RateLimit unit of a window of W ms: SECOND, MINUTE, HOUR, DAY or WEEK when W is exactly one, else UNKNOWN. */
 export function unitOf(windowMs: number): string {
   switch (windowMs) {
     case 1000:
@@ -220,6 +220,8 @@ export function unitOf(windowMs: number): string {
       return 'HOUR';
     case 86_400_000:
       return 'DAY';
+    case 604_800_000:
+      return 'WEEK';
     default:
       return 'UNKNOWN';
   }
