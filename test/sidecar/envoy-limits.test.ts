@@ -2,14 +2,17 @@
 // timers: the matching rules of that service's README (key alone, value, wildcard, nested, depth,
 // replaces, unlimited, requests_per_unit 0, shadow mode), hits_addend, its answers' fields, and a
 // reload that keeps unchanged limits' gateways and counts. Through gRPC on Redis: envoy-yaml.live.test.ts.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config-file.js';
 import type { RlsAnswer, RlsAnswered, RlsRequest } from '../../src/sidecar/envoy.js';
 import { EnvoyLimits, limitPolicyName } from '../../src/sidecar/envoy-limits.js';
 import { findLimit } from '../../src/sidecar/envoy-match.js';
 import { reloadEnvoyConfig, watchEnvoyConfig } from '../../src/sidecar/envoy-watch.js';
 import { EnvoyConfigError, parseEnvoyConfig, readEnvoyConfig } from '../../src/sidecar/envoy-yaml.js';
+import { policyCommon } from '../../src/sidecar/options.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 
 const GOOD = join(import.meta.dirname, 'envoy-configs/good');
@@ -260,6 +263,26 @@ describe('answers, as envoyproxy/ratelimit answers', () => {
     const long = limits.answer(req('edge', [[['tenant', 'u']], [['tenant', 'x'.repeat(2000)]]]));
     expect(long.ok).toBe(false);
     expect(await hitsMetric('edge.tenant_u', 'total_hits')).toBe(0);
+  });
+});
+
+describe('docs/envoy.md’s example (docs/examples/envoy-ratelimit)', () => {
+  it('loads with its JSON file’s options and answers as the page says', async () => {
+    const root = join(import.meta.dirname, '../../docs/examples/envoy-ratelimit');
+    const json = loadConfig(JSON.parse(readFileSync(join(root, 'sidecar.json'), 'utf8')));
+    await limits.stop();
+    limits = make(readEnvoyConfig(join(root, 'edge.yaml')), policyCommon(json.gateway as never));
+    await limits.start();
+    expect(limits.allGateways).toHaveLength(4);
+    const r = await ask('edge', [
+      [['remote_address', '10.0.0.1']],
+      [['api_key', 'partner-acme']],
+      [['api_key', 'k']],
+    ]);
+    expect(r.statuses.map((s) => s.current_limit?.requests_per_unit)).toEqual([1000, 1000, 100]);
+    for (let i = 0; i < 20; i++) await ask('edge', [[['path', '/search']]]);
+    const shadow = await ask('edge', [[['path', '/search']]]);
+    expect(shadow.statuses[0]).toMatchObject({ code: 'OK', limit_remaining: 0 });
   });
 });
 
