@@ -101,7 +101,9 @@ export function addSidecarCommand(program: Command): void {
         const path = f.envoyConfig;
         const log = (line: string) => process.stderr.write(`fleetlimit sidecar: ${line}\n`);
         const reload = () => void reloadEnvoyConfig(path, envoy, log);
-        watcher = watchEnvoyConfig(path, reload);
+        watcher = watchEnvoyConfig(path, reload, 200, undefined, (err) =>
+          log(`watching ${path}: ${err.message} (SIGHUP still reloads)`),
+        );
         process.on('SIGHUP', reload);
       }
       const r = config.resolved;

@@ -86,7 +86,7 @@ const PRINTABLE = /^[\x20-\x7e]+$/;
 type Item =
   | { kind: 'none' }
   | { kind: 'unlimited' }
-  | { kind: 'zero'; limit: YamlLimit }
+  | { kind: 'zero'; limit: YamlLimit; cost: number }
   | { kind: 'gateway'; limit: YamlLimit; slot: Slot; key: string; cost: number; label: string };
 
 export class EnvoyLimits {
@@ -260,7 +260,8 @@ export class EnvoyLimits {
       const h = held[i];
       if (h.kind === 'none') items.push({ kind: 'none' });
       else if (h.kind === 'unlimited') items.push({ kind: 'unlimited' });
-      else if (h.limit.requestsPerUnit === 0) items.push({ kind: 'zero', limit: h.limit });
+      else if (h.limit.requestsPerUnit === 0)
+        items.push({ kind: 'zero', limit: h.limit, cost: costOf(req.descriptors[i], req.hits_addend ?? 0) });
       else {
         const slot = t.slots.get(h.limit) as Slot;
         const d = req.descriptors[i];
@@ -318,9 +319,9 @@ export class EnvoyLimits {
       if (it.kind === 'zero') {
         // nothing to count: refused whole, until the end of the service's fixed window
         const label = l.fullKey;
-        this.count(label, 'total_hits', 1);
-        this.count(label, 'over_limit', 1);
-        if (l.shadowMode) this.count(label, 'shadow_mode', 1);
+        this.count(label, 'total_hits', it.cost);
+        this.count(label, 'over_limit', it.cost);
+        if (l.shadowMode) this.count(label, 'shadow_mode', it.cost);
         else over = true;
         statuses.push({
           code: l.shadowMode ? 'OK' : 'OVER_LIMIT',

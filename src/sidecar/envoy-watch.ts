@@ -6,7 +6,8 @@ import { EnvoyConfigError, type EnvoyRlsConfig, readEnvoyConfig } from './envoy-
 /**
  * Re-reads the envoyproxy/ratelimit files at `path` and puts them in force. A bad file (or a limit
  * that cannot be a gateway) leaves the configuration in force as it was, as that service does, and is
- * reported line by line through `log`. Resolves with what changed, or null when nothing was applied.
+ * reported line by line through `log`. Resolves with what changed, or null when nothing was applied;
+ * never rejects.
  */
 export async function reloadEnvoyConfig(
   path: string,
@@ -19,14 +20,25 @@ export async function reloadEnvoyConfig(
     log(`reloaded ${path}: ${s.kept} limits kept their counts, ${s.added} new, ${s.removed} removed`);
     return s;
   } catch (e) {
-    if (!(e instanceof EnvoyConfigError)) throw e;
+    // never thrown: a reload runs from a signal or a watcher, where nothing would catch it
+    if (!(e instanceof EnvoyConfigError)) {
+      log(`not reloaded: ${e instanceof Error ? e.message : String(e)}; the limits in force are unchanged`);
+      return null;
+    }
     for (const i of e.issues) log(`${i.file}:${i.line}: ${i.field}: ${i.message}`);
     log(`not reloaded: ${path} has ${e.issues.length} problem(s); the limits in force are unchanged`);
     return null;
   }
 }
 
-export type WatchFn = (path: string, listener: () => void) => Pick<FSWatcher, 'close'>;
+export type WatchFn = (
+  path: string,
+  listener: () => void,
+  onError: (err: Error) => void,
+) => Pick<FSWatcher, 'close'>;
+
+/** fs.watch, its errors (the directory removed, too many watchers) passed on rather than thrown. */
+const fsWatch: WatchFn = (path, listener, onError) => watch(path, listener).on('error', onError);
 
 /**
  * Calls `onChange` once a burst of changes under `path` has settled for `debounceMs` (an editor's
@@ -37,17 +49,22 @@ export function watchEnvoyConfig(
   path: string,
   onChange: () => void,
   debounceMs = 200,
-  watchFn: WatchFn = (p, l) => watch(p, l),
+  watchFn: WatchFn = fsWatch,
+  onError: (err: Error) => void = () => {},
 ): { close(): void } {
   const dir = statSync(path).isDirectory() ? path : dirname(path);
   let timer: ReturnType<typeof setTimeout> | null = null;
-  const w = watchFn(dir, () => {
-    if (timer !== null) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = null;
-      onChange();
-    }, debounceMs);
-  });
+  const w = watchFn(
+    dir,
+    () => {
+      if (timer !== null) clearTimeout(timer);
+      timer = setTimeout(() => {
+        timer = null;
+        onChange();
+      }, debounceMs);
+    },
+    onError,
+  );
   return {
     close() {
       if (timer !== null) clearTimeout(timer);

@@ -430,5 +430,16 @@ export function readEnvoyConfig(path: string): EnvoyRlsConfig {
       { file: path, line: 0, field: '(files)', message: 'no .yaml or .yml file in this directory' },
     ]);
   }
-  return parseEnvoyConfig(names.map((name) => ({ name, text: readFileSync(name, 'utf8') })));
+  const files: { name: string; text: string }[] = [];
+  const unreadable: EnvoyConfigIssue[] = [];
+  for (const name of names) {
+    try {
+      files.push({ name, text: readFileSync(name, 'utf8') });
+    } catch (e) {
+      // a file removed between the listing and the read (a swap in progress) is a problem like any other
+      unreadable.push({ file: name, line: 0, field: '(file)', message: (e as Error).message });
+    }
+  }
+  if (unreadable.length > 0) throw new EnvoyConfigError(unreadable);
+  return parseEnvoyConfig(files);
 }

@@ -359,6 +359,34 @@ describe('reload without losing counts', () => {
     ]);
   });
 
+  it('a reload never rejects: one after stop is logged and refused', async () => {
+    await limits.stop();
+    const log: string[] = [];
+    expect(await reloadEnvoyConfig(GOOD, limits, (l) => log.push(l))).toBeNull();
+    expect(log).toEqual(['not reloaded: fleetlimit sidecar: stopped; the limits in force are unchanged']);
+    const gone = join(import.meta.dirname, 'envoy-configs/no-such-dir');
+    expect(await reloadEnvoyConfig(gone, limits, (l) => log.push(l))).toBeNull();
+    expect(log[1]).toMatch(/no-such-dir:0: \(path\): ENOENT/);
+  });
+
+  it('a watcher’s error is passed on, not thrown', () => {
+    let fail = (_e: Error) => {};
+    const errors: string[] = [];
+    const w = watchEnvoyConfig(
+      GOOD,
+      () => {},
+      200,
+      (_dir, _l, onError) => {
+        fail = onError;
+        return { close: () => {} };
+      },
+      (e) => errors.push(e.message),
+    );
+    fail(new Error('EMFILE'));
+    expect(errors).toEqual(['EMFILE']);
+    w.close();
+  });
+
   it('a change on disk: one reload once the burst of events settles (fake timers)', () => {
     let fire = () => {};
     let closed = false;

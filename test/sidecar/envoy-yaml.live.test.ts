@@ -2,13 +2,14 @@
 // by a grpc-js client built from the same vendored proto, on a real redis-server: the good files of
 // test/sidecar/envoy-configs answered as that service answers them, and a reload that keeps counts.
 // The matching rules one by one, on the in-memory store: envoy-limits.test.ts.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config-file.js';
+import { watchEnvoyConfig } from '../../src/sidecar/envoy-watch.js';
 import { parseEnvoyConfig, readEnvoyConfig } from '../../src/sidecar/envoy-yaml.js';
 import { loadRateLimitService } from '../../src/sidecar/grpc-server.js';
 import { type Sidecar, startSidecar } from '../../src/sidecar/sidecar.js';
@@ -157,6 +158,45 @@ describe('fleetlimit sidecar --envoy-config: answers over gRPC on Redis', () => 
     ]);
     expect(a.statuses[2].current_limit).toBeNull();
     expect((await ask('messaging', [[['to_number', '1']]])).statuses[0].current_limit).toBeNull();
+  });
+});
+
+describe('fleetlimit sidecar --envoy-config: watching the files', () => {
+  it('a file rewritten in place and one replaced by a rename are each seen (real fs.watch, bounded)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fl-envoy-watch-'));
+    const file = join(dir, 'edge.yaml');
+    writeFileSync(file, 'domain: edge\ndescriptors: []\n');
+    let seen = 0;
+    let wake = () => {};
+    const w = watchEnvoyConfig(
+      file,
+      () => {
+        seen++;
+        wake();
+      },
+      50,
+    );
+    const next = () =>
+      new Promise<void>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error('no change seen in 5 s')), 5000);
+        wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    try {
+      let change = next();
+      writeFileSync(file, 'domain: edge\ndescriptors:\n  - key: a\n');
+      await change;
+      change = next();
+      writeFileSync(join(dir, '.edge.yaml.tmp'), 'domain: edge\n');
+      renameSync(join(dir, '.edge.yaml.tmp'), file);
+      await change;
+      expect(seen).toBeGreaterThanOrEqual(2);
+    } finally {
+      w.close();
+      rmSync(dir, { recursive: true });
+    }
   });
 });
 
