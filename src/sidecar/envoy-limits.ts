@@ -34,6 +34,8 @@ import {
 
 /** Limits with a gateway of their own (each a sync timer): bounded like every configured cost. */
 export const MAX_ENVOY_LIMITS = 128;
+/** Distinct override limits (domain, unit and rate) requests may bring: each a gateway, made on first use. */
+export const MAX_OVERRIDE_LIMITS = 16;
 /** Distinct values a `detailed_metric` limit labels its counters with; the rest share the limit's own label. */
 export const MAX_DETAILED_VALUES = 100;
 
@@ -91,8 +93,10 @@ type Item =
 
 export class EnvoyLimits {
   private table: Table;
-  /** Every gateway in use, by policy name. */
+  /** Every gateway of the files' limits, by policy name. */
   private readonly gateways = new Map<string, AsyncGateway>();
+  /** The gateways of `descriptors[].limit` overrides, by policy name: kept across reloads. */
+  private readonly overrides = new Map<string, Slot>();
   private readonly clock: () => number;
   private readonly hits: Counter<'limit' | 'stat'>;
   private readonly detailed = new Map<string, Set<string>>();
@@ -122,7 +126,7 @@ export class EnvoyLimits {
 
   /** Every gateway in use (tests, readiness). */
   get allGateways(): AsyncGateway[] {
-    return [...this.gateways.values()];
+    return [...this.gateways.values(), ...[...this.overrides.values()].map((s) => s.gateway)];
   }
 
   /** The gateway deciding the limit whose key is `fullKey` (`domain.key_value…`), if it has one. */
@@ -134,6 +138,46 @@ export class EnvoyLimits {
   private adopt(name: string, g: AsyncGateway): void {
     this.gateways.set(name, g);
     g.registerMetrics(this.opts.registry);
+  }
+
+  private gatewayFor(l: YamlLimit, name: string): AsyncGateway {
+    return createAsyncGateway({
+      ...this.opts.common,
+      store: this.opts.store,
+      ...(this.opts.clock === undefined ? {} : { clock: this.opts.clock }),
+      limit: l.requestsPerUnit,
+      windowMs: l.windowMs,
+      id: `${String(this.opts.common.id)}/${name}`,
+      policyName: name,
+    } as AsyncGatewayOptions);
+  }
+
+  /**
+   * The gateway of an override limit, made and started on first use (its first decision waits for its
+   * first sync), or what stops it being one: more than MAX_OVERRIDE_LIMITS, or options that refuse it.
+   */
+  private overrideSlot(l: YamlLimit): Slot | string {
+    const name = limitPolicyName(l);
+    const have = this.overrides.get(name);
+    if (have !== undefined) return have;
+    if (this.stopped !== null) return 'the sidecar is stopping';
+    if (this.overrides.size >= MAX_OVERRIDE_LIMITS) {
+      return `${l.field}: more than ${MAX_OVERRIDE_LIMITS} distinct limit overrides (domain, unit and rate) per sidecar`;
+    }
+    let g: AsyncGateway;
+    try {
+      g = this.gatewayFor(l, name);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      return `${l.field}: ${l.requestsPerUnit} per ${l.unit.toLowerCase()} cannot be a gateway with the JSON file's options: ${e.message}`;
+    }
+    const slot = { gateway: g, decider: new PolicyDecider(g, l.fullKey, this.opts.http ?? {}, this.clock) };
+    this.overrides.set(name, slot);
+    g.registerMetrics(this.opts.registry);
+    void g.syncNow().then(() => {
+      if (this.stopped === null) g.start();
+    });
+    return slot;
   }
 
   /** A table for `config`, reusing the gateways in use; the ones it had to create are in `fresh`. */
@@ -156,15 +200,7 @@ export class EnvoyLimits {
       let g = this.gateways.get(name) ?? fresh.get(name);
       if (g === undefined) {
         try {
-          g = createAsyncGateway({
-            ...this.opts.common,
-            store: this.opts.store,
-            ...(this.opts.clock === undefined ? {} : { clock: this.opts.clock }),
-            limit: l.requestsPerUnit,
-            windowMs: l.windowMs,
-            id: `${String(this.opts.common.id)}/${name}`,
-            policyName: name,
-          } as AsyncGatewayOptions);
+          g = this.gatewayFor(l, name);
           fresh.set(name, g);
         } catch (e) {
           if (!(e instanceof ConfigError)) throw e;
@@ -258,12 +294,18 @@ export class EnvoyLimits {
     const items: Item[] = [];
     for (let i = 0; i < held.length; i++) {
       const h = held[i];
+      if (h.kind === 'bad') return { ok: false, problem: h.problem };
       if (h.kind === 'none') items.push({ kind: 'none' });
       else if (h.kind === 'unlimited') items.push({ kind: 'unlimited' });
       else if (h.limit.requestsPerUnit === 0)
         items.push({ kind: 'zero', limit: h.limit, cost: costOf(req.descriptors[i], req.hits_addend ?? 0) });
       else {
-        const slot = t.slots.get(h.limit) as Slot;
+        let slot: Slot;
+        if (h.kind === 'override') {
+          const o = this.overrideSlot(h.limit);
+          if (typeof o === 'string') return { ok: false, problem: o };
+          slot = o;
+        } else slot = t.slots.get(h.limit) as Slot;
         const d = req.descriptors[i];
         // the keys matched a limit, so each is UTF-8 text
         const keys = d.entries.map((e) =>

@@ -1,5 +1,12 @@
 import { isUtf8 } from 'node:buffer';
-import type { DescriptorLevel, DescriptorNode, EnvoyRlsConfig, YamlLimit } from './envoy-yaml.js';
+import { MAX_WINDOW_MS } from '../config.js';
+import {
+  type DescriptorLevel,
+  type DescriptorNode,
+  type EnvoyRlsConfig,
+  UNITS,
+  type YamlLimit,
+} from './envoy-yaml.js';
 
 /**
  * Which limit of an envoyproxy/ratelimit configuration a descriptor is held to, by that service's
@@ -55,11 +62,53 @@ export function findLimit(
   return found;
 }
 
-/** How one descriptor of a request is held: by nothing, an unlimited limit, or a limit. */
+/**
+ * How one descriptor of a request is held: by nothing, an unlimited limit, a limit of the files, the
+ * descriptor's own `limit` override, or an override that cannot be one (`problem`: INVALID_ARGUMENT).
+ */
 export type Held =
   | { kind: 'none' }
   | { kind: 'unlimited'; limit: YamlLimit }
-  | { kind: 'limit'; limit: YamlLimit };
+  | { kind: 'limit'; limit: YamlLimit }
+  | { kind: 'override'; limit: YamlLimit }
+  | { kind: 'bad'; problem: string };
+
+/** Envoy's RateLimitOverride as the server decodes it (enums by name); null or absent when unset. */
+export interface LimitOverride {
+  requests_per_unit?: number;
+  unit?: string | number;
+}
+
+/**
+ * A descriptor's `limit` override as a limit of its own (the service's GetLimit: for a known domain it
+ * takes precedence over the files; no name, no replaces, never in shadow mode). Its path is empty, so
+ * every override of one domain, unit and rate shares one policy (limitPolicyName), and its metrics key is
+ * the domain, rate and unit, not the descriptor's values (bounded).
+ */
+function overrideLimit(domain: string, o: LimitOverride, at: string): YamlLimit | string {
+  const rpu = Number(o.requests_per_unit ?? 0);
+  const name = typeof o.unit === 'string' ? o.unit.toLowerCase() : '';
+  const u = UNITS[name];
+  if (u === undefined || u.windowMs > MAX_WINDOW_MS) {
+    return `${at}.unit must be SECOND, MINUTE, HOUR, DAY or WEEK, got ${JSON.stringify(o.unit ?? null)}`;
+  }
+  return {
+    file: '(request)',
+    line: 0,
+    field: at,
+    domain,
+    fullKey: `${domain}.limit_override_${rpu}_per_${name}`,
+    path: [],
+    unit: u.unit,
+    windowMs: u.windowMs,
+    requestsPerUnit: rpu,
+    unlimited: false,
+    name: '',
+    replaces: [],
+    shadowMode: false,
+    detailedMetric: false,
+  };
+}
 
 /**
  * Each descriptor's limit, as the service decides what to check: a limit whose `name` another
@@ -69,13 +118,20 @@ export type Held =
 export function limitsToCheck(
   config: EnvoyRlsConfig,
   domain: string,
-  descriptors: readonly { entries: readonly MatchEntry[] }[],
+  descriptors: readonly { entries: readonly MatchEntry[]; limit?: unknown }[],
 ): Held[] {
-  const found = descriptors.map((d) => findLimit(config, domain, d.entries ?? []));
+  const known = config.domains.has(domain);
+  const found = descriptors.map((d, i): YamlLimit | string | null => {
+    const o = d.limit as LimitOverride | null | undefined;
+    if (known && o !== null && o !== undefined) return overrideLimit(domain, o, `descriptors[${i}].limit`);
+    return findLimit(config, domain, d.entries ?? []);
+  });
   const replaced = new Set<string>();
-  for (const l of found) if (l !== null) for (const r of l.replaces) replaced.add(r);
+  for (const l of found) if (l !== null && typeof l !== 'string') for (const r of l.replaces) replaced.add(r);
   return found.map((l): Held => {
+    if (typeof l === 'string') return { kind: 'bad', problem: l };
     if (l === null || (l.name !== '' && replaced.has(l.name))) return { kind: 'none' };
+    if (l.path.length === 0) return { kind: 'override', limit: l };
     return l.unlimited ? { kind: 'unlimited', limit: l } : { kind: 'limit', limit: l };
   });
 }

@@ -266,6 +266,93 @@ describe('answers, as envoyproxy/ratelimit answers', () => {
   });
 });
 
+describe('descriptors[].limit: the request’s own limit, as the service takes it', () => {
+  const over = (entries: Entry[], requests_per_unit: number, unit: string | number) => ({
+    domain: 'edge',
+    hits_addend: 0,
+    descriptors: [
+      { entries: entries.map(([key, value]) => ({ key, value })), limit: { requests_per_unit, unit } },
+    ],
+  });
+  const send = async (r: RlsRequest) => (await answered(limits.answer(r))).response;
+
+  it('for a known domain it wins over the files: its rate and unit, counted per descriptor, no shadow mode', async () => {
+    const a = await send(
+      over(
+        [
+          ['service', 's'],
+          ['user', 'user-a'],
+        ],
+        2,
+        'MINUTE',
+      ),
+    );
+    expect(a.statuses[0]).toMatchObject({
+      code: 'OK',
+      current_limit: { name: '', requests_per_unit: 2, unit: 'MINUTE' },
+      limit_remaining: 1,
+    });
+    await send(
+      over(
+        [
+          ['service', 's'],
+          ['user', 'user-a'],
+        ],
+        2,
+        'MINUTE',
+      ),
+    );
+    // user-a's file limit is in shadow mode; the override is not
+    expect(
+      (
+        await send(
+          over(
+            [
+              ['service', 's'],
+              ['user', 'user-a'],
+            ],
+            2,
+            'MINUTE',
+          ),
+        )
+      ).overall_code,
+    ).toBe('OVER_LIMIT');
+    // another descriptor under the same override: its own count; an entry no file limit matches: limited too
+    expect((await send(over([['anything', 'x']], 2, 'MINUTE'))).statuses[0].limit_remaining).toBe(1);
+    expect(await hitsMetric('edge.limit_override_2_per_minute', 'total_hits')).toBe(4);
+    // the file's own limit of user-a untouched
+    expect(
+      (
+        await ask('edge', [
+          [
+            ['service', 's'],
+            ['user', 'user-a'],
+          ],
+        ])
+      ).statuses[0].limit_remaining,
+    ).toBe(0);
+  });
+
+  it('an unknown domain is not limited, override or not; 0 refuses; a bad unit or too many overrides is INVALID_ARGUMENT', async () => {
+    expect((await send({ ...over([['a', 'b']], 5, 'MINUTE'), domain: 'other' })).statuses[0]).toEqual({
+      code: 'OK',
+    });
+    expect((await send(over([['a', 'b']], 0, 'HOUR'))).overall_code).toBe('OVER_LIMIT');
+    expect(limits.answer(over([['a', 'b']], 5, 'UNKNOWN'))).toEqual({
+      ok: false,
+      problem: 'descriptors[0].limit.unit must be SECOND, MINUTE, HOUR, DAY or WEEK, got "UNKNOWN"',
+    });
+    expect(limits.answer(over([['a', 'b']], 5, 'YEAR')).ok).toBe(false);
+    for (let n = 1; n <= 16; n++) expect(limits.answer(over([['a', 'b']], n, 'HOUR')).ok).toBe(true);
+    expect(limits.answer(over([['a', 'b']], 17, 'HOUR'))).toEqual({
+      ok: false,
+      problem:
+        'descriptors[0].limit: more than 16 distinct limit overrides (domain, unit and rate) per sidecar',
+    });
+    expect(limits.answer(over([['a', 'b']], 3, 'HOUR')).ok).toBe(true);
+  });
+});
+
 describe('docs/envoy.md’s example (docs/examples/envoy-ratelimit)', () => {
   it('loads with its JSON file’s options and answers as the page says', async () => {
     const root = join(import.meta.dirname, '../../docs/examples/envoy-ratelimit');

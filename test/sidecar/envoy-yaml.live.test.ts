@@ -138,6 +138,28 @@ describe('fleetlimit sidecar --envoy-config: answers over gRPC on Redis', () => 
     );
   });
 
+  it('a descriptor’s limit override decoded and answered (its rate and unit)', async () => {
+    const req = {
+      domain: 'edge',
+      hits_addend: 0,
+      descriptors: [
+        { entries: [{ key: 'route', value: '/r' }], limit: { requests_per_unit: 7, unit: 'HOUR' } },
+      ],
+    };
+    const a = await new Promise<Answer>((resolve, reject) =>
+      (
+        c as unknown as {
+          ShouldRateLimit: (r: unknown, cb: (e: grpc.ServiceError | null, a: Answer) => void) => void;
+        }
+      ).ShouldRateLimit(req, (err, x) => (err === null ? resolve(x) : reject(err))),
+    );
+    expect(a.statuses[0]).toMatchObject({
+      code: 'OK',
+      current_limit: { requests_per_unit: 7, unit: 'HOUR' },
+      limit_remaining: 6,
+    });
+  });
+
   it('a reload keeps the counts of unchanged limits (same gateway), and the new limits answer', async () => {
     const ip: Entry[] = [['remote_address', '10.1.0.9']];
     await ask('edge', [ip], 2);
