@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import { ConfigError, ConfigErrors, keyProblem } from '../config.js';
 import type { HttpFileOptions } from '../config-file.js';
 import type { Decision } from '../gateway/decision.js';
 import { type AsyncGateway, type AsyncGatewayOptions, createAsyncGateway } from '../gateway/runtime/index.js';
 import type { AsyncStore, Store } from '../store/contract.js';
+import { VALIDATION_STORE } from '../store/validation-store.js';
 import { bindingDecision, PolicyDecider } from './decider.js';
 import {
   costOf,
@@ -24,6 +25,7 @@ import {
   type EnvoyRlsConfig,
   type YamlLimit,
 } from './envoy-yaml.js';
+import { policyCommon } from './options.js';
 
 /**
  * The limits of envoyproxy/ratelimit files, each decided by a fleetlimit gateway of its own (its
@@ -400,4 +402,22 @@ export class EnvoyLimits {
       outcome: !limited ? 'skipped' : over ? 'limited' : 'allowed',
     };
   }
+}
+
+/**
+ * Whether every limit of `config` can be a gateway with a configuration file's gateway options
+ * (`fleetlimit validate --envoy-config`): throws EnvoyConfigError naming each YAML line that cannot.
+ * Nothing starts and nothing is stored (the validation store).
+ */
+export function checkEnvoyLimits(gateway: Record<string, unknown>, config: EnvoyRlsConfig): void {
+  new EnvoyLimits(
+    {
+      common: policyCommon(gateway),
+      store: VALIDATION_STORE,
+      maxDescriptors: 1,
+      ipv6Subnet: false,
+      registry: new Registry(),
+    },
+    config,
+  );
 }

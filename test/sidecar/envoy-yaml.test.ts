@@ -1,8 +1,11 @@
 // envoyproxy/ratelimit's YAML configuration (issue 36): the files under test/sidecar/envoy-configs
 // loaded as that service loads them, and each kind of bad file refused with its file, line and field.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EnvoyConfigError, parseEnvoyConfig, readEnvoyConfig } from '../../src/sidecar/envoy-yaml.js';
+import { runFleetlimit } from '../support/run-cli.js';
 
 const DIR = join(import.meta.dirname, 'envoy-configs');
 
@@ -166,5 +169,53 @@ describe('envoyproxy/ratelimit files: a bad one is named with its file, line and
       '5 descriptors[1].shadow_mode',
       '6 descriptors[1].rate_limit.requests_per_unit',
     ]);
+  });
+});
+
+describe('fleetlimit validate --envoy-config', () => {
+  const json = (extra: Record<string, unknown>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'fl-validate-envoy-'));
+    const file = join(dir, 'sidecar.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        id: 'e',
+        design: 'shared-counter',
+        limit: 10,
+        windowMs: 60_000,
+        gateways: 2,
+        syncMs: 500,
+        ...extra,
+      }),
+    );
+    return { dir, file };
+  };
+
+  it('good files beside a good configuration: valid, with the count of limits', async () => {
+    const { dir, file } = json({});
+    try {
+      const r = await runFleetlimit(['validate', file, '--envoy-config', join(DIR, 'good')]);
+      expect(r.code).toBeUndefined();
+      expect(r.out).toMatch(/: valid \(shared-counter, .*; .*good: valid, 12 limits in 2 file\(s\)\n$/);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
+  it('a limit the gateway options cannot hold, and domain in sidecar.grpc: each named, exit 2', async () => {
+    const { dir, file } = json({ syncMs: 2000, sidecar: { grpc: { domain: 'edge', descriptors: [['a']] } } });
+    try {
+      const r = await runFleetlimit(['validate', file, '--envoy-config', join(DIR, 'good')]);
+      expect(r.code).toBe(2);
+      const lines = r.err.trim().split('\n');
+      expect(lines[1]).toBe(
+        'fleetlimit: sidecar.grpc.domain: and descriptors come from the --envoy-config files: leave them out (host and port stay)',
+      );
+      expect(lines[2]).toMatch(
+        /edge\.yaml:\d+: descriptors\[6\]\.descriptors\[0\]\.rate_limit: 5 per second cannot be a gateway with the JSON file's options: /,
+      );
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
   });
 });
