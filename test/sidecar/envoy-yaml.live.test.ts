@@ -2,18 +2,20 @@
 // by a grpc-js client built from the same vendored proto, on a real redis-server: the good files of
 // test/sidecar/envoy-configs answered as that service answers them, and a reload that keeps counts.
 // The matching rules one by one, on the in-memory store: envoy-limits.test.ts.
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config-file.js';
+import { stopByPid } from '../../src/fleet/children.js';
 import { watchEnvoyConfig } from '../../src/sidecar/envoy-watch.js';
 import { parseEnvoyConfig, readEnvoyConfig } from '../../src/sidecar/envoy-yaml.js';
 import { loadRateLimitService } from '../../src/sidecar/grpc-server.js';
 import { type Sidecar, startSidecar } from '../../src/sidecar/sidecar.js';
 import { RedisStore } from '../../src/store/redis/index.js';
+import { startSidecarProcess } from '../support/proxy-fleet.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { runFleetlimit } from '../support/run-cli.js';
 
@@ -243,5 +245,68 @@ describe('fleetlimit sidecar --envoy-config: the CLI', () => {
     } finally {
       rmSync(dir, { recursive: true });
     }
+  });
+});
+
+describe('fleetlimit sidecar --envoy-config: the process', () => {
+  it('starts from the files, reloads on a change and on SIGHUP, stops on SIGTERM (bounded)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fl-envoy-proc-'));
+    const json = join(dir, 'sidecar.json');
+    const yamlDir = join(dir, 'config');
+    const yaml = join(yamlDir, 'edge.yaml');
+    const write = (rpu: number) =>
+      writeFileSync(
+        yaml,
+        `domain: edge\ndescriptors:\n  - key: k\n    rate_limit: { unit: minute, requests_per_unit: ${rpu} }\n`,
+      );
+    writeFileSync(json, JSON.stringify({ ...JSON_CONFIG, redis: { prefix: `proc-${Date.now()}:` } }));
+    mkdirSync(yamlDir);
+    write(4);
+    const p = startSidecarProcess(
+      json,
+      ['--redis', redis.url],
+      ['--grpc-port', '0', '--envoy-config', yamlDir],
+    );
+    const until = async (re: RegExp) => {
+      const deadline = Date.now() + 10_000;
+      while (!re.test(p.stderr())) {
+        if (Date.now() > deadline) throw new Error(`not seen in 10 s: ${re}; stderr: ${p.stderr()}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    };
+    let pc: grpc.Client | undefined;
+    try {
+      const { grpc: address } = await p.ready;
+      pc = new Rls(address as string, grpc.credentials.createInsecure());
+      const one = () =>
+        new Promise<Answer>((resolve, reject) =>
+          (
+            pc as unknown as {
+              ShouldRateLimit: (r: unknown, cb: (e: grpc.ServiceError | null, a: Answer) => void) => void;
+            }
+          ).ShouldRateLimit(
+            { domain: 'edge', hits_addend: 0, descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] },
+            (err, a) => (err === null ? resolve(a) : reject(err)),
+          ),
+        );
+      expect((await one()).statuses[0]).toMatchObject({
+        current_limit: { requests_per_unit: 4 },
+        limit_remaining: 3,
+      });
+      write(6);
+      await until(/reloaded .*config: 0 limits kept their counts, 1 new, 1 removed/);
+      expect((await one()).statuses[0]).toMatchObject({
+        current_limit: { requests_per_unit: 6 },
+        limit_remaining: 5,
+      });
+      process.kill(p.child.pid as number, 'SIGHUP');
+      await until(/reloaded .*config: 1 limits kept their counts, 0 new, 0 removed/);
+      expect((await one()).statuses[0].limit_remaining).toBe(4);
+    } finally {
+      pc?.close();
+      if (p.child.pid !== undefined) await stopByPid(p.child.pid, p.child, 5000);
+      rmSync(dir, { recursive: true });
+    }
+    expect(p.stderr()).toMatch(/SIGTERM: last sync, then exit/);
   });
 });
