@@ -112,7 +112,15 @@ function editDistance(a: string, b: string): number {
 /** A map's values by field name, and each field's key (whose line a block value is named by). */
 class FieldMap extends Map<string, Node | null> {
   readonly keyNodes = new Map<string, Node>();
+  /** Known fields an unknown one was taken for a misspelling of: not reported missing as well. */
+  readonly suggested = new Set<string>();
 }
+
+/** The units a limit may have here, as an error message lists them. */
+const USABLE_UNITS = Object.entries(UNITS)
+  .filter(([, u]) => u.windowMs <= MAX_WINDOW_MS)
+  .map(([n]) => n)
+  .join(', ');
 
 /** One file's checker: each problem recorded with its line, none thrown until the end. */
 class FileReader {
@@ -143,6 +151,7 @@ class FileReader {
       if (name === null || !known.includes(name)) {
         const shown = name ?? String(k);
         const near = known.find((f) => editDistance(f, shown) <= 2);
+        if (near !== undefined) out.suggested.add(near);
         this.issue(
           k,
           `${at}${at === '' ? '' : '.'}${shown}`,
@@ -180,7 +189,7 @@ class FileReader {
       const line = this.lines.linePos(e.pos[0]).line;
       // the parser's message without its own "at line …" and excerpt: the line is given once, in front
       const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-      this.issue(null, e.code === 'DUPLICATE_KEY' ? 'a map' : 'yaml', message, line);
+      this.issue(null, '(yaml)', message, line);
     }
     if (doc.errors.length > 0) return null;
     const root = doc.contents as Node | null;
@@ -302,8 +311,8 @@ class FileReader {
         unitNode ?? keyNode,
         `${at}.unit`,
         unitText === ''
-          ? `is required: one of ${Object.keys(UNITS).join(', ')}`
-          : `${JSON.stringify(unitText)} is not a unit: one of ${Object.keys(UNITS).join(', ')}`,
+          ? `is required: one of ${USABLE_UNITS}`
+          : `${JSON.stringify(unitText)} is not a unit: one of ${USABLE_UNITS}`,
       );
     } else if (unit.windowMs > MAX_WINDOW_MS) {
       this.issue(
@@ -323,7 +332,7 @@ class FileReader {
           `must be an integer from 0 to ${UINT32_MAX}, got ${JSON.stringify(String(rpuNode))}`,
         );
       } else requestsPerUnit = v;
-    } else if (!unlimited) {
+    } else if (!unlimited && !f.suggested.has('requests_per_unit')) {
       this.issue(keyNode, `${at}.requests_per_unit`, 'is required (0 refuses every request)');
     }
     const name = this.text_(f.get('name') ?? null, `${at}.name`) ?? '';
