@@ -273,8 +273,12 @@ class FileReader {
       const nested = children.exact.size + children.byKey.size + children.wildcards.length > 0;
       const n: DescriptorNode = { ...children, limit, nested };
       if (value === '') level.byKey.set(key, n);
-      else if (value.endsWith('*')) level.wildcards.push({ key, prefix: value.slice(0, -1), node: n });
-      else level.exact.set(`${key}\u0000${value}`, n);
+      else {
+        // a wildcard is also its own exact value: a request sending `foo*` itself lands on it first (as
+        // in the service's one map of final keys), before any other wildcard that would take it
+        level.exact.set(`${key}\u0000${value}`, n);
+        if (value.endsWith('*')) level.wildcards.push({ key, prefix: value.slice(0, -1), node: n });
+      }
     });
     return level;
   }
