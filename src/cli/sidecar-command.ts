@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { ConfigError, ConfigErrors } from '../config.js';
 import { type LoadedConfig, loadConfigFile } from '../config-file.js';
+import { reloadEnvoyConfig, watchEnvoyConfig } from '../sidecar/envoy-watch.js';
+import { EnvoyConfigError, type EnvoyRlsConfig, readEnvoyConfig } from '../sidecar/envoy-yaml.js';
 import { connectRedis, parseNodes } from '../sidecar/redis-client.js';
-import { startSidecar } from '../sidecar/sidecar.js';
+import { type Sidecar, startSidecar } from '../sidecar/sidecar.js';
 import { RedisStore } from '../store/redis/redis-store.js';
 import { num, UsageError } from './parse.js';
 import { describeLimits } from './validate-command.js';
@@ -12,6 +14,7 @@ interface SidecarFlags {
   redisCluster?: string;
   httpPort?: string;
   grpcPort?: string;
+  envoyConfig?: string;
 }
 
 export function addSidecarCommand(program: Command): void {
@@ -25,6 +28,10 @@ export function addSidecarCommand(program: Command): void {
     .option('--redis-cluster <nodes>', 'a Redis Cluster instead: startup nodes host:port[,host:port…]')
     .option('--http-port <n>', 'override sidecar.http.port (0: any free port)')
     .option('--grpc-port <n>', 'override sidecar.grpc.port (0: any free port)')
+    .option(
+      '--envoy-config <path>',
+      "envoyproxy/ratelimit's YAML config: a file, or a directory of them (one domain each); reloaded when changed or on SIGHUP (docs/envoy.md)",
+    )
     .action(async (file: string, f: SidecarFlags) => {
       let config: LoadedConfig;
       try {
@@ -35,6 +42,19 @@ export function addSidecarCommand(program: Command): void {
         process.stderr.write(errors.map((e) => `fleetlimit: ${e.message}\n`).join(''));
         process.exitCode = 2;
         return;
+      }
+      let envoyConfig: EnvoyRlsConfig | undefined;
+      if (f.envoyConfig !== undefined) {
+        try {
+          envoyConfig = readEnvoyConfig(f.envoyConfig);
+        } catch (err) {
+          if (!(err instanceof EnvoyConfigError)) throw err;
+          process.stderr.write(
+            err.issues.map((i) => `fleetlimit: ${i.file}:${i.line}: ${i.field}: ${i.message}\n`).join(''),
+          );
+          process.exitCode = 2;
+          return;
+        }
       }
       const url = f.redis ?? process.env.REDIS_URL;
       if (f.redisCluster !== undefined && f.redis !== undefined)
@@ -56,17 +76,47 @@ export function addSidecarCommand(program: Command): void {
         if (err.message !== lastError) process.stderr.write(`fleetlimit sidecar: redis: ${err.message}\n`);
         lastError = err.message;
       });
-      const sidecar = await startSidecar(config, {
-        store: new RedisStore(client, config.redis),
-        ...(httpPort === undefined ? {} : { httpPort }),
-        ...(grpcPort === undefined ? {} : { grpcPort }),
-      });
+      let sidecar: Sidecar;
+      try {
+        sidecar = await startSidecar(config, {
+          store: new RedisStore(client, config.redis),
+          ...(httpPort === undefined ? {} : { httpPort }),
+          ...(grpcPort === undefined ? {} : { grpcPort }),
+          ...(envoyConfig === undefined ? {} : { envoyConfig }),
+        });
+      } catch (err) {
+        if (!(err instanceof ConfigError || err instanceof EnvoyConfigError)) throw err;
+        client.disconnect();
+        const lines =
+          err instanceof EnvoyConfigError
+            ? err.issues.map((i) => `${i.file}:${i.line}: ${i.field}: ${i.message}`)
+            : [err.message];
+        process.stderr.write(lines.map((l) => `fleetlimit: ${l}\n`).join(''));
+        process.exitCode = 2;
+        return;
+      }
+      let watcher: { close(): void } | null = null;
+      const envoy = sidecar.envoy;
+      if (envoy !== null && f.envoyConfig !== undefined) {
+        const path = f.envoyConfig;
+        const log = (line: string) => process.stderr.write(`fleetlimit sidecar: ${line}\n`);
+        const reload = () => void reloadEnvoyConfig(path, envoy, log);
+        watcher = watchEnvoyConfig(path, reload, 200, undefined, (err) =>
+          log(`watching ${path}: ${err.message} (SIGHUP still reloads)`),
+        );
+        process.on('SIGHUP', reload);
+      }
       const r = config.resolved;
+      const yaml =
+        envoy === null
+          ? ''
+          : `; ${envoy.config.limits.length} limits from ${envoy.config.files.length} envoyproxy/ratelimit file(s)`;
       process.stdout.write(
-        `fleetlimit sidecar: http ${sidecar.httpUrl}${sidecar.grpcAddress === null ? '' : `, grpc ${sidecar.grpcAddress}`} (${r.design}, ${describeLimits(config)}, K = ${r.fleet.gateways}, Δ = ${r.fleet.syncMs} ms)\n`,
+        `fleetlimit sidecar: http ${sidecar.httpUrl}${sidecar.grpcAddress === null ? '' : `, grpc ${sidecar.grpcAddress}`} (${r.design}, ${describeLimits(config)}, K = ${r.fleet.gateways}, Δ = ${r.fleet.syncMs} ms${yaml})\n`,
       );
       const shutdown = async (signal: string) => {
         process.stderr.write(`fleetlimit sidecar: ${signal}: last sync, then exit\n`);
+        watcher?.close();
         const synced = await sidecar.stop();
         client.disconnect();
         process.stderr.write(`fleetlimit sidecar: stopped (last sync ${synced ? 'answered' : 'failed'})\n`);

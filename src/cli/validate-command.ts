@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError, ConfigErrors } from '../config.js';
 import { type LoadedConfig, loadConfig } from '../config-file.js';
+import { checkEnvoyLimits } from '../sidecar/envoy-limits.js';
+import { EnvoyConfigError, readEnvoyConfig } from '../sidecar/envoy-yaml.js';
 import { UsageError } from './parse.js';
 
 export interface ValidatedConfig {
@@ -44,6 +46,28 @@ export function validateConfig(raw: unknown): ValidatedConfig {
   };
 }
 
+/**
+ * What is wrong with envoyproxy/ratelimit files beside a valid configuration file, one line each: the
+ * files' own problems, limits its gateway options cannot hold, and a `sidecar.grpc` that names a
+ * domain and descriptors of its own (the files give them).
+ */
+function envoyIssues(json: unknown, path: string): string[] {
+  const loaded = loadConfig(json);
+  const out: string[] = [];
+  if (loaded.sidecar?.grpc?.domain !== undefined || loaded.sidecar?.grpc?.descriptors !== undefined) {
+    out.push(
+      'sidecar.grpc.domain: and descriptors come from the --envoy-config files: leave them out (host and port stay)',
+    );
+  }
+  try {
+    checkEnvoyLimits(loaded.gateway as unknown as Record<string, unknown>, readEnvoyConfig(path));
+  } catch (err) {
+    if (!(err instanceof EnvoyConfigError)) throw err;
+    out.push(...err.issues.map((i) => `${i.file}:${i.line}: ${i.field}: ${i.message}`));
+  }
+  return out;
+}
+
 export function addValidateCommand(program: Command): void {
   program
     .command('validate')
@@ -51,7 +75,11 @@ export function addValidateCommand(program: Command): void {
       'check a gateway configuration file (JSON; see docs/production.md: Configuration file); exits 2 naming every bad field',
     )
     .argument('<config>', 'path to the JSON file')
-    .action((file: string) => {
+    .option(
+      '--envoy-config <path>',
+      'also check envoyproxy/ratelimit YAML files (a file or a directory) as `fleetlimit sidecar --envoy-config` takes them with this file',
+    )
+    .action((file: string, f: { envoyConfig?: string }) => {
       let text: string;
       try {
         text = readFileSync(file, 'utf8');
@@ -76,8 +104,20 @@ export function addValidateCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      let yaml = '';
+      if (f.envoyConfig !== undefined) {
+        const issues = envoyIssues(json, f.envoyConfig);
+        if (issues.length > 0) {
+          const head = issues.length > 1 ? `fleetlimit: ${f.envoyConfig}: ${issues.length} errors\n` : '';
+          process.stderr.write(head + issues.map((l) => `fleetlimit: ${l}\n`).join(''));
+          process.exitCode = 2;
+          return;
+        }
+        const cfg = readEnvoyConfig(f.envoyConfig);
+        yaml = `; ${f.envoyConfig}: valid, ${cfg.limits.length} limits in ${cfg.files.length} file(s)`;
+      }
       process.stdout.write(
-        `${file}: valid (${c.design}, ${c.limits}, K = ${c.gateways}, Δ = ${c.syncMs} ms)\n`,
+        `${file}: valid (${c.design}, ${c.limits}, K = ${c.gateways}, Δ = ${c.syncMs} ms)${yaml}\n`,
       );
     });
 }

@@ -42,6 +42,19 @@ export interface RlsResponse {
   response_headers_to_add: { key: string; value: string }[];
 }
 
+/** A ShouldRateLimit answered: the response, and how the sidecar's request counter counts it. */
+export interface RlsAnswered {
+  response: RlsResponse;
+  outcome: 'allowed' | 'limited' | 'skipped';
+}
+
+/** A request's answer (now, or once the store has answered), or what is wrong with it (INVALID_ARGUMENT). */
+export type RlsAnswer =
+  | { ok: false; problem: string }
+  | { ok: true; answered: RlsAnswered | Promise<RlsAnswered> };
+
+export type RlsAnswerer = (req: RlsRequest) => RlsAnswer;
+
 /** A descriptor no rule limits, or one held to the rule's `policy` under `key` at `cost`. */
 export type PlanItem = { limited: false } | { limited: true; policy: string; key: string; cost: number };
 
@@ -120,7 +133,7 @@ function entryKey(k: string | Uint8Array): string | null {
  * that are not UTF-8 as `\xHH` (valuePart). A value that is an IPv6 address (Envoy's `remote_address`)
  * is keyed by its `ipv6Subnet` network.
  */
-function keyOf(keys: readonly string[], entries: RlsEntry[], ipv6Subnet: number | false): string {
+export function keyOf(keys: readonly string[], entries: RlsEntry[], ipv6Subnet: number | false): string {
   let k = '';
   for (let i = 0; i < entries.length; i++) {
     if (i > 0) k += '|';
@@ -140,11 +153,33 @@ function matches(entries: RlsEntry[], rule: DescriptorRule): boolean {
  * hits_addend: the descriptor's own when set, else the request's; 0 counts as 1 (as Envoy's reference
  * service does). A value past 2^53 is kept as 2^53 − 1: over any limit, so refused without the store.
  */
-function costOf(d: RlsDescriptor, requestHits: number): number {
+export function costOf(d: RlsDescriptor, requestHits: number): number {
   const own = d.hits_addend?.value;
   const raw = own === undefined || own === null ? requestHits : Number(own);
   if (!Number.isFinite(raw) || raw < 1) return 1;
   return Math.min(Math.floor(raw), Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * What is wrong with a request whatever the configuration, or null: an empty domain or no descriptors
+ * (as Envoy's reference service), more descriptors than maxDescriptors (the work one request causes is
+ * bounded), a descriptor without entries or an entry with an empty key or value.
+ */
+export function requestProblem(req: RlsRequest, maxDescriptors: number): string | null {
+  if (typeof req.domain !== 'string' || req.domain === '') return 'domain must not be empty';
+  const ds = req.descriptors ?? [];
+  if (ds.length === 0) return 'descriptors must not be empty';
+  if (ds.length > maxDescriptors)
+    return `${ds.length} descriptors; at most ${maxDescriptors} are taken (sidecar.maxDescriptors)`;
+  for (let i = 0; i < ds.length; i++) {
+    const entries = ds[i].entries ?? [];
+    if (entries.length === 0) return `descriptors[${i}] has no entries`;
+    for (const e of entries) {
+      if (e.key.length === 0 || e.value.length === 0)
+        return `descriptors[${i}]: an entry has an empty key or value`;
+    }
+  }
+  return null;
 }
 
 /**
@@ -154,24 +189,12 @@ function costOf(d: RlsDescriptor, requestHits: number): number {
  * maxDescriptors, an entry with an empty key or value, or a key longer than 1,024 characters is an error.
  */
 export function planRequest(req: RlsRequest, m: EnvoyMapping): Plan {
-  if (typeof req.domain !== 'string' || req.domain === '')
-    return { ok: false, problem: 'domain must not be empty' };
-  const ds = req.descriptors ?? [];
-  if (ds.length === 0) return { ok: false, problem: 'descriptors must not be empty' };
-  if (ds.length > m.maxDescriptors) {
-    return {
-      ok: false,
-      problem: `${ds.length} descriptors; at most ${m.maxDescriptors} are taken (sidecar.maxDescriptors)`,
-    };
-  }
+  const problem = requestProblem(req, m.maxDescriptors);
+  if (problem !== null) return { ok: false, problem };
+  const ds = req.descriptors;
   const items: PlanItem[] = [];
   for (let i = 0; i < ds.length; i++) {
-    const entries = ds[i].entries ?? [];
-    if (entries.length === 0) return { ok: false, problem: `descriptors[${i}] has no entries` };
-    for (const e of entries) {
-      if (e.key.length === 0 || e.value.length === 0)
-        return { ok: false, problem: `descriptors[${i}]: an entry has an empty key or value` };
-    }
+    const entries = ds[i].entries;
     const rule = req.domain === m.domain ? m.descriptors.find((r) => matches(entries, r)) : undefined;
     if (rule === undefined) {
       items.push({ limited: false });
@@ -186,7 +209,7 @@ export function planRequest(req: RlsRequest, m: EnvoyMapping): Plan {
   return { ok: true, items };
 }
 
-/** The RateLimit unit of a window of W ms: SECOND, MINUTE, HOUR or DAY when W is exactly one, else UNKNOWN. */
+/** The RateLimit unit of a window of W ms: SECOND, MINUTE, HOUR, DAY or WEEK when W is exactly one, else UNKNOWN. */
 export function unitOf(windowMs: number): string {
   switch (windowMs) {
     case 1000:
@@ -197,14 +220,16 @@ export function unitOf(windowMs: number): string {
       return 'HOUR';
     case 86_400_000:
       return 'DAY';
+    case 604_800_000:
+      return 'WEEK';
     default:
       return 'UNKNOWN';
   }
 }
 
-const UINT32_MAX = 4_294_967_295;
+export const UINT32_MAX = 4_294_967_295;
 
-function duration(ms: number): { seconds: number; nanos: number } {
+export function duration(ms: number): { seconds: number; nanos: number } {
   const t = Number.isFinite(ms) && ms > 0 ? ms : 0;
   const seconds = Math.floor(t / 1000);
   return { seconds, nanos: Math.round((t - seconds * 1000) * 1e6) };

@@ -3,9 +3,15 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { Decision } from '../gateway/decision.js';
 import type { Decider } from './decider.js';
-import { buildResponse, type EnvoyMapping, planRequest, type RlsRequest } from './envoy.js';
+import {
+  buildResponse,
+  type EnvoyMapping,
+  planRequest,
+  type RlsAnswered,
+  type RlsAnswerer,
+  type RlsRequest,
+} from './envoy.js';
 import type { SidecarMetrics } from './metrics.js';
-import type { SidecarOptions } from './options.js';
 
 /** The trimmed Envoy API (src/sidecar/proto, copied beside the build). */
 export const PROTO_DIR = fileURLToPath(new URL('./proto', import.meta.url));
@@ -54,28 +60,48 @@ export function rateLimitServerDefinition(): grpc.ServiceDefinition {
 }
 
 export interface RlsServerDeps {
-  decider: Decider;
-  options: NonNullable<SidecarOptions['grpc']>;
-  maxDescriptors: number;
+  /** How a request is answered: the JSON rules (mappingAnswerer) or envoyproxy/ratelimit files (EnvoyLimits). */
+  answer: RlsAnswerer;
+  options: { host: string; port: number };
   metrics: SidecarMetrics;
 }
 
 /**
- * Envoy's rate limit service on grpc-js: ShouldRateLimit maps the domain and descriptors to
- * policies and keys (planRequest), decides each limited descriptor, and answers with the
- * overall code, a status per descriptor and the RateLimit headers (buildResponse). Bad input is
- * INVALID_ARGUMENT with a message saying what is wrong.
+ * The JSON configuration's answer: the domain and descriptors mapped to policies and keys
+ * (planRequest), each limited descriptor decided, the response built (buildResponse).
+ */
+export function mappingAnswerer(mapping: EnvoyMapping, decider: Decider): RlsAnswerer {
+  return (req) => {
+    const plan = planRequest(req, mapping);
+    if (!plan.ok) return plan;
+    // a rule names only policies the configuration has (checked at load): each exists here
+    const pending = plan.items.map((it) =>
+      it.limited ? (decider.policy(it.policy)?.decide(it.key, it.cost) ?? null) : null,
+    );
+    const answer = (decisions: (Decision | null)[]): RlsAnswered => {
+      const response = buildResponse(plan.items, decisions, decider);
+      const outcome = decisions.every((d) => d === null)
+        ? 'skipped'
+        : response.overall_code === 'OK'
+          ? 'allowed'
+          : 'limited';
+      return { response, outcome };
+    };
+    if (pending.some((p) => p instanceof Promise))
+      return { ok: true, answered: Promise.all(pending).then(answer) };
+    return { ok: true, answered: answer(pending as (Decision | null)[]) };
+  };
+}
+
+/**
+ * Envoy's rate limit service on grpc-js: ShouldRateLimit answered by `deps.answer` with the overall
+ * code, a status per descriptor and the headers to add. Bad input is INVALID_ARGUMENT with a message
+ * saying what is wrong.
  */
 export async function startRlsServer(
   deps: RlsServerDeps,
 ): Promise<{ address: string; stop: () => Promise<void> }> {
-  const { decider, metrics } = deps;
-  const mapping: EnvoyMapping = {
-    domain: deps.options.domain,
-    descriptors: deps.options.descriptors,
-    maxDescriptors: deps.maxDescriptors,
-    ipv6Subnet: decider.ipv6Subnet,
-  };
+  const { metrics } = deps;
   const service = rateLimitServerDefinition();
   const server = new grpc.Server();
   server.addService(service, {
@@ -83,29 +109,21 @@ export async function startRlsServer(
       call: grpc.ServerUnaryCall<RlsRequest, unknown>,
       callback: grpc.sendUnaryData<unknown>,
     ) => {
-      const plan = planRequest(call.request, mapping);
-      if (!plan.ok) {
+      const a = deps.answer(call.request);
+      if (!a.ok) {
         metrics.count('grpc', 'invalid');
-        callback({ code: grpc.status.INVALID_ARGUMENT, details: plan.problem });
+        callback({ code: grpc.status.INVALID_ARGUMENT, details: a.problem });
         return;
       }
-      // a rule names only policies the configuration has (checked at load): each exists here
-      const pending = plan.items.map((it) =>
-        it.limited ? (decider.policy(it.policy)?.decide(it.key, it.cost) ?? null) : null,
-      );
-      const answer = (decisions: (Decision | null)[]) => {
-        const res = buildResponse(plan.items, decisions, decider);
-        metrics.count(
-          'grpc',
-          decisions.every((d) => d === null) ? 'skipped' : res.overall_code === 'OK' ? 'allowed' : 'limited',
-        );
-        callback(null, res);
+      const send = ({ response, outcome }: RlsAnswered) => {
+        metrics.count('grpc', outcome);
+        callback(null, response);
       };
-      if (pending.some((p) => p instanceof Promise)) {
-        Promise.all(pending).then(answer, (err: unknown) =>
+      if (a.answered instanceof Promise) {
+        a.answered.then(send, (err: unknown) =>
           callback({ code: grpc.status.INTERNAL, details: err instanceof Error ? err.message : String(err) }),
         );
-      } else answer(pending as (Decision | null)[]);
+      } else send(a.answered);
     },
   });
   const host = deps.options.host.includes(':') ? `[${deps.options.host}]` : deps.options.host;

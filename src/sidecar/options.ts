@@ -62,10 +62,10 @@ export interface SidecarGrpcFileOptions {
   host?: string;
   /** @default 8081 */
   port?: number;
-  /** The rate limit filter's domain. */
-  domain: string;
+  /** The rate limit filter's domain (with descriptors; neither when the limits come from --envoy-config). */
+  domain?: string;
   /** The descriptors limited: each a list of entry keys, in order, or `{ keys, policy }`. */
-  descriptors: SidecarDescriptorRule[];
+  descriptors?: SidecarDescriptorRule[];
 }
 
 export interface SidecarFileOptions {
@@ -101,7 +101,10 @@ export interface SidecarOptions {
     host: string;
     port: number;
     domain: string;
-    /** Each rule: a descriptor with exactly these entry keys, in order, is held to the rule's policy. */
+    /**
+     * Each rule: a descriptor with exactly these entry keys, in order, is held to the rule's policy.
+     * Empty (and domain '') when the section gives neither: the limits come from --envoy-config.
+     */
     descriptors: readonly DescriptorRule[];
   } | null;
   /** Descriptors one ShouldRateLimit may carry: the work one request causes is bounded. */
@@ -429,22 +432,26 @@ export function resolveSidecarOptions(raw: unknown = {}, ctx: SidecarContext = {
     const g = c.check(() => object('sidecar.grpc', o.grpc));
     if (g !== undefined) {
       requireKnownFields('sidecar.grpc', g, GRPC_FIELDS, c);
+      // neither domain nor descriptors: where to listen only, the limits from --envoy-config's files
+      const fromFiles = g.domain === undefined && g.descriptors === undefined;
       const grpc = {
         host: g.host === undefined ? '127.0.0.1' : (c.check(() => host('sidecar.grpc.host', g.host)) ?? ''),
         port:
           g.port === undefined ? DEFAULT_GRPC_PORT : (c.check(() => port('sidecar.grpc.port', g.port)) ?? 0),
-        domain:
-          c.check(() => {
-            if (typeof g.domain !== 'string' || g.domain.length === 0 || g.domain.length > 256) {
-              throw new ConfigError(
-                'sidecar.grpc.domain',
-                `must be the rate limit filter's domain (1 to 256 characters), got ${JSON.stringify(g.domain)}`,
-              );
-            }
-            return g.domain;
-          }) ?? '',
-        descriptors:
-          c.check(() => rules('sidecar.grpc.descriptors', g.descriptors, defaultPolicy, known)) ?? [],
+        domain: fromFiles
+          ? ''
+          : (c.check(() => {
+              if (typeof g.domain !== 'string' || g.domain.length === 0 || g.domain.length > 256) {
+                throw new ConfigError(
+                  'sidecar.grpc.domain',
+                  `must be the rate limit filter's domain (1 to 256 characters), got ${JSON.stringify(g.domain)}`,
+                );
+              }
+              return g.domain;
+            }) ?? ''),
+        descriptors: fromFiles
+          ? []
+          : (c.check(() => rules('sidecar.grpc.descriptors', g.descriptors, defaultPolicy, known)) ?? []),
       };
       out.grpc = grpc;
     }

@@ -1,14 +1,17 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
+import { ConfigError } from '../config.js';
 import type { LoadedConfig } from '../config-file.js';
 import { createPolicyGateways, type PolicyGatewaysOptions } from '../gateway/policies.js';
 import { type AsyncGateway, createAsyncGateway } from '../gateway/runtime/async-gateway.js';
 import type { AsyncStore, Store } from '../store/contract.js';
 import { Decider } from './decider.js';
+import { EnvoyLimits } from './envoy-limits.js';
+import type { EnvoyRlsConfig } from './envoy-yaml.js';
 import { createSidecarHttpServer } from './http-server.js';
 import { SidecarMetrics } from './metrics.js';
-import { policyCommon, resolveSidecarOptions, type SidecarOptions } from './options.js';
+import { DEFAULT_GRPC_PORT, policyCommon, resolveSidecarOptions, type SidecarOptions } from './options.js';
 
 export interface SidecarStartOptions {
   /** The gateway's store: a RedisStore on Redis or Redis Cluster (the CLI builds it), or a MemoryStore. */
@@ -19,6 +22,12 @@ export interface SidecarStartOptions {
   grpcPort?: number;
   /** Local time in ms, for the gateway and the legacy reset header. @default Date.now */
   clock?: () => number;
+  /**
+   * envoyproxy/ratelimit's configuration (`--envoy-config`, readEnvoyConfig): the gRPC side answers
+   * from its limits, each a gateway of its own; `sidecar.grpc` then gives only where to listen
+   * (127.0.0.1:8081 without one).
+   */
+  envoyConfig?: EnvoyRlsConfig;
 }
 
 /** A running sidecar: its gateways, where it listens, and a graceful stop. */
@@ -31,8 +40,10 @@ export interface Sidecar {
   readonly registry: Registry;
   /** http://host:port of the HTTP side (auth_request endpoint, health, readiness, metrics). */
   readonly httpUrl: string;
-  /** host:port of the gRPC side, or null when the file has no grpc section. */
+  /** host:port of the gRPC side, or null when the file has no grpc section (and no envoyConfig). */
   readonly grpcAddress: string | null;
+  /** With envoyConfig: its limits' gateways, and `apply` to reload them without losing counts. */
+  readonly envoy: EnvoyLimits | null;
   /**
    * Stops taking requests (the HTTP server and the gRPC server finish the ones in flight), then stops
    * every policy's gateway with its last sync (pushing every admit not yet synced). Resolves with
@@ -75,6 +86,21 @@ export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptio
     gateway: config.gateway as unknown as Record<string, unknown>,
     gatewayValid: true,
   });
+  if (opts.envoyConfig !== undefined) {
+    if (options.grpc === null)
+      options.grpc = { host: '127.0.0.1', port: DEFAULT_GRPC_PORT, domain: '', descriptors: [] };
+    else if (options.grpc.domain !== '') {
+      throw new ConfigError(
+        'sidecar.grpc.domain',
+        'and descriptors come from the --envoy-config files: leave them out (host and port stay)',
+      );
+    }
+  } else if (options.grpc !== null && options.grpc.domain === '') {
+    throw new ConfigError(
+      'sidecar.grpc',
+      'has no domain and descriptors: give them, or the envoyproxy/ratelimit files with --envoy-config',
+    );
+  }
   if (opts.httpPort !== undefined) options.http.port = opts.httpPort;
   if (opts.grpcPort !== undefined && options.grpc !== null) options.grpc.port = opts.grpcPort;
   const clock = opts.clock === undefined ? {} : { clock: opts.clock };
@@ -96,6 +122,21 @@ export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptio
   for (const g of all) g.registerMetrics(registry);
   const metrics = new SidecarMetrics(registry);
   const decider = new Decider(gateways, options.defaultPolicy, config.http, opts.clock);
+  const envoy =
+    opts.envoyConfig === undefined
+      ? null
+      : new EnvoyLimits(
+          {
+            common: policyCommon(config.gateway as unknown as Record<string, unknown>),
+            store: opts.store,
+            ...clock,
+            ...(config.http === undefined ? {} : { http: config.http }),
+            maxDescriptors: options.maxDescriptors,
+            ipv6Subnet: decider.ipv6Subnet,
+            registry,
+          },
+          opts.envoyConfig,
+        );
   let ready = false;
   let stopping: Promise<boolean> | null = null;
   const http = createSidecarHttpServer({
@@ -110,11 +151,21 @@ export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptio
   try {
     if (options.grpc !== null) {
       // loaded only when used: grpc-js and the proto parser cost startup time a NGINX-only sidecar need not pay
-      const { startRlsServer } = await import('./grpc-server.js');
+      const { mappingAnswerer, startRlsServer } = await import('./grpc-server.js');
+      const g = options.grpc;
       grpc = await startRlsServer({
-        decider,
-        options: options.grpc,
-        maxDescriptors: options.maxDescriptors,
+        answer:
+          envoy?.answer ??
+          mappingAnswerer(
+            {
+              domain: g.domain,
+              descriptors: g.descriptors,
+              maxDescriptors: options.maxDescriptors,
+              ipv6Subnet: decider.ipv6Subnet,
+            },
+            decider,
+          ),
+        options: g,
         metrics,
       });
     }
@@ -123,7 +174,7 @@ export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptio
     throw err;
   }
   // a first sync (bounded by storeTimeoutMs) brings the store's clock; if it fails, the fail mode decides
-  await Promise.all(all.map((g) => g.syncNow()));
+  await Promise.all([...all.map((g) => g.syncNow()), envoy?.start()]);
   for (const g of all) g.start();
   ready = true;
   return {
@@ -133,10 +184,11 @@ export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptio
     registry,
     httpUrl: `http://${hostPort(httpAddr.address, httpAddr.port)}`,
     grpcAddress: grpc?.address ?? null,
+    envoy,
     stop() {
       stopping ??= (async () => {
         await Promise.all([closeServer(http), grpc?.stop()]);
-        const synced = await Promise.all(all.map((g) => g.stop()));
+        const synced = await Promise.all([...all.map((g) => g.stop()), envoy?.stop() ?? true]);
         return synced.every(Boolean);
       })();
       return stopping;
