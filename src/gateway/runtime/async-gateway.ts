@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { requireCost, requireKey } from '../../config.js';
 import { DESIGNS, type Design, touchesStore } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
+import { askAnswered } from '../../designs/key-steps.js';
 import type { AsyncStore } from '../../store/contract.js';
 import type { Decision } from '../decision.js';
 import { maxRequestCost, type ResolvedOptions } from '../options.js';
@@ -519,16 +520,13 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         // this ask's among them: the limiter spends none of it, by the sync it recorded in askSize;
         // regression: test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts.)
         const reply = this.storeClock.withLapseMargin(r.value);
-        let allowed = lim.onAskReply(reply, at, cost);
-        if (!allowed) {
-          // refused on its merits (deniedUntilSync: DENY), or crossed by a sync (NEED_STORE: again)
-          const v = lim.decideAgain!(at, cost);
-          if (v === NEED_STORE && t1 - first < this.storeTimeoutMs) {
-            now = at;
-            continue;
-          }
-          allowed = v === ALLOW;
+        // refused on its merits (deniedUntilSync: DENY), or crossed by a sync (NEED_STORE: again)
+        const v = askAnswered(lim, reply, at, cost);
+        if (v === NEED_STORE && t1 - first < this.storeTimeoutMs) {
+          now = at;
+          continue;
         }
+        const allowed = v === ALLOW;
         if (allowed) this.limiterUnsynced += cost;
         return this.count(this.fromLimiter(lim, allowed, at, cost), false);
       }

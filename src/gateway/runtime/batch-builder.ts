@@ -1,4 +1,5 @@
 import type { KeyLimiter } from '../../designs/key-limiter.js';
+import { DROP, syncEntryOf } from '../../designs/key-steps.js';
 import type { SyncEntry } from '../../store/contract.js';
 import { Slicer } from '../../util/slicer.js';
 import { mergeRuns, NO_RUNS, runTotal } from '../../window/runs.js';
@@ -64,12 +65,13 @@ export async function buildBatch(table: KeyTable, how: BatchHow, reads: ReadTurn
       far.push({ key, lim });
       return;
     }
-    const own = lim.syncEntry(key, now);
+    const out = syncEntryOf(lim, key, now);
+    const own = out === DROP ? null : out;
     const fb = table.outage(key) ?? null;
     const extra = fb === null ? NO_RUNS : fb.take(now);
     if (fb !== null) taken.add(fb);
     if (own === null && extra.t.length === 0) {
-      table.dropIdle(key, lim, now);
+      if (out === DROP) table.dropIdle(key, lim);
       return;
     }
     let e: SyncEntry;

@@ -194,9 +194,9 @@ export class KeyTable {
     return false;
   }
 
-  /** Drops the key's limiter if it is still `lim` and holds nothing at `now`. */
-  dropIdle(key: string, lim: KeyLimiter, now: number): void {
-    if (lim.isIdle(now) && this.limiters.get(key) === lim) this.limiters.delete(key);
+  /** Drops the key's limiter, found with nothing left (see key-steps), if it is still `lim`. */
+  dropIdle(key: string, lim: KeyLimiter): void {
+    if (this.limiters.get(key) === lim) this.limiters.delete(key);
   }
 
   /** Drops the key's outage record if it is still `fb` and holds nothing at `now`. */

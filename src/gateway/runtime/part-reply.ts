@@ -1,3 +1,4 @@
+import { applyReply } from '../../designs/key-steps.js';
 import type { SyncReply } from '../../store/contract.js';
 import { Slicer } from '../../util/slicer.js';
 import type { KeyTable } from './key-table.js';
@@ -21,10 +22,7 @@ export async function applyPartReply(
     if (slicer.due()) await slicer.pause();
     const lim = part.owners[i];
     const key = entries[i].key;
-    if (lim !== null) {
-      lim.applySync(margin(replies[i]), now);
-      table.dropIdle(key, lim, now);
-    }
+    if (lim !== null && applyReply(lim, margin(replies[i]), now)) table.dropIdle(key, lim);
     const fb = part.fallbacks[i];
     if (fb !== null) {
       fb.confirm();

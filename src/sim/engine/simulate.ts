@@ -1,6 +1,7 @@
 import { EarlySyncBucket } from '../../designs/early-syncs.js';
 import { DESIGNS } from '../../designs/index.js';
 import { ALLOW, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
+import { callStore } from '../../designs/key-steps.js';
 import type { LeaseKey } from '../../designs/leases.js';
 import { resolveGatewayOptions } from '../../gateway/options.js';
 import type { SyncRequest } from '../../store/contract.js';
@@ -220,13 +221,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     if (v === NEED_STORE) {
       counts.roundTrips++;
       if (realSync) counts.waitMs += link.roundTripMs();
-      ok = logPath
-        ? lim.onLogReply(store.logAdmit(KEY, policy, t, 1), t, 1)
-        : lim.onAskReply(
-            store.ask(gatewayIds[g], KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t, seq[g]),
-            t,
-            1,
-          );
+      ok = callStore(store, traits.requestPath, lim, gatewayIds[g], KEY, fleet, t, 1, seq[g]);
     } else ok = v === ALLOW;
     if (ok) meter.noteAdmit(t);
     else counts.rejected++;

@@ -121,15 +121,15 @@ describe('KeyTable', () => {
     expect(t.unconfirmedOutageAdmits()).toBe(1);
   });
 
-  it('drops a key only if it is still the same limiter and idle', () => {
+  it('drops a key found idle only if it is still the same limiter', () => {
     const { t } = table();
     const a = t.limiterOf('a', 0);
     stub(a).idle = true;
     const other = new Stub();
     other.idle = true;
-    t.dropIdle('a', other as unknown as KeyLimiter, 0);
+    t.dropIdle('a', other as unknown as KeyLimiter);
     expect(t.get('a')).toBe(a);
-    t.dropIdle('a', a as KeyLimiter, 0);
+    t.dropIdle('a', a as KeyLimiter);
     expect(t.get('a')).toBeUndefined();
   });
 
