@@ -1,5 +1,13 @@
 import type { AskReply, Store, SyncEntry, SyncReply } from '../store/contract.js';
-import { ALLOW, type FleetParams, type KeyLimiter, type Verdict } from './key-limiter.js';
+import {
+  ALLOW,
+  type AsksStore,
+  asksStore,
+  type FleetParams,
+  type KeyLimiter,
+  logsAtStore,
+  type Verdict,
+} from './key-limiter.js';
 
 /**
  * The steps every driver of a key's limiter takes (the library's Gateway, the async runtime, the
@@ -29,9 +37,13 @@ export function callStore(
   seq: number,
 ): boolean {
   const { policy } = fleet;
-  if (path === 'log') return lim.onLogReply(store.logAdmit(key, policy, now, cost), now, cost);
-  const reply = store.ask(gatewayId, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now, seq);
-  return lim.onAskReply(reply, now, cost);
+  if (path === 'log' && logsAtStore(lim))
+    return lim.onLogReply(store.logAdmit(key, policy, now, cost), now, cost);
+  if (path !== 'log' && asksStore(lim)) {
+    const reply = store.ask(gatewayId, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now, seq);
+    return lim.onAskReply(reply, now, cost);
+  }
+  throw new Error(`${lim.design} said NEED_STORE without the store call its request path needs`);
 }
 
 /**
@@ -39,9 +51,9 @@ export function callStore(
  * the limiter decides again on what it holds (decideAgain): DENY, refused on its merits, or
  * NEED_STORE, the grant was one a sync built meanwhile may hand back, so the request asks again.
  */
-export function askAnswered(lim: KeyLimiter, reply: AskReply, now: number, cost: number): Verdict {
+export function askAnswered(lim: AsksStore, reply: AskReply, now: number, cost: number): Verdict {
   if (lim.onAskReply(reply, now, cost)) return ALLOW;
-  return lim.decideAgain!(now, cost);
+  return lim.decideAgain(now, cost);
 }
 
 /** A key that has nothing to tell a sync and nothing left: its driver drops its state (see syncEntryOf). */

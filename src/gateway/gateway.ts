@@ -1,7 +1,7 @@
 import { ConfigError, requireCost, requireKey, requireTime } from '../config.js';
 import { EarlySyncBucket } from '../designs/early-syncs.js';
 import { DESIGNS, type Design } from '../designs/index.js';
-import { ALLOW, DENY, type KeyLimiter } from '../designs/key-limiter.js';
+import { ALLOW, DENY, type KeyLimiter, syncsEarly } from '../designs/key-limiter.js';
 import { applyReply, callStore, DROP, syncEntryOf } from '../designs/key-steps.js';
 import type { Store, SyncEntry } from '../store/contract.js';
 import type { Decision } from './decision.js';
@@ -73,7 +73,7 @@ export class Gateway {
     const lim = this.limiterOf(key, now, cost);
     const v = lim.decide(now, cost);
     const allowed = v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
-    if (this.early !== null) this.earlySync(lim, now);
+    if (this.early !== null) this.earlySync(this.early, lim, now);
     // the limiter keeps what it computed to decide: these read it, they do not recount the window
     const resetAt = lim.resetAt(now);
     const remaining = lim.remaining(now);
@@ -92,7 +92,7 @@ export class Gateway {
     const lim = this.limiterOf(key, now, cost);
     const v = lim.decide(now, cost);
     const allowed = v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
-    if (this.early !== null) this.earlySync(lim, now);
+    if (this.early !== null) this.earlySync(this.early, lim, now);
     return allowed;
   }
 
@@ -100,8 +100,8 @@ export class Gateway {
    * Design.earlySyncs: after a decision, a sync now if the key wants one and the bucket has a token.
    * Here a plain call after the decision is made (the async runtime sends it off the request path).
    */
-  private earlySync(lim: KeyLimiter, now: number): void {
-    if (!lim.wantsEarlySync!(now) || !this.early!.take(now)) return;
+  private earlySync(early: EarlySyncBucket, lim: KeyLimiter, now: number): void {
+    if (!syncsEarly(lim) || !lim.wantsEarlySync(now) || !early.take(now)) return;
     this.earlySyncs++;
     // the regular syncs keep their phase: Retry-After predicts the next one from the last of them
     const last = this.lastSyncAt;

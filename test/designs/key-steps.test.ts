@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DESIGNS } from '../../src/designs/index.js';
-import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../src/designs/key-limiter.js';
+import {
+  ALLOW,
+  type AsksStore,
+  asksStore,
+  DENY,
+  logsAtStore,
+  NEED_STORE,
+  syncsEarly,
+} from '../../src/designs/key-limiter.js';
 import { applyReply, askAnswered, callStore, DROP, syncEntryOf } from '../../src/designs/key-steps.js';
 import { resolveGatewayOptions } from '../../src/gateway/options.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
@@ -67,12 +75,32 @@ describe('key steps', () => {
           calls.push('again');
           return again;
         },
-      }) as unknown as KeyLimiter;
+      }) as unknown as AsksStore;
     const reply = { granted: 0, grantExpiresAt: 0, count: 0, now: 0 };
     expect(askAnswered(fake(true, DENY), reply, 0, 1)).toBe(ALLOW);
     expect(calls).toEqual(['reply']);
     expect(askAnswered(fake(false, NEED_STORE), reply, 0, 1)).toBe(NEED_STORE);
     expect(askAnswered(fake(false, DENY), reply, 0, 1)).toBe(DENY);
     expect(calls).toEqual(['reply', 'reply', 'again', 'reply', 'again']);
+  });
+});
+
+describe('capabilities', () => {
+  it('each design has the request path its row names, and early syncs only where it has them', () => {
+    const fleet = fleetOf('shared-counter');
+    for (const [id, d] of Object.entries(DESIGNS)) {
+      const lim = d.create(fleet, 0);
+      expect(logsAtStore(lim), id).toBe(d.requestPath === 'log');
+      if (d.requestPath === 'ask') expect(asksStore(lim), id).toBe(true);
+      expect(asksStore(lim), id).toBe(d.grants);
+      expect(syncsEarly(lim), id).toBe(d.earlySyncs !== null);
+    }
+  });
+
+  it('callStore refuses a request path the limiter does not have (a fault, not an outcome)', () => {
+    const lim = DESIGNS['shared-counter'].create(fleetOf('shared-counter'), 0);
+    expect(() =>
+      callStore(new MemoryStore(), 'log', lim, 'g', 'k', fleetOf('shared-counter'), 0, 1, 0),
+    ).toThrow(/NEED_STORE/);
   });
 });
