@@ -36,12 +36,12 @@ export interface BatchHow {
  * many keys are held, and a flood only makes the flooded keys' views staler. Such a key's entry would
  * carry nothing, so leaving it out changes nothing but the age of its view.
  */
-export async function buildBatch(table: KeyTable, how: BatchHow, reads: ReadTurns): Promise<Entries> {
+export async function buildBatch(table: KeyTable, how: BatchHow, turns: ReadTurns): Promise<Entries> {
   const { now, final, unresolved } = how;
   const pushing = new Entries();
   const pushingFar = new Entries();
   const rest = new Entries();
-  const nearReads = new Entries();
+  const reads = new Entries();
   // a key "near" its limit is a busy one, whose decisions a stale view may turn; a flood's one-admit
   // key is far from it
   const half = how.limit / 2;
@@ -50,7 +50,7 @@ export async function buildBatch(table: KeyTable, how: BatchHow, reads: ReadTurn
     const entry = final && e.ask > 0 ? { ...e, ask: 0 } : e;
     if (e.admits.length > 0)
       (owner !== null && owner.remaining(now) <= half ? pushing : pushingFar).add(entry, owner, fb, own);
-    else if (e.read && !e.release && e.ask === 0 && fb === null) nearReads.add(entry, owner, fb, own);
+    else if (e.read && !e.release && e.ask === 0 && fb === null) reads.add(entry, owner, fb, own);
     else rest.add(entry, owner, fb, own);
   };
   // a far key's entry is taken only if its turn comes (ReadTurns), so a waiting key costs the walk no entry
@@ -95,7 +95,7 @@ export async function buildBatch(table: KeyTable, how: BatchHow, reads: ReadTurn
   }, slicer);
   pushing.append(pushingFar);
   pushing.append(rest);
-  pushing.append(nearReads);
-  await reads.take(far, reads.budget(pushing.entries.length, how.partKeys), now, table, pushing);
+  pushing.append(reads);
+  await turns.take(far, turns.budget(pushing.entries.length, how.partKeys), now, table, pushing);
   return pushing;
 }
