@@ -1,4 +1,4 @@
-import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
+import type { LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { type FleetParams, type KeyLimiter, NEED_STORE, type Verdict } from './key-limiter.js';
 
 /**
@@ -21,14 +21,6 @@ export class CentralLogKey implements KeyLimiter {
     this.count = reply.count;
     this.oldestExpiry = reply.oldestExpiry;
     return reply.allowed;
-  }
-
-  onAskReply(_reply: AskReply, _now: number, _cost: number): boolean {
-    throw new Error('central-log never asks for grants');
-  }
-
-  askSize(_cost: number): number {
-    return 0;
   }
 
   noteRejected(_n: number, _now: number): void {}

@@ -30,28 +30,22 @@ export interface FleetParams {
  *
  * Protocol:
  * - `decide(now, cost)` → ALLOW (already counted), DENY, or NEED_STORE; on NEED_STORE the caller
- *   makes the design's request-path store call and hands the reply to `onLogReply` / `onAskReply`,
- *   or (leases-ask, an ask for the key already in flight) waits for that call and `decideAgain`s.
+ *   makes the design's request-path store call and hands the reply to `onLogReply` (LogsAtStore) /
+ *   `onAskReply` (AsksStore), or (leases-ask, an ask for the key already in flight) waits for that
+ *   call and `decideAgain`s. Only designs with a request path (Design.requestPath) have those.
  * - `noteRejected(n, now)`: n arrivals were rejected without calling decide (the simulator's skip).
  * - `nextChangeAt(now)`: while decide says DENY, the earliest instant it might not, absent a sync.
  * - `retryAt(now, cost, syncAt)`: while decide says DENY, the earliest instant it would admit `cost`
  *   on what this gateway knows (Retry-After).
  * - `syncEntry(key, now)` takes what this key tells the store at a sync (null: nothing), and
  *   `applySync(reply, now)` takes the answer; `syncFailed(now)` puts the taken pushes back.
+ *
+ * The core every design has; what only some have is a capability of its own, found with its guard:
+ * LogsAtStore (central-log), AsksStore (the lease designs), SyncsEarly (Design.earlySyncs).
  */
 export interface KeyLimiter {
   readonly design: DesignId;
   decide(now: number, cost: number): Verdict;
-  onLogReply(reply: LogAdmitReply, now: number, cost: number): boolean;
-  onAskReply(reply: AskReply, now: number, cost: number): boolean;
-  /**
-   * leases-ask in the async runtime: a request `decide` already counted, which waited on an ask another
-   * request of this gateway made for the key, decides again on what that ask brought (the same rules,
-   * without counting the arrival twice). Designs whose requests never wait on another's call omit it.
-   */
-  decideAgain?(now: number, cost: number): Verdict;
-  /** Slots the NEED_STORE call asks for (leases-ask); called once per ask, right before it goes out. */
-  askSize(cost: number): number;
   noteRejected(n: number, now: number): void;
   nextChangeAt(now: number): number;
   /**
@@ -78,15 +72,52 @@ export interface KeyLimiter {
   /** When the next slot frees up as this gateway sees it (Infinity if it knows of none). */
   resetAt(now: number): number;
   syncEntry(key: string, now: number): SyncEntry | null;
-  /**
-   * Designs with early syncs (Design.earlySyncs): whether a sync now, before the next regular one,
-   * would let this key admit again. Read only; the caller sends the sync off the request path.
-   */
-  wantsEarlySync?(now: number): boolean;
   applySync(reply: SyncReply, now: number): void;
   syncFailed(now: number): void;
   /** Own admits not yet pushed to the store (including a sync in flight). */
   unsyncedAdmits(): number;
   /** Nothing left in the window, nothing to push, nothing held: the state can be dropped. */
   isIdle(now: number): boolean;
+}
+
+/** central-log's request path (Design.requestPath 'log'): every request is logged at the store. */
+export interface LogsAtStore {
+  onLogReply(reply: LogAdmitReply, now: number, cost: number): boolean;
+}
+
+/** The lease designs' asks (Design.requestPath 'ask' for leases-ask): slots asked of the store for a request. */
+export interface AsksStore {
+  /** Slots the NEED_STORE call asks for (leases-ask); called once per ask, right before it goes out. */
+  askSize(cost: number): number;
+  onAskReply(reply: AskReply, now: number, cost: number): boolean;
+  /**
+   * leases-ask in the async runtime: a request `decide` already counted, which waited on an ask another
+   * request of this gateway made for the key, decides again on what that ask brought (the same rules,
+   * without counting the arrival twice).
+   */
+  decideAgain(now: number, cost: number): Verdict;
+}
+
+/** Designs with early syncs (Design.earlySyncs). */
+export interface SyncsEarly {
+  /**
+   * Whether a sync now, before the next regular one, would let this key admit again. Read only; the
+   * caller sends the sync off the request path.
+   */
+  wantsEarlySync(now: number): boolean;
+}
+
+/** The limiter logs its requests at the store (LogsAtStore). */
+export function logsAtStore(lim: KeyLimiter): lim is KeyLimiter & LogsAtStore {
+  return typeof (lim as Partial<LogsAtStore>).onLogReply === 'function';
+}
+
+/** The limiter asks the store for slots (AsksStore). */
+export function asksStore(lim: KeyLimiter): lim is KeyLimiter & AsksStore {
+  return typeof (lim as Partial<AsksStore>).onAskReply === 'function';
+}
+
+/** The limiter may want a sync before the next regular one (SyncsEarly). */
+export function syncsEarly(lim: KeyLimiter): lim is KeyLimiter & SyncsEarly {
+  return typeof (lim as Partial<SyncsEarly>).wantsEarlySync === 'function';
 }

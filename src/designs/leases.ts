@@ -1,4 +1,4 @@
-import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
+import type { AskReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { AdmitLog } from '../window/run-log.js';
 import { concatRuns, runTotal } from '../window/runs.js';
@@ -130,10 +130,6 @@ export class LeaseKey implements KeyLimiter {
     }
     this.deniedUntilSync = true;
     return false;
-  }
-
-  onLogReply(_r: LogAdmitReply, _now: number, _cost: number): boolean {
-    throw new Error(`${this.design} never calls the log on the request path`);
   }
 
   noteRejected(n: number, now: number): void {

@@ -1,5 +1,5 @@
 import type { WindowKind } from '../config.js';
-import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
+import type { SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { RunLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './key-limiter.js';
@@ -58,18 +58,6 @@ export class SplitKey implements KeyLimiter {
       return ALLOW;
     }
     return DENY;
-  }
-
-  onLogReply(_r: LogAdmitReply, _now: number, _cost: number): boolean {
-    throw new Error('split never calls the store');
-  }
-
-  onAskReply(_r: AskReply, _now: number, _cost: number): boolean {
-    throw new Error('split never calls the store');
-  }
-
-  askSize(_cost: number): number {
-    return 0;
   }
 
   noteRejected(_n: number, _now: number): void {}

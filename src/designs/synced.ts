@@ -1,5 +1,5 @@
 import type { DesignId } from '../config.js';
-import type { AskReply, LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
+import type { SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { AdmitLog, RunLog } from '../window/run-log.js';
 import { concatRuns, listTotal, runList, runTotal } from '../window/runs.js';
@@ -229,18 +229,6 @@ export abstract class SyncedKey implements KeyLimiter {
     const e = expiryOf(now, this.p.policy.windowMs, this.p.policy.windowKind);
     if (e < this.stableUntil) this.stableUntil = e;
     if (this.inflightIdx >= this.inflight.length && e < this.changeCached) this.changeCached = e;
-  }
-
-  onLogReply(_r: LogAdmitReply, _now: number, _cost: number): boolean {
-    throw new Error(`${this.design} never calls the store on the request path`);
-  }
-
-  onAskReply(_r: AskReply, _now: number, _cost: number): boolean {
-    throw new Error(`${this.design} never calls the store on the request path`);
-  }
-
-  askSize(_cost: number): number {
-    return 0;
   }
 
   noteRejected(_n: number, _now: number): void {}

@@ -1,7 +1,8 @@
 import { ConfigError, requireCost, requireKey, requireTime } from '../config.js';
 import { EarlySyncBucket } from '../designs/early-syncs.js';
 import { DESIGNS, type Design } from '../designs/index.js';
-import { ALLOW, DENY, type KeyLimiter } from '../designs/key-limiter.js';
+import { ALLOW, DENY, type KeyLimiter, syncsEarly } from '../designs/key-limiter.js';
+import { applyReply, callStore, DROP, syncEntryOf } from '../designs/key-steps.js';
 import type { Store, SyncEntry } from '../store/contract.js';
 import type { Decision } from './decision.js';
 import {
@@ -72,7 +73,7 @@ export class Gateway {
     const lim = this.limiterOf(key, now, cost);
     const v = lim.decide(now, cost);
     const allowed = v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
-    if (this.early !== null) this.earlySync(lim, now);
+    if (this.early !== null) this.earlySync(this.early, lim, now);
     // the limiter keeps what it computed to decide: these read it, they do not recount the window
     const resetAt = lim.resetAt(now);
     const remaining = lim.remaining(now);
@@ -91,7 +92,7 @@ export class Gateway {
     const lim = this.limiterOf(key, now, cost);
     const v = lim.decide(now, cost);
     const allowed = v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
-    if (this.early !== null) this.earlySync(lim, now);
+    if (this.early !== null) this.earlySync(this.early, lim, now);
     return allowed;
   }
 
@@ -99,8 +100,8 @@ export class Gateway {
    * Design.earlySyncs: after a decision, a sync now if the key wants one and the bucket has a token.
    * Here a plain call after the decision is made (the async runtime sends it off the request path).
    */
-  private earlySync(lim: KeyLimiter, now: number): void {
-    if (!lim.wantsEarlySync!(now) || !this.early!.take(now)) return;
+  private earlySync(early: EarlySyncBucket, lim: KeyLimiter, now: number): void {
+    if (!syncsEarly(lim) || !lim.wantsEarlySync(now) || !early.take(now)) return;
     this.earlySyncs++;
     // the regular syncs keep their phase: Retry-After predicts the next one from the last of them
     const last = this.lastSyncAt;
@@ -142,11 +143,8 @@ export class Gateway {
 
   /** NEED_STORE: central-log's logAdmit, or leases-ask's ask, on this request's path. */
   private viaStore(lim: KeyLimiter, key: string, now: number, cost: number): boolean {
-    const { policy, fleet } = this.options;
-    if (this.design.requestPath === 'log')
-      return lim.onLogReply(this.store.logAdmit(key, policy, now, cost), now, cost);
-    const reply = this.store.ask(this.id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now, this.seq);
-    return lim.onAskReply(reply, now, cost);
+    const path = this.design.requestPath;
+    return callStore(this.store, path, lim, this.id, key, this.options.fleet, now, cost, this.seq);
   }
 
   private retryAfter(lim: KeyLimiter, now: number, cost: number): number {
@@ -160,14 +158,13 @@ export class Gateway {
     const owners: KeyLimiter[] = [];
     let dropped = 0;
     for (const [key, lim] of this.keys) {
-      const e = lim.syncEntry(key, now);
-      if (e === null) {
-        if (lim.isIdle(now)) {
-          this.keys.delete(key);
-          dropped++;
-        }
+      const e = syncEntryOf(lim, key, now);
+      if (e === DROP) {
+        this.keys.delete(key);
+        dropped++;
         continue;
       }
+      if (e === null) continue;
       entries.push(e);
       owners.push(lim);
     }
@@ -195,9 +192,7 @@ export class Gateway {
       throw err;
     }
     for (let i = 0; i < owners.length; i++) {
-      const lim = owners[i];
-      lim.applySync(result.replies[i], now);
-      if (lim.isIdle(now)) {
+      if (applyReply(owners[i], result.replies[i], now)) {
         this.keys.delete(entries[i].key);
         dropped++;
       }

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type DesignId, makePolicy, type WindowKind } from '../../src/config.js';
 import { createKeyLimiter } from '../../src/designs/index.js';
-import { type FleetParams, type KeyLimiter, NEED_STORE } from '../../src/designs/key-limiter.js';
+import { asksStore, type FleetParams, type KeyLimiter, NEED_STORE } from '../../src/designs/key-limiter.js';
 import { LeaseKey } from '../../src/designs/leases.js';
 import type { Store, SyncEntry, SyncReply } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
@@ -184,6 +184,7 @@ function step(side: Side, o: Op, now: number, key: string): unknown[] {
     const v = l.decide(now, o.cost);
     out.push(v);
     if (v === NEED_STORE) {
+      if (!asksStore(l)) throw new Error(`${l.design}: NEED_STORE without an ask`);
       const ask = l.askSize(o.cost);
       out.push(ask, l.onAskReply(side.store.ask(id, key, p.policy, p.leaseTtlMs, ask, now), now, o.cost));
     }

@@ -1,5 +1,5 @@
 import { createKeyLimiter } from '../../src/designs/index.js';
-import { ALLOW, DENY, type KeyLimiter } from '../../src/designs/key-limiter.js';
+import { ALLOW, asksStore, DENY, type KeyLimiter, logsAtStore } from '../../src/designs/key-limiter.js';
 import {
   type GatewayOptions,
   type ResolvedOptions,
@@ -36,11 +36,12 @@ export class AsyncDriverGateway {
     const verdict = lim.decide(now, cost);
     if (verdict === ALLOW) return true;
     if (verdict === DENY) return false;
-    if (design === 'central-log') {
+    if (design === 'central-log' && logsAtStore(lim)) {
       const r = await this.store.logAdmit(key, policy, now, cost);
       this.log.push(r);
       return lim.onLogReply(r, now, cost);
     }
+    if (!asksStore(lim)) throw new Error(`${design}: NEED_STORE without a request path`);
     const r = await this.store.ask(id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now);
     this.log.push(r);
     return lim.onAskReply(r, now, cost);

@@ -17,7 +17,14 @@
  */
 import { EarlySyncBucket } from '../../src/designs/early-syncs.js';
 import { DESIGNS } from '../../src/designs/index.js';
-import { ALLOW, type KeyLimiter, NEED_STORE } from '../../src/designs/key-limiter.js';
+import {
+  ALLOW,
+  type AsksStore,
+  type KeyLimiter,
+  type LogsAtStore,
+  NEED_STORE,
+  type SyncsEarly,
+} from '../../src/designs/key-limiter.js';
 import { resolveGatewayOptions } from '../../src/gateway/options.js';
 import { Random } from '../../src/sim/random.js';
 import type { RunParams } from '../../src/sim/types.js';
@@ -181,17 +188,24 @@ export function referenceDecisions(p: RunParams): Uint8Array {
     let ok = v === ALLOW;
     if (v === NEED_STORE) {
       if (realSync) roundTripMs();
+      // the reference keeps its own copy of the steps: the request path's members by a cast
+      const path = lim as KeyLimiter & LogsAtStore & AsksStore;
       ok =
         traits.requestPath === 'log'
-          ? lim.onLogReply(store.logAdmit('k', fleet.policy, t, 1), t, 1)
-          : lim.onAskReply(
-              store.ask(ids[g], 'k', fleet.policy, fleet.leaseTtlMs, lim.askSize(1), t, seq[g]),
+          ? path.onLogReply(store.logAdmit('k', fleet.policy, t, 1), t, 1)
+          : path.onAskReply(
+              store.ask(ids[g], 'k', fleet.policy, fleet.leaseTtlMs, path.askSize(1), t, seq[g]),
               t,
               1,
             );
     }
     decisions.push(ok ? 1 : 0);
-    if (buckets !== null && lim.wantsEarlySync!(t) && inFlight[g] === null && buckets[g].take(t))
+    if (
+      buckets !== null &&
+      (lim as KeyLimiter & SyncsEarly).wantsEarlySync(t) &&
+      inFlight[g] === null &&
+      buckets[g].take(t)
+    )
       syncAt(g, t, lim);
   };
   const early = traits.earlySyncs;

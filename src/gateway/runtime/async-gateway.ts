@@ -4,7 +4,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { requireCost, requireKey } from '../../config.js';
 import { DESIGNS, type Design, touchesStore } from '../../designs/index.js';
-import { ALLOW, DENY, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
+import {
+  ALLOW,
+  type AsksStore,
+  asksStore,
+  DENY,
+  type KeyLimiter,
+  logsAtStore,
+  NEED_STORE,
+} from '../../designs/key-limiter.js';
+import { askAnswered } from '../../designs/key-steps.js';
 import type { AsyncStore } from '../../store/contract.js';
 import type { Decision } from '../decision.js';
 import { maxRequestCost, type ResolvedOptions } from '../options.js';
@@ -430,7 +439,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
 
   private async viaStore(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
     const { policy } = this.options;
-    if (this.design.requestPath === 'log') {
+    if (this.design.requestPath === 'log' && logsAtStore(lim)) {
       const t0 = this.clock();
       const call = { gatewayId: this.incarnation, seq: this.voids.nextSeq() };
       const r = await withTimeout(
@@ -454,6 +463,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const at = Number.isFinite(r.value.now) ? r.value.now : this.now();
       return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at, cost), false);
     }
+    if (!asksStore(lim)) throw new Error(`${lim.design} said NEED_STORE without a request path`);
     const asking = this.asks.inFlight(key);
     if (asking === undefined) return this.ask(key, lim, now, cost);
     return this.asks.follow(key, asking, this.waiter(key, lim, cost, this.clock()));
@@ -465,7 +475,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * up, it asks (or waits) again, while less than storeTimeoutMs has passed since it first waited;
    * then it is rejected.
    */
-  private waiter(key: string, lim: KeyLimiter, cost: number, since: number): AskWaiter<Decision> {
+  private waiter(key: string, lim: KeyLimiter & AsksStore, cost: number, since: number): AskWaiter<Decision> {
     let now = 0;
     return {
       ask: () => this.ask(key, lim, now, cost),
@@ -473,7 +483,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         now = this.now();
         // the ask failed (or another call did meanwhile): decide as that ask's request did
         if (this.storeDown()) return this.degraded(key, now, cost, true);
-        const v = lim.decideAgain!(now, cost);
+        const v = lim.decideAgain(now, cost);
         if (v === ALLOW) {
           this.limiterUnsynced += cost;
           return this.count(this.fromLimiter(lim, true, now, cost), false);
@@ -491,7 +501,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * storeTimeoutMs has passed since it first asked (regression:
    * test/regressions/leases-ask-sync-crossing-ask-refuses-its-request.test.ts).
    */
-  private async ask(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
+  private async ask(key: string, lim: KeyLimiter & AsksStore, now: number, cost: number): Promise<Decision> {
     const { policy, fleet } = this.options;
     const settle = this.asks.open(key);
     try {
@@ -519,16 +529,13 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         // this ask's among them: the limiter spends none of it, by the sync it recorded in askSize;
         // regression: test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts.)
         const reply = this.storeClock.withLapseMargin(r.value);
-        let allowed = lim.onAskReply(reply, at, cost);
-        if (!allowed) {
-          // refused on its merits (deniedUntilSync: DENY), or crossed by a sync (NEED_STORE: again)
-          const v = lim.decideAgain!(at, cost);
-          if (v === NEED_STORE && t1 - first < this.storeTimeoutMs) {
-            now = at;
-            continue;
-          }
-          allowed = v === ALLOW;
+        // refused on its merits (deniedUntilSync: DENY), or crossed by a sync (NEED_STORE: again)
+        const v = askAnswered(lim, reply, at, cost);
+        if (v === NEED_STORE && t1 - first < this.storeTimeoutMs) {
+          now = at;
+          continue;
         }
+        const allowed = v === ALLOW;
         if (allowed) this.limiterUnsynced += cost;
         return this.count(this.fromLimiter(lim, allowed, at, cost), false);
       }
@@ -574,7 +581,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       // spend granted slots only: the store may already have handed anything else to another gateway
       const lim = this.table.limiterOf(key, now);
       if (lim === null) return this.noRoom(true, now);
-      const allowed = (counted ? lim.decideAgain!(now, cost) : lim.decide(now, cost)) === ALLOW;
+      // a counted request came by an ask (AsksStore)
+      const v = counted && asksStore(lim) ? lim.decideAgain(now, cost) : lim.decide(now, cost);
+      const allowed = v === ALLOW;
       if (allowed) this.limiterUnsynced += cost;
       return this.count({ ...this.fromLimiter(lim, allowed, now, cost), degraded: true }, true);
     }

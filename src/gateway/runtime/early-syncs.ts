@@ -1,6 +1,6 @@
 import { EarlySyncBucket } from '../../designs/early-syncs.js';
 import type { Design } from '../../designs/index.js';
-import type { KeyLimiter } from '../../designs/key-limiter.js';
+import { type KeyLimiter, syncsEarly } from '../../designs/key-limiter.js';
 
 /** What the early syncs drive: the gateway's sync loop. */
 export interface EarlySyncTarget {
@@ -37,7 +37,14 @@ export class EarlySyncs {
 
   /** After a decision on `lim` at `now` (decision time). */
   after(lim: KeyLimiter, now: number): void {
-    if (this.scheduled || !this.loop.running || this.loop.busy || !lim.wantsEarlySync!(now)) return;
+    if (
+      this.scheduled ||
+      !this.loop.running ||
+      this.loop.busy ||
+      !syncsEarly(lim) ||
+      !lim.wantsEarlySync(now)
+    )
+      return;
     if (!this.bucket.take(now)) {
       this.capped++;
       return;

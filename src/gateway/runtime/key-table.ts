@@ -27,12 +27,12 @@ export interface KeyTableOptions {
  */
 export class KeyTable {
   /** Least recently used first (the key cap drops those first). */
-  readonly limiters = new LruMap<KeyLimiter>();
-  readonly fallbacks = new Map<string, Fallback>();
+  private readonly limiters = new LruMap<KeyLimiter>();
+  private readonly fallbacks = new Map<string, Fallback>();
   /** At the key cap with nothing to drop; cleared when a sync is answered (or a sweep drops some). */
-  full = false;
-  /** A batch is being built across slices: keys are not reordered meanwhile (see SyncLoop's build). */
-  building = false;
+  private isFull = false;
+  /** A walk is under way across slices: keys are not reordered meanwhile (see walk). */
+  private walking = false;
   /** Keys dropped to stay under maxKeys (idle ones not included). */
   evictions = 0;
   private readonly maxKeys: number;
@@ -56,16 +56,79 @@ export class KeyTable {
     return this.limiters.size;
   }
 
+  /** Outage records held. */
+  get outageCount(): number {
+    return this.fallbacks.size;
+  }
+
+  /** At the key cap with nothing to drop: new keys are refused until a sync is answered. */
+  get full(): boolean {
+    return this.isFull;
+  }
+
   /** The key's limiter, if held, without counting it as a use. */
   get(key: string): KeyLimiter | undefined {
     return this.limiters.get(key);
   }
 
+  /** The key has a limiter held. */
+  has(key: string): boolean {
+    return this.limiters.has(key);
+  }
+
+  /** The key's outage record, if held. */
+  outage(key: string): Fallback | undefined {
+    return this.fallbacks.get(key);
+  }
+
+  /** The key has an outage record held. */
+  hasOutage(key: string): boolean {
+    return this.fallbacks.has(key);
+  }
+
+  /** The held keys with a limiter, least recently used first (tests and tools). */
+  keys(): string[] {
+    const out: string[] = [];
+    for (const [k] of this.limiters) out.push(k);
+    return out;
+  }
+
+  /**
+   * Calls `visit` for every held limiter, least recently used first, in slices (Slicer), so a large
+   * table never holds the event loop. Requests decided between slices are safe: keys are not
+   * reordered meanwhile (a key used between slices would move behind the walk and be met twice), and
+   * a new key joins the walk at the end. `visit` may drop the key it is at (dropIdle).
+   */
+  async walk(visit: (key: string, lim: KeyLimiter) => void, slicer = new Slicer()): Promise<void> {
+    this.walking = true;
+    try {
+      for (const [key, lim] of this.limiters) {
+        if (slicer.due()) await slicer.pause();
+        visit(key, lim);
+      }
+    } finally {
+      this.walking = false;
+    }
+  }
+
+  /** Calls `visit` for every outage record, in slices; `visit` may drop the one it is at (dropIdleOutage). */
+  async walkOutages(visit: (key: string, fb: Fallback) => void, slicer = new Slicer()): Promise<void> {
+    for (const [key, fb] of this.fallbacks) {
+      if (slicer.due()) await slicer.pause();
+      visit(key, fb);
+    }
+  }
+
+  /** A sync was answered: the admits it confirmed make keys droppable again, so new keys are tried anew. */
+  syncAnswered(): void {
+    this.isFull = false;
+  }
+
   /** The key's state machine; null when the key cap leaves no room for a new key. */
   limiterOf(key: string, now: number): KeyLimiter | null {
     // least recently used first: a key used again moves to the end of the order — but not while a
-    // batch is being built across slices, whose walk of the keys would meet it twice
-    let lim = this.building ? this.limiters.get(key) : this.limiters.use(key);
+    // walk is under way across slices (a sync's batch), which would meet it twice
+    let lim = this.walking ? this.limiters.get(key) : this.limiters.use(key);
     if (lim !== undefined) return lim;
     // a design that holds no keys (central-log) keeps nothing between requests: the store has it all
     if (!this.holdsKeys) return this.create(now);
@@ -102,7 +165,7 @@ export class KeyTable {
   makeRoom(now: number): boolean {
     const held = () => this.limiters.size + this.fallbacks.size;
     if (held() < this.maxKeys) return true;
-    if (this.full) return false;
+    if (this.isFull) return false;
     const look = Math.max(64, Math.ceil(this.maxKeys / 8));
     const target = Math.floor((this.maxKeys * 7) / 8);
     let seen = 0;
@@ -125,19 +188,19 @@ export class KeyTable {
       }
     }
     if (held() < this.maxKeys) return true;
-    this.full = true;
+    this.isFull = true;
     // push what the held keys have, so they can go
     this.onFull();
     return false;
   }
 
-  /** Drops the key's limiter if it is still `lim` and holds nothing at `now`. */
-  dropIfIdle(key: string, lim: KeyLimiter, now: number): void {
-    if (lim.isIdle(now) && this.limiters.get(key) === lim) this.limiters.delete(key);
+  /** Drops the key's limiter, found with nothing left (see key-steps), if it is still `lim`. */
+  dropIdle(key: string, lim: KeyLimiter): void {
+    if (this.limiters.get(key) === lim) this.limiters.delete(key);
   }
 
   /** Drops the key's outage record if it is still `fb` and holds nothing at `now`. */
-  dropOutageIfIdle(key: string, fb: Fallback, now: number): void {
+  dropIdleOutage(key: string, fb: Fallback, now: number): void {
     if (fb.isIdle(now) && this.fallbacks.get(key) === fb) this.fallbacks.delete(key);
   }
 
@@ -166,6 +229,6 @@ export class KeyTable {
     }
     // a failed sync confirmed nothing: only dropped idle state makes room (else every new key at the
     // cap would pay a full scan while the store is away)
-    if (this.limiters.size + this.fallbacks.size < before) this.full = false;
+    if (this.limiters.size + this.fallbacks.size < before) this.isFull = false;
   }
 }

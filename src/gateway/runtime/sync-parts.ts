@@ -73,3 +73,35 @@ export function splitPart(p: Part, max: number): Part[] {
   }
   return out;
 }
+
+/**
+ * Unanswered parts for their resend: no larger than `size` keys (parts are now), a timed-out one
+ * halved (once: the halves have not timed out at their size), and neighbours of one seq joined again
+ * up to that size, so a long outage does not leave the table in ever smaller pieces.
+ */
+export function resendParts(parts: Part[], size: number): Part[] {
+  const out: Part[] = [];
+  const halves = new Set<Part>();
+  for (const p of parts) {
+    const n = p.req.entries.length;
+    if (p.timedOut) {
+      for (const q of splitPart(p, Math.min(size, Math.ceil(n / 2)))) {
+        q.timedOut = false;
+        halves.add(q);
+        out.push(q);
+      }
+      continue;
+    }
+    for (const q of n <= size ? [p] : splitPart(p, size)) {
+      const last = out.length > 0 ? out[out.length - 1] : null;
+      const joins =
+        last !== null &&
+        !halves.has(last) &&
+        last.req.seq === q.req.seq &&
+        last.req.entries.length + q.req.entries.length <= size;
+      if (joins) joinPart(last, q);
+      else out.push(q);
+    }
+  }
+  return out;
+}

@@ -1,4 +1,5 @@
 import type { FleetParams, KeyLimiter } from '../../designs/key-limiter.js';
+import { applyReply, DROP, syncEntryOf } from '../../designs/key-steps.js';
 import type { LeaseKey } from '../../designs/leases.js';
 import type { SyncReply, SyncRequest } from '../../store/contract.js';
 import type { MemoryStore } from '../../store/memory-store.js';
@@ -83,26 +84,31 @@ export class InstantSync {
       lim.unsyncedAdmits() === 0 &&
       store.countOf(this.key, this.fleet.policy, s) === this.readCount[g] &&
       store.headExpiry(this.key) >= s + this.fleet.horizonMs;
-    const entry = unchanged ? null : lim.syncEntry(this.key, s);
-    if (entry !== null) {
-      const request = this.request;
-      const reply = this.reply;
-      request.gatewayId = this.gatewayIds[g];
-      request.seq = ++this.seq[g];
-      store.syncKey(request, entry, s, reply);
-      if (this.grants) {
-        this.counts.returnedSum += (lim as LeaseKey).lastReturned;
-        this.counts.leaseSyncs++;
-      }
-      lim.applySync(reply, s);
-      if (this.lazy) {
-        if (entry.admits.length > 0) this.storeVersion++;
-        this.readVersion[g] = this.storeVersion;
-        this.readCount[g] = reply.count;
-      }
-    }
     // the gateway drops a key's state once nothing of it is left
-    if (lim.isIdle(s)) this.lims[g] = null;
+    if (unchanged ? lim.isIdle(s) : this.exchange(g, lim, s)) this.lims[g] = null;
+  }
+
+  /** g's sync at s through the store; true when nothing is left of the key after it. */
+  private exchange(g: number, lim: KeyLimiter, s: number): boolean {
+    const entry = syncEntryOf(lim, this.key, s);
+    if (entry === DROP) return true;
+    if (entry === null) return false;
+    const request = this.request;
+    const reply = this.reply;
+    request.gatewayId = this.gatewayIds[g];
+    request.seq = ++this.seq[g];
+    this.store.syncKey(request, entry, s, reply);
+    if (this.grants) {
+      this.counts.returnedSum += (lim as LeaseKey).lastReturned;
+      this.counts.leaseSyncs++;
+    }
+    const idle = applyReply(lim, reply, s);
+    if (this.lazy) {
+      if (entry.admits.length > 0) this.storeVersion++;
+      this.readVersion[g] = this.storeVersion;
+      this.readCount[g] = reply.count;
+    }
+    return idle;
   }
 
   /**

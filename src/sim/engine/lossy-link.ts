@@ -1,4 +1,5 @@
 import type { KeyLimiter } from '../../designs/key-limiter.js';
+import { applyReply, DROP, syncEntryOf } from '../../designs/key-steps.js';
 import type { LeaseKey } from '../../designs/leases.js';
 import type { SyncEntry, SyncReply, SyncRequest } from '../../store/contract.js';
 import type { MemoryStore } from '../../store/memory-store.js';
@@ -84,9 +85,9 @@ export class LossyLink {
       this.send(g, s, this.pendEntry[g]!, true);
       return;
     }
-    const entry = lim.syncEntry(this.key, s);
-    if (entry !== null) this.send(g, s, entry, false);
-    else if (lim.isIdle(s)) this.lims[g] = null;
+    const entry = syncEntryOf(lim, this.key, s);
+    if (entry === DROP) this.lims[g] = null;
+    else if (entry !== null) this.send(g, s, entry, false);
   }
 
   /** g's reply in flight arrives at r. */
@@ -104,17 +105,18 @@ export class LossyLink {
     }
     this.frozen[g] = 0;
     this.pendEntry[g] = null;
-    lim.applySync(reply, r);
-    if (kindOf === 2) {
-      // the resend was answered: the fresh sync goes out now
-      const entry = lim.syncEntry(this.key, r);
-      if (entry !== null) {
-        this.extraSyncs++;
-        this.send(g, r, entry, false);
-        return;
-      }
+    if (kindOf !== 2) {
+      if (applyReply(lim, reply, r)) this.lims[g] = null;
+      return;
     }
-    if (lim.isIdle(r)) this.lims[g] = null;
+    // the resend was answered: the fresh sync goes out now
+    lim.applySync(reply, r);
+    const entry = syncEntryOf(lim, this.key, r);
+    if (entry === DROP) this.lims[g] = null;
+    else if (entry !== null) {
+      this.extraSyncs++;
+      this.send(g, r, entry, false);
+    }
   }
 
   /** Sends g's entry to the store at s (unless lost before landing); its reply is due at s + delay. */

@@ -1,6 +1,7 @@
 import { EarlySyncBucket } from '../../designs/early-syncs.js';
 import { DESIGNS } from '../../designs/index.js';
-import { ALLOW, type KeyLimiter, NEED_STORE } from '../../designs/key-limiter.js';
+import { ALLOW, type KeyLimiter, NEED_STORE, syncsEarly } from '../../designs/key-limiter.js';
+import { callStore } from '../../designs/key-steps.js';
 import type { LeaseKey } from '../../designs/leases.js';
 import { resolveGatewayOptions } from '../../gateway/options.js';
 import type { SyncRequest } from '../../store/contract.js';
@@ -194,7 +195,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
   let earlySent = 0;
   /** After a decision at g at t: the early sync its key wants, now, if the bucket has a token. */
   const earlySync = (g: number, t: number, lim: KeyLimiter) => {
-    if (buckets === null || !lim.wantsEarlySync!(t)) return;
+    if (buckets === null || !syncsEarly(lim) || !lim.wantsEarlySync(t)) return;
     if (realSync && link.busy(g)) return;
     if (!buckets[g].take(t)) return;
     earlySent++;
@@ -220,13 +221,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     if (v === NEED_STORE) {
       counts.roundTrips++;
       if (realSync) counts.waitMs += link.roundTripMs();
-      ok = logPath
-        ? lim.onLogReply(store.logAdmit(KEY, policy, t, 1), t, 1)
-        : lim.onAskReply(
-            store.ask(gatewayIds[g], KEY, policy, fleet.leaseTtlMs, lim.askSize(1), t, seq[g]),
-            t,
-            1,
-          );
+      ok = callStore(store, traits.requestPath, lim, gatewayIds[g], KEY, fleet, t, 1, seq[g]);
     } else ok = v === ALLOW;
     if (ok) meter.noteAdmit(t);
     else counts.rejected++;
@@ -356,7 +351,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
       if (ns < until) until = ns;
       if (replyAt[g] < until) until = replyAt[g];
       // an early sync wanted but out of tokens: the first arrival after the next token sends it
-      if (buckets !== null && lims[g] !== null && lim.wantsEarlySync!(t)) {
+      if (buckets !== null && lims[g] !== null && syncsEarly(lim) && lim.wantsEarlySync(t)) {
         const at = buckets[g].nextAt(t);
         if (at < until) until = at;
       }

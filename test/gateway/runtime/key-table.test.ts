@@ -39,7 +39,7 @@ function table(o: Partial<KeyTableOptions> = {}) {
 }
 
 const stub = (l: KeyLimiter | null | undefined) => l as unknown as Stub;
-const keys = (t: KeyTable) => [...t.limiters].map(([k]) => k);
+const keys = (t: KeyTable) => t.keys();
 
 describe('KeyTable', () => {
   it('holds one limiter per key; a design that holds no keys gets a fresh one each time', () => {
@@ -52,14 +52,21 @@ describe('KeyTable', () => {
     expect(none.size).toBe(0);
   });
 
-  it('a key used again moves last, but not while a batch is being built', () => {
+  it('a key used again moves last, but not during a walk (a batch being built)', async () => {
     const { t } = table();
     for (const k of ['a', 'b', 'c']) t.limiterOf(k, 0);
     t.limiterOf('a', 0);
     expect(keys(t)).toEqual(['b', 'c', 'a']);
-    t.building = true;
-    t.limiterOf('b', 0);
+    const met: string[] = [];
+    await t.walk((key) => {
+      met.push(key);
+      // moved behind the walk, it would be met twice
+      t.limiterOf('b', 0);
+    });
+    expect(met).toEqual(['b', 'c', 'a']);
     expect(keys(t)).toEqual(['b', 'c', 'a']);
+    t.limiterOf('b', 0);
+    expect(keys(t)).toEqual(['c', 'a', 'b']);
   });
 
   it('at the cap with every key unconfirmed: no room, one call for a sync, no rescan until cleared', () => {
@@ -114,15 +121,15 @@ describe('KeyTable', () => {
     expect(t.unconfirmedOutageAdmits()).toBe(1);
   });
 
-  it('drops a key only if it is still the same limiter and idle', () => {
+  it('drops a key found idle only if it is still the same limiter', () => {
     const { t } = table();
     const a = t.limiterOf('a', 0);
     stub(a).idle = true;
     const other = new Stub();
     other.idle = true;
-    t.dropIfIdle('a', other as unknown as KeyLimiter, 0);
+    t.dropIdle('a', other as unknown as KeyLimiter);
     expect(t.get('a')).toBe(a);
-    t.dropIfIdle('a', a as KeyLimiter, 0);
+    t.dropIdle('a', a as KeyLimiter);
     expect(t.get('a')).toBeUndefined();
   });
 
@@ -144,31 +151,31 @@ describe('KeyTable', () => {
     fb.record(0, 1, 5);
     fb.take(0);
     // in flight: not idle, kept
-    t.dropOutageIfIdle('a', fb, 500);
-    expect(t.fallbacks.get('a')).toBe(fb);
+    t.dropIdleOutage('a', fb, 500);
+    expect(t.outage('a')).toBe(fb);
     fb.confirm();
     // another record under the key: kept
     const other = t.outageOf('b', 0)!;
-    t.dropOutageIfIdle('a', other, 500);
-    expect(t.fallbacks.get('a')).toBe(fb);
+    t.dropIdleOutage('a', other, 500);
+    expect(t.outage('a')).toBe(fb);
     // still counting at 999: kept; idle at 1,000: dropped
-    t.dropOutageIfIdle('a', fb, 999);
-    expect(t.fallbacks.get('a')).toBe(fb);
-    t.dropOutageIfIdle('a', fb, 1_000);
-    expect(t.fallbacks.has('a')).toBe(false);
+    t.dropIdleOutage('a', fb, 999);
+    expect(t.outage('a')).toBe(fb);
+    t.dropIdleOutage('a', fb, 1_000);
+    expect(t.hasOutage('a')).toBe(false);
   });
 
   it('makes room by dropping idle outage records too', () => {
     const { t, made } = table();
     for (let i = 0; i < 32; i++) t.limiterOf(`k${i}`, 0);
     for (let i = 0; i < 32; i++) t.outageOf(`o${i}`, 0)!.record(0, 1, 5);
-    expect(t.size + t.fallbacks.size).toBe(64);
+    expect(t.size + t.outageCount).toBe(64);
     expect(t.limiterOf('new', 0)).toBeNull();
     // the outage admits aged out; the limiters all hold unconfirmed admits
     for (const s of made) s.unsynced = 1;
-    t.full = false;
+    t.syncAnswered();
     expect(t.limiterOf('new', 1_000)).not.toBeNull();
-    expect(t.fallbacks.size).toBe(0);
+    expect(t.outageCount).toBe(0);
     expect(t.evictions).toBe(0);
   });
 
@@ -177,10 +184,10 @@ describe('KeyTable', () => {
     for (let i = 0; i < 4; i++) t.outageOf(`o${i}`, 0)!.record(0, 1, 5);
     expect(t.limiterOf('new', 0)).toBeNull();
     await t.sweep(999);
-    expect(t.fallbacks.size).toBe(4);
+    expect(t.outageCount).toBe(4);
     expect(t.full).toBe(true);
     await t.sweep(1_000);
-    expect(t.fallbacks.size).toBe(0);
+    expect(t.outageCount).toBe(0);
     expect(t.full).toBe(false);
   });
 });
