@@ -49,6 +49,11 @@ function* generated(n: number): Generator<Arrival> {
   }
 }
 
+/** Writes the bench's log (see the top of this file) of `lines` lines to `file`. */
+export async function writeBenchLog(file: string, lines: number): Promise<void> {
+  await writeLog(file, generated(lines), { format: 'combined', tzOffsetMinutes: 60 });
+}
+
 function spread(xs: readonly number[]): Spread {
   const s = [...xs].sort((a, b) => a - b);
   return { min: s[0], median: s[Math.floor((s.length - 1) / 2)], max: s[s.length - 1] };
@@ -68,7 +73,7 @@ export async function benchReplay(opts: {
   const file = join(dir, 'access.log');
   try {
     opts.log(`replay: writing ${lines.toLocaleString('en-US')} combined lines`);
-    await writeLog(file, generated(lines), { format: 'combined', tzOffsetMinutes: 60 });
+    await writeBenchLog(file, lines);
     const samples: ReplaySample[] = [];
     for (const design of designs) {
       opts.log(`replay ${design}`);
