@@ -1,6 +1,6 @@
 /**
- * npm run bench [-- --quick] [-- --json] [-- --full-study] [-- --only decision|sync|sidecar] | npm run bench -- --render FILE.json:
- * the four benchmarks of issue 7, each figure measured side by side with its peer in the same run,
+ * npm run bench [-- --quick] [-- --json] [-- --full-study] [-- --only decision|sync|sidecar|replay] | npm run bench -- --render FILE.json:
+ * the four benchmarks of issue 7 and replay's speed (issue 33), each figure measured side by side with its peer in the same run,
  * repeated, medians and ratios; writes bench/results/latest.md, latest.json and full.json (quick:
  * quick.md, quick.json) with the machine and its load average. --json prints the result object (one line) instead of the Markdown.
  * Starts one private redis-server on a free loopback port and stops it by its PID.
@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import { startRedisServer } from '../src/fleet/redis-server.js';
 import { benchDecision } from './decision.js';
 import { benchHttp } from './http.js';
+import { benchReplay, type ReplayBench, replayTable } from './replay.js';
 import {
   type BenchResult,
   decisionTargets,
@@ -34,11 +35,17 @@ const log = (s: string) => {
     process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 };
 
-type Result = BenchResult & { wallSeconds: number; partSeconds: Record<string, number> };
+// replay: absent from results saved before it was measured
+type Result = BenchResult & {
+  wallSeconds: number;
+  partSeconds: Record<string, number>;
+  replay?: ReplayBench;
+};
 
 /** Full runs write latest.{md,json} and full.json; quick runs quick.{md,json}, leaving the full table be. */
 function writeOutputs(result: Result): string {
-  const md = `${renderMarkdown(result, simTable(result.sim))}\nWall time of the whole bench: ${result.wallSeconds.toFixed(0)} s (${Object.entries(
+  const replay = result.replay === undefined ? '' : `\n## Replay speed\n\n${replayTable(result.replay)}`;
+  const md = `${renderMarkdown(result, simTable(result.sim))}${replay}\nWall time of the whole bench: ${result.wallSeconds.toFixed(0)} s (${Object.entries(
     result.partSeconds,
   )
     .map(([k, v]) => `${k} ${v.toFixed(0)} s`)
@@ -83,6 +90,21 @@ if (onlyAt >= 0 && argv[onlyAt + 1] === 'sidecar') {
   process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
   process.exit(0);
 }
+// --only replay [--design ID ...]: replay's speed alone (several minutes for every design), written
+// to bench/results/replay.{md,json} (quick: replay-quick.{md,json})
+if (onlyAt >= 0 && argv[onlyAt + 1] === 'replay') {
+  const designs = argv.flatMap((a, i) => (argv[i - 1] === '--design' ? [a] : []));
+  const replay = await benchReplay({ quick, log, designs: designs.length > 0 ? designs : undefined });
+  machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
+  const result = { machine, quick, command, replay };
+  const md = `# Replay speed\n\nProduced by \`${command}\` on ${machine.date.slice(0, 16)} (${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadStart.join(' ')} → ${machine.loadEnd.join(' ')}).\n\n${replayTable(replay)}\nWall time: ${((Date.now() - t0) / 1000).toFixed(0)} s.\n`;
+  const base = quick ? 'bench/results/replay-quick' : 'bench/results/replay';
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(`${base}.md`, md);
+  process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
+  process.exit(0);
+}
 if (onlyAt >= 0 && argv[onlyAt + 1] === 'sync') {
   log('redis-server + sync cost');
   const redis = await startRedisServer();
@@ -105,7 +127,9 @@ if (onlyAt >= 0 && argv[onlyAt + 1] === 'sync') {
 if (onlyAt >= 0) {
   const only = argv[onlyAt + 1];
   if (only !== 'decision')
-    throw new Error(`--only: the parts that run alone are 'decision', 'sync' and 'sidecar', got ${only}`);
+    throw new Error(
+      `--only: the parts that run alone are 'decision', 'sync', 'sidecar' and 'replay', got ${only}`,
+    );
   log('decision cost');
   const decision = await benchDecision({ quick, log });
   machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
@@ -143,11 +167,15 @@ try {
 log('simulator');
 const sim = benchSimulator({ quick, full: args.has('--full-study') });
 part('sim');
+log('replay');
+const replay = await benchReplay({ quick, log });
+part('replay');
 machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
 const result: Result = {
   ...shapeResult({ machine, quick, command, decision, sync, http, sim }),
   wallSeconds: (Date.now() - t0) / 1000,
   partSeconds,
+  replay,
 };
 const missing = missingKeys(result);
 if (missing.length > 0) throw new Error(`bench result is missing ${missing.join(', ')}`);

@@ -3,9 +3,13 @@
 // as the caller's (the library's calls inlined into the engine's loop count as the engine's), so the
 // library's share is a lower bound.
 // Usage: node --cpu-prof --cpu-prof-dir=DIR bench/probes/study-subset.mjs all all 16 && node bench/probes/profile-split.mjs DIR/*.cpuprofile
+// (a replay: npm run build && node --cpu-prof --cpu-prof-dir=DIR --import tsx bench/probes/replay-dist.mjs FILE DESIGN)
 import { readFileSync } from 'node:fs';
 
 const AREAS = [
+  ['/dist/replay/parse/', 'replay: log readers'],
+  ['/dist/replay/', 'replay: engine'],
+  ['/dist/gateway/', 'library: gateway'],
   ['/dist/sim/engine', 'simulator engine'],
   ['/dist/sim/random', 'random draws'],
   ['/dist/sim/', 'simulator, other (grid, jobs)'],
@@ -27,7 +31,11 @@ for (const file of files) {
     const dt = profile.timeDeltas[i] ?? 0;
     const area =
       AREAS.find(([part]) => url.includes(part))?.[1] ??
-      (functionName === '(garbage collector)' ? 'GC' : 'node and the script');
+      (functionName === '(garbage collector)'
+        ? 'GC'
+        : functionName === '(idle)'
+          ? 'idle (waiting)'
+          : 'node and the script');
     byArea.set(area, (byArea.get(area) ?? 0) + dt);
     total += dt;
   }

@@ -8,7 +8,7 @@
 import type { ArrivalSource } from '../replay/arrival.js';
 import { ReplayRun } from '../replay/run/engine.js';
 import type { DesignResult } from '../replay/run/result.js';
-import { drain } from '../replay/run/stage.js';
+import { drainSource } from '../replay/run/stage.js';
 import { METRIC_KEYS } from '../sim/run.js';
 import type { RunMetrics } from '../sim/types.js';
 import type { PlannedRow } from './plan.js';
@@ -45,7 +45,7 @@ export async function replayRows(
       top: 1,
     });
     const source = open();
-    await drain(source.arrivals, [], (a) => run.push(a));
+    await drainSource(source, [], (a) => run.push(a));
     const result = run.finish(source.stats());
     for (const [r, i] of at) perRow[i] = result.designs.find((d) => d.design === r.design)!;
     summary = {

@@ -46,5 +46,10 @@ export interface ReadStats {
  */
 export interface ArrivalSource {
   arrivals: AsyncIterable<Arrival>;
+  /**
+   * The same stream in batches, when the source has them: read it or `arrivals`, not both. A
+   * consumer taking a batch at a time pays one await per batch, not one per arrival.
+   */
+  batches?: AsyncIterable<readonly Arrival[]>;
   stats(): ReadStats;
 }

@@ -179,7 +179,21 @@ describe('clear errors', () => {
       expect(seen).toHaveLength(10);
       expect(src.stats().lines).toBeLessThan(2 * many.length);
     }
-    // a stream still reading a closed file would fail the run with an uncaught error by now
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // every file request has ended: a stream still reading a closed file would have failed the run
+    // with an uncaught error by then
+    expect(await fileRequestsEnded()).toEqual([]);
   });
 });
+
+/**
+ * Turns of the event loop (no clock) until this thread has no file or gzip request in flight; what is
+ * still in flight after a bounded number of turns, else [].
+ */
+async function fileRequestsEnded(): Promise<string[]> {
+  const inFlight = () =>
+    process.getActiveResourcesInfo().filter((r) => /^(FSReq|FileHandle|CloseReq|Zlib)/.test(r));
+  for (let turn = 0; turn < 100_000 && inFlight().length > 0; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return inFlight();
+}

@@ -6,6 +6,7 @@
 import type { Random } from '../../sim/random.js';
 import type { Arrival } from '../arrival.js';
 import type { LineParser } from './line-parser.js';
+import { ownKey } from './own-key.js';
 import { readLines } from './read-lines.js';
 import type { StatsKeeper } from './read-stats.js';
 import { ReorderWindow } from './reorder-window.js';
@@ -51,7 +52,7 @@ export async function* fileArrivals(r: FileReading): AsyncGenerator<Arrival[]> {
       // a one-second stamp: a ms drawn inside its second
       const t =
         spread !== undefined && parser.wholeSecond ? stamp + Math.floor(spread.uniform() * 1000) : stamp;
-      window.push({ t, key: parser.key, gateway, status: parser.status }, stamp, out);
+      window.push({ t, key: ownKey(parser.key), gateway, status: parser.status }, stamp, out);
     }
     if (batch.brokenOff !== undefined) {
       counts.lines++;

@@ -74,7 +74,7 @@ export function openArrivals(files: readonly string[], opts: ReadOptions): Arriv
   const stats = new StatsKeeper(files, o.keepMalformed);
   const route = o.route === undefined ? undefined : makeRouter(o.route, o.gateways, streamSeed(o.seed, 0));
 
-  async function* arrivals(): AsyncGenerator<Arrival> {
+  async function* batches(): AsyncGenerator<Arrival[]> {
     const sources = files.map((file, fileIndex) =>
       fileArrivals({
         file,
@@ -88,16 +88,15 @@ export function openArrivals(files: readonly string[], opts: ReadOptions): Arriv
       }),
     );
     for await (const batch of mergeSorted(sources)) {
-      if (route === undefined) {
-        yield* batch;
-      } else {
-        for (const a of batch) {
-          a.gateway = route(a.key);
-          yield a;
-        }
-      }
+      if (route !== undefined) for (const a of batch) a.gateway = route(a.key);
+      yield batch;
     }
   }
+  // either one is read; a generator starts only when read, so the other opens no file
+  const batched = batches();
+  async function* arrivals(): AsyncGenerator<Arrival> {
+    for await (const batch of batched) yield* batch;
+  }
 
-  return { arrivals: arrivals(), stats: () => stats.snapshot() };
+  return { arrivals: arrivals(), batches: batched, stats: () => stats.snapshot() };
 }

@@ -4,12 +4,26 @@
  * than the window allows (behind the edge, `newest - windowMs`) is counted late and placed at the
  * edge: never dropped, and never out of order.
  *
- * A min-heap on (t, read order): src/util/min-heap.ts orders by time alone, and ties must come out in
- * read order (the contract's "ties in read order").
+ * Most lines come in order: those (t not behind the newest held in order) wait in a queue of columns,
+ * appended and taken at its ends, and the arrival is made again when it leaves: the window holds no
+ * object per line for a collector to carry through its generations. The few out of order wait in a
+ * min-heap on (t, read order) (src/util/min-heap.ts orders by time alone, and ties must come out in
+ * read order: the contract's "ties in read order"); the next due is the earlier of the two heads.
  */
 import type { Arrival } from '../arrival.js';
 
+/** Taken slots at the queue's front are cut off once there are this many and they are half of it. */
+const COMPACT_AT = 8192;
+
 export class ReorderWindow {
+  // the queue, in read order and ascending t: [qHead, qT.length)
+  private qT: number[] = [];
+  private qSeq: number[] = [];
+  private qKey: string[] = [];
+  private qGateway: number[] = [];
+  private qStatus: (number | undefined)[] = [];
+  private qHead = 0;
+  // the heap
   private times: number[] = [];
   private seqs: number[] = [];
   private items: Arrival[] = [];
@@ -27,7 +41,7 @@ export class ReorderWindow {
   ) {}
 
   get size(): number {
-    return this.times.length;
+    return this.qT.length - this.qHead + this.times.length;
   }
 
   /**
@@ -45,14 +59,57 @@ export class ReorderWindow {
     }
     if (t > this.newest) this.newest = t;
     if (stamp > this.newestStamp) this.newestStamp = stamp;
-    this.insert(t, this.seq++, a);
-    const edge = this.newest - this.windowMs;
-    while (this.times.length > 0 && this.times[0] <= edge) out.push(this.pop());
+    const q = this.qT;
+    if (q.length === this.qHead || t >= q[q.length - 1]) {
+      q.push(t);
+      this.qSeq.push(this.seq++);
+      this.qKey.push(a.key);
+      this.qGateway.push(a.gateway);
+      this.qStatus.push(a.status);
+    } else this.insert(t, this.seq++, a);
+    this.emitUpTo(this.newest - this.windowMs, out);
   }
 
   /** Appends every arrival still held, in order (at the end of the file). */
   flush(out: Arrival[]): void {
-    while (this.times.length > 0) out.push(this.pop());
+    this.emitUpTo(Number.POSITIVE_INFINITY, out);
+  }
+
+  /** Appends, in order, the arrivals held with t ≤ edge. */
+  private emitUpTo(edge: number, out: Arrival[]): void {
+    const q = this.qT;
+    const times = this.times;
+    for (;;) {
+      const h = this.qHead;
+      const fromQueue =
+        h < q.length &&
+        (times.length === 0 || q[h] < times[0] || (q[h] === times[0] && this.qSeq[h] < this.seqs[0]));
+      if (fromQueue) {
+        if (!(q[h] <= edge)) break;
+        out.push({ t: q[h], key: this.qKey[h], gateway: this.qGateway[h], status: this.qStatus[h] });
+        this.qHead = h + 1;
+      } else {
+        if (!(times.length > 0 && times[0] <= edge)) break;
+        out.push(this.pop());
+      }
+    }
+    this.compact();
+  }
+
+  /** Cuts the taken slots off the queue's front once they are most of it (amortized O(1) per arrival). */
+  private compact(): void {
+    const h = this.qHead;
+    if (h === this.qT.length) {
+      if (h === 0) return;
+      this.qT.length = this.qSeq.length = this.qKey.length = this.qGateway.length = this.qStatus.length = 0;
+    } else if (h >= COMPACT_AT && 2 * h >= this.qT.length) {
+      this.qT.splice(0, h);
+      this.qSeq.splice(0, h);
+      this.qKey.splice(0, h);
+      this.qGateway.splice(0, h);
+      this.qStatus.splice(0, h);
+    } else return;
+    this.qHead = 0;
   }
 
   private insert(t: number, s: number, a: Arrival): void {

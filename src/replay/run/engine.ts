@@ -13,6 +13,7 @@ import { ReplayFleet } from './fleet.js';
 import { KeyStats, type KeySummary, summarize } from './key-stats.js';
 import { Leaderboard } from './leaderboard.js';
 import type { DesignResult, KeyRow, ReplayResult, ReplaySettings, Timeline, TopKeys } from './result.js';
+import { drainSource } from './stage.js';
 
 /** Record per-key timelines for these keys (a second pass, once the worst keys are known). */
 export interface TimelineRequest {
@@ -309,6 +310,6 @@ export async function replay(
   timeline: TimelineRequest | null = null,
 ): Promise<ReplayResult> {
   const run = new ReplayRun(settings, timeline);
-  for await (const a of source.arrivals) run.push(a);
+  await drainSource(source, [], (a) => run.push(a));
   return run.finish(source.stats());
 }

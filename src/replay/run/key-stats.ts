@@ -4,6 +4,9 @@
  * with no arrival for a whole window is retired to a summary (see leaderboard.ts).
  */
 
+/** A log no admit has been written to yet (every tally starts with it; grow replaces it). */
+const EMPTY = new Float64Array(0);
+
 /** One design's counts on one key. */
 export class DesignTally {
   requests = 0;
@@ -15,33 +18,49 @@ export class DesignTally {
   overAdmitted = 0;
   /** The most admits in any window W (live count right after an admit). */
   worst = 0;
-  /** Admit times still in the trailing window, from `head` on. */
-  private log: number[] = [];
+  /**
+   * Admit times still in the trailing window: a ring of `len` from `head`, its capacity a power of
+   * two that only grows (to the key's busiest window). A plain array compacted by splicing was copied
+   * again and again over the key's life, long-lived garbage for the collector's old generation.
+   */
+  private log = EMPTY;
   private head = 0;
+  private len = 0;
 
   /** Admits in the trailing window (t − W, t] before one at t: the central log admits iff this is < L. */
   liveAt(t: number, W: number): number {
     this.dropExpired(t, W);
-    return this.log.length - this.head;
+    return this.len;
   }
 
   /** An admit at t; returns the admits in the trailing window (t − W, t] after it. */
   admit(t: number, W: number): number {
     this.dropExpired(t, W);
-    this.log.push(t);
-    return this.log.length - this.head;
+    if (this.len === this.log.length) this.grow();
+    this.log[(this.head + this.len) & (this.log.length - 1)] = t;
+    return ++this.len;
   }
 
   private dropExpired(t: number, W: number): void {
     const log = this.log;
+    const mask = log.length - 1;
     let h = this.head;
-    while (h < log.length && t - log[h] >= W) h++;
-    // compact once most of the array is dead, so a busy key's log stays about one window long
-    if (h > 64 && h * 2 > log.length) {
-      log.splice(0, h);
-      h = 0;
+    let n = this.len;
+    while (n > 0 && t - log[h] >= W) {
+      h = (h + 1) & mask;
+      n--;
     }
     this.head = h;
+    this.len = n;
+  }
+
+  private grow(): void {
+    const old = this.log;
+    const next = new Float64Array(old.length === 0 ? 4 : 2 * old.length);
+    const mask = old.length - 1;
+    for (let i = 0; i < this.len; i++) next[i] = old[(this.head + i) & mask];
+    this.log = next;
+    this.head = 0;
   }
 }
 

@@ -7,7 +7,7 @@ import type { ArrivalSource } from '../arrival.js';
 import { type AttackSpec, attackStage } from './attack.js';
 import { ReplayRun, type TimelineRequest } from './engine.js';
 import type { ReplayResult, ReplaySettings } from './result.js';
-import { drain, type Stage } from './stage.js';
+import { drainSource, type Stage } from './stage.js';
 
 export interface PipelineOptions {
   attacks: readonly AttackSpec[];
@@ -32,7 +32,7 @@ async function pass(
     attackStage(o.attacks, { limit: s.limit, windowMs: s.windowMs, gateways: s.gateways, seed: s.seed }),
   ].filter((x): x is Stage => x !== null);
   const run = new ReplayRun(s, timeline);
-  await drain(source.arrivals, stages, (a) => run.push(a));
+  await drainSource(source, stages, (a) => run.push(a));
   return run.finish(source.stats());
 }
 

@@ -3,7 +3,7 @@
  * time order out. Synchronous, so a pipeline of them costs one await per arrival (the reader's), not
  * one per step: an async generator layer costs every arrival a promise.
  */
-import type { Arrival } from '../arrival.js';
+import type { Arrival, ArrivalSource } from '../arrival.js';
 
 export type Emit = (a: Arrival) => void;
 
@@ -37,6 +37,18 @@ export async function drain(
 ): Promise<void> {
   const emit = chain(stages, 0, sink);
   for await (const a of source) emit(a);
+  endAll(stages, sink);
+}
+
+/** Runs a whole source through stages into `sink`, a batch at a time when the source has batches. */
+export async function drainSource(
+  source: ArrivalSource,
+  stages: readonly Stage[],
+  sink: Emit,
+): Promise<void> {
+  if (source.batches === undefined) return drain(source.arrivals, stages, sink);
+  const emit = chain(stages, 0, sink);
+  for await (const batch of source.batches) for (let i = 0; i < batch.length; i++) emit(batch[i]);
   endAll(stages, sink);
 }
 

@@ -1,0 +1,75 @@
+/**
+ * One design's replay speed in a fresh process (what `replay.ts` starts, one per design, so no design's
+ * code shapes another's JIT state): RUNS times, the readers alone on FILE (openArrivals, counting
+ * arrivals), then the whole replay of FILE through DESIGN against the central log (readers + engine,
+ * one gateway, 100 per minute, Δ = 1 s), each timed in this process's CPU time and in wall time.
+ * Prints one JSON line (a ReplaySample).
+ *
+ *   node --import tsx bench/replay-worker.ts FILE FORMAT DESIGN RUNS
+ */
+import type { DesignId } from '../src/config.js';
+import { openArrivals } from '../src/replay/parse/index.js';
+import type { LogFormat } from '../src/replay/parse/options.js';
+import { replay } from '../src/replay/run/engine.js';
+
+export interface ReplaySample {
+  design: string;
+  lines: number;
+  /** Lines per CPU-second of this process (a shared machine's other load does not lower it), per run. */
+  parseCpu: number[];
+  parseWall: number[];
+  endToEndCpu: number[];
+  endToEndWall: number[];
+}
+
+const [file, format, design, runsArg] = process.argv.slice(2);
+const runs = Number(runsArg ?? 3);
+
+/** Lines per second of CPU and of wall time for one call. */
+async function timed(f: () => Promise<number>): Promise<{ lines: number; cpu: number; wall: number }> {
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const lines = await f();
+  const c = process.cpuUsage(c0);
+  const wall = (performance.now() - t0) / 1000;
+  return { lines, cpu: lines / ((c.user + c.system) / 1e6), wall: lines / wall };
+}
+
+const out: ReplaySample = {
+  design,
+  lines: 0,
+  parseCpu: [],
+  parseWall: [],
+  endToEndCpu: [],
+  endToEndWall: [],
+};
+for (let r = 0; r < runs; r++) {
+  const parse = await timed(async () => {
+    const src = openArrivals([file], { format: format as LogFormat });
+    let n = 0;
+    for await (const _ of src.arrivals) n++;
+    const s = src.stats();
+    if (n !== s.lines) throw new Error(`read ${n} arrivals of ${s.lines} lines`);
+    return n;
+  });
+  const whole = await timed(async () => {
+    const settings = {
+      designs: [design as DesignId],
+      gateways: 1,
+      limit: 100,
+      windowMs: 60_000,
+      syncMs: 1000,
+      seed: 1,
+      top: 10,
+    };
+    const res = await replay(openArrivals([file], { format: format as LogFormat }), settings);
+    if (res.arrivals !== parse.lines) throw new Error(`replayed ${res.arrivals} of ${parse.lines}`);
+    return res.arrivals;
+  });
+  out.lines = parse.lines;
+  out.parseCpu.push(parse.cpu);
+  out.parseWall.push(parse.wall);
+  out.endToEndCpu.push(whole.cpu);
+  out.endToEndWall.push(whole.wall);
+}
+process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -1,0 +1,124 @@
+/**
+ * `fleetlimit replay`'s speed (issue 33: 200,000 lines/s end to end for one design on one core,
+ * beside the parse alone): writes one generated combined log (N lines, 10,000 client addresses, about
+ * 2,000 lines per second of stamps, every 50th line's stamp 1-3 s behind as NGINX writes a slow
+ * request's start, 5 % 429s), then per design a fresh process (replay-worker.ts) times, RUNS times,
+ * the readers alone and the whole replay (readers + that design and the central log, one gateway,
+ * 100 per minute, Δ = 1 s). Figures are lines per CPU-second of that process, min/median/max.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DESIGN_IDS } from '../src/config.js';
+import type { Arrival } from '../src/replay/arrival.js';
+import { writeLog } from '../src/replay/parse/write-log.js';
+import { Random } from '../src/sim/random.js';
+import type { ReplaySample } from './replay-worker.js';
+import { runTsChild } from './util.js';
+
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+export interface ReplayBench {
+  lines: number;
+  runs: number;
+  format: 'combined';
+  /** The readers alone: every design's process's runs together. */
+  parseCpu: Spread;
+  /** Readers + design + central log, per design. */
+  endToEndCpu: Record<string, Spread>;
+  endToEndWall: Record<string, Spread>;
+  samples: ReplaySample[];
+}
+
+/** The issue's target, end to end, lines per second on one core. */
+export const REPLAY_TARGET = 200_000;
+
+function* generated(n: number): Generator<Arrival> {
+  const random = new Random(7);
+  const t0 = Date.UTC(2026, 0, 5, 12, 0, 0);
+  for (let i = 0; i < n; i++) {
+    const behind = i % 50 === 0 ? 1000 + Math.floor(random.uniform() * 2000) : 0;
+    const t = t0 + Math.floor(i / 2) - behind; // 2,000 per second
+    const ip = Math.floor(random.uniform() * 10_000);
+    const key = `10.${(ip >> 8) & 255}.${ip & 255}.${(ip * 7) & 255}`;
+    yield { t, key, gateway: 0, status: random.uniform() < 0.05 ? 429 : 200 };
+  }
+}
+
+/** Writes the bench's log (see the top of this file) of `lines` lines to `file`. */
+export async function writeBenchLog(file: string, lines: number): Promise<void> {
+  await writeLog(file, generated(lines), { format: 'combined', tzOffsetMinutes: 60 });
+}
+
+function spread(xs: readonly number[]): Spread {
+  const s = [...xs].sort((a, b) => a - b);
+  return { min: s[0], median: s[Math.floor((s.length - 1) / 2)], max: s[s.length - 1] };
+}
+
+export async function benchReplay(opts: {
+  quick: boolean;
+  log: (s: string) => void;
+  designs?: readonly string[];
+  lines?: number;
+  runs?: number;
+}): Promise<ReplayBench> {
+  const lines = opts.lines ?? (opts.quick ? 300_000 : 1_000_000);
+  const runs = opts.runs ?? 3;
+  const designs = opts.designs ?? DESIGN_IDS;
+  const dir = mkdtempSync(join(tmpdir(), 'fleetlimit-bench-replay-'));
+  const file = join(dir, 'access.log');
+  try {
+    opts.log(`replay: writing ${lines.toLocaleString('en-US')} combined lines`);
+    await writeBenchLog(file, lines);
+    const samples: ReplaySample[] = [];
+    for (const design of designs) {
+      opts.log(`replay ${design}`);
+      samples.push(
+        await runTsChild<ReplaySample>(
+          'bench/replay-worker.ts',
+          [file, 'combined', design, String(runs)],
+          1_200_000,
+        ),
+      );
+    }
+    const endToEndCpu: Record<string, Spread> = {};
+    const endToEndWall: Record<string, Spread> = {};
+    for (const s of samples) {
+      endToEndCpu[s.design] = spread(s.endToEndCpu);
+      endToEndWall[s.design] = spread(s.endToEndWall);
+    }
+    return {
+      lines,
+      runs,
+      format: 'combined',
+      parseCpu: spread(samples.flatMap((s) => s.parseCpu)),
+      endToEndCpu,
+      endToEndWall,
+      samples,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const k = (x: number) => Math.round(x).toLocaleString('en-US');
+const mmm = (s: Spread) => `${k(s.min)} / ${k(s.median)} / ${k(s.max)}`;
+
+export function replayTable(b: ReplayBench): string {
+  const rows = Object.entries(b.endToEndCpu).map(
+    ([d, s]) => `| ${d} | ${mmm(s)} | ${s.median >= REPLAY_TARGET ? 'yes' : '**no**'} |`,
+  );
+  return [
+    `Replay speed: a generated combined log of ${k(b.lines)} lines (10,000 client addresses, 2,000 lines per second of stamps), one gateway, 100 per minute, Δ = 1 s; lines per CPU-second of one process, min / median / max of ${b.runs} runs per design (each design in a fresh process, the readers alone timed in every one of them).`,
+    '',
+    '| what | lines per CPU-second | median ≥ 200,000 |',
+    '|---|---:|:---:|',
+    `| the readers alone (parse) | ${mmm(b.parseCpu)} | ${b.parseCpu.median >= REPLAY_TARGET ? 'yes' : '**no**'} |`,
+    ...rows.map((r) => r.replace(/^\| /, '| readers + ')),
+    '',
+  ].join('\n');
+}
