@@ -8,7 +8,7 @@ import {
 } from './gateway/runtime/async-gateway.js';
 import { checkIpv6Subnet, TrustedProxies } from './http/client-address.js';
 import { type LimitedResponseOptions, limitedResponse, type RateLimitHttpOptions } from './http/core.js';
-import { sfString } from './http/headers.js';
+import { headerStyle, sfString } from './http/headers.js';
 import { resolveSidecarOptions, type SidecarFileOptions } from './sidecar/options.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './store/redis/options.js';
 import { VALIDATION_STORE } from './store/validation-store.js';
@@ -160,13 +160,17 @@ export function loadConfig(raw: unknown): LoadedConfig {
           });
         }
       }
-      for (const f of ['legacyHeaders', 'standardHeaders'] as const) {
-        if (h[f] !== undefined && typeof h[f] !== 'boolean') {
-          c.check(() => {
-            throw new ConfigError(`http.${f}`, `must be true or false, got ${JSON.stringify(h[f])}`);
-          });
-        }
+      if (h.legacyHeaders !== undefined && typeof h.legacyHeaders !== 'boolean') {
+        c.check(() => {
+          throw new ConfigError(
+            'http.legacyHeaders',
+            `must be true or false, got ${JSON.stringify(h.legacyHeaders)}`,
+          );
+        });
       }
+      // as the middleware takes it: true, false, 'draft-6' or 'draft-8'
+      if (h.standardHeaders !== undefined)
+        c.check(() => within('http', () => headerStyle(h.standardHeaders)));
     }
   }
   // the top level names the default policy and gives the named ones their common options
