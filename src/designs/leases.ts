@@ -247,9 +247,16 @@ export class LeaseKey implements KeyLimiter {
     return Math.min(this.p.policy.limit, held + this.storeFree);
   }
 
-  /** When the store's oldest admit leaves, while that is ahead; else the next sync (a grant). */
+  /**
+   * When the next slot frees: the store's oldest admit or this gateway's oldest admit the store has
+   * not counted yet, whichever leaves first; the next sync when neither is known. (It was the next
+   * sync whenever the store's last reply counted nothing, so a key's first login said its quota reset
+   * in Δ where it stays spent for W: test/regressions/leases-reset-says-next-sync-not-own-admit.test.ts.)
+   */
   resetAt(now: number): number {
-    return this.storeOldest > now && this.storeCount > 0 ? this.storeOldest : this.lastSyncAt + this.p.syncMs;
+    const store = this.storeOldest > now && this.storeCount > 0 ? this.storeOldest : Number.POSITIVE_INFINITY;
+    const first = Math.min(store, this.firstOwnExpiry());
+    return first > now && Number.isFinite(first) ? first : this.lastSyncAt + this.p.syncMs;
   }
 
   /** The per-interval update of the mean: the one place it is computed. */
