@@ -36,6 +36,9 @@ describe('EarlySyncBucket', () => {
     expect(b.take(900)).toBe(false);
     // nor takes any back: the refill counts from the latest instant seen
     expect(b.take(1100)).toBe(true);
+    const two = new EarlySyncBucket(2, 1, 100);
+    expect(two.take(1000)).toBe(true);
+    expect(two.take(900)).toBe(true);
   });
 
   it('refuses a burst below 1 and a refill rate that is not positive', () => {
