@@ -41,6 +41,8 @@ describe('central-log key', () => {
     // once the oldest has left, one more fits
     expect(full.retryAt(1000, 1, 1100)).toBe(1000);
     expect(full.retryAt(1000, 2, 1100)).toBe(Number.POSITIVE_INFINITY);
+    // asked later, the answer is then, never the instant already past
+    expect(full.retryAt(1005, 1, 1100)).toBe(1005);
     expect(keyAfter(1, 1000).retryAt(500, 2, 600)).toBe(500);
     expect(keyAfter(1, 1000).retryAt(500, 3, 600)).toBe(1000);
   });
