@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DESIGN_IDS, makePolicy } from '../../src/config.js';
-import { DESIGNS, type FleetParams, NEED_STORE, touchesStore } from '../../src/designs/index.js';
+import {
+  DESIGNS,
+  decidesLocally,
+  type FleetParams,
+  NEED_STORE,
+  touchesStore,
+} from '../../src/designs/index.js';
 
 // Every design's row in DESIGNS is complete, its facts agree with each other, and the state machine
 // its `create` makes behaves as the row says: the code reads these facts instead of design names.
@@ -15,6 +21,11 @@ const fleet: FleetParams = {
 describe('DESIGNS', () => {
   it('has one row per design id and no other', () => {
     expect(Object.keys(DESIGNS).sort()).toEqual([...DESIGN_IDS].sort());
+  });
+
+  it('decides locally exactly the designs with no request-path store call', () => {
+    const remote = DESIGN_IDS.filter((id) => !decidesLocally(id));
+    expect(remote.sort()).toEqual(['central-log', 'leases-ask']);
   });
 
   for (const id of DESIGN_IDS) {

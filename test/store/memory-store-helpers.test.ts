@@ -29,12 +29,34 @@ describe('MemoryStore helpers', () => {
     expect(() => s.headExpiry('k')).toThrow(/2 policies/);
   });
 
+  it('a key holding only a grant has no latest admit, and renewing a grant it does not hold does nothing', () => {
+    const s = boundedSweep();
+    s.ask('g', 'k', policy, 50, 2, 0);
+    expect(s.latestExpiry('k')).toBe(Number.NEGATIVE_INFINITY);
+    s.logAdmit('j', policy, 0, 1);
+    s.renewLease('j', 'g', 500); // j has admits, no grant
+    expect(s.freeSlots('j', 10)).toBe(4);
+  });
+
+  it('a call voided before it landed is refused on an empty key with no oldest expiry', () => {
+    const s = boundedSweep();
+    s.voidLogAdmits('g', policy, [{ key: 'k', seq: 3, cost: 1 }], 0);
+    expect(s.logAdmit('k', policy, 10, 1, { gatewayId: 'g', seq: 3 })).toEqual({
+      allowed: false,
+      count: 0,
+      oldestExpiry: Number.POSITIVE_INFINITY,
+      now: 10,
+    });
+  });
+
   it('renewLease moves a grant’s lapse later, never earlier; the store counts it until then', () => {
     const s = boundedSweep();
     expect(s.ask('g', 'k', policy, 50, 5, 0)).toMatchObject({ granted: 5, grantExpiresAt: 50 });
     s.renewLease('k', 'g', 40); // earlier: ignored
     s.renewLease('k', 'other', 500); // no grant: ignored
     s.renewLease('nokey', 'g', 500);
+    // the earlier renewal left the lapse the gateway was told: a refused ask reports it
+    expect(s.ask('g', 'k', policy, 50, 1, 10)).toMatchObject({ granted: 0, grantExpiresAt: 50 });
     // counted until an admit at its lapse (50) would age out: 150
     expect(s.logAdmit('k', policy, 149, 1).allowed).toBe(false);
     expect(s.logAdmit('k', policy, 150, 1).allowed).toBe(true);
@@ -77,5 +99,38 @@ describe('MemoryStore helpers', () => {
     s.logAdmit('x', policy, 400, 1);
     expect(s.keyCount).toBe(1);
     expect(s.outstandingOf('b', policy, 400)).toBe(0);
+  });
+
+  it('a key swept while it still counts something leaves once the rest ages out', () => {
+    const s = boundedSweep();
+    s.logAdmit('a', policy, 0, 1);
+    s.logAdmit('a', policy, 50, 1);
+    // at 100 the sweep finds a's admit at 50 still counting; at 150 nothing is left
+    s.logAdmit('x', policy, 100, 1);
+    expect(s.keyCount).toBe(2);
+    s.logAdmit('y', policy, 150, 1);
+    expect(s.keyCount).toBe(2); // x and y
+  });
+
+  it('a key dropped and made again is not swept at the old record’s deadline', () => {
+    const s = boundedSweep();
+    const lease = (seq: number, ask: number) =>
+      s.sync(
+        {
+          gatewayId: 'g',
+          seq,
+          policy,
+          leaseTtlMs: 50,
+          horizonMs: 0,
+          entries: [{ key: 'k', admits: [], read: false, release: true, ask }],
+        },
+        10 * (seq - 1),
+      );
+    lease(1, 2); // counted until 150: the sweep will look at k then
+    lease(2, 0); // handed back: k holds nothing and is dropped
+    expect(s.keyCount).toBe(0);
+    s.logAdmit('k', policy, 100, 1);
+    s.logAdmit('other', policy, 160, 1); // the old record's turn in the sweep
+    expect(s.countOf('k', policy, 170)).toBe(1);
   });
 });
