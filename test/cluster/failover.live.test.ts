@@ -168,14 +168,14 @@ describe('a failover of one master (issue 19)', () => {
     // A coordinated failover only completes once the replica can reach the master's offset: with its
     // replication link down (still syncing after the cluster formed) Redis drops it after a fixed 5 s.
     // FORCE is no substitute: it skips that handshake and loses acknowledged writes, so the counts
-    // could not be exact. Wait for the link, then retry the coordinated failover once if it lapses
-    // (in npm test the first attempt has lapsed every time, after Redis's fixed 5 s; alone it takes
-    // under 100 ms; the cause is not known).
+    // could not be exact. Wait for the link, then retry the coordinated failover if it lapses. (The
+    // lapses seen in npm test had a cause: the masters did not know the replica as one yet, so none
+    // voted; startRedisCluster now waits until every node lists every replica.)
     const syncWaitStart = Date.now();
     await waitReplicaInSync(replica);
     console.log(`replica in sync after ${Date.now() - syncWaitStart} ms of waiting`);
     const voters = [replica, ...others.filter((n) => n !== replica)];
-    // Up to three attempts: a fresh-clone CI run saw two lapse in a row (at load, the cause unknown);
+    // Up to three attempts: a fresh-clone CI run saw two lapse in a row before that wait existed;
     // before each retry the replica's link is waited for again, and what it reported is logged.
     let promoted1 = Number.NaN;
     for (let attempt = 1; Number.isNaN(promoted1); attempt++) {

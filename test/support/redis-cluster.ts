@@ -65,7 +65,10 @@ export async function startRedisCluster(
       { timeout: 30_000 },
     );
     await waitForOk(nodes);
-    if (replicas > 0) await waitForReplicaLinks(nodes);
+    if (replicas > 0) {
+      await waitForReplicaLinks(nodes);
+      await waitForReplicaViews(nodes, masters * replicas);
+    }
   } catch (err) {
     await Promise.all(nodes.map((n) => n.stop()));
     throw err;
@@ -108,6 +111,33 @@ async function waitForReplicaLinks(nodes: RedisServer[], timeoutMs = 20_000): Pr
     );
     if (states.every(Boolean)) return;
     if (Date.now() > deadline) throw new Error("the test cluster's replicas did not link up");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Every node knows every replica as one (CLUSTER NODES, flag `slave`). Right after `--cluster create`
+ * each replica's link is up but the masters still list it without that flag, learnt by gossip a few
+ * pings later; a master votes only for a replica it knows as its master's, so a coordinated
+ * CLUSTER FAILOVER sent then never gets a vote and lapses after Redis's 5 s (reproduced: a fresh
+ * 3 + 3 cluster, masters seeing 0 replicas, no promotion in 12 s; 3 s later, promoted in 100 ms).
+ */
+async function waitForReplicaViews(
+  nodes: RedisServer[],
+  expected: number,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const seen = await Promise.all(
+      nodes.map(async (n) => {
+        const lines = (await cli(n, 'cluster', 'nodes')).split('\n');
+        return lines.filter((l) => (l.split(' ')[2] ?? '').split(',').includes('slave')).length;
+      }),
+    );
+    if (seen.every((k) => k === expected)) return;
+    if (Date.now() > deadline)
+      throw new Error(`the test cluster's nodes did not all see its replicas: ${seen.join(', ')}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
