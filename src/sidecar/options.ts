@@ -308,23 +308,19 @@ function namedPolicies(
     if (ok !== undefined) out[name] = ok as SidecarPolicyFileOptions;
   }
   if (ctx.gatewayValid === true && ctx.gateway !== undefined && Object.keys(out).length === names.length) {
-    c.check(() => {
-      try {
-        createPolicyGateways({
-          ...policyCommon(ctx.gateway as Record<string, unknown>),
-          store: VALIDATION_STORE,
-          policies: out,
-        } as unknown as PolicyGatewaysOptions);
-      } catch (e) {
-        if (!(e instanceof ConfigError)) throw e;
-        const errors = (e instanceof ConfigErrors ? e.errors : [e]).map((x) => underSidecar(x, out as never));
-        throw errors.length === 1 ? errors[0] : new ConfigErrors(errors);
-      }
-    });
+    c.errors.push(...policyErrors(policyCommon(ctx.gateway), out));
   } else if (ctx.gateway !== undefined) {
-    // the top level is bad, or another policy is (those errors are reported already): each policy's own fields are still
-    // checked, over placeholder common options, so one run names every bad field
-    for (const [name, p] of Object.entries(out)) checkPolicyAlone(name, p as Record<string, unknown>, c);
+    // the top level is bad, or another policy is (those errors are reported already): each policy's
+    // own fields are still checked, over placeholder common options, so one run names every bad field.
+    // Only errors on a field the policy sets are kept: a relation with a placeholder would blame the
+    // wrong value (underSidecar names those under the policy too, but the policy does not set them)
+    for (const [name, p] of Object.entries(out)) {
+      const prefix = `sidecar.policies.${name}.`;
+      for (const e of policyErrors(PLACEHOLDER_COMMON, { [name]: p })) {
+        if (e.field.startsWith(prefix) && Object.hasOwn(p, e.field.slice(prefix.length).split('.')[0]))
+          c.errors.push(e);
+      }
+    }
   }
   return out;
 }
@@ -332,24 +328,21 @@ function namedPolicies(
 /** Common options that pass every check, standing in for a top level that does not. */
 const PLACEHOLDER_COMMON = { id: 'validate', design: 'central-log', gateways: 2, syncMs: 1000 };
 
-/**
- * One named policy checked on its own (the top-level options being bad): only the errors naming a
- * field the policy sets are kept, since a relation with a placeholder would blame the wrong value.
- */
-function checkPolicyAlone(name: string, p: Record<string, unknown>, c: ConfigChecks): void {
+/** The errors of the policies checked as the gateways they become, named under the sidecar section. */
+function policyErrors(
+  common: Record<string, unknown>,
+  policies: Record<string, SidecarPolicyFileOptions>,
+): ConfigError[] {
   try {
     createPolicyGateways({
-      ...PLACEHOLDER_COMMON,
+      ...common,
       store: VALIDATION_STORE,
-      policies: { [name]: p },
+      policies,
     } as unknown as PolicyGatewaysOptions);
+    return [];
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    const prefix = `sidecar.policies.${name}.`;
-    for (const x of (e instanceof ConfigErrors ? e.errors : [e]).map((y) => underSidecar(y, { [name]: p }))) {
-      const own = x.field.startsWith(prefix) && Object.hasOwn(p, x.field.slice(prefix.length).split('.')[0]);
-      if (own && !x.message.includes('(the top-level ')) c.errors.push(x);
-    }
+    return (e instanceof ConfigErrors ? e.errors : [e]).map((x) => underSidecar(x, policies as never));
   }
 }
 
