@@ -1,0 +1,209 @@
+/**
+ * Issue 35's capacity question: CPU per decision of the sidecar and of its Redis, beside the
+ * per-request central service (bench/sidecar-baseline.ts) and its Redis, in a closed loop of 32 over
+ * HTTP or gRPC. The client runs in this process, so the req/s a closed loop reaches is the client's
+ * limit as much as the server's on 2 cores; the figure compared is CPU per decision (server + Redis,
+ * from /proc and INFO cpu), whose inverse is the decisions per CPU-second each service can serve.
+ * Keys: KEYS of them, zipf popularity (exponent 1, the simulator's many-keys default), seeded.
+ * Usage: nice node --import tsx bench/probes/sidecar-capacity.ts [http|grpc] [KEYS=10] [SECONDS=5]
+ *   [ROUNDS=3] [--prof DIR] (the sidecar writes a CPU profile into DIR: split it with profile-split.mjs)
+ * Needs `npm run build` (the sidecar runs from dist/). Loopback only; every child ended by PID.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { Redis } from 'ioredis';
+import { ZipfKeys } from '../../src/fleet/key-choice.js';
+import { startRedisServer } from '../../src/fleet/redis-server.js';
+import { loadRateLimitService } from '../../src/sidecar/grpc-server.js';
+import { Random } from '../../src/sim/random.js';
+import { exited, killChild } from '../util.js';
+
+const args = process.argv.slice(2);
+const profAt = args.indexOf('--prof');
+const profDir = profAt >= 0 ? args.splice(profAt, 2)[1] : null;
+const door = (args[0] ?? 'grpc') as 'http' | 'grpc';
+const keys = Number(args[1] ?? 10);
+const seconds = Number(args[2] ?? 5);
+const rounds = Number(args[3] ?? 3);
+const CONCURRENCY = 32;
+// one seeded sequence of keys, replayed round the loop: both services see the same keys in the same order
+const zipf = new ZipfKeys(keys, 1);
+const rng = new Random(1);
+const SEQUENCE = Array.from({ length: 1 << 18 }, () => `key-${zipf.pick(rng)}`);
+
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+}
+
+async function redisCpuMs(r: Redis): Promise<number> {
+  const info = await r.info('cpu');
+  const sys = Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
+  const user = Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0);
+  return (sys + user) * 1000;
+}
+
+function readyLine(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`not ready in 20 s: ${out}`)), 20_000);
+    child.stdout?.on('data', (d) => {
+      out += d.toString();
+      const m = pattern.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    });
+  });
+}
+
+type Send = (key: string) => Promise<boolean>;
+
+function sender(target: { http: number; grpc: string }): { send: Send; close: () => void } {
+  if (door === 'http') {
+    const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    const send: Send = (key) =>
+      new Promise((resolve) => {
+        const req = request(
+          { host: '127.0.0.1', port: target.http, path: '/decide', headers: { 'x-api-key': key }, agent },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode === 204 || res.statusCode === 429));
+          },
+        );
+        req.on('error', () => resolve(false));
+        req.end();
+      });
+    return { send, close: () => agent.destroy() };
+  }
+  const Rls = loadRateLimitService();
+  const c = new Rls(target.grpc, grpc.credentials.createInsecure()) as unknown as {
+    ShouldRateLimit: (r: unknown, cb: (e: Error | null) => void) => void;
+    close: () => void;
+  };
+  const send: Send = (key) =>
+    new Promise((resolve) =>
+      c.ShouldRateLimit(
+        { domain: 'edge', descriptors: [{ entries: [{ key: 'api_key', value: key }] }] },
+        (e) => resolve(e === null),
+      ),
+    );
+  return { send, close: () => c.close() };
+}
+
+async function closedLoop(send: Send, ms: number): Promise<number> {
+  let n = 0;
+  const end = performance.now() + ms;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, w) => {
+      let i = w;
+      while (performance.now() < end) {
+        if (await send(SEQUENCE[i % SEQUENCE.length])) n++;
+        i += CONCURRENCY;
+      }
+    }),
+  );
+  return n;
+}
+
+async function measure(name: string, pid: number, target: { http: number; grpc: string }, redis: Redis) {
+  const s = sender(target);
+  try {
+    await closedLoop(s.send, 1000);
+    const c0 = cpuMs(pid);
+    const r0 = await redisCpuMs(redis);
+    const t0 = performance.now();
+    const n = await closedLoop(s.send, seconds * 1000);
+    const wall = (performance.now() - t0) / 1000;
+    const server = ((cpuMs(pid) - c0) * 1000) / n;
+    const red = (((await redisCpuMs(redis)) - r0) * 1000) / n;
+    return { name, perS: n / wall, server, redis: red, total: server + red };
+  } finally {
+    s.close();
+  }
+}
+
+const rows: Awaited<ReturnType<typeof measure>>[] = [];
+for (let round = 0; round < rounds; round++) {
+  const rs = await startRedisServer();
+  const rc = await startRedisServer();
+  const probes = { s: new Redis(rs.url), c: new Redis(rc.url) };
+  const children: ChildProcess[] = [];
+  try {
+    const cfg = join(tmpdir(), `fleetlimit-capacity-${process.pid}.json`);
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        id: 'capacity',
+        design: 'adaptive',
+        limit: 100,
+        windowMs: 60_000,
+        gateways: 4,
+        syncMs: 1000,
+        sidecar: { http: { port: 0 }, grpc: { port: 0, domain: 'edge', descriptors: [['api_key']] } },
+      }),
+    );
+    const prof = profDir !== null && round === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+    const sc = spawn(process.execPath, [...prof, 'dist/cli/main.js', 'sidecar', cfg, '--redis', rs.url], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    children.push(sc);
+    const m = await readyLine(sc, /http http:\/\/127\.0\.0\.1:(\d+), grpc (\S+) \(/);
+    const central = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'bench/sidecar-baseline.ts',
+        JSON.stringify({ redisUrl: rc.url, limit: 100, windowMs: 60_000 }),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    children.push(central);
+    const cm = await readyLine(central, /READY (\d+) (\d+)/);
+    // alternate which goes first, so neither always runs on the warmer machine
+    const pair = [
+      () => measure('sidecar', sc.pid as number, { http: Number(m[1]), grpc: m[2] }, probes.s),
+      () =>
+        measure(
+          'central',
+          central.pid as number,
+          { http: Number(cm[1]), grpc: `127.0.0.1:${cm[2]}` },
+          probes.c,
+        ),
+    ];
+    if (round % 2 === 1) pair.reverse();
+    for (const run of pair) rows.push(await run());
+  } finally {
+    for (const ch of children) {
+      killChild(ch);
+      await exited(ch);
+    }
+    probes.s.disconnect();
+    probes.c.disconnect();
+    await rs.stop();
+    await rc.stop();
+  }
+}
+
+const fmt = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `${s[0].toFixed(1)} / ${s[Math.floor(s.length / 2)].toFixed(1)} / ${s[s.length - 1].toFixed(1)}`;
+};
+console.log(
+  `${door}, ${keys} keys (zipf 1), closed loop of ${CONCURRENCY}, ${seconds} s × ${rounds} (min / median / max)`,
+);
+console.log('| service | req/s | server µs/decision | Redis µs/decision | total µs/decision |');
+console.log('| --- | --- | --- | --- | --- |');
+for (const name of ['sidecar', 'central']) {
+  const r = rows.filter((x) => x.name === name);
+  console.log(
+    `| ${name} | ${fmt(r.map((x) => x.perS))} | ${fmt(r.map((x) => x.server))} | ${fmt(r.map((x) => x.redis))} | ${fmt(r.map((x) => x.total))} |`,
+  );
+}
