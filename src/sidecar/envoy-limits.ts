@@ -257,6 +257,8 @@ export class EnvoyLimits {
         gone.push(g);
       }
       await Promise.all(gone.map((g) => g.stop()));
+      // their series leave /metrics: a removed limit must not show its last figures for ever
+      for (const g of gone) g.unregisterMetrics(this.opts.registry);
       return { kept: used.size - fresh.size, added: fresh.size, removed: gone.length };
     });
     this.applying = run.catch(() => {});

@@ -25,7 +25,12 @@ import { EarlySyncs } from './early-syncs.js';
 import type { FailureCause } from './failure-cause.js';
 import { KeyTable } from './key-table.js';
 import { LogVoids } from './log-voids.js';
-import { type MetricsOptions, metricsHandler, registerGatewayMetrics } from './metrics.js';
+import {
+  type MetricsOptions,
+  metricsHandler,
+  registerGatewayMetrics,
+  unregisterGatewayMetrics,
+} from './metrics.js';
 import { StoreClock } from './store-clock.js';
 import { StoreHealth } from './store-health.js';
 import { SyncLoop } from './sync-loop.js';
@@ -720,6 +725,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   /** Registers this gateway's Prometheus metrics on `registry` (a new one if none is given). */
   registerMetrics(registry?: Registry, opts?: MetricsOptions): Registry {
     return registerGatewayMetrics(this, registry, opts);
+  }
+
+  /** Takes this gateway's metrics off `registry` (see unregisterGatewayMetrics): for a gateway stopped for good. */
+  unregisterMetrics(registry: Registry): void {
+    unregisterGatewayMetrics(this, registry);
   }
 
   /** A node:http handler serving this gateway's metrics (on `registry`, or a registry of its own). */

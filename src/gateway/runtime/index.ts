@@ -10,4 +10,9 @@ export {
   type SyncErrorEvent,
   type SyncEvent,
 } from './async-gateway.js';
-export { type MetricsOptions, metricsHandler, registerGatewayMetrics } from './metrics.js';
+export {
+  type MetricsOptions,
+  metricsHandler,
+  registerGatewayMetrics,
+  unregisterGatewayMetrics,
+} from './metrics.js';

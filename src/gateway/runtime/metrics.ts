@@ -15,6 +15,8 @@ const REASONS =
 interface Collector {
   gateways: Set<AsyncGateway>;
   latency: Histogram<'gateway'>;
+  /** Each gateway's 'sync' listener feeding `latency`, so unregistering can take it off. */
+  listeners: Map<AsyncGateway, (e: { latencyMs: number }) => void>;
 }
 
 const collectors = new WeakMap<Registry, Collector>();
@@ -38,8 +40,26 @@ export function registerGatewayMetrics(
   if (c.gateways.has(gateway)) return registry;
   c.gateways.add(gateway);
   const latency = c.latency;
-  gateway.on('sync', (e) => latency.observe({ gateway: gateway.id }, e.latencyMs / 1000));
+  const listener = (e: { latencyMs: number }) => latency.observe({ gateway: gateway.id }, e.latencyMs / 1000);
+  c.listeners.set(gateway, listener);
+  gateway.on('sync', listener);
   return registry;
+}
+
+/**
+ * Takes a gateway's metrics off `registry` (a gateway the program stopped for good, such as the
+ * sidecar's for a limit its reloaded files no longer have): its series leave the next scrape, where
+ * they would otherwise stay at their last values for the life of the process.
+ */
+export function unregisterGatewayMetrics(gateway: AsyncGateway, registry: Registry): void {
+  const c = collectors.get(registry);
+  if (c === undefined || !c.gateways.delete(gateway)) return;
+  const listener = c.listeners.get(gateway);
+  if (listener !== undefined) gateway.off('sync', listener);
+  c.listeners.delete(gateway);
+  // another gateway registered under the same id (a changed limit's successor) keeps the series
+  for (const g of c.gateways) if (g.id === gateway.id) return;
+  c.latency.remove({ gateway: gateway.id });
 }
 
 /** A node:http handler that serves the registry in Prometheus text format. */
@@ -115,6 +135,7 @@ function createCollector(registry: Registry, p: string): Collector {
     labelNames: ['gateway'],
     registers,
     collect() {
+      this.reset();
       each((g, s) => this.set({ gateway: g.id }, s.lastGoodAgeMs / 1000));
     },
   });
@@ -124,6 +145,7 @@ function createCollector(registry: Registry, p: string): Collector {
     labelNames: ['gateway'],
     registers,
     collect() {
+      this.reset();
       each((g, s) => this.set({ gateway: g.id }, s.unsyncedAdmits));
     },
   });
@@ -133,6 +155,7 @@ function createCollector(registry: Registry, p: string): Collector {
     labelNames: ['gateway'],
     registers,
     collect() {
+      this.reset();
       each((g, s) => this.set({ gateway: g.id }, s.keys));
     },
   });
@@ -142,6 +165,7 @@ function createCollector(registry: Registry, p: string): Collector {
     labelNames: ['gateway'],
     registers,
     collect() {
+      this.reset();
       each((g, s) => this.set({ gateway: g.id }, s.gateways));
     },
   });
@@ -151,6 +175,7 @@ function createCollector(registry: Registry, p: string): Collector {
     labelNames: ['gateway'],
     registers,
     collect() {
+      this.reset();
       each((g, s) => this.set({ gateway: g.id }, s.storeDown ? 1 : 0));
     },
   });
@@ -160,6 +185,7 @@ function createCollector(registry: Registry, p: string): Collector {
     labelNames: ['gateway'],
     registers,
     collect() {
+      this.reset();
       each((g, s) => this.set({ gateway: g.id }, s.offsetMs / 1000));
     },
   });
@@ -169,6 +195,7 @@ function createCollector(registry: Registry, p: string): Collector {
     labelNames: ['gateway'],
     registers,
     collect() {
+      this.reset();
       each((g, s) => this.set({ gateway: g.id }, s.duplicateId ? 1 : 0));
     },
   });
@@ -211,5 +238,5 @@ function createCollector(registry: Registry, p: string): Collector {
       });
     },
   });
-  return { gateways, latency };
+  return { gateways, latency, listeners: new Map() };
 }

@@ -546,6 +546,25 @@ describe('AsyncGateway: metrics and options', () => {
     expect(text).toContain('fleetlimit_decisions_total{gateway="gw-b",outcome="allowed",degraded="false"} 1');
   });
 
+  it('unregisterMetrics takes one gateway off; a successor under the same id keeps its series', async () => {
+    const old = setup({ design: 'split', id: 'gw-a' }).gw;
+    const next = setup({ design: 'split', id: 'gw-a' }).gw;
+    const other = setup({ design: 'split', id: 'gw-b' }).gw;
+    const registry = new Registry();
+    for (const g of [old, next, other]) g.registerMetrics(registry);
+    await old.syncNow();
+    await other.syncNow();
+    old.unregisterMetrics(registry);
+    expect(old.listenerCount('sync')).toBe(0);
+    // the successor has made no sync yet: the latency series it shares with the old one stays
+    expect(await registry.metrics()).toContain('fleetlimit_sync_duration_seconds_count{gateway="gw-a"} 1');
+    next.unregisterMetrics(registry);
+    const text = await registry.metrics();
+    expect(text).not.toContain('gateway="gw-a"');
+    expect(text).toContain('fleetlimit_sync_duration_seconds_count{gateway="gw-b"} 1');
+    expect(text).toContain('fleetlimit_keys{gateway="gw-b"} 0');
+  });
+
   it('emits sync and syncError events', async () => {
     const { gw, store } = setup({ design: 'shared-counter' });
     const seen: string[] = [];
