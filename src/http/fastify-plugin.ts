@@ -10,7 +10,8 @@ import { isOnePolicy, type OnePolicyOptions, onePolicyGateway, splitOnePolicy } 
 type Hook<Req, Reply> = (request: Req, reply: Reply, done: (err?: Error) => void) => void;
 
 /**
- * A route's `config.rateLimit`: false (not limited), or the middleware options it changes for that
+ * A route's `config.fleetlimit` (or `config.rateLimit`, @fastify/rate-limit's name, read when the
+ * route has no `config.fleetlimit`): false (not limited), or the middleware options it changes for that
  * route (a `policy` of the set, `key`, `message`, …) and, with the plugin made from one policy's
  * options, a `limit` and `windowMs` of its own: the route then gets a gateway of its own (a policy
  * named after its method and URL, so its counts are its own, as @fastify/rate-limit keeps them).
@@ -28,7 +29,7 @@ export interface FleetlimitPluginOwnOptions {
   gateway?: RateLimitTarget;
   /**
    * Limit every route of the app (and of the plugins registered after it); false: only the routes
-   * with a `config.rateLimit` of their own, as @fastify/rate-limit's `global`. @default true
+   * with a `config.fleetlimit` (or `config.rateLimit`) of their own, as @fastify/rate-limit's `global`. @default true
    */
   global?: boolean;
 }
@@ -41,7 +42,7 @@ export type FleetlimitPluginOptions<Req = PeerLike, Reply = FastifyReplyLike> = 
 interface RouteLike {
   method: string | string[];
   url: string;
-  config?: { rateLimit?: unknown };
+  config?: { rateLimit?: unknown; fleetlimit?: unknown };
   onRequest?: unknown;
 }
 
@@ -124,24 +125,24 @@ function register<Req extends PeerLike, Reply extends FastifyReplyLike>(
     await Promise.all(made.map((g) => g.stop()));
   });
   fastify.addHook('onRoute', (route) => {
-    const own = route.config?.rateLimit;
+    // our own name first: a program that also loads @fastify/rate-limit (migrating, or for its types,
+    // which claim config.rateLimit for its options) gives each plugin its own route options
+    const field = route.config?.fleetlimit !== undefined ? 'config.fleetlimit' : 'config.rateLimit';
+    const own = route.config?.fleetlimit !== undefined ? route.config.fleetlimit : route.config?.rateLimit;
     if (own === false) return;
     if (own === undefined || own === null) {
       if (global) addHook(route, all);
       return;
     }
     if (typeof own !== 'object') {
-      throw new ConfigError(
-        'config.rateLimit',
-        `must be false or an object of options, got ${JSON.stringify(own)}`,
-      );
+      throw new ConfigError(field, `must be false or an object of options, got ${JSON.stringify(own)}`);
     }
     const { limit, windowMs, ...routeMw } = own as { limit?: number; windowMs?: number };
     let routeTarget = target;
     if (limit !== undefined || windowMs !== undefined) {
       if (base === null) {
         throw new ConfigError(
-          'config.rateLimit',
+          field,
           'a route’s own limit or windowMs needs the plugin made from one policy’s options (limit, windowMs, store, gateways, id); with a set of policies, name one (policy)',
         );
       }

@@ -1,5 +1,5 @@
 // fleetlimitPlugin, registered as @fastify/rate-limit is: every route limited, per-route
-// config.rateLimit overrides (its own limit on a counter of its own, other options, or off),
+// config.fleetlimit / config.rateLimit overrides (its own limit on a counter of its own, other options, or off),
 // global: false, the decision on the request, the header styles, the hooks, and the gateways it made
 // stopped on close (app.inject, MemoryStore).
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -130,5 +130,28 @@ describe('fleetlimitPlugin', () => {
     expect(() => a.get('/y', own('yes'), async () => 'y')).toThrow(
       /^config\.rateLimit: must be false or an object/,
     );
+    expect(() => a.get('/z', { config: { fleetlimit: 'yes' } }, async () => 'z')).toThrow(
+      /^config\.fleetlimit: must be false or an object/,
+    );
+  });
+
+  it('config.fleetlimit: typed without a cast beside @fastify/rate-limit, and it wins over config.rateLimit', async () => {
+    // @fastify/rate-limit's types are loaded in this file (own(), above): config.fleetlimit needs no cast
+    const a = app();
+    await a.register(fleetlimitPlugin, {
+      limit: 3,
+      windowMs: 60_000,
+      store: new MemoryStore(),
+      gateways: 1,
+      id: 'plugin-own-name',
+    });
+    a.get('/login', { config: { fleetlimit: { limit: 1, message: 'slow down' } } }, async () => 'hi');
+    // the other plugin's options stay its own: this route is limited by config.fleetlimit only
+    a.get('/both', { config: { fleetlimit: false, rateLimit: { max: 1 } } }, async () => 'both');
+    expect((await a.inject('/login')).statusCode).toBe(200);
+    const r = await a.inject('/login');
+    expect(r.statusCode).toBe(429);
+    expect(r.body).toBe('slow down');
+    for (let i = 0; i < 5; i++) expect((await a.inject('/both')).statusCode).toBe(200);
   });
 });
