@@ -10,7 +10,11 @@
 // time (INFO commandstats: wall time inside the command, which a preempted server stretches on a
 // busy machine) and the servers' CPU time (INFO cpu, used_cpu_user + used_cpu_sys, summed over the
 // nodes: everything the servers did, networking included). DIST names the build (A/B of a change).
-// Usage: npm run build && node bench/probes/cluster-sync.mjs [KEYS=10000] [C=4] [REPS=5] [DIST=dist]
+// The cluster runs once per keyGroups value in GROUPS (comma-separated; decision 0011: 256 puts the
+// keys in 256 hash tags, so one script call carries a group's keys; 'per-key' is the naming before,
+// a tag per key; 'default' leaves the option unset, for a build without it), and the last lines give
+// each one's Redis CPU per key-sync (INFO cpu) over one master's.
+// Usage: npm run build && node bench/probes/cluster-sync.mjs [KEYS=10000] [C=4] [REPS=5] [DIST=dist] [GROUPS=256,per-key]
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +26,9 @@ const KEYS = Number(process.argv[2] ?? 10_000);
 const C = Number(process.argv[3] ?? 4);
 const REPS = Number(process.argv[4] ?? 5);
 const DIST = pathToFileURL(resolve(process.argv[5] ?? 'dist')).href;
+const GROUPS = (process.argv[6] ?? '256,per-key')
+  .split(',')
+  .map((g) => (g === 'per-key' || g === 'default' ? g : Number(g)));
 const { freePort, startRedisServer } = await import(`${DIST}/fleet/redis-server.js`);
 const { makePolicy } = await import(`${DIST}/index.js`);
 const { RedisStore } = await import(`${DIST}/store/redis/index.js`);
@@ -164,11 +171,19 @@ try {
     () => new Cluster(nodes.map((n) => ({ host: n.host, port: n.port }))),
   );
   await Promise.all(cClients.map((c) => new Promise((r) => c.once('ready', r))));
-  const three = await measure('3 masters', cClients, cConns);
+  const threes = [];
+  for (const g of GROUPS) {
+    const opts = g === 'default' ? {} : { keyGroups: g };
+    threes.push(await measure(`3 masters, ${g}`, cClients, cConns, opts));
+  }
   for (const c of [...cConns, ...cClients]) c.disconnect();
-  console.log(
-    `ratio 3 masters / 1 master: ${(three.keySyncsPerSec / one.keySyncsPerSec).toFixed(2)}× (KEYS=${KEYS}, C=${C}, ${(await import('node:os')).cpus().length} cores)`,
-  );
+  const cores = (await import('node:os')).cpus().length;
+  for (const three of threes)
+    console.log(
+      `${three.name} / 1 master: key-syncs/s ${(three.keySyncsPerSec / one.keySyncsPerSec).toFixed(2)}×, ` +
+        `Redis CPU per key-sync ${(three.serverCpuUsPerKey / one.serverCpuUsPerKey).toFixed(2)}× ` +
+        `(in commands ${(three.redisUsPerKey / one.redisUsPerKey).toFixed(2)}×) (KEYS=${KEYS}, C=${C}, ${cores} cores)`,
+    );
 } finally {
   await Promise.all([single.stop(), ...nodes.map((n) => n.stop())]);
 }
