@@ -13,8 +13,12 @@
 // The cluster runs once per keyGroups value in GROUPS (comma-separated; decision 0011: 256 puts the
 // keys in 256 hash tags, so one script call carries a group's keys; 'per-key' is the naming before,
 // a tag per key; 'default' leaves the option unset, for a build without it), and the last lines give
-// each one's Redis CPU per key-sync (INFO cpu) over one master's.
-// Usage: npm run build && node bench/probes/cluster-sync.mjs [KEYS=10000] [C=4] [REPS=5] [DIST=dist] [GROUPS=256,per-key]
+// each one's Redis CPU per key-sync (INFO cpu) over one master's. The setups are measured in turn,
+// TRIALS times (one master, then each cluster setup, again and again), so that a load on the machine
+// that comes and goes weighs on them alike; each trial's ratio is over the same trial's one master,
+// and the last lines give min/median/max over the trials. One master with one key per call is
+// measured in the first trial only.
+// Usage: npm run build && node bench/probes/cluster-sync.mjs [KEYS=10000] [C=4] [REPS=5] [DIST=dist] [GROUPS=256,per-key] [TRIALS=3]
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -29,6 +33,7 @@ const DIST = pathToFileURL(resolve(process.argv[5] ?? 'dist')).href;
 const GROUPS = (process.argv[6] ?? '256,per-key')
   .split(',')
   .map((g) => (g === 'per-key' || g === 'default' ? g : Number(g)));
+const TRIALS = Number(process.argv[7] ?? 3);
 const { freePort, startRedisServer } = await import(`${DIST}/fleet/redis-server.js`);
 const { makePolicy } = await import(`${DIST}/index.js`);
 const { RedisStore } = await import(`${DIST}/store/redis/index.js`);
@@ -102,8 +107,8 @@ async function serverCpu(conns) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** C gateways' syncs of the same KEYS keys at once, REPS rounds; `clients` one per gateway. */
-async function measure(name, clients, conns, storeOpts = {}) {
+/** C gateways syncing the same KEYS keys, one store each on `clients` (one per gateway). */
+async function setup(name, clients, conns, storeOpts = {}) {
   const policy = makePolicy(1_000_000_000, 60_000, 'sliding');
   const stores = clients.map((c) => new RedisStore(c, { prefix: `cs:${name}:`, ...storeOpts }));
   const seqs = stores.map(() => 0);
@@ -121,6 +126,11 @@ async function measure(name, clients, conns, storeOpts = {}) {
       }),
     );
   await round(); // creates the keys, loads the scripts
+  return { name, conns, round };
+}
+
+/** The setup's syncs at once, REPS rounds. */
+async function measure({ name, conns, round }) {
   for (const c of conns) await c.config('RESETSTAT');
   const cpu0 = process.cpuUsage();
   const server0 = await serverCpu(conns);
@@ -156,34 +166,54 @@ async function measure(name, clients, conns, storeOpts = {}) {
 
 const single = await startRedisServer();
 const nodes = await startCluster(3);
+const conns = [];
 try {
   const sConns = [new Redis(single.port, single.host)];
   const sClients = Array.from({ length: C }, () => new Redis(single.port, single.host));
-  const one = await measure('1 master', sClients, sConns);
-  // the same server with one key per script call, about as the cluster cuts a sync (by slot): the
-  // per-call cost of the split, without the sharding
-  await measure('1 master, chunkKeys 1', sClients, sConns, { chunkKeys: 1 });
-  for (const c of [...sConns, ...sClients]) c.disconnect();
-
   const cConns = nodes.map((n) => new Redis(n.port, n.host));
   const cClients = Array.from(
     { length: C },
     () => new Cluster(nodes.map((n) => ({ host: n.host, port: n.port }))),
   );
+  conns.push(...sConns, ...sClients, ...cConns, ...cClients);
   await Promise.all(cClients.map((c) => new Promise((r) => c.once('ready', r))));
+  const one = await setup('1 master', sClients, sConns);
+  // the same server with one key per script call, about as the cluster cut a sync by slot before
+  // key groups: the per-call cost of the split, without the sharding
+  const oneByKey = await setup('1 master, chunkKeys 1', sClients, sConns, { chunkKeys: 1 });
   const threes = [];
-  for (const g of GROUPS) {
-    const opts = g === 'default' ? {} : { keyGroups: g };
-    threes.push(await measure(`3 masters, ${g}`, cClients, cConns, opts));
-  }
-  for (const c of [...cConns, ...cClients]) c.disconnect();
+  for (const g of GROUPS)
+    threes.push(await setup(`3 masters, ${g}`, cClients, cConns, g === 'default' ? {} : { keyGroups: g }));
   const cores = (await import('node:os')).cpus().length;
-  for (const three of threes)
+  const cpu = new Map([one, ...threes].map((s) => [s.name, []]));
+  const ratios = new Map(threes.map((s) => [s.name, { cpu: [], commands: [], rate: [] }]));
+  for (let t = 0; t < TRIALS; t++) {
     console.log(
-      `${three.name} / 1 master: key-syncs/s ${(three.keySyncsPerSec / one.keySyncsPerSec).toFixed(2)}×, ` +
-        `Redis CPU per key-sync ${(three.serverCpuUsPerKey / one.serverCpuUsPerKey).toFixed(2)}× ` +
-        `(in commands ${(three.redisUsPerKey / one.redisUsPerKey).toFixed(2)}×) (KEYS=${KEYS}, C=${C}, ${cores} cores)`,
+      `trial ${t + 1} of ${TRIALS}, load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`,
+    );
+    const o = await measure(one);
+    cpu.get(one.name).push(o.serverCpuUsPerKey);
+    if (t === 0) await measure(oneByKey);
+    for (const s of threes) {
+      const x = await measure(s);
+      cpu.get(s.name).push(x.serverCpuUsPerKey);
+      const r = ratios.get(s.name);
+      r.cpu.push(x.serverCpuUsPerKey / o.serverCpuUsPerKey);
+      r.commands.push(x.redisUsPerKey / o.redisUsPerKey);
+      r.rate.push(x.keySyncsPerSec / o.keySyncsPerSec);
+    }
+  }
+  const mmm = (xs, d = 2) =>
+    `${Math.min(...xs).toFixed(d)} / ${median(xs).toFixed(d)} / ${Math.max(...xs).toFixed(d)}`;
+  console.log(
+    `min / median / max over ${TRIALS} trials (KEYS=${KEYS}, C=${C}, REPS=${REPS}, ${cores} cores):`,
+  );
+  for (const [name, xs] of cpu) console.log(`${name.padEnd(21)} Redis CPU µs per key-sync ${mmm(xs, 1)}`);
+  for (const [name, r] of ratios)
+    console.log(
+      `${name} / 1 master: Redis CPU per key-sync ${mmm(r.cpu)}×; in commands ${mmm(r.commands)}×; key-syncs/s ${mmm(r.rate)}×`,
     );
 } finally {
+  for (const c of conns) c.disconnect();
   await Promise.all([single.stop(), ...nodes.map((n) => n.stop())]);
 }
