@@ -95,14 +95,17 @@ async function evalshaStats(conns) {
   return { calls, usec };
 }
 
-/** Seconds of CPU the servers used so far (user + sys, summed). */
+/** Seconds of CPU the servers used so far (user + sys, summed), and of it in the kernel (sys). */
 async function serverCpu(conns) {
   let s = 0;
+  let sys = 0;
   for (const c of conns) {
     const info = await c.info('cpu');
-    s += Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+    const k = Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+    s += Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + k;
+    sys += k;
   }
-  return s;
+  return { s, sys };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -143,7 +146,9 @@ async function measure({ name, conns, round }) {
     rates.push((C * KEYS) / ((performance.now() - t) / 1000));
   }
   const cpu = process.cpuUsage(cpu0);
-  const serverSec = (await serverCpu(conns)) - server0;
+  const server1 = await serverCpu(conns);
+  const serverSec = server1.s - server0.s;
+  const sysSec = server1.sys - server0.sys;
   const wallSec = (performance.now() - wall0) / 1000;
   const st = await evalshaStats(conns);
   const keySyncs = REPS * C * KEYS;
@@ -153,13 +158,14 @@ async function measure({ name, conns, round }) {
     callsPerSync: st.calls / (REPS * C),
     redisUsPerKey: st.usec / keySyncs,
     serverCpuUsPerKey: (serverSec * 1e6) / keySyncs,
+    serverSysUsPerKey: (sysSec * 1e6) / keySyncs,
     serverCores: serverSec / wallSec,
     clientCores: (cpu.user + cpu.system) / 1e6 / wallSec,
     clientUsPerKey: (cpu.user + cpu.system) / keySyncs,
   };
   console.log(
     `${name.padEnd(21)} ${Math.round(out.keySyncsPerSec).toLocaleString('en')} key-syncs/s (median of ${REPS}, min ${Math.round(Math.min(...rates)).toLocaleString('en')}, max ${Math.round(Math.max(...rates)).toLocaleString('en')}); ` +
-      `${out.callsPerSync.toFixed(0)} script calls per sync of ${KEYS} keys; Redis ${out.redisUsPerKey.toFixed(1)} µs/key in commands, ${out.serverCpuUsPerKey.toFixed(1)} µs/key CPU (all nodes); this process ${out.clientUsPerKey.toFixed(1)} µs/key; ` +
+      `${out.callsPerSync.toFixed(0)} script calls per sync of ${KEYS} keys; Redis ${out.redisUsPerKey.toFixed(1)} µs/key in commands, ${out.serverCpuUsPerKey.toFixed(1)} µs/key CPU (all nodes; ${out.serverSysUsPerKey.toFixed(1)} of it sys); this process ${out.clientUsPerKey.toFixed(1)} µs/key; ` +
       `cores busy: servers ${out.serverCores.toFixed(2)}, this process ${out.clientCores.toFixed(2)}`,
   );
   return out;
@@ -187,6 +193,7 @@ try {
     threes.push(await setup(`3 masters, ${g}`, cClients, cConns, g === 'default' ? {} : { keyGroups: g }));
   const cores = (await import('node:os')).cpus().length;
   const cpu = new Map([one, ...threes].map((s) => [s.name, []]));
+  const sys = new Map([one, ...threes].map((s) => [s.name, []]));
   const ratios = new Map(threes.map((s) => [s.name, { cpu: [], commands: [], rate: [] }]));
   for (let t = 0; t < TRIALS; t++) {
     console.log(
@@ -194,10 +201,12 @@ try {
     );
     const o = await measure(one);
     cpu.get(one.name).push(o.serverCpuUsPerKey);
+    sys.get(one.name).push(o.serverSysUsPerKey);
     if (t === 0) await measure(oneByKey);
     for (const s of threes) {
       const x = await measure(s);
       cpu.get(s.name).push(x.serverCpuUsPerKey);
+      sys.get(s.name).push(x.serverSysUsPerKey);
       const r = ratios.get(s.name);
       r.cpu.push(x.serverCpuUsPerKey / o.serverCpuUsPerKey);
       r.commands.push(x.redisUsPerKey / o.redisUsPerKey);
@@ -209,7 +218,10 @@ try {
   console.log(
     `min / median / max over ${TRIALS} trials (KEYS=${KEYS}, C=${C}, REPS=${REPS}, ${cores} cores):`,
   );
-  for (const [name, xs] of cpu) console.log(`${name.padEnd(21)} Redis CPU µs per key-sync ${mmm(xs, 1)}`);
+  for (const [name, xs] of cpu)
+    console.log(
+      `${name.padEnd(21)} Redis CPU µs per key-sync ${mmm(xs, 1)}; of it sys ${mmm(sys.get(name), 1)}`,
+    );
   for (const [name, r] of ratios)
     console.log(
       `${name} / 1 master: Redis CPU per key-sync ${mmm(r.cpu)}×; in commands ${mmm(r.commands)}×; key-syncs/s ${mmm(r.rate)}×`,
