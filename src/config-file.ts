@@ -39,6 +39,7 @@ export const REDIS_FILE_FIELDS: readonly string[] = [
   'buckets',
   'chunkKeys',
   'chunkAdmits',
+  'keyGroups',
   'expiryMarginMs',
 ];
 export const HTTP_FILE_FIELDS: readonly string[] = [

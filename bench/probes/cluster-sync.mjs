@@ -10,7 +10,15 @@
 // time (INFO commandstats: wall time inside the command, which a preempted server stretches on a
 // busy machine) and the servers' CPU time (INFO cpu, used_cpu_user + used_cpu_sys, summed over the
 // nodes: everything the servers did, networking included). DIST names the build (A/B of a change).
-// Usage: npm run build && node bench/probes/cluster-sync.mjs [KEYS=10000] [C=4] [REPS=5] [DIST=dist]
+// The cluster runs once per keyGroups value in GROUPS (comma-separated; decision 0011: 256 puts the
+// keys in 256 hash tags, so one script call carries a group's keys; 'per-key' is the naming before,
+// a tag per key; 'default' leaves the option unset, for a build without it), and the last lines give
+// each one's Redis CPU per key-sync (INFO cpu) over one master's. The setups are measured in turn,
+// TRIALS times (one master, then each cluster setup, again and again), so that a load on the machine
+// that comes and goes weighs on them alike; each trial's ratio is over the same trial's one master,
+// and the last lines give min/median/max over the trials. One master with one key per call is
+// measured in the first trial only.
+// Usage: npm run build && node bench/probes/cluster-sync.mjs [KEYS=10000] [C=4] [REPS=5] [DIST=dist] [GROUPS=256,per-key] [TRIALS=3]
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +30,10 @@ const KEYS = Number(process.argv[2] ?? 10_000);
 const C = Number(process.argv[3] ?? 4);
 const REPS = Number(process.argv[4] ?? 5);
 const DIST = pathToFileURL(resolve(process.argv[5] ?? 'dist')).href;
+const GROUPS = (process.argv[6] ?? '256,per-key')
+  .split(',')
+  .map((g) => (g === 'per-key' || g === 'default' ? g : Number(g)));
+const TRIALS = Number(process.argv[7] ?? 3);
 const { freePort, startRedisServer } = await import(`${DIST}/fleet/redis-server.js`);
 const { makePolicy } = await import(`${DIST}/index.js`);
 const { RedisStore } = await import(`${DIST}/store/redis/index.js`);
@@ -83,21 +95,25 @@ async function evalshaStats(conns) {
   return { calls, usec };
 }
 
-/** Seconds of CPU the servers used so far (user + sys, summed). */
+/** Seconds of CPU the servers used so far (user + sys, summed), and of it in the kernel (sys). */
 async function serverCpu(conns) {
   let s = 0;
+  let sys = 0;
   for (const c of conns) {
     const info = await c.info('cpu');
-    s += Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+    const k = Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+    s += Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + k;
+    sys += k;
   }
-  return s;
+  return { s, sys };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** C gateways' syncs of the same KEYS keys at once, REPS rounds; `clients` one per gateway. */
-async function measure(name, clients, conns, storeOpts = {}) {
-  const policy = makePolicy(1_000_000_000, 60_000, 'sliding');
+/** C gateways syncing the same KEYS keys, one store each on `clients` (one per gateway). */
+async function setup(name, clients, conns, storeOpts = {}) {
+  // a window of an hour: nothing ages out between trials, so every setup's syncs take the same path
+  const policy = makePolicy(1_000_000_000, 3_600_000, 'sliding');
   const stores = clients.map((c) => new RedisStore(c, { prefix: `cs:${name}:`, ...storeOpts }));
   const seqs = stores.map(() => 0);
   const round = () =>
@@ -114,6 +130,11 @@ async function measure(name, clients, conns, storeOpts = {}) {
       }),
     );
   await round(); // creates the keys, loads the scripts
+  return { name, conns, round };
+}
+
+/** The setup's syncs at once, REPS rounds. */
+async function measure({ name, conns, round }) {
   for (const c of conns) await c.config('RESETSTAT');
   const cpu0 = process.cpuUsage();
   const server0 = await serverCpu(conns);
@@ -125,7 +146,9 @@ async function measure(name, clients, conns, storeOpts = {}) {
     rates.push((C * KEYS) / ((performance.now() - t) / 1000));
   }
   const cpu = process.cpuUsage(cpu0);
-  const serverSec = (await serverCpu(conns)) - server0;
+  const server1 = await serverCpu(conns);
+  const serverSec = server1.s - server0.s;
+  const sysSec = server1.sys - server0.sys;
   const wallSec = (performance.now() - wall0) / 1000;
   const st = await evalshaStats(conns);
   const keySyncs = REPS * C * KEYS;
@@ -135,13 +158,14 @@ async function measure(name, clients, conns, storeOpts = {}) {
     callsPerSync: st.calls / (REPS * C),
     redisUsPerKey: st.usec / keySyncs,
     serverCpuUsPerKey: (serverSec * 1e6) / keySyncs,
+    serverSysUsPerKey: (sysSec * 1e6) / keySyncs,
     serverCores: serverSec / wallSec,
     clientCores: (cpu.user + cpu.system) / 1e6 / wallSec,
     clientUsPerKey: (cpu.user + cpu.system) / keySyncs,
   };
   console.log(
     `${name.padEnd(21)} ${Math.round(out.keySyncsPerSec).toLocaleString('en')} key-syncs/s (median of ${REPS}, min ${Math.round(Math.min(...rates)).toLocaleString('en')}, max ${Math.round(Math.max(...rates)).toLocaleString('en')}); ` +
-      `${out.callsPerSync.toFixed(0)} script calls per sync of ${KEYS} keys; Redis ${out.redisUsPerKey.toFixed(1)} µs/key in commands, ${out.serverCpuUsPerKey.toFixed(1)} µs/key CPU (all nodes); this process ${out.clientUsPerKey.toFixed(1)} µs/key; ` +
+      `${out.callsPerSync.toFixed(0)} script calls per sync of ${KEYS} keys; Redis ${out.redisUsPerKey.toFixed(1)} µs/key in commands, ${out.serverCpuUsPerKey.toFixed(1)} µs/key CPU (all nodes; ${out.serverSysUsPerKey.toFixed(1)} of it sys); this process ${out.clientUsPerKey.toFixed(1)} µs/key; ` +
       `cores busy: servers ${out.serverCores.toFixed(2)}, this process ${out.clientCores.toFixed(2)}`,
   );
   return out;
@@ -149,26 +173,60 @@ async function measure(name, clients, conns, storeOpts = {}) {
 
 const single = await startRedisServer();
 const nodes = await startCluster(3);
+const conns = [];
 try {
   const sConns = [new Redis(single.port, single.host)];
   const sClients = Array.from({ length: C }, () => new Redis(single.port, single.host));
-  const one = await measure('1 master', sClients, sConns);
-  // the same server with one key per script call, about as the cluster cuts a sync (by slot): the
-  // per-call cost of the split, without the sharding
-  await measure('1 master, chunkKeys 1', sClients, sConns, { chunkKeys: 1 });
-  for (const c of [...sConns, ...sClients]) c.disconnect();
-
   const cConns = nodes.map((n) => new Redis(n.port, n.host));
   const cClients = Array.from(
     { length: C },
     () => new Cluster(nodes.map((n) => ({ host: n.host, port: n.port }))),
   );
+  conns.push(...sConns, ...sClients, ...cConns, ...cClients);
   await Promise.all(cClients.map((c) => new Promise((r) => c.once('ready', r))));
-  const three = await measure('3 masters', cClients, cConns);
-  for (const c of [...cConns, ...cClients]) c.disconnect();
+  const one = await setup('1 master', sClients, sConns);
+  // the same server with one key per script call, about as the cluster cut a sync by slot before
+  // key groups: the per-call cost of the split, without the sharding
+  const oneByKey = await setup('1 master, chunkKeys 1', sClients, sConns, { chunkKeys: 1 });
+  const threes = [];
+  for (const g of GROUPS)
+    threes.push(await setup(`3 masters, ${g}`, cClients, cConns, g === 'default' ? {} : { keyGroups: g }));
+  const cores = (await import('node:os')).cpus().length;
+  const cpu = new Map([one, ...threes].map((s) => [s.name, []]));
+  const sys = new Map([one, ...threes].map((s) => [s.name, []]));
+  const ratios = new Map(threes.map((s) => [s.name, { cpu: [], commands: [], rate: [] }]));
+  for (let t = 0; t < TRIALS; t++) {
+    console.log(
+      `trial ${t + 1} of ${TRIALS}, load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`,
+    );
+    const o = await measure(one);
+    cpu.get(one.name).push(o.serverCpuUsPerKey);
+    sys.get(one.name).push(o.serverSysUsPerKey);
+    if (t === 0) await measure(oneByKey);
+    for (const s of threes) {
+      const x = await measure(s);
+      cpu.get(s.name).push(x.serverCpuUsPerKey);
+      sys.get(s.name).push(x.serverSysUsPerKey);
+      const r = ratios.get(s.name);
+      r.cpu.push(x.serverCpuUsPerKey / o.serverCpuUsPerKey);
+      r.commands.push(x.redisUsPerKey / o.redisUsPerKey);
+      r.rate.push(x.keySyncsPerSec / o.keySyncsPerSec);
+    }
+  }
+  const mmm = (xs, d = 2) =>
+    `${Math.min(...xs).toFixed(d)} / ${median(xs).toFixed(d)} / ${Math.max(...xs).toFixed(d)}`;
   console.log(
-    `ratio 3 masters / 1 master: ${(three.keySyncsPerSec / one.keySyncsPerSec).toFixed(2)}× (KEYS=${KEYS}, C=${C}, ${(await import('node:os')).cpus().length} cores)`,
+    `min / median / max over ${TRIALS} trials (KEYS=${KEYS}, C=${C}, REPS=${REPS}, ${cores} cores):`,
   );
+  for (const [name, xs] of cpu)
+    console.log(
+      `${name.padEnd(21)} Redis CPU µs per key-sync ${mmm(xs, 1)}; of it sys ${mmm(sys.get(name), 1)}`,
+    );
+  for (const [name, r] of ratios)
+    console.log(
+      `${name} / 1 master: Redis CPU per key-sync ${mmm(r.cpu)}×; in commands ${mmm(r.commands)}×; key-syncs/s ${mmm(r.rate)}×`,
+    );
 } finally {
+  for (const c of conns) c.disconnect();
   await Promise.all([single.stop(), ...nodes.map((n) => n.stop())]);
 }

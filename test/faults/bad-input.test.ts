@@ -74,6 +74,7 @@ const REDIS_CASES: [string, unknown[]][] = [
   ['buckets', NUMS_POS_INT],
   ['chunkKeys', NUMS_POS_INT],
   ['chunkAdmits', NUMS_POS_INT],
+  ['keyGroups', [...NUMS_POS_INT, 1025, '256', 'auto']],
   ['expiryMarginMs', NUMS_POS],
 ];
 

@@ -295,6 +295,22 @@ export async function nodeConns(c: RedisClusterHandle): Promise<NodeConn[]> {
   );
 }
 
+/**
+ * Moves every key of `slot` from `src` to `dst`, a hundred a MIGRATE, as `redis-cli --cluster
+ * reshard` does; the slot is MIGRATING on `src` (no key of it is created there meanwhile). A slot
+ * holds the records of many user keys when keys are grouped (decision 0011).
+ */
+export async function migrateSlotKeys(src: NodeConn, dst: NodeConn, slot: number): Promise<number> {
+  let moved = 0;
+  for (let round = 0; round < 10_000; round++) {
+    const keys = (await src.conn.cluster('GETKEYSINSLOT', slot, 100)) as string[];
+    if (keys.length === 0) return moved;
+    await src.conn.migrate(dst.server.host, dst.server.port, '', 0, 5000, 'KEYS', ...keys);
+    moved += keys.length;
+  }
+  throw new Error(`slot ${slot} still holds keys after 10,000 MIGRATEs`);
+}
+
 /** Sums one field of INFO's `errorstats` or `commandstats` lines over `conns`, e.g. ('errorstat_ASK', 'count'). */
 export async function infoSum(conns: Redis[], line: string, field: string): Promise<number> {
   let sum = 0;

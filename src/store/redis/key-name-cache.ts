@@ -1,6 +1,7 @@
+import calculateSlot from 'cluster-key-slot';
 import type { Policy } from '../../config.js';
 import { policyTag } from '../policy-tag.js';
-import { type KeyNames, keyNames } from './key-names.js';
+import { type KeyGroups, type KeyNames, keyNames } from './key-names.js';
 
 /**
  * A user key's names and the RESP encoding of those a sync call names it by: two bulk strings,
@@ -11,6 +12,8 @@ import { type KeyNames, keyNames } from './key-names.js';
 export interface NamedKey {
   names: KeyNames;
   resp: Buffer;
+  /** The cluster slot of its names. */
+  slot: number;
 }
 
 /**
@@ -29,6 +32,7 @@ export class KeyNameCache {
     private readonly max: number,
     /** Whether a sync names a key by both names (exact mode) or its meta hash alone. */
     private readonly paired = true,
+    private readonly groups: KeyGroups = 'per-key',
   ) {}
 
   /** The names of `key` under `policy`; `tag` is policyTag(policy), computed once by a caller naming many keys. */
@@ -42,9 +46,9 @@ export class KeyNameCache {
     if (names === undefined) this.byPolicy.set(tag, (names = new Map()));
     let k = names.get(key);
     if (k === undefined) {
-      const n = keyNames(this.prefix, key, this.logKind, policy);
+      const n = keyNames(this.prefix, key, this.logKind, policy, this.groups);
       const resp = this.paired ? `${bulk(n.log)}${bulk(n.meta)}` : bulk(n.meta);
-      k = { names: n, resp: Buffer.from(resp, 'utf8') };
+      k = { names: n, resp: Buffer.from(resp, 'utf8'), slot: calculateSlot(n.tag) };
       if (this.size >= this.max) {
         this.byPolicy.clear();
         this.byPolicy.set(tag, (names = new Map()));

@@ -1,5 +1,5 @@
 import { ConfigError, requirePositiveFinite, requirePositiveInteger } from '../../config.js';
-import { requirePrefix } from './key-names.js';
+import { type KeyGroups, requireKeyGroups, requirePrefix } from './key-names.js';
 
 export interface RedisStoreOptions {
   /** Prepended to every Redis key name; no braces. @default 'fl:' */
@@ -34,6 +34,14 @@ export interface RedisStoreOptions {
   /** Most pushed runs (admits at one instant) in one sync script call (a key is never split). @default 1000 */
   chunkAdmits?: number;
   /**
+   * How user keys are spread over Redis Cluster slots: a number N puts every key in one of N groups,
+   * each its own hash tag, so a sync's keys of one group go in one script call ('per-key': a hash tag
+   * per key, one or two keys per call, as before). Part of the key names: every gateway of a store
+   * must use the same value, and changing it starts every key's count afresh (decision 0011).
+   * @default 256 on a Cluster client, 'per-key' on one server (key names as before)
+   */
+  keyGroups?: KeyGroups;
+  /**
    * Milliseconds a key lives past the last instant anything in it counts. With `clock: 'redis'` a key
    * lives up to twice this: its expiry is set one margin later than needed, so that a busy key's
    * syncs move it once per margin rather than on every touch. @default 5000
@@ -48,10 +56,18 @@ export interface ResolvedRedisStoreOptions {
   buckets: number;
   chunkKeys: number;
   chunkAdmits: number;
+  keyGroups: KeyGroups;
   expiryMarginMs: number;
 }
 
-export function resolveRedisStoreOptions(o: RedisStoreOptions = {}): ResolvedRedisStoreOptions {
+/** keyGroups on a Cluster client unless set (see RedisStoreOptions.keyGroups, decision 0011). */
+export const DEFAULT_CLUSTER_KEY_GROUPS = 256;
+
+/** `cluster`: whether the store's client is a Redis Cluster client (keyGroups' default follows it). */
+export function resolveRedisStoreOptions(
+  o: RedisStoreOptions = {},
+  cluster = false,
+): ResolvedRedisStoreOptions {
   if (o === null || typeof o !== 'object') throw new ConfigError('options', 'must be an object');
   const clock = o.clock ?? 'redis';
   if (clock !== 'redis' && clock !== 'caller') {
@@ -68,6 +84,7 @@ export function resolveRedisStoreOptions(o: RedisStoreOptions = {}): ResolvedRed
     buckets: requirePositiveInteger('buckets', o.buckets ?? 60),
     chunkKeys: requirePositiveInteger('chunkKeys', o.chunkKeys ?? 100),
     chunkAdmits: requirePositiveInteger('chunkAdmits', o.chunkAdmits ?? 1000),
+    keyGroups: requireKeyGroups(o.keyGroups ?? (cluster ? DEFAULT_CLUSTER_KEY_GROUPS : 'per-key')),
     expiryMarginMs: requirePositiveFinite('expiryMarginMs', o.expiryMarginMs ?? 5000),
   };
 }

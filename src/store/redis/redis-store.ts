@@ -1,4 +1,3 @@
-import calculateSlot from 'cluster-key-slot';
 import type { Policy } from '../../config.js';
 import { Slicer } from '../../util/slicer.js';
 import type {
@@ -75,13 +74,19 @@ export class RedisStore implements AsyncStore {
     private readonly client: RedisClient,
     opts: RedisStoreOptions = {},
   ) {
-    this.options = resolveRedisStoreOptions(opts);
+    this.options = resolveRedisStoreOptions(opts, this.isCluster());
     this.clock = this.options.clock === 'redis' ? 'store' : 'caller';
     const exact = this.options.mode === 'exact';
     const windowModule = exact ? 'window-exact.lua' : 'window-buckets.lua';
     this.logKind = exact ? 'l' : 'b';
     // compact mode's sync names a key by its meta hash alone (window-buckets.lua)
-    this.names = new KeyNameCache(this.options.prefix, this.logKind, NAME_CACHE_KEYS, exact);
+    this.names = new KeyNameCache(
+      this.options.prefix,
+      this.logKind,
+      NAME_CACHE_KEYS,
+      exact,
+      this.options.keyGroups,
+    );
     this.scripts = {
       logAdmit: composeScript('log-admit.lua', windowModule),
       void: composeScript('void.lua', windowModule),
@@ -249,7 +254,7 @@ export class RedisStore implements AsyncStore {
         if (slicer.due()) await slicer.pause();
       }
       const cluster = this.isCluster();
-      const slots = cluster ? names.map((n) => calculateSlot(n.names.log)) : null;
+      const slots = cluster ? names.map((n) => n.slot) : null;
       const chunks = chunkEntries(entries, slots, this.options.chunkKeys, this.options.chunkAdmits);
       const args = [
         ...this.head(req.policy, now),
@@ -258,10 +263,13 @@ export class RedisStore implements AsyncStore {
         String(req.leaseTtlMs),
         String(req.horizonMs),
       ];
-      const head = { args, resp: cluster ? EMPTY : respBulks(args) };
+      const head = { args, resp: respBulks(args) };
       const calls = new Array<ScriptCall>(chunks.length);
       for (let c = 0; c < chunks.length; c++) {
-        calls[c] = this.syncCall(chunks[c], entries, names, head, !cluster);
+        // in a cluster a call of a few keys is carried with others of its node (sendPipelined), which
+        // encodes it anew: prebuilt bytes would be wasted
+        const alone = !cluster || chunks[c].indexes.length >= ALONE_KEYS;
+        calls[c] = this.syncCall(chunks[c], entries, names, head, alone);
         if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
       }
       return { chunks, calls };
@@ -300,9 +308,9 @@ export class RedisStore implements AsyncStore {
    * the gateway's CPU per key-sync (making, encoding and collecting them) and cost Redis an object
    * and a Lua string each. The call is built as the bytes the client writes (ScriptCall.wire): the
    * key names' RESP copied from the cache, the head's encoded once per sync, the batch packed in
-   * place; the batch argument is a view of it. Not in a cluster (`prebuilt` false): there a sync is
-   * cut by slot into calls of a key or two, carried several to a script call (sendPipelined), which
-   * the client encodes; only the batch is packed.
+   * place; the batch argument is a view of it. Not for a cluster call of a few keys (`prebuilt`
+   * false: per-key hash tags cut a sync by slot into calls of a key or two), carried several to a
+   * script call (sendPipelined), which the client encodes; only the batch is packed.
    */
   private syncCall(
     c: Chunk,
@@ -409,7 +417,11 @@ interface SyncHead {
   resp: Buffer;
 }
 
-const EMPTY = Buffer.alloc(0);
+/**
+ * Keys from which a cluster sync call goes alone, prebuilt, rather than carried with others of its
+ * node (sendPipelined): with key groups (decision 0011) a call holds a group's keys of the sync.
+ */
+const ALONE_KEYS = 8;
 
 /** Key names remembered per store (about 300 bytes each; see KeyNameCache). */
 const NAME_CACHE_KEYS = 100_000;

@@ -342,7 +342,10 @@ type Pipeline = ReturnType<RedisClient['pipeline']>;
 /** EVALSHA's arguments: the script's SHA-1, the number of keys, the keys, the arguments. */
 type EvalShaArgs = [string, number, ...(string | Buffer)[]];
 
-/** One node's calls, in order, as units: consecutive calls of one script and head, up to MIXED_KEYS / MIXED_ARGS. */
+/**
+ * One node's calls, in order, as units: consecutive calls of one script and head, up to MIXED_KEYS /
+ * MIXED_ARGS; a prebuilt call (ScriptCall.wire) is a unit of its own.
+ */
 function mixUnits(calls: ScriptCall[], idx: number[]): Unit[] {
   const units: Unit[] = [];
   let cur: Unit | null = null;
@@ -353,6 +356,9 @@ function mixUnits(calls: ScriptCall[], idx: number[]): Unit[] {
     if (
       cur !== null &&
       first !== null &&
+      // a prebuilt call goes alone, as written (RedisStore builds one only for a call of many keys)
+      c.wire === undefined &&
+      first.wire === undefined &&
       first.script === c.script &&
       cur.keys + c.keys.length <= MIXED_KEYS &&
       args + c.args.length + c.keys.length <= MIXED_ARGS &&
