@@ -682,7 +682,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    * response shows it should not count (a successful login under "5 failed logins a minute"): the key
    * has that slot again, on this gateway at once when the admit was still its own (not pushed yet;
    * a lease design's slot returns to its grant), in the fleet from the next sync round when the store
-   * counts it (the refund goes to the store then, see Store.refundAdmits). Returns whether anything
+   * counts it (the refund goes to the store then, see Store.refundAdmits; central-log's at once). Returns whether anything
    * is taken back: false for a decision that admitted nothing, one decided by the fail mode
    * (degraded), one refunded already, or an admit that has aged out of the window. Throws if the
    * store cannot take admits back (see `refunds`).
@@ -702,8 +702,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const now = this.now();
     const r = this.refundLimiter(key, now).takeBack(at, cost, now);
     if (r === 'local') this.tookBackLocally(cost);
-    else if (r === 'store') this.refundQueue.add(key, at, cost);
-    else if (r === 'wait') this.refundQueue.wait(key, at, cost);
+    else if (r === 'store') {
+      this.refundQueue.add(key, at, cost);
+      // central-log calls the store on every request: its refunds go at once, not a round later
+      if (this.design.requestPath === 'log') void this.loop.sendRefunds();
+    } else if (r === 'wait') this.refundQueue.wait(key, at, cost);
     return r !== 'gone';
   }
 

@@ -24,6 +24,8 @@ export class RefundQueue {
   private seq = 0;
   /** Refunds the store answered. */
   sent = 0;
+  /** The send in flight: sends run one at a time, so a key's refunds land in seq order. */
+  private sending: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly max: number) {}
 
@@ -66,10 +68,20 @@ export class RefundQueue {
   }
 
   /**
-   * Sends every queued refund in one refundAdmits call; returns the failure (with the first refund's
-   * key) or null. Nothing is sent when none is queued.
+   * Sends every queued refund in one refundAdmits call, after any send in flight; returns the failure
+   * (with the first refund's key) or null. Nothing is sent when none is queued.
    */
-  async send(
+  send(
+    store: AsyncStore,
+    call: { gatewayId: string; policy: Policy; timeoutMs: number },
+    now: number,
+  ): Promise<{ key: string; cause: FailureCause; error?: unknown } | null> {
+    const p = this.sending.then(() => this.sendNow(store, call, now));
+    this.sending = p;
+    return p;
+  }
+
+  private async sendNow(
     store: AsyncStore,
     call: { gatewayId: string; policy: Policy; timeoutMs: number },
     now: number,

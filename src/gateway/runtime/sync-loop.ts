@@ -274,9 +274,10 @@ export class SyncLoop {
   /**
    * Refunds of admits the store counts, sent before the sync so its reads count without them (see
    * RefundQueue); those that waited on the last round's sync are asked about first. A failure is
-   * reported; they go again next round.
+   * reported; they go again next round. Also called at once for central-log's refunds (its every
+   * admit is the store's, and its requests call the store anyway).
    */
-  private async sendRefunds(): Promise<void> {
+  async sendRefunds(): Promise<void> {
     const now = this.bookNow();
     this.resolveRefunds(now);
     const call = { gatewayId: this.incarnation, policy: this.options.policy, timeoutMs: this.storeTimeoutMs };
