@@ -23,7 +23,7 @@ class RefundingStore extends HeldStore {
   };
 }
 
-function setup(design: 'shared-counter' | 'leases-ask', limit = 3) {
+function setup(design: 'shared-counter' | 'leases-ask', limit = 3, storeTimeoutMs = 1_000) {
   const memory = new MemoryStore();
   const store = new RefundingStore(memory);
   let now = 1_000;
@@ -35,6 +35,7 @@ function setup(design: 'shared-counter' | 'leases-ask', limit = 3) {
     gateways: 1,
     syncMs: 1_000,
     store,
+    storeTimeoutMs,
     clock: () => now,
   });
   gw.on('storeCallError', () => {});
@@ -61,6 +62,25 @@ describe('refunds in the async runtime', () => {
     await gw.syncNow();
     expect(memory.countOf('k', policy, 1_030)).toBe(0);
     expect(gw.refundStats).toEqual({ sent: 1, pending: 0 });
+  });
+
+  it('a sync that timed out: the refund waits for its resend to be answered, never goes before it', async () => {
+    const { memory, store, gw, policy, at } = setup('shared-counter', 3, 50);
+    const d = await gw.admit('k');
+    store.holding = true;
+    const syncing = gw.syncNow();
+    while (store.held.length === 0) await new Promise((r) => setImmediate(r));
+    at(1_010);
+    expect(gw.refund('k', d)).toBe(true);
+    expect(await syncing).toBe(false); // timed out: the sync (and the admit it pushes) is lost
+    store.held.length = 0;
+    store.holding = false;
+    // the next round resends the sync; a refund sent ahead of it would find nothing to take
+    at(1_020);
+    await gw.syncNow();
+    at(1_030);
+    await gw.syncNow();
+    expect(memory.countOf('k', policy, 1_030)).toBe(0);
   });
 
   it('a refund whose reply was lost is resent next round and taken once', async () => {
