@@ -13,6 +13,7 @@ import {
   expressRateLimit,
   FleetlimitStore,
   fastifyRateLimit,
+  fleetlimitPlugin,
   type RateLimitHttpOptions,
   withRateLimit,
 } from '../../src/http/index.js';
@@ -153,6 +154,33 @@ describe('5 failed logins per minute: skipSuccessfulRequests', () => {
     const n = await loginRun(nurl);
     expect(n.successes).toEqual(Array(10).fill(200));
     expect(n.failures).toEqual([401, 401, 401, 401, 401, 429, 429]);
+  });
+});
+
+describe('the Fastify plugin', () => {
+  it("a route's own limit with skipSuccessfulRequests (a gateway made on its first request)", async () => {
+    const app = Fastify();
+    apps.push(app);
+    await app.register(fleetlimitPlugin, {
+      limit: 100,
+      windowMs: 60_000,
+      store: new MemoryStore(),
+      gateways: 1,
+      id: 'plugin',
+    });
+    app.post(
+      '/login',
+      { config: { rateLimit: { limit: 2, skipSuccessfulRequests: true } } } as object,
+      async (req, reply) => {
+        reply.code(login(req)).send('done');
+      },
+    );
+    const codes: number[] = [];
+    for (let i = 0; i < 6; i++)
+      codes.push((await app.inject({ method: 'POST', url: '/login?ok=1' })).statusCode);
+    for (let i = 0; i < 3; i++)
+      codes.push((await app.inject({ method: 'POST', url: '/login?ok=0' })).statusCode);
+    expect(codes).toEqual([200, 200, 200, 200, 200, 200, 401, 401, 429]);
   });
 });
 
