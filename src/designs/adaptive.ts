@@ -194,6 +194,10 @@ export class AdaptiveKey extends SyncedKey {
     return Math.max(1, ADAPTIVE.capShares * share * (this.p.policy.limit - known));
   }
 
+  protected override tookBack(at: number, cost: number): void {
+    this.own.remove(at, cost);
+  }
+
   override noteRejected(n: number, now: number): void {
     this.noteArrivals(n, now);
   }

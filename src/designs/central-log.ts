@@ -1,12 +1,20 @@
 import type { LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
-import { type FleetParams, type KeyLimiter, NEED_STORE, type Verdict } from './key-limiter.js';
+import { expiryOf } from '../window/expiry.js';
+import {
+  type FleetParams,
+  type KeyLimiter,
+  NEED_STORE,
+  type TakeBack,
+  type TakesBack,
+  type Verdict,
+} from './key-limiter.js';
 
 /**
  * central-log: every request asks the store, which admits iff its window count + cost <= L.
  * Exact; a store round trip per request. The gateway keeps only the last reply, for headers
  * and for the simulator's skip (nothing can change until the oldest admit leaves the window).
  */
-export class CentralLogKey implements KeyLimiter {
+export class CentralLogKey implements KeyLimiter, TakesBack {
   readonly design = 'central-log' as const;
   private count = 0;
   private oldestExpiry = Number.POSITIVE_INFINITY;
@@ -24,6 +32,12 @@ export class CentralLogKey implements KeyLimiter {
   }
 
   noteRejected(_n: number, _now: number): void {}
+
+  /** Every admit is the store's (its stamp is `at`): a refund goes there while the admit still counts. */
+  takeBack(at: number, _cost: number, now: number): TakeBack {
+    const { windowMs, windowKind } = this.p.policy;
+    return expiryOf(at, windowMs, windowKind) <= now ? 'gone' : 'store';
+  }
 
   nextChangeAt(_now: number): number {
     return this.oldestExpiry;

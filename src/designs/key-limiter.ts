@@ -107,6 +107,30 @@ export interface SyncsEarly {
   wantsEarlySync(now: number): boolean;
 }
 
+/**
+ * Where a refund of an own admit stands after `takeBack` (docs/decisions/0012-refunds.md):
+ * - 'local': it was still this gateway's alone (not pushed, or a design that never pushes): taken
+ *   back here, at once (a lease design's slot returns to its grant);
+ * - 'store': the store counts it: the caller sends a store refund (Store.refundAdmits);
+ * - 'wait': a sync in flight carries it: ask again once that sync is answered or failed;
+ * - 'gone': it no longer counts (aged out), or this limiter holds no such admit: nothing to do.
+ */
+export type TakeBack = 'local' | 'store' | 'wait' | 'gone';
+
+/** Every design takes back an admit it made (Refunds); the runtime sends what only the store can. */
+export interface TakesBack {
+  /**
+   * Takes back `cost` admitted at `at` by this limiter's decide (an ALLOW; `at` its `now`). Never
+   * called by the simulator, so a run without refunds decides exactly as before.
+   */
+  takeBack(at: number, cost: number, now: number): TakeBack;
+}
+
+/** The limiter takes back its own admits (TakesBack). */
+export function takesBack(lim: KeyLimiter): lim is KeyLimiter & TakesBack {
+  return typeof (lim as Partial<TakesBack>).takeBack === 'function';
+}
+
 /** The limiter logs its requests at the store (LogsAtStore). */
 export function logsAtStore(lim: KeyLimiter): lim is KeyLimiter & LogsAtStore {
   return typeof (lim as Partial<LogsAtStore>).onLogReply === 'function';

@@ -2,7 +2,16 @@ import type { AskReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { AdmitLog } from '../window/run-log.js';
 import { concatRuns, runTotal } from '../window/runs.js';
-import { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdict } from './key-limiter.js';
+import {
+  ALLOW,
+  DENY,
+  type FleetParams,
+  type KeyLimiter,
+  NEED_STORE,
+  type TakeBack,
+  type TakesBack,
+  type Verdict,
+} from './key-limiter.js';
 
 /**
  * leases: a gateway admits only within slots the store granted it. At each sync it pushes its
@@ -23,7 +32,7 @@ import { ALLOW, DENY, type FleetParams, type KeyLimiter, NEED_STORE, type Verdic
  * A grant lapses at the store after the lease TTL; the gateway stops spending it at the same
  * instant, so a gateway cut off from the store never spends slots the store has taken back.
  */
-export class LeaseKey implements KeyLimiter {
+export class LeaseKey implements KeyLimiter, TakesBack {
   readonly design: 'leases' | 'leases-ask';
   private grant = 0;
   private grantExpiresAt = Number.NEGATIVE_INFINITY;
@@ -130,6 +139,24 @@ export class LeaseKey implements KeyLimiter {
     }
     this.deniedUntilSync = true;
     return false;
+  }
+
+  /**
+   * A refund of an own admit. One not pushed yet was spent from the grant the store still counts as
+   * outstanding (the last sync handed back what was held before it): it leaves the pending log and
+   * its slot returns to the grant, to spend again until the grant lapses. One a sync in flight
+   * carries waits for that sync's answer; one the store counts is the store's to take back.
+   */
+  takeBack(at: number, cost: number, now: number): TakeBack {
+    const { windowMs, windowKind } = this.p.policy;
+    if (expiryOf(at, windowMs, windowKind) <= now) return 'gone';
+    const k = this.pending.remove(at, cost);
+    if (k > 0) {
+      if (now < this.grantExpiresAt) this.grant += k;
+      return 'local';
+    }
+    for (const t of this.inflight) if (t === at) return 'wait';
+    return 'store';
   }
 
   noteRejected(n: number, now: number): void {

@@ -2,7 +2,15 @@ import type { WindowKind } from '../config.js';
 import type { SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { RunLog } from '../window/run-log.js';
-import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './key-limiter.js';
+import {
+  ALLOW,
+  DENY,
+  type FleetParams,
+  type KeyLimiter,
+  type TakeBack,
+  type TakesBack,
+  type Verdict,
+} from './key-limiter.js';
 import { firstAdmitAt, NO_RUNS } from './retry-walk.js';
 
 /**
@@ -10,7 +18,7 @@ import { firstAdmitAt, NO_RUNS } from './retry-walk.js';
  * as a real number (L = 100, K = 32: fewer than 3.125, so up to 4). The fleet admits at most K·ceil(L/K).
  * K is read at each decision: with `gateways: 'auto'` the gateway sets it from the store's count.
  */
-export class SplitKey implements KeyLimiter {
+export class SplitKey implements KeyLimiter, TakesBack {
   readonly design = 'split' as const;
   private readonly own = new RunLog();
   private readonly windowMs: number;
@@ -61,6 +69,16 @@ export class SplitKey implements KeyLimiter {
   }
 
   noteRejected(_n: number, _now: number): void {}
+
+  /** Every admit is this gateway's alone: a refund takes it out of the log, at once. */
+  takeBack(at: number, cost: number, now: number): TakeBack {
+    this.live(now);
+    if (expiryOf(at, this.windowMs, this.windowKind) <= now) return 'gone';
+    if (this.own.remove(at, cost) === 0) return 'gone';
+    this.firstExpiry = this.expiryOfFirst();
+    this.retryCost = Number.NaN;
+    return 'local';
+  }
 
   nextChangeAt(_now: number): number {
     return this.resetAt(_now);

@@ -3,7 +3,15 @@ import type { SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { AdmitLog, RunLog } from '../window/run-log.js';
 import { concatRuns, listTotal, runList, runTotal } from '../window/runs.js';
-import { ALLOW, DENY, type FleetParams, type KeyLimiter, type Verdict } from './key-limiter.js';
+import {
+  ALLOW,
+  DENY,
+  type FleetParams,
+  type KeyLimiter,
+  type TakeBack,
+  type TakesBack,
+  type Verdict,
+} from './key-limiter.js';
 import { after, firstAdmitAt, firstRuns, merged, NO_RUNS, type RunList } from './retry-walk.js';
 
 const EMPTY: number[] = [];
@@ -30,7 +38,7 @@ class RetryMemo {
  *
  * At a sync the gateway pushes its admits, then reads the window (push, then read).
  */
-export abstract class SyncedKey implements KeyLimiter {
+export abstract class SyncedKey implements KeyLimiter, TakesBack {
   abstract readonly design: DesignId;
 
   /**
@@ -232,6 +240,30 @@ export abstract class SyncedKey implements KeyLimiter {
   }
 
   noteRejected(_n: number, _now: number): void {}
+
+  /**
+   * A refund of an own admit: one not pushed yet leaves the pending log here (the store never sees
+   * it); one a sync in flight carries waits for that sync's answer; one the store counts is the
+   * store's to take back (the caller sends it), and this gateway's view keeps it until a reply no
+   * longer counts it (it errs towards rejecting meanwhile).
+   */
+  takeBack(at: number, cost: number, now: number): TakeBack {
+    const { windowMs, windowKind } = this.p.policy;
+    if (expiryOf(at, windowMs, windowKind) <= now) return 'gone';
+    if (this.pending.remove(at, cost) > 0) {
+      this.stableUntil = Number.NEGATIVE_INFINITY;
+      this.freed = true;
+      this.tookBack(at, cost);
+      return 'local';
+    }
+    const fl = this.inflight;
+    for (let i = this.inflightIdx; i < fl.length; i++) if (fl[i] === at) return 'wait';
+    this.tookBack(at, cost);
+    return 'store';
+  }
+
+  /** Hook for designs that keep a log of their own admits beside the pending one (the share's). */
+  protected tookBack(_at: number, _cost: number): void {}
 
   nextChangeAt(now: number): number {
     if (!(now < this.stableUntil)) this.refresh(now);
@@ -595,6 +627,10 @@ export class TrackShareKey extends SyncedKey {
   protected override recordAdmit(now: number, cost: number): void {
     super.recordAdmit(now, cost);
     this.own.insert(now, cost);
+  }
+
+  protected override tookBack(at: number, cost: number): void {
+    this.own.remove(at, cost);
   }
 
   protected override beforeApply(reply: SyncReply, now: number): void {

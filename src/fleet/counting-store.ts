@@ -22,9 +22,12 @@ export class CountingStore implements AsyncStore {
 
   /** The inner store's, when it has one (gateways 'auto'). */
   readonly heartbeat?: AsyncStore['heartbeat'];
+  /** The inner store's, when it has one (refunds). */
+  readonly refundAdmits?: AsyncStore['refundAdmits'];
 
   constructor(private readonly inner: AsyncStore) {
     if (inner.heartbeat !== undefined) this.heartbeat = inner.heartbeat.bind(inner);
+    if (inner.refundAdmits !== undefined) this.refundAdmits = inner.refundAdmits.bind(inner);
   }
 
   get clock(): AsyncStore['clock'] {

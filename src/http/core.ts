@@ -16,6 +16,10 @@ export interface RateLimitGateway {
   readonly options: { readonly policy: Policy };
   /** Never rejects on store errors: the gateway's fail mode decides instead. */
   admitNow(key: string, cost?: number): Decision | Promise<Decision>;
+  /** Whether `refund` can take admits back (AsyncGateway.refunds); needed by the refund options. */
+  readonly refunds?: boolean;
+  /** Takes an admitted request back (AsyncGateway.refund); needed by the refund options. */
+  refund?(key: string, decision: Decision, cost?: number): boolean;
 }
 
 /** Several named policies, one gateway each (a PolicyGateways satisfies it). */
@@ -74,6 +78,24 @@ export interface RateLimitHttpOptions<R extends PeerLike = PeerLike> extends Hea
   trustedProxies?: readonly string[];
   /** Requests that bypass the limit (no headers either). */
   skip?: (req: R) => boolean;
+  /**
+   * Take an admitted request back once its response shows it succeeded (`requestWasSuccessful`), so
+   * only failures count: "5 failed logins per minute". As express-rate-limit's option. The gateway's
+   * store must take admits back (MemoryStore, RedisStore; see AsyncGateway.refund). @default false
+   */
+  skipSuccessfulRequests?: boolean;
+  /**
+   * Take an admitted request back once its response shows it failed (`requestWasSuccessful` false),
+   * or the connection closed before the response ended, so only successes count. As
+   * express-rate-limit's option. @default false
+   */
+  skipFailedRequests?: boolean;
+  /**
+   * Whether a request succeeded, from its finished response (Fastify: the reply), for the two options
+   * above; may return a Promise. If it throws (or rejects) the request stays counted.
+   * @default (req, res) => res.statusCode < 400
+   */
+  requestWasSuccessful?: (req: R, res: { statusCode: number }) => boolean | Promise<boolean>;
   /**
    * Keys that bypass the limit, as `skip` does (no headers, no decision): a list of keys, or
    * `(req, key) => boolean`, called with the key once it is worked out. As @fastify/rate-limit's
@@ -201,6 +223,11 @@ export interface HttpGoOn extends HttpDecisionCommon {
   /** null when skipped. */
   key: string | null;
   decision: Decision | null;
+  /**
+   * With skipSuccessfulRequests or skipFailedRequests, an admitted request's refund: takes it back
+   * (once; AsyncGateway.refund). The adapters call it when the response says so (watchForRefund).
+   */
+  refund?: () => boolean;
 }
 
 /** A limited request: always a key and the gateway's decision (what a 429 handler gets). */
@@ -306,7 +333,7 @@ export function createRequestDecider<R extends PeerLike>(
       throw new ConfigError(f, `must be a function, got ${typeof opts[f]}`);
     }
   }
-  refuseRefunds(opts);
+  const refunds = refundOptions(opts);
   requireAction('onInvalidKey', opts.onInvalidKey);
   requireAction('onInvalidCost', opts.onInvalidCost);
   if (opts.legacyHeaders !== undefined && typeof opts.legacyHeaders !== 'boolean') {
@@ -325,6 +352,11 @@ export function createRequestDecider<R extends PeerLike>(
   const legacy = opts.legacyHeaders ?? false;
   const clock = opts.clock ?? Date.now;
   const { fixed, pick, routes } = policyRoutes(target, opts, legacy, style);
+  if (refunds !== null) {
+    const field = refunds.successful ? 'skipSuccessfulRequests' : 'skipFailedRequests';
+    if (fixed !== null) requireRefunds(fixed.gateway, field);
+    for (const r of routes.values()) requireRefunds(r.gateway, field);
+  }
   const { key: keyOf, cost: costOf, skip } = opts;
   const onKey = opts.onInvalidKey ?? 'reject';
   const onCost = opts.onInvalidCost ?? 'reject';
@@ -341,6 +373,10 @@ export function createRequestDecider<R extends PeerLike>(
     // only with a set of policies: one gateway's decisions keep the shape they had (measured: the
     // field on every decision cost ~10 ns of ~170 per request)
     if (route.name !== undefined) out.policy = route.name;
+    if (refunds !== null && d.allowed && d.degraded !== true) {
+      const gw = route.gateway;
+      (out as HttpGoOn).refund = () => gw.refund!(key, d, cost);
+    }
     if (d.exceedsLimit === true) {
       out.body = `Too Many Requests: cost ${cost} is more than the limit admits in any window; it can never be admitted\n`;
     }
@@ -412,31 +448,105 @@ export function createRequestDecider<R extends PeerLike>(
   };
 }
 
-/**
- * The options that take an admitted request back once its response is known (express-rate-limit's
- * names): that needs a refund in the designs and the store, which fleetlimit does not have yet, so
- * they are refused here rather than ignored (every request would count while the option says not).
- */
-export const REFUND_OPTIONS = [
-  'skipSuccessfulRequests',
-  'skipFailedRequests',
-  'requestWasSuccessful',
-] as const;
-
-/** The error a refund option gets: it says what is missing and what counts instead. */
-export function refundsNotSupported(field: string): ConfigError {
-  return new ConfigError(
-    field,
-    'refunds (taking an admitted request back once its response is known) are not supported yet: ' +
-      'every admitted request counts. Leave it out, or limit only the requests that should count (skip, allowList)',
-  );
+/** The refund options checked (refundOptions): when to take an admitted request back. */
+export interface RefundRule<Req, Res> {
+  successful: boolean;
+  failed: boolean;
+  wasSuccessful: (req: Req, res: Res) => boolean | Promise<boolean>;
 }
 
-function refuseRefunds(opts: object): void {
+const STATUS_BELOW_400 = (_req: unknown, res: { statusCode: number }) => res.statusCode < 400;
+
+/**
+ * skipSuccessfulRequests, skipFailedRequests and requestWasSuccessful checked (a ConfigError naming
+ * a bad one); null when neither skip option is on (nothing is ever taken back).
+ */
+export function refundOptions<Req, Res>(opts: object): RefundRule<Req, Res> | null {
   const o = opts as Record<string, unknown>;
-  for (const f of REFUND_OPTIONS) {
-    // false asks for what happens anyway: every request counts
-    if (o[f] !== undefined && o[f] !== false) throw refundsNotSupported(f);
+  for (const f of ['skipSuccessfulRequests', 'skipFailedRequests'] as const) {
+    if (o[f] !== undefined && typeof o[f] !== 'boolean') {
+      throw new ConfigError(f, `must be true or false, got ${JSON.stringify(o[f])}`);
+    }
+  }
+  const was = o.requestWasSuccessful;
+  if (was !== undefined && typeof was !== 'function') {
+    throw new ConfigError('requestWasSuccessful', `must be a function (req, res), got ${typeof was}`);
+  }
+  const successful = o.skipSuccessfulRequests === true;
+  const failed = o.skipFailedRequests === true;
+  if (!successful && !failed) return null;
+  return {
+    successful,
+    failed,
+    wasSuccessful:
+      (was as RefundRule<Req, Res>['wasSuccessful'] | undefined) ??
+      (STATUS_BELOW_400 as unknown as RefundRule<Req, Res>['wasSuccessful']),
+  };
+}
+
+/** The gateway of each policy must take admits back for the refund options. */
+function requireRefunds(gateway: RateLimitGateway, field: string): void {
+  if (typeof gateway.refund !== 'function' || gateway.refunds !== true) {
+    throw new ConfigError(
+      field,
+      'needs a gateway that takes admits back: an AsyncGateway on a store with refundAdmits (MemoryStore, RedisStore), or the split design',
+    );
+  }
+}
+
+/** What watchForRefund listens to: the node response under the adapter's (Express, node:http: itself; Fastify: reply.raw). */
+export interface ResponseEvents {
+  readonly writableEnded: boolean;
+  once(event: 'finish' | 'close' | 'error', listener: () => void): unknown;
+}
+
+/** The node response's events, if `res` has them (Express's `res`, node:http's, Fastify's `reply.raw`). */
+export function eventsOf(res: unknown): ResponseEvents | undefined {
+  return typeof (res as Partial<ResponseEvents> | null)?.once === 'function'
+    ? (res as ResponseEvents)
+    : undefined;
+}
+
+/**
+ * Takes an admitted request back when its response says so (`rule`, as express-rate-limit does):
+ * skipSuccessfulRequests once it finished and `wasSuccessful(req, res)` said true;
+ * skipFailedRequests once it finished and that said false, or the connection closed before the
+ * response ended, or it failed. At most once. A request not admitted, or without a refund, is left
+ * alone.
+ */
+export function watchForRefund<Req, Res>(
+  rule: RefundRule<Req, Res> | null,
+  req: Req,
+  res: Res,
+  events: ResponseEvents | undefined,
+  out: HttpDecision,
+): void {
+  if (rule === null || out.status !== 200 || out.refund === undefined || events === undefined) return;
+  const refund = out.refund;
+  let done = false;
+  const take = () => {
+    if (done) return;
+    done = true;
+    refund();
+  };
+  events.once('finish', () => {
+    let ok: boolean | Promise<boolean>;
+    try {
+      ok = rule.wasSuccessful(req, res);
+    } catch {
+      return; // the request stays counted
+    }
+    const judge = (v: boolean) => {
+      if (v ? rule.successful : rule.failed) take();
+    };
+    if (typeof ok === 'boolean') judge(ok);
+    else Promise.resolve(ok).then(judge, () => {});
+  });
+  if (rule.failed) {
+    events.once('close', () => {
+      if (!events.writableEnded) take();
+    });
+    events.once('error', take);
   }
 }
 

@@ -2,12 +2,10 @@ import { ConfigError } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
 import type { AsyncGateway } from '../gateway/runtime/index.js';
 import { policyTag } from '../store/policy-tag.js';
-import { refundsNotSupported } from './core.js';
 import { type OnePolicyOptions, onePolicyGateway } from './one-policy.js';
 import {
   asHits,
   type CountingGateway,
-  NO_REFUND,
   NO_RESET,
   notSupported,
   peekHits,
@@ -21,6 +19,9 @@ export interface ClientRateLimitInfo {
 }
 
 /** The options express-rate-limit hands a store's `init` that this store reads. */
+/** Keys whose decisions a refunding store keeps at most (see FleetlimitStore.decrement). */
+const MAX_HELD_KEYS = 100_000;
+
 export interface ExpressRateLimitInitOptions {
   limit?: unknown;
   max?: unknown;
@@ -51,9 +52,19 @@ export type FleetlimitStoreOptions = Omit<OnePolicyOptions, 'limit' | 'windowMs'
  * Given a gateway, the limit and window express-rate-limit has must be the gateway's; given options,
  * the gateway is made in `init` from them (design and syncMs chosen as OnePolicyOptions says) and
  * started, and `shutdown()` stops it. `init` throws a ConfigError naming the field for a mismatch, a
- * per-request `limit` function, or `skipSuccessfulRequests`/`skipFailedRequests` (refunds are not
- * supported yet); express-rate-limit logs it, and every request then fails with it (its error
- * handler), so nothing is counted in a way the options do not say.
+ * per-request `limit` function, or `skipSuccessfulRequests`/`skipFailedRequests` with a gateway
+ * that cannot take admits back; express-rate-limit logs it, and every request then fails with it
+ * (its error handler), so nothing is counted in a way the options do not say.
+ *
+ * `decrement(key)` is a refund (AsyncGateway.refund), which express-rate-limit calls for
+ * skipSuccessfulRequests and skipFailedRequests once a response is known. It names only the key, so
+ * the store keeps, per key, the admits of the last window not taken back yet, and takes back the
+ * oldest: that frees the slot for no longer than the request's own admit would have (never more
+ * than the options say). With skipFailedRequests express-rate-limit also decrements a request it
+ * limited (its 429 is a failure): the store counted nothing for it, so such a decrement takes
+ * nothing back — it is matched with the key's oldest limited request first. (A `requestWasSuccessful`
+ * that calls a 429 a success under skipSuccessfulRequests would have its limited requests take back
+ * admits: leave 429s failed.) `resetKey` and `resetAll` are refused: see docs/express-rate-limit.md.
  */
 export class FleetlimitStore {
   /** Keys of one instance are seen by the others (the fleet shares them): express-rate-limit's flag. */
@@ -63,6 +74,12 @@ export class FleetlimitStore {
   readonly #owned: boolean;
   readonly #clock: () => number;
   #failure: Error | null = null;
+  /** skipSuccessfulRequests or skipFailedRequests is on: decisions are kept for `decrement`. */
+  #refunds = false;
+  /** skipFailedRequests: express-rate-limit decrements the requests it limited too. */
+  #limitedDecrement = false;
+  /** Per key, the admits not taken back and the instants of limited requests, of the last window. */
+  readonly #held = new Map<string, { admits: Decision[]; limited: number[] }>();
 
   constructor(gateway: AsyncGateway | CountingGateway | FleetlimitStoreOptions) {
     if (gateway === null || typeof gateway !== 'object') {
@@ -106,9 +123,8 @@ export class FleetlimitStore {
   }
 
   #init(o: ExpressRateLimitInitOptions): void {
-    for (const f of ['skipSuccessfulRequests', 'skipFailedRequests'] as const) {
-      if (o[f] !== undefined && o[f] !== false) throw refundsNotSupported(f);
-    }
+    this.#refunds = o.skipSuccessfulRequests === true || o.skipFailedRequests === true;
+    this.#limitedDecrement = o.skipFailedRequests === true;
     // express-rate-limit takes `max` as another name for `limit`
     const limit = { field: o.max !== undefined && o.max === o.limit ? 'max' : 'limit', value: o.limit };
     const window = { field: 'windowMs', value: o.windowMs };
@@ -139,19 +155,33 @@ export class FleetlimitStore {
         limit: limit.value as number,
         windowMs: window.value as number,
       });
+      this.#requireRefunds(o);
       return;
     }
     requireSamePolicy(this.#gateway.options.policy, limit, window);
+    this.#requireRefunds(o);
+  }
+
+  #requireRefunds(o: ExpressRateLimitInitOptions): void {
+    if (!this.#refunds) return;
+    const gw = this.#gateway!;
+    if (typeof gw.refund !== 'function' || gw.refunds !== true) {
+      throw new ConfigError(
+        o.skipSuccessfulRequests === true ? 'skipSuccessfulRequests' : 'skipFailedRequests',
+        'needs a gateway that takes admits back (decrement): an AsyncGateway on a store with refundAdmits (MemoryStore, RedisStore), or the split design',
+      );
+    }
   }
 
   /** One request: the gateway's decision, as express-rate-limit's hit count (see the class). */
   increment(key: string): ClientRateLimitInfo | Promise<ClientRateLimitInfo> {
     const gw = this.#ready();
     const d = gw.admitNow(key);
-    return d instanceof Promise ? d.then((v) => this.#info(gw, v)) : this.#info(gw, d);
+    return d instanceof Promise ? d.then((v) => this.#info(gw, v, key)) : this.#info(gw, d, key);
   }
 
-  #info(gw: CountingGateway, d: Decision): ClientRateLimitInfo {
+  #info(gw: CountingGateway, d: Decision, key: string): ClientRateLimitInfo {
+    if (this.#refunds) this.#keep(gw, key, d);
     const { hits, waitMs } = asHits(d, gw.options.policy);
     return { totalHits: hits, resetTime: new Date(this.#clock() + waitMs) };
   }
@@ -163,9 +193,65 @@ export class FleetlimitStore {
     return { totalHits: peek.hits, resetTime: new Date(this.#clock() + peek.waitMs) };
   }
 
-  /** A refund: not supported yet (init refuses the options that call it). */
-  decrement(_key: string): Promise<void> {
-    return Promise.reject(notSupported('FleetlimitStore.decrement', NO_REFUND));
+  /** Keeps a decision for `decrement` (see the class). */
+  #keep(gw: CountingGateway, key: string, d: Decision): void {
+    const now = gw.now();
+    let h = this.#held.get(key);
+    if (h === undefined) {
+      if (this.#held.size >= MAX_HELD_KEYS) this.#sweep(gw, now);
+      h = { admits: [], limited: [] };
+      this.#held.set(key, h);
+    } else this.#age(gw, h, now);
+    if (d.allowed) {
+      // a decision of the fail mode counts nothing a refund could take back
+      if (d.degraded !== true) h.admits.push(d);
+    } else if (this.#limitedDecrement) h.limited.push(now);
+  }
+
+  /** Drops what left the window (a decrement then has nothing to take back). */
+  #age(gw: CountingGateway, h: { admits: Decision[]; limited: number[] }, now: number): void {
+    const w = gw.options.policy.windowMs;
+    let i = 0;
+    while (i < h.admits.length && (h.admits[i].at ?? now) + w <= now) i++;
+    if (i > 0) h.admits.splice(0, i);
+    let j = 0;
+    while (j < h.limited.length && h.limited[j] + w <= now) j++;
+    if (j > 0) h.limited.splice(0, j);
+  }
+
+  /** Keeps the map bounded: keys with nothing left in the window go. */
+  #sweep(gw: CountingGateway, now: number): void {
+    for (const [key, h] of this.#held) {
+      this.#age(gw, h, now);
+      if (h.admits.length === 0 && h.limited.length === 0) this.#held.delete(key);
+    }
+    // still full (a flood of keys within one window): the oldest go, and their refunds with them
+    for (const key of this.#held.keys()) {
+      if (this.#held.size < MAX_HELD_KEYS) break;
+      this.#held.delete(key);
+    }
+  }
+
+  /**
+   * A refund (skipSuccessfulRequests, skipFailedRequests): takes back the key's oldest admit not
+   * taken back yet, or matches a limited request, which took nothing (see the class).
+   */
+  decrement(key: string): Promise<void> {
+    try {
+      const gw = this.#ready();
+      const h = this.#held.get(key);
+      if (h === undefined) return Promise.resolve();
+      this.#age(gw, h, gw.now());
+      if (h.limited.length > 0) h.limited.shift();
+      else {
+        const d = h.admits.shift();
+        if (d !== undefined) gw.refund!(key, d);
+      }
+      if (h.admits.length === 0 && h.limited.length === 0) this.#held.delete(key);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** Not supported yet: rejects, saying so (never a silent no-op). */

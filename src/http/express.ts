@@ -2,12 +2,15 @@ import type { AsyncGateway } from '../gateway/runtime/index.js';
 import type { PeerLike } from './client-address.js';
 import {
   createRequestDecider,
+  eventsOf,
   type HttpDecision,
   type LimitedResponseOptions,
   limitedResponse,
   type RateLimitHttpOptions,
   type RateLimitTarget,
   type ResponseLike,
+  refundOptions,
+  watchForRefund,
   writeDecision,
 } from './core.js';
 import {
@@ -59,9 +62,12 @@ export function expressRateLimit<Req extends PeerLike, Res extends ExpressRespon
   const opts = options;
   const decide = createRequestDecider<Req>(gateway, opts);
   const limited = limitedResponse<Req, Res>(opts);
+  const refunds = refundOptions<Req, Res>(opts ?? {});
   return (req, res, next) => {
     const write = (o: HttpDecision) => {
-      if (writeDecision(req, res, o, limited)) next();
+      if (!writeDecision(req, res, o, limited)) return;
+      watchForRefund(refunds, req, res, eventsOf(res), o);
+      next();
     };
     try {
       const out = decide(req);

@@ -176,12 +176,20 @@ function lazyGateway(opts: OnePolicyOptions, made: AsyncGateway[]): RateLimitGat
   let gw: AsyncGateway | null = null;
   return {
     options: { policy },
+    // as the gateway will say (AsyncGateway.refunds): the store's, or split's own
+    refunds:
+      typeof (opts.store as { refundAdmits?: unknown } | undefined)?.refundAdmits === 'function' ||
+      opts.design === 'split',
     admitNow(key: string, cost?: number): Decision | Promise<Decision> {
       if (gw === null) {
         gw = onePolicyGateway(opts);
         made.push(gw);
       }
       return gw.admitNow(key, cost);
+    },
+    // a refund follows an admit, so the gateway is made by then
+    refund(key: string, decision: Decision, cost?: number): boolean {
+      return gw === null ? false : gw.refund(key, decision, cost);
     },
   };
 }

@@ -2,13 +2,17 @@ import type { AsyncGateway } from '../gateway/runtime/index.js';
 import type { PeerLike } from './client-address.js';
 import {
   createRequestDecider,
+  eventsOf,
   type HttpDecision,
   type LimitedResponse,
   type LimitedResponseOptions,
   limitedResponse,
   type RateLimitHttpOptions,
   type RateLimitTarget,
+  type RefundRule,
+  refundOptions,
   TOO_MANY_REQUESTS_BODY,
+  watchForRefund,
 } from './core.js';
 import {
   isOnePolicy,
@@ -23,6 +27,8 @@ export interface FastifyReplyLike {
   header(name: string, value: string): unknown;
   code(status: number): unknown;
   send(payload: string): unknown;
+  /** The node response under the reply (Fastify's `reply.raw`): the refund options watch it. */
+  readonly raw?: unknown;
 }
 
 /** The Fastify hook's options: the core ones and what a limited request gets (`handler` must `reply.send`). */
@@ -61,6 +67,7 @@ export function fastifyRateLimit<Req extends PeerLike, Reply extends FastifyRepl
   const opts = options;
   const decide = createRequestDecider<Req>(gateway, opts);
   const limited = limitedResponse<Req, Reply>(opts);
+  const refunds = refundOptions<Req, Reply>(opts ?? {});
   return (request, reply, done) => {
     let out: HttpDecision | Promise<HttpDecision>;
     try {
@@ -69,8 +76,8 @@ export function fastifyRateLimit<Req extends PeerLike, Reply extends FastifyRepl
       done(err as Error);
       return;
     }
-    if (out instanceof Promise) out.then((o) => answer(request, reply, o, limited, done), done);
-    else answer(request, reply, out, limited, done);
+    if (out instanceof Promise) out.then((o) => answer(request, reply, o, limited, refunds, done), done);
+    else answer(request, reply, out, limited, refunds, done);
   };
 }
 
@@ -80,10 +87,13 @@ function answer<Req, Reply extends FastifyReplyLike>(
   reply: Reply,
   out: HttpDecision,
   limited: LimitedResponse<Req, Reply>,
+  refunds: RefundRule<Req, Reply> | null,
   done: (err?: Error) => void,
 ): void {
   for (const name in out.headers) reply.header(name, out.headers[name]);
   if (out.status === 200) {
+    // the reply's status, judged on its node response's events
+    watchForRefund(refunds, request, reply, eventsOf(reply.raw), out);
     done();
     return;
   }

@@ -3,10 +3,13 @@ import type { Decision } from '../gateway/decision.js';
 import type { AsyncGateway } from '../gateway/runtime/index.js';
 import {
   createRequestDecider,
+  type HttpDecision,
   type LimitedResponseOptions,
   limitedResponse,
   type RateLimitHttpOptions,
   type RateLimitTarget,
+  refundOptions,
+  watchForRefund,
   writeDecision,
 } from './core.js';
 import {
@@ -52,16 +55,21 @@ export function withRateLimit<Req extends IncomingMessage, Res extends ServerRes
   const opts = options;
   const decide = createRequestDecider<Req>(gateway, opts);
   const limited = limitedResponse<Req, Res>(opts);
+  const refunds = refundOptions<Req, Res>(opts ?? {});
+  const goOn = (req: Req, res: Res, o: HttpDecision) => {
+    watchForRefund(refunds, req, res, res, o);
+    handler(req, res, o.decision);
+  };
   return (req, res) => {
     try {
       const out = decide(req);
       if (out instanceof Promise) {
         out
           .then((o) => {
-            if (writeDecision(req, res, o, limited)) handler(req, res, o.decision);
+            if (writeDecision(req, res, o, limited)) goOn(req, res, o);
           })
           .catch((err: unknown) => fail(res, err));
-      } else if (writeDecision(req, res, out, limited)) handler(req, res, out.decision);
+      } else if (writeDecision(req, res, out, limited)) goOn(req, res, out);
     } catch (err) {
       fail(res, err);
     }

@@ -10,6 +10,10 @@ export interface CountingGateway {
   now(): number;
   limiterFor(key: string): KeyLimiter | undefined;
   stop(): Promise<boolean>;
+  /** Whether `refund` can take admits back (AsyncGateway.refunds). */
+  readonly refunds?: boolean;
+  /** Takes an admitted request back (AsyncGateway.refund): express-rate-limit's decrement. */
+  refund?(key: string, decision: Decision, cost?: number): boolean;
 }
 
 /**
@@ -80,5 +84,3 @@ export function notSupported(what: string, why: string): Error {
 
 export const NO_RESET =
   "the store has no operation that clears a key's count across the fleet; the key's admits leave as they age out of the window";
-export const NO_REFUND =
-  'refunds (taking an admitted request back once its response is known) are not supported yet; every admitted request counts';

@@ -31,6 +31,11 @@ export function asAsyncStore(store: AnyStore): AsyncStore {
     adapted.heartbeat = (...a: Parameters<NonNullable<AsyncStore['heartbeat']>>) =>
       settle<HeartbeatReply>(() => s.heartbeat!(...a));
   }
+  // likewise refunds: a store without them serves none (the gateway refuses them at setup)
+  if (typeof s.refundAdmits === 'function') {
+    adapted.refundAdmits = (...a: Parameters<NonNullable<AsyncStore['refundAdmits']>>) =>
+      settle<number>(() => s.refundAdmits!(...a));
+  }
   ADAPTED.add(adapted);
   return adapted;
 }

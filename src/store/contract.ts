@@ -139,6 +139,25 @@ export interface LogVoid {
   cost: number;
 }
 
+/**
+ * One admit to take back (a refund, issue 36): `cost` admitted at `at` on `key` by the gateway that
+ * sends it, once the response showed the request should not count. The gateway sends it only once
+ * the store counts the admit (its push answered, or central-log's call answered): one still local
+ * it takes back itself (docs/decisions/0012-refunds.md).
+ */
+export interface Refund {
+  key: string;
+  /**
+   * Numbers the gateway's refunds from 1, increasing (per incarnation, over all keys): the store
+   * applies a key's refunds of one gateway in seq order, each once, so a resend changes nothing.
+   */
+  seq: number;
+  /** The admit's instant, as the gateway pushed it (central-log: the store's stamp, Decision.at). */
+  at: number;
+  /** Admits to take back at `at` (the request's cost). */
+  cost: number;
+}
+
 /** central-log's request-path call: admit iff the window's count + cost <= limit, atomically. */
 export interface LogAdmitReply {
   allowed: boolean;
@@ -218,6 +237,14 @@ export interface Store {
   ): AskReply;
   /** Keys the store holds state for. */
   readonly keyCount: number;
+  /**
+   * Takes back admits (see `Refund`): each refund of a key whose seq is above every seq this gateway
+   * refunded on the key before removes up to `cost` admits at `at` from the key's window, if they
+   * still count at `now` (one already aged out, or never counted, changes nothing). Idempotent: a
+   * resend, or a refund older than one applied, removes nothing. Returns the admits removed.
+   * Optional: a store without it serves no refunds (the gateway refuses them at setup).
+   */
+  refundAdmits?(gatewayId: string, policy: Policy, refunds: Refund[], now: number): number;
   /** See `Heartbeat`. Optional: a store without it serves fixed K only. */
   heartbeat?(beat: Heartbeat, now: number): HeartbeatReply;
 }
@@ -255,4 +282,6 @@ export interface AsyncStore {
   ): Promise<AskReply>;
   /** See `Heartbeat`. Optional: a store without it serves fixed K only (`gateways: 'auto'` needs it). */
   heartbeat?(beat: Heartbeat, now: number): Promise<HeartbeatReply>;
+  /** See `Store.refundAdmits`. Optional: a store without it serves no refunds. */
+  refundAdmits?(gatewayId: string, policy: Policy, refunds: Refund[], now: number): Promise<number>;
 }

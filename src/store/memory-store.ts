@@ -9,6 +9,7 @@ import type {
   LogAdmitReply,
   LogCall,
   LogVoid,
+  Refund,
   Store,
   SyncEntry,
   SyncReply,
@@ -71,6 +72,8 @@ class KeyRecord {
   private seqs: Map<string, number> | null = null;
   /** Per gateway: logAdmit calls up to this seq are void until `until` (see voidLogAdmits). */
   voided: Map<string, { upTo: number; until: number }> | null = null;
+  /** Per gateway: the highest refund seq it sent for this key (refundAdmits applies each once). */
+  refunded: Map<string, number> | null = null;
   /** When the record is next looked at by the sweep; -1 once deleted. */
   sweepAt = 0;
   constructor(
@@ -350,6 +353,25 @@ export class MemoryStore implements Store {
       rec.voided.set(gatewayId, { upTo: Math.max(old?.upTo ?? v.seq, v.seq), until: now + policy.windowMs });
       this.settle(rec, policy, now);
     }
+  }
+
+  refundAdmits(gatewayId: string, policy: Policy, refunds: Refund[], now: number): number {
+    this.sweepDue(now);
+    let removed = 0;
+    for (const r of refunds) {
+      requireCost(r.cost);
+      const rec = this.peek(r.key, policy);
+      // no record: nothing of the key counts, so nothing to take back (and none made for it)
+      if (rec === undefined) continue;
+      rec.prune(now, policy);
+      const top = rec.refunded?.get(gatewayId);
+      if (top !== undefined && r.seq <= top) continue;
+      (rec.refunded ??= new Map()).set(gatewayId, r.seq);
+      // pruned: an admit at r.at is in the log only while it still counts
+      removed += rec.log.removeMany(r.at, r.cost);
+      this.settle(rec, policy, now);
+    }
+    return removed;
   }
 
   /**

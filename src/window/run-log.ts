@@ -82,6 +82,26 @@ abstract class Runs {
     this.end++;
   }
 
+  /**
+   * Takes up to `n` admits from the run at `t` among runs [from, end) (the last such, times ascending
+   * or not); a run left empty is removed (the runs after it move down). Returns how many were taken.
+   */
+  protected takeFrom(from: number, t: number, n: number): number {
+    const times = this.times;
+    let r = this.end - 1;
+    while (r >= from && times[r] !== t) r--;
+    if (r < from || n <= 0) return 0;
+    const have = this.countOf(r);
+    if (have > n) {
+      this.counts![r] = have - n;
+      return n;
+    }
+    times.copyWithin(r, r + 1, this.end);
+    this.counts?.copyWithin(r, r + 1, this.end);
+    this.end--;
+    return have;
+  }
+
   /** Every admit of runs [from, to), one entry each, oldest first. */
   protected expand(from: number, to: number, total: number): number[] {
     const out = new Array<number>(total);
@@ -169,6 +189,14 @@ export class RunLog extends Runs {
     this.total -= n;
     if (h === this.end) this.head = this.end = 0;
     return n;
+  }
+
+  /** Takes back up to `n` admits recorded at `t` (a refund); returns how many it held. */
+  remove(t: number, n: number): number {
+    const k = this.takeFrom(this.head, t, n);
+    this.total -= k;
+    if (this.head === this.end) this.head = this.end = 0;
+    return k;
   }
 
   /** Every timestamp, oldest first, one entry per admit (tests: see expiryRuns). */
@@ -276,6 +304,18 @@ export class AdmitLog extends Runs {
     }
     if (c !== this.cursor) this.cursor = c;
     return this.liveCount;
+  }
+
+  /**
+   * Takes back up to `n` live admits recorded at `t` (a refund of an admit not pushed yet); returns
+   * how many it held. Never from NONE (it holds nothing).
+   */
+  remove(t: number, n: number): number {
+    if (this === AdmitLog.NONE) return 0;
+    const k = this.takeFrom(this.cursor, t, n);
+    this.total -= k;
+    this.liveCount -= k;
+    return k;
   }
 
   /** Every admit held (walked past or not), oldest first, one entry per admit (tests: a sync takes runTimes). */

@@ -141,7 +141,7 @@ describe('FleetlimitStore under express-rate-limit', () => {
     expect((store.gateway as AsyncGateway).running).toBe(false);
   });
 
-  it('get reads the count without counting; resetKey, resetAll and decrement reject, saying why', async () => {
+  it('get reads the count without counting; decrement takes an admit back; resetKey and resetAll reject, saying why', async () => {
     const gw = gateway('shared-counter', 3);
     const store = new FleetlimitStore(gw);
     store.init({ limit: 3, windowMs: 60_000 });
@@ -154,7 +154,51 @@ describe('FleetlimitStore under express-rate-limit', () => {
     expect(store.prefix).toBe('fleetlimit:3/60000s:');
     await expect(store.resetKey('k')).rejects.toThrow(/resetKey is not supported yet/);
     await expect(store.resetAll()).rejects.toThrow(/resetAll is not supported yet/);
-    await expect(store.decrement('k')).rejects.toThrow(/refunds .* are not supported yet/);
+    // without the refund options no decision is kept: a decrement takes nothing back
+    await store.decrement('k');
+    expect(store.get('k')).toMatchObject({ totalHits: 2 });
+    const refunding = new FleetlimitStore(gateway('shared-counter', 3));
+    refunding.init({ limit: 3, windowMs: 60_000, skipSuccessfulRequests: true });
+    await refunding.increment('k');
+    await refunding.increment('k');
+    await refunding.decrement('k');
+    expect(refunding.get('k')).toMatchObject({ totalHits: 1 });
+    // a decrement of a key with nothing left takes nothing, and does not fail
+    await refunding.decrement('k');
+    await refunding.decrement('k');
+    await refunding.decrement('other');
+    expect(refunding.get('k')).toMatchObject({ totalHits: 0 });
+  });
+
+  it('refuses the refund options at init with a gateway whose store cannot take admits back', async () => {
+    const mem = new MemoryStore();
+    const noRefunds = {
+      sync: mem.sync.bind(mem),
+      logAdmit: mem.logAdmit.bind(mem),
+      ask: mem.ask.bind(mem),
+      voidLogAdmits: mem.voidLogAdmits.bind(mem),
+    };
+    const gw = createAsyncGateway({
+      id: 'old',
+      design: 'shared-counter',
+      limit: 3,
+      windowMs: 60_000,
+      gateways: 1,
+      syncMs: 1_000,
+      store: noRefunds as unknown as MemoryStore,
+    });
+    gateways.push(gw);
+    for (const f of ['skipSuccessfulRequests', 'skipFailedRequests']) {
+      const log = logger();
+      const url = await appWith(
+        rateLimit({ limit: 3, windowMs: 60_000, [f]: true, logger: log, store: new FleetlimitStore(gw) }),
+      );
+      expect((log.errors[0] as Error).message).toMatch(
+        new RegExp(`^${f}: needs a gateway that takes admits back`),
+      );
+      expect((await fetch(url)).status).toBe(500);
+    }
+    expect(gw.stats().decisions).toMatchObject({ allowed: 0, limited: 0 });
   });
 
   const refused: [string, Record<string, unknown>, RegExp][] = [
@@ -162,12 +206,6 @@ describe('FleetlimitStore under express-rate-limit', () => {
     ['max other than the gateway’s', { max: 4 }, /^max: is 4 but the fleetlimit gateway's is 3/],
     ['a windowMs other than the gateway’s', { limit: 3, windowMs: 1_000 }, /^windowMs: is 1000 but/],
     ['a limit function', { limit: () => 3 }, /^limit: a function of the request is not supported/],
-    [
-      'skipSuccessfulRequests',
-      { limit: 3, skipSuccessfulRequests: true },
-      /^skipSuccessfulRequests: refunds/,
-    ],
-    ['skipFailedRequests', { limit: 3, skipFailedRequests: true }, /^skipFailedRequests: refunds/],
   ];
   for (const [what, opts, message] of refused) {
     it(`refuses ${what} at init, and every request then fails with that error, counting nothing`, async () => {

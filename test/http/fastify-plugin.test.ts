@@ -101,9 +101,9 @@ describe('fleetlimitPlugin', () => {
         store: new MemoryStore(),
         gateways: 1,
         id: 'p',
-        skipSuccessfulRequests: true,
-      } as FleetlimitPluginOptions),
-    ).rejects.toThrow(/^skipSuccessfulRequests: refunds .* are not supported yet/);
+        skipSuccessfulRequests: 'yes',
+      } as unknown as FleetlimitPluginOptions),
+    ).rejects.toThrow(/^skipSuccessfulRequests: must be true or false/);
     await expect(
       app().register(fleetlimitPlugin, {
         limit: 0,

@@ -1,6 +1,6 @@
 // The options express-rate-limit and @fastify/rate-limit users reach for, on fleetlimit's own Express
 // middleware over real HTTP (MemoryStore): allowList, onExceeding/onExceeded, req.rateLimit, the
-// header styles, one policy set on the middleware, and the refund options refused.
+// header styles, one policy set on the middleware, and bad values of the refund options refused.
 import { createServer, type Server } from 'node:http';
 import express from 'express';
 import Fastify from 'fastify';
@@ -103,9 +103,21 @@ describe('the middleware options from express-rate-limit and @fastify/rate-limit
   });
 
   const refused: [string, Record<string, unknown>, RegExp][] = [
-    ['skipSuccessfulRequests', { skipSuccessfulRequests: true }, /^skipSuccessfulRequests: refunds/],
-    ['skipFailedRequests', { skipFailedRequests: true }, /^skipFailedRequests: refunds/],
-    ['requestWasSuccessful', { requestWasSuccessful: () => true }, /^requestWasSuccessful: refunds/],
+    [
+      'a skipSuccessfulRequests not true or false',
+      { skipSuccessfulRequests: 'yes' },
+      /^skipSuccessfulRequests: must be true or false/,
+    ],
+    [
+      'a skipFailedRequests not true or false',
+      { skipFailedRequests: 1 },
+      /^skipFailedRequests: must be true or false/,
+    ],
+    [
+      'a requestWasSuccessful not a function',
+      { skipFailedRequests: true, requestWasSuccessful: 'status < 400' },
+      /^requestWasSuccessful: must be a function/,
+    ],
     [
       'a bad standardHeaders',
       { standardHeaders: 'draft-9' },

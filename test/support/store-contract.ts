@@ -503,5 +503,130 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       expect((await s.logAdmit('other', p, 1299, 1, a(9))).allowed).toBe(false);
       expect((await s.logAdmit('other', p, 1300, 1, a(9))).allowed).toBe(true);
     });
+
+    describe('refundAdmits (issue 36)', () => {
+      const p: Policy = { limit: 10, windowMs: 1000, windowKind: 'sliding' };
+      const refundsOf = async () => {
+        const s = await make();
+        if (s.refundAdmits === undefined) throw new Error('the store has no refundAdmits');
+        const refund = (
+          gw: string,
+          rs: { key?: string; seq: number; at: number; cost?: number }[],
+          now: number,
+        ) =>
+          Promise.resolve(
+            s.refundAdmits!(
+              gw,
+              p,
+              rs.map((r) => ({ key: r.key ?? 'k', seq: r.seq, at: r.at, cost: r.cost ?? 1 })),
+              now,
+            ),
+          );
+        const read = async (now: number, seq: number, key = 'k') =>
+          (
+            await s.sync(
+              req({ gatewayId: 'reader', seq, policy: p, horizonMs: 5000, entries: [push(key, [])] }),
+              now,
+            )
+          ).replies[0];
+        return { s, refund, read };
+      };
+
+      it('takes back exactly the admits at the instant given, once', async () => {
+        const { s, refund, read } = await refundsOf();
+        await s.sync(
+          req({ policy: p, entries: [{ ...push('k', [100, 200, 300]), counts: [1, 3, 1] }] }),
+          300,
+        );
+        expect(await refund('gw-a', [{ seq: 1, at: 200 }], 310)).toBe(1);
+        let r = await read(320, 1);
+        expect(r.count).toBe(4);
+        expect(listed(r)).toEqual([1100, 1200, 1200, 1300]);
+        // a resend, or an older seq, takes nothing
+        expect(await refund('gw-a', [{ seq: 1, at: 200 }], 330)).toBe(0);
+        expect(await refund('gw-a', [{ seq: 0, at: 100 }], 330)).toBe(0);
+        // the next seq does; a cost takes that many
+        expect(await refund('gw-a', [{ seq: 2, at: 200, cost: 2 }], 340)).toBe(2);
+        r = await read(350, 2);
+        expect(listed(r)).toEqual([1100, 1300]);
+      });
+
+      it('an instant with no admit, or one aged out, changes nothing; nor do its neighbours', async () => {
+        const { s, refund, read } = await refundsOf();
+        await s.sync(req({ policy: p, entries: [push('k', [100, 900])] }), 900);
+        expect(await refund('gw-a', [{ seq: 1, at: 500, cost: 3 }], 950)).toBe(0);
+        // at 1100 the admit at 100 has left the window
+        expect(await refund('gw-a', [{ seq: 2, at: 100 }], 1100)).toBe(0);
+        expect(
+          await refund(
+            'gw-a',
+            [
+              { seq: 3, at: 100 },
+              { key: 'none', seq: 4, at: 900 },
+            ],
+            1100,
+          ),
+        ).toBe(0);
+        const r = await read(1100, 1);
+        expect(r.count).toBe(1);
+        expect(listed(r)).toEqual([1900]);
+      });
+
+      it("seqs are per gateway and key: one gateway's seq never skips another's refund", async () => {
+        const { s, refund, read } = await refundsOf();
+        await s.sync(req({ policy: p, entries: [push('k', [100, 100, 100]), push('j', [100])] }), 100);
+        expect(await refund('gw-a', [{ seq: 5, at: 100 }], 110)).toBe(1);
+        expect(await refund('gw-b', [{ seq: 1, at: 100 }], 120)).toBe(1);
+        // gw-a's seq 5 on k says nothing about its seq 2 on j
+        expect(await refund('gw-a', [{ key: 'j', seq: 2, at: 100 }], 130)).toBe(1);
+        expect((await read(140, 1)).count).toBe(1);
+        expect((await read(140, 2, 'j')).count).toBe(0);
+      });
+
+      it("frees the slot for logAdmit, and takes back central-log's admits by the store's stamp", async () => {
+        const { s } = await refundsOf();
+        const q: Policy = { ...p, limit: 2 };
+        const a = await s.logAdmit('k', q, 100, 1, { gatewayId: 'gw-a', seq: 1 });
+        await s.logAdmit('k', q, 150, 1, { gatewayId: 'gw-a', seq: 2 });
+        expect((await s.logAdmit('k', q, 160, 1)).allowed).toBe(false);
+        const n = await Promise.resolve(
+          s.refundAdmits!('gw-a', q, [{ key: 'k', seq: 1, at: a.now, cost: 1 }], 170),
+        );
+        expect(n).toBe(1);
+        const r = await s.logAdmit('k', q, 180, 1);
+        expect(r.allowed).toBe(true);
+        expect(r.count).toBe(2);
+        // the admit left is the one at 150
+        expect(r.oldestExpiry).toBe(1150);
+      });
+
+      it('a refund frees a slot a lease may be granted', async () => {
+        const { s } = await refundsOf();
+        const q: Policy = { ...p, limit: 2 };
+        await s.sync(req({ policy: q, entries: [push('k', [100, 100], false)] }), 100);
+        const before = await s.sync(req({ gatewayId: 'gw-b', policy: q, entries: [lease('k', 2)] }), 110);
+        expect(before.replies[0].granted).toBe(0);
+        await Promise.resolve(s.refundAdmits!('gw-a', q, [{ key: 'k', seq: 1, at: 100, cost: 1 }], 120));
+        const after = await s.sync(
+          req({ gatewayId: 'gw-b', seq: 2, policy: q, entries: [lease('k', 2)] }),
+          130,
+        );
+        expect(after.replies[0].granted).toBe(1);
+      });
+
+      it('a fixed window takes back an admit until its window ends', async () => {
+        const s = await make();
+        const f: Policy = { limit: 3, windowMs: 1000, windowKind: 'fixed' };
+        await s.sync(req({ policy: f, entries: [push('k', [900, 950])] }), 950);
+        expect(
+          await Promise.resolve(s.refundAdmits!('gw-a', f, [{ key: 'k', seq: 1, at: 900, cost: 1 }], 999)),
+        ).toBe(1);
+        // past the window's end nothing counts, nothing to take
+        expect(
+          await Promise.resolve(s.refundAdmits!('gw-a', f, [{ key: 'k', seq: 2, at: 950, cost: 1 }], 1000)),
+        ).toBe(0);
+        expect((await s.logAdmit('k', f, 1000, 3)).allowed).toBe(true);
+      });
+    });
   });
 }

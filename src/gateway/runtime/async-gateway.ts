@@ -12,6 +12,8 @@ import {
   type KeyLimiter,
   logsAtStore,
   NEED_STORE,
+  type TakesBack,
+  takesBack,
 } from '../../designs/key-limiter.js';
 import { askAnswered } from '../../designs/key-steps.js';
 import type { AsyncStore } from '../../store/contract.js';
@@ -31,6 +33,7 @@ import {
   registerGatewayMetrics,
   unregisterGatewayMetrics,
 } from './metrics.js';
+import { RefundQueue } from './refund-queue.js';
 import { StoreClock } from './store-clock.js';
 import { StoreHealth } from './store-health.js';
 import { SyncLoop } from './sync-loop.js';
@@ -58,7 +61,7 @@ export interface SyncErrorEvent {
 }
 
 export interface StoreCallErrorEvent {
-  call: 'logAdmit' | 'ask' | 'voidLogAdmits';
+  call: 'logAdmit' | 'ask' | 'voidLogAdmits' | 'refundAdmits';
   key: string;
   reason: FailureCause;
   error?: unknown;
@@ -238,6 +241,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private keyCapRejections = 0;
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
   private readonly voids: LogVoids;
+  /** Refunds of admits the store counts, sent at the start of each sync round. */
+  private readonly refundQueue: RefundQueue;
+  /** Decisions taken back already: a second refund of one takes nothing. */
+  private readonly refunded = new WeakSet<Decision>();
 
   constructor(opts: AsyncGatewayOptions) {
     super();
@@ -260,6 +267,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.maxCost = maxRequestCost(this.options);
     this.health = new StoreHealth(this.clock(), this.staleAfterMs, this.design.requestPath !== null);
     this.voids = new LogVoids(this.maxKeys);
+    this.refundQueue = new RefundQueue(this.maxKeys);
     const { design } = this;
     const { fleet, policy } = this.options;
     this.table = new KeyTable({
@@ -287,6 +295,13 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       table: this.table,
       claims: this.claims,
       voids: this.voids,
+      refunds: this.refundQueue,
+      resolveRefunds: (now) =>
+        this.refundQueue.resolve(
+          now,
+          (key) => this.refundLimiter(key, now),
+          (cost) => this.tookBackLocally(cost),
+        ),
       events: this,
       confirmed: (own) => {
         for (const n of own) this.limiterUnsynced -= n;
@@ -657,6 +672,67 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     } else if (d.allowed) c.allowed++;
     else c.limited++;
     return d;
+  }
+
+  /**
+   * Whether this gateway can take admits back (`refund`): its design never uses a store (split), or
+   * its store has Store.refundAdmits (MemoryStore, RedisStore).
+   */
+  get refunds(): boolean {
+    return !this.usesStore || typeof this.store.refundAdmits === 'function';
+  }
+
+  /**
+   * Takes back the request `decision` admitted on `key` (its cost `cost`, as admitted), once its
+   * response shows it should not count (a successful login under "5 failed logins a minute"): the key
+   * has that slot again, on this gateway at once when the admit was still its own (not pushed yet;
+   * a lease design's slot returns to its grant), in the fleet from the next sync round when the store
+   * counts it (the refund goes to the store then, see Store.refundAdmits; central-log's at once). Returns whether anything
+   * is taken back: false for a decision that admitted nothing, one decided by the fail mode
+   * (degraded), one refunded already, or an admit that has aged out of the window. Throws if the
+   * store cannot take admits back (see `refunds`).
+   */
+  refund(key: string, decision: Decision, cost = 1): boolean {
+    requireKey(key);
+    requireCost(cost);
+    if (!this.refunds) {
+      throw new Error(
+        `fleetlimit: refund: the store has no refundAdmits, so the ${this.options.design} design cannot take admits back`,
+      );
+    }
+    const at = decision.at;
+    if (!decision.allowed || decision.degraded === true || at === undefined) return false;
+    if (this.refunded.has(decision)) return false;
+    this.refunded.add(decision);
+    const now = this.now();
+    const r = this.refundLimiter(key, now).takeBack(at, cost, now);
+    if (r === 'local') this.tookBackLocally(cost);
+    else if (r === 'store') {
+      this.refundQueue.add(key, at, cost);
+      // central-log calls the store on every request: its refunds go at once, not a round later
+      if (this.design.requestPath === 'log') void this.loop.sendRefunds();
+    } else if (r === 'wait') this.refundQueue.wait(key, at, cost);
+    return r !== 'gone';
+  }
+
+  /**
+   * The key's limiter for a refund; one made afresh if the key's state was dropped (idle: nothing of it
+   * left here, so a fresh limiter answers as the dropped one would, 'store' or 'gone').
+   */
+  private refundLimiter(key: string, now: number): KeyLimiter & TakesBack {
+    const lim = this.table.get(key) ?? this.design.create(this.options.fleet, now);
+    if (!takesBack(lim)) throw new Error(`${lim.design} cannot take admits back`);
+    return lim;
+  }
+
+  /** A refund taken back before the store saw the admit: it no longer waits to be confirmed. */
+  private tookBackLocally(cost: number): void {
+    if (this.usesStore) this.limiterUnsynced -= cost;
+  }
+
+  /** Refunds sent to the store and answered, and those still to send (stats). */
+  get refundStats(): { sent: number; pending: number } {
+    return { sent: this.refundQueue.sent, pending: this.refundQueue.pending };
   }
 
   /** Whether decisions must not rely on the store now (see StoreHealth.down). */

@@ -13,6 +13,7 @@ import type { LogVoids } from './log-voids.js';
 import { applyPartReply } from './part-reply.js';
 import { PartSizer } from './part-sizer.js';
 import { ReadTurns } from './read-turns.js';
+import type { RefundQueue } from './refund-queue.js';
 import type { StoreClock } from './store-clock.js';
 import type { StoreHealth } from './store-health.js';
 import { type Part, resendParts, splitPart } from './sync-parts.js';
@@ -36,6 +37,10 @@ export interface SyncLoopDeps {
   table: KeyTable;
   claims: IdClaims;
   voids: LogVoids;
+  /** Refunds for the store, sent at the start of each round (null: none expected). */
+  refunds?: RefundQueue | null;
+  /** Before the refunds are sent: the refunds that waited on a sync are asked about again. */
+  resolveRefunds?: (now: number) => void;
   events: EventEmitter<AsyncGatewayEvents>;
   /** An answered part's limiter admits, per entry: the store has them now. */
   confirmed: (own: number[]) => void;
@@ -92,6 +97,8 @@ export class SyncLoop {
   private readonly table: KeyTable;
   private readonly claims: IdClaims;
   private readonly voids: LogVoids;
+  private readonly refunds: RefundQueue | null;
+  private readonly resolveRefunds: (now: number) => void;
   private readonly events: EventEmitter<AsyncGatewayEvents>;
   private readonly confirmed: (own: number[]) => void;
   /** The design's syncs with nothing to push only read (Design.syncs 'lazy'). */
@@ -109,6 +116,8 @@ export class SyncLoop {
     this.table = d.table;
     this.claims = d.claims;
     this.voids = d.voids;
+    this.refunds = d.refunds ?? null;
+    this.resolveRefunds = d.resolveRefunds ?? (() => {});
     this.events = d.events;
     this.confirmed = d.confirmed;
     const { fleet, policy } = d.options;
@@ -219,6 +228,7 @@ export class SyncLoop {
   /** The body of runSync: see there. */
   private async round(final: boolean): Promise<boolean> {
     if (this.voids.pending > 0) await this.takeBackVoids();
+    if (this.refunds !== null && this.refunds.pending > 0) await this.sendRefunds();
     this.claims.startRound(final);
     this.horizon.startRound();
     let answered = 0;
@@ -255,6 +265,26 @@ export class SyncLoop {
     if (failed === null) return;
     this.events.emit('storeCallError', {
       call: 'voidLogAdmits',
+      key: failed.key,
+      reason: failed.cause,
+      error: failed.error,
+    });
+  }
+
+  /**
+   * Refunds of admits the store counts, sent before the sync so its reads count without them (see
+   * RefundQueue); those that waited on the last round's sync are asked about first. A failure is
+   * reported; they go again next round. Also called at once for central-log's refunds (its every
+   * admit is the store's, and its requests call the store anyway).
+   */
+  async sendRefunds(): Promise<void> {
+    const now = this.bookNow();
+    this.resolveRefunds(now);
+    const call = { gatewayId: this.incarnation, policy: this.options.policy, timeoutMs: this.storeTimeoutMs };
+    const failed = await this.refunds!.send(this.store, call, now);
+    if (failed === null) return;
+    this.events.emit('storeCallError', {
+      call: 'refundAdmits',
       key: failed.key,
       reason: failed.cause,
       error: failed.error,

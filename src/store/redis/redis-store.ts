@@ -8,6 +8,7 @@ import type {
   LogAdmitReply,
   LogCall,
   LogVoid,
+  Refund,
   SyncEntry,
   SyncReply,
   SyncRequest,
@@ -39,6 +40,7 @@ import { type Chunk, chunkEntries } from './sync-chunks.js';
 interface Scripts {
   logAdmit: LuaScript;
   void: LuaScript;
+  refund: LuaScript;
   sync: LuaScript;
   ask: LuaScript;
   live: LuaScript;
@@ -90,6 +92,7 @@ export class RedisStore implements AsyncStore {
     this.scripts = {
       logAdmit: composeScript('log-admit.lua', windowModule),
       void: composeScript('void.lua', windowModule),
+      refund: composeScript('refund.lua', windowModule),
       sync: composeScript('sync.lua', windowModule, true, exact),
       ask: composeScript('ask.lua', windowModule),
       live: composeScript('live.lua', windowModule),
@@ -154,6 +157,36 @@ export class RedisStore implements AsyncStore {
       calls.push({ script: this.scripts.void, keys: [k.log, k.meta], args });
     }
     await this.order.request(async () => (await sendPipelined(this.client, calls)).replies);
+  }
+
+  /**
+   * refund.lua per key, pipelined, a key's refunds in the order given (their seqs ascending), at most
+   * REFUNDS_PER_CALL in one script call (each may read up to window-exact.lua's REFUND_SCAN members:
+   * a call's work stays bounded however many a gateway sends). See the contract.
+   */
+  async refundAdmits(gatewayId: string, policy: Policy, refunds: Refund[], now: number): Promise<number> {
+    if (refunds.length === 0) return 0;
+    const byKey = new Map<string, Refund[]>();
+    for (const r of refunds) {
+      requireCost(r.cost);
+      let l = byKey.get(r.key);
+      if (l === undefined) byKey.set(r.key, (l = []));
+      l.push(r);
+    }
+    const calls: ScriptCall[] = [];
+    for (const [key, rs] of byKey) {
+      const k = this.keyNames(key, policy);
+      for (let from = 0; from < rs.length; from += REFUNDS_PER_CALL) {
+        const part = rs.slice(from, from + REFUNDS_PER_CALL);
+        const args = [...this.head(policy, now), gatewayId, String(part.length)];
+        for (const r of part) args.push(String(r.seq), String(r.at), String(r.cost));
+        calls.push({ script: this.scripts.refund, keys: [k.log, k.meta], args });
+      }
+    }
+    const replies = await this.order.request(async () => (await sendPipelined(this.client, calls)).replies);
+    let removed = 0;
+    for (const r of replies as [number, string][]) removed += Number(r[0]);
+    return removed;
   }
 
   async ask(
@@ -425,6 +458,9 @@ const ALONE_KEYS = 8;
 
 /** Key names remembered per store (about 300 bytes each; see KeyNameCache). */
 const NAME_CACHE_KEYS = 100_000;
+
+/** Refunds of one key in one refund.lua call (see refundAdmits). */
+const REFUNDS_PER_CALL = 64;
 
 /** A gateway id's incarnation record outlives its last sync by this much. */
 const INCARNATION_TTL_MS = 3_600_000;

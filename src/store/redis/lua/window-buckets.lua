@@ -601,3 +601,39 @@ local function plainAdd(_log, n, i)
   end
   return pushed, n, lo, hi, nil, nil, w, 2 * b
 end
+
+-- Takes back up to `cost` admits at t (a refund, refund.lua), if t still counts: they were counted in
+-- t's bucket, which keeps its latest admit time (it may count past its admits left, as buckets do,
+-- never short of them). Returns how many.
+local function refundAt(log, m, t, cost)
+  if expiry(t) <= NOW then
+    return 0
+  end
+  local total = TOTAL[log]
+  if total == nil then
+    total = prune(log, m)
+  end
+  local b = bucketMap(m)
+  local f = bucketOf(t)
+  local v = b[f]
+  if v == nil then
+    return 0
+  end
+  local c, latest = bucketRead(v)
+  if latest < t or expiry(latest) <= NOW or c <= 0 then
+    return 0
+  end
+  local k = math.min(c, cost)
+  if c == k then
+    b[f] = nil
+    redis.call('HDEL', m.key, f)
+  else
+    v = bucketBytes(c - k, latest)
+    b[f] = v
+    metaSet(m, f, v)
+  end
+  -- read again from the buckets as they are now when next asked (oldest, last, expiring)
+  live = nil
+  storeTotal(log, m, total - k)
+  return k
+end

@@ -578,3 +578,71 @@ local function plainAdd(log, n, k, blob, at, id, admits, lo, hi)
   redis.call('ZADD', log, numOnce(lo), name)
   return pushed, n + 1, lo, hi
 end
+
+-- A refund's search: the members scored at or before its instant, nearest first, read at most. A
+-- member is scored by its earliest run and holds one touch's runs (one gateway's sync of the key, at
+-- most UNPACK_RUNS of them), so the one holding an admit at t is among the few that the fleet's
+-- syncs wrote around t; past this many the refund takes nothing more (it errs towards counting).
+local REFUND_SCAN = 128
+
+-- Takes back up to `cost` admits at t (a refund, refund.lua), if t still counts: from the runs at t
+-- of the members nearest before it, each rewritten under its id without them (removed if nothing is
+-- left). Returns how many. The time bounds stay bounds.
+local function refundAt(log, m, t, cost)
+  if expiry(t) <= NOW then
+    return 0
+  end
+  local total = known(log, m)
+  local near = redis.call('ZREVRANGEBYSCORE', log, num(t), '-inf', 'WITHSCORES', 'LIMIT', 0, REFUND_SCAN)
+  local left = cost
+  for i = 1, #near, 2 do
+    local name = near[i]
+    local ts, cs = {}, {}
+    runsOf(name, tonumber(near[i + 1]), ts, cs)
+    local hit = false
+    for j = 1, #ts do
+      if left > 0 and ts[j] == t and cs[j] > 0 then
+        local k = math.min(cs[j], left)
+        cs[j] = cs[j] - k
+        left = left - k
+        hit = true
+      end
+    end
+    if hit then
+      local kt, kc = {}, {}
+      for j = 1, #ts do
+        if cs[j] > 0 then
+          kt[#kt + 1] = ts[j]
+          kc[#kc + 1] = cs[j]
+        end
+      end
+      redis.call('ZREM', log, name)
+      if #kt > 0 then
+        local b = string.byte(name, 1)
+        local id
+        if b == PACKED then
+          id = packedId(name)
+        elseif b == 47 then
+          -- '/<id>*<admits>': the id is its 8 bytes
+          id = string.sub(name, 2, 9)
+        else
+          -- a central-log call's run, or one an earlier version named: a new id
+          id = idOf(m.n)
+          m.n = m.n + 1
+          m.dirty = true
+        end
+        local args = {}
+        memberOf(id, kt, kc, 1, #kt, args)
+        redis.call('ZADD', log, unpack(args))
+      end
+    end
+    if left == 0 then
+      break
+    end
+  end
+  local took = cost - left
+  if took > 0 then
+    storeTotal(log, m, total - took)
+  end
+  return took
+end
