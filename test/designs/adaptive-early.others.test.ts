@@ -155,6 +155,11 @@ describe('adaptive-early: a lone request (own = 0 past a part below one)', () =>
     sync(later, 0, 2);
     later.noteRejected(1, 10);
     expect(later.decide(10 + 151, 1)).toBe(ALLOW);
+    // τ after it exactly: lone
+    const at = new AdaptiveEarlyKey(q, 0);
+    sync(at, 0, 2);
+    at.noteRejected(1, 10);
+    expect(at.decide(10 + 150, 1)).toBe(ALLOW);
   });
 
   it('a part of exactly one is no lone case: the request is admitted however close', () => {

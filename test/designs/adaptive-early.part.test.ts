@@ -107,6 +107,31 @@ describe('adaptive-early: the part of the headroom between two syncs', () => {
   });
 });
 
+describe('adaptive-early: Retry-After under the part', () => {
+  it('a spent part waits for the next sync; the headroom, for the store’s admits to leave', () => {
+    const lim = new AdaptiveEarlyKey(params(30, 2), 0);
+    // 2 of the 12 leave at 500 and 600
+    sync(lim, 0, 12, [500, 600]);
+    // part (30 − 12) / 3 = 6
+    expect(admitsUntilDeny(lim, 100)).toBe(6);
+    expect(lim.retryAt(100, 1, 1000)).toBe(1000);
+    // at the sync the store counts 10 + 6: a cost of 14 fits then (own 0), 15 only once the others'
+    // admits leave, at instants the gateway was not told
+    expect(lim.retryAt(100, 14, 1000)).toBe(1000);
+    expect(lim.retryAt(100, 15, 1000)).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('own 0: now, if the headroom holds the cost, whatever the part', () => {
+    const lim = new AdaptiveEarlyKey(params(30, 2), 0);
+    sync(lim, 0, 29);
+    expect(lim.retryAt(100, 1, 1000)).toBe(100);
+    expect(lim.retryAt(100, 2, 1000)).toBe(Number.POSITIVE_INFINITY);
+    const empty = new AdaptiveEarlyKey(params(30, 2), 0);
+    sync(empty, 0, 0);
+    expect(empty.retryAt(100, 30, 1000)).toBe(100);
+  });
+});
+
 describe('adaptive-early: a round of early syncs holds back the others’ unseen parts', () => {
   /**
    * K = 2, L = 30: a first read at 0 (empty), then `pushed` own admits at 100 and a sync at `at`
