@@ -192,6 +192,82 @@ describe('leases: slots granted, spent, lapsed', () => {
   });
 });
 
+describe('leases: headers from the store’s last view', () => {
+  it('remaining: what it holds, plus what the store had free once a reply said so, at most L', () => {
+    const k = new LeaseKey(p, false, 0);
+    k.syncEntry('k', 0);
+    // a reply without the store's view: what it holds alone
+    k.applySync(grantReply(3, 0), 0);
+    expect(k.remaining(10)).toBe(3);
+    k.syncEntry('k', DELTA);
+    // its 3 handed back, no view yet: it holds none
+    expect(k.remaining(DELTA)).toBe(0);
+    k.applySync(grantReply(2, DELTA, { count: 20, oldestExpiry: 5000, free: 28 }), DELTA);
+    expect(k.remaining(DELTA)).toBe(30);
+    expect(k.decide(DELTA + 1, 1)).toBe(ALLOW);
+    expect(k.remaining(DELTA + 1)).toBe(29);
+    // a sync in flight hands back the one it holds: the fleet's while it is out
+    k.syncEntry('k', 2 * DELTA);
+    expect(k.remaining(2 * DELTA)).toBe(29);
+    const full = new LeaseKey(p, false, 0);
+    full.syncEntry('k', 0);
+    full.applySync(grantReply(5, 0, { count: 0, oldestExpiry: Number.POSITIVE_INFINITY, free: 50 }), 0);
+    expect(full.remaining(0)).toBe(50);
+  });
+
+  it('an ask’s reply missing any of count, oldest or free leaves the view as it was', () => {
+    const partials = [
+      { count: 1, oldestExpiry: 5000 },
+      { count: 1, free: 9 },
+      { oldestExpiry: 5000, free: 9 },
+    ];
+    for (const partial of partials) {
+      const k = new LeaseKey(p, true, 0);
+      expect(k.decide(10, 1)).toBe(NEED_STORE);
+      k.askSize(1);
+      expect(k.onAskReply({ granted: 2, grantExpiresAt: 5000, now: 10, ...partial }, 10, 1)).toBe(true);
+      expect(k.remaining(10)).toBe(1);
+    }
+    const whole = new LeaseKey(p, true, 0);
+    expect(whole.decide(10, 1)).toBe(NEED_STORE);
+    whole.askSize(1);
+    whole.onAskReply(
+      { granted: 2, grantExpiresAt: 5000, now: 10, count: 1, oldestExpiry: 5000, free: 9 },
+      10,
+      1,
+    );
+    expect(whole.remaining(10)).toBe(10);
+  });
+
+  it('resetAt: the store’s oldest admit or its own oldest not yet counted, whichever leaves first; else the next sync', () => {
+    const k = new LeaseKey(p, false, 0);
+    k.syncEntry('k', 0);
+    k.applySync(grantReply(2, 0, { count: 5, oldestExpiry: 7000, free: 10 }), 0);
+    expect(k.resetAt(100)).toBe(7000);
+    expect(k.decide(200, 1)).toBe(ALLOW);
+    // own admit at 200 leaves at 200 + W, after 7000
+    expect(k.resetAt(300)).toBe(7000);
+    // once the store's oldest has left: the own admit's
+    expect(k.resetAt(7000)).toBe(200 + W);
+    // nothing known to leave: the next sync
+    const quiet = new LeaseKey(p, false, 0);
+    quiet.syncEntry('k', 500);
+    quiet.applySync(grantReply(1, 500, { count: 0, oldestExpiry: Number.POSITIVE_INFINITY, free: 49 }), 500);
+    expect(quiet.resetAt(600)).toBe(500 + DELTA);
+    // an own admit leaving now is no reset ahead: the next sync
+    expect(quiet.decide(600, 1)).toBe(ALLOW);
+    expect(quiet.resetAt(600 + W - 1)).toBe(600 + W);
+    expect(quiet.resetAt(600 + W)).toBe(500 + DELTA);
+    // an own admit pushed by a sync in flight counts as not yet counted
+    const flying = new LeaseKey(p, false, 0);
+    flying.syncEntry('k', 0);
+    flying.applySync(grantReply(1, 0, { count: 0, oldestExpiry: Number.POSITIVE_INFINITY, free: 49 }), 0);
+    expect(flying.decide(100, 1)).toBe(ALLOW);
+    flying.syncEntry('k', 200);
+    expect(flying.resetAt(300)).toBe(100 + W);
+  });
+});
+
 describe('leases: an idle gateway’s syncs skipped in a run (the simulator)', () => {
   /** A leases key after `arrivals` in its first interval and a sync granting `held`, then quiet. */
   function quietKey(arrivals: number, held: number, ask = false): LeaseKey {
