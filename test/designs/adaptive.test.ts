@@ -72,6 +72,11 @@ describe('adaptive: the share and the draw', () => {
     // a read of nothing leaves it
     sync(lim, 500, 0);
     expect(lim.measuredShare).toBe(1);
+    const none = new AdaptiveKey(params(100, 4), 0);
+    sync(none, 0, 40);
+    expect(none.measuredShare).toBe(1 / 16);
+    sync(none, 100, 0);
+    expect(none.measuredShare).toBe(1 / 16);
   });
 
   it('admits made after the sync was taken are not in its count', () => {
@@ -159,7 +164,25 @@ describe('adaptive: the cap between two syncs', () => {
     // over the cap, headroom left: the next sync lets it admit
     expect(lim.retryAt(25_000, 1, 26_000)).toBe(26_000);
     // a cost the headroom after the sync cannot hold waits for the store's admits to leave
+    // after the sync the cap is 4 · 1/8 · (100 − 80) = 10 (not at the share measured, 1/32)
+    expect(lim.retryAt(25_000, 10, 26_000)).toBe(26_000);
+    expect(lim.retryAt(25_000, 11, 26_000)).toBe(Number.POSITIVE_INFINITY);
     expect(lim.retryAt(25_000, 21, 26_000)).toBe(Number.POSITIVE_INFINITY);
+    // one own admit short of the cap: now
+    const short = new AdaptiveKey(params(100, 8), 0);
+    sync(short, 0, 60);
+    for (let i = 0; i < 19; i++) expect(short.decide(5000 + i * 1000, 1)).toBe(ALLOW);
+    expect(short.retryAt(24_000, 1, 26_000)).toBe(24_000);
+    expect(short.retryAt(24_000, 2, 26_000)).toBe(26_000);
+  });
+
+  it('Retry-After with one gateway: now while the headroom holds the cost', () => {
+    const lim = new AdaptiveKey(params(10, 1), 0);
+    sync(lim, 0, 7);
+    expect(lim.decide(100, 1)).toBe(ALLOW);
+    expect(lim.decide(100, 1)).toBe(ALLOW);
+    expect(lim.retryAt(200, 1, 1000)).toBe(200);
+    expect(lim.retryAt(200, 2, 1000)).toBe(Number.POSITIVE_INFINITY);
   });
 
   it('no cap with one gateway', () => {
