@@ -139,6 +139,36 @@ describe('adaptive-early: the others’ admit rate, read from the store’s coun
   });
 });
 
+describe('adaptive-early: a gateway alone, then joined (gateways: auto)', () => {
+  it('reads no others’ rate and moves no part while K = 1; from K = 2 on, from its next read', () => {
+    // the runtime sets K in the params its keys read (LiveFleetParams)
+    const live = { ...p, gateways: 1 };
+    const lim = new AdaptiveEarlyKey(live, 0);
+    sync(lim, 0, 0);
+    sync(lim, DELTA, 20);
+    live.gateways = 2;
+    // the first read at K = 2 sets where growth is measured from: no rate, p = 1
+    sync(lim, DELTA, 20);
+    expect(lim.measuredShare).toBe(1 / 8);
+    expect(lim.admitProbability(DELTA, 10)).toBe(1);
+  });
+
+  it('moves no part while K = 1: from K = 2 on, the part’s share moves from its first read there', () => {
+    const live = { ...p, policy: makePolicy(30, 60_000), gateways: 1 };
+    const lim = new AdaptiveEarlyKey(live, 0);
+    sync(lim, 0, 0);
+    sync(lim, DELTA, 20);
+    live.gateways = 2;
+    // half a window later, the first read at K = 2 (share measured 1/8): the part's share is still 1,
+    // the share the key was made with; part (30 − 20) · 1 / 1.5 = 6.7, not 4.4 (moved toward 1/8)
+    sync(lim, 30_000, 20);
+    expect(lim.measuredShare).toBe(1 / 8);
+    let n = 0;
+    while (n < 10 && lim.decide(30_001, 1) === ALLOW) n++;
+    expect(n).toBe(6);
+  });
+});
+
 describe('adaptive-early: a lone request (own = 0 past a part below one)', () => {
   // L = 4, K = 2: τ = 0.005 · W / (max(share, 1/K) · L)
   const q: FleetParams = { ...p, policy: makePolicy(4, 60_000) };

@@ -166,6 +166,16 @@ describe('adaptive-early: a round of early syncs holds back the others’ unseen
     expect(admitsUntilDeny(k4, 300)).toBe(1);
   });
 
+  it('what the read showed of the others’ part is taken off what is held back, once', () => {
+    // L = 36, K = 2: part 12; a first read at 500, 12 own admits, a round at 700 showing 1 other's
+    const lim = new AdaptiveEarlyKey(params(36, 2), 0);
+    sync(lim, 500, 0);
+    expect(admitsUntilDeny(lim, 600)).toBe(12);
+    sync(lim, 700, 13);
+    // held back 12 − 1 = 11: (36 − 13 − 11) · ~0.5 / 1.5 = 4.0 (3.67 with 12 held back, 3.33 with 13)
+    expect(admitsUntilDeny(lim, 800)).toBe(4);
+  });
+
   it('a sync Δ or more after the one before is no round: nothing held back', () => {
     expect(afterRound(10, 1, DELTA - 1)).toBe(3);
     // (30 − 11) · ~0.507 / 1.5 = 6.4
