@@ -7,6 +7,8 @@ describe('SyncTimer', () => {
     vi.useFakeTimers();
   });
   afterEach(() => {
+    // the spies first: one left on the fake setTimeout would outlive useRealTimers in a shared worker
+    vi.restoreAllMocks();
     vi.useRealTimers();
   });
 
