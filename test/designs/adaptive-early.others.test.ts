@@ -200,6 +200,19 @@ describe('adaptive-early: a lone request (own = 0 past a part below one)', () =>
     expect(lim.decide(11, 1)).toBe(ALLOW);
   });
 
+  it('a round of one pushed admit holds back the others’ parts too: the part falls below one', () => {
+    // K = 8, L = 100: τ = 0.005 · 60,000 / (1/8 · 100) = 24 ms
+    const k8: FleetParams = { ...p, policy: makePolicy(100, 60_000), gateways: 8 };
+    const lim = new AdaptiveEarlyKey(k8, 0);
+    // the others' 84: part 16 / 12 = 1.33; one lone admit spends it (1 + 1 > 1.33)
+    sync(lim, 0, 84);
+    expect(lim.decide(100, 1)).toBe(ALLOW);
+    // a round 10 ms later: held back 7 · 1 − 0, part (100 − 85 − 7) / 12 = 0.67 < 1 (15 / 12 ≥ 1 without)
+    sync(lim, 110, 85);
+    // a request 20 ms after the one before is not lone: refused
+    expect(lim.decide(120, 1)).toBe(DENY);
+  });
+
   it('τ shrinks as the measured share grows past 1/K', () => {
     // every admit the store counts is this gateway's: share 1, τ = 75 ms (150 ms at 1/K)
     const lim = new AdaptiveEarlyKey(q, 0);
