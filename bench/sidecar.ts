@@ -49,7 +49,8 @@ const KEY_COUNTS = [10, 1000];
 const LIMIT = 100;
 const WINDOW_MS = 60_000;
 
-function cpuMs(pid: number): number {
+/** Process CPU so far, ms (utime + stime from /proc). */
+export function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime, stime: fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux)
@@ -70,7 +71,7 @@ async function redisCommands(r: Redis): Promise<number> {
   return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
 }
 
-function waitForLine(child: ChildProcess, pattern: RegExp, what: string): Promise<RegExpExecArray> {
+export function waitForLine(child: ChildProcess, pattern: RegExp, what: string): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`${what}: not ready in 20 s: ${out}`)), 20_000);
@@ -89,9 +90,9 @@ function waitForLine(child: ChildProcess, pattern: RegExp, what: string): Promis
   });
 }
 
-type Send = (key: string) => Promise<boolean>;
+export type Send = (key: string) => Promise<boolean>;
 
-function httpSender(port: number): { send: Send; close: () => void } {
+export function httpSender(port: number): { send: Send; close: () => void } {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const send: Send = (key) =>
     new Promise((resolve) => {
@@ -108,7 +109,7 @@ function httpSender(port: number): { send: Send; close: () => void } {
   return { send, close: () => agent.destroy() };
 }
 
-function grpcSender(address: string): { send: Send; close: () => void } {
+export function grpcSender(address: string): { send: Send; close: () => void } {
   const Rls = loadRateLimitService();
   const c = new Rls(address, grpc.credentials.createInsecure()) as unknown as {
     ShouldRateLimit: (r: unknown, cb: (e: Error | null) => void) => void;

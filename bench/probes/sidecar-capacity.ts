@@ -10,16 +10,14 @@
  * Needs `npm run build` (the sidecar runs from dist/). Loopback only; every child ended by PID.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as grpc from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
 import { ZipfKeys } from '../../src/fleet/key-choice.js';
 import { startRedisServer } from '../../src/fleet/redis-server.js';
-import { loadRateLimitService } from '../../src/sidecar/grpc-server.js';
 import { Random } from '../../src/sim/random.js';
+import { cpuMs, grpcSender, httpSender, type Send, waitForLine } from '../sidecar.js';
 import { exited, killChild } from '../util.js';
 
 const args = process.argv.slice(2);
@@ -35,66 +33,11 @@ const zipf = new ZipfKeys(keys, 1);
 const rng = new Random(1);
 const SEQUENCE = Array.from({ length: 1 << 18 }, () => `key-${zipf.pick(rng)}`);
 
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-}
-
 async function redisCpuMs(r: Redis): Promise<number> {
   const info = await r.info('cpu');
   const sys = Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
   const user = Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0);
   return (sys + user) * 1000;
-}
-
-function readyLine(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`not ready in 20 s: ${out}`)), 20_000);
-    child.stdout?.on('data', (d) => {
-      out += d.toString();
-      const m = pattern.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve(m);
-      }
-    });
-  });
-}
-
-type Send = (key: string) => Promise<boolean>;
-
-function sender(target: { http: number; grpc: string }): { send: Send; close: () => void } {
-  if (door === 'http') {
-    const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-    const send: Send = (key) =>
-      new Promise((resolve) => {
-        const req = request(
-          { host: '127.0.0.1', port: target.http, path: '/decide', headers: { 'x-api-key': key }, agent },
-          (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode === 204 || res.statusCode === 429));
-          },
-        );
-        req.on('error', () => resolve(false));
-        req.end();
-      });
-    return { send, close: () => agent.destroy() };
-  }
-  const Rls = loadRateLimitService();
-  const c = new Rls(target.grpc, grpc.credentials.createInsecure()) as unknown as {
-    ShouldRateLimit: (r: unknown, cb: (e: Error | null) => void) => void;
-    close: () => void;
-  };
-  const send: Send = (key) =>
-    new Promise((resolve) =>
-      c.ShouldRateLimit(
-        { domain: 'edge', descriptors: [{ entries: [{ key: 'api_key', value: key }] }] },
-        (e) => resolve(e === null),
-      ),
-    );
-  return { send, close: () => c.close() };
 }
 
 async function closedLoop(send: Send, ms: number): Promise<number> {
@@ -113,7 +56,7 @@ async function closedLoop(send: Send, ms: number): Promise<number> {
 }
 
 async function measure(name: string, pid: number, target: { http: number; grpc: string }, redis: Redis) {
-  const s = sender(target);
+  const s = door === 'http' ? httpSender(target.http) : grpcSender(target.grpc);
   try {
     await closedLoop(s.send, 1000);
     const c0 = cpuMs(pid);
@@ -154,7 +97,7 @@ for (let round = 0; round < rounds; round++) {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     children.push(sc);
-    const m = await readyLine(sc, /http http:\/\/127\.0\.0\.1:(\d+), grpc (\S+) \(/);
+    const m = await waitForLine(sc, /http http:\/\/127\.0\.0\.1:(\d+), grpc (\S+) \(/, 'sidecar');
     const central = spawn(
       process.execPath,
       [
@@ -166,7 +109,7 @@ for (let round = 0; round < rounds; round++) {
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     children.push(central);
-    const cm = await readyLine(central, /READY (\d+) (\d+)/);
+    const cm = await waitForLine(central, /READY (\d+) (\d+)/, 'central service');
     // alternate which goes first, so neither always runs on the warmer machine
     const pair = [
       () => measure('sidecar', sc.pid as number, { http: Number(m[1]), grpc: m[2] }, probes.s),
