@@ -551,6 +551,20 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
         expect(listed(r)).toEqual([1100, 1300]);
       });
 
+      it("finds its admit behind other gateways' later syncs", async () => {
+        // gw-a's one sync holds 100 and 500; six gateways' syncs since hold an admit each at 200-250,
+        // so a store that keeps a sync's admits together reads those six before gw-a's (the Redis
+        // exact log reads a few members first, then up to 128: the second read must happen)
+        const { s, refund, read } = await refundsOf();
+        await s.sync(req({ policy: p, entries: [push('k', [100, 500])] }), 500);
+        for (let i = 0; i < 6; i++)
+          await s.sync(req({ gatewayId: `gw-${i}`, policy: p, entries: [push('k', [200 + 10 * i])] }), 510);
+        expect(await refund('gw-a', [{ seq: 1, at: 500 }], 520)).toBe(1);
+        const r = await read(530, 1);
+        expect(r.count).toBe(7);
+        expect(listed(r)).toEqual([1100, 1200, 1210, 1220, 1230, 1240, 1250]);
+      });
+
       it('an instant with no admit, or one aged out, changes nothing; nor do its neighbours', async () => {
         const { s, refund, read } = await refundsOf();
         await s.sync(req({ policy: p, entries: [push('k', [100, 900])] }), 900);
