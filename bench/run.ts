@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --json] [-- --full-study] [-- --only decision|sync|sidecar|replay] | npm run bench -- --render FILE.json:
+ * npm run bench [-- --quick] [-- --json] [-- --full-study] [-- --only decision|sync|sidecar|replay|refund] | npm run bench -- --render FILE.json:
  * the four benchmarks of issue 7 and replay's speed (issue 33), each figure measured side by side with its peer in the same run,
  * repeated, medians and ratios; writes bench/results/latest.md, latest.json and full.json (quick:
  * quick.md, quick.json) with the machine and its load average. --json prints the result object (one line) instead of the Markdown.
@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import { startRedisServer } from '../src/fleet/redis-server.js';
 import { benchDecision } from './decision.js';
 import { benchHttp } from './http.js';
+import { benchRefund, renderRefund } from './refund.js';
 import { benchReplay, type ReplayBench, replayTable } from './replay.js';
 import {
   type BenchResult,
@@ -105,6 +106,20 @@ if (onlyAt >= 0 && argv[onlyAt + 1] === 'replay') {
   process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
   process.exit(0);
 }
+// --only refund: what taking admits back costs, every design on MemoryStore and Redis (a few
+// minutes), written to bench/results/refund.{md,json} (quick: refund-quick.{md,json})
+if (onlyAt >= 0 && argv[onlyAt + 1] === 'refund') {
+  const refund = await benchRefund({ quick, log });
+  machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
+  const result = { machine, quick, command, refund };
+  const md = `# Refunds: requests taken back beside requests counted\n\nProduced by \`${command}\` on ${machine.date.slice(0, 16)} (${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadStart.join(' ')} → ${machine.loadEnd.join(' ')}).\n\n${renderRefund(refund)}\nWall time: ${((Date.now() - t0) / 1000).toFixed(0)} s.\n`;
+  const base = quick ? 'bench/results/refund-quick' : 'bench/results/refund';
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(`${base}.md`, md);
+  process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
+  process.exit(0);
+}
 if (onlyAt >= 0 && argv[onlyAt + 1] === 'sync') {
   log('redis-server + sync cost');
   const redis = await startRedisServer();
@@ -128,7 +143,7 @@ if (onlyAt >= 0) {
   const only = argv[onlyAt + 1];
   if (only !== 'decision')
     throw new Error(
-      `--only: the parts that run alone are 'decision', 'sync', 'sidecar' and 'replay', got ${only}`,
+      `--only: the parts that run alone are 'decision', 'sync', 'sidecar', 'replay' and 'refund', got ${only}`,
     );
   log('decision cost');
   const decision = await benchDecision({ quick, log });

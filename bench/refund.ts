@@ -1,0 +1,190 @@
+/**
+ * What a refund costs (issue 36): every design on an AsyncGateway, on MemoryStore and on a private
+ * redis-server, two subjects side by side in each repetition on fresh gateways and stores:
+ * - counted: R requests over `keys` keys, a sync after each batch (as the gateway's timer would);
+ * - refunded: the same requests, each taken back right after its decision (`gw.refund`), as
+ *   skipSuccessfulRequests does when every response succeeds before the next sync: the admit is
+ *   still this gateway's own, so it is taken back locally and never pushed;
+ * - refunded late: each batch's decisions taken back after the sync that pushed them (a response
+ *   slower than Δ): every refund goes to the store (refundAdmits), the path's worst case.
+ * Figures per request: the gateway process's CPU (decisions, refunds, syncs, the client library) and,
+ * on Redis, the server's CPU (INFO cpu). The limit is
+ * never reached (L = 10^6), so both subjects admit every request. The order of the two alternates
+ * between repetitions.
+ */
+import { Redis } from 'ioredis';
+import { startRedisServer } from '../dist/fleet/redis-server.js';
+import { AsyncGateway, DESIGN_IDS, type Decision, type DesignId, MemoryStore } from '../dist/index.js';
+import { RedisStore } from '../dist/store/redis/index.js';
+import { median } from './util.js';
+
+export interface RefundRow {
+  design: DesignId;
+  store: 'memory' | 'redis';
+  /** Gateway CPU µs per request: min / median / max over the repetitions. */
+  countedUs: [number, number, number];
+  refundedUs: [number, number, number];
+  lateUs: [number, number, number];
+  /** Medians of the per-repetition ratios refunded / counted and refunded late / counted (gateway CPU). */
+  ratio: number;
+  lateRatio: number;
+  /** Redis server CPU µs per request (INFO cpu), medians; absent on MemoryStore. */
+  redisCountedUs?: number;
+  redisRefundedUs?: number;
+  redisLateUs?: number;
+  /** Requests taken back, median per repetition: every request, in both refunded subjects. */
+  takenBack: number;
+  lateTakenBack: number;
+}
+
+export interface RefundBench {
+  requests: number;
+  keys: number;
+  batches: number;
+  reps: number;
+  rows: RefundRow[];
+}
+
+function cpuUs(): number {
+  const c = process.cpuUsage();
+  return c.user + c.system;
+}
+
+/** The server's CPU so far, µs (INFO cpu: its user + system time; commandstats would count a script's
+ * commands twice, in the script's usec and in their own). */
+async function redisUsec(r: Redis): Promise<number> {
+  const info = await r.info('cpu');
+  const of = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return (of('used_cpu_user') + of('used_cpu_sys')) * 1e6;
+}
+
+interface Once {
+  gatewayUs: number;
+  redisUs: number;
+  takenBack: number;
+}
+
+type Subject = 'counted' | 'refunded' | 'late';
+
+async function once(
+  design: DesignId,
+  subject: Subject,
+  store: MemoryStore | RedisStore,
+  redis: Redis | null,
+  n: number,
+  keys: number,
+  batches: number,
+): Promise<Once> {
+  const gw = new AsyncGateway({
+    id: 'bench-gw',
+    design,
+    limit: 1_000_000,
+    windowMs: 60_000,
+    gateways: 4,
+    syncMs: 1_000,
+    store,
+  });
+  const perBatch = Math.ceil(n / batches);
+  let takenBack = 0;
+  // one untimed batch: every key held, scripts loaded, code warm
+  for (let i = 0; i < keys; i++) await gw.admitNow(`k${i}`);
+  await gw.syncNow();
+  const r0 = redis === null ? 0 : await redisUsec(redis);
+  const c0 = cpuUs();
+  let i = 0;
+  const held: [string, Decision][] = [];
+  for (let b = 0; b < batches; b++) {
+    for (let j = 0; j < perBatch; j++, i++) {
+      const key = `k${i % keys}`;
+      const d = await gw.admitNow(key);
+      if (subject === 'refunded' && gw.refund(key, d)) takenBack++;
+      else if (subject === 'late') held.push([key, d]);
+    }
+    await gw.syncNow();
+    for (const [key, d] of held) if (gw.refund(key, d)) takenBack++;
+    held.length = 0;
+  }
+  // a refund of an admit the store counts goes at the start of the next round: one more sync sends it
+  await gw.syncNow();
+  const gatewayUs = (cpuUs() - c0) / i;
+  const redisUs = redis === null ? 0 : ((await redisUsec(redis)) - r0) / i;
+  await gw.stop();
+  return { gatewayUs, redisUs, takenBack };
+}
+
+const range = (xs: number[]): [number, number, number] => [Math.min(...xs), median(xs), Math.max(...xs)];
+
+export async function benchRefund(opts: { quick: boolean; log: (s: string) => void }): Promise<RefundBench> {
+  const reps = opts.quick ? 3 : 5;
+  const n = opts.quick ? 5_000 : 20_000;
+  const keys = 100;
+  const batches = 20;
+  const server = await startRedisServer();
+  const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+  const rows: RefundRow[] = [];
+  try {
+    for (const store of ['memory', 'redis'] as const)
+      for (const design of DESIGN_IDS as readonly DesignId[]) {
+        opts.log(`refund ${design} on ${store}`);
+        const runs: Record<Subject, Once[]> = { counted: [], refunded: [], late: [] };
+        const order: Subject[] = ['counted', 'refunded', 'late'];
+        for (let rep = 0; rep < reps; rep++) {
+          // each subject goes first in turn
+          for (const subject of [...order.slice(rep % 3), ...order.slice(0, rep % 3)]) {
+            const s =
+              store === 'memory'
+                ? new MemoryStore()
+                : new RedisStore(redis, { prefix: `rb:${design}:${rep}:${subject}:` });
+            runs[subject].push(
+              await once(design, subject, s, store === 'redis' ? redis : null, n, keys, batches),
+            );
+          }
+          if (store === 'redis') await redis.flushall();
+        }
+        const { counted, refunded, late } = runs;
+        rows.push({
+          design,
+          store,
+          countedUs: range(counted.map((r) => r.gatewayUs)),
+          refundedUs: range(refunded.map((r) => r.gatewayUs)),
+          lateUs: range(late.map((r) => r.gatewayUs)),
+          ratio: median(refunded.map((r, k) => r.gatewayUs / counted[k]!.gatewayUs)),
+          lateRatio: median(late.map((r, k) => r.gatewayUs / counted[k]!.gatewayUs)),
+          ...(store === 'redis'
+            ? {
+                redisCountedUs: median(counted.map((r) => r.redisUs)),
+                redisRefundedUs: median(refunded.map((r) => r.redisUs)),
+                redisLateUs: median(late.map((r) => r.redisUs)),
+              }
+            : {}),
+          takenBack: median(refunded.map((r) => r.takenBack)),
+          lateTakenBack: median(late.map((r) => r.takenBack)),
+        });
+      }
+  } finally {
+    redis.disconnect();
+    await server.stop();
+  }
+  return { requests: n, keys, batches, reps, rows };
+}
+
+const f = (x: number) => x.toFixed(2);
+
+export function renderRefund(b: RefundBench): string {
+  const head =
+    `${b.requests.toLocaleString('en-US')} requests over ${b.keys} keys, a sync every ${b.requests / b.batches} requests, ` +
+    `${b.reps} repetitions (gateway CPU µs per request, min / median / max; Redis: its CPU µs per request, INFO cpu, median).\n\n` +
+    '| design | store | counted | refunded at once | ratio | refunded after its sync | ratio | Redis: counted | at once | after its sync | taken back (at once, late) |\n|---|---|---|---|---|---|---|---|---|---|---|\n';
+  return (
+    head +
+    b.rows
+      .map(
+        (r) =>
+          `| ${r.design} | ${r.store} | ${r.countedUs.map(f).join(' / ')} | ${r.refundedUs.map(f).join(' / ')} | ${r.ratio.toFixed(2)}× | ${r.lateUs.map(f).join(' / ')} | ${r.lateRatio.toFixed(2)}× | ${
+            r.redisCountedUs === undefined ? '' : f(r.redisCountedUs)
+          } | ${r.redisRefundedUs === undefined ? '' : f(r.redisRefundedUs)} | ${r.redisLateUs === undefined ? '' : f(r.redisLateUs)} | ${r.takenBack}, ${r.lateTakenBack} |`,
+      )
+      .join('\n') +
+    '\n'
+  );
+}
