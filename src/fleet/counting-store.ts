@@ -1,6 +1,7 @@
 import type { Policy } from '../config.js';
 import type {
   AskReply,
+  AskRequest,
   AsyncStore,
   LogAdmitReply,
   LogCall,
@@ -47,15 +48,8 @@ export class CountingStore implements AsyncStore {
     return this.inner.voidLogAdmits(gatewayId, policy, voids, now);
   }
 
-  ask(
-    gatewayId: string,
-    key: string,
-    policy: Policy,
-    leaseTtlMs: number,
-    ask: number,
-    now: number,
-    seq?: number,
-  ): Promise<AskReply> {
+  ask(req: AskRequest, now: number): Promise<AskReply> {
+    const key = req.key;
     this.requestPathCalls++;
     const waiting = this.asking.get(key) ?? 0;
     if (waiting > 0) this.overlappingAsks++;
@@ -65,7 +59,7 @@ export class CountingStore implements AsyncStore {
       if (n === 0) this.asking.delete(key);
       else this.asking.set(key, n);
     };
-    const p = this.inner.ask(gatewayId, key, policy, leaseTtlMs, ask, now, seq);
+    const p = this.inner.ask(req, now);
     p.then(done, done);
     return p;
   }

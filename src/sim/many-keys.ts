@@ -15,7 +15,15 @@
  */
 import type { DesignId } from '../config.js';
 import { Gateway } from '../gateway/gateway.js';
-import type { AskReply, LogAdmitReply, LogVoid, Store, SyncRequest, SyncResult } from '../store/contract.js';
+import type {
+  AskReply,
+  AskRequest,
+  LogAdmitReply,
+  LogVoid,
+  Store,
+  SyncRequest,
+  SyncResult,
+} from '../store/contract.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { MinHeap } from '../util/min-heap.js';
 import { routingWeights, runSimulation } from './engine.js';
@@ -112,17 +120,9 @@ export class CountingStore implements Store {
     this.syncCalls++;
     return this.inner.sync(req, now);
   }
-  ask(
-    gatewayId: string,
-    key: string,
-    policy: RunPolicy,
-    ttl: number,
-    ask: number,
-    now: number,
-    seq?: number,
-  ): AskReply {
+  ask(req: AskRequest, now: number): AskReply {
     this.asks++;
-    return this.inner.ask(gatewayId, key, policy, ttl, ask, now, seq);
+    return this.inner.ask(req, now);
   }
 }
 type RunPolicy = Parameters<Store['logAdmit']>[1];

@@ -25,7 +25,7 @@ export interface SyncEntry {
   /**
    * Lease designs: hand back this gateway's grant for this key as it was when this sync was built
    * (spent slots are in `admits`): every part granted by an earlier sync, or by an ask sent before
-   * this sync was built. Parts granted by asks sent after it stay outstanding (see `AsyncStore.ask`).
+   * this sync was built. Parts granted by asks sent after it stay outstanding (see `AskRequest.seq`).
    */
   release: boolean;
   /** Lease designs: slots asked for; 0 asks nothing. */
@@ -168,7 +168,26 @@ export interface LogAdmitReply {
   now: number;
 }
 
-/** leases-ask's request-path call: grant up to `ask` slots now. */
+/** leases-ask's request-path call: one gateway asks for slots of one key. */
+export interface AskRequest {
+  /** Who asks: the store keeps grants per gatewayId (the async runtime sends its incarnation, as at a sync). */
+  gatewayId: string;
+  key: string;
+  policy: Policy;
+  /** How long the grant stays outstanding without a sync before the store takes it back. */
+  leaseTtlMs: number;
+  /** Slots asked for. */
+  ask: number;
+  /**
+   * The seq of the last sync the gateway built before sending this ask (0 before its first): the grant
+   * is handed back by the gateway's first sync with a higher seq, never by that one or a retry of it,
+   * in whichever order the calls land.
+   * @default 0
+   */
+  seq?: number;
+}
+
+/** leases-ask's request-path call: grant up to `req.ask` slots now. */
 export interface AskReply {
   granted: number;
   grantExpiresAt: number;
@@ -225,16 +244,8 @@ export interface Store {
    */
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): void;
   sync(req: SyncRequest, now: number): SyncResult;
-  /** See `AsyncStore.ask`. */
-  ask(
-    gatewayId: string,
-    key: string,
-    policy: Policy,
-    leaseTtlMs: number,
-    ask: number,
-    now: number,
-    seq?: number,
-  ): AskReply;
+  /** Grants up to `req.ask` more slots now (see `AskRequest`). */
+  ask(req: AskRequest, now: number): AskReply;
   /** Keys the store holds state for. */
   readonly keyCount: number;
   /**
@@ -265,21 +276,8 @@ export interface AsyncStore {
   logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply>;
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void>;
   sync(req: SyncRequest, now: number): Promise<SyncResult>;
-  /**
-   * Grants up to `ask` more slots now. `seq` is the seq of the last sync the gateway built before
-   * sending this ask (0 before its first): the grant is handed back by the gateway's first sync with
-   * a higher seq, never by that one or a retry of it, in whichever order the calls land.
-   * @default seq 0
-   */
-  ask(
-    gatewayId: string,
-    key: string,
-    policy: Policy,
-    leaseTtlMs: number,
-    ask: number,
-    now: number,
-    seq?: number,
-  ): Promise<AskReply>;
+  /** Grants up to `req.ask` more slots now (see `AskRequest`). */
+  ask(req: AskRequest, now: number): Promise<AskReply>;
   /** See `Heartbeat`. Optional: a store without it serves fixed K only (`gateways: 'auto'` needs it). */
   heartbeat?(beat: Heartbeat, now: number): Promise<HeartbeatReply>;
   /** See `Store.refundAdmits`. Optional: a store without it serves no refunds. */

@@ -4,6 +4,7 @@ import { expiryOf } from '../window/expiry.js';
 import { NO_EXPIRIES, TimeLog } from '../window/time-log.js';
 import type {
   AskReply,
+  AskRequest,
   Heartbeat,
   HeartbeatReply,
   LogAdmitReply,
@@ -442,15 +443,8 @@ export class MemoryStore implements Store {
     return replay;
   }
 
-  ask(
-    gatewayId: string,
-    key: string,
-    policy: Policy,
-    leaseTtlMs: number,
-    ask: number,
-    now: number,
-    seq = 0,
-  ): AskReply {
+  ask(req: AskRequest, now: number): AskReply {
+    const { gatewayId, key, policy, leaseTtlMs, ask, seq = 0 } = req;
     this.sweepDue(now);
     const rec = this.record(key, policy);
     const others = rec.prune(now, policy, gatewayId);

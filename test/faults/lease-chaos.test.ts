@@ -7,6 +7,7 @@ import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime
 import { Random } from '../../src/sim/random.js';
 import type {
   AskReply,
+  AskRequest,
   AsyncStore,
   LogAdmitReply,
   LogCall,
@@ -103,17 +104,9 @@ class LossyStore implements AsyncStore {
     this.alive();
     return this.lose(await this.inner.sync(req, now), 'sync');
   }
-  async ask(
-    g: string,
-    key: string,
-    pol: Policy,
-    ttl: number,
-    n: number,
-    now: number,
-    seq?: number,
-  ): Promise<AskReply> {
+  async ask(req: AskRequest, now: number): Promise<AskReply> {
     this.alive();
-    return this.lose(await this.inner.ask(g, key, pol, ttl, n, now, seq), 'ask');
+    return this.lose(await this.inner.ask(req, now), 'ask');
   }
   async logAdmit(
     key: string,

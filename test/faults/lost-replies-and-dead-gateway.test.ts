@@ -7,6 +7,7 @@ import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import { Random } from '../../src/sim/random.js';
 import type {
   AskReply,
+  AskRequest,
   AsyncStore,
   LogAdmitReply,
   LogCall,
@@ -65,16 +66,8 @@ class LossyStore implements AsyncStore {
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {
     return this.inner.voidLogAdmits(gatewayId, policy, voids, now);
   }
-  ask(
-    g: string,
-    key: string,
-    policy: Policy,
-    ttl: number,
-    n: number,
-    now: number,
-    seq?: number,
-  ): Promise<AskReply> {
-    return this.inner.ask(g, key, policy, ttl, n, now, seq);
+  ask(req: AskRequest, now: number): Promise<AskReply> {
+    return this.inner.ask(req, now);
   }
 }
 

@@ -30,7 +30,7 @@ describe('every key written expires by itself', () => {
   it('log and meta keys carry a TTL of about the window (a grant: its lapse plus the window) plus the margin', async () => {
     const store = fx.store({ expiryMarginMs: 1000 });
     await store.logAdmit('a', policy, 0, 1);
-    await store.ask('g', 'b', policy, 5000, 2, 0);
+    await store.ask({ gatewayId: 'g', key: 'b', policy, leaseTtlMs: 5000, ask: 2 }, 0);
     await store.sync(
       {
         gatewayId: 'g',
@@ -61,7 +61,7 @@ describe('every key written expires by itself', () => {
   it('a key with nothing left is deleted at once', async () => {
     const store = fx.store({ clock: 'caller' });
     await store.logAdmit('a', policy, 0, 1);
-    await store.ask('g', 'a', policy, 100, 1, 0);
+    await store.ask({ gatewayId: 'g', key: 'a', policy, leaseTtlMs: 100, ask: 1 }, 0);
     expect((await keysOf(store)).length).toBe(2);
     // the admit ages out at W; the grant, lapsed at 100, is counted until 100 + W
     const read = { key: 'a', admits: [], read: true, release: false, ask: 0 };
@@ -98,7 +98,9 @@ describe('scripts survive an empty script cache', () => {
     await admin.script('FLUSH');
     expect((await store.logAdmit('k', policy, 1, 1)).count).toBe(2);
     await admin.script('FLUSH');
-    expect((await store.ask('g', 'k', policy, 100, 2, 2)).granted).toBe(2);
+    expect((await store.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 100, ask: 2 }, 2)).granted).toBe(
+      2,
+    );
     await admin.script('FLUSH');
     const entries = ['k', 'x', 'y', 'z', 'w'].map((key) => ({
       key,

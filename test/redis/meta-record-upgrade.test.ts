@@ -219,7 +219,9 @@ describe('compact mode: a key in the layout before the buckets moved into the me
     expect((await expectFolded(log, meta)).record).toMatchObject({ a: 7, z: 250 });
     const t = store();
     const k2 = await asEarlier(t);
-    expect((await t.ask('a', 'k', policy, 300, 1000, 1)).granted).toBe(96);
+    expect((await t.ask({ gatewayId: 'a', key: 'k', policy, leaseTtlMs: 300, ask: 1000 }, 1)).granted).toBe(
+      96,
+    );
     await expectFolded(k2.log, k2.meta);
   });
 
@@ -249,7 +251,9 @@ describe('compact mode: a grant marked by the version before', () => {
     const { meta } = s.keyNames('k', policy);
     await s.sync(push(1, [100, 110]), 110);
     expect((await metaRecord(fx.client(), meta)).n).toBe(1);
-    expect((await s.ask('g', 'k', policy, 1000, 5, 120)).granted).toBe(5);
+    expect((await s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 1000, ask: 5 }, 120)).granted).toBe(
+      5,
+    );
     expect((await metaRecord(fx.client(), meta)).n).toBe(2);
     // as the version before left it: n 0, the mark a field
     const r = await metaRecord(fx.client(), meta);

@@ -25,7 +25,7 @@ describe('regression: central-log decision.at is the store stamp', () => {
         return r;
       },
       sync: async (req) => memory.sync(req, storeNow()),
-      ask: async (g, k, p, ttl, n) => memory.ask(g, k, p, ttl, n, storeNow()),
+      ask: async (req) => memory.ask(req, storeNow()),
       voidLogAdmits: async (g, p, v) => memory.voidLogAdmits(g, p, v, storeNow()),
     };
     const gw = createAsyncGateway({

@@ -20,7 +20,7 @@ describe('MemoryStore helpers', () => {
     expect(s.headExpiry('k')).toBe(110);
     expect(s.latestExpiry('k')).toBe(130);
     expect(s.freeSlots('k', 40)).toBe(2);
-    expect(s.ask('g', 'k', policy, 50, 1, 40).granted).toBe(1);
+    expect(s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 1 }, 40).granted).toBe(1);
     expect(s.freeSlots('k', 41)).toBe(1);
     expect(s.outstandingOf('k', policy, 41)).toBe(1);
     expect(s.outstandingOf('other', policy, 41)).toBe(0);
@@ -31,7 +31,7 @@ describe('MemoryStore helpers', () => {
 
   it('a key holding only a grant has no latest admit, and renewing a grant it does not hold does nothing', () => {
     const s = boundedSweep();
-    s.ask('g', 'k', policy, 50, 2, 0);
+    s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 2 }, 0);
     expect(s.latestExpiry('k')).toBe(Number.NEGATIVE_INFINITY);
     s.logAdmit('j', policy, 0, 1);
     s.renewLease('j', 'g', 500); // j has admits, no grant
@@ -51,17 +51,23 @@ describe('MemoryStore helpers', () => {
 
   it('renewLease moves a grant’s lapse later, never earlier; the store counts it until then', () => {
     const s = boundedSweep();
-    expect(s.ask('g', 'k', policy, 50, 5, 0)).toMatchObject({ granted: 5, grantExpiresAt: 50 });
+    expect(s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 5 }, 0)).toMatchObject({
+      granted: 5,
+      grantExpiresAt: 50,
+    });
     s.renewLease('k', 'g', 40); // earlier: ignored
     s.renewLease('k', 'other', 500); // no grant: ignored
     s.renewLease('nokey', 'g', 500);
     // the earlier renewal left the lapse the gateway was told: a refused ask reports it
-    expect(s.ask('g', 'k', policy, 50, 1, 10)).toMatchObject({ granted: 0, grantExpiresAt: 50 });
+    expect(s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 1 }, 10)).toMatchObject({
+      granted: 0,
+      grantExpiresAt: 50,
+    });
     // counted until an admit at its lapse (50) would age out: 150
     expect(s.logAdmit('k', policy, 149, 1).allowed).toBe(false);
     expect(s.logAdmit('k', policy, 150, 1).allowed).toBe(true);
     const r = boundedSweep();
-    r.ask('g', 'k', policy, 50, 5, 0);
+    r.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 5 }, 0);
     r.renewLease('k', 'g', 80);
     expect(r.logAdmit('k', policy, 150, 1).allowed).toBe(false);
     expect(r.logAdmit('k', policy, 180, 1).allowed).toBe(true);
@@ -88,7 +94,7 @@ describe('MemoryStore helpers', () => {
   it('keys leave the store once nothing in them counts: admits, grants and voids', () => {
     const s = boundedSweep();
     s.logAdmit('a', policy, 0, 1);
-    s.ask('g', 'b', policy, 300, 1, 0);
+    s.ask({ gatewayId: 'g', key: 'b', policy, leaseTtlMs: 300, ask: 1 }, 0);
     s.voidLogAdmits('g', policy, [{ key: 'c', seq: 1, cost: 1 }], 0);
     s.logAdmit('d', { ...policy, name: 'other' }, 0, 1);
     expect(s.keyCount).toBe(4);

@@ -1,6 +1,7 @@
 import type { Policy } from '../../src/config.js';
 import type {
   AskReply,
+  AskRequest,
   AsyncStore,
   Heartbeat,
   HeartbeatReply,
@@ -97,17 +98,9 @@ export class TestAsyncStore implements AsyncStore {
     return this.run(now, (t) => this.memory.voidLogAdmits(gatewayId, policy, voids, t));
   }
 
-  ask(
-    gatewayId: string,
-    key: string,
-    policy: Policy,
-    leaseTtlMs: number,
-    n: number,
-    now: number,
-    seq?: number,
-  ): Promise<AskReply> {
+  ask(req: AskRequest, now: number): Promise<AskReply> {
     this.calls.ask++;
-    return this.run(now, (t) => this.memory.ask(gatewayId, key, policy, leaseTtlMs, n, t, seq));
+    return this.run(now, (t) => this.memory.ask(req, t));
   }
 }
 

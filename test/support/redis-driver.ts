@@ -42,7 +42,10 @@ export class AsyncDriverGateway {
       return lim.onLogReply(r, now, cost);
     }
     if (!asksStore(lim)) throw new Error(`${design}: NEED_STORE without a request path`);
-    const r = await this.store.ask(id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now);
+    const r = await this.store.ask(
+      { gatewayId: id, key, policy, leaseTtlMs: fleet.leaseTtlMs, ask: lim.askSize(cost) },
+      now,
+    );
     this.log.push(r);
     return lim.onAskReply(r, now, cost);
   }

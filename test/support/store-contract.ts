@@ -228,7 +228,7 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const b = await s.sync(req({ gatewayId: 'gw-b', policy: p, entries: [lease('k', 9)] }), 20);
       expect(b.replies[0]).toMatchObject({ granted: 3, grantExpiresAt: 520, free: 0 });
       expect((await s.logAdmit('k', p, 30, 1)).allowed).toBe(false);
-      const c = await s.ask('gw-c', 'k', p, 500, 5, 40);
+      const c = await s.ask({ gatewayId: 'gw-c', key: 'k', policy: p, leaseTtlMs: 500, ask: 5 }, 40);
       expect(c).toEqual({ granted: 0, grantExpiresAt: 40, now: 40, count: 3, oldestExpiry: 1000, free: 0 });
     });
 
@@ -236,28 +236,28 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const s = await make();
       const p = { ...sliding, limit: 5 };
       const none = { count: 0, oldestExpiry: Number.POSITIVE_INFINITY };
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 0)).toEqual({
+      expect(await s.ask({ gatewayId: 'gw-a', key: 'k', policy: p, leaseTtlMs: 500, ask: 2 }, 0)).toEqual({
         granted: 2,
         grantExpiresAt: 500,
         now: 0,
         ...none,
         free: 3,
       });
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 100)).toEqual({
+      expect(await s.ask({ gatewayId: 'gw-a', key: 'k', policy: p, leaseTtlMs: 500, ask: 2 }, 100)).toEqual({
         granted: 2,
         grantExpiresAt: 600,
         now: 100,
         ...none,
         free: 1,
       });
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 200)).toEqual({
+      expect(await s.ask({ gatewayId: 'gw-a', key: 'k', policy: p, leaseTtlMs: 500, ask: 2 }, 200)).toEqual({
         granted: 1,
         grantExpiresAt: 700,
         now: 200,
         ...none,
         free: 0,
       });
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 300)).toEqual({
+      expect(await s.ask({ gatewayId: 'gw-a', key: 'k', policy: p, leaseTtlMs: 500, ask: 2 }, 300)).toEqual({
         granted: 0,
         grantExpiresAt: 700,
         now: 300,
@@ -270,10 +270,14 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const s = await make();
       const p = { ...sliding, limit: 4 };
       await s.sync(req({ policy: p, entries: [lease('k', 4)] }), 0);
-      expect((await s.ask('gw-b', 'k', p, 500, 1, 10)).granted).toBe(0);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 1 }, 10)).granted,
+      ).toBe(0);
       const r = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 0, [5])] }), 20);
       expect(r.replies[0]).toMatchObject({ count: 1, granted: 0, grantExpiresAt: 20 });
-      expect((await s.ask('gw-b', 'k', p, 500, 9, 30)).granted).toBe(3);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 9 }, 30)).granted,
+      ).toBe(3);
     });
 
     it('without release a sync ask adds to the grant held', async () => {
@@ -282,7 +286,9 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       await s.sync(req({ policy: p, entries: [lease('k', 2)] }), 0);
       const r = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 2, [], false)] }), 10);
       expect(r.replies[0]).toMatchObject({ granted: 2, grantExpiresAt: 510 });
-      expect((await s.ask('gw-b', 'k', p, 500, 9, 20)).granted).toBe(2);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 9 }, 20)).granted,
+      ).toBe(2);
     });
 
     it('a lapsed grant stays counted until an admit made at its lapse would age out, then returns to the pool', async () => {
@@ -302,19 +308,28 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const p = { ...sliding, limit: 10 };
       await s.sync(req({ seq: 1, policy: p, entries: [lease('k', 3)] }), 0);
       // an ask sent after sync 2 was built lands before it (seq 2 is the last sync built)
-      expect((await s.ask('gw-a', 'k', p, 500, 4, 10, 2)).granted).toBe(4);
+      expect(
+        (await s.ask({ gatewayId: 'gw-a', key: 'k', policy: p, leaseTtlMs: 500, ask: 4, seq: 2 }, 10))
+          .granted,
+      ).toBe(4);
       const first = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 2)] }), 20);
       expect(first.replies[0]).toMatchObject({ granted: 2, free: 4 });
       // sync 1's 3 slots came back; the ask's 4 did not
-      expect((await s.ask('gw-b', 'k', p, 500, 10, 30)).granted).toBe(4);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 10 }, 30)).granted,
+      ).toBe(4);
       // a retry of sync 2 answers with the grant it made, whatever is free now
       const retry = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 2)] }), 40);
       // (its own part is not counted twice in what is free)
       expect(retry.replies[0]).toMatchObject({ granted: 2, free: 0 });
-      expect((await s.ask('gw-b', 'k', p, 500, 10, 50)).granted).toBe(0);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 10 }, 50)).granted,
+      ).toBe(0);
       // sync 3 hands back both (sync 2's part and the ask's)
       await s.sync(req({ seq: 3, policy: p, entries: [lease('k', 0)] }), 60);
-      expect((await s.ask('gw-b', 'k', p, 500, 10, 70)).granted).toBe(6);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 10 }, 70)).granted,
+      ).toBe(6);
     });
 
     it('a lease reply says when the oldest admit leaves and how many slots are neither admitted nor granted (issue 31)', async () => {
@@ -327,9 +342,11 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       expect(a.replies[0]).toMatchObject({ count: 3, granted: 1, oldestExpiry: 1100, free: 0 });
       // b finds none: it learns when one frees
       const none = { granted: 0, grantExpiresAt: 400, now: 400, count: 3, oldestExpiry: 1100, free: 0 };
-      expect(await s.ask('gw-b', 'k', p, 500, 5, 400)).toEqual(none);
+      expect(await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 5 }, 400)).toEqual(
+        none,
+      );
       // the admit at 100 has left; a's grant (lapsed at 800) still counts until 1800
-      const later = await s.ask('gw-b', 'k', p, 500, 0, 1150);
+      const later = await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 0 }, 1150);
       expect(later).toMatchObject({ granted: 0, count: 2, oldestExpiry: 1200, free: 1 });
       // a hands it back: both free; an empty log says Infinity
       const back = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 0)] }), 1160);
@@ -464,8 +481,12 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const r = await s.sync(req({ policy: big, entries: [push('k', [9])] }), 10);
       expect(r.replies[0].count).toBe(6);
       // grants too: the 3 of `sliding` are spent, the named policy's were too; `fixed` has its own
-      expect((await s.ask('gw-a', 'k', sliding, 500, 3, 10)).granted).toBe(0);
-      expect((await s.ask('gw-a', 'k', fixed, 500, 3, 10)).granted).toBe(3);
+      expect(
+        (await s.ask({ gatewayId: 'gw-a', key: 'k', policy: sliding, leaseTtlMs: 500, ask: 3 }, 10)).granted,
+      ).toBe(0);
+      expect(
+        (await s.ask({ gatewayId: 'gw-a', key: 'k', policy: fixed, leaseTtlMs: 500, ask: 3 }, 10)).granted,
+      ).toBe(3);
     });
 
     it('an empty sync answers with the store time', async () => {

@@ -532,7 +532,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         // tagged with the last sync built: that sync and its resends never hand this grant back
         const seq = this.loop.builtSeq;
         const r = await withTimeout(
-          () => this.store.ask(this.incarnation, key, policy, fleet.leaseTtlMs, ask, now, seq),
+          () =>
+            this.store.ask(
+              { gatewayId: this.incarnation, key, policy, leaseTtlMs: fleet.leaseTtlMs, ask, seq },
+              now,
+            ),
           this.storeTimeoutMs,
           this.store,
         );

@@ -2,6 +2,7 @@ import type { Policy } from '../../config.js';
 import { Slicer } from '../../util/slicer.js';
 import type {
   AskReply,
+  AskRequest,
   AsyncStore,
   Heartbeat,
   HeartbeatReply,
@@ -189,15 +190,8 @@ export class RedisStore implements AsyncStore {
     return removed;
   }
 
-  async ask(
-    gatewayId: string,
-    key: string,
-    policy: Policy,
-    leaseTtlMs: number,
-    ask: number,
-    now: number,
-    seq = 0,
-  ): Promise<AskReply> {
+  async ask(req: AskRequest, now: number): Promise<AskReply> {
+    const { gatewayId, key, policy, leaseTtlMs, ask, seq = 0 } = req;
     const k = this.keyNames(key, policy);
     const args = [...this.head(policy, now), gatewayId, String(leaseTtlMs), String(ask), String(seq)];
     const script = this.scripts.ask;

@@ -17,7 +17,7 @@ function slowMemory(mem = new MemoryStore()): AsyncStore {
     sync: (req, now) => later(() => mem.sync(req, now)),
     logAdmit: (k, p, now, c) => later(() => mem.logAdmit(k, p, now, c)),
     voidLogAdmits: (g, p, v, now) => later(() => mem.voidLogAdmits(g, p, v, now)),
-    ask: (g, k, p, ttl, n, now) => later(() => mem.ask(g, k, p, ttl, n, now)),
+    ask: (req, now) => later(() => mem.ask(req, now)),
   };
 }
 
