@@ -38,7 +38,7 @@ export function callStore(
 ): boolean {
   const { policy } = fleet;
   if (path === 'log' && logsAtStore(lim))
-    return lim.onLogReply(store.logAdmit(key, policy, now, cost), now, cost);
+    return lim.onLogReply(store.logAdmit({ key, policy, cost }, now), now, cost);
   if (path !== 'log' && asksStore(lim)) {
     const reply = store.ask(
       { gatewayId, key, policy, leaseTtlMs: fleet.leaseTtlMs, ask: lim.askSize(cost), seq },

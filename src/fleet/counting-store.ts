@@ -4,7 +4,7 @@ import type {
   AskRequest,
   AsyncStore,
   LogAdmitReply,
-  LogCall,
+  LogAdmitRequest,
   LogVoid,
   SyncRequest,
   SyncResult,
@@ -39,9 +39,9 @@ export class CountingStore implements AsyncStore {
     return this.inner.connected?.() !== false;
   }
 
-  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {
+  logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply> {
     this.requestPathCalls++;
-    return this.inner.logAdmit(key, policy, now, cost, call);
+    return this.inner.logAdmit(req, now);
   }
 
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {

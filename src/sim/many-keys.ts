@@ -19,6 +19,7 @@ import type {
   AskReply,
   AskRequest,
   LogAdmitReply,
+  LogAdmitRequest,
   LogVoid,
   Store,
   SyncRequest,
@@ -109,9 +110,9 @@ export class CountingStore implements Store {
   get keyCount(): number {
     return this.inner.keyCount;
   }
-  logAdmit(key: string, policy: RunPolicy, now: number, cost: number, call?: LogCall): LogAdmitReply {
+  logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply {
     this.logAdmits++;
-    return this.inner.logAdmit(key, policy, now, cost, call);
+    return this.inner.logAdmit(req, now);
   }
   voidLogAdmits(gatewayId: string, policy: RunPolicy, voids: LogVoid[], now: number): void {
     this.inner.voidLogAdmits(gatewayId, policy, voids, now);
@@ -125,8 +126,7 @@ export class CountingStore implements Store {
     return this.inner.ask(req, now);
   }
 }
-type RunPolicy = Parameters<Store['logAdmit']>[1];
-type LogCall = Parameters<Store['logAdmit']>[4];
+type RunPolicy = LogAdmitRequest['policy'];
 
 /** Per-key admits: after the first window (admitted per window) and in the trailing W (worst window, over L). */
 class KeyTally {

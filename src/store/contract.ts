@@ -159,6 +159,20 @@ export interface Refund {
 }
 
 /** central-log's request-path call: admit iff the window's count + cost <= limit, atomically. */
+export interface LogAdmitRequest {
+  key: string;
+  policy: Policy;
+  /** Admits asked for (the request's cost, a positive integer). */
+  cost: number;
+  /**
+   * With it, the admits are recorded as that call's, and a call that was voided already (its seq at
+   * or below the highest seq `voidLogAdmits` took back for its gateway on this key, within the last
+   * window) is refused without counting anything.
+   */
+  call?: LogCall;
+}
+
+/** The answer to a `LogAdmitRequest`. */
 export interface LogAdmitReply {
   allowed: boolean;
   /** Count in the window after this call. */
@@ -231,12 +245,8 @@ export interface HeartbeatReply {
 export const MAX_LIVE_WITHIN_MS = 86_400_000;
 
 export interface Store {
-  /**
-   * With `call`, the admits are recorded as that call's, and a call that was voided already (its
-   * seq at or below the highest seq `voidLogAdmits` took back for its gateway on this key, within
-   * the last window) is refused without counting anything.
-   */
-  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): LogAdmitReply;
+  /** Admits `req.cost` on `req.key` iff the window has room, atomically (see `LogAdmitRequest`). */
+  logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply;
   /**
    * Takes back logAdmit calls their gateway gave up on: a call that landed loses its admits (they
    * leave the window's count), and one that has not landed yet is refused when it does (for a
@@ -273,7 +283,7 @@ export interface AsyncStore {
    * waited in the client's offline queue for a connection (see failureCause).
    */
   connected?(): boolean;
-  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply>;
+  logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply>;
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void>;
   sync(req: SyncRequest, now: number): Promise<SyncResult>;
   /** Grants up to `req.ask` more slots now (see `AskRequest`). */

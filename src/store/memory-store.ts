@@ -8,7 +8,7 @@ import type {
   Heartbeat,
   HeartbeatReply,
   LogAdmitReply,
-  LogCall,
+  LogAdmitRequest,
   LogVoid,
   Refund,
   Store,
@@ -300,7 +300,8 @@ export class MemoryStore implements Store {
     return { live: set.beat(beat, now), now };
   }
 
-  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): LogAdmitReply {
+  logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply {
+    const { key, policy, cost, call } = req;
     requireCost(cost);
     // a cost above L can never be admitted: refused at once, adding no record and no entry
     if (cost > policy.limit) return this.refuseOverLimit(key, policy, now);

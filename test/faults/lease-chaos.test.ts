@@ -10,7 +10,7 @@ import type {
   AskRequest,
   AsyncStore,
   LogAdmitReply,
-  LogCall,
+  LogAdmitRequest,
   LogVoid,
   SyncRequest,
   SyncResult,
@@ -108,15 +108,9 @@ class LossyStore implements AsyncStore {
     this.alive();
     return this.lose(await this.inner.ask(req, now), 'ask');
   }
-  async logAdmit(
-    key: string,
-    pol: Policy,
-    now: number,
-    cost: number,
-    call?: LogCall,
-  ): Promise<LogAdmitReply> {
+  async logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply> {
     this.alive();
-    return this.inner.logAdmit(key, pol, now, cost, call);
+    return this.inner.logAdmit(req, now);
   }
   async voidLogAdmits(gatewayId: string, pol: Policy, voids: LogVoid[], now: number): Promise<void> {
     this.alive();

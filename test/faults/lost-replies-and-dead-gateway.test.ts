@@ -10,7 +10,7 @@ import type {
   AskRequest,
   AsyncStore,
   LogAdmitReply,
-  LogCall,
+  LogAdmitRequest,
   LogVoid,
   SyncRequest,
   SyncResult,
@@ -60,8 +60,8 @@ class LossyStore implements AsyncStore {
     }
     return r;
   }
-  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {
-    return this.inner.logAdmit(key, policy, now, cost, call);
+  logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply> {
+    return this.inner.logAdmit(req, now);
   }
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {
     return this.inner.voidLogAdmits(gatewayId, policy, voids, now);

@@ -121,7 +121,7 @@ describe('compact mode (buckets): error against the exact log', () => {
     const policy: Policy = { limit: 10_000, windowMs: 60_000, windowKind: 'sliding' };
     let admitted = 0;
     for (let t = 0; t < 120_000; t += 200)
-      if ((await store.logAdmit('k', policy, t, 20)).allowed) admitted += 20;
+      if ((await store.logAdmit({ key: 'k', policy, cost: 20 }, t)).allowed) admitted += 20;
     // the buckets are fields of the meta hash (window-buckets.lua)
     const buckets = await metaBuckets(fx.client(), store.keyNames('k', policy).meta);
     expect(buckets.length).toBeGreaterThan(0);
@@ -129,7 +129,7 @@ describe('compact mode (buckets): error against the exact log', () => {
     const exact = new MemoryStore();
     let exactAdmitted = 0;
     for (let t = 0; t < 120_000; t += 200)
-      if (exact.logAdmit('k', policy, t, 20).allowed) exactAdmitted += 20;
+      if (exact.logAdmit({ key: 'k', policy, cost: 20 }, t).allowed) exactAdmitted += 20;
     expect(admitted).toBeLessThanOrEqual(exactAdmitted);
     expect(admitted).toBeGreaterThanOrEqual(exactAdmitted - 2 * 1000);
   });
@@ -137,14 +137,14 @@ describe('compact mode (buckets): error against the exact log', () => {
   it('grants never pass the limit in compact mode', async () => {
     const store = compact();
     const policy: Policy = { limit: 30, windowMs: 600, windowKind: 'sliding' };
-    await store.logAdmit('k', policy, 0, 10);
+    await store.logAdmit({ key: 'k', policy, cost: 10 }, 0);
     expect(
       (await store.ask({ gatewayId: 'a', key: 'k', policy, leaseTtlMs: 1000, ask: 15 }, 1)).granted,
     ).toBe(15);
     expect(
       (await store.ask({ gatewayId: 'b', key: 'k', policy, leaseTtlMs: 1000, ask: 15 }, 2)).granted,
     ).toBe(5);
-    expect((await store.logAdmit('k', policy, 3, 1)).allowed).toBe(false);
+    expect((await store.logAdmit({ key: 'k', policy, cost: 1 }, 3)).allowed).toBe(false);
   });
 });
 
@@ -265,7 +265,7 @@ describe('compact mode (buckets): two gateways in one bucket (issue 32)', () => 
   it('never counts below the exact log when a logAdmit lands in a bucket a later push reached', async () => {
     for (const store of [new MemoryStore(), compact()]) {
       await sync(store, 'gw-a', 1, entry([10_005]), 10_006);
-      await store.logAdmit('k', policy, 10_007, 1);
+      await store.logAdmit({ key: 'k', policy, cost: 1 }, 10_007);
       await sync(store, 'gw-b', 1, entry([10_001]), 10_020);
       const at = async (seq: number, now: number) =>
         (await sync(store, 'gw-c', seq, entry([]), now)).replies[0].count;

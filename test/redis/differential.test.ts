@@ -140,7 +140,7 @@ async function replay(store: AnyStore, policy: Policy, ops: { dt: number; op: Op
   let now = 1000;
   for (const { dt, op } of ops) {
     now += dt;
-    if (op.op === 'log') out.push(await store.logAdmit(op.key, policy, now, op.cost));
+    if (op.op === 'log') out.push(await store.logAdmit({ key: op.key, policy, cost: op.cost }, now));
     else if (op.op === 'ask')
       out.push(await store.ask({ gatewayId: op.gw, key: op.key, policy, leaseTtlMs: 400, ask: op.n }, now));
     else {

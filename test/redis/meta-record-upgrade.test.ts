@@ -80,7 +80,9 @@ describe.each(['exact'] as const)('%s mode: a meta hash written before the recor
     const { meta } = s.keyNames('k', policy);
     await s.sync(push(1, [100, 200]), 200);
     const before = await asLegacy(meta);
-    expect((await s.logAdmit('k', policy, 250, 3, { gatewayId: 'h', seq: 1 })).count).toBe(5);
+    expect(
+      (await s.logAdmit({ key: 'k', policy, cost: 3, call: { gatewayId: 'h', seq: 1 } }, 250)).count,
+    ).toBe(5);
     const rec = await expectConverted(meta);
     expect(rec).toMatchObject({ a: 5, o: before.o, z: 250 });
   });
@@ -215,7 +217,9 @@ describe('compact mode: a key in the layout before the buckets moved into the me
   it('a central-log admit and an ask fold it', async () => {
     const s = store();
     const { log, meta } = await asEarlier(s);
-    expect((await s.logAdmit('k', policy, 250, 3, { gatewayId: 'h', seq: 1 })).count).toBe(7);
+    expect(
+      (await s.logAdmit({ key: 'k', policy, cost: 3, call: { gatewayId: 'h', seq: 1 } }, 250)).count,
+    ).toBe(7);
     expect((await expectFolded(log, meta)).record).toMatchObject({ a: 7, z: 250 });
     const t = store();
     const k2 = await asEarlier(t);
@@ -229,7 +233,7 @@ describe('compact mode: a key in the layout before the buckets moved into the me
     const s = store();
     const { log } = await asEarlier(s);
     // a cost above L: peeked, nothing written
-    expect((await s.logAdmit('k', policy, 250, 101)).count).toBe(4);
+    expect((await s.logAdmit({ key: 'k', policy, cost: 101 }, 250)).count).toBe(4);
     expect(await fx.client().exists(log)).toBe(1);
   });
 });

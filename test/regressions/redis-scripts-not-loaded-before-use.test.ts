@@ -57,7 +57,7 @@ describe('scripts are loaded before their first use', () => {
       const client = fx.client();
       await client.ping();
       const store = fx.store({ clock: 'caller' });
-      expect((await store.logAdmit('k', policy, 0, 1)).allowed).toBe(true);
+      expect((await store.logAdmit({ key: 'k', policy, cost: 1 }, 0)).allowed).toBe(true);
       await fx.server.restart();
       // wait until the store's client is back and has had its turn to load
       for (let i = 0; i < 100 && (await loaded('window-exact.lua').catch(() => [0]))[0] !== 1; i++)

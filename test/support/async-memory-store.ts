@@ -6,7 +6,7 @@ import type {
   Heartbeat,
   HeartbeatReply,
   LogAdmitReply,
-  LogCall,
+  LogAdmitRequest,
   LogVoid,
   SyncRequest,
   SyncResult,
@@ -80,9 +80,9 @@ export class TestAsyncStore implements AsyncStore {
     return v;
   }
 
-  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {
+  logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply> {
     this.calls.logAdmit++;
-    return this.run(now, (t) => this.memory.logAdmit(key, policy, t, cost, call));
+    return this.run(now, (t) => this.memory.logAdmit(req, t));
   }
 
   /** Heartbeats answered or failed (gateways 'auto'); kept apart from `calls`, which tests compare whole. */

@@ -13,7 +13,7 @@ export function counted(inner: AsyncStore): AsyncStore & { asks: number[]; maxIn
     asks: [] as number[],
     maxInFlight: 0,
     sync: (req, now) => inner.sync(req, now),
-    logAdmit: (k, p, now, c) => inner.logAdmit(k, p, now, c),
+    logAdmit: (req, now) => inner.logAdmit(req, now),
     voidLogAdmits: (g, p, v, now) => inner.voidLogAdmits(g, p, v, now),
     ask: async (req, now) => {
       out.asks.push(req.ask);

@@ -37,7 +37,7 @@ export class AsyncDriverGateway {
     if (verdict === ALLOW) return true;
     if (verdict === DENY) return false;
     if (design === 'central-log' && logsAtStore(lim)) {
-      const r = await this.store.logAdmit(key, policy, now, cost);
+      const r = await this.store.logAdmit({ key, policy, cost }, now);
       this.log.push(r);
       return lim.onLogReply(r, now, cost);
     }

@@ -192,7 +192,7 @@ export function referenceDecisions(p: RunParams): Uint8Array {
       const path = lim as KeyLimiter & LogsAtStore & AsksStore;
       ok =
         traits.requestPath === 'log'
-          ? path.onLogReply(store.logAdmit('k', fleet.policy, t, 1), t, 1)
+          ? path.onLogReply(store.logAdmit({ key: 'k', policy: fleet.policy, cost: 1 }, t), t, 1)
           : path.onAskReply(
               store.ask(
                 {

@@ -463,7 +463,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const t0 = this.clock();
       const call = { gatewayId: this.incarnation, seq: this.voids.nextSeq() };
       const r = await withTimeout(
-        () => this.store.logAdmit(key, policy, now, cost, call),
+        () => this.store.logAdmit({ key, policy, cost, call }, now),
         this.storeTimeoutMs,
         this.store,
       );

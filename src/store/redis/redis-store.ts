@@ -7,7 +7,7 @@ import type {
   Heartbeat,
   HeartbeatReply,
   LogAdmitReply,
-  LogCall,
+  LogAdmitRequest,
   LogVoid,
   Refund,
   SyncEntry,
@@ -111,13 +111,8 @@ export class RedisStore implements AsyncStore {
     return this.names.get(key, policy);
   }
 
-  async logAdmit(
-    key: string,
-    policy: Policy,
-    now: number,
-    cost: number,
-    call?: LogCall,
-  ): Promise<LogAdmitReply> {
+  async logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply> {
+    const { key, policy, cost, call } = req;
     requireCost(cost);
     const k = this.keyNames(key, policy);
     const args = [
