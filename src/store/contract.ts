@@ -244,6 +244,7 @@ export interface HeartbeatReply {
 /** The most a heartbeat may ask the store to look back (a day): the store's work never depends on a client's whim. */
 export const MAX_LIVE_WITHIN_MS = 86_400_000;
 
+/** The store contract, written once: `AsyncStore` is these calls answering with promises. */
 export interface Store {
   /** Admits `req.cost` on `req.key` iff the window has room, atomically (see `LogAdmitRequest`). */
   logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply;
@@ -256,7 +257,7 @@ export interface Store {
   sync(req: SyncRequest, now: number): SyncResult;
   /** Grants up to `req.ask` more slots now (see `AskRequest`). */
   ask(req: AskRequest, now: number): AskReply;
-  /** Keys the store holds state for. */
+  /** Keys the store holds state for (the in-memory store's alone: AsyncStore has no such field). */
   readonly keyCount: number;
   /**
    * Takes back admits (see `Refund`): each refund of a key whose seq is above every seq this gateway
@@ -266,11 +267,17 @@ export interface Store {
    * Optional: a store without it serves no refunds (the gateway refuses them at setup).
    */
   refundAdmits?(gatewayId: string, policy: Policy, refunds: Refund[], now: number): number;
-  /** See `Heartbeat`. Optional: a store without it serves fixed K only. */
+  /** See `Heartbeat`. Optional: a store without it serves fixed K only (`gateways: 'auto'` needs it). */
   heartbeat?(beat: Heartbeat, now: number): HeartbeatReply;
 }
 
-export interface AsyncStore {
+/** Each call of T answering with a promise of what it answered; optional calls stay optional. */
+export type Promised<T> = {
+  [K in keyof T]: NonNullable<T[K]> extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : T[K];
+};
+
+/** `Store`'s calls over a network (Redis): each answers with a promise. */
+export interface AsyncStore extends Promised<Omit<Store, 'keyCount'>> {
   /**
    * Whose clock the store's times are on: 'store', its own (Redis TIME: the `now` passed in is
    * ignored, and a gateway learns the store's time from each reply), or 'caller', the `now` passed in.
@@ -283,13 +290,4 @@ export interface AsyncStore {
    * waited in the client's offline queue for a connection (see failureCause).
    */
   connected?(): boolean;
-  logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply>;
-  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void>;
-  sync(req: SyncRequest, now: number): Promise<SyncResult>;
-  /** Grants up to `req.ask` more slots now (see `AskRequest`). */
-  ask(req: AskRequest, now: number): Promise<AskReply>;
-  /** See `Heartbeat`. Optional: a store without it serves fixed K only (`gateways: 'auto'` needs it). */
-  heartbeat?(beat: Heartbeat, now: number): Promise<HeartbeatReply>;
-  /** See `Store.refundAdmits`. Optional: a store without it serves no refunds. */
-  refundAdmits?(gatewayId: string, policy: Policy, refunds: Refund[], now: number): Promise<number>;
 }
