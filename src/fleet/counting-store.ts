@@ -1,14 +1,5 @@
-import type { Policy } from '../config.js';
-import type {
-  AskReply,
-  AskRequest,
-  AsyncStore,
-  LogAdmitReply,
-  LogAdmitRequest,
-  LogVoid,
-  SyncRequest,
-  SyncResult,
-} from '../store/contract.js';
+import type { AskReply, AskRequest, AsyncStore, LogAdmitReply, LogAdmitRequest } from '../store/contract.js';
+import { PassThroughStore } from '../store/pass-through.js';
 
 /**
  * Passes every call through and counts the request-path ones (logAdmit, ask), the figure the
@@ -16,41 +7,19 @@ import type {
  * was still waiting. The simulator's store answers at once, so it never makes those; the runtime keeps
  * one ask in flight per key, so a live run should count none either (this is the check).
  */
-export class CountingStore implements AsyncStore {
+export class CountingStore extends PassThroughStore<AsyncStore> implements AsyncStore {
   requestPathCalls = 0;
   overlappingAsks = 0;
   private readonly asking = new Map<string, number>();
 
-  /** The inner store's, when it has one (gateways 'auto'). */
-  readonly heartbeat?: AsyncStore['heartbeat'];
-  /** The inner store's, when it has one (refunds). */
-  readonly refundAdmits?: AsyncStore['refundAdmits'];
-
-  constructor(private readonly inner: AsyncStore) {
-    if (inner.heartbeat !== undefined) this.heartbeat = inner.heartbeat.bind(inner);
-    if (inner.refundAdmits !== undefined) this.refundAdmits = inner.refundAdmits.bind(inner);
-  }
-
-  get clock(): AsyncStore['clock'] {
-    return this.inner.clock;
-  }
-
-  connected(): boolean {
-    return this.inner.connected?.() !== false;
-  }
-
-  logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply> {
+  override logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply> {
     this.requestPathCalls++;
     return this.inner.logAdmit(req, now);
   }
 
-  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {
-    return this.inner.voidLogAdmits(gatewayId, policy, voids, now);
-  }
-
-  ask(req: AskRequest, now: number): Promise<AskReply> {
-    const key = req.key;
+  override ask(req: AskRequest, now: number): Promise<AskReply> {
     this.requestPathCalls++;
+    const key = req.key;
     const waiting = this.asking.get(key) ?? 0;
     if (waiting > 0) this.overlappingAsks++;
     this.asking.set(key, waiting + 1);
@@ -62,9 +31,5 @@ export class CountingStore implements AsyncStore {
     const p = this.inner.ask(req, now);
     p.then(done, done);
     return p;
-  }
-
-  sync(req: SyncRequest, now: number): Promise<SyncResult> {
-    return this.inner.sync(req, now);
   }
 }

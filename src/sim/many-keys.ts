@@ -20,12 +20,12 @@ import type {
   AskRequest,
   LogAdmitReply,
   LogAdmitRequest,
-  LogVoid,
   Store,
   SyncRequest,
   SyncResult,
 } from '../store/contract.js';
 import { MemoryStore } from '../store/memory-store.js';
+import { PassThroughStore } from '../store/pass-through.js';
 import { MinHeap } from '../util/min-heap.js';
 import { routingWeights, runSimulation } from './engine.js';
 import { KEY_BYTES } from './key-bytes.js';
@@ -102,31 +102,26 @@ export function floodedKeys(n: number, m: number, pick: FloodPick, seed: number)
 }
 
 /** Passes every call to the memory store and counts what the simulation reports (replay counts the same). */
-export class CountingStore implements Store {
+export class CountingStore extends PassThroughStore<MemoryStore> implements Store {
   syncCalls = 0;
   logAdmits = 0;
   asks = 0;
-  constructor(readonly inner: MemoryStore) {}
   get keyCount(): number {
     return this.inner.keyCount;
   }
-  logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply {
+  override logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply {
     this.logAdmits++;
     return this.inner.logAdmit(req, now);
   }
-  voidLogAdmits(gatewayId: string, policy: RunPolicy, voids: LogVoid[], now: number): void {
-    this.inner.voidLogAdmits(gatewayId, policy, voids, now);
-  }
-  sync(req: SyncRequest, now: number): SyncResult {
+  override sync(req: SyncRequest, now: number): SyncResult {
     this.syncCalls++;
     return this.inner.sync(req, now);
   }
-  ask(req: AskRequest, now: number): AskReply {
+  override ask(req: AskRequest, now: number): AskReply {
     this.asks++;
     return this.inner.ask(req, now);
   }
 }
-type RunPolicy = LogAdmitRequest['policy'];
 
 /** Per-key admits: after the first window (admitted per window) and in the trailing W (worst window, over L). */
 class KeyTally {

@@ -5,16 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DesignId, Policy } from '../../src/config.js';
 import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import { Random } from '../../src/sim/random.js';
-import type {
-  AskReply,
-  AskRequest,
-  AsyncStore,
-  LogAdmitReply,
-  LogAdmitRequest,
-  LogVoid,
-  SyncRequest,
-  SyncResult,
-} from '../../src/store/contract.js';
+import type { AsyncStore, SyncRequest, SyncResult } from '../../src/store/contract.js';
+import { PassThroughStore } from '../../src/store/pass-through.js';
 import { RedisStore } from '../../src/store/redis/index.js';
 import {
   drive,
@@ -42,32 +34,21 @@ afterAll(async () => {
 });
 
 /** Runs every call on the real store, then loses the sync's reply with probability `p` (the write stands). */
-class LossyStore implements AsyncStore {
+class LossyStore extends PassThroughStore<AsyncStore> implements AsyncStore {
   p = 0.3;
   lost = 0;
   private readonly rng: Random;
-  constructor(
-    private readonly inner: AsyncStore,
-    seed: number,
-  ) {
+  constructor(inner: AsyncStore, seed: number) {
+    super(inner);
     this.rng = new Random(seed);
   }
-  async sync(req: SyncRequest, now: number): Promise<SyncResult> {
+  override async sync(req: SyncRequest, now: number): Promise<SyncResult> {
     const r = await this.inner.sync(req, now);
     if (this.rng.uniform() < this.p) {
       this.lost++;
       throw new Error('sync reply lost (test)');
     }
     return r;
-  }
-  logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply> {
-    return this.inner.logAdmit(req, now);
-  }
-  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {
-    return this.inner.voidLogAdmits(gatewayId, policy, voids, now);
-  }
-  ask(req: AskRequest, now: number): Promise<AskReply> {
-    return this.inner.ask(req, now);
   }
 }
 
