@@ -101,7 +101,7 @@ export function floodedKeys(n: number, m: number, pick: FloodPick, seed: number)
   return [...chosen].sort((a, b) => a - b);
 }
 
-/** Passes every call to the memory store and counts what the simulation reports (replay counts the same). */
+/** Passes every call to the memory store and counts its calls by kind (syncs, logAdmits, asks), as the simulation reports them (replay counts the same). */
 export class CountingStore extends PassThroughStore<MemoryStore> implements Store {
   syncCalls = 0;
   logAdmits = 0;

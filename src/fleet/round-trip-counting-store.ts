@@ -7,7 +7,7 @@ import { PassThroughStore } from '../store/pass-through.js';
  * was still waiting. The simulator's store answers at once, so it never makes those; the runtime keeps
  * one ask in flight per key, so a live run should count none either (this is the check).
  */
-export class CountingStore extends PassThroughStore<AsyncStore> implements AsyncStore {
+export class RoundTripCountingStore extends PassThroughStore<AsyncStore> implements AsyncStore {
   requestPathCalls = 0;
   overlappingAsks = 0;
   private readonly asking = new Map<string, number>();
