@@ -13,7 +13,7 @@ try {
   const store = new RedisStore(client, { clock: 'caller' });
   const policy = { limit: 2 * cost, windowMs: 60_000, windowKind: 'sliding' };
   // scripts loaded and warm before measuring
-  await store.logAdmit('warm', policy, 0, 1, { gatewayId: 'g', seq: 1 });
+  await store.logAdmit({ key: 'warm', policy, cost: 1, call: { gatewayId: 'g', seq: 1 } }, 0);
   const usec = async () => {
     const info = await client.info('commandstats');
     let total = 0;
@@ -21,7 +21,7 @@ try {
     return total;
   };
   await client.config('RESETSTAT');
-  const r = await store.logAdmit('k', policy, 1, cost, { gatewayId: 'g', seq: 2 });
+  const r = await store.logAdmit({ key: 'k', policy, cost, call: { gatewayId: 'g', seq: 2 } }, 1);
   const admitUs = await usec();
   await client.config('RESETSTAT');
   await store.voidLogAdmits('g', policy, [{ key: 'k', seq: 2, cost }], 2);

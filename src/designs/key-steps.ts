@@ -38,9 +38,12 @@ export function callStore(
 ): boolean {
   const { policy } = fleet;
   if (path === 'log' && logsAtStore(lim))
-    return lim.onLogReply(store.logAdmit(key, policy, now, cost), now, cost);
+    return lim.onLogReply(store.logAdmit({ key, policy, cost }, now), now, cost);
   if (path !== 'log' && asksStore(lim)) {
-    const reply = store.ask(gatewayId, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now, seq);
+    const reply = store.ask(
+      { gatewayId, key, policy, leaseTtlMs: fleet.leaseTtlMs, ask: lim.askSize(cost), seq },
+      now,
+    );
     return lim.onAskReply(reply, now, cost);
   }
   throw new Error(`${lim.design} said NEED_STORE without the store call its request path needs`);

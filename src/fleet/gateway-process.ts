@@ -8,9 +8,9 @@ import { createAsyncGateway } from '../gateway/runtime/index.js';
 import { withRateLimit } from '../http/node.js';
 import { RedisStore } from '../store/redis/index.js';
 import { childSetup, cpuSince, send } from './children.js';
-import { CountingStore } from './counting-store.js';
 import { keyOfPath } from './key-choice.js';
 import type { CoordinatorMessage, GatewayConfig, GatewayReport } from './protocol.js';
+import { RoundTripCountingStore } from './round-trip-counting-store.js';
 
 const cfg = childSetup<GatewayConfig>();
 
@@ -22,7 +22,7 @@ const redis = new Redis(cfg.redisUrl, {
 redis.on('error', () => {
   // connection errors surface as failed store calls in the runtime's counters
 });
-const store = new CountingStore(
+const store = new RoundTripCountingStore(
   new RedisStore(redis, {
     prefix: cfg.prefix,
     ...(cfg.expiryMarginMs !== undefined ? { expiryMarginMs: cfg.expiryMarginMs } : {}),

@@ -55,7 +55,7 @@ export interface GatewayReport {
   degradedLimited: number;
   /** request-path store calls (logAdmit, ask) made, answered or not */
   storeCalls: number;
-  /** asks made while another ask for the same key was waiting (see counting-store.ts) */
+  /** asks made while another ask for the same key was waiting (see round-trip-counting-store.ts) */
   overlappingAsks: number;
   /** admitted requests the upstream answered / that failed to reach it */
   forwarded: number;

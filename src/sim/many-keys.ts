@@ -15,8 +15,17 @@
  */
 import type { DesignId } from '../config.js';
 import { Gateway } from '../gateway/gateway.js';
-import type { AskReply, LogAdmitReply, LogVoid, Store, SyncRequest, SyncResult } from '../store/contract.js';
+import type {
+  AskReply,
+  AskRequest,
+  LogAdmitReply,
+  LogAdmitRequest,
+  Store,
+  SyncRequest,
+  SyncResult,
+} from '../store/contract.js';
 import { MemoryStore } from '../store/memory-store.js';
+import { PassThroughStore } from '../store/pass-through.js';
 import { MinHeap } from '../util/min-heap.js';
 import { routingWeights, runSimulation } from './engine.js';
 import { KEY_BYTES } from './key-bytes.js';
@@ -92,41 +101,27 @@ export function floodedKeys(n: number, m: number, pick: FloodPick, seed: number)
   return [...chosen].sort((a, b) => a - b);
 }
 
-/** Passes every call to the memory store and counts what the simulation reports (replay counts the same). */
-export class CountingStore implements Store {
+/** Passes every call to the memory store and counts its calls by kind (syncs, logAdmits, asks), as the simulation reports them (replay counts the same). */
+export class CountingStore extends PassThroughStore<MemoryStore> implements Store {
   syncCalls = 0;
   logAdmits = 0;
   asks = 0;
-  constructor(readonly inner: MemoryStore) {}
   get keyCount(): number {
     return this.inner.keyCount;
   }
-  logAdmit(key: string, policy: RunPolicy, now: number, cost: number, call?: LogCall): LogAdmitReply {
+  override logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply {
     this.logAdmits++;
-    return this.inner.logAdmit(key, policy, now, cost, call);
+    return this.inner.logAdmit(req, now);
   }
-  voidLogAdmits(gatewayId: string, policy: RunPolicy, voids: LogVoid[], now: number): void {
-    this.inner.voidLogAdmits(gatewayId, policy, voids, now);
-  }
-  sync(req: SyncRequest, now: number): SyncResult {
+  override sync(req: SyncRequest, now: number): SyncResult {
     this.syncCalls++;
     return this.inner.sync(req, now);
   }
-  ask(
-    gatewayId: string,
-    key: string,
-    policy: RunPolicy,
-    ttl: number,
-    ask: number,
-    now: number,
-    seq?: number,
-  ): AskReply {
+  override ask(req: AskRequest, now: number): AskReply {
     this.asks++;
-    return this.inner.ask(gatewayId, key, policy, ttl, ask, now, seq);
+    return this.inner.ask(req, now);
   }
 }
-type RunPolicy = Parameters<Store['logAdmit']>[1];
-type LogCall = Parameters<Store['logAdmit']>[4];
 
 /** Per-key admits: after the first window (admitted per window) and in the trailing W (worst window, over L). */
 class KeyTally {

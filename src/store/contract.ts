@@ -25,7 +25,7 @@ export interface SyncEntry {
   /**
    * Lease designs: hand back this gateway's grant for this key as it was when this sync was built
    * (spent slots are in `admits`): every part granted by an earlier sync, or by an ask sent before
-   * this sync was built. Parts granted by asks sent after it stay outstanding (see `AsyncStore.ask`).
+   * this sync was built. Parts granted by asks sent after it stay outstanding (see `AskRequest.seq`).
    */
   release: boolean;
   /** Lease designs: slots asked for; 0 asks nothing. */
@@ -159,6 +159,20 @@ export interface Refund {
 }
 
 /** central-log's request-path call: admit iff the window's count + cost <= limit, atomically. */
+export interface LogAdmitRequest {
+  key: string;
+  policy: Policy;
+  /** Admits asked for (the request's cost, a positive integer). */
+  cost: number;
+  /**
+   * With it, the admits are recorded as that call's, and a call that was voided already (its seq at
+   * or below the highest seq `voidLogAdmits` took back for its gateway on this key, within the last
+   * window) is refused without counting anything.
+   */
+  call?: LogCall;
+}
+
+/** The answer to a `LogAdmitRequest`. */
 export interface LogAdmitReply {
   allowed: boolean;
   /** Count in the window after this call. */
@@ -168,7 +182,26 @@ export interface LogAdmitReply {
   now: number;
 }
 
-/** leases-ask's request-path call: grant up to `ask` slots now. */
+/** leases-ask's request-path call: one gateway asks for slots of one key. */
+export interface AskRequest {
+  /** Who asks: the store keeps grants per gatewayId (the async runtime sends its incarnation, as at a sync). */
+  gatewayId: string;
+  key: string;
+  policy: Policy;
+  /** How long the grant stays outstanding without a sync before the store takes it back. */
+  leaseTtlMs: number;
+  /** Slots asked for. */
+  ask: number;
+  /**
+   * The seq of the last sync the gateway built before sending this ask (0 before its first): the grant
+   * is handed back by the gateway's first sync with a higher seq, never by that one or a retry of it,
+   * in whichever order the calls land.
+   * @default 0
+   */
+  seq?: number;
+}
+
+/** leases-ask's request-path call: grant up to `req.ask` slots now. */
 export interface AskReply {
   granted: number;
   grantExpiresAt: number;
@@ -211,13 +244,10 @@ export interface HeartbeatReply {
 /** The most a heartbeat may ask the store to look back (a day): the store's work never depends on a client's whim. */
 export const MAX_LIVE_WITHIN_MS = 86_400_000;
 
+/** The store contract, written once: `AsyncStore` is these calls answering with promises. */
 export interface Store {
-  /**
-   * With `call`, the admits are recorded as that call's, and a call that was voided already (its
-   * seq at or below the highest seq `voidLogAdmits` took back for its gateway on this key, within
-   * the last window) is refused without counting anything.
-   */
-  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): LogAdmitReply;
+  /** Admits `req.cost` on `req.key` iff the window has room, atomically (see `LogAdmitRequest`). */
+  logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply;
   /**
    * Takes back logAdmit calls their gateway gave up on: a call that landed loses its admits (they
    * leave the window's count), and one that has not landed yet is refused when it does (for a
@@ -225,17 +255,9 @@ export interface Store {
    */
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): void;
   sync(req: SyncRequest, now: number): SyncResult;
-  /** See `AsyncStore.ask`. */
-  ask(
-    gatewayId: string,
-    key: string,
-    policy: Policy,
-    leaseTtlMs: number,
-    ask: number,
-    now: number,
-    seq?: number,
-  ): AskReply;
-  /** Keys the store holds state for. */
+  /** Grants up to `req.ask` more slots now (see `AskRequest`). */
+  ask(req: AskRequest, now: number): AskReply;
+  /** Keys the store holds state for (the in-memory store's alone: AsyncStore has no such field). */
   readonly keyCount: number;
   /**
    * Takes back admits (see `Refund`): each refund of a key whose seq is above every seq this gateway
@@ -245,11 +267,17 @@ export interface Store {
    * Optional: a store without it serves no refunds (the gateway refuses them at setup).
    */
   refundAdmits?(gatewayId: string, policy: Policy, refunds: Refund[], now: number): number;
-  /** See `Heartbeat`. Optional: a store without it serves fixed K only. */
+  /** See `Heartbeat`. Optional: a store without it serves fixed K only (`gateways: 'auto'` needs it). */
   heartbeat?(beat: Heartbeat, now: number): HeartbeatReply;
 }
 
-export interface AsyncStore {
+/** Each call of T answering with a promise of what it answered; optional calls stay optional. */
+export type Promised<T> = {
+  [K in keyof T]: NonNullable<T[K]> extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : T[K];
+};
+
+/** `Store`'s calls over a network (Redis): each answers with a promise. */
+export interface AsyncStore extends Promised<Omit<Store, 'keyCount'>> {
   /**
    * Whose clock the store's times are on: 'store', its own (Redis TIME: the `now` passed in is
    * ignored, and a gateway learns the store's time from each reply), or 'caller', the `now` passed in.
@@ -262,26 +290,4 @@ export interface AsyncStore {
    * waited in the client's offline queue for a connection (see failureCause).
    */
   connected?(): boolean;
-  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply>;
-  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void>;
-  sync(req: SyncRequest, now: number): Promise<SyncResult>;
-  /**
-   * Grants up to `ask` more slots now. `seq` is the seq of the last sync the gateway built before
-   * sending this ask (0 before its first): the grant is handed back by the gateway's first sync with
-   * a higher seq, never by that one or a retry of it, in whichever order the calls land.
-   * @default seq 0
-   */
-  ask(
-    gatewayId: string,
-    key: string,
-    policy: Policy,
-    leaseTtlMs: number,
-    ask: number,
-    now: number,
-    seq?: number,
-  ): Promise<AskReply>;
-  /** See `Heartbeat`. Optional: a store without it serves fixed K only (`gateways: 'auto'` needs it). */
-  heartbeat?(beat: Heartbeat, now: number): Promise<HeartbeatReply>;
-  /** See `Store.refundAdmits`. Optional: a store without it serves no refunds. */
-  refundAdmits?(gatewayId: string, policy: Policy, refunds: Refund[], now: number): Promise<number>;
 }

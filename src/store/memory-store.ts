@@ -4,10 +4,11 @@ import { expiryOf } from '../window/expiry.js';
 import { NO_EXPIRIES, TimeLog } from '../window/time-log.js';
 import type {
   AskReply,
+  AskRequest,
   Heartbeat,
   HeartbeatReply,
   LogAdmitReply,
-  LogCall,
+  LogAdmitRequest,
   LogVoid,
   Refund,
   Store,
@@ -299,7 +300,8 @@ export class MemoryStore implements Store {
     return { live: set.beat(beat, now), now };
   }
 
-  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): LogAdmitReply {
+  logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply {
+    const { key, policy, cost, call } = req;
     requireCost(cost);
     // a cost above L can never be admitted: refused at once, adding no record and no entry
     if (cost > policy.limit) return this.refuseOverLimit(key, policy, now);
@@ -442,15 +444,8 @@ export class MemoryStore implements Store {
     return replay;
   }
 
-  ask(
-    gatewayId: string,
-    key: string,
-    policy: Policy,
-    leaseTtlMs: number,
-    ask: number,
-    now: number,
-    seq = 0,
-  ): AskReply {
+  ask(req: AskRequest, now: number): AskReply {
+    const { gatewayId, key, policy, leaseTtlMs, ask, seq = 0 } = req;
     this.sweepDue(now);
     const rec = this.record(key, policy);
     const others = rec.prune(now, policy, gatewayId);

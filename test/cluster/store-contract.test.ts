@@ -85,7 +85,7 @@ describe('RedisStore on the cluster', () => {
   it('a key whose slot moved to another node is followed (MOVED) and keeps its records', async () => {
     const store = fx.store({ clock: 'caller' });
     const key = 'migrating';
-    await store.logAdmit(key, policy, 0, 3);
+    await store.logAdmit({ key, policy, cost: 3 }, 0);
     const names = store.keyNames(key, policy);
     const slot = calculateSlot(names.tag);
     const nodes = fx.cluster.nodes;
@@ -117,7 +117,7 @@ describe('RedisStore on the cluster', () => {
       2,
     );
     expect(s.replies[0].count).toBe(4);
-    const r = await store.logAdmit(key, policy, 3, 1);
+    const r = await store.logAdmit({ key, policy, cost: 1 }, 3);
     expect(r).toMatchObject({ allowed: true, count: 5 });
   });
 });

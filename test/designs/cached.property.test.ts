@@ -186,7 +186,14 @@ function step(side: Side, o: Op, now: number, key: string): unknown[] {
     if (v === NEED_STORE) {
       if (!asksStore(l)) throw new Error(`${l.design}: NEED_STORE without an ask`);
       const ask = l.askSize(o.cost);
-      out.push(ask, l.onAskReply(side.store.ask(id, key, p.policy, p.leaseTtlMs, ask, now), now, o.cost));
+      out.push(
+        ask,
+        l.onAskReply(
+          side.store.ask({ gatewayId: id, key, policy: p.policy, leaseTtlMs: p.leaseTtlMs, ask }, now),
+          now,
+          o.cost,
+        ),
+      );
     }
   } else if (o.op === 'rejected') {
     // asked before anything else has aged the state to `now` (a sweep of idle keys does that)

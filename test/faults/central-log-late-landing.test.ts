@@ -38,12 +38,17 @@ describe('faults: a central-log call that lands after its timeout (real redis-se
       const prefix = 'late';
       const store = new RedisStore(client, { prefix: `${prefix}:` });
       const call = (seq: number) => ({ gatewayId: 'gw-late', seq });
-      expect((await store.logAdmit('k', policy, Date.now(), 1, call(1))).allowed).toBe(true);
+      expect((await store.logAdmit({ key: 'k', policy, cost: 1, call: call(1) }, Date.now())).allowed).toBe(
+        true,
+      );
 
       server.pause();
       let late: Awaited<ReturnType<typeof withTimeout>>;
       try {
-        late = await withTimeout(() => store.logAdmit('k', policy, Date.now(), 2, call(2)), TIMEOUT);
+        late = await withTimeout(
+          () => store.logAdmit({ key: 'k', policy, cost: 2, call: call(2) }, Date.now()),
+          TIMEOUT,
+        );
       } finally {
         // before the client's socket timeout (5 × TIMEOUT): the connection stays, the call is in it
         server.resume();
@@ -56,7 +61,7 @@ describe('faults: a central-log call that lands after its timeout (real redis-se
       const after = await storeCount(reader, prefix, 'k', policy);
       // a resend of the void changes nothing; the gateway's later calls count as usual
       await store.voidLogAdmits('gw-late', policy, [{ key: 'k', seq: 2, cost: 2 }], Date.now());
-      expect((await store.logAdmit('k', policy, Date.now(), 1, call(3))).count).toBe(2);
+      expect((await store.logAdmit({ key: 'k', policy, cost: 1, call: call(3) }, Date.now())).count).toBe(2);
       console.log(
         `central-log call paused in Redis past its ${TIMEOUT} ms timeout: the store counted ${landed} after SIGCONT (1 admitted + the call's 2), ${after} once it was taken back`,
       );

@@ -7,13 +7,15 @@ import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime
 import { Random } from '../../src/sim/random.js';
 import type {
   AskReply,
+  AskRequest,
   AsyncStore,
   LogAdmitReply,
-  LogCall,
+  LogAdmitRequest,
   LogVoid,
   SyncRequest,
   SyncResult,
 } from '../../src/store/contract.js';
+import { PassThroughStore } from '../../src/store/pass-through.js';
 import { RedisStore } from '../../src/store/redis/index.js';
 import { readExactLog } from '../support/exact-log.js';
 import { gatewayClient, ready, sleep, worstWindow } from '../support/fault-fleet.js';
@@ -72,17 +74,15 @@ afterAll(async () => {
  * the caller hears nothing until its own timeout has fired. `dead` is a crashed process: nothing more
  * reaches the store.
  */
-class LossyStore implements AsyncStore {
+class LossyStore extends PassThroughStore<AsyncStore> implements AsyncStore {
   p = 0;
   dead = false;
   lostSyncs = 0;
   lostAsks = 0;
   onLost: (kind: 'sync' | 'ask') => void = () => {};
   private readonly rng: Random;
-  constructor(
-    private readonly inner: AsyncStore,
-    seed: number,
-  ) {
+  constructor(inner: AsyncStore, seed: number) {
+    super(inner);
     this.rng = new Random(seed);
   }
   private lose<T>(r: T, kind: 'sync' | 'ask'): Promise<T> {
@@ -99,33 +99,19 @@ class LossyStore implements AsyncStore {
   private alive(): void {
     if (this.dead) throw new Error('gateway killed (test)');
   }
-  async sync(req: SyncRequest, now: number): Promise<SyncResult> {
+  override async sync(req: SyncRequest, now: number): Promise<SyncResult> {
     this.alive();
     return this.lose(await this.inner.sync(req, now), 'sync');
   }
-  async ask(
-    g: string,
-    key: string,
-    pol: Policy,
-    ttl: number,
-    n: number,
-    now: number,
-    seq?: number,
-  ): Promise<AskReply> {
+  override async ask(req: AskRequest, now: number): Promise<AskReply> {
     this.alive();
-    return this.lose(await this.inner.ask(g, key, pol, ttl, n, now, seq), 'ask');
+    return this.lose(await this.inner.ask(req, now), 'ask');
   }
-  async logAdmit(
-    key: string,
-    pol: Policy,
-    now: number,
-    cost: number,
-    call?: LogCall,
-  ): Promise<LogAdmitReply> {
+  override async logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply> {
     this.alive();
-    return this.inner.logAdmit(key, pol, now, cost, call);
+    return this.inner.logAdmit(req, now);
   }
-  async voidLogAdmits(gatewayId: string, pol: Policy, voids: LogVoid[], now: number): Promise<void> {
+  override async voidLogAdmits(gatewayId: string, pol: Policy, voids: LogVoid[], now: number): Promise<void> {
     this.alive();
     return this.inner.voidLogAdmits(gatewayId, pol, voids, now);
   }

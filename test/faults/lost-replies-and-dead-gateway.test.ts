@@ -5,15 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DesignId, Policy } from '../../src/config.js';
 import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import { Random } from '../../src/sim/random.js';
-import type {
-  AskReply,
-  AsyncStore,
-  LogAdmitReply,
-  LogCall,
-  LogVoid,
-  SyncRequest,
-  SyncResult,
-} from '../../src/store/contract.js';
+import type { AsyncStore, SyncRequest, SyncResult } from '../../src/store/contract.js';
+import { PassThroughStore } from '../../src/store/pass-through.js';
 import { RedisStore } from '../../src/store/redis/index.js';
 import {
   drive,
@@ -41,40 +34,21 @@ afterAll(async () => {
 });
 
 /** Runs every call on the real store, then loses the sync's reply with probability `p` (the write stands). */
-class LossyStore implements AsyncStore {
+class LossyStore extends PassThroughStore<AsyncStore> implements AsyncStore {
   p = 0.3;
   lost = 0;
   private readonly rng: Random;
-  constructor(
-    private readonly inner: AsyncStore,
-    seed: number,
-  ) {
+  constructor(inner: AsyncStore, seed: number) {
+    super(inner);
     this.rng = new Random(seed);
   }
-  async sync(req: SyncRequest, now: number): Promise<SyncResult> {
+  override async sync(req: SyncRequest, now: number): Promise<SyncResult> {
     const r = await this.inner.sync(req, now);
     if (this.rng.uniform() < this.p) {
       this.lost++;
       throw new Error('sync reply lost (test)');
     }
     return r;
-  }
-  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {
-    return this.inner.logAdmit(key, policy, now, cost, call);
-  }
-  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): Promise<void> {
-    return this.inner.voidLogAdmits(gatewayId, policy, voids, now);
-  }
-  ask(
-    g: string,
-    key: string,
-    policy: Policy,
-    ttl: number,
-    n: number,
-    now: number,
-    seq?: number,
-  ): Promise<AskReply> {
-    return this.inner.ask(g, key, policy, ttl, n, now, seq);
   }
 }
 

@@ -136,13 +136,14 @@ class Fleet {
     this.asks = Array.from({ length: c.gateways }, () => 0);
     this.askTimes = Array.from({ length: c.gateways }, () => []);
     this.askKeys = Array.from({ length: c.gateways }, () => []);
-    store.ask = (gatewayId, key, policy, ttl, n, now, seq) => {
+    store.ask = (req, now) => {
+      const { gatewayId, key } = req;
       const g = Number(gatewayId.slice(1));
       this.asks[g]++;
       this.askTimes[g].push(now);
       this.askKeys[g].push(key);
       this.othersHeldAtReply[g].set(key, this.othersHold(g, key, now));
-      return ask(gatewayId, key, policy, ttl, n, now, seq);
+      return ask(req, now);
     };
     this.othersHeldAtReply = Array.from({ length: c.gateways }, () => new Map());
     const { design, limit, windowMs, windowKind, gateways, syncMs, horizonMs } = c;
@@ -481,11 +482,11 @@ describe('Retry-After and remaining, every design, one AsyncGateway (fake timers
         let asks = 0;
         const askTimes: number[] = [];
         const askKeys: string[] = [];
-        store.ask = (gatewayId, key, policy, ttl, n, now, seq) => {
+        store.ask = (req, now) => {
           asks++;
           askTimes.push(now);
-          askKeys.push(key);
-          return ask(gatewayId, key, policy, ttl, n, now, seq);
+          askKeys.push(req.key);
+          return ask(req, now);
         };
         const gw = createAsyncGateway({
           id: 'g0',

@@ -121,7 +121,7 @@ describe('compact mode (buckets): error against the exact log', () => {
     const policy: Policy = { limit: 10_000, windowMs: 60_000, windowKind: 'sliding' };
     let admitted = 0;
     for (let t = 0; t < 120_000; t += 200)
-      if ((await store.logAdmit('k', policy, t, 20)).allowed) admitted += 20;
+      if ((await store.logAdmit({ key: 'k', policy, cost: 20 }, t)).allowed) admitted += 20;
     // the buckets are fields of the meta hash (window-buckets.lua)
     const buckets = await metaBuckets(fx.client(), store.keyNames('k', policy).meta);
     expect(buckets.length).toBeGreaterThan(0);
@@ -129,7 +129,7 @@ describe('compact mode (buckets): error against the exact log', () => {
     const exact = new MemoryStore();
     let exactAdmitted = 0;
     for (let t = 0; t < 120_000; t += 200)
-      if (exact.logAdmit('k', policy, t, 20).allowed) exactAdmitted += 20;
+      if (exact.logAdmit({ key: 'k', policy, cost: 20 }, t).allowed) exactAdmitted += 20;
     expect(admitted).toBeLessThanOrEqual(exactAdmitted);
     expect(admitted).toBeGreaterThanOrEqual(exactAdmitted - 2 * 1000);
   });
@@ -137,10 +137,14 @@ describe('compact mode (buckets): error against the exact log', () => {
   it('grants never pass the limit in compact mode', async () => {
     const store = compact();
     const policy: Policy = { limit: 30, windowMs: 600, windowKind: 'sliding' };
-    await store.logAdmit('k', policy, 0, 10);
-    expect((await store.ask('a', 'k', policy, 1000, 15, 1)).granted).toBe(15);
-    expect((await store.ask('b', 'k', policy, 1000, 15, 2)).granted).toBe(5);
-    expect((await store.logAdmit('k', policy, 3, 1)).allowed).toBe(false);
+    await store.logAdmit({ key: 'k', policy, cost: 10 }, 0);
+    expect(
+      (await store.ask({ gatewayId: 'a', key: 'k', policy, leaseTtlMs: 1000, ask: 15 }, 1)).granted,
+    ).toBe(15);
+    expect(
+      (await store.ask({ gatewayId: 'b', key: 'k', policy, leaseTtlMs: 1000, ask: 15 }, 2)).granted,
+    ).toBe(5);
+    expect((await store.logAdmit({ key: 'k', policy, cost: 1 }, 3)).allowed).toBe(false);
   });
 });
 
@@ -159,13 +163,16 @@ describe('compact mode: a lease reply says when its count next falls and what is
     // one admit in the first 1 s bucket, two in the second
     const a = (await store.sync(req(1, [100, 1_500, 1_700], 1), 2_000)).replies[0];
     expect(a).toMatchObject({ count: 3, granted: 1, oldestExpiry: 60_100, free: 1 });
-    const asked = await store.ask('h', 'k', p, 3_000, 5, 2_100);
+    const asked = await store.ask({ gatewayId: 'h', key: 'k', policy: p, leaseTtlMs: 3_000, ask: 5 }, 2_100);
     expect(asked).toMatchObject({ granted: 1, count: 3, oldestExpiry: 60_100, free: 0 });
     // the first bucket has left; the second counts until its latest admit's expiry, 61,700; g's
     // grant is handed back, h's (lapsed at 5,100) still counted until 65,100
     const b = (await store.sync(req(2, [], 0), 60_200)).replies[0];
     expect(b).toMatchObject({ count: 2, oldestExpiry: 61_700, free: 2 });
-    expect((await store.ask('h', 'k', p, 3_000, 0, 61_700)).oldestExpiry).toBe(Number.POSITIVE_INFINITY);
+    expect(
+      (await store.ask({ gatewayId: 'h', key: 'k', policy: p, leaseTtlMs: 3_000, ask: 0 }, 61_700))
+        .oldestExpiry,
+    ).toBe(Number.POSITIVE_INFINITY);
   });
 
   it('a read that lists no expiry says the oldest bucket’s, on the plain path and the general one', async () => {
@@ -258,7 +265,7 @@ describe('compact mode (buckets): two gateways in one bucket (issue 32)', () => 
   it('never counts below the exact log when a logAdmit lands in a bucket a later push reached', async () => {
     for (const store of [new MemoryStore(), compact()]) {
       await sync(store, 'gw-a', 1, entry([10_005]), 10_006);
-      await store.logAdmit('k', policy, 10_007, 1);
+      await store.logAdmit({ key: 'k', policy, cost: 1 }, 10_007);
       await sync(store, 'gw-b', 1, entry([10_001]), 10_020);
       const at = async (seq: number, now: number) =>
         (await sync(store, 'gw-c', seq, entry([]), now)).replies[0].count;

@@ -16,9 +16,9 @@ it('1,000 simultaneous requests on central-log when the count is L − 1: exactl
   const prefix = uniquePrefix();
   // four connections, as four gateways would have, on the store's own clock
   const stores = Array.from({ length: 4 }, () => new RedisStore(fx.client(), { prefix }));
-  await stores[0].logAdmit('hot', policy, 0, policy.limit - 1);
+  await stores[0].logAdmit({ key: 'hot', policy, cost: policy.limit - 1 }, 0);
   const replies = await Promise.all(
-    Array.from({ length: 1000 }, (_, i) => stores[i % 4].logAdmit('hot', policy, 0, 1)),
+    Array.from({ length: 1000 }, (_, i) => stores[i % 4].logAdmit({ key: 'hot', policy, cost: 1 }, 0)),
   );
   expect(replies.filter((r) => r.allowed).length).toBe(1);
   expect(replies.every((r) => r.count === policy.limit)).toBe(true);

@@ -140,8 +140,9 @@ async function replay(store: AnyStore, policy: Policy, ops: { dt: number; op: Op
   let now = 1000;
   for (const { dt, op } of ops) {
     now += dt;
-    if (op.op === 'log') out.push(await store.logAdmit(op.key, policy, now, op.cost));
-    else if (op.op === 'ask') out.push(await store.ask(op.gw, op.key, policy, 400, op.n, now));
+    if (op.op === 'log') out.push(await store.logAdmit({ key: op.key, policy, cost: op.cost }, now));
+    else if (op.op === 'ask')
+      out.push(await store.ask({ gatewayId: op.gw, key: op.key, policy, leaseTtlMs: 400, ask: op.n }, now));
     else {
       const prev = sent.get(op.gw);
       let req: SyncRequest;

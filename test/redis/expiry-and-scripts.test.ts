@@ -29,8 +29,8 @@ async function keysOf(store: RedisStore): Promise<string[]> {
 describe('every key written expires by itself', () => {
   it('log and meta keys carry a TTL of about the window (a grant: its lapse plus the window) plus the margin', async () => {
     const store = fx.store({ expiryMarginMs: 1000 });
-    await store.logAdmit('a', policy, 0, 1);
-    await store.ask('g', 'b', policy, 5000, 2, 0);
+    await store.logAdmit({ key: 'a', policy, cost: 1 }, 0);
+    await store.ask({ gatewayId: 'g', key: 'b', policy, leaseTtlMs: 5000, ask: 2 }, 0);
     await store.sync(
       {
         gatewayId: 'g',
@@ -60,8 +60,8 @@ describe('every key written expires by itself', () => {
 
   it('a key with nothing left is deleted at once', async () => {
     const store = fx.store({ clock: 'caller' });
-    await store.logAdmit('a', policy, 0, 1);
-    await store.ask('g', 'a', policy, 100, 1, 0);
+    await store.logAdmit({ key: 'a', policy, cost: 1 }, 0);
+    await store.ask({ gatewayId: 'g', key: 'a', policy, leaseTtlMs: 100, ask: 1 }, 0);
     expect((await keysOf(store)).length).toBe(2);
     // the admit ages out at W; the grant, lapsed at 100, is counted until 100 + W
     const read = { key: 'a', admits: [], read: true, release: false, ask: 0 };
@@ -94,11 +94,13 @@ describe('scripts survive an empty script cache', () => {
   it('SCRIPT FLUSH between calls, single and pipelined', async () => {
     const store = fx.store({ clock: 'caller', chunkKeys: 3 });
     const admin = fx.client();
-    expect((await store.logAdmit('k', policy, 0, 1)).allowed).toBe(true);
+    expect((await store.logAdmit({ key: 'k', policy, cost: 1 }, 0)).allowed).toBe(true);
     await admin.script('FLUSH');
-    expect((await store.logAdmit('k', policy, 1, 1)).count).toBe(2);
+    expect((await store.logAdmit({ key: 'k', policy, cost: 1 }, 1)).count).toBe(2);
     await admin.script('FLUSH');
-    expect((await store.ask('g', 'k', policy, 100, 2, 2)).granted).toBe(2);
+    expect((await store.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 100, ask: 2 }, 2)).granted).toBe(
+      2,
+    );
     await admin.script('FLUSH');
     const entries = ['k', 'x', 'y', 'z', 'w'].map((key) => ({
       key,
@@ -119,9 +121,9 @@ describe('scripts survive an empty script cache', () => {
     'a restarted server (empty, no scripts) is served again once the client reconnects',
     async () => {
       const store = fx.store();
-      expect((await store.logAdmit('k', policy, 0, 1)).allowed).toBe(true);
+      expect((await store.logAdmit({ key: 'k', policy, cost: 1 }, 0)).allowed).toBe(true);
       await fx.server.restart();
-      const r = await store.logAdmit('k', policy, 0, 1);
+      const r = await store.logAdmit({ key: 'k', policy, cost: 1 }, 0);
       // nothing is persisted: the restarted server starts empty
       expect(r).toMatchObject({ allowed: true, count: 1 });
     },
@@ -132,7 +134,7 @@ describe("the store's clock", () => {
   it("with clock 'redis' the window runs on Redis TIME and the caller's now is ignored", async () => {
     const store = fx.store();
     const before = Date.now();
-    const r = await store.logAdmit('k', policy, 42, 1);
+    const r = await store.logAdmit({ key: 'k', policy, cost: 1 }, 42);
     expect(r.now).toBeGreaterThanOrEqual(before - 1000);
     expect(r.oldestExpiry).toBe(r.now + policy.windowMs);
     const s = await store.sync(

@@ -59,7 +59,7 @@ describe('user keys are never interpreted', () => {
     }));
     await store.sync({ gatewayId: 'g', seq: 1, policy, leaseTtlMs: 1000, horizonMs: 100, entries }, 20);
     for (let i = 0; i < HOSTILE.length; i++) {
-      const r = await store.logAdmit(HOSTILE[i], policy, 30, 1);
+      const r = await store.logAdmit({ key: HOSTILE[i], policy, cost: 1 }, 30);
       expect(r.count, JSON.stringify(HOSTILE[i]).slice(0, 40)).toBe(i + 2);
     }
   });
@@ -92,8 +92,8 @@ describe('user keys are never interpreted', () => {
 
   it('the glob characters in a key do not leak into other keys', async () => {
     const store = fx.store({ clock: 'caller' });
-    await store.logAdmit('user:*', policy, 0, 5);
-    expect((await store.logAdmit('user:1', policy, 1, 1)).count).toBe(1);
-    expect((await store.logAdmit('user:*', policy, 2, 1)).count).toBe(6);
+    await store.logAdmit({ key: 'user:*', policy, cost: 5 }, 0);
+    expect((await store.logAdmit({ key: 'user:1', policy, cost: 1 }, 1)).count).toBe(1);
+    expect((await store.logAdmit({ key: 'user:*', policy, cost: 1 }, 2)).count).toBe(6);
   });
 });

@@ -102,7 +102,7 @@ describe.each(['exact', 'buckets'] as const)('%s mode, Redis clock: the expiry w
     const { meta } = s.keyNames('k', policy);
     // compact mode keeps the buckets (which a void leaves be) in the meta hash
     const log = mode === 'exact' ? s.keyNames('k', policy).log : meta;
-    await s.logAdmit('k', policy, Date.now(), 1, { gatewayId: 'g', seq: 1 });
+    await s.logAdmit({ key: 'k', policy, cost: 1, call: { gatewayId: 'g', seq: 1 } }, Date.now());
     await s.voidLogAdmits('g', policy, [{ key: 'k', seq: 1, cost: 1 }], Date.now());
     expect(await fx.client().exists(log)).toBe(mode === 'exact' ? 0 : 1);
     await sync(s, 1, 1);

@@ -80,7 +80,9 @@ describe.each(['exact'] as const)('%s mode: a meta hash written before the recor
     const { meta } = s.keyNames('k', policy);
     await s.sync(push(1, [100, 200]), 200);
     const before = await asLegacy(meta);
-    expect((await s.logAdmit('k', policy, 250, 3, { gatewayId: 'h', seq: 1 })).count).toBe(5);
+    expect(
+      (await s.logAdmit({ key: 'k', policy, cost: 3, call: { gatewayId: 'h', seq: 1 } }, 250)).count,
+    ).toBe(5);
     const rec = await expectConverted(meta);
     expect(rec).toMatchObject({ a: 5, o: before.o, z: 250 });
   });
@@ -215,11 +217,15 @@ describe('compact mode: a key in the layout before the buckets moved into the me
   it('a central-log admit and an ask fold it', async () => {
     const s = store();
     const { log, meta } = await asEarlier(s);
-    expect((await s.logAdmit('k', policy, 250, 3, { gatewayId: 'h', seq: 1 })).count).toBe(7);
+    expect(
+      (await s.logAdmit({ key: 'k', policy, cost: 3, call: { gatewayId: 'h', seq: 1 } }, 250)).count,
+    ).toBe(7);
     expect((await expectFolded(log, meta)).record).toMatchObject({ a: 7, z: 250 });
     const t = store();
     const k2 = await asEarlier(t);
-    expect((await t.ask('a', 'k', policy, 300, 1000, 1)).granted).toBe(96);
+    expect((await t.ask({ gatewayId: 'a', key: 'k', policy, leaseTtlMs: 300, ask: 1000 }, 1)).granted).toBe(
+      96,
+    );
     await expectFolded(k2.log, k2.meta);
   });
 
@@ -227,7 +233,7 @@ describe('compact mode: a key in the layout before the buckets moved into the me
     const s = store();
     const { log } = await asEarlier(s);
     // a cost above L: peeked, nothing written
-    expect((await s.logAdmit('k', policy, 250, 101)).count).toBe(4);
+    expect((await s.logAdmit({ key: 'k', policy, cost: 101 }, 250)).count).toBe(4);
     expect(await fx.client().exists(log)).toBe(1);
   });
 });
@@ -249,7 +255,9 @@ describe('compact mode: a grant marked by the version before', () => {
     const { meta } = s.keyNames('k', policy);
     await s.sync(push(1, [100, 110]), 110);
     expect((await metaRecord(fx.client(), meta)).n).toBe(1);
-    expect((await s.ask('g', 'k', policy, 1000, 5, 120)).granted).toBe(5);
+    expect((await s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 1000, ask: 5 }, 120)).granted).toBe(
+      5,
+    );
     expect((await metaRecord(fx.client(), meta)).n).toBe(2);
     // as the version before left it: n 0, the mark a field
     const r = await metaRecord(fx.client(), meta);

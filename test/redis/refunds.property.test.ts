@@ -107,7 +107,7 @@ async function run(c: Case, redis: AnyStore, compact: boolean): Promise<void> {
       await both((st) => st.sync(q, now));
     } else if (s.op === 'call') {
       const call = { gatewayId: `g${s.gw}`, seq: ++calls[s.gw] };
-      const [a, b] = await both((st) => st.logAdmit('k', policy, now, 1, call));
+      const [a, b] = await both((st) => st.logAdmit({ key: 'k', policy, cost: 1, call }, now));
       expect(b.allowed).toBe(a.allowed);
       instants.push(now);
     } else {

@@ -89,7 +89,10 @@ describe('a sync of many keys, in slices (real redis-server)', () => {
     const store = fx.store();
     const gwId = 'asker';
     // the gateway holds 5 slots of key X
-    expect((await store.ask(gwId, 'X', policy, 60_000, 5, Date.now())).granted).toBe(5);
+    expect(
+      (await store.ask({ gatewayId: gwId, key: 'X', policy, leaseTtlMs: 60_000, ask: 5 }, Date.now()))
+        .granted,
+    ).toBe(5);
     // a big sync whose last entry hands X's grant back, then at once an ask for 3 more
     const entries: SyncEntry[] = Array.from({ length: 3000 }, (_, i) => ({
       key: `filler${i}`,
@@ -103,7 +106,7 @@ describe('a sync of many keys, in slices (real redis-server)', () => {
       { gatewayId: gwId, seq: 7, policy, leaseTtlMs: 60_000, horizonMs: 1, entries },
       Date.now(),
     );
-    const ask = store.ask(gwId, 'X', policy, 60_000, 3, Date.now());
+    const ask = store.ask({ gatewayId: gwId, key: 'X', policy, leaseTtlMs: 60_000, ask: 3 }, Date.now());
     await sync;
     expect((await ask).granted).toBe(3);
     // made after the sync, the ask's 3 slots are what the gateway holds: had it landed first, the

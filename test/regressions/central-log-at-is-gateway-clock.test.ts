@@ -17,15 +17,15 @@ describe('regression: central-log decision.at is the store stamp', () => {
     const stamps: number[] = [];
     const store: AsyncStore = {
       clock: 'store',
-      async logAdmit(key, policy, _now, cost, call): Promise<LogAdmitReply> {
-        const r = memory.logAdmit(key, policy, storeNow(), cost, call);
+      async logAdmit(req): Promise<LogAdmitReply> {
+        const r = memory.logAdmit(req, storeNow());
         stamps.push(r.now);
         // the reply travels back slowly: the local clock moves on before the gateway sees it
         local += 300;
         return r;
       },
       sync: async (req) => memory.sync(req, storeNow()),
-      ask: async (g, k, p, ttl, n) => memory.ask(g, k, p, ttl, n, storeNow()),
+      ask: async (req) => memory.ask(req, storeNow()),
       voidLogAdmits: async (g, p, v) => memory.voidLogAdmits(g, p, v, storeNow()),
     };
     const gw = createAsyncGateway({

@@ -25,15 +25,18 @@ describe('exact mode stores runs, not units', () => {
   it('a logAdmit of cost 10^6 is one member, answered quickly, and ages out whole', async () => {
     const store = fx.store({ clock: 'caller' });
     const t0 = performance.now();
-    const r = await store.logAdmit('k', policy, 1000, 1_000_000, { gatewayId: 'gw', seq: 1 });
+    const r = await store.logAdmit(
+      { key: 'k', policy, cost: 1_000_000, call: { gatewayId: 'gw', seq: 1 } },
+      1000,
+    );
     const ms = performance.now() - t0;
     expect(r).toMatchObject({ allowed: true, count: 1_000_000, oldestExpiry: 11_000 });
     expect(await fx.client().zcard(store.keyNames('k', policy).log)).toBe(1);
     expect(ms).toBeLessThan(500);
-    expect((await store.logAdmit('k', policy, 2000, 3)).count).toBe(1_000_003);
+    expect((await store.logAdmit({ key: 'k', policy, cost: 3 }, 2000)).count).toBe(1_000_003);
     // the big call ages out at 11,000; the 3 at 12,000
-    expect((await store.logAdmit('k', policy, 11_000, 1)).count).toBe(4);
-    expect((await store.logAdmit('k', policy, 12_000, 1)).count).toBe(2);
+    expect((await store.logAdmit({ key: 'k', policy, cost: 1 }, 11_000)).count).toBe(4);
+    expect((await store.logAdmit({ key: 'k', policy, cost: 1 }, 12_000)).count).toBe(2);
   });
 
   it('a sync pushing 50,000 admits at one instant adds one member and lists one expiry pair', async () => {
@@ -60,12 +63,15 @@ describe('exact mode stores runs, not units', () => {
   it('a cost above L is refused at once and writes nothing (Redis and memory)', async () => {
     const small: Policy = { limit: 10, windowMs: 1000, windowKind: 'sliding' };
     const store = fx.store({ clock: 'caller' });
-    const r = await store.logAdmit('k', small, 0, 1_000_000_000, { gatewayId: 'gw', seq: 1 });
+    const r = await store.logAdmit(
+      { key: 'k', policy: small, cost: 1_000_000_000, call: { gatewayId: 'gw', seq: 1 } },
+      0,
+    );
     expect(r).toMatchObject({ allowed: false, count: 0 });
     const c = fx.client();
     expect(await c.keys(`${store.options.prefix}*`)).toEqual([]);
     const mem = new MemoryStore();
-    expect(mem.logAdmit('k', small, 0, 1_000_000_000).allowed).toBe(false);
+    expect(mem.logAdmit({ key: 'k', policy: small, cost: 1_000_000_000 }, 0).allowed).toBe(false);
     expect(mem.keyCount).toBe(0);
   });
 });
@@ -108,11 +114,11 @@ async function play(store: AnyStore, policy: Policy, steps: { dt: number; s: Ste
     if (s.op === 'log') {
       const call = s.id ? { gatewayId: 'gw', seq: ++seq } : undefined;
       if (call) calls.push({ key: s.key, seq: call.seq, cost: s.cost });
-      out.push(await store.logAdmit(s.key, policy, now, s.cost, call));
+      out.push(await store.logAdmit({ key: s.key, policy, cost: s.cost, call }, now));
     } else if (s.op === 'void') {
       const c = calls[calls.length - 1 - s.back];
       if (c !== undefined) await store.voidLogAdmits('gw', policy, [c], now);
-      out.push(await store.logAdmit(s.key, policy, now, 1_000_000));
+      out.push(await store.logAdmit({ key: s.key, policy, cost: 1_000_000 }, now));
     } else {
       // runs: several admits at one instant each, a little in the past
       const admits: number[] = [];
@@ -153,10 +159,10 @@ describe('runs keep the count exact: RedisStore answers as MemoryStore', () => {
 
   it('a lost count field is recounted from the runs', async () => {
     const store = fx.store({ clock: 'caller' });
-    await store.logAdmit('k', policy, 1000, 700, { gatewayId: 'gw', seq: 1 });
-    await store.logAdmit('k', policy, 1001, 300);
+    await store.logAdmit({ key: 'k', policy, cost: 700, call: { gatewayId: 'gw', seq: 1 } }, 1000);
+    await store.logAdmit({ key: 'k', policy, cost: 300 }, 1001);
     await dropFromMetaRecord(fx.client(), store.keyNames('k', policy).meta, 'a');
-    expect((await store.logAdmit('k', policy, 1002, 1)).count).toBe(1001);
+    expect((await store.logAdmit({ key: 'k', policy, cost: 1 }, 1002)).count).toBe(1001);
   });
 });
 
@@ -164,12 +170,12 @@ describe('a cost that is not a positive integer never reaches the count', () => 
   for (const cost of [0, -5, 1.5, Number.NaN]) {
     it(`cost ${cost} is a RangeError on both stores, and the count is unchanged`, async () => {
       const store = fx.store({ clock: 'caller' });
-      await store.logAdmit('k', policy, 1000, 3);
-      await expect(store.logAdmit('k', policy, 1001, cost, { gatewayId: 'gw', seq: 1 })).rejects.toThrow(
-        RangeError,
-      );
-      expect((await store.logAdmit('k', policy, 1002, 1)).count).toBe(4);
-      expect(() => new MemoryStore().logAdmit('k', policy, 1000, cost)).toThrow(RangeError);
+      await store.logAdmit({ key: 'k', policy, cost: 3 }, 1000);
+      await expect(
+        store.logAdmit({ key: 'k', policy, cost, call: { gatewayId: 'gw', seq: 1 } }, 1001),
+      ).rejects.toThrow(RangeError);
+      expect((await store.logAdmit({ key: 'k', policy, cost: 1 }, 1002)).count).toBe(4);
+      expect(() => new MemoryStore().logAdmit({ key: 'k', policy, cost }, 1000)).toThrow(RangeError);
     });
   }
 });

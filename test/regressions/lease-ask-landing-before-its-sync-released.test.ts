@@ -51,13 +51,19 @@ describe.each(stores)('leases-ask: an ask that lands before the sync built ahead
     const built = lim.syncEntry('k', 0)!;
     // a request finds no slot and asks, tagged "after sync 1"; the ask lands first
     expect(lim.decide(1, 1)).toBe(NEED_STORE);
-    const asked = await s.ask('a', 'k', p, fleet.leaseTtlMs, lim.askSize(1), 1, 1);
+    const asked = await s.ask(
+      { gatewayId: 'a', key: 'k', policy: p, leaseTtlMs: fleet.leaseTtlMs, ask: lim.askSize(1), seq: 1 },
+      1,
+    );
     expect(asked.granted).toBeGreaterThan(0);
     expect(lim.onAskReply(asked, 2, 1)).toBe(true);
     // then sync 1 lands: its release must not take the ask's grant back
     lim.applySync((await sync(1, built, 3)).replies[0], 4);
     // the other gateway takes whatever is free
-    const other = await s.ask('b', 'k', p, fleet.leaseTtlMs, 100, 5);
+    const other = await s.ask(
+      { gatewayId: 'b', key: 'k', policy: p, leaseTtlMs: fleet.leaseTtlMs, ask: 100 },
+      5,
+    );
     // what a spent and may still spend, plus what b got, stays within L
     const aSpent = 1;
     expect(aSpent + lim.slots(5) + other.granted).toBeLessThanOrEqual(p.limit);

@@ -47,13 +47,19 @@ describe.each(stores)('a gateway cut off past its lease TTL (%s)', (_name, make)
     // gateway a spends all 10 at 500, then its link is cut; it stops spending at its lapse (1000)
     const spent = Array.from({ length: 10 }, () => 500);
     // 1500: the grant has lapsed; another gateway asks for everything
-    expect((await s.ask('b', 'k', policy, ttl, 10, 1500)).granted).toBe(0);
+    expect((await s.ask({ gatewayId: 'b', key: 'k', policy, leaseTtlMs: ttl, ask: 10 }, 1500)).granted).toBe(
+      0,
+    );
     // 2500: a's link is back; its sync pushes what it spent and hands the grant back
     const back = await sync('a', 2, lease(0, spent), 2500);
     expect(back.replies[0].granted).toBe(0);
-    expect((await s.ask('b', 'k', policy, ttl, 10, 2600)).granted).toBe(0);
+    expect((await s.ask({ gatewayId: 'b', key: 'k', policy, leaseTtlMs: ttl, ask: 10 }, 2600)).granted).toBe(
+      0,
+    );
     // 3500: a's admits have aged out: the slots are free again
-    expect((await s.ask('b', 'k', policy, ttl, 10, 3500)).granted).toBe(10);
+    expect((await s.ask({ gatewayId: 'b', key: 'k', policy, leaseTtlMs: ttl, ask: 10 }, 3500)).granted).toBe(
+      10,
+    );
   });
 
   it('a gateway that never comes back strands its slots until its lapse plus the window, no longer', async () => {
@@ -61,7 +67,13 @@ describe.each(stores)('a gateway cut off past its lease TTL (%s)', (_name, make)
     await Promise.resolve(
       s.sync({ gatewayId: 'a', seq: 1, policy, leaseTtlMs: ttl, horizonMs: 0, entries: [lease(10)] }, 0),
     );
-    expect((await s.ask('b', 'k', policy, ttl, 10, ttl + policy.windowMs - 1)).granted).toBe(0);
-    expect((await s.ask('b', 'k', policy, ttl, 10, ttl + policy.windowMs)).granted).toBe(10);
+    expect(
+      (await s.ask({ gatewayId: 'b', key: 'k', policy, leaseTtlMs: ttl, ask: 10 }, ttl + policy.windowMs - 1))
+        .granted,
+    ).toBe(0);
+    expect(
+      (await s.ask({ gatewayId: 'b', key: 'k', policy, leaseTtlMs: ttl, ask: 10 }, ttl + policy.windowMs))
+        .granted,
+    ).toBe(10);
   });
 });

@@ -52,7 +52,7 @@ describe.each(['leases', 'leases-ask'] as DesignId[])(
       if ((await next.admit('k')).allowed) admitted++;
       await next.syncNow();
       // another gateway asks for everything the store will grant
-      const other = memory.ask('b', 'k', policy, 1000, L, Date.now());
+      const other = memory.ask({ gatewayId: 'b', key: 'k', policy, leaseTtlMs: 1000, ask: L }, Date.now());
       // the new process spends what it was granted
       for (let i = 0; i < 2 * L; i++) if ((await next.admit('k')).allowed) admitted++;
       expect(admitted + other.granted).toBeLessThanOrEqual(L);

@@ -80,7 +80,10 @@ describe.each(stores)('leases-ask limiter on %s: an ask and a sync that cross', 
     let t = 1;
     // the key's first request asks and spends (sync 0 was never built: tag 0), then sync 1 pushes it
     expect(lim.decide(t, 1)).toBe(NEED_STORE);
-    const first = await s.ask('a', 'k', p, fleet.leaseTtlMs, lim.askSize(1), t, 0);
+    const first = await s.ask(
+      { gatewayId: 'a', key: 'k', policy: p, leaseTtlMs: fleet.leaseTtlMs, ask: lim.askSize(1), seq: 0 },
+      t,
+    );
     expect(lim.onAskReply(first, t, 1)).toBe(true);
     let aSpent = 1;
     t++;
@@ -106,7 +109,10 @@ describe.each(stores)('leases-ask limiter on %s: an ask and a sync that cross', 
     const landed: string[] = [];
     const landAsk = async () => {
       landed.push(`ask after sync ${askSeq}`);
-      return s.ask('a', 'k', p, fleet.leaseTtlMs, askSize, ++t, askSeq);
+      return s.ask(
+        { gatewayId: 'a', key: 'k', policy: p, leaseTtlMs: fleet.leaseTtlMs, ask: askSize, seq: askSeq },
+        ++t,
+      );
     };
     const landSync = async () => {
       landed.push('sync 2');
@@ -137,7 +143,10 @@ describe.each(stores)('leases-ask limiter on %s: an ask and a sync that cross', 
       expect(lim.slots(t)).toBeLessThanOrEqual((s as MemoryStore).outstandingOf('k', p, t));
     }
     // another gateway takes everything the store will grant
-    const other = await s.ask('b', 'k', p, fleet.leaseTtlMs, 10 * L, ++t);
+    const other = await s.ask(
+      { gatewayId: 'b', key: 'k', policy: p, leaseTtlMs: fleet.leaseTtlMs, ask: 10 * L },
+      ++t,
+    );
     expect(aSpent).toBeGreaterThan(0);
     expect(aSpent + lim.slots(t) + other.granted).toBeLessThanOrEqual(L);
     // the ask's request: refused when a sync was built while the ask was out (the limiter cannot

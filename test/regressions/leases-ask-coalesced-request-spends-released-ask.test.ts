@@ -76,7 +76,7 @@ describe('leases-ask: a request that waits on an ask a later sync released', () 
     for (let i = 0; i < 2 * L; i++) count(await a.admit('k'));
     // the store's view: a's admits (pushed now) + what it still holds + what it grants b
     expect(await a.syncNow()).toBe(true);
-    const b = memory.ask('b', 'k', policy, 1000, L, Date.now());
+    const b = memory.ask({ gatewayId: 'b', key: 'k', policy, leaseTtlMs: 1000, ask: L }, Date.now());
     const held = memory.sync(
       {
         gatewayId: 'reader',

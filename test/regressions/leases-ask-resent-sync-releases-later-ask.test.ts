@@ -69,11 +69,13 @@ describe('leases-ask: a resent sync and the asks answered after its first attemp
     expect(admitted).toBe(7);
     // another gateway asks for everything it can get
     const other = memory.ask(
-      'b',
-      'k',
-      { limit: L, windowMs: 10_000, windowKind: 'sliding' },
-      1000,
-      L,
+      {
+        gatewayId: 'b',
+        key: 'k',
+        policy: { limit: L, windowMs: 10_000, windowKind: 'sliding' },
+        leaseTtlMs: 1000,
+        ask: L,
+      },
       Date.now(),
     );
     expect(admitted + other.granted).toBeLessThanOrEqual(L);

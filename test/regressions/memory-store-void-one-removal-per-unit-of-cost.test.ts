@@ -19,8 +19,8 @@ describe('MemoryStore takes a big call back in one move', () => {
     const many = vi.spyOn(TimeLog.prototype, 'removeMany');
     const insertOne = vi.spyOn(TimeLog.prototype, 'insert');
     try {
-      store.logAdmit('k', policy, 0, 30_000, { gatewayId: 'gw', seq: 1 });
-      store.logAdmit('k', policy, 1, 30_000);
+      store.logAdmit({ key: 'k', policy, cost: 30_000, call: { gatewayId: 'gw', seq: 1 } }, 0);
+      store.logAdmit({ key: 'k', policy, cost: 30_000 }, 1);
       expect(insertOne).not.toHaveBeenCalled();
       store.voidLogAdmits('gw', policy, [{ key: 'k', seq: 1, cost: 30_000 }], 2);
       expect(one).not.toHaveBeenCalled();

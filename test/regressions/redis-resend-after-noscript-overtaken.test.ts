@@ -36,14 +36,16 @@ describe('calls land in the order they were made, through NOSCRIPT resends', () 
   it('an ask made after a sync that hit NOSCRIPT lands after the sync’s resend', async () => {
     const store = fx.store();
     const admin = fx.client();
-    expect((await store.ask('gw', 'X', policy, 60_000, 5, 0)).granted).toBe(5);
+    expect(
+      (await store.ask({ gatewayId: 'gw', key: 'X', policy, leaseTtlMs: 60_000, ask: 5 }, 0)).granted,
+    ).toBe(5);
     await admin.script('FLUSH');
     await admin.script('LOAD', composeScript('ask.lua', 'window-exact.lua').source);
     const sync = store.sync(
       { gatewayId: 'gw', seq: 1, policy, leaseTtlMs: 60_000, horizonMs: 1, entries: [release('X')] },
       0,
     );
-    const ask = store.ask('gw', 'X', policy, 60_000, 3, 0);
+    const ask = store.ask({ gatewayId: 'gw', key: 'X', policy, leaseTtlMs: 60_000, ask: 3 }, 0);
     await sync;
     expect((await ask).granted).toBe(3);
     // in order: the release drops the 5, then the ask's 3 are held
@@ -53,10 +55,12 @@ describe('calls land in the order they were made, through NOSCRIPT resends', () 
   it('a sync made after an ask that hit NOSCRIPT lands after the ask’s resend', async () => {
     const store = fx.store();
     const admin = fx.client();
-    expect((await store.ask('gw', 'X', policy, 60_000, 5, 0)).granted).toBe(5);
+    expect(
+      (await store.ask({ gatewayId: 'gw', key: 'X', policy, leaseTtlMs: 60_000, ask: 5 }, 0)).granted,
+    ).toBe(5);
     await admin.script('FLUSH');
     await admin.script('LOAD', composeScript('sync.lua', 'window-exact.lua').source);
-    const ask = store.ask('gw', 'X', policy, 60_000, 3, 0);
+    const ask = store.ask({ gatewayId: 'gw', key: 'X', policy, leaseTtlMs: 60_000, ask: 3 }, 0);
     const sync = store.sync(
       { gatewayId: 'gw', seq: 1, policy, leaseTtlMs: 60_000, horizonMs: 1, entries: [release('X')] },
       0,
@@ -87,7 +91,7 @@ describe('calls land in the order they were made, through NOSCRIPT resends', () 
     try {
       for (let round = 0; round < 150; round++) {
         const key = `X${round}`;
-        await store.ask('gw', key, policy, 60_000, 5, 0);
+        await store.ask({ gatewayId: 'gw', key, policy, leaseTtlMs: 60_000, ask: 5 }, 0);
         const sync = store.sync(
           {
             gatewayId: 'gw',
@@ -99,7 +103,7 @@ describe('calls land in the order they were made, through NOSCRIPT resends', () 
           },
           0,
         );
-        const ask = store.ask('gw', key, policy, 60_000, 3, 0);
+        const ask = store.ask({ gatewayId: 'gw', key, policy, leaseTtlMs: 60_000, ask: 3 }, 0);
         await sync;
         await ask;
         if ((await grantOf(store, 'gw', key)) !== 3) lost.push(round);

@@ -57,13 +57,15 @@ describe('scripts are loaded before their first use', () => {
       const client = fx.client();
       await client.ping();
       const store = fx.store({ clock: 'caller' });
-      expect((await store.logAdmit('k', policy, 0, 1)).allowed).toBe(true);
+      expect((await store.logAdmit({ key: 'k', policy, cost: 1 }, 0)).allowed).toBe(true);
       await fx.server.restart();
       // wait until the store's client is back and has had its turn to load
       for (let i = 0; i < 100 && (await loaded('window-exact.lua').catch(() => [0]))[0] !== 1; i++)
         await new Promise((r) => setTimeout(r, 20));
       expect(await loaded('window-exact.lua')).toEqual([1, 1, 1, 1]);
-      expect((await store.ask('g', 'k', policy, 100, 1, 1)).granted).toBe(1);
+      expect(
+        (await store.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 100, ask: 1 }, 1)).granted,
+      ).toBe(1);
       await store.sync(
         {
           gatewayId: 'g',
@@ -98,7 +100,8 @@ describe('on a cluster', () => {
         },
         2,
       );
-      for (const key of keys.slice(0, 6)) await store.ask('g', key, policy, 100, 1, 3);
+      for (const key of keys.slice(0, 6))
+        await store.ask({ gatewayId: 'g', key, policy, leaseTtlMs: 100, ask: 1 }, 3);
       let errors = 0;
       for (const { host, port } of cl.cluster.startup) {
         const c = new Redis(port, host);

@@ -15,25 +15,25 @@ describe('MemoryStore helpers', () => {
     expect(s.headExpiry('k')).toBe(Number.POSITIVE_INFINITY);
     expect(s.latestExpiry('k')).toBe(Number.NEGATIVE_INFINITY);
     expect(s.freeSlots('k', 0)).toBe(Number.POSITIVE_INFINITY);
-    s.logAdmit('k', policy, 10, 2);
-    s.logAdmit('k', policy, 30, 1);
+    s.logAdmit({ key: 'k', policy, cost: 2 }, 10);
+    s.logAdmit({ key: 'k', policy, cost: 1 }, 30);
     expect(s.headExpiry('k')).toBe(110);
     expect(s.latestExpiry('k')).toBe(130);
     expect(s.freeSlots('k', 40)).toBe(2);
-    expect(s.ask('g', 'k', policy, 50, 1, 40).granted).toBe(1);
+    expect(s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 1 }, 40).granted).toBe(1);
     expect(s.freeSlots('k', 41)).toBe(1);
     expect(s.outstandingOf('k', policy, 41)).toBe(1);
     expect(s.outstandingOf('other', policy, 41)).toBe(0);
     // a second policy: the helpers that take none refuse to guess
-    s.logAdmit('k', { ...policy, name: 'b' }, 42, 1);
+    s.logAdmit({ key: 'k', policy: { ...policy, name: 'b' }, cost: 1 }, 42);
     expect(() => s.headExpiry('k')).toThrow(/2 policies/);
   });
 
   it('a key holding only a grant has no latest admit, and renewing a grant it does not hold does nothing', () => {
     const s = boundedSweep();
-    s.ask('g', 'k', policy, 50, 2, 0);
+    s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 2 }, 0);
     expect(s.latestExpiry('k')).toBe(Number.NEGATIVE_INFINITY);
-    s.logAdmit('j', policy, 0, 1);
+    s.logAdmit({ key: 'j', policy, cost: 1 }, 0);
     s.renewLease('j', 'g', 500); // j has admits, no grant
     expect(s.freeSlots('j', 10)).toBe(4);
   });
@@ -41,7 +41,7 @@ describe('MemoryStore helpers', () => {
   it('a call voided before it landed is refused on an empty key with no oldest expiry', () => {
     const s = boundedSweep();
     s.voidLogAdmits('g', policy, [{ key: 'k', seq: 3, cost: 1 }], 0);
-    expect(s.logAdmit('k', policy, 10, 1, { gatewayId: 'g', seq: 3 })).toEqual({
+    expect(s.logAdmit({ key: 'k', policy, cost: 1, call: { gatewayId: 'g', seq: 3 } }, 10)).toEqual({
       allowed: false,
       count: 0,
       oldestExpiry: Number.POSITIVE_INFINITY,
@@ -51,64 +51,80 @@ describe('MemoryStore helpers', () => {
 
   it('renewLease moves a grant’s lapse later, never earlier; the store counts it until then', () => {
     const s = boundedSweep();
-    expect(s.ask('g', 'k', policy, 50, 5, 0)).toMatchObject({ granted: 5, grantExpiresAt: 50 });
+    expect(s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 5 }, 0)).toMatchObject({
+      granted: 5,
+      grantExpiresAt: 50,
+    });
     s.renewLease('k', 'g', 40); // earlier: ignored
     s.renewLease('k', 'other', 500); // no grant: ignored
     s.renewLease('nokey', 'g', 500);
     // the earlier renewal left the lapse the gateway was told: a refused ask reports it
-    expect(s.ask('g', 'k', policy, 50, 1, 10)).toMatchObject({ granted: 0, grantExpiresAt: 50 });
+    expect(s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 1 }, 10)).toMatchObject({
+      granted: 0,
+      grantExpiresAt: 50,
+    });
     // counted until an admit at its lapse (50) would age out: 150
-    expect(s.logAdmit('k', policy, 149, 1).allowed).toBe(false);
-    expect(s.logAdmit('k', policy, 150, 1).allowed).toBe(true);
+    expect(s.logAdmit({ key: 'k', policy, cost: 1 }, 149).allowed).toBe(false);
+    expect(s.logAdmit({ key: 'k', policy, cost: 1 }, 150).allowed).toBe(true);
     const r = boundedSweep();
-    r.ask('g', 'k', policy, 50, 5, 0);
+    r.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 5 }, 0);
     r.renewLease('k', 'g', 80);
-    expect(r.logAdmit('k', policy, 150, 1).allowed).toBe(false);
-    expect(r.logAdmit('k', policy, 180, 1).allowed).toBe(true);
+    expect(r.logAdmit({ key: 'k', policy, cost: 1 }, 150).allowed).toBe(false);
+    expect(r.logAdmit({ key: 'k', policy, cost: 1 }, 180).allowed).toBe(true);
   });
 
   it('a cost over the limit is refused with the key’s count and oldest expiry, adding nothing', () => {
     const s = boundedSweep();
     // a cost of exactly L fits an empty key
-    expect(s.logAdmit('full', policy, 0, 5)).toEqual({ allowed: true, count: 5, oldestExpiry: 100, now: 0 });
-    s.logAdmit('k', policy, 10, 3);
-    expect(s.logAdmit('k', policy, 20, 6)).toEqual({ allowed: false, count: 3, oldestExpiry: 110, now: 20 });
+    expect(s.logAdmit({ key: 'full', policy, cost: 5 }, 0)).toEqual({
+      allowed: true,
+      count: 5,
+      oldestExpiry: 100,
+      now: 0,
+    });
+    s.logAdmit({ key: 'k', policy, cost: 3 }, 10);
+    expect(s.logAdmit({ key: 'k', policy, cost: 6 }, 20)).toEqual({
+      allowed: false,
+      count: 3,
+      oldestExpiry: 110,
+      now: 20,
+    });
     // what aged out is not counted in the refusal
-    expect(s.logAdmit('k', policy, 110, 6)).toEqual({
+    expect(s.logAdmit({ key: 'k', policy, cost: 6 }, 110)).toEqual({
       allowed: false,
       count: 0,
       oldestExpiry: Number.POSITIVE_INFINITY,
       now: 110,
     });
     // a refused key gets no record (k's empty one waits for the sweep)
-    expect(s.logAdmit('new', policy, 20, 6).count).toBe(0);
+    expect(s.logAdmit({ key: 'new', policy, cost: 6 }, 20).count).toBe(0);
     expect(s.keyCount).toBe(2);
   });
 
   it('keys leave the store once nothing in them counts: admits, grants and voids', () => {
     const s = boundedSweep();
-    s.logAdmit('a', policy, 0, 1);
-    s.ask('g', 'b', policy, 300, 1, 0);
+    s.logAdmit({ key: 'a', policy, cost: 1 }, 0);
+    s.ask({ gatewayId: 'g', key: 'b', policy, leaseTtlMs: 300, ask: 1 }, 0);
     s.voidLogAdmits('g', policy, [{ key: 'c', seq: 1, cost: 1 }], 0);
-    s.logAdmit('d', { ...policy, name: 'other' }, 0, 1);
+    s.logAdmit({ key: 'd', policy: { ...policy, name: 'other' }, cost: 1 }, 0);
     expect(s.keyCount).toBe(4);
     // at 100 the admits of a and d aged out; b's grant counts until 400, c's void until 100
-    s.logAdmit('x', policy, 100, 1);
+    s.logAdmit({ key: 'x', policy, cost: 1 }, 100);
     expect(s.keyCount).toBe(2);
     expect(s.countOf('a', policy, 100)).toBe(0);
-    s.logAdmit('x', policy, 400, 1);
+    s.logAdmit({ key: 'x', policy, cost: 1 }, 400);
     expect(s.keyCount).toBe(1);
     expect(s.outstandingOf('b', policy, 400)).toBe(0);
   });
 
   it('a key swept while it still counts something leaves once the rest ages out', () => {
     const s = boundedSweep();
-    s.logAdmit('a', policy, 0, 1);
-    s.logAdmit('a', policy, 50, 1);
+    s.logAdmit({ key: 'a', policy, cost: 1 }, 0);
+    s.logAdmit({ key: 'a', policy, cost: 1 }, 50);
     // at 100 the sweep finds a's admit at 50 still counting; at 150 nothing is left
-    s.logAdmit('x', policy, 100, 1);
+    s.logAdmit({ key: 'x', policy, cost: 1 }, 100);
     expect(s.keyCount).toBe(2);
-    s.logAdmit('y', policy, 150, 1);
+    s.logAdmit({ key: 'y', policy, cost: 1 }, 150);
     expect(s.keyCount).toBe(2); // x and y
   });
 
@@ -129,8 +145,8 @@ describe('MemoryStore helpers', () => {
     lease(1, 2); // counted until 150: the sweep will look at k then
     lease(2, 0); // handed back: k holds nothing and is dropped
     expect(s.keyCount).toBe(0);
-    s.logAdmit('k', policy, 100, 1);
-    s.logAdmit('other', policy, 160, 1); // the old record's turn in the sweep
+    s.logAdmit({ key: 'k', policy, cost: 1 }, 100);
+    s.logAdmit({ key: 'other', policy, cost: 1 }, 160); // the old record's turn in the sweep
     expect(s.countOf('k', policy, 170)).toBe(1);
   });
 });

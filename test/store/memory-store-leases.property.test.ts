@@ -54,7 +54,7 @@ describe('MemoryStore leases', () => {
               if (now + ttl > mine.expiresAt) mine.expiresAt = now + ttl;
             }
           } else if (o.kind === 'ask') {
-            const r = store.ask(gw, 'k', policy, ttl, o.ask, now);
+            const r = store.ask({ gatewayId: gw, key: 'k', policy, leaseTtlMs: ttl, ask: o.ask }, now);
             const h = mine?.slots ?? 0;
             const granted = Math.max(0, Math.min(o.ask, policy.limit - count() - outstanding(gw) - h));
             expect(r.granted).toBe(granted);

@@ -74,8 +74,8 @@ describe('MemoryStore sync', () => {
   it('a sync that pushes nothing that counts to a key leaves its seq off it: an older part still lands there', () => {
     const s = boundedSweep();
     // (both keys hold another gateway's admit, so their records stay)
-    s.logAdmit('a', p, 150, 1);
-    s.logAdmit('b', p, 150, 1);
+    s.logAdmit({ key: 'a', policy: p, cost: 1 }, 150);
+    s.logAdmit({ key: 'b', policy: p, cost: 1 }, 150);
     // sync 6 reads a and pushes b an admit already aged out; sync 5's part for a and b is resent after it
     s.sync(req(6, [push('a', []), push('b', [0])]), 200);
     const late = s.sync(req(5, [push('a', [190]), push('b', [195])]), 210);

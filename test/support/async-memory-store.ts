@@ -1,11 +1,12 @@
 import type { Policy } from '../../src/config.js';
 import type {
   AskReply,
+  AskRequest,
   AsyncStore,
   Heartbeat,
   HeartbeatReply,
   LogAdmitReply,
-  LogCall,
+  LogAdmitRequest,
   LogVoid,
   SyncRequest,
   SyncResult,
@@ -79,9 +80,9 @@ export class TestAsyncStore implements AsyncStore {
     return v;
   }
 
-  logAdmit(key: string, policy: Policy, now: number, cost: number, call?: LogCall): Promise<LogAdmitReply> {
+  logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply> {
     this.calls.logAdmit++;
-    return this.run(now, (t) => this.memory.logAdmit(key, policy, t, cost, call));
+    return this.run(now, (t) => this.memory.logAdmit(req, t));
   }
 
   /** Heartbeats answered or failed (gateways 'auto'); kept apart from `calls`, which tests compare whole. */
@@ -97,17 +98,9 @@ export class TestAsyncStore implements AsyncStore {
     return this.run(now, (t) => this.memory.voidLogAdmits(gatewayId, policy, voids, t));
   }
 
-  ask(
-    gatewayId: string,
-    key: string,
-    policy: Policy,
-    leaseTtlMs: number,
-    n: number,
-    now: number,
-    seq?: number,
-  ): Promise<AskReply> {
+  ask(req: AskRequest, now: number): Promise<AskReply> {
     this.calls.ask++;
-    return this.run(now, (t) => this.memory.ask(gatewayId, key, policy, leaseTtlMs, n, t, seq));
+    return this.run(now, (t) => this.memory.ask(req, t));
   }
 }
 

@@ -32,8 +32,8 @@ export class HeldStore implements AsyncStore {
   }
 
   sync: AsyncStore['sync'] = (req, now) => this.call(`sync ${req.seq}`, () => this.memory.sync(req, now));
-  ask: AsyncStore['ask'] = (g, k, p, ttl, n, now, seq = 0) =>
-    this.call(`ask after sync ${seq}`, () => this.memory.ask(g, k, p, ttl, n, now, seq));
+  ask: AsyncStore['ask'] = (req, now) =>
+    this.call(`ask after sync ${req.seq ?? 0}`, () => this.memory.ask(req, now));
   logAdmit: AsyncStore['logAdmit'] = (...a) => this.call('logAdmit', () => this.memory.logAdmit(...a));
   voidLogAdmits: AsyncStore['voidLogAdmits'] = (...a) =>
     this.call('void', () => this.memory.voidLogAdmits(...a));

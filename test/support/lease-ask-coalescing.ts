@@ -13,13 +13,13 @@ export function counted(inner: AsyncStore): AsyncStore & { asks: number[]; maxIn
     asks: [] as number[],
     maxInFlight: 0,
     sync: (req, now) => inner.sync(req, now),
-    logAdmit: (k, p, now, c) => inner.logAdmit(k, p, now, c),
+    logAdmit: (req, now) => inner.logAdmit(req, now),
     voidLogAdmits: (g, p, v, now) => inner.voidLogAdmits(g, p, v, now),
-    ask: async (g, k, p, ttl, n, now) => {
-      out.asks.push(n);
+    ask: async (req, now) => {
+      out.asks.push(req.ask);
       out.maxInFlight = Math.max(out.maxInFlight, ++inFlight);
       try {
-        return await inner.ask(g, k, p, ttl, n, now);
+        return await inner.ask(req, now);
       } finally {
         inFlight--;
       }

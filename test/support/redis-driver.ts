@@ -37,12 +37,15 @@ export class AsyncDriverGateway {
     if (verdict === ALLOW) return true;
     if (verdict === DENY) return false;
     if (design === 'central-log' && logsAtStore(lim)) {
-      const r = await this.store.logAdmit(key, policy, now, cost);
+      const r = await this.store.logAdmit({ key, policy, cost }, now);
       this.log.push(r);
       return lim.onLogReply(r, now, cost);
     }
     if (!asksStore(lim)) throw new Error(`${design}: NEED_STORE without a request path`);
-    const r = await this.store.ask(id, key, policy, fleet.leaseTtlMs, lim.askSize(cost), now);
+    const r = await this.store.ask(
+      { gatewayId: id, key, policy, leaseTtlMs: fleet.leaseTtlMs, ask: lim.askSize(cost) },
+      now,
+    );
     this.log.push(r);
     return lim.onAskReply(r, now, cost);
   }

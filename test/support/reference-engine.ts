@@ -192,9 +192,19 @@ export function referenceDecisions(p: RunParams): Uint8Array {
       const path = lim as KeyLimiter & LogsAtStore & AsksStore;
       ok =
         traits.requestPath === 'log'
-          ? path.onLogReply(store.logAdmit('k', fleet.policy, t, 1), t, 1)
+          ? path.onLogReply(store.logAdmit({ key: 'k', policy: fleet.policy, cost: 1 }, t), t, 1)
           : path.onAskReply(
-              store.ask(ids[g], 'k', fleet.policy, fleet.leaseTtlMs, path.askSize(1), t, seq[g]),
+              store.ask(
+                {
+                  gatewayId: ids[g],
+                  key: 'k',
+                  policy: fleet.policy,
+                  leaseTtlMs: fleet.leaseTtlMs,
+                  ask: path.askSize(1),
+                  seq: seq[g],
+                },
+                t,
+              ),
               t,
               1,
             );

@@ -45,39 +45,39 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
   describe(`store contract: ${name}`, () => {
     it('logAdmit admits while count + cost <= limit and reports the count and oldest expiry', async () => {
       const s = await make();
-      const r1 = await s.logAdmit('k', sliding, 100, 1);
+      const r1 = await s.logAdmit({ key: 'k', policy: sliding, cost: 1 }, 100);
       expect(r1).toEqual({ allowed: true, count: 1, oldestExpiry: 1100, now: 100 });
-      expect((await s.logAdmit('k', sliding, 200, 2)).allowed).toBe(true);
-      const r3 = await s.logAdmit('k', sliding, 300, 1);
+      expect((await s.logAdmit({ key: 'k', policy: sliding, cost: 2 }, 200)).allowed).toBe(true);
+      const r3 = await s.logAdmit({ key: 'k', policy: sliding, cost: 1 }, 300);
       expect(r3).toEqual({ allowed: false, count: 3, oldestExpiry: 1100, now: 300 });
     });
 
     it('a cost larger than what is left is refused while a smaller one fits', async () => {
       const s = await make();
-      await s.logAdmit('k', sliding, 0, 2);
-      expect((await s.logAdmit('k', sliding, 1, 2)).allowed).toBe(false);
-      expect((await s.logAdmit('k', sliding, 2, 1)).allowed).toBe(true);
+      await s.logAdmit({ key: 'k', policy: sliding, cost: 2 }, 0);
+      expect((await s.logAdmit({ key: 'k', policy: sliding, cost: 2 }, 1)).allowed).toBe(false);
+      expect((await s.logAdmit({ key: 'k', policy: sliding, cost: 1 }, 2)).allowed).toBe(true);
     });
 
     it('a sliding window counts an admit at t while now < t + W', async () => {
       const s = await make();
-      for (const t of [0, 10, 20]) await s.logAdmit('k', sliding, t, 1);
-      expect((await s.logAdmit('k', sliding, 999.5, 1)).allowed).toBe(false);
-      const r = await s.logAdmit('k', sliding, 1000, 1);
+      for (const t of [0, 10, 20]) await s.logAdmit({ key: 'k', policy: sliding, cost: 1 }, t);
+      expect((await s.logAdmit({ key: 'k', policy: sliding, cost: 1 }, 999.5)).allowed).toBe(false);
+      const r = await s.logAdmit({ key: 'k', policy: sliding, cost: 1 }, 1000);
       expect(r).toEqual({ allowed: true, count: 3, oldestExpiry: 1010, now: 1000 });
     });
 
     it('a fixed window counts an admit until the end of its aligned window', async () => {
       const s = await make();
-      for (const t of [900, 950, 999]) await s.logAdmit('k', fixed, t, 1);
-      expect((await s.logAdmit('k', fixed, 999.9, 1)).allowed).toBe(false);
-      const r = await s.logAdmit('k', fixed, 1000, 1);
+      for (const t of [900, 950, 999]) await s.logAdmit({ key: 'k', policy: fixed, cost: 1 }, t);
+      expect((await s.logAdmit({ key: 'k', policy: fixed, cost: 1 }, 999.9)).allowed).toBe(false);
+      const r = await s.logAdmit({ key: 'k', policy: fixed, cost: 1 }, 1000);
       expect(r).toEqual({ allowed: true, count: 1, oldestExpiry: 2000, now: 1000 });
     });
 
     it('an empty key reports an oldest expiry of Infinity', async () => {
       const s = await make();
-      const r = await s.logAdmit('k', { ...sliding, limit: 1 }, 0, 2);
+      const r = await s.logAdmit({ key: 'k', policy: { ...sliding, limit: 1 }, cost: 2 }, 0);
       expect(r).toEqual({ allowed: false, count: 0, oldestExpiry: Number.POSITIVE_INFINITY, now: 0 });
     });
 
@@ -222,13 +222,13 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
     it('grants never pass admitted + outstanding <= limit, over every gateway', async () => {
       const s = await make();
       const p = { ...sliding, limit: 10 };
-      await s.logAdmit('k', p, 0, 3);
+      await s.logAdmit({ key: 'k', policy: p, cost: 3 }, 0);
       const a = await s.sync(req({ policy: p, entries: [lease('k', 4)] }), 10);
       expect(a.replies[0]).toMatchObject({ count: 3, granted: 4, grantExpiresAt: 510, free: 3 });
       const b = await s.sync(req({ gatewayId: 'gw-b', policy: p, entries: [lease('k', 9)] }), 20);
       expect(b.replies[0]).toMatchObject({ granted: 3, grantExpiresAt: 520, free: 0 });
-      expect((await s.logAdmit('k', p, 30, 1)).allowed).toBe(false);
-      const c = await s.ask('gw-c', 'k', p, 500, 5, 40);
+      expect((await s.logAdmit({ key: 'k', policy: p, cost: 1 }, 30)).allowed).toBe(false);
+      const c = await s.ask({ gatewayId: 'gw-c', key: 'k', policy: p, leaseTtlMs: 500, ask: 5 }, 40);
       expect(c).toEqual({ granted: 0, grantExpiresAt: 40, now: 40, count: 3, oldestExpiry: 1000, free: 0 });
     });
 
@@ -236,28 +236,28 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const s = await make();
       const p = { ...sliding, limit: 5 };
       const none = { count: 0, oldestExpiry: Number.POSITIVE_INFINITY };
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 0)).toEqual({
+      expect(await s.ask({ gatewayId: 'gw-a', key: 'k', policy: p, leaseTtlMs: 500, ask: 2 }, 0)).toEqual({
         granted: 2,
         grantExpiresAt: 500,
         now: 0,
         ...none,
         free: 3,
       });
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 100)).toEqual({
+      expect(await s.ask({ gatewayId: 'gw-a', key: 'k', policy: p, leaseTtlMs: 500, ask: 2 }, 100)).toEqual({
         granted: 2,
         grantExpiresAt: 600,
         now: 100,
         ...none,
         free: 1,
       });
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 200)).toEqual({
+      expect(await s.ask({ gatewayId: 'gw-a', key: 'k', policy: p, leaseTtlMs: 500, ask: 2 }, 200)).toEqual({
         granted: 1,
         grantExpiresAt: 700,
         now: 200,
         ...none,
         free: 0,
       });
-      expect(await s.ask('gw-a', 'k', p, 500, 2, 300)).toEqual({
+      expect(await s.ask({ gatewayId: 'gw-a', key: 'k', policy: p, leaseTtlMs: 500, ask: 2 }, 300)).toEqual({
         granted: 0,
         grantExpiresAt: 700,
         now: 300,
@@ -270,10 +270,14 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const s = await make();
       const p = { ...sliding, limit: 4 };
       await s.sync(req({ policy: p, entries: [lease('k', 4)] }), 0);
-      expect((await s.ask('gw-b', 'k', p, 500, 1, 10)).granted).toBe(0);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 1 }, 10)).granted,
+      ).toBe(0);
       const r = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 0, [5])] }), 20);
       expect(r.replies[0]).toMatchObject({ count: 1, granted: 0, grantExpiresAt: 20 });
-      expect((await s.ask('gw-b', 'k', p, 500, 9, 30)).granted).toBe(3);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 9 }, 30)).granted,
+      ).toBe(3);
     });
 
     it('without release a sync ask adds to the grant held', async () => {
@@ -282,7 +286,9 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       await s.sync(req({ policy: p, entries: [lease('k', 2)] }), 0);
       const r = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 2, [], false)] }), 10);
       expect(r.replies[0]).toMatchObject({ granted: 2, grantExpiresAt: 510 });
-      expect((await s.ask('gw-b', 'k', p, 500, 9, 20)).granted).toBe(2);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 9 }, 20)).granted,
+      ).toBe(2);
     });
 
     it('a lapsed grant stays counted until an admit made at its lapse would age out, then returns to the pool', async () => {
@@ -292,9 +298,9 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       // the gateway stops spending at the lapse...
       expect(r.replies[0].grantExpiresAt).toBe(500);
       // ...but what it spent before then may still be on its way: counted for a window more
-      expect((await s.logAdmit('k', p, 500, 1)).allowed).toBe(false);
-      expect((await s.logAdmit('k', p, 500 + p.windowMs - 1, 1)).allowed).toBe(false);
-      expect((await s.logAdmit('k', p, 500 + p.windowMs, 1)).allowed).toBe(true);
+      expect((await s.logAdmit({ key: 'k', policy: p, cost: 1 }, 500)).allowed).toBe(false);
+      expect((await s.logAdmit({ key: 'k', policy: p, cost: 1 }, 500 + p.windowMs - 1)).allowed).toBe(false);
+      expect((await s.logAdmit({ key: 'k', policy: p, cost: 1 }, 500 + p.windowMs)).allowed).toBe(true);
     });
 
     it('a sync hands back only what was granted before it was built; a retry answers with its own grant', async () => {
@@ -302,34 +308,45 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const p = { ...sliding, limit: 10 };
       await s.sync(req({ seq: 1, policy: p, entries: [lease('k', 3)] }), 0);
       // an ask sent after sync 2 was built lands before it (seq 2 is the last sync built)
-      expect((await s.ask('gw-a', 'k', p, 500, 4, 10, 2)).granted).toBe(4);
+      expect(
+        (await s.ask({ gatewayId: 'gw-a', key: 'k', policy: p, leaseTtlMs: 500, ask: 4, seq: 2 }, 10))
+          .granted,
+      ).toBe(4);
       const first = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 2)] }), 20);
       expect(first.replies[0]).toMatchObject({ granted: 2, free: 4 });
       // sync 1's 3 slots came back; the ask's 4 did not
-      expect((await s.ask('gw-b', 'k', p, 500, 10, 30)).granted).toBe(4);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 10 }, 30)).granted,
+      ).toBe(4);
       // a retry of sync 2 answers with the grant it made, whatever is free now
       const retry = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 2)] }), 40);
       // (its own part is not counted twice in what is free)
       expect(retry.replies[0]).toMatchObject({ granted: 2, free: 0 });
-      expect((await s.ask('gw-b', 'k', p, 500, 10, 50)).granted).toBe(0);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 10 }, 50)).granted,
+      ).toBe(0);
       // sync 3 hands back both (sync 2's part and the ask's)
       await s.sync(req({ seq: 3, policy: p, entries: [lease('k', 0)] }), 60);
-      expect((await s.ask('gw-b', 'k', p, 500, 10, 70)).granted).toBe(6);
+      expect(
+        (await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 10 }, 70)).granted,
+      ).toBe(6);
     });
 
     it('a lease reply says when the oldest admit leaves and how many slots are neither admitted nor granted (issue 31)', async () => {
       const s = await make();
       const p = { ...sliding, limit: 4 };
-      await s.logAdmit('k', p, 100, 1);
-      await s.logAdmit('k', p, 200, 1);
+      await s.logAdmit({ key: 'k', policy: p, cost: 1 }, 100);
+      await s.logAdmit({ key: 'k', policy: p, cost: 1 }, 200);
       // a's sync pushes an admit and is granted the last slot
       const a = await s.sync(req({ policy: p, entries: [lease('k', 1, [250])] }), 300);
       expect(a.replies[0]).toMatchObject({ count: 3, granted: 1, oldestExpiry: 1100, free: 0 });
       // b finds none: it learns when one frees
       const none = { granted: 0, grantExpiresAt: 400, now: 400, count: 3, oldestExpiry: 1100, free: 0 };
-      expect(await s.ask('gw-b', 'k', p, 500, 5, 400)).toEqual(none);
+      expect(await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 5 }, 400)).toEqual(
+        none,
+      );
       // the admit at 100 has left; a's grant (lapsed at 800) still counts until 1800
-      const later = await s.ask('gw-b', 'k', p, 500, 0, 1150);
+      const later = await s.ask({ gatewayId: 'gw-b', key: 'k', policy: p, leaseTtlMs: 500, ask: 0 }, 1150);
       expect(later).toMatchObject({ granted: 0, count: 2, oldestExpiry: 1200, free: 1 });
       // a hands it back: both free; an empty log says Infinity
       const back = await s.sync(req({ seq: 2, policy: p, entries: [lease('k', 0)] }), 1160);
@@ -343,7 +360,7 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       });
       // a fixed window's admits all leave at its end
       const f = { ...fixed, limit: 4 };
-      await s.logAdmit('f', f, 100, 1);
+      await s.logAdmit({ key: 'f', policy: f, cost: 1 }, 100);
       const r = await s.sync(req({ seq: 4, policy: f, entries: [lease('f', 1, [900])] }), 950);
       expect(r.replies[0]).toMatchObject({ count: 2, granted: 1, oldestExpiry: 1000, free: 1 });
     });
@@ -455,17 +472,23 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const s = await make();
       const big: Policy = { limit: 10, windowMs: 1000, windowKind: 'sliding' };
       const named: Policy = { ...sliding, name: 'free' };
-      for (let t = 0; t < 5; t++) expect((await s.logAdmit('k', big, t, 1)).allowed).toBe(true);
+      for (let t = 0; t < 5; t++)
+        expect((await s.logAdmit({ key: 'k', policy: big, cost: 1 }, t)).allowed).toBe(true);
       // sliding (3 per window) has its 3, and so has the same numbers under a name
       for (const p of [sliding, named]) {
-        for (let t = 5; t < 8; t++) expect((await s.logAdmit('k', p, t, 1)).allowed).toBe(true);
-        expect((await s.logAdmit('k', p, 8, 1)).allowed).toBe(false);
+        for (let t = 5; t < 8; t++)
+          expect((await s.logAdmit({ key: 'k', policy: p, cost: 1 }, t)).allowed).toBe(true);
+        expect((await s.logAdmit({ key: 'k', policy: p, cost: 1 }, 8)).allowed).toBe(false);
       }
       const r = await s.sync(req({ policy: big, entries: [push('k', [9])] }), 10);
       expect(r.replies[0].count).toBe(6);
       // grants too: the 3 of `sliding` are spent, the named policy's were too; `fixed` has its own
-      expect((await s.ask('gw-a', 'k', sliding, 500, 3, 10)).granted).toBe(0);
-      expect((await s.ask('gw-a', 'k', fixed, 500, 3, 10)).granted).toBe(3);
+      expect(
+        (await s.ask({ gatewayId: 'gw-a', key: 'k', policy: sliding, leaseTtlMs: 500, ask: 3 }, 10)).granted,
+      ).toBe(0);
+      expect(
+        (await s.ask({ gatewayId: 'gw-a', key: 'k', policy: fixed, leaseTtlMs: 500, ask: 3 }, 10)).granted,
+      ).toBe(3);
     });
 
     it('an empty sync answers with the store time', async () => {
@@ -477,10 +500,12 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const s = await make();
       const p: Policy = { limit: 10, windowMs: 1000, windowKind: 'sliding' };
       const a = (seq: number) => ({ gatewayId: 'gw-a', seq });
-      expect((await s.logAdmit('k', p, 100, 2, a(1))).count).toBe(2);
-      expect((await s.logAdmit('k', p, 110, 1, a(2))).count).toBe(3);
+      expect((await s.logAdmit({ key: 'k', policy: p, cost: 2, call: a(1) }, 100)).count).toBe(2);
+      expect((await s.logAdmit({ key: 'k', policy: p, cost: 1, call: a(2) }, 110)).count).toBe(3);
       // gw-b's call with the same seq is another call
-      expect((await s.logAdmit('k', p, 120, 1, { gatewayId: 'gw-b', seq: 2 })).count).toBe(4);
+      expect(
+        (await s.logAdmit({ key: 'k', policy: p, cost: 1, call: { gatewayId: 'gw-b', seq: 2 } }, 120)).count,
+      ).toBe(4);
       // gw-a gave up on call 2 (it landed) and on call 3 (still on its way)
       await s.voidLogAdmits(
         'gw-a',
@@ -492,16 +517,16 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
         200,
       );
       await s.voidLogAdmits('gw-a', p, [{ key: 'k', seq: 2, cost: 1 }], 201); // a resend changes nothing
-      const late = await s.logAdmit('k', p, 210, 1, a(3));
+      const late = await s.logAdmit({ key: 'k', policy: p, cost: 1, call: a(3) }, 210);
       expect(late.allowed).toBe(false);
       expect(late.count).toBe(3);
       // later calls count again; so do calls without an id
-      expect((await s.logAdmit('k', p, 220, 1, a(4))).count).toBe(4);
-      expect((await s.logAdmit('k', p, 230, 1)).count).toBe(5);
+      expect((await s.logAdmit({ key: 'k', policy: p, cost: 1, call: a(4) }, 220)).count).toBe(4);
+      expect((await s.logAdmit({ key: 'k', policy: p, cost: 1 }, 230)).count).toBe(5);
       // calls are refused only within a window of the void
       await s.voidLogAdmits('gw-a', p, [{ key: 'other', seq: 9, cost: 1 }], 300);
-      expect((await s.logAdmit('other', p, 1299, 1, a(9))).allowed).toBe(false);
-      expect((await s.logAdmit('other', p, 1300, 1, a(9))).allowed).toBe(true);
+      expect((await s.logAdmit({ key: 'other', policy: p, cost: 1, call: a(9) }, 1299)).allowed).toBe(false);
+      expect((await s.logAdmit({ key: 'other', policy: p, cost: 1, call: a(9) }, 1300)).allowed).toBe(true);
     });
 
     describe('refundAdmits (issue 36)', () => {
@@ -600,14 +625,17 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       it("frees the slot for logAdmit, and takes back central-log's admits by the store's stamp", async () => {
         const { s } = await refundsOf();
         const q: Policy = { ...p, limit: 2 };
-        const a = await s.logAdmit('k', q, 100, 1, { gatewayId: 'gw-a', seq: 1 });
-        await s.logAdmit('k', q, 150, 1, { gatewayId: 'gw-a', seq: 2 });
-        expect((await s.logAdmit('k', q, 160, 1)).allowed).toBe(false);
+        const a = await s.logAdmit(
+          { key: 'k', policy: q, cost: 1, call: { gatewayId: 'gw-a', seq: 1 } },
+          100,
+        );
+        await s.logAdmit({ key: 'k', policy: q, cost: 1, call: { gatewayId: 'gw-a', seq: 2 } }, 150);
+        expect((await s.logAdmit({ key: 'k', policy: q, cost: 1 }, 160)).allowed).toBe(false);
         const n = await Promise.resolve(
           s.refundAdmits!('gw-a', q, [{ key: 'k', seq: 1, at: a.now, cost: 1 }], 170),
         );
         expect(n).toBe(1);
-        const r = await s.logAdmit('k', q, 180, 1);
+        const r = await s.logAdmit({ key: 'k', policy: q, cost: 1 }, 180);
         expect(r.allowed).toBe(true);
         expect(r.count).toBe(2);
         // the admit left is the one at 150
@@ -639,7 +667,7 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
         expect(
           await Promise.resolve(s.refundAdmits!('gw-a', f, [{ key: 'k', seq: 2, at: 950, cost: 1 }], 1000)),
         ).toBe(0);
-        expect((await s.logAdmit('k', f, 1000, 3)).allowed).toBe(true);
+        expect((await s.logAdmit({ key: 'k', policy: f, cost: 3 }, 1000)).allowed).toBe(true);
       });
     });
   });

@@ -463,7 +463,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       const t0 = this.clock();
       const call = { gatewayId: this.incarnation, seq: this.voids.nextSeq() };
       const r = await withTimeout(
-        () => this.store.logAdmit(key, policy, now, cost, call),
+        () => this.store.logAdmit({ key, policy, cost, call }, now),
         this.storeTimeoutMs,
         this.store,
       );
@@ -532,7 +532,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         // tagged with the last sync built: that sync and its resends never hand this grant back
         const seq = this.loop.builtSeq;
         const r = await withTimeout(
-          () => this.store.ask(this.incarnation, key, policy, fleet.leaseTtlMs, ask, now, seq),
+          () =>
+            this.store.ask(
+              { gatewayId: this.incarnation, key, policy, leaseTtlMs: fleet.leaseTtlMs, ask, seq },
+              now,
+            ),
           this.storeTimeoutMs,
           this.store,
         );

@@ -2,11 +2,12 @@ import type { Policy } from '../../config.js';
 import { Slicer } from '../../util/slicer.js';
 import type {
   AskReply,
+  AskRequest,
   AsyncStore,
   Heartbeat,
   HeartbeatReply,
   LogAdmitReply,
-  LogCall,
+  LogAdmitRequest,
   LogVoid,
   Refund,
   SyncEntry,
@@ -110,13 +111,8 @@ export class RedisStore implements AsyncStore {
     return this.names.get(key, policy);
   }
 
-  async logAdmit(
-    key: string,
-    policy: Policy,
-    now: number,
-    cost: number,
-    call?: LogCall,
-  ): Promise<LogAdmitReply> {
+  async logAdmit(req: LogAdmitRequest, now: number): Promise<LogAdmitReply> {
+    const { key, policy, cost, call } = req;
     requireCost(cost);
     const k = this.keyNames(key, policy);
     const args = [
@@ -189,15 +185,8 @@ export class RedisStore implements AsyncStore {
     return removed;
   }
 
-  async ask(
-    gatewayId: string,
-    key: string,
-    policy: Policy,
-    leaseTtlMs: number,
-    ask: number,
-    now: number,
-    seq = 0,
-  ): Promise<AskReply> {
+  async ask(req: AskRequest, now: number): Promise<AskReply> {
+    const { gatewayId, key, policy, leaseTtlMs, ask, seq = 0 } = req;
     const k = this.keyNames(key, policy);
     const args = [...this.head(policy, now), gatewayId, String(leaseTtlMs), String(ask), String(seq)];
     const script = this.scripts.ask;

@@ -15,9 +15,9 @@ function slowMemory(mem = new MemoryStore()): AsyncStore {
   const later = <T>(f: () => T) => new Promise<T>((r) => setTimeout(() => r(f()), 1));
   return {
     sync: (req, now) => later(() => mem.sync(req, now)),
-    logAdmit: (k, p, now, c) => later(() => mem.logAdmit(k, p, now, c)),
+    logAdmit: (req, now) => later(() => mem.logAdmit(req, now)),
     voidLogAdmits: (g, p, v, now) => later(() => mem.voidLogAdmits(g, p, v, now)),
-    ask: (g, k, p, ttl, n, now) => later(() => mem.ask(g, k, p, ttl, n, now)),
+    ask: (req, now) => later(() => mem.ask(req, now)),
   };
 }
 
@@ -40,7 +40,7 @@ describe('leases-ask: one ask in flight per key (in-memory store)', () => {
   it('requests waiting on an ask that brought nothing are rejected without asking again', async () => {
     const mem = new MemoryStore();
     const t = Date.now();
-    mem.logAdmit('k', { limit: 1, windowMs: 60_000, windowKind: 'sliding' }, t, 1); // the window is full
+    mem.logAdmit({ key: 'k', policy: { limit: 1, windowMs: 60_000, windowKind: 'sliding' }, cost: 1 }, t); // the window is full
     const store = counted(slowMemory(mem));
     const gw = createAsyncGateway({ ...base, limit: 1, store, clock: () => t });
     const ds = await Promise.all([gw.admitNow('k'), gw.admitNow('k'), gw.admitNow('k')]);

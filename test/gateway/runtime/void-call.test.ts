@@ -17,8 +17,12 @@ describe('sendVoids', () => {
     const memory = new MemoryStore();
     const store = new TestAsyncStore(memory);
     // two calls of gateway g landed, then timed out at the gateway
-    expect(memory.logAdmit('k', policy, 0, 2, { gatewayId: 'g', seq: 1 }).allowed).toBe(true);
-    expect(memory.logAdmit('j', policy, 0, 1, { gatewayId: 'g', seq: 2 }).allowed).toBe(true);
+    expect(memory.logAdmit({ key: 'k', policy, cost: 2, call: { gatewayId: 'g', seq: 1 } }, 0).allowed).toBe(
+      true,
+    );
+    expect(memory.logAdmit({ key: 'j', policy, cost: 1, call: { gatewayId: 'g', seq: 2 } }, 0).allowed).toBe(
+      true,
+    );
     const voids = new LogVoids(10);
     voids.add({ key: 'k', seq: 1, cost: 2 });
     voids.add({ key: 'j', seq: 2, cost: 1 });
@@ -27,7 +31,7 @@ describe('sendVoids', () => {
     expect(voids.pending).toBe(0);
     expect(voids.voided).toBe(2);
     // the store counts neither: k has all of L again
-    expect(memory.logAdmit('k', policy, 20, 5).allowed).toBe(true);
+    expect(memory.logAdmit({ key: 'k', policy, cost: 5 }, 20).allowed).toBe(true);
   });
 
   it('a store that does not answer keeps them for the next round, and says which and why', async () => {
