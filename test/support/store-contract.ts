@@ -576,6 +576,22 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
         expect(listed(r)).toEqual([1100, 1300]);
       });
 
+      it("takes back many keys' refunds at once, each key's own", async () => {
+        const { s, refund, read } = await refundsOf();
+        await s.sync(req({ policy: p, entries: [push('k', [100, 100, 200]), push('j', [100, 300])] }), 300);
+        const rs = [
+          { seq: 1, at: 100 },
+          { seq: 2, at: 200 },
+          { key: 'none', seq: 1, at: 100 },
+          { key: 'j', seq: 1, at: 300 },
+        ];
+        expect(await refund('gw-a', rs, 310)).toBe(3);
+        const k = await read(320, 1);
+        expect(listed(k)).toEqual([1100]);
+        const j = await read(320, 2, 'j');
+        expect(listed(j)).toEqual([1100]);
+      });
+
       it("finds its admit behind other gateways' later syncs", async () => {
         // gw-a's one sync holds 100 and 500; six gateways' syncs since hold an admit each at 200-250,
         // so a store that keeps a sync's admits together reads those six before gw-a's (the Redis

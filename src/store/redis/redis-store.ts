@@ -156,9 +156,11 @@ export class RedisStore implements AsyncStore {
   }
 
   /**
-   * refund.lua per key, pipelined, a key's refunds in the order given (their seqs ascending), at most
-   * REFUNDS_PER_CALL in one script call (each may read up to window-exact.lua's REFUND_SCAN members:
-   * a call's work stays bounded however many a gateway sends). See the contract.
+   * refund.lua calls, pipelined: the keys of one cluster slot (one group on one server) share a call,
+   * each key's refunds in the order given (their seqs ascending), at most REFUNDS_PER_CALL refunds in
+   * one call (each may read up to window-exact.lua's REFUND_SCAN members: a call's work stays bounded
+   * however many a gateway sends); a key with more goes on in the next call of its slot. See the
+   * contract.
    */
   async refundAdmits(gatewayId: string, policy: Policy, refunds: Refund[], now: number): Promise<number> {
     if (refunds.length === 0) return 0;
@@ -169,14 +171,28 @@ export class RedisStore implements AsyncStore {
       if (l === undefined) byKey.set(r.key, (l = []));
       l.push(r);
     }
+    const head = [...this.head(policy, now), gatewayId];
     const calls: ScriptCall[] = [];
+    // per slot, the call being filled
+    const open = new Map<number, { keys: string[]; args: string[]; refunds: number }>();
+    const cluster = this.isCluster();
+    const tag = policyTag(policy);
     for (const [key, rs] of byKey) {
-      const k = this.keyNames(key, policy);
-      for (let from = 0; from < rs.length; from += REFUNDS_PER_CALL) {
-        const part = rs.slice(from, from + REFUNDS_PER_CALL);
-        const args = [...this.head(policy, now), gatewayId, String(part.length)];
-        for (const r of part) args.push(String(r.seq), String(r.at), String(r.cost));
-        calls.push({ script: this.scripts.refund, keys: [k.log, k.meta], args });
+      const named = this.names.named(key, policy, tag);
+      const slot = cluster ? named.slot : 0;
+      for (let from = 0; from < rs.length; ) {
+        let call = open.get(slot);
+        if (call === undefined || call.refunds >= REFUNDS_PER_CALL) {
+          call = { keys: [], args: [...head], refunds: 0 };
+          open.set(slot, call);
+          calls.push({ script: this.scripts.refund, keys: call.keys, args: call.args });
+        }
+        const part = rs.slice(from, from + REFUNDS_PER_CALL - call.refunds);
+        call.keys.push(named.names.log, named.names.meta);
+        call.args.push(String(part.length));
+        for (const r of part) call.args.push(String(r.seq), String(r.at), String(r.cost));
+        call.refunds += part.length;
+        from += part.length;
       }
     }
     const replies = await this.order.request(async () => (await sendPipelined(this.client, calls)).replies);
