@@ -24,10 +24,13 @@ export class CountingStore implements AsyncStore {
   readonly heartbeat?: AsyncStore['heartbeat'];
   /** The inner store's, when it has one (refunds). */
   readonly refundAdmits?: AsyncStore['refundAdmits'];
+  /** The inner store's, when it has one (resets). */
+  readonly resetKey?: AsyncStore['resetKey'];
 
   constructor(private readonly inner: AsyncStore) {
     if (inner.heartbeat !== undefined) this.heartbeat = inner.heartbeat.bind(inner);
     if (inner.refundAdmits !== undefined) this.refundAdmits = inner.refundAdmits.bind(inner);
+    if (inner.resetKey !== undefined) this.resetKey = inner.resetKey.bind(inner);
   }
 
   get clock(): AsyncStore['clock'] {
