@@ -156,7 +156,9 @@ describe('FleetlimitStore under express-rate-limit', () => {
     expect(store.get('k')).toMatchObject({ totalHits: 0 });
     await store.increment('k');
     await store.increment('k');
-    await expect(store.resetAll()).rejects.toThrow(/resetAll is not supported yet: .*reset each key with resetKey/);
+    await expect(store.resetAll()).rejects.toThrow(
+      /resetAll is not supported yet: .*reset each key with resetKey/,
+    );
     // without the refund options no decision is kept: a decrement takes nothing back
     await store.decrement('k');
     expect(store.get('k')).toMatchObject({ totalHits: 2 });
