@@ -204,6 +204,12 @@ describe('FleetlimitStore under express-rate-limit', () => {
       expect((await fetch(url)).status).toBe(500);
     }
     expect(gw.stats().decisions).toMatchObject({ allowed: 0, limited: 0 });
+    // nor can that store reset a key: resetKey rejects, saying so (never a silent no-op)
+    const store = new FleetlimitStore(gw);
+    store.init({ limit: 3, windowMs: 60_000 });
+    await expect(store.resetKey('k')).rejects.toThrow(
+      /resetKey is not supported yet: the store has no operation/,
+    );
   });
 
   const refused: [string, Record<string, unknown>, RegExp][] = [

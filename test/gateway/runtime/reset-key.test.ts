@@ -7,6 +7,9 @@ import { createAsyncGateway } from '../../../src/gateway/runtime/index.js';
 import { MemoryStore } from '../../../src/store/memory-store.js';
 import { HeldStore } from '../../support/held-store.js';
 
+const mem = (s: MemoryStore, policy: Parameters<MemoryStore['countOf']>[1], now: number) =>
+  s.countOf('k', policy, now);
+
 const flush = async () => {
   for (let i = 0; i < 20; i++) await Promise.resolve();
 };
@@ -50,6 +53,49 @@ describe('AsyncGateway.resetKey', () => {
     expect(await reset).toBe(true);
     expect(mem.countOf('k', policy, now)).toBe(1);
     expect(gw.stats().unsyncedAdmits).toBe(0);
+  });
+
+  it('a sync part that failed is resent before the reset: its admits, made before it, are forgotten', async () => {
+    let failNext = 0;
+    class FailingStore extends MemoryStore {
+      override sync(...a: Parameters<MemoryStore['sync']>): ReturnType<MemoryStore['sync']> {
+        if (failNext > 0) {
+          failNext--;
+          throw new Error('store away');
+        }
+        return super.sync(...a);
+      }
+    }
+    const store = new FailingStore();
+    let now = 1_000;
+    const gw = createAsyncGateway({
+      id: 'g',
+      design: 'shared-counter',
+      limit: 5,
+      windowMs: 10_000,
+      gateways: 1,
+      syncMs: 100,
+      store,
+      clock: () => now,
+      random: () => 0.5,
+    });
+    gw.on('syncError', () => {});
+    const policy = gw.options.policy;
+    await gw.admit('k');
+    await gw.admit('k');
+    // the sync carrying them fails twice: kept, resent with its seq
+    failNext = 2;
+    expect(await gw.syncNow()).toBe(false);
+    now = 1_010;
+    const reset = gw.resetKey('k');
+    // the round it starts fails its resend again: the reset waits for it, not sent ahead of it
+    await gw.syncNow();
+    expect(gw.resetStats.pending).toBe(1);
+    expect(mem(store, policy, now)).toBe(0);
+    now = 1_020;
+    await gw.syncNow();
+    expect(await reset).toBe(true);
+    expect(mem(store, policy, now)).toBe(0);
   });
 
   it("forgets this gateway's unpushed admits at once; a lease design's slots go back to its grant", async () => {
