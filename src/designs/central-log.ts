@@ -2,6 +2,7 @@ import type { LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import {
   type FleetParams,
+  type Forgets,
   type KeyLimiter,
   NEED_STORE,
   type TakeBack,
@@ -14,7 +15,7 @@ import {
  * Exact; a store round trip per request. The gateway keeps only the last reply, for headers
  * and for the simulator's skip (nothing can change until the oldest admit leaves the window).
  */
-export class CentralLogKey implements KeyLimiter, TakesBack {
+export class CentralLogKey implements KeyLimiter, TakesBack, Forgets {
   readonly design = 'central-log' as const;
   private count = 0;
   private oldestExpiry = Number.POSITIVE_INFINITY;
@@ -37,6 +38,13 @@ export class CentralLogKey implements KeyLimiter, TakesBack {
   takeBack(at: number, _cost: number, now: number): TakeBack {
     const { windowMs, windowKind } = this.p.policy;
     return expiryOf(at, windowMs, windowKind) <= now ? 'gone' : 'store';
+  }
+
+  /** A reset (Forgets): nothing is its own (every admit is the store's); the last reply's view goes. */
+  forget(_now: number): number {
+    this.count = 0;
+    this.oldestExpiry = Number.POSITIVE_INFINITY;
+    return 0;
   }
 
   nextChangeAt(_now: number): number {

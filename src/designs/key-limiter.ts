@@ -126,6 +126,23 @@ export interface TakesBack {
   takeBack(at: number, cost: number, now: number): TakeBack;
 }
 
+/**
+ * A reset of the key (issue 36, express-rate-limit's resetKey; docs/decisions/0014-reset-key.md): the
+ * limiter forgets its own admits the store has not seen (pending, not pushed: a lease design's slots
+ * go back to its grant, as a refund's do) and returns how many. Admits a sync in flight carries, and
+ * those the store counts, are the store's reset's to forget; the limiter's view of them stays until
+ * a reply no longer counts them (it errs towards rejecting until its next sync). Never called by the
+ * simulator.
+ */
+export interface Forgets {
+  forget(now: number): number;
+}
+
+/** The limiter forgets its own unpushed admits on a reset (Forgets). */
+export function forgets(lim: KeyLimiter): lim is KeyLimiter & Forgets {
+  return typeof (lim as Partial<Forgets>).forget === 'function';
+}
+
 /** The limiter takes back its own admits (TakesBack). */
 export function takesBack(lim: KeyLimiter): lim is KeyLimiter & TakesBack {
   return typeof (lim as Partial<TakesBack>).takeBack === 'function';

@@ -6,6 +6,7 @@ import {
   ALLOW,
   DENY,
   type FleetParams,
+  type Forgets,
   type KeyLimiter,
   NEED_STORE,
   type TakeBack,
@@ -32,7 +33,7 @@ import {
  * A grant lapses at the store after the lease TTL; the gateway stops spending it at the same
  * instant, so a gateway cut off from the store never spends slots the store has taken back.
  */
-export class LeaseKey implements KeyLimiter, TakesBack {
+export class LeaseKey implements KeyLimiter, TakesBack, Forgets {
   readonly design: 'leases' | 'leases-ask';
   private grant = 0;
   private grantExpiresAt = Number.NEGATIVE_INFINITY;
@@ -157,6 +158,19 @@ export class LeaseKey implements KeyLimiter, TakesBack {
     }
     for (const t of this.inflight) if (t === at) return 'wait';
     return 'store';
+  }
+
+  /**
+   * A reset (Forgets): every live pending admit taken back, its slot back in the grant (the store
+   * still counts the grant outstanding, spent or not); slots granted and not spent stay as they are.
+   */
+  forget(now: number): number {
+    const { times, counts } = this.pending.liveRuns();
+    let n = 0;
+    for (let i = 0; i < times.length; i++) {
+      if (this.takeBack(times[i], counts[i], now) === 'local') n += counts[i];
+    }
+    return n;
   }
 
   noteRejected(n: number, now: number): void {

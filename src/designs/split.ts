@@ -6,6 +6,7 @@ import {
   ALLOW,
   DENY,
   type FleetParams,
+  type Forgets,
   type KeyLimiter,
   type TakeBack,
   type TakesBack,
@@ -18,9 +19,9 @@ import { firstAdmitAt, NO_RUNS } from './retry-walk.js';
  * as a real number (L = 100, K = 32: fewer than 3.125, so up to 4). The fleet admits at most K·ceil(L/K).
  * K is read at each decision: with `gateways: 'auto'` the gateway sets it from the store's count.
  */
-export class SplitKey implements KeyLimiter, TakesBack {
+export class SplitKey implements KeyLimiter, TakesBack, Forgets {
   readonly design = 'split' as const;
-  private readonly own = new RunLog();
+  private own = new RunLog();
   private readonly windowMs: number;
   private readonly windowKind: WindowKind;
   /** When the oldest own admit stops counting: until then the live count is `own.size` as it stands. */
@@ -78,6 +79,15 @@ export class SplitKey implements KeyLimiter, TakesBack {
     this.firstExpiry = this.expiryOfFirst();
     this.retryCost = Number.NaN;
     return 'local';
+  }
+
+  /** A reset (Forgets): every admit is this gateway's alone, all forgotten at once (none is the store's). */
+  forget(_now: number): number {
+    const n = this.own.size;
+    this.own = new RunLog();
+    this.firstExpiry = Number.POSITIVE_INFINITY;
+    this.retryCost = Number.NaN;
+    return n;
   }
 
   nextChangeAt(_now: number): number {

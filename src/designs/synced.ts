@@ -7,6 +7,7 @@ import {
   ALLOW,
   DENY,
   type FleetParams,
+  type Forgets,
   type KeyLimiter,
   type TakeBack,
   type TakesBack,
@@ -38,7 +39,7 @@ class RetryMemo {
  *
  * At a sync the gateway pushes its admits, then reads the window (push, then read).
  */
-export abstract class SyncedKey implements KeyLimiter, TakesBack {
+export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
   abstract readonly design: DesignId;
 
   /**
@@ -260,6 +261,16 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack {
     for (let i = this.inflightIdx; i < fl.length; i++) if (fl[i] === at) return 'wait';
     this.tookBack(at, cost);
     return 'store';
+  }
+
+  /** A reset (Forgets): every live pending admit taken back here, as a refund of each would be. */
+  forget(now: number): number {
+    const { times, counts } = this.pending.liveRuns();
+    let n = 0;
+    for (let i = 0; i < times.length; i++) {
+      if (this.takeBack(times[i], counts[i], now) === 'local') n += counts[i];
+    }
+    return n;
   }
 
   /** Hook for designs that keep a log of their own admits beside the pending one (the share's). */

@@ -7,6 +7,7 @@ import {
   asHits,
   type CountingGateway,
   NO_RESET,
+  NO_RESET_ALL,
   notSupported,
   peekHits,
   requireSamePolicy,
@@ -64,7 +65,12 @@ export type FleetlimitStoreOptions = Omit<OnePolicyOptions, 'limit' | 'windowMs'
  * limited (its 429 is a failure): the store counted nothing for it, so such a decrement takes
  * nothing back — it is matched with the key's oldest limited request first. (A `requestWasSuccessful`
  * that calls a 429 a success under skipSuccessfulRequests would have its limited requests take back
- * admits: leave 429s failed.) `resetKey` and `resetAll` are refused: see docs/express-rate-limit.md.
+ * admits: leave 429s failed.)
+ *
+ * `resetKey(key)` is the gateway's (AsyncGateway.resetKey): the key's admits this instance has not
+ * pushed are forgotten at once, those the store counts at its next sync round, so every instance
+ * admits the key again from its next sync after that. `resetAll` is refused: see
+ * docs/express-rate-limit.md.
  */
 export class FleetlimitStore {
   /** Keys of one instance are seen by the others (the fleet shares them): express-rate-limit's flag. */
@@ -254,14 +260,25 @@ export class FleetlimitStore {
     }
   }
 
-  /** Not supported yet: rejects, saying so (never a silent no-op). */
-  resetKey(_key: string): Promise<void> {
-    return Promise.reject(notSupported('FleetlimitStore.resetKey', NO_RESET));
+  /**
+   * Unblocks a client across the fleet (AsyncGateway.resetKey; see the class). Resolves once the store
+   * applied the reset, or once an attempt failed (the gateway sends it again at its next round; a
+   * rejection here would go unhandled where express-rate-limit's resetKey is not awaited). Rejects on
+   * a gateway whose store cannot reset, saying so (never a silent no-op).
+   */
+  async resetKey(key: string): Promise<void> {
+    const gw = this.#ready();
+    if (gw.resetKey === undefined || gw.resets === false) {
+      throw notSupported('FleetlimitStore.resetKey', NO_RESET);
+    }
+    // the decisions kept for decrement were forgotten by the reset: nothing left to take back
+    this.#held.delete(key);
+    await gw.resetKey(key);
   }
 
-  /** Not supported yet: rejects, saying so. */
+  /** Not supported: rejects, saying so (never a silent no-op). */
   resetAll(): Promise<void> {
-    return Promise.reject(notSupported('FleetlimitStore.resetAll', NO_RESET));
+    return Promise.reject(notSupported('FleetlimitStore.resetAll', NO_RESET_ALL));
   }
 
   /** Stops the gateway this store made (its last sync pushes its admits); a gateway passed in is the caller's. */

@@ -14,6 +14,10 @@ export interface CountingGateway {
   readonly refunds?: boolean;
   /** Takes an admitted request back (AsyncGateway.refund): express-rate-limit's decrement. */
   refund?(key: string, decision: Decision, cost?: number): boolean;
+  /** Whether `resetKey` can reset keys (AsyncGateway.resets). */
+  readonly resets?: boolean;
+  /** Resets a key across the fleet (AsyncGateway.resetKey): express-rate-limit's resetKey. */
+  resetKey?(key: string): Promise<boolean>;
 }
 
 /**
@@ -84,3 +88,6 @@ export function notSupported(what: string, why: string): Error {
 
 export const NO_RESET =
   "the store has no operation that clears a key's count across the fleet; the key's admits leave as they age out of the window";
+
+export const NO_RESET_ALL =
+  "clearing every key would need a scan of the policy's keys at the store, which fleetlimit does not make (its work would follow the keys held, not the call); reset each key with resetKey";

@@ -36,6 +36,11 @@ export function asAsyncStore(store: AnyStore): AsyncStore {
     adapted.refundAdmits = (...a: Parameters<NonNullable<AsyncStore['refundAdmits']>>) =>
       settle<number>(() => s.refundAdmits!(...a));
   }
+  // and resets (issue 36)
+  if (typeof s.resetKey === 'function') {
+    adapted.resetKey = (...a: Parameters<NonNullable<AsyncStore['resetKey']>>) =>
+      settle(() => s.resetKey!(...a));
+  }
   ADAPTED.add(adapted);
   return adapted;
 }

@@ -158,6 +158,27 @@ export interface Refund {
   cost: number;
 }
 
+/**
+ * A key's admits to forget (issue 36: express-rate-limit's `resetKey`): every admit of `key` the
+ * store counts at its now, at or before that now, stops counting. Grants stay as they are (a slot
+ * granted and not spent is not an admit), and so does every other record of the key (seqs, voids,
+ * refund seqs). Admits pushed later count, whatever their instant: a gateway sends its reset before
+ * any later push of the key (docs/decisions/0014-reset-key.md).
+ */
+export interface ResetKeyRequest {
+  /** Who resets (the incarnation, as for syncs): for the store's logs; a reset is the same from anyone. */
+  gatewayId: string;
+  key: string;
+  policy: Policy;
+}
+
+export interface ResetKeyReply {
+  /** Admits that stopped counting. */
+  removed: number;
+  /** The store's time when it reset. */
+  now: number;
+}
+
 /** central-log's request-path call: admit iff the window's count + cost <= limit, atomically. */
 export interface LogAdmitRequest {
   key: string;
@@ -267,6 +288,12 @@ export interface Store {
    * Optional: a store without it serves no refunds (the gateway refuses them at setup).
    */
   refundAdmits?(gatewayId: string, policy: Policy, refunds: Refund[], now: number): number;
+  /**
+   * See `ResetKeyRequest`. Safe to repeat (a repeat forgets what was pushed since, at or before its
+   * now). Its work follows the admits the key counts, never what a caller sends. Optional: a store
+   * without it serves no resets (the gateway's `resetKey` throws).
+   */
+  resetKey?(req: ResetKeyRequest, now: number): ResetKeyReply;
   /** See `Heartbeat`. Optional: a store without it serves fixed K only (`gateways: 'auto'` needs it). */
   heartbeat?(beat: Heartbeat, now: number): HeartbeatReply;
 }

@@ -11,6 +11,8 @@ import type {
   LogAdmitRequest,
   LogVoid,
   Refund,
+  ResetKeyReply,
+  ResetKeyRequest,
   Store,
   SyncEntry,
   SyncReply,
@@ -374,6 +376,26 @@ export class MemoryStore implements Store {
       this.settle(rec, policy, now);
     }
     return removed;
+  }
+
+  /**
+   * Forgets the key's admits at or before `now` (see ResetKeyRequest); grants, seqs and voids stay.
+   * Its work follows the admits the log holds (a pruned log holds only what counts).
+   */
+  resetKey(req: ResetKeyRequest, now: number): ResetKeyReply {
+    this.sweepDue(now);
+    const rec = this.peek(req.key, req.policy);
+    // no record: nothing of the key counts (and none is made for it)
+    if (rec === undefined) return { removed: 0, now };
+    rec.prune(now, req.policy);
+    const removed = rec.log.dropThrough(now);
+    // central-log calls whose admits went with them: a void of one finds nothing to take back
+    if (rec.calls !== null) {
+      rec.calls = rec.calls.filter((c) => c.t > now);
+      if (rec.calls.length === 0) rec.calls = null;
+    }
+    this.settle(rec, req.policy, now);
+    return { removed, now };
   }
 
   /**

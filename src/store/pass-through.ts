@@ -10,7 +10,7 @@ type Answer<S extends Store | AsyncStore, K extends keyof Store & keyof AsyncSto
  * A store that passes every call to `inner` as it came: a wrapper (counting, losing replies) extends
  * it and overrides only the calls it changes. Works for either form: over a Store it is a Store, over
  * an AsyncStore an AsyncStore. The optional calls exist only when the inner store has them (their
- * absence is how a gateway tells a store serving fixed K only, or no refunds); the clock and the
+ * absence is how a gateway tells a store serving fixed K only, or no refunds or resets); the clock and the
  * connection are the inner store's.
  */
 export class PassThroughStore<S extends Store | AsyncStore> {
@@ -18,11 +18,14 @@ export class PassThroughStore<S extends Store | AsyncStore> {
   readonly heartbeat?: S['heartbeat'];
   /** The inner store's, when it has one (refunds). */
   readonly refundAdmits?: S['refundAdmits'];
+  /** The inner store's, when it has one (resets). */
+  readonly resetKey?: S['resetKey'];
 
   constructor(readonly inner: S) {
     if (inner.heartbeat !== undefined) this.heartbeat = inner.heartbeat.bind(inner) as S['heartbeat'];
     if (inner.refundAdmits !== undefined)
       this.refundAdmits = inner.refundAdmits.bind(inner) as S['refundAdmits'];
+    if (inner.resetKey !== undefined) this.resetKey = inner.resetKey.bind(inner) as S['resetKey'];
   }
 
   /** The inner store's (a Store has none: it runs on the time it is passed). */

@@ -141,7 +141,7 @@ describe('FleetlimitStore under express-rate-limit', () => {
     expect((store.gateway as AsyncGateway).running).toBe(false);
   });
 
-  it('get reads the count without counting; decrement takes an admit back; resetKey and resetAll reject, saying why', async () => {
+  it('get reads the count without counting; decrement takes an admit back; resetKey forgets the key; resetAll rejects, saying why', async () => {
     const gw = gateway('shared-counter', 3);
     const store = new FleetlimitStore(gw);
     store.init({ limit: 3, windowMs: 60_000 });
@@ -152,8 +152,13 @@ describe('FleetlimitStore under express-rate-limit', () => {
     expect(store.get('k')).toMatchObject({ totalHits: 2 });
     expect(store.localKeys).toBe(false);
     expect(store.prefix).toBe('fleetlimit:3/60000s:');
-    await expect(store.resetKey('k')).rejects.toThrow(/resetKey is not supported yet/);
-    await expect(store.resetAll()).rejects.toThrow(/resetAll is not supported yet/);
+    await store.resetKey('k');
+    expect(store.get('k')).toMatchObject({ totalHits: 0 });
+    await store.increment('k');
+    await store.increment('k');
+    await expect(store.resetAll()).rejects.toThrow(
+      /resetAll is not supported yet: .*reset each key with resetKey/,
+    );
     // without the refund options no decision is kept: a decrement takes nothing back
     await store.decrement('k');
     expect(store.get('k')).toMatchObject({ totalHits: 2 });
@@ -199,6 +204,12 @@ describe('FleetlimitStore under express-rate-limit', () => {
       expect((await fetch(url)).status).toBe(500);
     }
     expect(gw.stats().decisions).toMatchObject({ allowed: 0, limited: 0 });
+    // nor can that store reset a key: resetKey rejects, saying so (never a silent no-op)
+    const store = new FleetlimitStore(gw);
+    store.init({ limit: 3, windowMs: 60_000 });
+    await expect(store.resetKey('k')).rejects.toThrow(
+      /resetKey is not supported yet: the store has no operation/,
+    );
   });
 
   const refused: [string, Record<string, unknown>, RegExp][] = [

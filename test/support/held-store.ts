@@ -37,4 +37,6 @@ export class HeldStore implements AsyncStore {
   logAdmit: AsyncStore['logAdmit'] = (...a) => this.call('logAdmit', () => this.memory.logAdmit(...a));
   voidLogAdmits: AsyncStore['voidLogAdmits'] = (...a) =>
     this.call('void', () => this.memory.voidLogAdmits(...a));
+  resetKey: NonNullable<AsyncStore['resetKey']> = (req, now) =>
+    this.call(`reset ${req.key}`, () => this.memory.resetKey(req, now));
 }

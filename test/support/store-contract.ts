@@ -686,5 +686,96 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
         expect((await s.logAdmit({ key: 'k', policy: f, cost: 3 }, 1000)).allowed).toBe(true);
       });
     });
+
+    describe('resetKey (issue 36)', () => {
+      const p: Policy = { limit: 3, windowMs: 1000, windowKind: 'sliding' };
+      const resetsOf = async () => {
+        const s = await make();
+        if (s.resetKey === undefined) throw new Error('the store has no resetKey');
+        const reset = async (now: number, key = 'k', policy = p) =>
+          (await Promise.resolve(s.resetKey!({ gatewayId: 'gw-r', key, policy }, now))).removed;
+        let seq = 0;
+        const read = async (now: number, key = 'k', policy = p) =>
+          (
+            await s.sync(
+              req({ gatewayId: 'reader', seq: ++seq, policy, horizonMs: 5000, entries: [push(key, [])] }),
+              now,
+            )
+          ).replies[0];
+        return { s, reset, read };
+      };
+
+      it('forgets every admit counted at its now; a repeat forgets nothing more', async () => {
+        const { s, reset, read } = await resetsOf();
+        await s.sync(req({ policy: p, entries: [{ ...push('k', [100, 200]), counts: [1, 2] }] }), 300);
+        expect((await read(300)).count).toBe(3);
+        expect(await reset(310)).toBe(3);
+        const r = await read(320);
+        expect(r.count).toBe(0);
+        expect(listed(r)).toEqual([]);
+        expect(await reset(330)).toBe(0);
+        // another key and another policy's same key are untouched
+        await s.sync(req({ seq: 2, policy: p, entries: [push('j', [340])] }), 340);
+        await s.sync(req({ seq: 3, policy: { ...p, limit: 4 }, entries: [push('k', [340])] }), 340);
+        expect(await reset(350)).toBe(0);
+        expect((await read(360, 'j')).count).toBe(1);
+        expect((await read(360, 'k', { ...p, limit: 4 })).count).toBe(1);
+        // a key the store holds nothing of
+        expect(await reset(370, 'none')).toBe(0);
+      });
+
+      it('admits pushed after the reset count, whatever their instant; admits after its now stay', async () => {
+        const { s, reset, read } = await resetsOf();
+        // one push holding an admit before the reset's now and one after it (a clock ahead)
+        await s.sync(req({ policy: p, entries: [push('k', [100, 900])] }), 100);
+        expect(await reset(200)).toBe(1);
+        let r = await read(210);
+        expect(r.count).toBe(1);
+        expect(listed(r)).toEqual([1900]);
+        // another gateway's admit made at 150, pushed after the reset: it counts
+        await s.sync(req({ gatewayId: 'gw-b', policy: p, entries: [push('k', [150])] }), 250);
+        r = await read(260);
+        expect(r.count).toBe(2);
+        expect(listed(r)).toEqual([1150, 1900]);
+      });
+
+      it('frees the slots for logAdmit; voids of calls it forgot take nothing more', async () => {
+        const { s, reset } = await resetsOf();
+        const call = (seq: number) => ({ gatewayId: 'gw-a', seq });
+        for (let i = 1; i <= 3; i++)
+          expect((await s.logAdmit({ key: 'k', policy: p, cost: 1, call: call(i) }, 100 + i)).allowed).toBe(
+            true,
+          );
+        expect((await s.logAdmit({ key: 'k', policy: p, cost: 1 }, 110)).allowed).toBe(false);
+        expect(await reset(120)).toBe(3);
+        expect((await s.logAdmit({ key: 'k', policy: p, cost: 1, call: call(4) }, 130)).count).toBe(1);
+        await s.voidLogAdmits('gw-a', p, [{ key: 'k', seq: 2, cost: 1 }], 140);
+        const r = await s.logAdmit({ key: 'k', policy: p, cost: 1, call: call(5) }, 150);
+        expect(r.allowed).toBe(true);
+        expect(r.count).toBe(2);
+        expect(r.oldestExpiry).toBe(1130);
+      });
+
+      it('keeps grants: slots granted and not spent stay reserved', async () => {
+        const { s, reset } = await resetsOf();
+        await s.sync(req({ policy: p, entries: [push('k', [100], false)] }), 100);
+        const b = await s.sync(req({ gatewayId: 'gw-b', policy: p, entries: [lease('k', 2)] }), 110);
+        expect(b.replies[0].granted).toBe(2);
+        expect(await reset(120)).toBe(1);
+        // L = 3: gw-b's 2 are still out, so one slot is free
+        const c = await s.sync(req({ gatewayId: 'gw-c', policy: p, entries: [lease('k', 3)] }), 130);
+        expect(c.replies[0].granted).toBe(1);
+        expect(c.replies[0].count).toBe(0);
+      });
+
+      it('a fixed window: forgets its admits, and the next window starts empty as ever', async () => {
+        const { s, reset, read } = await resetsOf();
+        await s.sync(req({ policy: fixed, entries: [push('k', [900, 950, 990])] }), 990);
+        expect((await s.logAdmit({ key: 'k', policy: fixed, cost: 1 }, 995)).allowed).toBe(false);
+        expect(await reset(996, 'k', fixed)).toBe(3);
+        expect((await s.logAdmit({ key: 'k', policy: fixed, cost: 3 }, 997)).allowed).toBe(true);
+        expect((await read(1000, 'k', fixed)).count).toBe(0);
+      });
+    });
   });
 }

@@ -9,6 +9,7 @@ import {
   type AsksStore,
   asksStore,
   DENY,
+  forgets,
   type KeyLimiter,
   logsAtStore,
   NEED_STORE,
@@ -17,6 +18,7 @@ import {
 } from '../../designs/key-limiter.js';
 import { askAnswered } from '../../designs/key-steps.js';
 import type { AsyncStore } from '../../store/contract.js';
+import { expiryOf } from '../../window/expiry.js';
 import type { Decision } from '../decision.js';
 import { maxRequestCost, type ResolvedOptions } from '../options.js';
 import { nextSyncAt, retryAfterMs } from '../retry-after.js';
@@ -34,6 +36,7 @@ import {
   unregisterGatewayMetrics,
 } from './metrics.js';
 import { RefundQueue } from './refund-queue.js';
+import { ResetQueue } from './reset-queue.js';
 import { StoreClock } from './store-clock.js';
 import { StoreHealth } from './store-health.js';
 import { SyncLoop } from './sync-loop.js';
@@ -61,7 +64,7 @@ export interface SyncErrorEvent {
 }
 
 export interface StoreCallErrorEvent {
-  call: 'logAdmit' | 'ask' | 'voidLogAdmits' | 'refundAdmits';
+  call: 'logAdmit' | 'ask' | 'voidLogAdmits' | 'refundAdmits' | 'resetKey';
   key: string;
   reason: FailureCause;
   error?: unknown;
@@ -245,6 +248,14 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly refundQueue: RefundQueue;
   /** Decisions taken back already: a second refund of one takes nothing. */
   private readonly refunded = new WeakSet<Decision>();
+  /** Keys to reset at the store, sent in the next sync round (resetKey). */
+  private readonly resetQueue: ResetQueue;
+  /**
+   * Per key, the decision time of its last reset, oldest first, for a window (at most maxKeys): a
+   * refund of an admit at or before it takes nothing (the reset forgot it; at the store a refund of
+   * its instant would take another admit made there since).
+   */
+  private readonly lastReset = new Map<string, number>();
 
   constructor(opts: AsyncGatewayOptions) {
     super();
@@ -268,6 +279,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.health = new StoreHealth(this.clock(), this.staleAfterMs, this.design.requestPath !== null);
     this.voids = new LogVoids(this.maxKeys);
     this.refundQueue = new RefundQueue(this.maxKeys);
+    this.resetQueue = new ResetQueue(this.maxKeys);
     const { design } = this;
     const { fleet, policy } = this.options;
     this.table = new KeyTable({
@@ -296,6 +308,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       claims: this.claims,
       voids: this.voids,
       refunds: this.refundQueue,
+      resets: this.resetQueue,
       resolveRefunds: (now) =>
         this.refundQueue.resolve(
           now,
@@ -707,6 +720,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const at = decision.at;
     if (!decision.allowed || decision.degraded === true || at === undefined) return false;
     if (this.refunded.has(decision)) return false;
+    const reset = this.lastReset.get(key);
+    if (reset !== undefined && at <= reset) return false;
     this.refunded.add(decision);
     const now = this.now();
     const r = this.refundLimiter(key, now).takeBack(at, cost, now);
@@ -732,6 +747,69 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   /** A refund taken back before the store saw the admit: it no longer waits to be confirmed. */
   private tookBackLocally(cost: number): void {
     if (this.usesStore) this.limiterUnsynced -= cost;
+  }
+
+  /**
+   * Whether this gateway can reset keys (`resetKey`): its design never uses a store (split), or its
+   * store has Store.resetKey (MemoryStore, RedisStore).
+   */
+  get resets(): boolean {
+    return !this.usesStore || typeof this.store.resetKey === 'function';
+  }
+
+  /**
+   * Resets `key` (express-rate-limit's resetKey: unblock a client; docs/decisions/0014-reset-key.md):
+   * this gateway forgets its own admits of the key not pushed yet at once (a lease design's slots
+   * return to its grant), and the store forgets every admit of the key it counts when the reset
+   * lands, at the start of this gateway's next sync round (central-log, or a gateway whose sync timer
+   * does not run: at once). Until that round's
+   * sync this gateway's view still counts the store's admits (it errs towards rejecting), as the
+   * others' do until their next sync. Admits another gateway made and has not pushed yet count once
+   * pushed. Grants stay. Resolves true once the store applied the reset (split, which keeps no store:
+   * at once), false if it could not (the store did not answer: the reset goes again next round; or
+   * maxKeys resets wait already: nothing was reset). Throws if the store cannot reset (see `resets`).
+   */
+  resetKey(key: string): Promise<boolean> {
+    requireKey(key);
+    if (!this.resets) {
+      throw new Error(
+        `fleetlimit: resetKey: the store has no resetKey, so the ${this.options.design} design cannot reset a key`,
+      );
+    }
+    const sent = this.usesStore ? this.resetQueue.add(key) : Promise.resolve(true);
+    if (sent === null) return Promise.resolve(false);
+    const now = this.now();
+    const lim = this.table.get(key);
+    if (lim !== undefined && forgets(lim)) {
+      const n = lim.forget(now);
+      if (this.usesStore) this.limiterUnsynced -= n;
+    }
+    this.noteReset(key, now);
+    this.refundQueue.drop(key);
+    if (this.usesStore) {
+      // central-log's admits are all the store's, none in a sync: its reset goes at once; a gateway
+      // whose sync timer does not run (not started, or stopped) runs a round for it now
+      if (this.design.requestPath === 'log') void this.loop.sendResets();
+      else if (!this.loop.running) this.loop.tick();
+    }
+    return sent;
+  }
+
+  /** Records the key's reset at `now` (lastReset), dropping those a window old and past maxKeys. */
+  private noteReset(key: string, now: number): void {
+    const m = this.lastReset;
+    m.delete(key);
+    m.set(key, now);
+    const { windowMs, windowKind } = this.options.policy;
+    for (const [k, t] of m) {
+      if (m.size <= this.maxKeys && expiryOf(t, windowMs, windowKind) > now) break;
+      m.delete(k);
+    }
+  }
+
+  /** Resets sent to the store and answered, and keys still waiting for theirs (stats). */
+  get resetStats(): { sent: number; pending: number } {
+    return { sent: this.resetQueue.sent, pending: this.resetQueue.pending };
   }
 
   /** Refunds sent to the store and answered, and those still to send (stats). */

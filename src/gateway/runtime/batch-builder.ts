@@ -18,8 +18,11 @@ export interface BatchHow {
   lazy: boolean;
   /** L: a key with at most half of it left (as this gateway sees it) is near its limit. */
   limit: number;
-  /** Keys of unanswered parts, left out: a newer seq must not reach them before their resend. */
-  unresolved: ReadonlySet<string>;
+  /**
+   * Keys of unanswered parts, left out: a newer seq must not reach them before their resend (and keys
+   * whose reset waits: ResetQueue). Asked as the walk goes, so a key queued meanwhile is left out too.
+   */
+  unresolved: { readonly size: number; has(key: string): boolean };
   /** Keys per part now (PartSizer): the reads that wait their turn fill the round up to a few parts. */
   partKeys: number;
 }
@@ -58,9 +61,10 @@ export async function buildBatch(table: KeyTable, how: BatchHow, turns: ReadTurn
   const far: FarKey[] = [];
   const slicer = new Slicer();
   const taken = new Set<Fallback>();
-  const skip = unresolved.size > 0;
+  // asked at each key: a reset queued while the walk pauses between slices leaves its key out (ResetQueue)
+  const skip = (key: string) => unresolved.size > 0 && unresolved.has(key);
   await table.walk((key, lim) => {
-    if (skip && unresolved.has(key)) return;
+    if (skip(key)) return;
     if (deferrable && lim.unsyncedAdmits() === 0 && lim.remaining(now) > half && !table.hasOutage(key)) {
       far.push({ key, lim });
       return;
@@ -87,7 +91,7 @@ export async function buildBatch(table: KeyTable, how: BatchHow, turns: ReadTurn
   // outage records of keys without a limiter; one taken above is in this batch already, even if
   // its key has left the table since
   await table.walkOutages((key, fb) => {
-    if (table.has(key) || taken.has(fb) || (skip && unresolved.has(key))) return;
+    if (table.has(key) || taken.has(fb) || skip(key)) return;
     const extra = fb.take(now);
     if (extra.t.length > 0)
       add({ key, admits: extra.t, counts: extra.n, read: false, release: false, ask: 0 }, null, fb, 0);
@@ -96,6 +100,12 @@ export async function buildBatch(table: KeyTable, how: BatchHow, turns: ReadTurn
   pushing.append(pushingFar);
   pushing.append(rest);
   pushing.append(reads);
-  await turns.take(far, turns.budget(pushing.entries.length, how.partKeys), now, table, pushing);
+  await turns.take(
+    unresolved.size > 0 ? far.filter((f) => !skip(f.key)) : far,
+    turns.budget(pushing.entries.length, how.partKeys),
+    now,
+    table,
+    pushing,
+  );
   return pushing;
 }

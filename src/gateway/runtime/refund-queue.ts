@@ -40,6 +40,12 @@ export class RefundQueue {
     if (this.list.length > this.max) this.list.shift();
   }
 
+  /** Drops the key's refunds (a reset of the key forgets the admits they would take back). */
+  drop(key: string): void {
+    if (this.list.length > 0) this.list = this.list.filter((r) => r.key !== key);
+    if (this.waiting.length > 0) this.waiting = this.waiting.filter((w) => w.key !== key);
+  }
+
   /** An admit a sync in flight carries (TakeBack 'wait'). */
   wait(key: string, at: number, cost: number): void {
     this.waiting.push({ key, at, cost });

@@ -14,6 +14,7 @@ import { applyPartReply } from './part-reply.js';
 import { PartSizer } from './part-sizer.js';
 import { ReadTurns } from './read-turns.js';
 import type { RefundQueue } from './refund-queue.js';
+import type { ResetQueue } from './reset-queue.js';
 import type { StoreClock } from './store-clock.js';
 import type { StoreHealth } from './store-health.js';
 import { type Part, resendParts, splitPart } from './sync-parts.js';
@@ -39,6 +40,8 @@ export interface SyncLoopDeps {
   voids: LogVoids;
   /** Refunds for the store, sent at the start of each round (null: none expected). */
   refunds?: RefundQueue | null;
+  /** Keys to reset at the store, sent after the resends and before the new sync (null: none expected). */
+  resets?: ResetQueue | null;
   /** Before the refunds are sent: the refunds that waited on a sync are asked about again. */
   resolveRefunds?: (now: number) => void;
   events: EventEmitter<AsyncGatewayEvents>;
@@ -98,6 +101,7 @@ export class SyncLoop {
   private readonly claims: IdClaims;
   private readonly voids: LogVoids;
   private readonly refunds: RefundQueue | null;
+  private readonly resets: ResetQueue | null;
   private readonly resolveRefunds: (now: number) => void;
   private readonly events: EventEmitter<AsyncGatewayEvents>;
   private readonly confirmed: (own: number[]) => void;
@@ -117,6 +121,7 @@ export class SyncLoop {
     this.claims = d.claims;
     this.voids = d.voids;
     this.refunds = d.refunds ?? null;
+    this.resets = d.resets ?? null;
     this.resolveRefunds = d.resolveRefunds ?? (() => {});
     this.events = d.events;
     this.confirmed = d.confirmed;
@@ -244,6 +249,8 @@ export class SyncLoop {
       }
       this.freeze(r.left);
     }
+    // after the resends (their admits were made before the reset), before the new sync (made after)
+    if (this.resets !== null && this.resets.pending > 0) await this.sendResets();
     const r = await this.sendParts(splitPart(await this.newSync(final), this.parts.keys()));
     answered += r.answered;
     this.freeze(this.frozen.concat(r.left));
@@ -292,6 +299,19 @@ export class SyncLoop {
   }
 
   /**
+   * Resets of keys (see ResetQueue), except those an unanswered part still carries; failures are
+   * reported, and go again next round. Also called at once for central-log's resets (no sync of it
+   * carries admits).
+   */
+  async sendResets(): Promise<void> {
+    const call = { gatewayId: this.incarnation, policy: this.options.policy, timeoutMs: this.storeTimeoutMs };
+    const failed = await this.resets!.send(this.store, call, this.bookNow(), this.unresolved);
+    for (const f of failed) {
+      this.events.emit('storeCallError', { call: 'resetKey', key: f.key, reason: f.cause, error: f.error });
+    }
+  }
+
+  /**
    * While the store is away no batch is built, and building one is what normally drops idle keys; without
    * this, a long outage with many distinct keys would hold every key it ever saw.
    */
@@ -306,12 +326,25 @@ export class SyncLoop {
     // (which releases the grants tagged below it) never hands back a grant the limiter may spend
     const seq = ++this.seq;
     const { policy, fleet } = this.options;
+    // keys whose reset waits stay out too: an admit made since must not reach the store before it
+    // (asked as the batch is built: a reset queued meanwhile leaves its key out from then on)
+    const resets = this.resets;
+    const frozen = this.unresolved;
+    const unresolved =
+      resets === null
+        ? frozen
+        : {
+            get size() {
+              return frozen.size + resets.pending;
+            },
+            has: (key: string) => frozen.has(key) || resets.holds(key),
+          };
     const how = {
       now,
       final,
       lazy: this.lazy,
       limit: policy.limit,
-      unresolved: this.unresolved,
+      unresolved,
       partKeys: this.parts.keys(),
     };
     const batch = await buildBatch(this.table, how, this.reads);

@@ -10,6 +10,8 @@ import type {
   LogAdmitRequest,
   LogVoid,
   Refund,
+  ResetKeyReply,
+  ResetKeyRequest,
   SyncEntry,
   SyncReply,
   SyncRequest,
@@ -42,6 +44,7 @@ interface Scripts {
   logAdmit: LuaScript;
   void: LuaScript;
   refund: LuaScript;
+  reset: LuaScript;
   sync: LuaScript;
   ask: LuaScript;
   live: LuaScript;
@@ -94,6 +97,7 @@ export class RedisStore implements AsyncStore {
       logAdmit: composeScript('log-admit.lua', windowModule),
       void: composeScript('void.lua', windowModule),
       refund: composeScript('refund.lua', windowModule),
+      reset: composeScript('reset.lua', windowModule),
       sync: composeScript('sync.lua', windowModule, true, exact),
       ask: composeScript('ask.lua', windowModule),
       live: composeScript('live.lua', windowModule),
@@ -199,6 +203,21 @@ export class RedisStore implements AsyncStore {
     let removed = 0;
     for (const r of replies as [number, string][]) removed += Number(r[0]);
     return removed;
+  }
+
+  /**
+   * reset.lua on the key's records (in a cluster, the key's slot), in call order with every other
+   * call of this store (CallOrder): see the contract.
+   */
+  async resetKey(req: ResetKeyRequest, now: number): Promise<ResetKeyReply> {
+    const k = this.keyNames(req.key, req.policy);
+    const args = this.head(req.policy, now);
+    const script = this.scripts.reset;
+    const r = (await this.order.request(() => script.run(this.client, [k.log, k.meta], args))) as [
+      number,
+      string,
+    ];
+    return { removed: Number(r[0]), now: Number(r[1]) };
   }
 
   async ask(req: AskRequest, now: number): Promise<AskReply> {

@@ -637,3 +637,52 @@ local function refundAt(log, m, t, cost)
   storeTotal(log, m, total - k)
   return k
 end
+
+-- Forgets every admit at or before NOW (a reset, reset.lua): drops each bucket whose latest admit is
+-- at or before NOW; returns how many. A bucket with a later admit (a caller's clock ahead of NOW)
+-- stays whole: it cannot tell its instants apart (it errs towards counting). Its work follows the
+-- buckets, at most BUCKETS + 1 a window.
+local function resetThrough(log, m)
+  local total = TOTAL[log]
+  if total == nil then
+    total = prune(log, m)
+  end
+  if total == 0 then
+    return 0
+  end
+  local b = bucketMap(m)
+  local gone, removed, left = {}, 0, 0
+  local o, z = nil, nil
+  for f, v in pairs(b) do
+    local c, latest = bucketRead(v)
+    if latest <= NOW then
+      gone[#gone + 1] = f
+      if expiry(latest) > NOW then
+        removed = removed + c
+      end
+    elseif expiry(latest) > NOW then
+      left = left + c
+      if o == nil or latest < o then
+        o = latest
+      end
+      if z == nil or latest > z then
+        z = latest
+      end
+    end
+  end
+  for i = 1, #gone do
+    b[gone[i]] = nil
+  end
+  if #gone > 0 then
+    redis.call('HDEL', m.key, unpack(gone))
+  end
+  -- read again from the buckets as they are now when next asked (oldest, last, expiring)
+  live = nil
+  storeTotal(log, m, left)
+  if left == 0 then
+    m.a, m.o, m.z, m.e = nil, nil, nil, nil
+  else
+    m.o, m.z = o, z
+  end
+  return removed
+end

@@ -662,3 +662,66 @@ local function refundAt(log, m, t, cost)
   end
   return took
 end
+
+-- Members a reset reads when some run may be newer than NOW (resetThrough): past them it keeps what
+-- it did not read (it errs towards counting).
+local RESET_SCAN = 128
+
+-- Forgets every admit at or before NOW (a reset, reset.lua); returns how many. When the newest run
+-- (z) is at or before NOW, the common case, every member goes with one ZREMRANGEBYSCORE, no member
+-- read in Lua: its work is Redis's own, over members that all still count (one per touch: a sync's
+-- push, or a central-log call that was admitted), so the fleet's configuration bounds it, never a
+-- client's requests. Otherwise (a caller's clock ahead of NOW pushed runs after it) the RESET_SCAN
+-- members scored nearest at or before NOW are read, each rewritten under its id with its runs after
+-- NOW, and older members are left as they are.
+local function resetThrough(log, m)
+  local total = known(log, m)
+  if total == 0 then
+    return 0
+  end
+  if m.z ~= nil and m.z <= NOW then
+    redis.call('ZREMRANGEBYSCORE', log, '-inf', num(NOW))
+    storeTotal(log, m, 0)
+    m.a, m.o, m.z, m.e = nil, nil, nil, nil
+    return total
+  end
+  local near = redis.call('ZREVRANGEBYSCORE', log, num(NOW), '-inf', 'WITHSCORES', 'LIMIT', 0, RESET_SCAN)
+  local removed = 0
+  local args = {}
+  for i = 1, #near, 2 do
+    local name = near[i]
+    local ts, cs = {}, {}
+    runsOf(name, tonumber(near[i + 1]), ts, cs)
+    local kt, kc = {}, {}
+    for j = 1, #ts do
+      if ts[j] <= NOW then
+        removed = removed + cs[j]
+      else
+        kt[#kt + 1] = ts[j]
+        kc[#kc + 1] = cs[j]
+      end
+    end
+    redis.call('ZREM', log, name)
+    if #kt > 0 then
+      local id
+      if string.byte(name, 1) == PACKED then
+        id = packedId(name)
+      else
+        -- (a one-run member scored at or before NOW holds no run after it: not reached)
+        id = idOf(m.n)
+        m.n = m.n + 1
+        m.dirty = true
+      end
+      memberOf(id, kt, kc, 1, #kt, args)
+    end
+  end
+  if #args > 0 then
+    zaddAll(log, args)
+  end
+  -- the time bounds stay bounds (o no later than the oldest, z no earlier than the newest)
+  storeTotal(log, m, total - removed)
+  if total == removed then
+    m.a, m.o, m.z, m.e = nil, nil, nil, nil
+  end
+  return removed
+end
