@@ -6,7 +6,9 @@
  *   skipSuccessfulRequests does when every response succeeds before the next sync: the admit is
  *   still this gateway's own, so it is taken back locally and never pushed;
  * - refunded late: each batch's decisions taken back after the sync that pushed them (a response
- *   slower than Δ): every refund goes to the store (refundAdmits), the path's worst case.
+ *   slower than Δ): every refund goes to the store (refundAdmits), the path's worst case;
+ * - one late per key: of each batch, each key's first decision taken back after the sync (a login
+ *   limit's shape: a few requests per key, one refunded).
  * Figures per request: the gateway process's CPU (decisions, refunds, syncs, the client library) and,
  * on Redis, the server's CPU (INFO cpu). The limit is
  * never reached (L = 10^6), so both subjects admit every request. The order of the two alternates
@@ -25,6 +27,8 @@ export interface RefundRow {
   countedUs: [number, number, number];
   refundedUs: [number, number, number];
   lateUs: [number, number, number];
+  /** Gateway CPU µs per request with one late refund per key per sync, median. */
+  lateOneUs: number;
   /** Medians of the per-repetition ratios refunded / counted and refunded late / counted (gateway CPU). */
   ratio: number;
   lateRatio: number;
@@ -32,9 +36,12 @@ export interface RefundRow {
   redisCountedUs?: number;
   redisRefundedUs?: number;
   redisLateUs?: number;
+  /** Redis CPU µs per request with one late refund per key per sync, median. */
+  redisLateOneUs?: number;
   /** Requests taken back, median per repetition: every request, in both refunded subjects. */
   takenBack: number;
   lateTakenBack: number;
+  lateOneTakenBack: number;
 }
 
 export interface RefundBench {
@@ -64,7 +71,7 @@ interface Once {
   takenBack: number;
 }
 
-type Subject = 'counted' | 'refunded' | 'late';
+type Subject = 'counted' | 'refunded' | 'late' | 'lateOne';
 
 async function once(
   design: DesignId,
@@ -98,10 +105,15 @@ async function once(
       const key = `k${i % keys}`;
       const d = await gw.admitNow(key);
       if (subject === 'refunded' && gw.refund(key, d)) takenBack++;
-      else if (subject === 'late') held.push([key, d]);
+      else if (subject === 'late' || subject === 'lateOne') held.push([key, d]);
     }
     await gw.syncNow();
-    for (const [key, d] of held) if (gw.refund(key, d)) takenBack++;
+    const once = new Set<string>();
+    for (const [key, d] of held) {
+      if (subject === 'lateOne' && once.has(key)) continue;
+      once.add(key);
+      if (gw.refund(key, d)) takenBack++;
+    }
     held.length = 0;
   }
   // a refund of an admit the store counts goes at the start of the next round: one more sync sends it
@@ -126,11 +138,11 @@ export async function benchRefund(opts: { quick: boolean; log: (s: string) => vo
     for (const store of ['memory', 'redis'] as const)
       for (const design of DESIGN_IDS as readonly DesignId[]) {
         opts.log(`refund ${design} on ${store}`);
-        const runs: Record<Subject, Once[]> = { counted: [], refunded: [], late: [] };
-        const order: Subject[] = ['counted', 'refunded', 'late'];
+        const runs: Record<Subject, Once[]> = { counted: [], refunded: [], late: [], lateOne: [] };
+        const order: Subject[] = ['counted', 'refunded', 'late', 'lateOne'];
         for (let rep = 0; rep < reps; rep++) {
           // each subject goes first in turn
-          for (const subject of [...order.slice(rep % 3), ...order.slice(0, rep % 3)]) {
+          for (const subject of [...order.slice(rep % 4), ...order.slice(0, rep % 4)]) {
             const s =
               store === 'memory'
                 ? new MemoryStore()
@@ -141,13 +153,14 @@ export async function benchRefund(opts: { quick: boolean; log: (s: string) => vo
           }
           if (store === 'redis') await redis.flushall();
         }
-        const { counted, refunded, late } = runs;
+        const { counted, refunded, late, lateOne } = runs;
         rows.push({
           design,
           store,
           countedUs: range(counted.map((r) => r.gatewayUs)),
           refundedUs: range(refunded.map((r) => r.gatewayUs)),
           lateUs: range(late.map((r) => r.gatewayUs)),
+          lateOneUs: median(lateOne.map((r) => r.gatewayUs)),
           ratio: median(refunded.map((r, k) => r.gatewayUs / counted[k]!.gatewayUs)),
           lateRatio: median(late.map((r, k) => r.gatewayUs / counted[k]!.gatewayUs)),
           ...(store === 'redis'
@@ -155,10 +168,12 @@ export async function benchRefund(opts: { quick: boolean; log: (s: string) => vo
                 redisCountedUs: median(counted.map((r) => r.redisUs)),
                 redisRefundedUs: median(refunded.map((r) => r.redisUs)),
                 redisLateUs: median(late.map((r) => r.redisUs)),
+                redisLateOneUs: median(lateOne.map((r) => r.redisUs)),
               }
             : {}),
           takenBack: median(refunded.map((r) => r.takenBack)),
           lateTakenBack: median(late.map((r) => r.takenBack)),
+          lateOneTakenBack: median(lateOne.map((r) => r.takenBack)),
         });
       }
   } finally {
@@ -174,7 +189,7 @@ export function renderRefund(b: RefundBench): string {
   const head =
     `${b.requests.toLocaleString('en-US')} requests over ${b.keys} keys, a sync every ${b.requests / b.batches} requests, ` +
     `${b.reps} repetitions (gateway CPU µs per request, min / median / max; Redis: its CPU µs per request, INFO cpu, median).\n\n` +
-    '| design | store | counted | refunded at once | ratio | refunded after its sync | ratio | Redis: counted | at once | after its sync | taken back (at once, late) |\n|---|---|---|---|---|---|---|---|---|---|---|\n';
+    '| design | store | counted | refunded at once | ratio | refunded after its sync | ratio | Redis: counted | at once | after its sync | one per key after its sync | Redis per such refund, beyond counting | taken back (at once, late, one per key) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
   return (
     head +
     b.rows
@@ -182,7 +197,13 @@ export function renderRefund(b: RefundBench): string {
         (r) =>
           `| ${r.design} | ${r.store} | ${r.countedUs.map(f).join(' / ')} | ${r.refundedUs.map(f).join(' / ')} | ${r.ratio.toFixed(2)}× | ${r.lateUs.map(f).join(' / ')} | ${r.lateRatio.toFixed(2)}× | ${
             r.redisCountedUs === undefined ? '' : f(r.redisCountedUs)
-          } | ${r.redisRefundedUs === undefined ? '' : f(r.redisRefundedUs)} | ${r.redisLateUs === undefined ? '' : f(r.redisLateUs)} | ${r.takenBack}, ${r.lateTakenBack} |`,
+          } | ${r.redisRefundedUs === undefined ? '' : f(r.redisRefundedUs)} | ${r.redisLateUs === undefined ? '' : f(r.redisLateUs)} | ${
+            r.redisLateOneUs === undefined ? '' : f(r.redisLateOneUs)
+          } | ${
+            r.redisLateOneUs === undefined || r.redisCountedUs === undefined || r.lateOneTakenBack === 0
+              ? ''
+              : f(((r.redisLateOneUs - r.redisCountedUs) * b.requests) / r.lateOneTakenBack)
+          } | ${r.takenBack}, ${r.lateTakenBack}, ${r.lateOneTakenBack} |`,
       )
       .join('\n') +
     '\n'
