@@ -39,7 +39,7 @@ const SCOPES: Record<string, string[]> = {
   // leases.ts alone: its own tests, the lease regressions and the fleet-bounds property (the designs
   // scope's simulator files reach it too, at seconds per mutant: this is a lower bound of that score)
   leases: [
-    'test/designs/leases.test.ts',
+    'test/designs/leases*.test.ts',
     'test/designs/key-steps.test.ts',
     'test/designs/traits.test.ts',
     'test/designs/refunds.property.test.ts',
