@@ -33,6 +33,18 @@ describe('RunLog', () => {
     expect([log.first(), log.size]).toEqual([Number.POSITIVE_INFINITY, 0]);
     log.insert(40);
     expect(log.toArray()).toEqual([40]);
+    // the slot past the last run may still hold a removed run's time: never taken
+    const stale = new RunLog();
+    stale.insert(10);
+    stale.insert(20);
+    expect(stale.remove(20, 1)).toBe(1);
+    expect(stale.remove(20, 1)).toBe(0);
+    expect(stale.toArray()).toEqual([10]);
+    // taking none from a log without counts
+    const plain = new RunLog();
+    plain.insert(5);
+    expect(plain.remove(5, 0)).toBe(0);
+    expect(plain.size).toBe(1);
   });
 
   it('remove leaves runs that aged out (before the head) alone', () => {
@@ -47,7 +59,7 @@ describe('RunLog', () => {
 
   it('expiryRuns lists each live run’s expiry with its admits', () => {
     const log = new RunLog();
-    log.insert(5);
+    log.insert(5, 3);
     log.insert(10, 2);
     log.insert(20);
     log.dropExpired(5 + W, W, 'sliding');
@@ -199,6 +211,9 @@ describe('AdmitLog: the spare pool', () => {
     for (let i = 0; i < 33; i++) l.append(i, 2);
     expect(l.recycle()).toBe(l);
     // 4 runs in 64: kept as it is (16 · 4 = 64), counts too
+    for (let i = 0; i < 4; i++) l.append(i, 1);
+    expect(l.runCounts()).toEqual([1, 1, 1, 1]);
+    expect(l.recycle()).toBe(l);
     for (let i = 0; i < 4; i++) l.append(i, 1);
     expect(l.runCounts()).toEqual([1, 1, 1, 1]);
     expect(l.recycle()).toBe(l);
