@@ -60,6 +60,11 @@ describe('TimeLog: plain slots while no slot holds more than one admit', () => {
     log.insertMany(25, 0);
     expect([log.size, log.slots]).toEqual([22, 4]);
     expect(log.toArray()).toEqual([1, ...Array(7).fill(20), ...Array(9).fill(30), ...Array(5).fill(31)]);
+    // small runs into a log that has counts: one slot each, with their counts
+    log.insertAll([10, 40], 0, [2, 1]);
+    expect([log.size, log.slots]).toEqual([25, 6]);
+    expect(log.toArray().slice(0, 3)).toEqual([1, 10, 10]);
+    expect(log.toArray().slice(-1)).toEqual([40]);
     const big = new TimeLog(4);
     big.insertMany(50, 9);
     expect([big.size, big.slots]).toEqual([9, 1]);
