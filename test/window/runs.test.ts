@@ -92,6 +92,9 @@ describe('concatRuns', () => {
       counts: [1, 1, 6, 7],
     });
     expect(concatRuns([], [], [3], [2])).toEqual({ times: [3], counts: [2] });
+    // nothing after a: exactly a's counts, no slot past them
+    expect(concatRuns([1, 2], undefined, [], [])).toStrictEqual({ times: [1, 2], counts: [1, 1] });
+    expect(concatRuns([1, 2], [4, 5], [], [])).toStrictEqual({ times: [1, 2], counts: [4, 5] });
   });
 });
 
