@@ -132,6 +132,43 @@ describe('Retry-After (retryAt) from the store’s last view', () => {
     expect(held.retryAt(100, 2, DELTA)).toBe(100);
   });
 
+  /**
+   * leases' Retry-After for a key with `before[i]` arrivals in the intervals before, `now_` in the
+   * current one, a store one slot short until its oldest admit leaves at `oldest` after the last sync,
+   * checked against the asks of the syncs run one by one from then.
+   */
+  function checkLeasesRetry(before: number[], now_: number, cost: number, oldest: number): void {
+    // syncs at 1000, 2000, …
+    const build = () => {
+      const k = new LeaseKey(p, false, 0);
+      let t = 0;
+      for (const a of before) {
+        t += DELTA;
+        for (let i = 0; i < a; i++) k.noteRejected(1, t - 1);
+        k.syncEntry('k', t);
+        k.applySync(reply(0, t, { count: 1, oldestExpiry: t + oldest, free: cost - 1 }), t);
+      }
+      for (let i = 0; i < now_; i++) k.noteRejected(1, t + 1);
+      return { k, t };
+    };
+    const { k, t } = build();
+    const syncAt = t + DELTA;
+    const at = k.retryAt(t + 1, cost, syncAt);
+    // the reference: run the syncs and see which asks for the cost, from the store's oldest on
+    const ref = build().k;
+    let expected = INF;
+    for (let s = syncAt; s <= syncAt + 40 * DELTA; s += DELTA) {
+      const ask = ref.syncEntry('k', s).ask ?? 0;
+      ref.applySync(reply(0, s), s);
+      if (s >= t + oldest && ask >= cost) {
+        expected = s;
+        break;
+      }
+      if (s >= t + oldest) break;
+    }
+    expect(at, JSON.stringify({ before, now_, cost, oldest })).toBe(expected);
+  }
+
   it('leases: the sync found agrees with what the key asks there (property)', () => {
     fc.assert(
       fc.property(
@@ -139,40 +176,24 @@ describe('Retry-After (retryAt) from the store’s last view', () => {
         fc.nat({ max: 40 }),
         fc.integer({ min: 1, max: 12 }),
         fc.integer({ min: 0, max: 30_000 }),
-        (before, now_, cost, oldest) => {
-          // syncs at 1000, 2000, …; `before[i]` arrivals in each interval, `now_` in the current one
-          const build = () => {
-            const k = new LeaseKey(p, false, 0);
-            let t = 0;
-            for (const a of before) {
-              t += DELTA;
-              for (let i = 0; i < a; i++) k.noteRejected(1, t - 1);
-              k.syncEntry('k', t);
-              k.applySync(reply(0, t, { count: 1, oldestExpiry: t + oldest, free: cost - 1 }), t);
-            }
-            for (let i = 0; i < now_; i++) k.noteRejected(1, t + 1);
-            return { k, t };
-          };
-          const { k, t } = build();
-          const syncAt = t + DELTA;
-          const at = k.retryAt(t + 1, cost, syncAt);
-          // the reference: run the syncs and see which asks for the cost, from the store's oldest on
-          const ref = build().k;
-          let expected = INF;
-          for (let s = syncAt; s <= syncAt + 40 * DELTA; s += DELTA) {
-            const ask = ref.syncEntry('k', s).ask ?? 0;
-            ref.applySync(reply(0, s), s);
-            if (s >= t + oldest && ask >= cost) {
-              expected = s;
-              break;
-            }
-            if (s >= t + oldest) break;
-          }
-          expect(at).toBe(expected);
-        },
+        checkLeasesRetry,
       ),
       seeded({ numRuns: 300 }),
     );
+  });
+
+  it('leases: the same on a grid of means, costs and the store’s oldest admit', () => {
+    for (const before of [[3], [20], [40, 0], [5, 30, 0, 0], [12, 12, 12]])
+      for (const now_ of [0, 1, 4, 17])
+        for (let cost = 1; cost <= 12; cost++)
+          for (const oldest of [0, 1500, 4000, 9000, 20_000]) checkLeasesRetry(before, now_, cost, oldest);
+  });
+
+  it('leases-ask: its own admit’s sync is no later for a mean that would not cover the cost', () => {
+    const k = synced(true, 2, { count: 1, oldestExpiry: 500, free: 0 });
+    expect(k.decide(100, 1)).toBe(ALLOW);
+    // one held, one freed by the oldest admit: one slot short of 3 until the own admit leaves
+    expect(k.retryAt(600, 3, DELTA)).toBe(100 + W + 9 * 100);
   });
 });
 
@@ -268,13 +289,45 @@ describe('syncs in flight', () => {
 });
 
 describe('the idle run (simulator): irregular sync instants', () => {
-  /** A key after `arrivals` at 0 and a sync at Δ granting `held`, then quiet. */
+  /** A key after `arrivals` at 500 and a sync at Δ granting `held`, then quiet. */
   function quietKey(arrivals: number, held: number, ask: boolean): LeaseKey {
     const k = new LeaseKey(p, ask, 0);
-    for (let i = 0; i < arrivals; i++) k.noteRejected(1, 0);
+    for (let i = 0; i < arrivals; i++) k.noteRejected(1, 500);
     k.syncEntry('k', DELTA);
     k.applySync(reply(held, DELTA, undefined, DELTA + 100 * W), DELTA);
     return k;
+  }
+
+  /** idleRun and fastForwardIdle at sync instants `times`, against the syncs run one at a time. */
+  function checkIdle(a: number, off: number, times: number[], ask: boolean, storeFull: boolean): void {
+    const at = (i: number) => times[i];
+    const count = times.length;
+    const what = JSON.stringify({ a, off, count, ask, storeFull });
+    // held: the first idle sync's ask, or off it
+    const held = Math.max(0, (quietKey(a, 0, ask).syncEntry('k', at(0)).ask ?? 0) + off);
+    const n = quietKey(a, held, ask).idleRun(at, count, storeFull);
+    const ref = quietKey(a, held, ask);
+    let m = 0;
+    let nextAsk: number | undefined;
+    while (m < count) {
+      const h = ref.slots(at(m));
+      const e = ref.syncEntry('k', at(m));
+      nextAsk = e.ask;
+      if (storeFull ? (e.ask ?? 0) < h : e.ask !== h) break;
+      ref.applySync(reply(h, at(m), undefined, at(m) + TTL), at(m));
+      if (h === 0 && ref.isIdle(at(m))) break;
+      m++;
+    }
+    expect(n, what).toBe(m);
+    if (storeFull) return;
+    const f = quietKey(a, held, ask);
+    expect(f.fastForwardIdle(at, count), what).toBe(n);
+    if (n === 0) return;
+    const last = at(n - 1);
+    expect(f.lastReturned).toBe(held);
+    expect(f.slots(last)).toBe(held);
+    expect(f.slots(last + TTL)).toBe(0);
+    if (n < count) expect(f.syncEntry('k', at(n)).ask, what).toBe(nextAsk);
   }
 
   it('counts the syncs answered with what the key holds, as running them does (property)', () => {
@@ -282,46 +335,37 @@ describe('the idle run (simulator): irregular sync instants', () => {
       fc.property(
         fc.integer({ min: 0, max: 400 }),
         fc.integer({ min: -1, max: 1 }),
-        fc.array(fc.integer({ min: 1, max: 2 * DELTA }), { minLength: 1, maxLength: 120 }),
+        fc.array(fc.integer({ min: 1, max: 2 * DELTA }), { minLength: 1, maxLength: 60, size: 'medium' }),
         fc.boolean(),
         fc.boolean(),
         (a, off, gaps, ask, storeFull) => {
           const times: number[] = [];
           let t = DELTA;
           for (const g of gaps) times.push((t += g));
-          const at = (i: number) => times[i];
-          const count = times.length;
-          // held: the first idle sync's ask, or one off it
-          const held = Math.max(0, (quietKey(a, 0, ask).syncEntry('k', at(0)).ask ?? 0) + off);
-          const n = quietKey(a, held, ask).idleRun(at, count, storeFull);
-          const ref = quietKey(a, held, ask);
-          let m = 0;
-          let nextAsk: number | undefined;
-          while (m < count) {
-            const h = ref.slots(at(m));
-            const e = ref.syncEntry('k', at(m));
-            nextAsk = e.ask;
-            if (storeFull ? (e.ask ?? 0) < h : e.ask !== h) break;
-            ref.applySync(reply(h, at(m), undefined, at(m) + TTL), at(m));
-            if (h === 0 && ref.isIdle(at(m))) break;
-            m++;
-          }
-          expect(n).toBe(m);
-          if (storeFull) return;
-          const f = quietKey(a, held, ask);
-          expect(f.fastForwardIdle(at, count)).toBe(n);
-          if (n === 0) return;
-          const last = at(n - 1);
-          expect(f.lastReturned).toBe(held);
-          expect(f.slots(last)).toBe(held);
-          expect(f.slots(last + TTL)).toBe(0);
-          if (n < count) {
-            expect(f.syncEntry('k', at(n)).ask).toBe(nextAsk);
-          }
+          checkIdle(a, off, times, ask, storeFull);
         },
       ),
       seeded({ numRuns: 300 }),
     );
+  });
+
+  it('the same on a grid: arrivals, holdings about the first ask, run lengths, Δ apart or not', () => {
+    // irregular gaps from a fixed sequence (1 to 2Δ), or Δ each
+    let x = 7;
+    const irregular = Array.from({ length: 60 }, () => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return 1 + (x % (2 * DELTA));
+    });
+    for (const gaps of [Array(60).fill(DELTA), irregular])
+      for (const count of [1, 2, 3, 4, 6, 9, 14, 25, 60]) {
+        const times: number[] = [];
+        let t = DELTA;
+        for (const g of gaps.slice(0, count)) times.push((t += g));
+        for (const ask of [false, true])
+          for (const storeFull of [false, true])
+            for (const a of [0, 1, 5, 12, 20, 40, 90, 400])
+              for (const off of [-2, -1, 0, 1]) checkIdle(a, off, times, ask, storeFull);
+      }
   });
 
   it('applyIdle of none changes nothing; of some, lets a refused leases-ask key ask again', () => {
