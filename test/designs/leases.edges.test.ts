@@ -130,6 +130,8 @@ describe('Retry-After (retryAt) from the store’s last view', () => {
     expect(quiet.retryAt(100, 2, DELTA)).toBe(INF);
     const held = synced(false, 2, { count: 0, oldestExpiry: INF, free: 0 });
     expect(held.retryAt(100, 2, DELTA)).toBe(100);
+    // only a sync brings slots: no change of its own before one
+    expect(held.nextChangeAt(100)).toBe(INF);
   });
 
   /**
