@@ -358,7 +358,8 @@ describe('the idle run (simulator): irregular sync instants', () => {
       x = (x * 1103515245 + 12345) % 2147483648;
       return 1 + (x % (2 * DELTA));
     });
-    for (const gaps of [Array(60).fill(DELTA), irregular])
+    // and 1.9Δ each: the quiet window's guess (Δ apart) then runs past the syncs that are quiet
+    for (const gaps of [Array(60).fill(DELTA), irregular, Array(60).fill(1.9 * DELTA)])
       for (const count of [1, 2, 3, 4, 6, 9, 14, 25, 60]) {
         const times: number[] = [];
         let t = DELTA;
@@ -368,6 +369,40 @@ describe('the idle run (simulator): irregular sync instants', () => {
             for (const a of [0, 1, 5, 12, 20, 40, 90, 400])
               for (const off of [-2, -1, 0, 1]) checkIdle(a, off, times, ask, storeFull);
       }
+  });
+
+  it('syncs Δ apart are counted from a guess its two neighbours confirm: a few look-ups, not a search', () => {
+    // leases-ask holding none after arrivals at 500: quiet (not idle) while at(i) < 500 + W
+    const calls = (first: number, count: number): [number, number] => {
+      let n = 0;
+      const at = (i: number) => {
+        n++;
+        return i < count ? first + i * DELTA : Number.NaN;
+      };
+      const run = quietKey(3, 0, true).idleRun(at, count, false);
+      return [run, n];
+    };
+    // at(0) for the slots held and for the guess (9), then at(8) and at(9) confirm it
+    expect(calls(2000, 1000)).toEqual([9, 4]);
+    // a guess past the last sync: at(count − 1) confirms every sync is quiet
+    expect(calls(2000, 5)).toEqual([5, 3]);
+    expect(calls(2000, 9)).toEqual([9, 3]);
+    // one quiet sync left
+    expect(calls(9800, 1000)).toEqual([1, 4]);
+  });
+
+  it('past 16 window and interval pairs the powers are computed, not cached: the same asks', () => {
+    for (let i = 0; i < 20; i++) {
+      const q: FleetParams = { ...p, policy: makePolicy(50, W + 7 * i + 3) };
+      const k = new LeaseKey(q, false, 0);
+      for (let j = 0; j < 20; j++) k.noteRejected(1, 500);
+      k.syncEntry('k', DELTA);
+      const m = (1 - Math.exp(-DELTA / (W + 7 * i + 3))) * 20;
+      // two idle intervals later
+      k.syncEntry('k', 2 * DELTA);
+      const d = Math.exp(-DELTA / (W + 7 * i + 3));
+      expect(k.syncEntry('k', 3 * DELTA).ask).toBe(Math.ceil(1.5 * m * d ** 2) + 1);
+    }
   });
 
   it('applyIdle of none changes nothing; of some, lets a refused leases-ask key ask again', () => {
