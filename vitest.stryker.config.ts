@@ -36,6 +36,18 @@ const SCOPES: Record<string, string[]> = {
     'test/regressions/stale-seq-lock-out.test.ts',
   ],
   runtime: ['test/gateway/runtime/**/*.test.ts', 'test/gateway/*.test.ts', 'test/regressions/**/*.test.ts'],
+  // leases.ts alone: its own tests, the lease regressions and the fleet-bounds property (the designs
+  // scope's simulator files reach it too, at seconds per mutant: this is a lower bound of that score)
+  leases: [
+    'test/designs/leases*.test.ts',
+    'test/designs/key-steps.test.ts',
+    'test/designs/traits.test.ts',
+    'test/designs/refunds.property.test.ts',
+    'test/designs/fleet-bounds.property.test.ts',
+    'test/regressions/lease-*.test.ts',
+    'test/regressions/leases-*.test.ts',
+    'test/gateway/runtime/key-cap-leases.test.ts',
+  ],
   designs: [
     'test/designs/**/*.test.ts',
     'test/gateway/decision.test.ts',
