@@ -108,6 +108,20 @@ export interface SyncsEarly {
 }
 
 /**
+ * Designs whose reads follow requests (Design.readsFollowRequests, issue 35): a key with nothing to
+ * push is read at a sync only when `readDue` says so; its syncEntry is null otherwise.
+ */
+export interface ReadsOnRequest {
+  /** Whether a sync now reads the key though it has nothing to push. Read only. */
+  readDue(now: number): boolean;
+}
+
+/** The limiter reads the store only when a read is due (ReadsOnRequest). */
+export function readsOnRequest(lim: KeyLimiter): lim is KeyLimiter & ReadsOnRequest {
+  return typeof (lim as Partial<ReadsOnRequest>).readDue === 'function';
+}
+
+/**
  * Where a refund of an own admit stands after `takeBack` (docs/decisions/0012-refunds.md):
  * - 'local': it was still this gateway's alone (not pushed, or a design that never pushes): taken
  *   back here, at once (a lease design's slot returns to its grant);
