@@ -16,12 +16,6 @@ import { after, firstAdmitAt, firstRuns, merged, NO_RUNS, type RunList } from '.
 
 const EMPTY: number[] = [];
 
-/** Runs (t, n) in ascending order of t. */
-function sortedRuns(t: number[], n: number[]): RunList {
-  const order = t.map((_, i) => i).sort((a, b) => t[a] - t[b]);
-  return { t: order.map((i) => t[i]), n: order.map((i) => n[i]) };
-}
-
 /** SyncedKey.retryAt's last answer (`at`) and the state it was computed on. */
 class RetryMemo {
   at = Number.NaN;
@@ -532,17 +526,14 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack {
       const counts = late[c + 1];
       const t: number[] = [];
       const n: number[] = [];
-      let sorted = true;
       for (let i = 0; i < times.length; i++) {
         const e = expiryOf(times[i], windowMs, windowKind);
         if (e >= this.horizon) {
-          if (t.length > 0 && e < t[t.length - 1]) sorted = false;
           t.push(e);
           n.push(counts === undefined ? 1 : counts[i]);
         }
       }
-      // a clock that went back leaves a push's admits out of order
-      lists.push(sorted ? { t, n } : sortedRuns(t, n));
+      lists.push({ t, n });
     }
     return merged(...lists);
   }
@@ -635,15 +626,58 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack {
     this.stableUntil = Number.NEGATIVE_INFINITY;
   }
 
-  /** The reply's expiries (all before its horizon), then those of `late` (at or past it). */
+  /**
+   * The reply's expiries (all before its horizon), then those of `late` (at or past it), in arrays of
+   * their exact length (a key's memory: bench/key-bytes.mjs), counts only where one is not 1.
+   */
   private listLate(reply: SyncReply): void {
-    const late = this.lateExpiries();
-    if (late.t.length === 0) return;
+    const late = this.late as (number[] | undefined)[];
+    const { windowMs, windowKind } = this.p.policy;
+    const h = reply.horizon;
+    let m = 0;
+    let ones = reply.expiryCounts === undefined;
+    for (let c = 0; c < late.length; c += 2) {
+      const times = late[c] as number[];
+      const counts = late[c + 1];
+      for (let i = 0; i < times.length; i++) {
+        if (!(expiryOf(times[i], windowMs, windowKind) >= h)) continue;
+        m++;
+        if (counts !== undefined && counts[i] !== 1) ones = false;
+      }
+    }
+    if (m === 0) return;
     const ex = reply.expiries;
     const ec = reply.expiryCounts;
-    const all = concatRuns(ex, ec, late.t, late.n);
-    this.expiries = all.times;
-    this.expCounts = all.counts;
+    const t = new Array<number>(ex.length + m);
+    const n = ones ? undefined : new Array<number>(ex.length + m);
+    for (let i = 0; i < ex.length; i++) {
+      t[i] = ex[i];
+      if (n !== undefined) n[i] = ec === undefined ? 1 : ec[i];
+    }
+    let k = ex.length;
+    let sorted = true;
+    for (let c = 0; c < late.length; c += 2) {
+      const times = late[c] as number[];
+      const counts = late[c + 1];
+      for (let i = 0; i < times.length; i++) {
+        const e = expiryOf(times[i], windowMs, windowKind);
+        if (!(e >= h)) continue;
+        if (k > ex.length && e < t[k - 1]) sorted = false;
+        t[k] = e;
+        if (n !== undefined) n[k] = counts === undefined ? 1 : counts[i];
+        k++;
+      }
+    }
+    if (!sorted) {
+      // a clock that went back left own admits out of order
+      const own = this.lateExpiries();
+      for (let r = 0; r < own.t.length; r++) {
+        t[ex.length + r] = own.t[r];
+        if (n !== undefined) n[ex.length + r] = own.n[r];
+      }
+    }
+    this.expiries = t;
+    this.expCounts = n;
   }
 
   private liveInflight(now: number): number {
