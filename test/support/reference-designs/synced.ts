@@ -46,6 +46,8 @@ export abstract class SyncedKey implements KeyLimiter {
   private late: number[][] = [];
   /** A request decided since the last read (issue 35). */
   protected asked = true;
+  /** The view emptied a window after its reply (issue 35); until the next reply. */
+  private emptied = false;
 
   constructor(protected readonly p: FleetParams) {}
 
@@ -58,8 +60,12 @@ export abstract class SyncedKey implements KeyLimiter {
     let i = this.expIdx;
     while (i < ex.length && ex[i] <= now) i++;
     this.expIdx = i;
-    // a window after the reply every admit it counted has left
-    if (!(now < this.viewEnd())) return 0;
+    // a window after the reply every admit it counted has left (for good: a clock that goes back
+    // does not bring them back, as walked expiries stay walked)
+    if (this.emptied || !(now < this.viewEnd())) {
+      this.emptied = this.count > 0;
+      return 0;
+    }
     return this.count - i;
   }
 
@@ -163,6 +169,7 @@ export abstract class SyncedKey implements KeyLimiter {
     // the reply lists runs (SyncReply.expiryCounts): the reference walks one expiry per admit
     this.expiries = expandRuns(reply.expiries, reply.expiryCounts);
     this.expIdx = 0;
+    this.emptied = false;
     this.horizon = reply.horizon;
     // own pushes past the horizon: kept per push until a reply lists the whole of one (front first)
     const { windowMs, windowKind } = this.p.policy;
