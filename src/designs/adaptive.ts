@@ -225,6 +225,7 @@ export class AdaptiveKey extends SyncedKey {
 
   override isIdle(now: number): boolean {
     if (!super.isIdle(now)) return false;
+    if (!this.onRequest) return this.own.size === 0;
     // aged here too: a key no longer read has no sync to age it (its share is measured from it there)
     this.own.dropExpired(now, this.p.policy.windowMs, this.p.policy.windowKind);
     return this.own.size === 0;

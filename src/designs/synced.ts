@@ -8,6 +8,7 @@ import {
   DENY,
   type FleetParams,
   type KeyLimiter,
+  type ReadsOnRequest,
   type TakeBack,
   type TakesBack,
   type Verdict,
@@ -38,7 +39,7 @@ class RetryMemo {
  *
  * At a sync the gateway pushes its admits, then reads the window (push, then read).
  */
-export abstract class SyncedKey implements KeyLimiter, TakesBack {
+export abstract class SyncedKey implements KeyLimiter, TakesBack, ReadsOnRequest {
   abstract readonly design: DesignId;
 
   /**
@@ -146,7 +147,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack {
     }
     // every admit the last reply counted was made by its instant: a window later all have left,
     // listed or not (a key no longer read must not hold the others' unlisted admits for ever)
-    if (gone < this.count && !(now < this.viewEnd())) {
+    if (this.onRequest && gone < this.count && !(now < this.viewEnd())) {
       gone = this.count;
       i = ex.length;
     }
@@ -219,7 +220,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack {
     this.weightCached = this.weight();
     const { windowMs, windowKind } = this.p.policy;
     let known = i < ex.length ? ex[i] : Number.POSITIVE_INFINITY;
-    if (this.knownCached > 0) {
+    if (this.onRequest && this.knownCached > 0) {
       const end = this.viewEnd();
       if (end < known) known = end;
     }
@@ -288,6 +289,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack {
     const fl = this.inflight;
     for (let i = this.inflightIdx; i < fl.length; i++) if (fl[i] === at) return 'wait';
     this.tookBack(at, cost);
+    if (!this.onRequest) return 'store';
     // the store drops it: the next reply's count no longer holds it, so it must not leave that view
     // again at its expiry (it left twice: test/regressions/refunded-admit-past-horizon-leaves-view-twice.test.ts);
     // the view it is in now keeps it until then, and a read follows
@@ -557,13 +559,22 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack {
   }
 
   /**
+   * FleetParams.readsOnRequest (GatewayOptions.reads 'on-request'; the five designs that are
+   * SyncedKeys all can): off, every held key is read at every sync and a view is as on main. A getter,
+   * not a field: a key's bytes (bench/key-bytes.mjs).
+   */
+  get onRequest(): boolean {
+    return this.p.readsOnRequest === true;
+  }
+
+  /**
    * Whether the next sync reads this key though it has nothing to push (ReadsOnRequest): a request
    * was decided here since the last read, or the view is near L (at most half of it left: a busy key,
    * read every Δ as before). A quiet key's view is no older than its first request since: that request
    * is followed by a read at the next sync, as a key this gateway never held would be.
    */
   readDue(now: number): boolean {
-    return this.asked || 2 * this.estimate(now) >= this.limit;
+    return !this.onRequest || this.asked || 2 * this.estimate(now) >= this.limit;
   }
 
   syncEntry(key: string, now: number): SyncEntry | null {
@@ -612,7 +623,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack {
     // its own admits the store counts past the horizon leave the view at their own expiries: with
     // reads following requests a view may serve long after its reply, and one gateway must decide
     // as the central log does (test/regressions/reads-follow-requests-k1-identity.test.ts)
-    if (this.late !== null) this.listLate(reply);
+    if (this.onRequest && this.late !== null) this.listLate(reply);
     this.expIdx = 0;
     this.expGone = 0;
     this.unlistedFrom =
@@ -804,6 +815,7 @@ export class TrackShareKey extends SyncedKey {
 
   override isIdle(now: number): boolean {
     if (!super.isIdle(now)) return false;
+    if (!this.onRequest) return this.own.size === 0;
     // aged here too: a key no longer read has no sync to age it (its share is measured from it there)
     this.own.dropExpired(now, this.p.policy.windowMs, this.p.policy.windowKind);
     return this.own.size === 0;

@@ -28,6 +28,7 @@ describe('results.csv header', () => {
       'popularity',
       'floodKeys',
       'floodPick',
+      'reads',
       'seed',
       ...METRIC_KEYS,
     ]);

@@ -83,6 +83,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     // that takes time, or is lost, is used for longer: then the production default, plus the delay.
     // A lost reply can leave a gateway on an old one for several Δ: then the whole window.
     horizonMs: loss > 0 ? W : realSync ? Math.min(W, 4 * D + delayMs + jitterMs) : D,
+    reads: params.reads,
   });
   const policy = fleet.policy;
   const everySync = opts.everySync === true;
@@ -152,7 +153,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
   const syncer = new InstantSync(store, KEY, fleet, request, gatewayIds, seq, lims, counts, clock, {
     lazy: kind === 'lazy',
     grants: leaseDesign,
-    readsFollow: traits.readsFollowRequests,
+    readsFollow: fleet.readsOnRequest === true,
   });
   // a sync's reply in flight (realSync): when it arrives
   const replyAt = link.replyAt;
