@@ -68,10 +68,8 @@ describe('Retry-After is when the key admits again, not the next sync (Gateway)'
     // the admit at 0 ages out at 10 s, but the syncs at 9.25 s and 10.25 s list only to 9.75 s and
     // 10.75 s: at 10 s the gateway still counts it, so it cannot promise 10 s; it answers its next sync
     expect(at(5_000).retryAfterMs).toBe(250);
-    // (the view itself drops its own admits at their expiries since issue 35: the admit at 0 has left
-    // at 10 s, as the central log says; Retry-After above stays the cautious answer)
-    expect(at(10_000).allowed).toBe(true);
-    expect(at(10_250).allowed).toBe(false);
+    expect(at(10_000).allowed).toBe(false);
+    expect(at(10_250).allowed).toBe(true);
   });
 });
 

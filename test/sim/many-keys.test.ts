@@ -71,8 +71,32 @@ describe('store cost, worked by hand (K = 2, Δ = 1 s, W = 10 s, aligned syncs a
     { t: 30_700, key: 2, gateway: 1 },
   ];
 
-  it('shared-counter: K/Δ sync calls; each key carried by its gateway at the first sync after its admit, held until it is idle', () => {
+  it('shared-counter: K/Δ sync calls; each key carried by its gateway from the first sync after its admit to the first that finds it expired', () => {
     const m = runManyKeys(base, { script });
+    // every gateway syncs every Δ, empty or not: 2 × 60 calls in 60 s
+    expect(m.syncs).toBe(120);
+    expect(m.storeOpsPerSec).toBe(2);
+    expect(m.requests).toBe(4);
+    expect(m.admitted).toBe(4);
+    expect(m.roundTripsPerRequest).toBe(0);
+    // A key admitted at a expires at a + 10 s; its gateway reads it at every sync up to the first one
+    // after that (which finds the count 0 and drops it): 11 syncs. Over the steady state (syncs at
+    // 10 … 59 s, 50 per gateway): k0 at 10 and 11 s (2), k1 at 21 … 31 s (11), k2 on both gateways at
+    // 31 … 41 s (22): 35 keys carried in 100 syncs over 50 s.
+    expect(m.syncKeysPerSec).toBeCloseTo(35 / 50, 12);
+    expect(m.keyOpsPerSec).toBeCloseTo(35 / 50, 12);
+    expect(m.keysPerSync).toBeCloseTo(35 / 100, 12);
+    // g1 at 31 s: k1 (its last read) and k2
+    expect(m.keysPerSyncMax).toBe(2);
+    // a held key is read at every sync, so held before a sync = carried by it
+    expect(m.keysPerGateway).toBeCloseTo(0.35, 12);
+    expect(m.keysPerGatewayMax).toBe(2);
+    expect(m.bytesPerGateway).toBeCloseTo(0.35 * KEY_BYTES['shared-counter'], 9);
+    // the store never holds more than one live key after a sync (k1 expired at 30.5 s)
+    expect(m.storeKeysMax).toBe(1);
+  });
+  it("shared-counter, reads: 'on-request': each key carried by its gateway at the first sync after its admit, held until it is idle", () => {
+    const m = runManyKeys({ ...base, reads: 'on-request' }, { script });
     // every gateway syncs every Δ, empty or not: 2 × 60 calls in 60 s
     expect(m.syncs).toBe(120);
     expect(m.storeOpsPerSec).toBe(2);

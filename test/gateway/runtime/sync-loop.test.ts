@@ -204,7 +204,7 @@ describe('SyncLoop', () => {
       ['near', 1, true], // pushes, near its limit
       ['far', 1, true], // pushes, far from it
       ['quiet-near', 0, true], // nothing to push, near its limit: read
-      // 'idle': nothing to push, room to spare, no request since its last read: not read (issue 35)
+      ['idle', 0, true], // nothing to push, room to spare: read last, in its turn
     ]);
   });
 

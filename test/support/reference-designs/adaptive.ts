@@ -168,6 +168,7 @@ export class AdaptiveKey extends SyncedKey {
 
   override isIdle(now: number): boolean {
     if (!super.isIdle(now)) return false;
+    if (!this.on) return this.own.size === 0;
     this.own.dropExpired(now, this.p.policy.windowMs, this.p.policy.windowKind);
     return this.own.size === 0;
   }

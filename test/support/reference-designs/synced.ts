@@ -62,11 +62,16 @@ export abstract class SyncedKey implements KeyLimiter {
     this.expIdx = i;
     // a window after the reply every admit it counted has left (for good: a clock that goes back
     // does not bring them back, as walked expiries stay walked)
-    if (this.emptied || !(now < this.viewEnd())) {
+    if (this.on && (this.emptied || !(now < this.viewEnd()))) {
       this.emptied = this.count > 0;
       return 0;
     }
     return this.count - i;
+  }
+
+  /** FleetParams.readsOnRequest (GatewayOptions.reads 'on-request'): off, as before issue 35. */
+  protected get on(): boolean {
+    return this.p.readsOnRequest === true;
   }
 
   private viewEnd(): number {
@@ -124,7 +129,7 @@ export abstract class SyncedKey implements KeyLimiter {
     let t = Number.POSITIVE_INFINITY;
     // past the horizon the gateway does not know what expires, so nothing changes until a sync
     if (this.expIdx < this.expiries.length) t = this.expiries[this.expIdx];
-    if (this.known(now) > 0) t = Math.min(t, this.viewEnd());
+    if (this.on && this.known(now) > 0) t = Math.min(t, this.viewEnd());
     const { windowMs, windowKind } = this.p.policy;
     if (this.inflightIdx < this.inflight.length) {
       t = Math.min(t, expiryOf(this.inflight[this.inflightIdx], windowMs, windowKind));
@@ -149,7 +154,7 @@ export abstract class SyncedKey implements KeyLimiter {
 
   syncEntry(key: string, now: number): SyncEntry | null {
     this.ownSinceSync(now);
-    const due = this.asked || 2 * this.estimate(now) >= this.p.policy.limit;
+    const due = !this.on || this.asked || 2 * this.estimate(now) >= this.p.policy.limit;
     if (this.inflight === EMPTY && this.pending.length === 0 && !due) return null;
     this.asked = false;
     // pushes that aged out are still sent: the store drops them, and the count stays honest
@@ -184,7 +189,7 @@ export abstract class SyncedKey implements KeyLimiter {
     const own: number[] = [];
     for (const push of this.late) for (const t of push) if (exp(t) >= reply.horizon) own.push(exp(t));
     own.sort((a, b) => a - b);
-    if (own.length > 0) this.expiries = this.expiries.concat(own);
+    if (this.on && own.length > 0) this.expiries = this.expiries.concat(own);
     this.inflight = EMPTY;
     this.inflightIdx = 0;
     this.lastSyncAt = now;
@@ -272,6 +277,7 @@ export class TrackShareKey extends SyncedKey {
 
   override isIdle(now: number): boolean {
     if (!super.isIdle(now)) return false;
+    if (!this.on) return this.own.size === 0;
     this.own.dropExpired(now, this.p.policy.windowMs, this.p.policy.windowKind);
     return this.own.size === 0;
   }
