@@ -191,7 +191,7 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
 }
 
 function requireReads(v: unknown): ReadsMode {
-  if (v === undefined) return 'every-sync';
+  if (v === undefined || v === null) return 'every-sync';
   if (typeof v === 'string' && (READS_MODES as readonly string[]).includes(v)) return v as ReadsMode;
   throw new ConfigError('reads', `must be one of ${READS_MODES.join(', ')}; got ${JSON.stringify(v)}`);
 }
