@@ -29,7 +29,13 @@ export {
 } from './designs/key-limiter.js';
 export type { Decision } from './gateway/decision.js';
 export { createGateway, Gateway, type SyncStats } from './gateway/gateway.js';
-export { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from './gateway/options.js';
+export {
+  type GatewayOptions,
+  READS_MODES,
+  type ReadsMode,
+  type ResolvedOptions,
+  resolveGatewayOptions,
+} from './gateway/options.js';
 export {
   createPolicyGateways,
   PolicyGateways,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DESIGN_IDS } from '../config.js';
+import { READS_MODES } from '../gateway/options.js';
 import { isManyKeys, MANY_KEYS_DEFAULTS, runManyKeysSeeds, zipfTotal } from '../sim/many-keys.js';
 import { runSeeds } from '../sim/run.js';
 import type { RunParams } from '../sim/types.js';
@@ -29,6 +30,7 @@ export interface SimFlags {
   popularity?: string;
   floodKeys?: string;
   floodPick?: string;
+  reads?: string;
 }
 
 /** `zipf:S` → S (rank r has weight 1/r^S). */
@@ -125,6 +127,8 @@ export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds
   if (syncLoss !== 0) params.syncLoss = syncLoss;
   const attack = oneOf('--attack', f.attack ?? 'even', ['even', 'pick'] as const);
   if (attack !== 'even') params.attack = attack;
+  const reads = oneOf('--reads', f.reads ?? 'every-sync', READS_MODES);
+  if (reads !== 'every-sync') params.reads = reads;
   if (params.traffic === 'pulsed' || params.traffic === 'onset')
     params.floodLoad = num('--flood-load', f.floodLoad ?? '1000', { positive: true });
   manyKeysParams(f, params);
@@ -196,6 +200,10 @@ export function addSimCommand(program: Command): void {
       'with --keys: keys flooded on top of their honest traffic (default 1; 0 = none)',
     )
     .option('--flood-pick <kind>', 'with --keys: hot (the M most popular keys) or random (default hot)')
+    .option(
+      '--reads <mode>',
+      'when a quiet key is read: every-sync (default) or on-request (GatewayOptions.reads; the lazy synced designs read it only after a request)',
+    )
     .option('--json', 'print one JSON object')
     .action((f: SimFlags) => {
       const { params, seeds } = simParams(f);

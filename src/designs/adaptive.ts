@@ -145,6 +145,7 @@ export class AdaptiveKey extends SyncedKey {
   }
 
   override decide(now: number, cost: number): Verdict {
+    this.asked = true;
     this.noteArrivals(cost, now);
     this.settle(now);
     const known = this.knownCached;
@@ -199,6 +200,7 @@ export class AdaptiveKey extends SyncedKey {
   }
 
   override noteRejected(n: number, now: number): void {
+    this.asked = true;
     this.noteArrivals(n, now);
   }
 
@@ -222,6 +224,10 @@ export class AdaptiveKey extends SyncedKey {
   }
 
   override isIdle(now: number): boolean {
-    return super.isIdle(now) && this.own.size === 0;
+    if (!super.isIdle(now)) return false;
+    if (!this.onRequest) return this.own.size === 0;
+    // aged here too: a key no longer read has no sync to age it (its share is measured from it there)
+    this.own.dropExpired(now, this.p.policy.windowMs, this.p.policy.windowKind);
+    return this.own.size === 0;
   }
 }

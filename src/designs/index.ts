@@ -58,6 +58,13 @@ export interface Design {
    * of its syncs, as for 'every', though its `syncs` stays 'lazy' (a sync changes nothing at the store).
    */
   readonly earlySyncs: null | { readonly burst: number; readonly perSync: number };
+  /**
+   * A key with nothing to push is read at a sync only after a request decided for it on this gateway
+   * since its last read, or while its view is near L (ReadsOnRequest): a quiet key costs the store
+   * at most one read per request, a busy one one per Δ, as before (issue 35,
+   * docs/decisions/0013-reads-follow-requests.md). false: every held key is read at every sync.
+   */
+  readonly readsFollowRequests: boolean;
 }
 
 /** Every design's row. */
@@ -70,6 +77,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     holdsKeys: false,
     bound: 'L',
     earlySyncs: null,
+    readsFollowRequests: false,
   },
   split: {
     create: (p) => new SplitKey(p),
@@ -79,6 +87,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     holdsKeys: true,
     bound: 'share',
     earlySyncs: null,
+    readsFollowRequests: false,
   },
   'shared-counter': {
     create: (p) => new SharedCounterKey(p),
@@ -88,6 +97,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     holdsKeys: true,
     bound: 'none',
     earlySyncs: null,
+    readsFollowRequests: true,
   },
   'assume-others': {
     create: (p) => new AssumeOthersKey(p),
@@ -97,6 +107,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     holdsKeys: true,
     bound: 'none',
     earlySyncs: null,
+    readsFollowRequests: true,
   },
   'track-share': {
     create: (p) => new TrackShareKey(p),
@@ -106,6 +117,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     holdsKeys: true,
     bound: 'none',
     earlySyncs: null,
+    readsFollowRequests: true,
   },
   leases: {
     create: (p, now) => new LeaseKey(p, false, now),
@@ -115,6 +127,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     holdsKeys: true,
     bound: 'L',
     earlySyncs: null,
+    readsFollowRequests: false,
   },
   'leases-ask': {
     create: (p, now) => new LeaseKey(p, true, now),
@@ -124,6 +137,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     holdsKeys: true,
     bound: 'L',
     earlySyncs: null,
+    readsFollowRequests: false,
   },
   adaptive: {
     create: (p, now) => new AdaptiveKey(p, now),
@@ -133,6 +147,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     holdsKeys: true,
     bound: 'none',
     earlySyncs: null,
+    readsFollowRequests: true,
   },
   'adaptive-early': {
     create: (p, now) => new AdaptiveEarlyKey(p, now),
@@ -142,6 +157,7 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     holdsKeys: true,
     bound: 'none',
     earlySyncs: { burst: 4, perSync: 1 },
+    readsFollowRequests: true,
   },
 };
 

@@ -22,6 +22,11 @@ export interface FleetParams {
   readonly leaseTtlMs: number;
   /** How far ahead a sync reply lists expiries. */
   readonly horizonMs: number;
+  /**
+   * A quiet key is read only after a request here (GatewayOptions.reads 'on-request', for a design
+   * whose Design.readsFollowRequests): absent or false, every held key is read at every sync.
+   */
+  readonly readsOnRequest?: boolean;
 }
 
 /**
@@ -105,6 +110,22 @@ export interface SyncsEarly {
    * caller sends the sync off the request path.
    */
   wantsEarlySync(now: number): boolean;
+}
+
+/**
+ * Designs whose reads follow requests (Design.readsFollowRequests, issue 35): a key with nothing to
+ * push is read at a sync only when `readDue` says so; its syncEntry is null otherwise.
+ */
+export interface ReadsOnRequest {
+  /** FleetParams.readsOnRequest: the rule is on for this key (off, readDue is always true). */
+  readonly onRequest: boolean;
+  /** Whether a sync now reads the key though it has nothing to push. Read only. */
+  readDue(now: number): boolean;
+}
+
+/** The limiter reads the store only when a read is due (ReadsOnRequest, and the rule is on). */
+export function readsOnRequest(lim: KeyLimiter): lim is KeyLimiter & ReadsOnRequest {
+  return (lim as Partial<ReadsOnRequest>).onRequest === true;
 }
 
 /**

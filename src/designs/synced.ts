@@ -9,6 +9,7 @@ import {
   type FleetParams,
   type Forgets,
   type KeyLimiter,
+  type ReadsOnRequest,
   type TakeBack,
   type TakesBack,
   type Verdict,
@@ -39,7 +40,7 @@ class RetryMemo {
  *
  * At a sync the gateway pushes its admits, then reads the window (push, then read).
  */
-export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
+export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, ReadsOnRequest {
   abstract readonly design: DesignId;
 
   /**
@@ -97,6 +98,11 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
    * (bench/key-bytes.mjs, shared-counter).
    */
   private retryMemo: RetryMemo | null = null;
+  /**
+   * A request was decided here (or an admit taken back at the store) since the last read: the next
+   * sync reads the key (ReadsOnRequest). Without one, a key far from L is not read (issue 35).
+   */
+  protected asked = true;
 
   /**
    * The decision's inputs, kept between calls: `known(now)`, `ownSinceSync(now)` and `weight()` as
@@ -140,13 +146,30 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
       gone += ec === undefined ? 1 : ec[i];
       i++;
     }
-    if (i !== this.expIdx) {
+    // every admit the last reply counted was made by its instant: a window later all have left,
+    // listed or not (a key no longer read must not hold the others' unlisted admits for ever)
+    if (this.onRequest && gone < this.count && !(now < this.viewEnd())) {
+      gone = this.count;
+      i = ex.length;
+    }
+    if (i !== this.expIdx || gone !== this.expGone) {
       if (unstable) this.stableUntil = Number.NEGATIVE_INFINITY;
       this.freed = true;
       this.expIdx = i;
       this.expGone = gone;
     }
     return gone;
+  }
+
+  /**
+   * When every admit the last reply counted has left the window: a window after the reply, or the
+   * last expiry the view lists if later (an own admit stamped after it: a clock that went back).
+   * NaN before the first reply.
+   */
+  private viewEnd(): number {
+    const e = expiryOf(this.lastSyncAt, this.p.policy.windowMs, this.p.policy.windowKind);
+    const ex = this.expiries;
+    return ex.length > 0 && ex[ex.length - 1] > e ? ex[ex.length - 1] : e;
   }
 
   /** Own admits since the last completed sync that still count now. */
@@ -197,7 +220,11 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     this.ownCached = this.walkOwn(now);
     this.weightCached = this.weight();
     const { windowMs, windowKind } = this.p.policy;
-    const known = i < ex.length ? ex[i] : Number.POSITIVE_INFINITY;
+    let known = i < ex.length ? ex[i] : Number.POSITIVE_INFINITY;
+    if (this.onRequest && this.knownCached > 0) {
+      const end = this.viewEnd();
+      if (end < known) known = end;
+    }
     let inflight = Number.POSITIVE_INFINITY;
     if (this.inflightIdx < this.inflight.length) {
       inflight = expiryOf(this.inflight[this.inflightIdx], windowMs, windowKind);
@@ -217,6 +244,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
   }
 
   decide(now: number, cost: number): Verdict {
+    this.asked = true;
     if (!(now < this.stableUntil)) this.refresh(now);
     if (this.knownCached + this.weightCached * this.ownCached + cost - 1 < this.limit) {
       this.recordAdmit(now, cost);
@@ -240,7 +268,9 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     if (this.inflightIdx >= this.inflight.length && e < this.changeCached) this.changeCached = e;
   }
 
-  noteRejected(_n: number, _now: number): void {}
+  noteRejected(_n: number, _now: number): void {
+    this.asked = true;
+  }
 
   /**
    * A refund of an own admit: one not pushed yet leaves the pending log here (the store never sees
@@ -260,6 +290,13 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     const fl = this.inflight;
     for (let i = this.inflightIdx; i < fl.length; i++) if (fl[i] === at) return 'wait';
     this.tookBack(at, cost);
+    if (!this.onRequest) return 'store';
+    // the store drops it: the next reply's count no longer holds it, so it must not leave that view
+    // again at its expiry (it left twice: test/regressions/refunded-admit-past-horizon-leaves-view-twice.test.ts);
+    // the view it is in now keeps it until then, and a read follows
+    this.dropLate(at, cost);
+    this.asked = true;
+    this.syncs++;
     return 'store';
   }
 
@@ -270,7 +307,45 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     for (let i = 0; i < times.length; i++) {
       if (this.takeBack(times[i], counts[i], now) === 'local') n += counts[i];
     }
+    // reads on request: the store's count changes with the reset, so the next sync reads the key
+    this.asked = true;
     return n;
+  }
+
+  /** Takes `cost` admits at `at` out of `late` (copies: the pushed lists may be shared). */
+  private dropLate(at: number, cost: number): void {
+    const late = this.late;
+    if (late === null) return;
+    for (let c = 0; c < late.length && cost > 0; c += 2) {
+      const times = late[c] as number[];
+      const i = times.indexOf(at);
+      if (i < 0) continue;
+      const counts = late[c + 1] ?? times.map(() => 1);
+      const t: number[] = [];
+      const n: number[] = [];
+      for (let j = 0; j < times.length; j++) {
+        let k = counts[j];
+        if (times[j] === at && cost > 0) {
+          const off = Math.min(k, cost);
+          k -= off;
+          cost -= off;
+        }
+        if (k > 0) {
+          t.push(times[j]);
+          n.push(k);
+        }
+      }
+      late[c] = t;
+      late[c + 1] = n;
+    }
+    let w = 0;
+    for (let c = 0; c < late.length; c += 2) {
+      if ((late[c] as number[]).length === 0) continue;
+      late[w++] = late[c];
+      late[w++] = late[c + 1];
+    }
+    late.length = w;
+    if (w === 0) this.late = null;
   }
 
   /** Hook for designs that keep a log of their own admits beside the pending one (the share's). */
@@ -337,7 +412,9 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     const { windowMs, windowKind } = this.p.policy;
     const exp = (t: number) => expiryOf(t, windowMs, windowKind);
     // after settle every one of these is still counting at now
+    // the view's expiries: the reply's (before its horizon), then its own late ones (see applySync)
     const listed = runList(this.expiries, this.expCounts, this.expIdx, (e) => e);
+    const told = this.toldExpiries();
     const pend = this.pending.liveRuns();
     const own = merged(
       runList(this.inflight, this.inflightCounts, this.inflightIdx, exp),
@@ -351,7 +428,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     if (Number.isNaN(this.lastSyncAt)) return Number.POSITIVE_INFINITY;
     const ts = Math.max(now, syncAt);
     const late = this.lateExpiries();
-    const unknown = Math.max(0, this.count - runTotal(this.expiries, this.expCounts) - listTotal(late));
+    const unknown = Math.max(0, this.count - listTotal(told.all) - listTotal(late));
     // its own admits count at their instants only once a reply lists them: with a horizon shorter
     // than Δ, one aging out past the next reply's horizon may still be counted when it does
     const { horizonMs, syncMs } = this.p;
@@ -360,7 +437,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     let seen = 0;
     while (seen < mine.t.length && mine.t[seen] < sees) seen++;
     const ok = (k: number, o: number) => this.admits(k, o, cost, true);
-    const fixed = merged(after(listed, ts), firstRuns(mine, seen));
+    const fixed = merged(after(told.left, ts), firstRuns(mine, seen));
     let unseen = 0;
     for (let r = seen; r < mine.n.length; r++) unseen += mine.n[r];
     if (unknown === 0) {
@@ -375,12 +452,12 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     // else it waits on admits it has no instant of: it cannot know (Infinity). It waited for its own
     // oldest admit instead, up to a window late (regression:
     // test/regressions/synced-retry-after-waits-for-its-own-oldest-admit.test.ts).
-    const told = this.unlistedFrom;
-    const lb = Number.isNaN(told) ? this.horizon : Math.max(told, this.horizon);
-    const exact = !Number.isNaN(told) && (late.t.length === 0 || told < late.t[0]);
+    const oldest = this.unlistedFrom;
+    const lb = Number.isNaN(oldest) ? this.horizon : Math.max(oldest, this.horizon);
+    const exact = !Number.isNaN(oldest) && (late.t.length === 0 || oldest < late.t[0]);
     const ub = Math.max(lb, exp(this.lastSyncAt));
     const at = (e: number, n: number): RunList => (e > ts && n > 0 ? { t: [e], n: [n] } : NO_RUNS);
-    const lows = merged(after(listed, ts), mine, this.unknownLows(ts, lb, unknown, listed, late));
+    const lows = merged(after(told.left, ts), mine, this.unknownLows(ts, lb, unknown, told.left, late));
     const lo = firstAdmitAt(ts, Number.POSITIVE_INFINITY, listTotal(lows), lows, 0, NO_RUNS, ok);
     if (!(lo < Number.POSITIVE_INFINITY)) return lo;
     const first = exact ? 1 : 0;
@@ -398,6 +475,20 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     // it cannot know, but not before lo: a client told its next sync retried every Δ until then
     out.notBefore = lo;
     return Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * The expiries the last reply listed (before its horizon; the view's list goes on with its own late
+   * ones): all of them, and those not walked past yet.
+   */
+  private toldExpiries(): { all: RunList; left: RunList } {
+    const ex = this.expiries;
+    const ec = this.expCounts;
+    let b = ex.length;
+    while (b > 0 && ex[b - 1] >= this.horizon) b--;
+    const t = ex.slice(0, b);
+    const n = ec === undefined ? undefined : ec.slice(0, b);
+    return { all: runList(t, n, 0, (e) => e), left: runList(t, n, Math.min(this.expIdx, b), (e) => e) };
   }
 
   /**
@@ -480,8 +571,30 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     return this.nextChangeAt(now);
   }
 
+  /**
+   * FleetParams.readsOnRequest (GatewayOptions.reads 'on-request'; the five designs that are
+   * SyncedKeys all can): off, every held key is read at every sync and a view is as on main. A getter,
+   * not a field: a key's bytes (bench/key-bytes.mjs).
+   */
+  get onRequest(): boolean {
+    return this.p.readsOnRequest === true;
+  }
+
+  /**
+   * Whether the next sync reads this key though it has nothing to push (ReadsOnRequest): a request
+   * was decided here since the last read, or the view is near L (at most half of it left: a busy key,
+   * read every Δ as before). A quiet key's view is no older than its first request since: that request
+   * is followed by a read at the next sync, as a key this gateway never held would be.
+   */
+  readDue(now: number): boolean {
+    return !this.onRequest || this.asked || 2 * this.estimate(now) >= this.limit;
+  }
+
   syncEntry(key: string, now: number): SyncEntry | null {
     this.ownSinceSync(now);
+    // nothing to push and no read due: the key is left out of the sync (issue 35)
+    if (this.inflight === EMPTY && this.pending.size === 0 && !this.readDue(now)) return null;
+    this.asked = false;
     // pushes that aged out are still sent: the store drops them, and the count stays honest. As runs:
     // a request of any cost is one entry
     const pend = this.pending;
@@ -517,11 +630,15 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     this.keepLate(this.inflight, this.inflightCounts, reply.horizon);
     this.syncs++;
     this.count = reply.count;
+    this.horizon = reply.horizon;
     this.expiries = reply.expiries;
     this.expCounts = reply.expiryCounts;
+    // its own admits the store counts past the horizon leave the view at their own expiries: with
+    // reads following requests a view may serve long after its reply, and one gateway must decide
+    // as the central log does (test/regressions/reads-follow-requests-k1-identity.test.ts)
+    if (this.onRequest && this.late !== null) this.listLate(reply);
     this.expIdx = 0;
     this.expGone = 0;
-    this.horizon = reply.horizon;
     this.unlistedFrom =
       reply.expiries.length === 0 && reply.oldestExpiry !== undefined ? reply.oldestExpiry : Number.NaN;
     this.below = reply.belowLimitAt ?? null;
@@ -531,6 +648,60 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
     this.inflightLive = 0;
     this.lastSyncAt = now;
     this.stableUntil = Number.NEGATIVE_INFINITY;
+  }
+
+  /**
+   * The reply's expiries (all before its horizon), then those of `late` (at or past it), in arrays of
+   * their exact length (a key's memory: bench/key-bytes.mjs), counts only where one is not 1.
+   */
+  private listLate(reply: SyncReply): void {
+    const late = this.late as (number[] | undefined)[];
+    const { windowMs, windowKind } = this.p.policy;
+    const h = reply.horizon;
+    let m = 0;
+    let ones = reply.expiryCounts === undefined;
+    for (let c = 0; c < late.length; c += 2) {
+      const times = late[c] as number[];
+      const counts = late[c + 1];
+      for (let i = 0; i < times.length; i++) {
+        if (!(expiryOf(times[i], windowMs, windowKind) >= h)) continue;
+        m++;
+        if (counts !== undefined && counts[i] !== 1) ones = false;
+      }
+    }
+    if (m === 0) return;
+    const ex = reply.expiries;
+    const ec = reply.expiryCounts;
+    const t = new Array<number>(ex.length + m);
+    const n = ones ? undefined : new Array<number>(ex.length + m);
+    for (let i = 0; i < ex.length; i++) {
+      t[i] = ex[i];
+      if (n !== undefined) n[i] = ec === undefined ? 1 : ec[i];
+    }
+    let k = ex.length;
+    let sorted = true;
+    for (let c = 0; c < late.length; c += 2) {
+      const times = late[c] as number[];
+      const counts = late[c + 1];
+      for (let i = 0; i < times.length; i++) {
+        const e = expiryOf(times[i], windowMs, windowKind);
+        if (!(e >= h)) continue;
+        if (k > ex.length && e < t[k - 1]) sorted = false;
+        t[k] = e;
+        if (n !== undefined) n[k] = counts === undefined ? 1 : counts[i];
+        k++;
+      }
+    }
+    if (!sorted) {
+      // a clock that went back left own admits out of order
+      const own = this.lateExpiries();
+      for (let r = 0; r < own.t.length; r++) {
+        t[ex.length + r] = own.t[r];
+        if (n !== undefined) n[ex.length + r] = own.n[r];
+      }
+    }
+    this.expiries = t;
+    this.expCounts = n;
   }
 
   private liveInflight(now: number): number {
@@ -572,6 +743,8 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets {
 
   syncFailed(_now: number): void {
     this.syncs++;
+    // its read did not happen
+    this.asked = true;
     if (this.inflight.length > 0)
       this.pending = this.pending.prefixed(this.inflight, this.inflightCounts, this.inflightIdx);
     this.inflight = EMPTY;
@@ -654,6 +827,10 @@ export class TrackShareKey extends SyncedKey {
   }
 
   override isIdle(now: number): boolean {
-    return super.isIdle(now) && this.own.size === 0;
+    if (!super.isIdle(now)) return false;
+    if (!this.onRequest) return this.own.size === 0;
+    // aged here too: a key no longer read has no sync to age it (its share is measured from it there)
+    this.own.dropExpired(now, this.p.policy.windowMs, this.p.policy.windowKind);
+    return this.own.size === 0;
   }
 }

@@ -57,7 +57,21 @@ export interface GatewayOptions {
    * longer (twice its longest recent sync cycle, up to W), never less than this. @default min(W, 4·Δ)
    */
   horizonMs?: number;
+  /**
+   * When a held key with nothing to push is read at a sync (issue 35,
+   * docs/decisions/0013-reads-follow-requests.md). 'every-sync': at every sync, as always.
+   * 'on-request': for the designs that can (Design.readsFollowRequests: the lazy synced ones), only
+   * after a request decided for it here since its last read, or while its view is near L: a quiet key
+   * costs the store at most one read per request. Turn it on for a long tail of quiet keys (a sidecar,
+   * many keys); it changes those designs' decisions, and the simulator's run costs about twice the CPU.
+   * @default 'every-sync'
+   */
+  reads?: ReadsMode;
 }
+
+/** When a quiet key is read (GatewayOptions.reads). */
+export type ReadsMode = 'every-sync' | 'on-request';
+export const READS_MODES = ['every-sync', 'on-request'] as const satisfies readonly ReadsMode[];
 
 /** FleetParams whose K its gateway may set (`gateways: 'auto'`); the designs see them read-only. */
 export interface LiveFleetParams extends FleetParams {
@@ -89,6 +103,7 @@ export const GATEWAY_OPTION_FIELDS = [
   'syncMs',
   'leaseTtlMs',
   'horizonMs',
+  'reads',
 ] as const satisfies readonly (keyof GatewayOptions)[];
 
 /**
@@ -151,9 +166,19 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
   const horizonMs = c.check(() =>
     requirePositiveFinite('horizonMs', o.horizonMs ?? Math.min(policy?.windowMs ?? 1, 4 * (syncMs ?? 1))),
   );
+  const reads = c.check(() => requireReads(o.reads));
   c.done();
+  // the effective rule: the design can, and the option asks for it
+  const readsOnRequest = reads === 'on-request' && DESIGNS[design as DesignId].readsFollowRequests;
   // every check passed: none of these is undefined
-  const fleet = { policy, gateways, syncMs, leaseTtlMs, horizonMs } as ResolvedOptions['fleet'];
+  const fleet = {
+    policy,
+    gateways,
+    syncMs,
+    leaseTtlMs,
+    horizonMs,
+    readsOnRequest,
+  } as ResolvedOptions['fleet'];
   const initialGateways = autoGateways ? (gateways as number) : 1;
   return {
     id: o.id,
@@ -163,6 +188,12 @@ export function resolveGatewayOptions(o: GatewayOptions, storeTimeoutMs = 0): Re
     autoGateways,
     initialGateways,
   };
+}
+
+function requireReads(v: unknown): ReadsMode {
+  if (v === undefined || v === null) return 'every-sync';
+  if (typeof v === 'string' && (READS_MODES as readonly string[]).includes(v)) return v as ReadsMode;
+  throw new ConfigError('reads', `must be one of ${READS_MODES.join(', ')}; got ${JSON.stringify(v)}`);
 }
 
 function requireGateways(v: unknown): number {

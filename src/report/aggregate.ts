@@ -29,6 +29,7 @@ export const CONFIG_KEYS = [
   'popularity',
   'floodKeys',
   'floodPick',
+  'reads',
 ] as const satisfies readonly (keyof RunRow)[];
 
 // A compile-time check that a parameter added to RunParams is not silently left out of the grouping.

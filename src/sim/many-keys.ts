@@ -217,6 +217,7 @@ export function runManyKeys(params: RunParams, opts: ManyKeysOptions = {}): Many
           windowKind: params.windowKind,
           gateways: K,
           syncMs: D,
+          reads: params.reads,
         },
         store,
       ),

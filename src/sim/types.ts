@@ -1,4 +1,5 @@
 import type { DesignId, WindowKind } from '../config.js';
+import type { ReadsMode } from '../gateway/options.js';
 
 /**
  * steady, pageload: an honest client; flood: a flood alone; pulsed: an honest steady client at `load`
@@ -48,6 +49,11 @@ export interface RunParams {
   keys?: number;
   /** Zipf exponent S of the keys' popularity: rank r has weight 1/r^S (0 = every key alike). Default 1. */
   popularity?: number;
+  /**
+   * When a quiet key is read (GatewayOptions.reads): 'on-request' only after a request here, for the
+   * designs that can (Design.readsFollowRequests). Default 'every-sync'.
+   */
+  reads?: ReadsMode;
   /** Keys flooded (0 = none). Default 1. */
   floodKeys?: number;
   /** hot: the floodKeys most popular keys; random: that many drawn at random (seeded). Default hot. */

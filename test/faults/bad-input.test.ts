@@ -58,6 +58,7 @@ const GATEWAY_CASES: [string, unknown[]][] = [
   ['syncMs', [...NUMS_POS, 60_001, null]],
   ['leaseTtlMs', NUMS_POS],
   ['horizonMs', NUMS_POS],
+  ['reads', ['on_request', 'every', '', 1, true]],
   ['failMode', ['fail-open', '', 0]],
   ['storeTimeoutMs', NUMS_POS],
   ['staleAfterMs', [...NUMS_POS, 60_001]],

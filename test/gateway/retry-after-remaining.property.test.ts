@@ -49,6 +49,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DESIGN_IDS, type DesignId, type WindowKind } from '../../src/config.js';
 import { DESIGNS } from '../../src/designs/index.js';
+import { readsOnRequest } from '../../src/designs/key-limiter.js';
 import type { LeaseKey } from '../../src/designs/leases.js';
 import type { Decision } from '../../src/gateway/decision.js';
 import { Gateway } from '../../src/gateway/gateway.js';
@@ -166,17 +167,45 @@ class Fleet {
       const s = this.nextSync[g];
       const held = ['k0', 'k1'].filter((k) => this.gws[g].limiterFor(k) !== undefined);
       for (const k of held) this.othersHeldAtReply[g].set(k, this.othersHold(g, k, s));
+      const read = this.readAt(g, held, s);
       this.gws[g].sync(s);
-      this.synced(g, s, held);
+      this.synced(g, s, read);
       this.syncTimes[g].push(s);
       this.nextSync[g] += this.c.syncMs;
     }
   }
 
-  /** g synced at s: it pushed its admits and read the keys it held. */
-  private synced(g: number, s: number, held: string[]): void {
+  /**
+   * The keys of `held` a sync of g at s reads: each, but for a design whose reads follow requests
+   * (issue 35) only those with admits to push or a read due.
+   */
+  readAt(g: number, held: string[], s: number): string[] {
+    return held.filter((k) => {
+      const lim = this.gws[g].limiterFor(k);
+      return lim === undefined || !readsOnRequest(lim) || lim.unsyncedAdmits() > 0 || lim.readDue(s);
+    });
+  }
+
+  /** Per gateway and key: the instants of the syncs that read it. */
+  readonly readTimes: Map<string, number[]>[] = [];
+
+  /** g's last read of `key` at or before t (NaN: none). */
+  lastReadBefore(g: number, key: string, t: number): number {
+    let r = Number.NaN;
+    for (const x of this.readTimes[g]?.get(key) ?? []) if (x <= t) r = x;
+    return r;
+  }
+
+  /** g synced at s: it pushed its admits and read the keys `read`. */
+  private synced(g: number, s: number, read: string[]): void {
     const no = ++this.syncNo;
-    for (const k of held) this.lastReadNo[g].set(k, no);
+    while (this.readTimes.length <= g) this.readTimes.push(new Map());
+    for (const k of read) {
+      this.lastReadNo[g].set(k, no);
+      const times = this.readTimes[g].get(k) ?? [];
+      times.push(s);
+      this.readTimes[g].set(k, times);
+    }
     for (const a of this.admits) {
       if (a.g === g && a.pushedBy === Number.POSITIVE_INFINITY) {
         a.pushedBy = no;
@@ -190,6 +219,8 @@ class Fleet {
     this.advance(t);
     const gw = this.gws[g];
     const held = ['k0', 'k1'].filter((k) => k === key || gw.limiterFor(k) !== undefined);
+    // the decided key is due a read; the others as they stand
+    const read = [key, ...this.readAt(g, held, t).filter((k) => k !== key)];
     const early = gw.earlySyncs;
     const d = gw.admit(key, t, cost);
     if (d.allowed) {
@@ -197,7 +228,7 @@ class Fleet {
       this.admits.push({ t, g, key, cost, pushedBy: never, pushedAt: never });
     }
     // an early sync right after the decision (Design.earlySyncs)
-    if (gw.earlySyncs > early) this.synced(g, t, held);
+    if (gw.earlySyncs > early) this.synced(g, t, read);
     return d;
   }
 
@@ -344,7 +375,14 @@ function runAll(c: Case): { i: number; t: number; d: Decision }[] {
           fleet.expiresIn(key, from, t) ||
           fleet.othersSynced(a.g, from, t) ||
           fleet.pushedAged(a.g, key, from, t);
-      } else freed = fleet.expiresIn(key, synced ? fleet.syncBefore(a.g, prev.t) : prev.t, t);
+      } else {
+        let from = synced ? fleet.syncBefore(a.g, prev.t) : prev.t;
+        // reads follow requests (issue 35): the view then was the one of the key's last read, and may
+        // drop since what left after that read
+        const read = fleet.lastReadBefore(a.g, key, prev.t);
+        if (DESIGNS[fleet.c.design].readsFollowRequests && read < from) from = read;
+        freed = fleet.expiresIn(key, from, t);
+      }
       if (!freed)
         expect.fail(`${id}: remaining rose ${prev.remaining} → ${d.remaining} at ${t}, no slot freed`);
     }

@@ -5,7 +5,7 @@ import { METRIC_KEYS } from '../../src/sim/run.js';
 // CSV_COLUMNS follows CONFIG_KEYS (the grouping's order): a reorder there must not move results.csv's columns unseen
 describe('results.csv header', () => {
   it('keeps its column order: version, the configuration, seed, the metrics', () => {
-    expect(CSV_COLUMNS.slice(0, 23 + METRIC_KEYS.length)).toEqual([
+    expect(CSV_COLUMNS.slice(0, 24 + METRIC_KEYS.length)).toEqual([
       'version',
       'group',
       'design',
@@ -28,6 +28,7 @@ describe('results.csv header', () => {
       'popularity',
       'floodKeys',
       'floodPick',
+      'reads',
       'seed',
       ...METRIC_KEYS,
     ]);

@@ -25,6 +25,7 @@ describe('rowsToCsv', () => {
     popularity: 1.2,
     floodKeys: 10,
     floodPick: 'random',
+    reads: 'on-request',
     syncKeysPerSec: 383.1,
     keyOpsPerSec: 383.1,
     keysPerSync: 47.89,

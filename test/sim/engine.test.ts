@@ -151,6 +151,28 @@ describe('skipping syncs changes no decision', () => {
         syncS: 0.1,
         windowKind: 'fixed',
       },
+      // reads follow requests (reads: 'on-request', docs/decisions/0013-reads-follow-requests.md)
+      {
+        design: 'shared-counter',
+        traffic: 'steady',
+        load: 0.8,
+        routing: 'uneven',
+        gateways: 8,
+        syncS: 0.3,
+        reads: 'on-request',
+      },
+      { design: 'track-share', traffic: 'flood', load: 3, gateways: 4, syncS: 1, reads: 'on-request' },
+      { design: 'assume-others', traffic: 'pageload', load: 0.8, gateways: 4, syncS: 1, reads: 'on-request' },
+      {
+        design: 'adaptive',
+        traffic: 'pageload',
+        load: 0.8,
+        routing: 'uneven',
+        gateways: 8,
+        syncS: 0.3,
+        reads: 'on-request',
+      },
+      { design: 'adaptive-early', traffic: 'steady', load: 0.8, gateways: 4, syncS: 1, reads: 'on-request' },
     ];
     for (const c of cases) {
       const p = { ...base, ...c, minutes: 30, seed: 5 };

@@ -95,6 +95,30 @@ describe('store cost, worked by hand (K = 2, Δ = 1 s, W = 10 s, aligned syncs a
     // the store never holds more than one live key after a sync (k1 expired at 30.5 s)
     expect(m.storeKeysMax).toBe(1);
   });
+  it("shared-counter, reads: 'on-request': each key carried by its gateway at the first sync after its admit, held until it is idle", () => {
+    const m = runManyKeys({ ...base, reads: 'on-request' }, { script });
+    // every gateway syncs every Δ, empty or not: 2 × 60 calls in 60 s
+    expect(m.syncs).toBe(120);
+    expect(m.storeOpsPerSec).toBe(2);
+    expect(m.requests).toBe(4);
+    expect(m.admitted).toBe(4);
+    expect(m.roundTripsPerRequest).toBe(0);
+    // Reads follow requests (issue 35): a key admitted at a is carried by the first sync after it (push
+    // and read), then, far from L with no request since, by none; it is held until its view is empty (its
+    // own admit at a + 10 s, the others' it read a window after that read) and dropped at the next sync.
+    // Over the steady state (syncs at 10 … 59 s, 50 per gateway): k1 at 21 s, k2 on both gateways at
+    // 31 s: 3 keys carried in 100 syncs over 50 s.
+    expect(m.syncKeysPerSec).toBeCloseTo(3 / 50, 12);
+    expect(m.keyOpsPerSec).toBeCloseTo(3 / 50, 12);
+    expect(m.keysPerSync).toBeCloseTo(3 / 100, 12);
+    expect(m.keysPerSyncMax).toBe(1);
+    // held before a sync: k0 at 10 and 11 s (2), k1 at 21 … 31 s (11), k2 on both gateways at 31 … 41 s (22)
+    expect(m.keysPerGateway).toBeCloseTo(0.35, 12);
+    expect(m.keysPerGatewayMax).toBe(2);
+    expect(m.bytesPerGateway).toBeCloseTo(0.35 * KEY_BYTES['shared-counter'], 9);
+    // the store never holds more than one live key after a sync (k1 expired at 30.5 s)
+    expect(m.storeKeysMax).toBe(1);
+  });
 
   it('central-log: a store call per request, nothing held or carried by syncs', () => {
     const m = runManyKeys({ ...base, design: 'central-log' }, { script });

@@ -134,6 +134,7 @@ const ASYNC_GATEWAY_OPTIONS = {
   syncMs: true,
   leaseTtlMs: true,
   horizonMs: true,
+  reads: true,
   store: true,
   failMode: true,
   storeTimeoutMs: true,

@@ -1,4 +1,4 @@
-import type { KeyLimiter } from '../../designs/key-limiter.js';
+import { type KeyLimiter, readsOnRequest } from '../../designs/key-limiter.js';
 import { DROP, syncEntryOf } from '../../designs/key-steps.js';
 import type { SyncEntry } from '../../store/contract.js';
 import { Slicer } from '../../util/slicer.js';
@@ -37,7 +37,9 @@ export interface BatchHow {
  * quiet key; designs whose syncs are 'lazy') is all that may wait: a round takes at most what fits in
  * a few parts of them, in turns (ReadTurns), so a round's length stays near the store timeout however
  * many keys are held, and a flood only makes the flooded keys' views staler. Such a key's entry would
- * carry nothing, so leaving it out changes nothing but the age of its view.
+ * carry nothing, so leaving it out changes nothing but the age of its view. A design whose reads
+ * follow requests (Design.readsFollowRequests) reads such a key only after a request decided for it
+ * here since its last read: the others are left out, and dropped once idle.
  */
 export async function buildBatch(table: KeyTable, how: BatchHow, turns: ReadTurns): Promise<Entries> {
   const { now, final, unresolved } = how;
@@ -66,6 +68,11 @@ export async function buildBatch(table: KeyTable, how: BatchHow, turns: ReadTurn
   await table.walk((key, lim) => {
     if (skip(key)) return;
     if (deferrable && lim.unsyncedAdmits() === 0 && lim.remaining(now) > half && !table.hasOutage(key)) {
+      // a quiet key is read only after a request here since its last read (ReadsOnRequest, issue 35)
+      if (readsOnRequest(lim) && !lim.readDue(now)) {
+        if (lim.isIdle(now)) table.dropIdle(key, lim);
+        return;
+      }
       far.push({ key, lim });
       return;
     }

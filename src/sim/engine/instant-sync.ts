@@ -46,6 +46,7 @@ export class InstantSync {
   };
   private readonly lazy: boolean;
   private readonly grants: boolean;
+  private readonly readsFollow: boolean;
 
   constructor(
     private readonly store: MemoryStore,
@@ -59,11 +60,15 @@ export class InstantSync {
     private readonly lims: (KeyLimiter | null)[],
     private readonly counts: RunCounts,
     private readonly clock: SyncClock,
-    /** lazy: the design's syncs may be skipped (Design.syncs, unless every sync is run); grants: a lease design */
-    how: { lazy: boolean; grants: boolean },
+    /**
+     * lazy: the design's syncs may be skipped (Design.syncs, unless every sync is run); grants: a lease
+     * design; readsFollow: Design.readsFollowRequests
+     */
+    how: { lazy: boolean; grants: boolean; readsFollow: boolean },
   ) {
     this.lazy = how.lazy;
     this.grants = how.grants;
+    this.readsFollow = how.readsFollow;
     this.readVersion = new Float64Array(lims.length).fill(-1);
     this.readCount = new Float64Array(lims.length);
   }
@@ -78,8 +83,11 @@ export class InstantSync {
     const lim = this.lims[g];
     if (lim === null) return;
     const store = this.store;
+    // (a design whose reads follow requests keeps no such skip: whether it reads, and the view a read
+    // leaves, depend on when its last read was; see simulate's scheduling)
     const unchanged =
       this.lazy &&
+      !this.readsFollow &&
       this.readVersion[g] === this.storeVersion &&
       lim.unsyncedAdmits() === 0 &&
       store.countOf(this.key, this.fleet.policy, s) === this.readCount[g] &&

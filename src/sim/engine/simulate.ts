@@ -1,6 +1,6 @@
 import { EarlySyncBucket } from '../../designs/early-syncs.js';
 import { DESIGNS } from '../../designs/index.js';
-import { ALLOW, type KeyLimiter, NEED_STORE, syncsEarly } from '../../designs/key-limiter.js';
+import { ALLOW, type KeyLimiter, NEED_STORE, readsOnRequest, syncsEarly } from '../../designs/key-limiter.js';
 import { callStore } from '../../designs/key-steps.js';
 import type { LeaseKey } from '../../designs/leases.js';
 import { resolveGatewayOptions } from '../../gateway/options.js';
@@ -83,6 +83,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     // that takes time, or is lost, is used for longer: then the production default, plus the delay.
     // A lost reply can leave a gateway on an old one for several Δ: then the whole window.
     horizonMs: loss > 0 ? W : realSync ? Math.min(W, 4 * D + delayMs + jitterMs) : D,
+    reads: params.reads,
   });
   const policy = fleet.policy;
   const everySync = opts.everySync === true;
@@ -152,6 +153,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
   const syncer = new InstantSync(store, KEY, fleet, request, gatewayIds, seq, lims, counts, clock, {
     lazy: kind === 'lazy',
     grants: leaseDesign,
+    readsFollow: fleet.readsOnRequest === true,
   });
   // a sync's reply in flight (realSync): when it arrives
   const replyAt = link.replyAt;
@@ -323,8 +325,16 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
         // no state held: the first sync that matters is the one after the next arrival
         next = Math.max(next, clock.idxAtOrAfter(g, bound));
       } else if (kind === 'lazy' && lim.unsyncedAdmits() === 0) {
-        // nothing to push: only the last sync before the next arrival matters
-        next = syncer.lastNeeded(g, next, bound);
+        if (!readsOnRequest(lim)) {
+          // nothing to push: only the last sync before the next arrival matters
+          next = syncer.lastNeeded(g, next, bound);
+        } else if (!lim.readDue(clock.instant(g, next))) {
+          // reads follow requests (Design.readsFollowRequests): no read is due before the next arrival
+          // (its view only ages until then), so no sync before it changes the view; the last one
+          // finds the key idle if any would (idleness only grows without arrivals) and drops it
+          next = Math.max(next, clock.idxAtOrAfter(g, bound) - 1);
+        }
+        // else a busy key's read is due at the next sync: each runs, as the next may depend on it
       } else if (kind === 'every' && parking !== null && lim.unsyncedAdmits() === 0) {
         // an idle lease gateway: park it while its syncs would change nothing
         next += parking.parkIdle(g, lim as LeaseKey, s, next, bound);

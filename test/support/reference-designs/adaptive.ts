@@ -115,6 +115,7 @@ export class AdaptiveKey extends SyncedKey {
   }
 
   override decide(now: number, cost: number): Verdict {
+    this.asked = true;
     this.noteArrivals(cost, now);
     const known = this.known(now);
     const own = this.ownSinceSync(now);
@@ -142,6 +143,7 @@ export class AdaptiveKey extends SyncedKey {
   }
 
   override noteRejected(n: number, now: number): void {
+    this.asked = true;
     this.noteArrivals(n, now);
   }
 
@@ -165,6 +167,9 @@ export class AdaptiveKey extends SyncedKey {
   }
 
   override isIdle(now: number): boolean {
-    return super.isIdle(now) && this.own.size === 0;
+    if (!super.isIdle(now)) return false;
+    if (!this.on) return this.own.size === 0;
+    this.own.dropExpired(now, this.p.policy.windowMs, this.p.policy.windowKind);
+    return this.own.size === 0;
   }
 }

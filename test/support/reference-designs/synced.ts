@@ -42,6 +42,12 @@ export abstract class SyncedKey implements KeyLimiter {
   protected inflight: number[] = EMPTY;
   protected inflightIdx = 0;
   protected lastSyncAt = Number.NaN;
+  /** Own pushes the store counted past a reply's horizon, one list per push (issue 35). */
+  private late: number[][] = [];
+  /** A request decided since the last read (issue 35). */
+  protected asked = true;
+  /** The view emptied a window after its reply (issue 35); until the next reply. */
+  private emptied = false;
 
   constructor(protected readonly p: FleetParams) {}
 
@@ -54,7 +60,23 @@ export abstract class SyncedKey implements KeyLimiter {
     let i = this.expIdx;
     while (i < ex.length && ex[i] <= now) i++;
     this.expIdx = i;
+    // a window after the reply every admit it counted has left (for good: a clock that goes back
+    // does not bring them back, as walked expiries stay walked)
+    if (this.on && (this.emptied || !(now < this.viewEnd()))) {
+      this.emptied = this.count > 0;
+      return 0;
+    }
     return this.count - i;
+  }
+
+  /** FleetParams.readsOnRequest (GatewayOptions.reads 'on-request'): off, as before issue 35. */
+  protected get on(): boolean {
+    return this.p.readsOnRequest === true;
+  }
+
+  private viewEnd(): number {
+    const e = expiryOf(this.lastSyncAt, this.p.policy.windowMs, this.p.policy.windowKind);
+    return Math.max(e, ...this.expiries.slice(-1));
   }
 
   /** Own admits since the last completed sync that still count now. */
@@ -77,6 +99,7 @@ export abstract class SyncedKey implements KeyLimiter {
   }
 
   decide(now: number, cost: number): Verdict {
+    this.asked = true;
     if (this.estimate(now) + cost - 1 < this.p.policy.limit) {
       const pend = this.pending;
       for (let i = 0; i < cost; i++) pend.push(now);
@@ -97,13 +120,16 @@ export abstract class SyncedKey implements KeyLimiter {
     return 0;
   }
 
-  noteRejected(_n: number, _now: number): void {}
+  noteRejected(_n: number, _now: number): void {
+    this.asked = true;
+  }
 
   nextChangeAt(now: number): number {
     this.estimate(now);
     let t = Number.POSITIVE_INFINITY;
     // past the horizon the gateway does not know what expires, so nothing changes until a sync
     if (this.expIdx < this.expiries.length) t = this.expiries[this.expIdx];
+    if (this.on && this.known(now) > 0) t = Math.min(t, this.viewEnd());
     const { windowMs, windowKind } = this.p.policy;
     if (this.inflightIdx < this.inflight.length) {
       t = Math.min(t, expiryOf(this.inflight[this.inflightIdx], windowMs, windowKind));
@@ -128,6 +154,9 @@ export abstract class SyncedKey implements KeyLimiter {
 
   syncEntry(key: string, now: number): SyncEntry | null {
     this.ownSinceSync(now);
+    const due = !this.on || this.asked || 2 * this.estimate(now) >= this.p.policy.limit;
+    if (this.inflight === EMPTY && this.pending.length === 0 && !due) return null;
+    this.asked = false;
     // pushes that aged out are still sent: the store drops them, and the count stays honest
     let admits: number[];
     if (this.inflight !== EMPTY) admits = this.inflight.concat(this.pending);
@@ -145,7 +174,22 @@ export abstract class SyncedKey implements KeyLimiter {
     // the reply lists runs (SyncReply.expiryCounts): the reference walks one expiry per admit
     this.expiries = expandRuns(reply.expiries, reply.expiryCounts);
     this.expIdx = 0;
+    this.emptied = false;
     this.horizon = reply.horizon;
+    // own pushes past the horizon: kept per push until a reply lists the whole of one (front first)
+    const { windowMs, windowKind } = this.p.policy;
+    const exp = (t: number) => expiryOf(t, windowMs, windowKind);
+    while (this.late.length > 0) {
+      const first = this.late[0];
+      if (!(exp(first[first.length - 1]) < reply.horizon)) break;
+      this.late.shift();
+    }
+    const pushed = this.inflight;
+    if (pushed.length > 0 && exp(pushed[pushed.length - 1]) >= reply.horizon) this.late.push(pushed);
+    const own: number[] = [];
+    for (const push of this.late) for (const t of push) if (exp(t) >= reply.horizon) own.push(exp(t));
+    own.sort((a, b) => a - b);
+    if (this.on && own.length > 0) this.expiries = this.expiries.concat(own);
     this.inflight = EMPTY;
     this.inflightIdx = 0;
     this.lastSyncAt = now;
@@ -155,6 +199,7 @@ export abstract class SyncedKey implements KeyLimiter {
   protected beforeApply(_reply: SyncReply, _now: number): void {}
 
   syncFailed(_now: number): void {
+    this.asked = true;
     if (this.inflight.length > 0) {
       this.pending = this.inflight.slice(this.inflightIdx).concat(this.pending.slice(this.pendingIdx));
       this.pendingIdx = 0;
@@ -231,6 +276,9 @@ export class TrackShareKey extends SyncedKey {
   }
 
   override isIdle(now: number): boolean {
-    return super.isIdle(now) && this.own.size === 0;
+    if (!super.isIdle(now)) return false;
+    if (!this.on) return this.own.size === 0;
+    this.own.dropExpired(now, this.p.policy.windowMs, this.p.policy.windowKind);
+    return this.own.size === 0;
   }
 }
