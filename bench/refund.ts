@@ -15,6 +15,7 @@
  * between repetitions.
  */
 import { Redis } from 'ioredis';
+import { RedisProbe } from '../dist/fleet/redis-probe.js';
 import { startRedisServer } from '../dist/fleet/redis-server.js';
 import { AsyncGateway, DESIGN_IDS, type Decision, type DesignId, MemoryStore } from '../dist/index.js';
 import { RedisStore } from '../dist/store/redis/index.js';
@@ -57,14 +58,6 @@ function cpuUs(): number {
   return c.user + c.system;
 }
 
-/** The server's CPU so far, µs (INFO cpu: its user + system time; commandstats would count a script's
- * commands twice, in the script's usec and in their own). */
-async function redisUsec(r: Redis): Promise<number> {
-  const info = await r.info('cpu');
-  const of = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
-  return (of('used_cpu_user') + of('used_cpu_sys')) * 1e6;
-}
-
 interface Once {
   gatewayUs: number;
   redisUs: number;
@@ -77,7 +70,7 @@ async function once(
   design: DesignId,
   subject: Subject,
   store: MemoryStore | RedisStore,
-  redis: Redis | null,
+  probe: RedisProbe | null,
   n: number,
   keys: number,
   batches: number,
@@ -96,7 +89,7 @@ async function once(
   // one untimed batch: every key held, scripts loaded, code warm
   for (let i = 0; i < keys; i++) await gw.admitNow(`k${i}`);
   await gw.syncNow();
-  const r0 = redis === null ? 0 : await redisUsec(redis);
+  const r0 = probe === null ? 0 : (await probe.snapshot()).cpuS;
   const c0 = cpuUs();
   let i = 0;
   const held: [string, Decision][] = [];
@@ -119,7 +112,7 @@ async function once(
   // a refund of an admit the store counts goes at the start of the next round: one more sync sends it
   await gw.syncNow();
   const gatewayUs = (cpuUs() - c0) / i;
-  const redisUs = redis === null ? 0 : ((await redisUsec(redis)) - r0) / i;
+  const redisUs = probe === null ? 0 : (((await probe.snapshot()).cpuS - r0) * 1e6) / i;
   await gw.stop();
   return { gatewayUs, redisUs, takenBack };
 }
@@ -133,6 +126,8 @@ export async function benchRefund(opts: { quick: boolean; log: (s: string) => vo
   const batches = 20;
   const server = await startRedisServer();
   const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+  // the server's CPU (INFO cpu: user + system; commandstats would count a script's commands twice)
+  const probe = new RedisProbe(server.url);
   const rows: RefundRow[] = [];
   try {
     for (const store of ['memory', 'redis'] as const)
@@ -148,7 +143,7 @@ export async function benchRefund(opts: { quick: boolean; log: (s: string) => vo
                 ? new MemoryStore()
                 : new RedisStore(redis, { prefix: `rb:${design}:${rep}:${subject}:` });
             runs[subject].push(
-              await once(design, subject, s, store === 'redis' ? redis : null, n, keys, batches),
+              await once(design, subject, s, store === 'redis' ? probe : null, n, keys, batches),
             );
           }
           if (store === 'redis') await redis.flushall();
@@ -178,6 +173,7 @@ export async function benchRefund(opts: { quick: boolean; log: (s: string) => vo
       }
   } finally {
     redis.disconnect();
+    probe.close();
     await server.stop();
   }
   return { requests: n, keys, batches, reps, rows };
