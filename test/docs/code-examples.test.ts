@@ -1,12 +1,14 @@
 // Every code example of README.md and docs/ is run here, so none can rot (issue 20):
-// - ```ts / ```js: type-checked against src/ (tsc, strict, as the project), then run in a child process
-//   (`node --import tsx`) with REDIS_URL set to a private redis-server and PORT=0. A driver appended to
+// - ```ts / ```js: type-checked against src/ (tsc, strict, as the project), then transpiled and run in a
+//   child process (plain `node`, as users run the built package: its imports 'fleetlimit',
+//   'fleetlimit/http', … resolve to dist/ through the package's own exports, rebuilt first if src/ is
+//   newer) with REDIS_URL set to a private redis-server and PORT=0. A driver appended to
 //   the example makes one request to the server it starts (or one decision on its gateway), then ends
 //   it the example's own way: SIGTERM when the example handles it (its shutdown must end the process
 //   within a second of the signal), else process.exit. An example with a shutdown that uses Redis runs
 //   twice more, with its redis-server killed and then paused after the request: the shutdown must end
-//   the process within a second then too (ioredis's quit() waits for a Redis that is not there). The
-//   import names users write ('fleetlimit', 'fleetlimit/http', …) are pointed at src/.
+//   the process within a second then too (ioredis's quit() waits for a Redis that is not there). A
+//   child without tsx starts in about a second less, which over some thirty runs is most of this file.
 // - ```json: a gateway configuration, loaded by loadConfig.
 // - ```sh: every `fleetlimit` subcommand and flag, and every `npm run` script, exists.
 // A block preceded by `<!-- example: fragment, REASON -->` is only listed, not run; keep those few.
@@ -18,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { validateConfig } from '../../src/cli/validate-command.js';
 import { loadConfig } from '../../src/config-file.js';
+import { ensureFreshBuild } from '../support/fresh-build.js';
 import { type RedisServer, startRedisServer, usingExternalRedis } from '../support/redis-server.js';
 import { type CodeBlock, codeBlocks, docFiles, ROOT } from './doc-blocks.js';
 
@@ -59,6 +62,24 @@ const runnable = examples.filter(
 
 function exampleFile(e: Example): string {
   return join(OUT, `${e.id.replace(/[^\w]+/g, '-')}.${e.block.lang}`);
+}
+
+/**
+ * The example as a child runs it: TypeScript's types stripped (ts.transpileModule: no checking, that
+ * was done against src/), ES modules as written, saved as .mjs beside the package's package.json, so
+ * 'fleetlimit/…' resolves by the package's own exports to the build, as in a user's install.
+ */
+function runnableFile(e: Example, suffix: string, driver: string): string {
+  const file = exampleFile(e).replace(/\.\w+$/, `${suffix}.mjs`);
+  const js = ts.transpileModule(
+    `${e.block.code}\nconst SOURCE = ${JSON.stringify(e.block.code)};\n${driver}`,
+    {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      fileName: file,
+    },
+  ).outputText;
+  writeFileSync(file, js);
+  return file;
 }
 
 // Appended to each example: it sees the example's top-level bindings (`server` or a Fastify `app`, `gw`) by name.
@@ -105,7 +126,7 @@ function runExample(
   onAsk?: () => Promise<void>,
 ): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    const child = spawn(process.execPath, [file], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -152,9 +173,11 @@ function expectQuickExit(e: Example, out: string): void {
 describe('the code examples of README.md and docs/', () => {
   let redis: RedisServer;
   beforeAll(async () => {
+    // the same marker file as the bin test's, so a run builds at most once
+    ensureFreshBuild(ROOT, 'dist/cli/main.js');
     redis = await startRedisServer();
     mkdirSync(OUT, { recursive: true });
-  });
+  }, 240_000);
   afterAll(async () => {
     await redis?.stop();
   });
@@ -207,9 +230,7 @@ describe('the code examples of README.md and docs/', () => {
 
   for (const e of runnable) {
     it(`${e.id} runs: one request or decision, then its own shutdown`, async () => {
-      const file = exampleFile(e);
-      const code = pointAtSources(e.block.code, file);
-      writeFileSync(file, `${code}\nconst SOURCE = ${JSON.stringify(e.block.code)};\n${DRIVER}`);
+      const file = runnableFile(e, '', DRIVER);
       const { code: exit, out } = await runExample(file, { REDIS_URL: redis.url, PORT: '0' });
       expect(exit, `${e.id} exited ${exit}:\n${out}`).toBe(0);
       const line = out.split('\n').find((l) => l.startsWith('PROBE '));
@@ -239,9 +260,7 @@ describe('the code examples of README.md and docs/', () => {
         async () => {
           const own = await startRedisServer();
           try {
-            const file = exampleFile(e).replace(/(\.\w+)$/, `-${away}$1`);
-            const code = pointAtSources(e.block.code, file);
-            writeFileSync(file, `${code}\nconst SOURCE = ${JSON.stringify(e.block.code)};\n${DRIVER}`);
+            const file = runnableFile(e, `-${away}`, DRIVER);
             const env = { REDIS_URL: own.url, PORT: '0', DOCS_EXAMPLE_STORE_AWAY: '1' };
             const { code: exit, out } = await runExample(file, env, async () => {
               if (away === 'killed') await own.kill9();
