@@ -3,17 +3,21 @@
  * code shapes another's JIT state): RUNS times, the readers alone on FILE (openArrivals, counting
  * arrivals), then the whole replay of FILE through DESIGN against the central log (readers + engine,
  * one gateway, 100 per minute, Δ = 1 s), each timed in this process's CPU time and in wall time.
- * Prints one JSON line (a ReplaySample).
+ * Prints one JSON line (a ReplaySample). READS (default every-sync) is the gateways' `reads` option
+ * (`fleetlimit replay --reads`).
  *
- *   node --import tsx bench/replay-worker.ts FILE FORMAT DESIGN RUNS
+ *   node --import tsx bench/replay-worker.ts FILE FORMAT DESIGN RUNS [READS]
  */
 import type { DesignId } from '../src/config.js';
+import type { ReadsMode } from '../src/gateway/options.js';
 import { openArrivals } from '../src/replay/parse/index.js';
 import type { LogFormat } from '../src/replay/parse/options.js';
 import { replay } from '../src/replay/run/engine.js';
 
 export interface ReplaySample {
   design: string;
+  /** The gateways' reads option; absent in samples saved before it was measured (every-sync). */
+  reads?: ReadsMode;
   lines: number;
   /** Lines per CPU-second of this process (a shared machine's other load does not lower it), per run. */
   parseCpu: number[];
@@ -22,8 +26,9 @@ export interface ReplaySample {
   endToEndWall: number[];
 }
 
-const [file, format, design, runsArg] = process.argv.slice(2);
+const [file, format, design, runsArg, readsArg] = process.argv.slice(2);
 const runs = Number(runsArg ?? 3);
+const reads = (readsArg ?? 'every-sync') as ReadsMode;
 
 /** Lines per second of CPU and of wall time for one call. */
 async function timed(f: () => Promise<number>): Promise<{ lines: number; cpu: number; wall: number }> {
@@ -37,6 +42,7 @@ async function timed(f: () => Promise<number>): Promise<{ lines: number; cpu: nu
 
 const out: ReplaySample = {
   design,
+  reads,
   lines: 0,
   parseCpu: [],
   parseWall: [],
@@ -61,6 +67,7 @@ for (let r = 0; r < runs; r++) {
       syncMs: 1000,
       seed: 1,
       top: 10,
+      ...(reads === 'every-sync' ? {} : { reads }),
     };
     const res = await replay(openArrivals([file], { format: format as LogFormat }), settings);
     if (res.arrivals !== parse.lines) throw new Error(`replayed ${res.arrivals} of ${parse.lines}`);

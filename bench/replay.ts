@@ -5,11 +5,14 @@
  * request's start, 5 % 429s), then per design a fresh process (replay-worker.ts) times, RUNS times,
  * the readers alone and the whole replay (readers + that design and the central log, one gateway,
  * 100 per minute, Δ = 1 s). Figures are lines per CPU-second of that process, min/median/max.
+ * The designs whose reads can follow requests (Design.readsFollowRequests) run a second time with
+ * `reads: 'on-request'` (`fleetlimit replay --reads on-request`), rows beside their default ones.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DESIGN_IDS } from '../src/config.js';
+import { DESIGN_IDS, type DesignId } from '../src/config.js';
+import { DESIGNS } from '../src/designs/index.js';
 import type { Arrival } from '../src/replay/arrival.js';
 import { writeLog } from '../src/replay/parse/write-log.js';
 import { Random } from '../src/sim/random.js';
@@ -28,7 +31,7 @@ export interface ReplayBench {
   format: 'combined';
   /** The readers alone: every design's process's runs together. */
   parseCpu: Spread;
-  /** Readers + design + central log, per design. */
+  /** Readers + design + central log, per design (`DESIGN --reads on-request` for the option's rows). */
   endToEndCpu: Record<string, Spread>;
   endToEndWall: Record<string, Spread>;
   samples: ReplaySample[];
@@ -54,6 +57,10 @@ export async function writeBenchLog(file: string, lines: number): Promise<void> 
   await writeLog(file, generated(lines), { format: 'combined', tzOffsetMinutes: 60 });
 }
 
+/** A row's name: the design, and the reads option when it is not the default. */
+const rowName = (design: string, reads: string) =>
+  reads === 'every-sync' ? design : `${design} --reads ${reads}`;
+
 function spread(xs: readonly number[]): Spread {
   const s = [...xs].sort((a, b) => a - b);
   return { min: s[0], median: s[Math.floor((s.length - 1) / 2)], max: s[s.length - 1] };
@@ -75,12 +82,19 @@ export async function benchReplay(opts: {
     opts.log(`replay: writing ${lines.toLocaleString('en-US')} combined lines`);
     await writeBenchLog(file, lines);
     const samples: ReplaySample[] = [];
-    for (const design of designs) {
-      opts.log(`replay ${design}`);
+    // each design by default, then the on-request rows of those the option changes, in one run
+    const jobs = [
+      ...designs.map((d) => [d, 'every-sync'] as const),
+      ...designs
+        .filter((d) => DESIGNS[d as DesignId]?.readsFollowRequests === true)
+        .map((d) => [d, 'on-request'] as const),
+    ];
+    for (const [design, reads] of jobs) {
+      opts.log(`replay ${rowName(design, reads)}`);
       samples.push(
         await runTsChild<ReplaySample>(
           'bench/replay-worker.ts',
-          [file, 'combined', design, String(runs)],
+          [file, 'combined', design, String(runs), reads],
           1_200_000,
         ),
       );
@@ -88,8 +102,9 @@ export async function benchReplay(opts: {
     const endToEndCpu: Record<string, Spread> = {};
     const endToEndWall: Record<string, Spread> = {};
     for (const s of samples) {
-      endToEndCpu[s.design] = spread(s.endToEndCpu);
-      endToEndWall[s.design] = spread(s.endToEndWall);
+      const row = rowName(s.design, s.reads ?? 'every-sync');
+      endToEndCpu[row] = spread(s.endToEndCpu);
+      endToEndWall[row] = spread(s.endToEndWall);
     }
     return {
       lines,
@@ -113,7 +128,7 @@ export function replayTable(b: ReplayBench): string {
     ([d, s]) => `| ${d} | ${mmm(s)} | ${s.median >= REPLAY_TARGET ? 'yes' : '**no**'} |`,
   );
   return [
-    `Replay speed: a generated combined log of ${k(b.lines)} lines (10,000 client addresses, 2,000 lines per second of stamps), one gateway, 100 per minute, Δ = 1 s; lines per CPU-second of one process, min / median / max of ${b.runs} runs per design (each design in a fresh process, the readers alone timed in every one of them).`,
+    `Replay speed: a generated combined log of ${k(b.lines)} lines (10,000 client addresses, 2,000 lines per second of stamps), one gateway, 100 per minute, Δ = 1 s; lines per CPU-second of one process, min / median / max of ${b.runs} runs per design (each design in a fresh process, the readers alone timed in every one of them); a design "--reads on-request" is that design with the gateways' \`reads: 'on-request'\` (a quiet key read only after a request).`,
     '',
     '| what | lines per CPU-second | median ≥ 200,000 |',
     '|---|---:|:---:|',

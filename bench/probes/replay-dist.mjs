@@ -3,14 +3,15 @@
 // settings), printing lines per CPU-second. A compiled build, so a CPU profile names the lines of the
 // library's own files: the loop to profile with `node --cpu-prof` and split with profile-split.mjs.
 // FILE is written first, as bench/replay.ts writes its log (1,000,000 lines), if it does not exist.
-// Usage: npm run build && node [--cpu-prof --cpu-prof-dir=DIR] --import tsx bench/probes/replay-dist.mjs FILE DESIGN [parse] [DIST=dist]
+// READS (default every-sync) is the gateways' reads option (fleetlimit replay --reads).
+// Usage: npm run build && node [--cpu-prof --cpu-prof-dir=DIR] --import tsx bench/probes/replay-dist.mjs FILE DESIGN [parse|e2e] [DIST=dist] [READS]
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [file, design, mode, distArg] = process.argv.slice(2);
+const [file, design, mode, distArg, reads = 'every-sync'] = process.argv.slice(2);
 if (file === undefined || design === undefined)
-  throw new Error('usage: node bench/probes/replay-dist.mjs FILE DESIGN [parse|e2e] [DIST=dist]');
+  throw new Error('usage: node bench/probes/replay-dist.mjs FILE DESIGN [parse|e2e] [DIST=dist] [READS]');
 const dist = pathToFileURL(resolve(distArg ?? 'dist')).href;
 const { openArrivals } = await import(`${dist}/replay/parse/index.js`);
 const { replay } = await import(`${dist}/replay/run/engine.js`);
@@ -32,10 +33,11 @@ if (mode === 'parse') {
     syncMs: 1000,
     seed: 1,
     top: 10,
+    ...(reads === 'every-sync' ? {} : { reads }),
   };
   n = (await replay(openArrivals([file], { format: 'combined' }), settings)).arrivals;
 }
 const c = process.cpuUsage(c0);
 console.log(
-  `${design} ${mode === 'parse' ? 'readers alone' : 'end to end'}: ${Math.round(n / ((c.user + c.system) / 1e6)).toLocaleString('en-US')} lines per CPU-second`,
+  `${design}${reads === 'every-sync' ? '' : ` --reads ${reads}`} ${mode === 'parse' ? 'readers alone' : 'end to end'}: ${Math.round(n / ((c.user + c.system) / 1e6)).toLocaleString('en-US')} lines per CPU-second`,
 );

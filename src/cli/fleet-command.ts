@@ -4,6 +4,7 @@ import { parseInjection } from '../fleet/inject.js';
 import { runFleet } from '../fleet/run.js';
 import { arrivalRate, type FleetSettings, type FloodSettings } from '../fleet/settings.js';
 import { formatComparison } from '../fleet/table.js';
+import { READS_MODES } from '../gateway/options.js';
 import { ONSET_AFTER_WINDOWS } from '../sim/engine.js';
 import { limitPerWindow, millis, num, oneOf, seconds, UsageError } from './parse.js';
 
@@ -36,6 +37,7 @@ export interface FleetFlags {
   floodKeys?: string;
   floodPick?: string;
   expiryMargin?: string;
+  reads?: string;
   json?: boolean;
 }
 
@@ -186,6 +188,8 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
   }
   if (scale.length > 0 && f.routing !== 'even')
     throw new UsageError('--scale', 'spreads the load evenly over the live gateways: use --routing even');
+  // set only away from the default, as sim's and replay's --reads: a default run's settings are as before
+  const reads = oneOf('--reads', f.reads ?? 'every-sync', READS_MODES);
   return {
     design: oneOf('--design', f.design, DESIGN_IDS),
     gateways: num('--gateways', f.gateways, { integer: true, min: 1, max: 32 }),
@@ -208,6 +212,7 @@ export function fleetSettings(f: FleetFlags): FleetSettings {
     ...(floodLoad !== undefined ? { floodLoad } : {}),
     ...(attack !== undefined ? { attack } : {}),
     ...(f.expiryMargin !== undefined ? { expiryMarginMs: expiryMargin(f.expiryMargin) } : {}),
+    ...(reads === 'every-sync' ? {} : { reads }),
   };
 }
 
@@ -291,6 +296,10 @@ export function addFleetCommand(program: Command): void {
     .option(
       '--expiry-margin <duration>',
       "with --keys: the gateways' RedisStore expiryMarginMs: 500ms, 5s… (a bare number is seconds; default 5 s)",
+    )
+    .option(
+      '--reads <mode>',
+      'when a quiet key is read, live and in the simulator: every-sync (default) or on-request (GatewayOptions.reads; the lazy synced designs read it only after a request)',
     )
     .option('--json', 'print { live, sim, settings } as JSON')
     .action(async (f: FleetFlags) => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DESIGN_IDS, type DesignId } from '../config.js';
+import { READS_MODES } from '../gateway/options.js';
 import { replayText } from '../replay/report/text.js';
 import { replayJson, writeReplayOutputs } from '../replay/report/write.js';
 import { type AttackSpec, parseAttack } from '../replay/run/attack.js';
@@ -18,6 +19,7 @@ export interface ReplayFlags extends LogFlags {
   out?: string;
   attack: string[];
   top: string;
+  reads?: string;
 }
 
 export interface ReplayPlan {
@@ -57,6 +59,8 @@ export function replayPlan(files: string[], f: ReplayFlags): ReplayPlan {
       throw new UsageError('--attack', (err as Error).message);
     }
   });
+  // set only away from the default, as sim's --reads: a default replay's settings are as before
+  const reads = oneOf('--reads', f.reads ?? 'every-sync', READS_MODES);
   return {
     files,
     settings: {
@@ -67,6 +71,7 @@ export function replayPlan(files: string[], f: ReplayFlags): ReplayPlan {
       syncMs: syncS * 1000,
       seed: num('--seed', f.seed, { integer: true, min: 0 }),
       top: num('--top', f.top, { integer: true, min: 1, max: 1000 }),
+      ...(reads === 'every-sync' ? {} : { reads }),
     },
     attacks,
     json: f.json === true,
@@ -89,6 +94,7 @@ function commandLine(files: string[], f: ReplayFlags): string {
     ['--route', f.route],
     ['--spread', f.spread],
     ['--seed', f.seed],
+    ['--reads', f.reads],
   ] as const)
     if (v !== undefined) parts.push(flag, v);
   for (const d of f.design) parts.push('--design', d);
@@ -118,6 +124,10 @@ export function addReplayCommand(program: Command): void {
       'overlay a flood of RATE × L on KEY from TIME (ISO or +10m), repeatable',
       collect,
       [],
+    )
+    .option(
+      '--reads <mode>',
+      'when a quiet key is read: every-sync (default) or on-request (GatewayOptions.reads; the lazy synced designs read it only after a request)',
     )
     .option('--json', 'print one JSON object')
     .option(

@@ -36,6 +36,7 @@ const gw = createAsyncGateway({
   gateways: cfg.gateways,
   syncMs: cfg.syncMs,
   storeTimeoutMs: cfg.storeTimeoutMs,
+  ...(cfg.reads !== undefined ? { reads: cfg.reads } : {}),
   store,
 });
 const syncLatencies: number[] = [];

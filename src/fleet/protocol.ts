@@ -3,6 +3,7 @@
  * answers 'ready' once listening, and one 'report' when asked; everything else it keeps to itself.
  */
 import type { DesignId } from '../config.js';
+import type { ReadsMode } from '../gateway/options.js';
 import type { Routing, TrafficKind } from '../sim/types.js';
 import type { FloodOnset } from './arrivals.js';
 
@@ -42,6 +43,8 @@ export interface GatewayConfig {
   keyCount?: number;
   /** RedisStore expiryMarginMs (absent: the store's default) */
   expiryMarginMs?: number;
+  /** GatewayOptions.reads (absent: the gateway's default, 'every-sync') */
+  reads?: ReadsMode;
 }
 
 export interface GatewayReport {

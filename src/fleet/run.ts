@@ -232,6 +232,7 @@ export async function runFleet(settings: FleetSettings, opts: RunOptions = {}): 
         upstreamPort,
         ...(settings.keys !== undefined ? { keyCount: settings.keys.count } : {}),
         ...(settings.expiryMarginMs !== undefined ? { expiryMarginMs: settings.expiryMarginMs } : {}),
+        ...(settings.reads !== undefined ? { reads: settings.reads } : {}),
       };
       // many keys: a full GC before each heap reading, so heap per held key is not the collector's timing
       const flags = settings.keys !== undefined ? ['--expose-gc'] : [];
@@ -430,6 +431,8 @@ export function simParamsOf(s: FleetSettings, minutes: number): Omit<RunParams, 
     minutes,
     ...(s.traffic === 'onset' ? { floodLoad: s.floodLoad ?? 100 } : {}),
     ...(s.attack !== undefined ? { attack: s.attack } : {}),
+    // the simulator's gateways read as the live ones do
+    ...(s.reads !== undefined ? { reads: s.reads } : {}),
   };
 }
 

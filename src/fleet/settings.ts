@@ -1,4 +1,5 @@
 import type { DesignId } from '../config.js';
+import type { ReadsMode } from '../gateway/options.js';
 import { ONSET_AFTER_WINDOWS } from '../sim/engine.js';
 import { zipfTotal } from '../sim/many-keys.js';
 import type { Attack, FloodPick, Routing, TrafficKind } from '../sim/types.js';
@@ -65,6 +66,11 @@ export interface FleetSettings {
   floodLoad?: number;
   /** flood and onset traffic: the flood spread evenly or sent whole to one gateway. @default 'even' */
   attack?: Attack;
+  /**
+   * The gateways' `reads` option, and the simulator's (docs/decisions/0013-reads-follow-requests.md).
+   * @default 'every-sync' (absent: the settings, and the gateways' options, are as before the option)
+   */
+  reads?: ReadsMode;
 }
 
 /** When an onset's flood comes on, ms from the start (the simulator's instant); null without one. */

@@ -52,7 +52,8 @@ export function settingsLine(r: FleetResult): string {
         (s.keys.flood !== undefined && s.keys.flood.keys > 0
           ? `, ${int(s.keys.flood.keys)} ${s.keys.flood.pick} key(s) flooded at ${s.keys.flood.load}× each`
           : '')
-      : '')
+      : '') +
+    (s.reads !== undefined ? `, reads ${s.reads}` : '')
   );
 }
 

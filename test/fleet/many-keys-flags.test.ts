@@ -169,3 +169,21 @@ describe('ZipfKeys: the simulator’s key draw', () => {
       expect(keyOfPath(p, 100), String(p)).toBeNull();
   });
 });
+
+describe('fleet --reads every-sync|on-request', () => {
+  it('reaches the settings only away from the default, and the simulator’s parameters with them', async () => {
+    const { simParamsOf } = await import('../../src/fleet/run.js');
+    expect('reads' in fleetSettings(flags)).toBe(false);
+    expect('reads' in fleetSettings({ ...flags, reads: 'every-sync' })).toBe(false);
+    const s = fleetSettings({ ...flags, keys: '1000', reads: 'on-request' });
+    expect(s.reads).toBe('on-request');
+    expect(simParamsOf(s, 1).reads).toBe('on-request');
+    expect('reads' in simParamsOf(fleetSettings(flags), 1)).toBe(false);
+  });
+
+  it('refuses a bad value, naming --reads', () => {
+    expect(() => fleetSettings({ ...flags, reads: 'sometimes' })).toThrow(
+      /--reads: must be one of every-sync, on-request; got "sometimes"/,
+    );
+  });
+});

@@ -160,8 +160,48 @@ describe('fleetlimit replay', () => {
     [['--limit', '20/1m', '--key', 'header:x-api-key+'], /--key: header:x-api-key\+: an empty part/],
     [['--limit', '20/1m', '--time-unit', 'days'], /--time-unit: must be one of/],
     [['--limit', '20/1m', '--reorder-window', 'soon'], /--reorder-window: expected a duration/],
+    [['--limit', '20/1m', '--reads', 'lazy'], /--reads: must be one of every-sync, on-request; got "lazy"/],
   ])('%j is a clear error naming the flag', async (flags, message) => {
     await expect(runCli(['replay', ...files, ...JSON_FLAGS, ...flags])).rejects.toThrow(message);
+  });
+
+  it('--reads on-request reaches the gateways: fewer key-syncs for shared-counter, said in the settings', async () => {
+    // 300 quiet keys over two gateways' logs: each seen about once a minute, far from L
+    const quiet = randomArrivals(10, 3000, { keys: 300, gateways: 2, perSec: 5, t0: T0 });
+    const logs = [0, 1].map((g) => {
+      const file = join(dir, `quiet-g${g}.jsonl`);
+      const lines = quiet
+        .filter((a) => a.gateway === g)
+        .map((a) => JSON.stringify({ time: a.t, key: a.key }));
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      return file;
+    });
+    const run = async (more: string[]) =>
+      JSON.parse(
+        (
+          await runCli([
+            'replay',
+            ...logs,
+            ...JSON_FLAGS,
+            '--limit',
+            '20/1m',
+            '--design',
+            'shared-counter',
+            '--json',
+            ...more,
+          ])
+        ).out,
+      );
+    const [every, explicit, onRequest] = [
+      await run([]),
+      await run(['--reads', 'every-sync']),
+      await run(['--reads', 'on-request']),
+    ];
+    expect(every.settings).not.toHaveProperty('reads');
+    expect(explicit).toEqual(every);
+    expect(onRequest.settings.reads).toBe('on-request');
+    expect(onRequest.designs[0].keySyncs).toBeLessThan(every.designs[0].keySyncs / 2);
+    expect(onRequest.designs[0].storeCalls).toBe(every.designs[0].storeCalls);
   });
 
   it('one file over two gateways needs a route: an error naming --gateways', async () => {

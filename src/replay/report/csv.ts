@@ -16,6 +16,8 @@ export const DESIGN_COLUMNS = [
   'roundTripsPerRequest',
   'storeCalls',
   'storeCallsPerSec',
+  'keySyncs',
+  'keySyncsPerSec',
 ] as const satisfies readonly (keyof DesignResult)[];
 
 // a field added to DesignResult without a column fails the type-check here

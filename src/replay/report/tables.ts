@@ -72,7 +72,9 @@ export function settingsLine(r: ReplayResult): string {
   const span =
     r.arrivals > 0 ? `${new Date(r.from).toISOString()} – ${new Date(r.to).toISOString()}` : 'no arrivals';
   return (
-    `K = ${s.gateways}, Δ = ${s.syncMs / 1000} s, L = ${s.limit} per ${s.windowMs / 1000} s, seed ${s.seed}; ` +
+    `K = ${s.gateways}, Δ = ${s.syncMs / 1000} s, L = ${s.limit} per ${s.windowMs / 1000} s, seed ${s.seed}` +
+    // said only when set, so a default replay's line is as it was
+    `${s.reads === undefined ? '' : `, reads ${s.reads}`}; ` +
     `${int(r.arrivals)} arrivals (${int(r.floodArrivals)} flood) on ${int(r.keys)} keys, ${span}`
   );
 }

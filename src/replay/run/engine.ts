@@ -110,6 +110,7 @@ export class ReplayRun {
             syncMs: s.syncMs,
             seed: s.seed,
             origin: t,
+            ...(s.reads === undefined ? {} : { reads: s.reads }),
           }),
     );
   }
@@ -235,6 +236,7 @@ export class ReplayRun {
     const rows: DesignResult[] = this.order.map((design, i) => {
       // the reference is the central log's work: one store call per request
       const calls = i === 0 ? this.requests[0] : (this.fleets[i]?.storeCalls() ?? 0);
+      const keySyncs = i === 0 ? 0 : (this.fleets[i]?.keySyncs() ?? 0);
       const onPath = i === 0 ? this.requests[0] : (this.fleets[i]?.requestPathCalls() ?? 0);
       return {
         design,
@@ -250,6 +252,8 @@ export class ReplayRun {
         roundTripsPerRequest: this.requests[i] > 0 ? onPath / this.requests[i] : 0,
         storeCalls: calls,
         storeCallsPerSec: spanS > 0 ? calls / spanS : 0,
+        keySyncs,
+        keySyncsPerSec: spanS > 0 ? keySyncs / spanS : 0,
       };
     });
     // every key's whole history: the live ones, and the retired ones the board kept

@@ -9,6 +9,7 @@
 import type { DesignId } from '../../config.js';
 import { DESIGNS } from '../../designs/index.js';
 import { Gateway } from '../../gateway/gateway.js';
+import type { ReadsMode } from '../../gateway/options.js';
 import { CountingStore } from '../../sim/many-keys.js';
 import { Random } from '../../sim/random.js';
 import { MemoryStore } from '../../store/memory-store.js';
@@ -23,6 +24,8 @@ export interface FleetSpec {
   seed: number;
   /** The instant the sync schedule starts from (the log's first arrival). */
   origin: number;
+  /** GatewayOptions.reads (absent: the gateways' default, 'every-sync'). */
+  reads?: ReadsMode;
 }
 
 export class ReplayFleet {
@@ -38,6 +41,8 @@ export class ReplayFleet {
   private nextAt: number;
   /** Syncs skipped because no gateway held a key (the fleet would still have sent them). */
   private idleSyncs = 0;
+  /** Keys the syncs carried (SyncStats.keys summed). */
+  private syncedKeys = 0;
   /** Whether syncs are store calls of this design (a design that never syncs only drops idle keys at them). */
   private readonly syncsCount: boolean;
 
@@ -59,6 +64,8 @@ export class ReplayFleet {
             windowKind: 'sliding',
             gateways: K,
             syncMs: spec.syncMs,
+            // only when set, as the many-keys simulator passes it: the options the default builds are unchanged
+            ...(spec.reads === undefined ? {} : { reads: spec.reads }),
           },
           this.store,
         ),
@@ -95,7 +102,7 @@ export class ReplayFleet {
       const g = this.order[this.syncIdx % this.K];
       this.moveTo(this.syncIdx + 1);
       if (this.gws[g].keyCount === 0) this.idleSyncs++;
-      else this.gws[g].sync(s);
+      else this.syncedKeys += this.gws[g].sync(s).keys;
     }
   }
 
@@ -129,6 +136,11 @@ export class ReplayFleet {
   /** Store calls on requests' path so far (central-log's logAdmit, leases-ask's asks). */
   requestPathCalls(): number {
     return this.store.logAdmits + this.store.asks;
+  }
+
+  /** Keys carried by the syncs so far (0 for a design whose syncs are not store calls). */
+  keySyncs(): number {
+    return this.syncsCount ? this.syncedKeys : 0;
   }
 
   /** Store calls so far: syncs (if this design's syncs are store calls) and request-path calls. */

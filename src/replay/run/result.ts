@@ -1,5 +1,6 @@
 /** What a replay reports: plain values, the same for the table, --json, CSV and the HTML page. */
 import type { DesignId } from '../../config.js';
+import type { ReadsMode } from '../../gateway/options.js';
 import type { ReadStats } from '../arrival.js';
 
 export interface ReplaySettings {
@@ -16,6 +17,11 @@ export interface ReplaySettings {
   seed: number;
   /** How many keys each "most affected" list shows. */
   top: number;
+  /**
+   * When the gateways read a quiet key (GatewayOptions.reads, --reads); absent is 'every-sync', so a
+   * default replay's settings (and its JSON) are what they were before the option.
+   */
+  reads?: ReadsMode;
 }
 
 /** One design's figures over the whole replay, against the central log on the same arrivals. */
@@ -41,6 +47,13 @@ export interface DesignResult {
   storeCalls: number;
   /** Store calls (syncs and request-path calls) per second of the log's span. */
   storeCallsPerSec: number;
+  /**
+   * Keys carried by the syncs (each a push or a read at the store: its work, which --reads on-request
+   * lowers while the calls stay one per gateway per Δ); 0 for the reference and a design that never syncs.
+   */
+  keySyncs: number;
+  /** keySyncs per second of the log's span. */
+  keySyncsPerSec: number;
 }
 
 /** One key in a "most affected" list. */
