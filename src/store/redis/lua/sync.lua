@@ -158,6 +158,36 @@ local function belowLimit(log, count, out, p)
   return b0 or c0, c1
 end
 
+-- SyncReply.pastHorizonAt for a read alone with a count of LIMIT / 2 or more and admits past the pairs
+-- just listed (out[p + 1..]): m, the admits listed (nil: not said). Only such keys then pay a read: a
+-- key under half its limit costs one comparison.
+local function pastRank(flags, count, out, p)
+  if flags ~= 1 or 2 * count < LIMIT then
+    return nil
+  end
+  local m = 0
+  for x = p + 2, #out, 2 do
+    m = m + out[x]
+  end
+  if count > m then
+    return m
+  end
+  return nil
+end
+
+-- The expiries of the admits at ranks m and m + 1 (the window module's ranked: a bounded read, one
+-- Redis call at most); -inf where that read did not reach.
+local function pastHorizon(log, m)
+  local e0, e1, exact = ranked(log, m)
+  if exact < 1 then
+    e0 = -math.huge
+  end
+  if exact < 2 then
+    e1 = -math.huge
+  end
+  return e0, e1
+end
+
 -- The plain path: a key holding no grant and no void, asked for none, whose oldest admit still
 -- counts (so nothing ages out and the stored count holds), pushing a few runs. It does what the
 -- general path below does for such a key, without building its tables or calling through them (a
@@ -246,6 +276,7 @@ local function plainTouch(i, log, meta, out)
     -- at the limit or over: when the count falls below it (belowLimit), after the oldest expiry
     if BUCKETS > 0 and unloaded then
       held(log)
+      unloaded = false
     end
     local b0, b1 = belowLimit(log, count, out, p)
     if pairs == 0 then
@@ -258,6 +289,14 @@ local function plainTouch(i, log, meta, out)
     HEAD[#HEAD + 1] = packHead('<ddddd', count, 0, NOW, 0, oExpiry)
   else
     HEAD[#HEAD + 1] = packHead('<dddd', count, 0, NOW, pairs)
+  end
+  local rank = pastRank(FLAGS[i], count, out, p)
+  if rank ~= nil then
+    -- half the limit or more, some admits not listed: the two oldest of those, after the rest
+    if BUCKETS > 0 and unloaded then
+      held(log)
+    end
+    HEAD[#HEAD + 1] = packHead('<dd', pastHorizon(log, rank))
   end
   return true
 end
@@ -338,6 +377,11 @@ local function generalTouch(i, log, m, out)
   if flags == 1 and count >= LIMIT then
     -- at the limit or over: when the count falls below it (belowLimit), after the rest
     HEAD[#HEAD + 1] = packHead('<dd', belowLimit(log, count, out, p))
+  end
+  local rank = pastRank(flags, count, out, p)
+  if rank ~= nil then
+    -- half the limit or more, some admits not listed: the two oldest of those (pastHorizon), last
+    HEAD[#HEAD + 1] = packHead('<dd', pastHorizon(log, rank))
   end
   settle(log, m, count, (touched and count > 0) and last(log, m) or nil, latestLapse, touched)
 end

@@ -431,7 +431,8 @@ end
 
 -- Expiries of the counted admits at ranks r and r + 1 (0-based, oldest first), as the buckets count
 -- them (each until its latest admit's expiry); inf past them. Every bucket is read: their number is
--- bounded by BUCKETS. For sync.lua's read over the limit (SyncReply.belowLimitAt).
+-- bounded by BUCKETS (so both exact, as the buckets count them: the third value, as window-exact.lua's).
+-- For sync.lua's read over the limit (SyncReply.belowLimitAt) and past its horizon (pastHorizonAt).
 local function ranked(log, r)
   local l = loaded(log)
   local seen, b0 = 0, nil
@@ -441,10 +442,10 @@ local function ranked(log, r)
       b0 = l[i][1]
     end
     if seen > r + 1 then
-      return b0, l[i][1]
+      return b0, l[i][1], 2
     end
   end
-  return b0 or math.huge, math.huge
+  return b0 or math.huge, math.huge, 2
 end
 
 -- For sync.lua's plain path, before it lists a key's expiring buckets: it read no more of them than

@@ -478,12 +478,13 @@ end
 local RANK_MEMBERS = 32
 
 -- Expiries of the counted admits at ranks r and r + 1 (0-based, oldest first), for sync.lua's read at
--- the limit or over (SyncReply.belowLimitAt; prune has run, or nothing aged: the plain path). Read
--- from the r + 2 oldest members, at most RANK_MEMBERS: a member's earliest run is its score, so the
--- run at rank j lies in one of the j + 1 oldest. Every run before the last member read's score is
--- among them: a rank found before it is exact, one past it is bounded from below by that score's
--- expiry; past a log read whole, inf. The runs are walked as read when in time order (a gateway's
--- pushes are), else sorted: a table per run and table.sort's calls were most of the cost.
+-- the limit or over (SyncReply.belowLimitAt) and past its horizon (pastHorizonAt; prune has run, or
+-- nothing aged: the plain path). Read from the r + 2 oldest members, at most RANK_MEMBERS: a member's
+-- earliest run is its score, so the run at rank j lies in one of the j + 1 oldest. Every run before
+-- the last member read's score is among them (and at it, one at that instant): a rank found up to it
+-- is exact, one past it is bounded from below by that score's expiry; past a log read whole, inf. A
+-- third value says how many of the two are exact. The runs are walked as read when in time order (a
+-- gateway's pushes are), else sorted: a table per run and table.sort's calls were most of the cost.
 local function ranked(log, r)
   local m = math.min(RANK_MEMBERS, r + 2)
   local cand = redis.call('ZRANGE', log, 0, m - 1, 'WITHSCORES')
@@ -512,7 +513,8 @@ local function ranked(log, r)
   local seen, t0 = 0, nil
   for j = 1, n do
     local t = ts[j]
-    if t >= cut then
+    -- at the cut itself still exact: a run not read there is at the same instant
+    if t > cut then
       break
     end
     seen = seen + cs[j]
@@ -520,14 +522,18 @@ local function ranked(log, r)
       t0 = t
     end
     if seen > r + 1 then
-      return expiry(t0), expiry(t)
+      return expiry(t0), expiry(t), 2
     end
   end
-  local bound = cut < math.huge and expiry(cut) or math.huge
-  if t0 ~= nil then
-    return expiry(t0), bound
+  -- the third value: how many of the two are exact (inf, no such admit, is exact past a log read whole)
+  if cut == math.huge then
+    return t0 ~= nil and expiry(t0) or math.huge, math.huge, 2
   end
-  return bound, bound
+  local bound = expiry(cut)
+  if t0 ~= nil then
+    return expiry(t0), bound, 1
+  end
+  return bound, bound, 0
 end
 
 -- Members in the log (0: it is gone or empty). For sync.lua's plain path, which then reads no more
