@@ -69,7 +69,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
   private below: number[] | null = null;
   /**
    * The expiries of the two oldest admits the last reply counted and did not list (its
-   * SyncReply.pastHorizonAt, told for a count of L/2 or more; null: not told). The others' among them
+   * SyncReply.pastHorizonAt, told for a count of L − 2 or more; null: not told). The others' among them
    * Retry-After walks at their instants: with the oldest alone it let the rest leave then, early until
    * its next sync when its own admits since took the key to L (issue 31).
    */

@@ -680,7 +680,7 @@ export class MemoryStore implements Store {
 /** When the log's oldest admit leaves the window (Infinity if none). */
 /**
  * SyncReply.pastHorizonAt for a read alone: the expiries of the admits at ranks m and m + 1, m the
- * admits its reply lists, when there are admits past them and the count is half the limit or more
+ * admits its reply lists, when there are admits past them and the count is L − 2 or more
  * (as sync.lua; exact here). Undefined otherwise.
  */
 function pastHorizon(
@@ -689,7 +689,7 @@ function pastHorizon(
   listed: { expiries: number[]; expiryCounts?: number[] },
   policy: Policy,
 ): number[] | undefined {
-  if (2 * count < policy.limit) return undefined;
+  if (count + 2 < policy.limit) return undefined;
   const ec = listed.expiryCounts;
   let m = listed.expiries.length;
   if (ec !== undefined) {

@@ -37,9 +37,9 @@
  *    store by its last sync (it cannot know of it), or retryAt said it cannot know and
  *    retryNotBefore gave no bound (Retry-After is then its next sync: a key it never synced, or
  *    replies that list less than Δ ahead), or its own admits since its last reply took the key to L
- *    and retryAt said it cannot know (that reply, under L/2, told when the oldest admit leaves, not
+ *    and retryAt said it cannot know (that reply, under L − 2, told when the oldest admit leaves, not
  *    the next). Nothing else excused, not Δ: with what the store says of its count (the oldest
- *    expiry; at the limit or over, when the count falls below L and L − 1; at L/2 or over, when the
+ *    expiry; at the limit or over, when the count falls below L and L − 1; at L − 2 or over, when the
  *    two oldest admits it does not list leave) the gateway knows the true wait of a request of cost 1
  *    or 2 exactly. It answered when the oldest admit left where count − L + cost had to (issue 31;
  *    seen failing without SyncReply.belowLimitAt on 11 of seeds 1–12, and with its own admits since
@@ -487,7 +487,7 @@ function retryAt(c: Case, upTo: number): void {
   const synced = design.syncs === 'lazy' && !design.grants && design.bound === 'none';
   const early = d.retryAfterMs < Math.max(1, truth - r) - EARLY_SLACK;
   // its own admits since its last reply took the key to L and it said it could not know (that reply,
-  // under L/2, told only when the oldest admit leaves): no excuse where it claims to know
+  // under L − 2, told only when the oldest admit leaves): no excuse where it claims to know
   const ownUnread = (lim?.unsyncedAdmits() ?? 0) > 0 && saidUnknown;
   if (synced && early && !noBound && !ownUnread && !unseenOf(fleet, c, g, key, r))
     expect.fail(

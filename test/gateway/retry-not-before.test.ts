@@ -14,7 +14,7 @@ import { MemoryStore } from '../../src/store/memory-store.js';
  * must leave: g0's at 0 (the reply's oldest, leaving at 10 000) and one more of g0's, which g2 knew
  * only as a count, or its own at 3 000. It said 10 000, the soonest with the oldest expiry alone; the
  * reply, at the limit, now also says when the count falls below L − 1 (SyncReply.belowLimitAt): 10 300,
- * the true wait. It did not know when the rest leave (retryAt: Infinity); the reply, at L/2 or more, now
+ * the true wait. It did not know when the rest leave (retryAt: Infinity); the reply, at L − 2 or more, now
  * also says when the two oldest admits it does not list leave (SyncReply.pastHorizonAt, 10 000 and
  * 10 300): it knows. A request of cost 3 waits for a third, g0's at 600, which it knows only as a count
  * leaving no sooner than 10 300: it cannot know, and says 10 300 (the true wait is 10 600).

@@ -10,7 +10,7 @@ import { MemoryStore } from '../../src/store/memory-store.js';
  * oldest admit it counted leaves (SyncReply.oldestExpiry) and nothing of the next; a gateway whose own
  * admits since took the key to L, refused a request that needs two admits to leave, could only say
  * when the oldest did (its next sync at the earliest): early until that sync, by up to a window.
- * Fixed: a read of L/2 or more also says when the two oldest admits it does not list leave
+ * Fixed: a read of L − 2 or more also says when the two oldest admits it does not list leave
  * (SyncReply.pastHorizonAt), and the walk lets the others' among them leave then.
  *
  * K = 3, L = 5 per 10 s, Δ = 200 ms (horizon 800 ms), one MemoryStore, syncs in time order. g2 admits

@@ -94,7 +94,7 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
           granted: 0,
           grantExpiresAt: 800,
           belowLimitAt: [1100, 1300],
-          // half the limit or more, two not listed: when they leave (see pastHorizonAt below)
+          // L − 2 or more, two not listed: when they leave (see pastHorizonAt below)
           pastHorizonAt: [1300, 1700],
         },
       ]);
@@ -451,7 +451,7 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       }
     });
 
-    it('a read of half the limit or more says when the two oldest admits it does not list leave (issue 31)', async () => {
+    it('a read of L − 2 or more says when the two oldest admits it does not list leave (issue 31)', async () => {
       const s = await make();
       const p = { ...sliding, limit: 6 };
       // horizon 1200: the admit at 100 listed; of 300, 500, 700 the ranks 1 and 2
@@ -473,15 +473,15 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       const e = await s.sync(req({ seq: 4, policy: p, entries: [push('k', [])] }), 1310);
       expect(e.replies[0]).toMatchObject({ count: 4, pastHorizonAt: [1750, 1750] });
       // one admit not listed: Infinity for the second
-      const f = await s.sync(req({ seq: 5, policy: p, entries: [push('x', [100, 200, 900])] }), 1000);
-      expect(f.replies[0]).toMatchObject({ count: 3, pastHorizonAt: [1900, Number.POSITIVE_INFINITY] });
+      const f = await s.sync(req({ seq: 5, policy: p, entries: [push('x', [100, 200, 300, 900])] }), 1000);
+      expect(f.replies[0]).toMatchObject({ count: 4, pastHorizonAt: [1900, Number.POSITIVE_INFINITY] });
       // a fixed window's admits all leave at its end
       const g = await s.sync(
         req({ policy: { ...fixed, limit: 4 }, entries: [push('f', [100, 200, 300])] }),
         400,
       );
       expect(g.replies[0]).toMatchObject({ count: 3, pastHorizonAt: [1000, 1000] });
-      // not said: under half the limit, all listed, no read, a lease's release
+      // not said: under L − 2 (one admit of six, 1200), all listed, no read, a lease's release
       const h = await s.sync(
         req({
           seq: 6,

@@ -502,7 +502,7 @@ function runCount(a: readonly number[]): number {
  * number of expiry pairs, and for an entry with `release` its oldest expiry and free slots, for one
  * with `read` alone that lists no pair its oldest expiry, then for one with `read` alone and a count
  * at the limit or over the two instants of belowLimitAt, then for one with `read` alone, a count of
- * half the limit or more and admits it does not list the two of pastHorizonAt), read in place; the pairs follow as (expiry
+ * L − 2 or more and admits it does not list the two of pastHorizonAt), read in place; the pairs follow as (expiry
  * as text, admits).
  */
 function decodeSyncChunk(
@@ -564,8 +564,8 @@ function decodeSyncChunk(
         reply.belowLimitAt = [head.readDoubleLE(h), head.readDoubleLE(h + 8)];
         h += 16;
       }
-      // half the limit or more, with admits past those listed: the two oldest of them (pastHorizonAt)
-      if (2 * count >= limit && count > listedAdmits(pairs, expiryCounts)) {
+      // L − 2 or more, with admits past those listed: the two oldest of them (pastHorizonAt)
+      if (count + 2 >= limit && count > listedAdmits(pairs, expiryCounts)) {
         doubles += 2;
         if (head.length < 8 * doubles) throw bad();
         reply.pastHorizonAt = [head.readDoubleLE(h), head.readDoubleLE(h + 8)];
