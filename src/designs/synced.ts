@@ -68,6 +68,13 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
    */
   private below: number[] | null = null;
   /**
+   * The expiries of the two oldest admits the last reply counted and did not list (its
+   * SyncReply.pastHorizonAt, told for a count of L − 2 or more; null: not told). The others' among them
+   * Retry-After walks at their instants: with the oldest alone it let the rest leave then, early until
+   * its next sync when its own admits since took the key to L (issue 31).
+   */
+  private past: number[] | null = null;
+  /**
    * Own admits since the last sync, and those taken by a sync still in flight: the runs it pushed
    * (`inflightCounts[i]` admits at inflight[i]; one each when undefined), walked past up to run
    * `inflightIdx`, with `inflightLive` admits from there on (see pushedLive). Private: a subclass
@@ -453,23 +460,41 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     // oldest admit instead, up to a window late (regression:
     // test/regressions/synced-retry-after-waits-for-its-own-oldest-admit.test.ts).
     const oldest = this.unlistedFrom;
-    const lb = Number.isNaN(oldest) ? this.horizon : Math.max(oldest, this.horizon);
-    const exact = !Number.isNaN(oldest) && (late.t.length === 0 || oldest < late.t[0]);
+    let lb = Number.isNaN(oldest) ? this.horizon : Math.max(oldest, this.horizon);
+    let exact = !Number.isNaN(oldest) && (late.t.length === 0 || oldest < late.t[0]);
+    // the others' admits among the two oldest unlisted (pastHorizonAt) leave at their instants, the
+    // rest no earlier than the last told
+    const known = this.pastOthers(late, unknown);
+    let rest = unknown;
+    if (known !== null) {
+      rest -= listTotal(known.others);
+      if (known.from > lb) lb = known.from;
+      exact = false;
+    }
+    const others = known === null ? NO_RUNS : after(known.others, ts);
     const ub = Math.max(lb, exp(this.lastSyncAt));
     const at = (e: number, n: number): RunList => (e > ts && n > 0 ? { t: [e], n: [n] } : NO_RUNS);
-    const lows = merged(after(told.left, ts), mine, this.unknownLows(ts, lb, unknown, told.left, late));
+    const lows = merged(
+      after(told.left, ts),
+      mine,
+      others,
+      this.unknownLows(ts, lb, rest, merged(told.left, others), late),
+    );
     const lo = firstAdmitAt(ts, Number.POSITIVE_INFINITY, listTotal(lows), lows, 0, NO_RUNS, ok);
     if (!(lo < Number.POSITIVE_INFINITY)) return lo;
     const first = exact ? 1 : 0;
+    let seenOthers = 0;
+    while (seenOthers < others.t.length && others.t[seenOthers] < sees) seenOthers++;
     const highs = merged(
       fixed,
+      firstRuns(others, seenOthers),
       first > 0 && lb < sees ? at(lb, 1) : NO_RUNS,
-      ub < sees ? at(ub, unknown - first) : NO_RUNS,
+      ub < sees ? at(ub, rest - first) : NO_RUNS,
     );
     let gone = 0;
     if (first > 0 && !(lb > ts)) gone += 1;
-    if (!(ub > ts)) gone += unknown - first;
-    const k0 = listTotal(fixed) + unseen + unknown - gone;
+    if (!(ub > ts)) gone += rest - first;
+    const k0 = listTotal(fixed) + listTotal(others) + unseen + rest - gone;
     const hi = firstAdmitAt(ts, Number.POSITIVE_INFINITY, k0, highs, 0, NO_RUNS, ok);
     if (hi === lo) return lo;
     // it cannot know, but not before lo: a client told its next sync retried every Δ until then
@@ -489,6 +514,44 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     const t = ex.slice(0, b);
     const n = ec === undefined ? undefined : ec.slice(0, b);
     return { all: runList(t, n, 0, (e) => e), left: runList(t, n, Math.min(this.expIdx, b), (e) => e) };
+  }
+
+  /**
+   * The others' admits among the two oldest the last reply counted and did not list (`past`, its
+   * pastHorizonAt): those of its instants that are not its own `late` ones (ascending runs), at most
+   * `unknown` of them; `from`, the last instant told (none of the rest leaves before it). Null: not
+   * told, or the reply does not agree with its own late admits (it then knows no more than before).
+   */
+  private pastOthers(late: RunList, unknown: number): { others: RunList; from: number } | null {
+    const past = this.past;
+    if (past === null) return null;
+    const t: number[] = [];
+    const n: number[] = [];
+    let i = 0;
+    let used = 0;
+    let from = Number.NEGATIVE_INFINITY;
+    for (const p of past) {
+      // past the store's read, or no such admit: nothing more told
+      if (!(p > Number.NEGATIVE_INFINITY && p < Number.POSITIVE_INFINITY)) break;
+      if (i < late.t.length && late.t[i] < p) return null;
+      from = p;
+      if (i < late.t.length && late.t[i] === p) {
+        // one of its own (a tie with another's leaves at the same instant either way)
+        if (++used === late.n[i]) {
+          i++;
+          used = 0;
+        }
+        continue;
+      }
+      if (listTotal({ t, n }) >= unknown) return null;
+      if (t.length > 0 && t[t.length - 1] === p) n[n.length - 1]++;
+      else {
+        t.push(p);
+        n.push(1);
+      }
+    }
+    if (from === Number.NEGATIVE_INFINITY) return null;
+    return { others: { t, n }, from };
   }
 
   /**
@@ -642,6 +705,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     this.unlistedFrom =
       reply.expiries.length === 0 && reply.oldestExpiry !== undefined ? reply.oldestExpiry : Number.NaN;
     this.below = reply.belowLimitAt ?? null;
+    this.past = reply.pastHorizonAt ?? null;
     this.inflight = EMPTY;
     this.inflightCounts = undefined;
     this.inflightIdx = 0;

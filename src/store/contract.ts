@@ -107,6 +107,17 @@ export interface SyncReply {
    */
   belowLimitAt?: number[];
   /**
+   * With `read` alone (the shared-counter family), when the reply counts admits it does not list
+   * (expiring at or past its horizon) and its count is L − 2 or more (L the policy's limit: one or two
+   * requests take it to L): the expiries of the oldest two of those, the admits at ranks m and m + 1
+   * (oldest first, m the admits listed):
+   * Infinity where there is no such admit, −Infinity where the store's bounded read did not reach it
+   * (RedisStore's exact mode: its 32 oldest members). A gateway whose own admits since the reply took
+   * the key to L waits for one of these: with the oldest expiry alone (or none, some listed) it said
+   * when one admit left where more had to, early until its next sync (issue 31). Other entries omit it.
+   */
+  pastHorizonAt?: number[];
+  /**
    * With `release`: slots neither admitted in the window nor granted to any gateway, after this entry
    * (>= 0). A lease gateway shows what it holds plus these as `remaining` (its own grant alone went
    * 1, 0, 1, 0 as asks refilled it).

@@ -611,8 +611,10 @@ export class MemoryStore implements Store {
           r + 1 < count ? expiryOf(log.at(r + 1), windowMs, windowKind) : Number.POSITIVE_INFINITY;
         out.belowLimitAt = [expiryOf(log.at(r), windowMs, windowKind), below1];
       } else out.belowLimitAt = undefined;
+      out.pastHorizonAt = e.release ? undefined : pastHorizon(log, count, out, policy);
     } else {
       out.belowLimitAt = undefined;
+      out.pastHorizonAt = undefined;
       out.expiries = NO_EXPIRIES;
       out.expiryCounts = undefined;
     }
@@ -676,6 +678,30 @@ export class MemoryStore implements Store {
 }
 
 /** When the log's oldest admit leaves the window (Infinity if none). */
+/**
+ * SyncReply.pastHorizonAt for a read alone: the expiries of the admits at ranks m and m + 1, m the
+ * admits its reply lists, when there are admits past them and the count is L − 2 or more
+ * (as sync.lua; exact here). Undefined otherwise.
+ */
+function pastHorizon(
+  log: TimeLog,
+  count: number,
+  listed: { expiries: number[]; expiryCounts?: number[] },
+  policy: Policy,
+): number[] | undefined {
+  if (count + 2 < policy.limit) return undefined;
+  const ec = listed.expiryCounts;
+  let m = listed.expiries.length;
+  if (ec !== undefined) {
+    m = 0;
+    for (let i = 0; i < ec.length; i++) m += ec[i];
+  }
+  if (!(count > m)) return undefined;
+  const { windowMs, windowKind } = policy;
+  const next = m + 1 < count ? expiryOf(log.at(m + 1), windowMs, windowKind) : Number.POSITIVE_INFINITY;
+  return [expiryOf(log.at(m), windowMs, windowKind), next];
+}
+
 function oldestOf(log: TimeLog, policy: Policy): number {
   return log.size === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.at(0), policy.windowMs, policy.windowKind);
 }

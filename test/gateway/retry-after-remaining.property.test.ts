@@ -37,11 +37,13 @@
  *    store by its last sync (it cannot know of it), or retryAt said it cannot know and
  *    retryNotBefore gave no bound (Retry-After is then its next sync: a key it never synced, or
  *    replies that list less than Δ ahead), or its own admits since its last reply took the key to L
- *    (that reply, under L, told when the oldest admit leaves, not the next: FC_SEED=46, 2 ms early).
- *    Nothing else excused, not Δ: with what the store says of its count (the oldest expiry, and at
- *    the limit or over when the count falls below L and L − 1) the gateway knows the true wait of a
- *    request of cost 1 or 2 exactly. It answered when the oldest admit left where count − L + cost
- *    had to (issue 31; seen failing without SyncReply.belowLimitAt on 11 of seeds 1–12).
+ *    and retryAt said it cannot know (that reply, under L − 2, told when the oldest admit leaves, not
+ *    the next). Nothing else excused, not Δ: with what the store says of its count (the oldest
+ *    expiry; at the limit or over, when the count falls below L and L − 1; at L − 2 or over, when the
+ *    two oldest admits it does not list leave) the gateway knows the true wait of a request of cost 1
+ *    or 2 exactly. It answered when the oldest admit left where count − L + cost had to (issue 31;
+ *    seen failing without SyncReply.belowLimitAt on 11 of seeds 1–12, and with its own admits since
+ *    excused whether or not retryAt knew, without SyncReply.pastHorizonAt: FC_SEED=46, 2 ms early).
  * The async runtime's part is checked the same way on one AsyncGateway over a MemoryStore with fake
  * timers (a lone gateway: its view is always complete).
  */
@@ -430,11 +432,14 @@ function retryAt(c: Case, upTo: number): void {
   let knowable = true;
   // retryAt said it cannot know and retryNotBefore gave no bound: Retry-After is its next sync
   let noBound = false;
+  // retryAt said it cannot know (Infinity)
+  let saidUnknown = false;
   const lim = fleet.gws[g].limiterFor(key);
   if (design.syncs === 'never' && !design.holdsKeys) knowable = cost === 1;
   else if (lim !== undefined) {
     const syncAt = syncAtOf(c, fleet.lastSyncOf(g), r);
     knowable = lim.retryAt(r, cost, syncAt.asked) < Number.POSITIVE_INFINITY;
+    saidUnknown = !knowable;
     // when it cannot know, Retry-After is its next sync, or later the soonest it might admit where it
     // knows that (property 4 checks that this is not late either)
     if (!knowable && design.syncs !== 'never') {
@@ -481,7 +486,9 @@ function retryAt(c: Case, upTo: number): void {
   // property 5: not early (the shared-counter family)
   const synced = design.syncs === 'lazy' && !design.grants && design.bound === 'none';
   const early = d.retryAfterMs < Math.max(1, truth - r) - EARLY_SLACK;
-  const ownUnread = (lim?.unsyncedAdmits() ?? 0) > 0;
+  // its own admits since its last reply took the key to L and it said it could not know (that reply,
+  // under L − 2, told only when the oldest admit leaves): no excuse where it claims to know
+  const ownUnread = (lim?.unsyncedAdmits() ?? 0) > 0 && saidUnknown;
   if (synced && early && !noBound && !ownUnread && !unseenOf(fleet, c, g, key, r))
     expect.fail(
       `Retry-After ${d.retryAfterMs} at ${r} on g${g} (${key}, cost ${cost}): early, the true wait is ${truth - r}`,

@@ -199,7 +199,7 @@ describe('compact mode: a lease reply says when its count next falls and what is
     expect(d.oldestExpiry ?? d.expiries[0]).toBe(61_700);
   });
 
-  it('a read at the limit or over says when the count falls below L and L − 1, as the buckets count', async () => {
+  it('a read at the limit or over says when the count falls below L and L − 1, as the buckets count (and pastHorizonAt)', async () => {
     const store = compact();
     const p: Policy = { limit: 2, windowMs: 60_000, windowKind: 'sliding' };
     const req = (gatewayId: string, seq: number, admits: number[]): SyncRequest => ({
@@ -212,15 +212,17 @@ describe('compact mode: a lease reply says when its count next falls and what is
     });
     // at the limit on a new key (the general path): the oldest bucket's, then the next
     const a = (await store.sync(req('g', 1, [100, 1_500]), 2_000)).replies[0];
-    expect(a).toMatchObject({ count: 2, belowLimitAt: [60_100, 61_500] });
+    expect(a).toMatchObject({ count: 2, belowLimitAt: [60_100, 61_500], pastHorizonAt: [60_100, 61_500] });
     // over it, nothing aged (the plain path): the second bucket holds two, leaving at 61 700
     const b = (await store.sync(req('g', 2, [1_700]), 2_100)).replies[0];
-    expect(b).toMatchObject({ count: 3, belowLimitAt: [61_700, 61_700] });
+    expect(b).toMatchObject({ count: 3, belowLimitAt: [61_700, 61_700], pastHorizonAt: [60_100, 61_700] });
     const c = (await store.sync(req('h', 1, [2_500]), 2_600)).replies[0];
-    expect(c).toMatchObject({ count: 4, belowLimitAt: [61_700, 62_500] });
+    expect(c).toMatchObject({ count: 4, belowLimitAt: [61_700, 62_500], pastHorizonAt: [60_100, 61_700] });
     // the first bucket has left (the general path)
     const d = (await store.sync(req('h', 2, []), 60_200)).replies[0];
     expect(d).toMatchObject({ count: 3, belowLimitAt: [61_700, 62_500] });
+    // every admit listed: no pastHorizonAt (SyncReply.pastHorizonAt, the two oldest not listed)
+    expect(d.pastHorizonAt).toBeUndefined();
     const e = (await store.sync(req('h', 3, []), 61_800)).replies[0];
     expect(e.count).toBe(1);
     expect(e.belowLimitAt).toBeUndefined();

@@ -94,6 +94,8 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
           granted: 0,
           grantExpiresAt: 800,
           belowLimitAt: [1100, 1300],
+          // L − 2 or more, two not listed: when they leave (see pastHorizonAt below)
+          pastHorizonAt: [1300, 1700],
         },
       ]);
       const q = await s.sync(req({ gatewayId: 'gw-b', entries: [push('k', [], false)] }), 900);
@@ -447,6 +449,68 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
           expect(below[0]).toBeGreaterThanOrEqual(100_010);
         }
       }
+    });
+
+    it('a read of L − 2 or more says when the two oldest admits it does not list leave (issue 31)', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 6 };
+      // horizon 1200: the admit at 100 listed; of 300, 500, 700 the ranks 1 and 2
+      const a = await s.sync(req({ policy: p, entries: [push('k', [100, 300, 500, 700])] }), 800);
+      expect(listed(a.replies[0])).toEqual([1100]);
+      expect(a.replies[0]).toMatchObject({ count: 4, pastHorizonAt: [1300, 1500] });
+      // pushed a run of two, nothing aged (sync.lua's plain path); another gateway's read alone
+      const b = await s.sync(
+        req({ seq: 2, policy: p, entries: [{ ...push('k', [750]), counts: [2] }] }),
+        850,
+      );
+      expect(b.replies[0]).toMatchObject({ count: 6, pastHorizonAt: [1300, 1500] });
+      const c = await s.sync(req({ gatewayId: 'gw-b', policy: p, entries: [push('k', [])] }), 950);
+      expect(c.replies[0]).toMatchObject({ count: 6, pastHorizonAt: [1500, 1700] });
+      // aged (the general path): 1300 and 1500 listed, then ranked by admits (the run of two at 1750)
+      const d = await s.sync(req({ seq: 3, policy: p, entries: [push('k', [])] }), 1290);
+      expect(listed(d.replies[0])).toEqual([1300, 1500]);
+      expect(d.replies[0]).toMatchObject({ count: 5, pastHorizonAt: [1700, 1750] });
+      const e = await s.sync(req({ seq: 4, policy: p, entries: [push('k', [])] }), 1310);
+      expect(e.replies[0]).toMatchObject({ count: 4, pastHorizonAt: [1750, 1750] });
+      // one admit not listed: Infinity for the second
+      const f = await s.sync(req({ seq: 5, policy: p, entries: [push('x', [100, 200, 300, 900])] }), 1000);
+      expect(f.replies[0]).toMatchObject({ count: 4, pastHorizonAt: [1900, Number.POSITIVE_INFINITY] });
+      // a fixed window's admits all leave at its end
+      const g = await s.sync(
+        req({ policy: { ...fixed, limit: 4 }, entries: [push('f', [100, 200, 300])] }),
+        400,
+      );
+      expect(g.replies[0]).toMatchObject({ count: 3, pastHorizonAt: [1000, 1000] });
+      // not said: under L − 2 (one admit of six, 1200), all listed, no read, a lease's release
+      const h = await s.sync(
+        req({
+          seq: 6,
+          policy: p,
+          entries: [push('y', [100, 1200]), push('k', []), push('x', [], false), lease('z', 0, [1401])],
+        }),
+        1410,
+      );
+      expect(h.replies.map((r) => r.pastHorizonAt)).toEqual([undefined, undefined, undefined, undefined]);
+    });
+
+    it('pastHorizonAt is exact within the store bound, −Infinity past it', async () => {
+      const s = await make();
+      const p = { ...sliding, limit: 2, windowMs: 100_000 };
+      // 40 pushes of one admit each (a touch each: as many members)
+      for (let n = 1; n <= 40; n++) {
+        const r = await s.sync(
+          req({ seq: n, policy: p, horizonMs: 0, entries: [push('k', [10 * n])] }),
+          10 * n,
+        );
+        // nothing listed: ranks 0 and 1
+        expect(r.replies[0].pastHorizonAt).toEqual([100_010, n > 1 ? 100_020 : Number.POSITIVE_INFINITY]);
+      }
+      // all listed but the newest: rank 39, past RedisStore's 32 members
+      const r = await s.sync(req({ seq: 41, policy: p, horizonMs: 99_995, entries: [push('k', [])] }), 400);
+      expect(listed(r.replies[0])).toHaveLength(39);
+      const [e0, e1] = r.replies[0].pastHorizonAt!;
+      expect([100_400, Number.NEGATIVE_INFINITY]).toContain(e0);
+      expect([Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]).toContain(e1);
     });
 
     it('keys are independent and one sync answers many keys in request order', async () => {

@@ -501,7 +501,8 @@ function runCount(a: readonly number[]): number {
  * reply's head is one Buffer of little-endian doubles (now, then per key count, granted, lapse and its
  * number of expiry pairs, and for an entry with `release` its oldest expiry and free slots, for one
  * with `read` alone that lists no pair its oldest expiry, then for one with `read` alone and a count
- * at the limit or over the two instants of belowLimitAt), read in place; the pairs follow as (expiry
+ * at the limit or over the two instants of belowLimitAt, then for one with `read` alone, a count of
+ * L − 2 or more and admits it does not list the two of pastHorizonAt), read in place; the pairs follow as (expiry
  * as text, admits).
  */
 function decodeSyncChunk(
@@ -563,11 +564,26 @@ function decodeSyncChunk(
         reply.belowLimitAt = [head.readDoubleLE(h), head.readDoubleLE(h + 8)];
         h += 16;
       }
+      // L − 2 or more, with admits past those listed: the two oldest of them (pastHorizonAt)
+      if (count + 2 >= limit && count > listedAdmits(pairs, expiryCounts)) {
+        doubles += 2;
+        if (head.length < 8 * doubles) throw bad();
+        reply.pastHorizonAt = [head.readDoubleLE(h), head.readDoubleLE(h + 8)];
+        h += 16;
+      }
     }
     out[i] = reply;
   }
   if (head.length !== 8 * doubles) throw bad();
   return now;
+}
+
+/** Admits a reply lists: its pairs, each of its count (one each without counts). */
+function listedAdmits(pairs: number, counts: number[] | undefined): number {
+  if (counts === undefined) return pairs;
+  let m = 0;
+  for (let p = 0; p < pairs; p++) m += counts[p];
+  return m;
 }
 
 /** A number Lua wrote as text (num() in common.lua): plain digits read in place, anything else by Number(). */

@@ -138,11 +138,46 @@ local function liveRuns(i)
   return times, counts, pushed, raw
 end
 
+-- SyncReply.pastHorizonAt for a read alone with a count of LIMIT - 2 or more and admits past the pairs
+-- just listed (out[p + 1..]): m, the admits listed (nil: not said). Only such keys then pay a read (at
+-- the limit or over, the same as belowLimit's): a key further under its limit costs one comparison.
+local function pastRank(flags, count, out, p)
+  if flags ~= 1 or count + 2 < LIMIT then
+    return nil
+  end
+  local m = 0
+  for x = p + 2, #out, 2 do
+    m = m + out[x]
+  end
+  if count > m then
+    return m
+  end
+  return nil
+end
+
+-- pastHorizonAt from ranked's two expiries and how many are exact: -inf where its read did not reach.
+local function pastExact(e0, e1, exact)
+  if exact < 1 then
+    e0 = -math.huge
+  end
+  if exact < 2 then
+    e1 = -math.huge
+  end
+  return e0, e1
+end
+
+-- The expiries of the admits at ranks m and m + 1 (the window module's ranked: a bounded read, one
+-- Redis call at most), as pastExact.
+local function pastHorizon(log, m)
+  return pastExact(ranked(log, m))
+end
+
 -- SyncReply.belowLimitAt for a read alone whose count is LIMIT or more: the expiries of the admits at
 -- ranks count - LIMIT and one after, from the pairs just listed (out[p + 1..]) when they reach that
 -- far, else from the log (the window module's ranked: a bounded read, one Redis call at most). Only
--- for such keys: a key under its limit costs one comparison.
-local function belowLimit(log, count, out, p)
+-- for such keys: a key under its limit costs one comparison. With `q` (pastRank's), pastHorizonAt's
+-- two follow, from the same read when the pairs do not reach.
+local function belowLimit(log, count, out, p, q)
   local r = count - LIMIT
   local seen, b0 = 0, nil
   for x = p + 1, #out, 2 do
@@ -151,11 +186,20 @@ local function belowLimit(log, count, out, p)
       b0 = tonumber(out[x])
     end
     if seen > r + 1 then
-      return b0, tonumber(out[x])
+      if q == nil then
+        return b0, tonumber(out[x])
+      end
+      local f0, f1 = pastHorizon(log, q)
+      return b0, tonumber(out[x]), f0, f1
     end
   end
-  local c0, c1 = ranked(log, r)
-  return b0 or c0, c1
+  if q == nil then
+    local c0, c1 = ranked(log, r)
+    return b0 or c0, c1
+  end
+  local c0, c1, e0, e1, exact = ranked(log, r, q)
+  local f0, f1 = pastExact(e0, e1, exact)
+  return b0 or c0, c1, f0, f1
 end
 
 -- The plain path: a key holding no grant and no void, asked for none, whose oldest admit still
@@ -242,22 +286,32 @@ local function plainTouch(i, log, meta, out)
     expiring(log, { o = o }, horizon, out)
   end
   local pairs = (#out - p) / 2
+  -- L - 2 or more, some admits not listed: the two oldest of those (pastHorizonAt), last
+  local rank = pastRank(FLAGS[i], count, out, p)
+  if BUCKETS > 0 and unloaded and (rank ~= nil or (FLAGS[i] == 1 and count >= LIMIT)) then
+    held(log)
+  end
   if FLAGS[i] == 1 and count >= LIMIT then
     -- at the limit or over: when the count falls below it (belowLimit), after the oldest expiry
-    if BUCKETS > 0 and unloaded then
-      held(log)
-    end
-    local b0, b1 = belowLimit(log, count, out, p)
+    local b0, b1, f0, f1 = belowLimit(log, count, out, p, rank)
     if pairs == 0 then
       HEAD[#HEAD + 1] = packHead('<ddddddd', count, 0, NOW, 0, oExpiry, b0, b1)
     else
       HEAD[#HEAD + 1] = packHead('<dddddd', count, 0, NOW, pairs, b0, b1)
     end
-  elseif FLAGS[i] == 1 and pairs == 0 then
-    -- a read that lists no expiry: when the oldest admit counted leaves, from o (see oldestOf)
-    HEAD[#HEAD + 1] = packHead('<ddddd', count, 0, NOW, 0, oExpiry)
+    if rank ~= nil then
+      HEAD[#HEAD + 1] = packHead('<dd', f0, f1)
+    end
   else
-    HEAD[#HEAD + 1] = packHead('<dddd', count, 0, NOW, pairs)
+    if FLAGS[i] == 1 and pairs == 0 then
+      -- a read that lists no expiry: when the oldest admit counted leaves, from o (see oldestOf)
+      HEAD[#HEAD + 1] = packHead('<ddddd', count, 0, NOW, 0, oExpiry)
+    else
+      HEAD[#HEAD + 1] = packHead('<dddd', count, 0, NOW, pairs)
+    end
+    if rank ~= nil then
+      HEAD[#HEAD + 1] = packHead('<dd', pastHorizon(log, rank))
+    end
   end
   return true
 end
@@ -335,9 +389,18 @@ local function generalTouch(i, log, m, out)
   else
     HEAD[#HEAD + 1] = packHead('<dddd', count, granted, lapseOut, (#out - p) / 2)
   end
+  -- L - 2 or more, some admits not listed: the two oldest of those (pastHorizonAt), last
+  local rank = pastRank(flags, count, out, p)
   if flags == 1 and count >= LIMIT then
-    -- at the limit or over: when the count falls below it (belowLimit), after the rest
-    HEAD[#HEAD + 1] = packHead('<dd', belowLimit(log, count, out, p))
+    -- at the limit or over: when the count falls below it (belowLimit), after the rest; pastHorizonAt
+    -- from the same read
+    local b0, b1, f0, f1 = belowLimit(log, count, out, p, rank)
+    HEAD[#HEAD + 1] = packHead('<dd', b0, b1)
+    if rank ~= nil then
+      HEAD[#HEAD + 1] = packHead('<dd', f0, f1)
+    end
+  elseif rank ~= nil then
+    HEAD[#HEAD + 1] = packHead('<dd', pastHorizon(log, rank))
   end
   settle(log, m, count, (touched and count > 0) and last(log, m) or nil, latestLapse, touched)
 end

@@ -429,11 +429,8 @@ local function expiring(log, m, horizon, out)
   end
 end
 
--- Expiries of the counted admits at ranks r and r + 1 (0-based, oldest first), as the buckets count
--- them (each until its latest admit's expiry); inf past them. Every bucket is read: their number is
--- bounded by BUCKETS. For sync.lua's read over the limit (SyncReply.belowLimitAt).
-local function ranked(log, r)
-  local l = loaded(log)
+-- Expiries of the buckets `l` at ranks r and r + 1, both exact (inf: no such admit).
+local function pick(l, r)
   local seen, b0 = 0, nil
   for i = 1, #l do
     seen = seen + l[i][2]
@@ -441,10 +438,24 @@ local function ranked(log, r)
       b0 = l[i][1]
     end
     if seen > r + 1 then
-      return b0, l[i][1]
+      return b0, l[i][1], 2
     end
   end
-  return b0 or math.huge, math.huge
+  return b0 or math.huge, math.huge, 2
+end
+
+-- Expiries of the counted admits at ranks r and r + 1 (0-based, oldest first), as the buckets count
+-- them (each until its latest admit's expiry); inf past them. Every bucket is read: their number is
+-- bounded by BUCKETS (so both exact, as the buckets count them). Returns as window-exact.lua's: r's
+-- two and how many are exact, or with `q` r's two, then q's two and how many of those are exact. For
+-- sync.lua's read over the limit (SyncReply.belowLimitAt) and past its horizon (pastHorizonAt).
+local function ranked(log, r, q)
+  local l = loaded(log)
+  if q == nil then
+    return pick(l, r)
+  end
+  local e0, e1 = pick(l, r)
+  return e0, e1, pick(l, q)
 end
 
 -- For sync.lua's plain path, before it lists a key's expiring buckets: it read no more of them than

@@ -477,15 +477,50 @@ end
 -- work per key is bounded whatever its count.
 local RANK_MEMBERS = 32
 
+-- Expiries of the runs `ts` (ascending, admits `cs`) at ranks r and r + 1, read up to `cut` (see
+-- ranked), and how many of the two are exact (inf, no such admit, is exact past a log read whole).
+local function pick(ts, cs, cut, r)
+  local seen, t0 = 0, nil
+  for j = 1, #ts do
+    local t = ts[j]
+    -- at the cut itself still exact: a run not read there is at the same instant
+    if t > cut then
+      break
+    end
+    seen = seen + cs[j]
+    if t0 == nil and seen > r then
+      t0 = t
+    end
+    if seen > r + 1 then
+      return expiry(t0), expiry(t), 2
+    end
+  end
+  if cut == math.huge then
+    return t0 ~= nil and expiry(t0) or math.huge, math.huge, 2
+  end
+  local bound = expiry(cut)
+  if t0 ~= nil then
+    return expiry(t0), bound, 1
+  end
+  return bound, bound, 0
+end
+
 -- Expiries of the counted admits at ranks r and r + 1 (0-based, oldest first), for sync.lua's read at
--- the limit or over (SyncReply.belowLimitAt; prune has run, or nothing aged: the plain path). Read
--- from the r + 2 oldest members, at most RANK_MEMBERS: a member's earliest run is its score, so the
--- run at rank j lies in one of the j + 1 oldest. Every run before the last member read's score is
--- among them: a rank found before it is exact, one past it is bounded from below by that score's
--- expiry; past a log read whole, inf. The runs are walked as read when in time order (a gateway's
--- pushes are), else sorted: a table per run and table.sort's calls were most of the cost.
-local function ranked(log, r)
-  local m = math.min(RANK_MEMBERS, r + 2)
+-- the limit or over (SyncReply.belowLimitAt), and with `q` those at ranks q and q + 1 too, from the
+-- same read (its read past the horizon, pastHorizonAt; prune has run, or nothing aged: the plain
+-- path). Read from the max(r, q) + 2 oldest members, at most RANK_MEMBERS: a member's earliest run is
+-- its score, so the run at rank j lies in one of the j + 1 oldest. Every run before the last member
+-- read's score is among them (and at it, one at that instant): a rank found up to it is exact, one
+-- past it is bounded from below by that score's expiry; past a log read whole, inf. Returns r's two
+-- and how many of them are exact, or with q: r's two, then q's two and how many of those are exact.
+-- The runs are walked as read when in time order (a gateway's pushes are), else sorted: a table per
+-- run and table.sort's calls were most of the cost.
+local function ranked(log, r, q)
+  local top = r
+  if q ~= nil and q > r then
+    top = q
+  end
+  local m = math.min(RANK_MEMBERS, top + 2)
   local cand = redis.call('ZRANGE', log, 0, m - 1, 'WITHSCORES')
   local ts, cs = {}, {}
   for i = 1, #cand, 2 do
@@ -509,25 +544,11 @@ local function ranked(log, r)
       break
     end
   end
-  local seen, t0 = 0, nil
-  for j = 1, n do
-    local t = ts[j]
-    if t >= cut then
-      break
-    end
-    seen = seen + cs[j]
-    if t0 == nil and seen > r then
-      t0 = t
-    end
-    if seen > r + 1 then
-      return expiry(t0), expiry(t)
-    end
+  if q == nil then
+    return pick(ts, cs, cut, r)
   end
-  local bound = cut < math.huge and expiry(cut) or math.huge
-  if t0 ~= nil then
-    return expiry(t0), bound
-  end
-  return bound, bound
+  local e0, e1 = pick(ts, cs, cut, r)
+  return e0, e1, pick(ts, cs, cut, q)
 end
 
 -- Members in the log (0: it is gone or empty). For sync.lua's plain path, which then reads no more
