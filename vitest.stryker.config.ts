@@ -48,6 +48,17 @@ const SCOPES: Record<string, string[]> = {
     'test/regressions/leases-*.test.ts',
     'test/gateway/runtime/key-cap-leases.test.ts',
   ],
+  // adaptive.ts and key-steps.ts: the adaptive tests (adaptive-early's extend AdaptiveKey), key-steps,
+  // central-log (its NEED_STORE path), traits and the cached and fleet-bounds properties, without the
+  // designs scope's simulator and regression files (seconds per mutant): a lower bound of that score
+  adaptive: [
+    'test/designs/adaptive*.test.ts',
+    'test/designs/key-steps.test.ts',
+    'test/designs/central-log.test.ts',
+    'test/designs/traits.test.ts',
+    'test/designs/cached.property.test.ts',
+    'test/designs/fleet-bounds.property.test.ts',
+  ],
   designs: [
     'test/designs/**/*.test.ts',
     'test/gateway/decision.test.ts',
