@@ -77,6 +77,7 @@ const SCOPES: Record<string, string[]> = {
   synced: [
     'test/designs/adaptive.test.ts',
     'test/designs/adaptive.edges.test.ts',
+    'test/designs/synced*.test.ts',
     'test/designs/key-steps.test.ts',
     'test/designs/traits.test.ts',
     'test/designs/cached.property.test.ts',
