@@ -36,6 +36,17 @@ const SCOPES: Record<string, string[]> = {
     'test/regressions/stale-seq-lock-out.test.ts',
   ],
   runtime: ['test/gateway/runtime/**/*.test.ts', 'test/gateway/*.test.ts', 'test/regressions/**/*.test.ts'],
+  // batch-builder.ts and read-turns.ts: their own tests and the sync loop's, the parts, key-cap and
+  // reset tests that build batches through it (the runtime scope's gateway files reach them through
+  // every request, at seconds per mutant): a lower bound of the runtime scope's score
+  batch: [
+    'test/gateway/runtime/batch-builder*.test.ts',
+    'test/gateway/runtime/read-turns.test.ts',
+    'test/gateway/runtime/sync-loop.test.ts',
+    'test/gateway/runtime/sync-in-parts.test.ts',
+    'test/gateway/runtime/key-cap.test.ts',
+    'test/gateway/runtime/reset-key.test.ts',
+  ],
   // leases.ts alone: its own tests, the lease regressions and the fleet-bounds property (the designs
   // scope's simulator files reach it too, at seconds per mutant: this is a lower bound of that score)
   leases: [
@@ -47,6 +58,37 @@ const SCOPES: Record<string, string[]> = {
     'test/regressions/lease-*.test.ts',
     'test/regressions/leases-*.test.ts',
     'test/gateway/runtime/key-cap-leases.test.ts',
+  ],
+  // adaptive.ts and key-steps.ts: the adaptive tests (adaptive-early's extend AdaptiveKey), key-steps,
+  // central-log (its NEED_STORE path), traits and the cached and fleet-bounds properties, without the
+  // designs scope's simulator and regression files (seconds per mutant): a lower bound of that score
+  adaptive: [
+    'test/designs/adaptive*.test.ts',
+    'test/designs/key-steps.test.ts',
+    'test/designs/central-log.test.ts',
+    'test/designs/traits.test.ts',
+    'test/designs/cached.property.test.ts',
+    'test/designs/fleet-bounds.property.test.ts',
+  ],
+  // synced.ts (SyncedKey: shared-counter, assume-others, track-share and adaptive's base): the unit
+  // tests that drive one key of those designs, the cached, fleet-bounds and reset properties and the
+  // regressions of their views and Retry-After, without adaptive-early's (its local bound runs
+  // seconds per mutant) or the simulator's files: a lower bound of the designs scope's score
+  synced: [
+    'test/designs/adaptive.test.ts',
+    'test/designs/adaptive.edges.test.ts',
+    'test/designs/synced*.test.ts',
+    'test/designs/key-steps.test.ts',
+    'test/designs/traits.test.ts',
+    'test/designs/cached.property.test.ts',
+    'test/designs/fleet-bounds.property.test.ts',
+    'test/designs/reset-key.property.test.ts',
+    'test/regressions/synced-*.test.ts',
+    'test/regressions/reads-follow-requests-*.test.ts',
+    'test/regressions/refunded-admit-*.test.ts',
+    'test/regressions/remaining-rises-*.test.ts',
+    'test/regressions/retry-after-*.test.ts',
+    'test/regressions/gateway-admit-log-*.test.ts',
   ],
   designs: [
     'test/designs/**/*.test.ts',

@@ -103,4 +103,27 @@ describe('capabilities', () => {
       callStore(new MemoryStore(), 'log', lim, 'g', 'k', fleetOf('shared-counter'), 0, 1, 0),
     ).toThrow(/NEED_STORE/);
   });
+
+  it('callStore takes the path it is given: a limiter of the other path, or none, is refused', () => {
+    const store = new MemoryStore();
+    const log = fleetOf('central-log');
+    const central = DESIGNS['central-log'].create(log, 0);
+    expect(central.decide(0, 1)).toBe(NEED_STORE);
+    expect(() => callStore(store, 'ask', central, 'g', 'k', log, 0, 1, 0)).toThrow(
+      'central-log said NEED_STORE without the store call its request path needs',
+    );
+    expect(() => callStore(store, null, central, 'g', 'k', log, 0, 1, 0)).toThrow(
+      /central-log said NEED_STORE/,
+    );
+    const ask = fleetOf('leases-ask');
+    const lease = DESIGNS['leases-ask'].create(ask, 0);
+    expect(lease.decide(0, 1)).toBe(NEED_STORE);
+    expect(() => callStore(store, 'log', lease, 'g', 'k2', ask, 0, 1, 0)).toThrow(
+      /leases-ask said NEED_STORE/,
+    );
+    // nothing reached the store
+    expect(callStore(store, 'log', central, 'g', 'k', log, 0, 1, 0)).toBe(true);
+    expect(callStore(store, 'log', central, 'g', 'k', log, 0, 1, 0)).toBe(true);
+    expect(callStore(store, 'log', central, 'g', 'k', log, 0, 1, 0)).toBe(false);
+  });
 });
