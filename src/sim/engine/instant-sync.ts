@@ -1,15 +1,13 @@
-import type { FleetParams, KeyLimiter } from '../../designs/key-limiter.js';
+import type { KeyLimiter } from '../../designs/key-limiter.js';
 import { applyReply, DROP, syncEntryOf } from '../../designs/key-steps.js';
 import type { LeaseKey } from '../../designs/leases.js';
-import type { SyncReply, SyncRequest } from '../../store/contract.js';
-import type { MemoryStore } from '../../store/memory-store.js';
-import type { RunCounts } from './run-counts.js';
-import type { SyncClock } from './sync-clock.js';
+import type { SyncReply } from '../../store/contract.js';
+import type { RunState } from './run-state.js';
 
 /**
  * Syncs that take no time and never fail: each runs through the store at its instant, and its reply
  * is applied at once. A lazy design's syncs (Design.syncs) may be skipped where they change nothing:
- * lastNeeded schedules only the last one before an arrival, and run skips an unchanged read.
+ * lastNeeded schedules only the last one before an arrival, and sync skips an unchanged read.
  *
  * Unchanged reads (lazy designs, the flood's common case): a sync with nothing to push, while the
  * store is as the gateway's last sync left it and nothing in it expires before this sync's horizon,
@@ -44,33 +42,16 @@ export class InstantSync {
     granted: 0,
     grantExpiresAt: 0,
   };
+  /** the design's syncs may be skipped (Design.syncs 'lazy', unless every sync is run) */
   private readonly lazy: boolean;
-  private readonly grants: boolean;
+  /** Design.readsFollowRequests, asked for */
   private readonly readsFollow: boolean;
 
-  constructor(
-    private readonly store: MemoryStore,
-    private readonly key: string,
-    private readonly fleet: FleetParams,
-    /** the run's one request object: the gateway and seq are set per sync */
-    private readonly request: SyncRequest,
-    private readonly gatewayIds: readonly string[],
-    /** each gateway's last sync seq */
-    private readonly seq: Int32Array,
-    private readonly lims: (KeyLimiter | null)[],
-    private readonly counts: RunCounts,
-    private readonly clock: SyncClock,
-    /**
-     * lazy: the design's syncs may be skipped (Design.syncs, unless every sync is run); grants: a lease
-     * design; readsFollow: Design.readsFollowRequests
-     */
-    how: { lazy: boolean; grants: boolean; readsFollow: boolean },
-  ) {
-    this.lazy = how.lazy;
-    this.grants = how.grants;
-    this.readsFollow = how.readsFollow;
-    this.readVersion = new Float64Array(lims.length).fill(-1);
-    this.readCount = new Float64Array(lims.length);
+  constructor(private readonly run: RunState) {
+    this.lazy = run.syncs === 'lazy';
+    this.readsFollow = run.fleet.readsOnRequest === true;
+    this.readVersion = new Float64Array(run.K).fill(-1);
+    this.readCount = new Float64Array(run.K);
   }
 
   /** g has a new limiter: it has not synced. */
@@ -79,10 +60,11 @@ export class InstantSync {
   }
 
   /** g's sync at s. */
-  run(g: number, s: number): void {
-    const lim = this.lims[g];
+  sync(g: number, s: number): void {
+    const run = this.run;
+    const lim = run.lims[g];
     if (lim === null) return;
-    const store = this.store;
+    const store = run.store;
     // (a design whose reads follow requests keeps no such skip: whether it reads, and the view a read
     // leaves, depend on when its last read was; see simulate's scheduling)
     const unchanged =
@@ -90,25 +72,27 @@ export class InstantSync {
       !this.readsFollow &&
       this.readVersion[g] === this.storeVersion &&
       lim.unsyncedAdmits() === 0 &&
-      store.countOf(this.key, this.fleet.policy, s) === this.readCount[g] &&
-      store.headExpiry(this.key) >= s + this.fleet.horizonMs;
+      store.countOf(run.key, run.fleet.policy, s) === this.readCount[g] &&
+      store.headExpiry(run.key) >= s + run.fleet.horizonMs;
     // the gateway drops a key's state once nothing of it is left
-    if (unchanged ? lim.isIdle(s) : this.exchange(g, lim, s)) this.lims[g] = null;
+    if (unchanged ? lim.isIdle(s) : this.exchange(g, lim, s)) run.lims[g] = null;
   }
 
   /** g's sync at s through the store; true when nothing is left of the key after it. */
   private exchange(g: number, lim: KeyLimiter, s: number): boolean {
-    const entry = syncEntryOf(lim, this.key, s);
+    const run = this.run;
+    const entry = syncEntryOf(lim, run.key, s);
     if (entry === DROP) return true;
     if (entry === null) return false;
-    const request = this.request;
+    const request = run.request;
     const reply = this.reply;
-    request.gatewayId = this.gatewayIds[g];
-    request.seq = ++this.seq[g];
-    this.store.syncKey(request, entry, s, reply);
-    if (this.grants) {
-      this.counts.returnedSum += (lim as LeaseKey).lastReturned;
-      this.counts.leaseSyncs++;
+    request.gatewayId = run.gatewayIds[g];
+    request.seq = ++run.seq[g];
+    run.store.syncKey(request, entry, s, reply);
+    // a lease design's syncs count the slots handed back
+    if (run.design.grants) {
+      run.counts.returnedSum += (lim as LeaseKey).lastReturned;
+      run.counts.leaseSyncs++;
     }
     const idle = applyReply(lim, reply, s);
     if (this.lazy) {
@@ -126,9 +110,9 @@ export class InstantSync {
    * before the store's newest admit expires; later pushes only add to it).
    */
   lastNeeded(g: number, next: number, bound: number): number {
-    const clock = this.clock;
+    const { clock, store, key } = this.run;
     // (idxAtOrAfter is monotone: the store's expiry bounds `last` only when it comes before the arrival)
-    const latest = this.store.latestExpiry(this.key);
+    const latest = store.latestExpiry(key);
     const beforeArrival = clock.idxAtOrAfter(g, bound) - 1;
     const last = latest >= bound ? beforeArrival : Math.min(beforeArrival, clock.idxAtOrAfter(g, latest));
     return Math.max(last, next);

@@ -1,9 +1,6 @@
-import type { KeyLimiter } from '../../designs/key-limiter.js';
 import type { LeaseKey } from '../../designs/leases.js';
-import type { MemoryStore } from '../../store/memory-store.js';
-import type { EventTree } from './event-tree.js';
-import type { RunCounts } from './run-counts.js';
-import type { SyncClock } from './sync-clock.js';
+import type { Agenda } from './agenda.js';
+import type { RunState } from './run-state.js';
 
 /**
  * Parked lease gateways (lease designs, syncs not all run): an idle gateway whose syncs would each be
@@ -51,21 +48,11 @@ export class LeaseParking {
   private readonly idleAt: (i: number) => number;
 
   constructor(
-    private readonly clock: SyncClock,
-    private readonly lims: (KeyLimiter | null)[],
-    private readonly counts: RunCounts,
-    private readonly store: MemoryStore,
-    private readonly key: string,
-    private readonly gatewayIds: readonly string[],
-    private readonly leaseTtlMs: number,
-    private readonly tree: EventTree,
-    /** the tree's leaf for the store watch: the instant the store's oldest admit expires */
-    private readonly watchLeaf: number,
-    /** puts g's next event in the tree again */
-    private readonly refresh: (g: number) => void,
-    end: number,
+    private readonly run: RunState,
+    /** the watch's leaf is set to the instant the store's oldest admit expires; a woken gateway's next sync is refreshed */
+    private readonly agenda: Agenda,
   ) {
-    const K = lims.length;
+    const { K, clock, end } = run;
     this.parkFrom = new Float64Array(K).fill(-1);
     this.parkHeld = new Float64Array(K);
     this.parkFull = new Uint8Array(K);
@@ -82,10 +69,10 @@ export class LeaseParking {
    */
   parkIdle(g: number, lease: LeaseKey, s: number, next: number, bound: number): number {
     this.freeAtPark = Number.NaN;
-    const clock = this.clock;
+    const { clock, store, key } = this.run;
     const before = Math.min(clock.idxAtOrAfter(g, bound), this.endIdx[g]) - next;
     if (before <= 0) return 0;
-    const freeNow = this.store.freeSlots(this.key, s);
+    const freeNow = store.freeSlots(key, s);
     this.freeAtPark = freeNow;
     const full = freeNow <= 0;
     this.atG = g;
@@ -94,7 +81,11 @@ export class LeaseParking {
     if (n > 0) {
       const held = lease.slots(s);
       if (held > 0)
-        this.store.renewLease(this.key, this.gatewayIds[g], clock.instant(g, next + n - 1) + this.leaseTtlMs);
+        store.renewLease(
+          key,
+          this.run.gatewayIds[g],
+          clock.instant(g, next + n - 1) + this.run.fleet.leaseTtlMs,
+        );
       this.parkFrom[g] = next;
       this.parkHeld[g] = held;
       this.parkFull[g] = full ? 1 : 0;
@@ -109,11 +100,12 @@ export class LeaseParking {
 
   /** Applies parked g's skipped syncs before its sync of index idx. */
   unpark(g: number, idx: number): void {
+    const { lims, clock, counts } = this.run;
     const n = idx - this.parkFrom[g];
-    const lim = this.lims[g] as LeaseKey;
-    lim.applyIdle(n, this.clock.instant(g, idx - 1), this.parkHeld[g]);
-    this.counts.returnedSum += this.parkHeld[g] * n;
-    this.counts.leaseSyncs += n;
+    const lim = lims[g] as LeaseKey;
+    lim.applyIdle(n, clock.instant(g, idx - 1), this.parkHeld[g]);
+    counts.returnedSum += this.parkHeld[g] * n;
+    counts.leaseSyncs += n;
     if (this.parkFull[g] === 1) this.parkedFull--;
     this.parkFrom[g] = -1;
     this.parkedCount--;
@@ -129,13 +121,14 @@ export class LeaseParking {
       this.setWatch(Number.POSITIVE_INFINITY);
       return;
     }
-    if ((Number.isNaN(freeAtT) ? this.store.freeSlots(this.key, t) : freeAtT) > 0) this.wakeOne(t, after);
-    this.setWatch(this.store.headExpiry(this.key));
+    const { store, key } = this.run;
+    if ((Number.isNaN(freeAtT) ? store.freeSlots(key, t) : freeAtT) > 0) this.wakeOne(t, after);
+    this.setWatch(store.headExpiry(key));
   }
 
   private setWatch(at: number): void {
     this.watchAt = at;
-    this.tree.set(this.watchLeaf, at);
+    this.agenda.tree.set(this.agenda.watchLeaf, at);
   }
 
   /**
@@ -144,7 +137,8 @@ export class LeaseParking {
    * instant after t counts.
    */
   private wakeOne(t: number, after: number): void {
-    const { parkFrom, parkFull, clock } = this;
+    const { parkFrom, parkFull } = this;
+    const clock = this.run.clock;
     if (this.woken >= 0 && t <= this.wokenAt && parkFrom[this.woken] >= 0 && parkFull[this.woken] === 1)
       return;
     let best = -1;
@@ -171,19 +165,20 @@ export class LeaseParking {
     if (best < 0) return;
     if (bestIdx < clock.nextSyncIdx[best]) {
       clock.setNext(best, bestIdx);
-      this.refresh(best);
+      this.agenda.refresh(best);
     }
   }
 
   /** At the end: parked gateways' skipped syncs up to the end still count. */
   countToEnd(): void {
-    const { parkFrom, clock } = this;
+    const parkFrom = this.parkFrom;
+    const { clock, counts } = this.run;
     for (let g = 0; g < parkFrom.length; g++) {
       if (parkFrom[g] < 0) continue;
       const n = Math.min(clock.nextSyncIdx[g], this.endIdx[g]) - parkFrom[g];
       if (n > 0) {
-        this.counts.returnedSum += this.parkHeld[g] * n;
-        this.counts.leaseSyncs += n;
+        counts.returnedSum += this.parkHeld[g] * n;
+        counts.leaseSyncs += n;
       }
     }
   }

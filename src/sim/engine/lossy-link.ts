@@ -1,10 +1,7 @@
-import type { KeyLimiter } from '../../designs/key-limiter.js';
 import { applyReply, DROP, syncEntryOf } from '../../designs/key-steps.js';
 import type { LeaseKey } from '../../designs/leases.js';
-import type { SyncEntry, SyncReply, SyncRequest } from '../../store/contract.js';
-import type { MemoryStore } from '../../store/memory-store.js';
-import type { Random } from '../random.js';
-import type { RunCounts } from './run-counts.js';
+import type { SyncEntry, SyncReply } from '../../store/contract.js';
+import type { RunState } from './run-state.js';
 
 /** The network between the gateways and the store, as a run sets it. */
 export interface LinkParams {
@@ -23,11 +20,11 @@ export interface LinkParams {
  * does, keeps the request whole and resends it (same seq, same entry) at its next sync instant: the
  * store applies a seq once, so the resend pushes nothing twice if the first landed. Once the resend
  * is answered, a fresh sync goes out at once. One sync in flight per gateway: a sync instant that
- * finds one in flight is skipped. The delay and loss draws come from their own generator (`net`).
+ * finds one in flight is skipped. The delay and loss draws come from their own generator (RunState.net).
  */
 export class LossyLink {
-  /** When each gateway's reply in flight arrives (Infinity: none). */
-  readonly replyAt: Float64Array;
+  /** When each gateway's reply in flight arrives (RunState.replyAt). */
+  private readonly replyAt: Float64Array;
   /** sync instants skipped because the gateway's last sync was still in flight */
   busySkips = 0;
   /** fresh syncs sent right after an answered resend, beyond the one per Δ */
@@ -39,23 +36,9 @@ export class LossyLink {
   /** 1 while g's last sync was lost: its entry goes out again, whole */
   private readonly frozen: Uint8Array;
 
-  constructor(
-    private readonly link: LinkParams,
-    private readonly net: Random,
-    private readonly store: MemoryStore,
-    private readonly key: string,
-    /** the run's one request object: the gateway and seq are set per sync */
-    private readonly request: SyncRequest,
-    private readonly gatewayIds: readonly string[],
-    /** each gateway's last sync seq */
-    private readonly seq: Int32Array,
-    private readonly lims: (KeyLimiter | null)[],
-    private readonly counts: RunCounts,
-    /** a lease design: its syncs count the slots handed back */
-    private readonly grants: boolean,
-  ) {
-    const K = lims.length;
-    this.replyAt = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
+  constructor(private readonly run: RunState) {
+    const K = run.K;
+    this.replyAt = run.replyAt;
     this.pendEntry = new Array(K).fill(null);
     this.pendReply = new Array(K).fill(null);
     this.pendKind = new Uint8Array(K);
@@ -64,8 +47,8 @@ export class LossyLink {
 
   /** One round trip's time, ms (a draw when there is jitter). */
   roundTripMs(): number {
-    const { delayMs, jitterMs } = this.link;
-    return jitterMs > 0 ? delayMs + jitterMs * this.net.uniform() : delayMs;
+    const { delayMs, jitterMs } = this.run.link;
+    return jitterMs > 0 ? delayMs + jitterMs * this.run.net.uniform() : delayMs;
   }
 
   /** Whether g has a sync in flight (a sync instant now would be skipped). */
@@ -79,14 +62,15 @@ export class LossyLink {
       this.busySkips++;
       return;
     }
-    const lim = this.lims[g];
+    const lims = this.run.lims;
+    const lim = lims[g];
     if (lim === null) return;
     if (this.frozen[g] === 1) {
       this.send(g, s, this.pendEntry[g]!, true);
       return;
     }
-    const entry = syncEntryOf(lim, this.key, s);
-    if (entry === DROP) this.lims[g] = null;
+    const entry = syncEntryOf(lim, this.run.key, s);
+    if (entry === DROP) lims[g] = null;
     else if (entry !== null) this.send(g, s, entry, false);
   }
 
@@ -97,7 +81,8 @@ export class LossyLink {
     this.replyAt[g] = Number.POSITIVE_INFINITY;
     this.pendKind[g] = 0;
     this.pendReply[g] = null;
-    const lim = this.lims[g]!;
+    const lims = this.run.lims;
+    const lim = lims[g]!;
     if (reply === null) {
       // lost: kept whole, resent at the next sync instant; its pushes stay in flight
       this.frozen[g] = 1;
@@ -106,13 +91,13 @@ export class LossyLink {
     this.frozen[g] = 0;
     this.pendEntry[g] = null;
     if (kindOf !== 2) {
-      if (applyReply(lim, reply, r)) this.lims[g] = null;
+      if (applyReply(lim, reply, r)) lims[g] = null;
       return;
     }
     // the resend was answered: the fresh sync goes out now
     lim.applySync(reply, r);
-    const entry = syncEntryOf(lim, this.key, r);
-    if (entry === DROP) this.lims[g] = null;
+    const entry = syncEntryOf(lim, this.run.key, r);
+    if (entry === DROP) lims[g] = null;
     else if (entry !== null) {
       this.extraSyncs++;
       this.send(g, r, entry, false);
@@ -121,17 +106,19 @@ export class LossyLink {
 
   /** Sends g's entry to the store at s (unless lost before landing); its reply is due at s + delay. */
   private send(g: number, s: number, entry: SyncEntry, resend: boolean): void {
-    const request = this.request;
-    request.gatewayId = this.gatewayIds[g];
-    if (!resend) ++this.seq[g];
-    request.seq = this.seq[g];
-    const loss = this.link.loss;
-    const lost = loss > 0 && this.net.uniform() < loss;
-    const landed = !lost || this.net.uniform() < 0.5;
-    const reply = landed ? this.store.syncKey(request, entry, s) : null;
-    if (!lost && this.grants) {
-      this.counts.returnedSum += (this.lims[g] as LeaseKey).lastReturned;
-      this.counts.leaseSyncs++;
+    const run = this.run;
+    const request = run.request;
+    request.gatewayId = run.gatewayIds[g];
+    if (!resend) ++run.seq[g];
+    request.seq = run.seq[g];
+    const loss = run.link.loss;
+    const lost = loss > 0 && run.net.uniform() < loss;
+    const landed = !lost || run.net.uniform() < 0.5;
+    const reply = landed ? run.store.syncKey(request, entry, s) : null;
+    // a lease design's syncs count the slots handed back
+    if (!lost && run.design.grants) {
+      run.counts.returnedSum += (run.lims[g] as LeaseKey).lastReturned;
+      run.counts.leaseSyncs++;
     }
     this.pendEntry[g] = entry;
     this.pendReply[g] = lost ? null : reply;

@@ -1,19 +1,14 @@
 import { EarlySyncBucket } from '../../designs/early-syncs.js';
-import { DESIGNS } from '../../designs/index.js';
 import { ALLOW, type KeyLimiter, NEED_STORE, readsOnRequest, syncsEarly } from '../../designs/key-limiter.js';
 import { callStore } from '../../designs/key-steps.js';
 import type { LeaseKey } from '../../designs/leases.js';
-import { resolveGatewayOptions } from '../../gateway/options.js';
-import type { SyncRequest } from '../../store/contract.js';
-import { MemoryStore } from '../../store/memory-store.js';
-import { Random } from '../random.js';
 import type { RunMetrics, RunParams } from '../types.js';
-import { EventTree } from './event-tree.js';
+import { Agenda } from './agenda.js';
 import { InstantSync } from './instant-sync.js';
 import { LeaseParking } from './lease-parking.js';
 import { LossyLink } from './lossy-link.js';
-import { RunCounts } from './run-counts.js';
-import { SyncClock, scheduledSyncs } from './sync-clock.js';
+import { newRunState } from './run-state.js';
+import { scheduledSyncs } from './sync-clock.js';
 import { Traffic } from './traffic.js';
 import { WindowMeter } from './window-meter.js';
 
@@ -44,8 +39,6 @@ export interface Probe {
   roundTrips: number;
 }
 
-const KEY = 'k';
-
 /** One simulated run of one key on virtual time. The decisions are the library's own state machines. */
 export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunOutput {
   return simulate(params, opts, null);
@@ -58,64 +51,40 @@ export function runSimulation(params: RunParams, opts: EngineOptions = {}): RunO
  */
 export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | null): RunOutput {
   const record = opts.recordDecisions === true;
-  const skip = !record && opts.skip !== false;
-  const K = params.gateways;
-  const W = params.windowS * 1000;
-  const D = params.syncS * 1000;
-  const L = params.limit;
-  const end = params.minutes * 60_000;
-  // the real-world caveats: a delayed reply, a lost one
-  const delayMs = params.storeDelayMs ?? 0;
-  const jitterMs = params.storeJitterMs ?? 0;
-  const loss = params.syncLoss ?? 0;
-  /** Syncs that take time or can fail run every one of them, in order (no lazy or fast-forwarded syncs). */
-  const realSync = delayMs > 0 || jitterMs > 0 || loss > 0;
-  const { fleet } = resolveGatewayOptions({
-    id: 'sim',
-    design: params.design,
-    limit: L,
-    windowMs: W,
-    windowKind: params.windowKind,
-    gateways: K,
-    syncMs: D,
-    // Instant syncs are never late, so every decision falls within Δ of the sync it was made on: a
-    // horizon of Δ lists every expiry a decision can see (the production default is 4Δ). A reply
-    // that takes time, or is lost, is used for longer: then the production default, plus the delay.
-    // A lost reply can leave a gateway on an old one for several Δ: then the whole window.
-    horizonMs: loss > 0 ? W : realSync ? Math.min(W, 4 * D + delayMs + jitterMs) : D,
-    reads: params.reads,
+  const run = newRunState(params, {
+    record,
+    skip: !record && opts.skip !== false,
+    everySync: opts.everySync === true,
   });
-  const policy = fleet.policy;
-  const everySync = opts.everySync === true;
-  const traits = DESIGNS[params.design];
-  // how syncs are scheduled without changing a decision (Design.syncs), or all run when asked to; under
-  // 'every', the syncs of an idle lease gateway that would be granted exactly what it holds are applied
-  // without the store (LeaseKey.fastForwardIdle)
-  // (a design with early syncs reads the others' admit rate from successive reads: each one counts)
-  const kind =
-    (everySync || realSync || traits.earlySyncs !== null) && traits.syncs === 'lazy' ? 'every' : traits.syncs;
-  const rng = new Random(params.seed);
-  // the network's draws (delay jitter, loss) have their own stream, so the arrivals of a seed are the
-  // same with and without them
-  const net = new Random((params.seed ^ 0x5bd1e995) >>> 0);
-  const store = new MemoryStore();
-  const counts = new RunCounts();
-
-  const traffic = new Traffic(params, rng, end);
-  const { mixed, pageload, lambda, nextArr, nextFlood } = traffic;
-
-  const lims: (KeyLimiter | null)[] = new Array(K).fill(null);
-  const clock = new SyncClock(K, D);
+  const {
+    K,
+    W,
+    D,
+    L,
+    end,
+    fleet,
+    realSync,
+    skip,
+    everySync,
+    store,
+    counts,
+    rng,
+    lims,
+    seq,
+    gatewayIds,
+    clock,
+  } = run;
+  const traits = run.design;
+  const kind = run.syncs;
+  const traffic = new Traffic(run);
+  const { mixed, pageload, lambda } = traffic;
+  const { nextArr, nextFlood, replyAt } = run;
   const { phase, nextSync, nextSyncIdx } = clock;
-  const seq = new Int32Array(K);
   const leaseDesign = traits.grants;
   // every request of a log design asks the store (Design.requestPath), the rejected ones too
   const logPath = traits.requestPath === 'log';
-  // leaves: one per gateway, then the page-load stream, then the store watch (parked lease gateways),
-  // only those a run uses (a shallower tree); they keep their order, so equal times resolve the same
-  const PAGELOAD = pageload ? K : -1;
-  const WATCH = leaseDesign ? K + (pageload ? 1 : 0) : -1;
-  const tree = new EventTree(K + (pageload ? 1 : 0) + (leaseDesign ? 1 : 0));
+  const agenda = new Agenda(run, traffic);
+  const { tree, pageloadLeaf: PAGELOAD, watchLeaf: WATCH } = agenda;
 
   for (let g = 0; g < K; g++) {
     const u = params.alignedSyncs ? 0 : rng.uniform();
@@ -127,63 +96,12 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
   }
   traffic.startBursts();
 
-  const request: SyncRequest = {
-    gatewayId: '',
-    seq: 0,
-    policy,
-    leaseTtlMs: fleet.leaseTtlMs,
-    horizonMs: fleet.horizonMs,
-    entries: [],
-  };
-  // Property names are internalized: the store's maps, keyed by these ids, then compare keys by
-  // identity instead of by content (a built string is not internalized).
-  const gatewayIds = Object.keys(Object.fromEntries(Array.from({ length: K }, (_, g) => [`g${g}`, 0])));
-  const link = new LossyLink(
-    { delayMs, jitterMs, loss },
-    net,
-    store,
-    KEY,
-    request,
-    gatewayIds,
-    seq,
-    lims,
-    counts,
-    leaseDesign,
-  );
-  const syncer = new InstantSync(store, KEY, fleet, request, gatewayIds, seq, lims, counts, clock, {
-    lazy: kind === 'lazy',
-    grants: leaseDesign,
-    readsFollow: fleet.readsOnRequest === true,
-  });
-  // a sync's reply in flight (realSync): when it arrives
-  const replyAt = link.replyAt;
-  // replies in flight and flood arrivals exist only with real syncs and mixed traffic (else Infinity)
-  const extraEvents = realSync || mixed;
-  const refresh = (g: number) => {
-    tree.set(
-      g,
-      extraEvents
-        ? Math.min(nextArr[g], nextSync[g], replyAt[g], nextFlood[g])
-        : Math.min(nextArr[g], nextSync[g]),
-    );
-  };
+  const link = new LossyLink(run);
+  const syncer = new InstantSync(run);
+  const refresh = (g: number) => agenda.refresh(g);
   for (let g = 0; g < K; g++) refresh(g);
   if (pageload) tree.set(PAGELOAD, traffic.nextPageload());
-  const parking = leaseDesign
-    ? new LeaseParking(
-        clock,
-        lims,
-        counts,
-        store,
-        KEY,
-        gatewayIds,
-        fleet.leaseTtlMs,
-        tree,
-        WATCH,
-        refresh,
-        end,
-      )
-    : null;
+  const parking = leaseDesign ? new LeaseParking(run, agenda) : null;
   const parkFrom = parking === null ? new Float64Array(K).fill(-1) : parking.parkFrom;
 
   const meter = new WindowMeter(W, L, params.windowKind === 'fixed', traffic.onsetAt);
@@ -202,7 +120,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     if (!buckets[g].take(t)) return;
     earlySent++;
     if (realSync) link.startSync(g, t);
-    else syncer.run(g, t);
+    else syncer.sync(g, t);
   };
 
   const limiterOf = (g: number, t: number): KeyLimiter => {
@@ -223,7 +141,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
     if (v === NEED_STORE) {
       counts.roundTrips++;
       if (realSync) counts.waitMs += link.roundTripMs();
-      ok = callStore(store, traits.requestPath, lim, gatewayIds[g], KEY, fleet, t, 1, seq[g]);
+      ok = callStore(store, traits.requestPath, lim, gatewayIds[g], run.key, fleet, t, 1, seq[g]);
     } else ok = v === ALLOW;
     if (ok) meter.noteAdmit(t);
     else counts.rejected++;
@@ -312,7 +230,7 @@ export function simulate(params: RunParams, opts: EngineOptions, probe: Probe | 
       }
       const idx = nextSyncIdx[g];
       if (parkFrom[g] >= 0) parking!.unpark(g, idx);
-      syncer.run(g, s);
+      syncer.sync(g, s);
       let next = idx + 1;
       const lim = lims[g];
       const bound = traffic.arrivalBound(g);

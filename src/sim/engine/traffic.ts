@@ -1,6 +1,7 @@
 import type { Random } from '../random.js';
 import type { RunParams } from '../types.js';
 import { InstantQueue } from './instant-queue.js';
+import type { RunState } from './run-state.js';
 
 /** Weights of each gateway for a request: even, or proportional to 1/i. */
 export function routingWeights(routing: RunParams['routing'], k: number): Float64Array {
@@ -32,10 +33,10 @@ export class Traffic {
   readonly mixed: boolean;
   /** Each gateway's steady (or flood-only) rate per ms; 0 with page loads. */
   readonly lambda: Float64Array;
-  /** Each gateway's next steady arrival (Infinity: none). The loop draws the next one itself. */
-  readonly nextArr: Float64Array;
-  /** Each gateway's next flood arrival (mixed traffic; Infinity otherwise). */
-  readonly nextFlood: Float64Array;
+  /** Each gateway's next steady arrival (RunState.nextArr). The loop draws the next one itself. */
+  private readonly nextArr: Float64Array;
+  /** Each gateway's next flood arrival (RunState.nextFlood). */
+  private readonly nextFlood: Float64Array;
   /** When the flood first comes on (onset, pulsed), −1 without one. */
   readonly onsetAt: number;
   private readonly K: number;
@@ -51,14 +52,14 @@ export class Traffic {
   /** the start of the next burst not drawn yet */
   private nextBurst = Number.POSITIVE_INFINITY;
 
-  constructor(params: RunParams, rng: Random, end: number) {
-    const K = params.gateways;
-    const L = params.limit;
-    const W = params.windowS * 1000;
+  constructor(run: RunState) {
+    const { params, K, L, W } = run;
     const pick = params.attack === 'pick';
     this.K = K;
-    this.end = end;
-    this.rng = rng;
+    this.end = run.end;
+    this.rng = run.rng;
+    this.nextArr = run.nextArr;
+    this.nextFlood = run.nextFlood;
     this.mixed = params.traffic === 'pulsed' || params.traffic === 'onset';
     this.pageload = params.traffic === 'pageload';
     const floodOnly = params.traffic === 'flood';
@@ -83,8 +84,6 @@ export class Traffic {
           ? PULSE_EVERY_MS
           : -1;
     this.pulseOn = params.traffic === 'pulsed' ? PULSE_ON_MS : Number.POSITIVE_INFINITY;
-    this.nextArr = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
-    this.nextFlood = new Float64Array(K).fill(Number.POSITIVE_INFINITY);
     this.plMine = this.pageload ? Array.from({ length: K }, () => new InstantQueue()) : [];
   }
 
