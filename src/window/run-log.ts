@@ -366,9 +366,12 @@ export class AdmitLog extends Runs {
     const used = this.end;
     this.end = this.total = this.liveCount = this.cursor = 0;
     if (used <= 2) {
-      // handed to the next key that needs one; the log's data was copied out by the sync (toArray)
-      if (this !== AdmitLog.NONE && SPARE.length < MAX_SPARE && this.times.length <= MAX_SPARE_RUNS)
+      // handed to the next key that needs one; the log's data was copied out by the sync (toArray).
+      // Without its counts: a key whose runs each hold one admit pushes no counts (SyncEntry.counts)
+      if (this !== AdmitLog.NONE && SPARE.length < MAX_SPARE && this.times.length <= MAX_SPARE_RUNS) {
+        this.counts = null;
         SPARE.push(this);
+      }
       return AdmitLog.NONE;
     }
     if (16 * used < this.times.length) {
