@@ -1,0 +1,180 @@
+/**
+ * SyncedKey.retryAt past its next sync when the store counts admits it does not list (issue 32:
+ * Stryker left `firstAdmit`'s walk of those admits, known only as a count, at 47.5 %). One
+ * shared-counter key, L = 5 per 10 s, K = 2, Δ = 1 s; a reply at 0 (horizon 4 000) counts admits and
+ * lists none of them, with or without SyncReply.oldestExpiry, belowLimitAt and pastHorizonAt. Every
+ * value is exact: the instant an admit of `cost` is possible (`at`), or Infinity and the instant
+ * before which it is not (`notBefore`, RetryMemo). The unknown admits leave no earlier than the
+ * horizon (or the last instant told) and no later than 10 000 (the window of the reply's instant).
+ */
+import { describe, expect, it } from 'vitest';
+import { makePolicy } from '../../src/config.js';
+import type { FleetParams } from '../../src/designs/key-limiter.js';
+import { SharedCounterKey } from '../../src/designs/synced.js';
+import type { SyncReply } from '../../src/store/contract.js';
+
+const W = 10_000;
+const INF = Number.POSITIVE_INFINITY;
+
+type Reply = Partial<SyncReply> & { count: number };
+
+/** The memo's answer: the instant, and where it is Infinity its lower bound. */
+class Probe extends SharedCounterKey {
+  answer(now: number, cost: number, syncAt: number): [number, number] {
+    const at = this.retryAt(now, cost, syncAt);
+    const memo = (this as unknown as { retryMemo: { notBefore: number } }).retryMemo;
+    return [at, at < INF ? Number.NaN : memo.notBefore];
+  }
+}
+
+function probe(reply: Reply, opts: { horizonMs?: number; own?: number[] } = {}): Probe {
+  const p: FleetParams = {
+    policy: makePolicy(5, W),
+    gateways: 2,
+    syncMs: 1000,
+    leaseTtlMs: 3000,
+    horizonMs: opts.horizonMs ?? 4000,
+  };
+  const lim = new Probe(p);
+  lim.syncEntry('k', 0);
+  lim.applySync({ expiries: [], horizon: 4000, granted: 0, grantExpiresAt: 0, ...reply }, 0);
+  for (const t of opts.own ?? []) lim.decide(t, 1);
+  return lim;
+}
+
+const N = Number.NaN;
+
+// [reply, cost, syncAt, at, notBefore]
+const FULL: [string, Reply, number, number, number, number][] = [
+  // nothing told: every unknown admit may leave at the horizon, or at 10 000: it cannot know
+  ['count alone', { count: 5 }, 1, 1000, INF, 4000],
+  ['count alone', { count: 5 }, 3, 9000, INF, 9000],
+  // at or past 10 000 (the window of the reply's instant) every one has left
+  ['count alone', { count: 5 }, 1, 10_000, 10_000, N],
+  ['count alone', { count: 5 }, 3, 11_000, 11_000, N],
+  // the oldest leaves exactly at oldestExpiry: one admit is certain then, two are not
+  ['oldest', { count: 5, oldestExpiry: 6000 }, 1, 1000, 6000, N],
+  ['oldest', { count: 5, oldestExpiry: 6000 }, 1, 6500, 6500, N],
+  ['oldest', { count: 5, oldestExpiry: 6000 }, 2, 1000, INF, 6000],
+  ['oldest', { count: 5, oldestExpiry: 6000 }, 2, 6000, INF, 6000],
+  ['oldest', { count: 5, oldestExpiry: 6000 }, 2, 9000, INF, 9000],
+  ['oldest', { count: 5, oldestExpiry: 6000 }, 2, 10_000, 10_000, N],
+  // an oldest expiry before the horizon: that one has left by the horizon, which is the answer
+  ['oldest before horizon', { count: 5, oldestExpiry: 3000 }, 1, 1000, 4000, N],
+  ['oldest before horizon', { count: 5, oldestExpiry: 3000 }, 2, 1000, INF, 4000],
+  // the count stays at 5 until 6 000 and at 4 until 8 000
+  ['below', { count: 5, belowLimitAt: [6000, 8000] }, 1, 1000, INF, 6000],
+  ['below', { count: 5, belowLimitAt: [6000, 8000] }, 2, 1000, INF, 8000],
+  ['below', { count: 5, belowLimitAt: [6000, 8000] }, 2, 6500, INF, 8000],
+  ['below', { count: 5, belowLimitAt: [6000, 8000] }, 2, 9000, INF, 9000],
+  ['below past the read', { count: 5, belowLimitAt: [Number.NEGATIVE_INFINITY, 8000] }, 1, 1000, INF, 4000],
+  ['below with the oldest', { count: 5, oldestExpiry: 5000, belowLimitAt: [6000, 8000] }, 1, 1000, INF, 6000],
+  ['below with the oldest', { count: 5, oldestExpiry: 7000, belowLimitAt: [6000, 8000] }, 2, 1000, INF, 8000],
+  // the two oldest unlisted (others') leave at 6 000 and 7 000, the other three no earlier than 7 000
+  ['past', { count: 5, pastHorizonAt: [6000, 7000] }, 1, 1000, 6000, N],
+  ['past', { count: 5, pastHorizonAt: [6000, 7000] }, 1, 6500, 6500, N],
+  ['past', { count: 5, pastHorizonAt: [6000, 7000] }, 2, 1000, 7000, N],
+  ['past', { count: 5, pastHorizonAt: [6000, 7000] }, 2, 6500, 7000, N],
+  ['past', { count: 5, pastHorizonAt: [6000, 7000] }, 2, 7000, 7000, N],
+  ['past', { count: 5, pastHorizonAt: [6000, 7000] }, 3, 1000, INF, 7000],
+  ['past', { count: 5, pastHorizonAt: [6000, 7000] }, 3, 9000, INF, 9000],
+  ['past', { count: 5, pastHorizonAt: [6000, 7000] }, 3, 10_000, 10_000, N],
+  ['past, one told', { count: 5, pastHorizonAt: [6000, INF] }, 1, 1000, 6000, N],
+  ['past, one told', { count: 5, pastHorizonAt: [6000, INF] }, 2, 1000, INF, 6000],
+  ['past beyond the read', { count: 5, pastHorizonAt: [Number.NEGATIVE_INFINITY, 7000] }, 1, 1000, INF, 4000],
+  ['past, same instant', { count: 5, pastHorizonAt: [6000, 6000] }, 2, 1000, 6000, N],
+  ['past, same instant', { count: 5, pastHorizonAt: [6000, 6000] }, 3, 1000, INF, 6000],
+  [
+    'past and below',
+    { count: 5, oldestExpiry: 6000, pastHorizonAt: [6000, 7000], belowLimitAt: [6000, 8000] },
+    2,
+    1000,
+    7000,
+    N,
+  ],
+  [
+    'past and below',
+    { count: 5, oldestExpiry: 6000, pastHorizonAt: [6000, 7000], belowLimitAt: [6000, 8000] },
+    3,
+    1000,
+    INF,
+    8000,
+  ],
+  // one listed (2 000) leaves first; then the two told past the horizon
+  [
+    'listed and past',
+    { count: 5, expiries: [2000], oldestExpiry: 2000, pastHorizonAt: [6000, 7000] },
+    1,
+    6500,
+    2000,
+    N,
+  ],
+  [
+    'listed and past',
+    { count: 5, expiries: [2000], oldestExpiry: 2000, pastHorizonAt: [6000, 7000] },
+    2,
+    1000,
+    6000,
+    N,
+  ],
+  [
+    'listed and past',
+    { count: 5, expiries: [2000], oldestExpiry: 2000, pastHorizonAt: [6000, 7000] },
+    3,
+    1000,
+    7000,
+    N,
+  ],
+  [
+    'listed and past',
+    { count: 5, expiries: [2000], oldestExpiry: 2000, pastHorizonAt: [6000, 7000] },
+    4,
+    1000,
+    INF,
+    7000,
+  ],
+  // a listed admit gone by the sync counts nothing
+  ['listed', { count: 5, expiries: [2000], oldestExpiry: 2000 }, 2, 3000, INF, 4000],
+];
+
+describe('SyncedKey.retryAt: admits the store counts and does not list, no own admit', () => {
+  for (const [name, reply, cost, syncAt, at, notBefore] of FULL) {
+    it(`${name}, cost ${cost}, next sync ${syncAt}: ${at} (not before ${notBefore})`, () => {
+      expect(probe(reply).answer(100, cost, syncAt)).toEqual([at, notBefore]);
+    });
+  }
+});
+
+// with one own admit at 50 (leaving at 10 050): 3 + 1 of L = 5 count
+const OWN: [string, Reply, number, number, number, number, number][] = [
+  ['past', { count: 3, pastHorizonAt: [6000, 7000] }, 4000, 1, 1000, 100, N],
+  ['past', { count: 3, pastHorizonAt: [6000, 7000] }, 4000, 2, 1000, 6000, N],
+  ['past', { count: 3, pastHorizonAt: [6000, 7000] }, 4000, 3, 1000, 7000, N],
+  ['past', { count: 3, pastHorizonAt: [6000, 7000] }, 4000, 3, 9800, 9800, N],
+  // its own admit leaves at 10 050, the others' by 10 000
+  ['past', { count: 3, pastHorizonAt: [6000, 7000] }, 4000, 2, 11_000, 10_050, N],
+  ['past', { count: 3, pastHorizonAt: [6000, 7000] }, 4000, 2, 10_050, 10_050, N],
+  ['oldest', { count: 3, oldestExpiry: 6000 }, 4000, 2, 1000, 6000, N],
+  ['oldest', { count: 3, oldestExpiry: 6000 }, 4000, 3, 1000, INF, 6000],
+  ['oldest', { count: 3, oldestExpiry: 6000 }, 4000, 3, 9800, INF, 9800],
+  ['oldest', { count: 3, oldestExpiry: 6000 }, 4000, 3, 10_050, 10_050, N],
+  ['count alone', { count: 3 }, 4000, 2, 1000, INF, 4000],
+  ['count alone', { count: 3 }, 4000, 2, 10_050, 10_050, N],
+  ['count alone', { count: 3 }, 4000, 3, 11_000, 11_000, N],
+  // a horizon of 500 ms, shorter than Δ: its own admit (10 050) is not listed by a reply before
+  // 10 050 − 500, so it may still be counted then: from a sync at 1 000 it cannot know
+  ['past, short horizon', { count: 3, pastHorizonAt: [6000, 7000] }, 500, 2, 1000, INF, 6000],
+  ['past, short horizon', { count: 3, pastHorizonAt: [6000, 7000] }, 500, 2, 6500, 6500, N],
+  ['past, short horizon', { count: 3, pastHorizonAt: [6000, 7000] }, 500, 3, 1000, INF, 7000],
+  ['past, short horizon', { count: 3, pastHorizonAt: [6000, 7000] }, 500, 3, 9800, 9800, N],
+  ['oldest, short horizon', { count: 3, oldestExpiry: 6000 }, 500, 2, 1000, INF, 6000],
+  ['oldest, short horizon', { count: 3, oldestExpiry: 6000 }, 500, 2, 9800, 9800, N],
+];
+
+describe('SyncedKey.retryAt: admits the store counts and does not list, with an own admit since', () => {
+  for (const [name, reply, horizonMs, cost, syncAt, at, notBefore] of OWN) {
+    it(`${name}, horizon ${horizonMs}, cost ${cost}, next sync ${syncAt}: ${at} (not before ${notBefore})`, () => {
+      expect(probe(reply, { horizonMs, own: [50] }).answer(100, cost, syncAt)).toEqual([at, notBefore]);
+    });
+  }
+});
