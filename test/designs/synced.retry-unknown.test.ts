@@ -44,8 +44,8 @@ function probe(reply: Reply, opts: { horizonMs?: number; own?: number[] } = {}):
 
 const N = Number.NaN;
 
-// [reply, cost, syncAt, at, notBefore]
-const FULL: [string, Reply, number, number, number, number][] = [
+// [reply, cost, syncAt, at, notBefore, horizonMs (4 000)]
+const FULL: [string, Reply, number, number, number, number, number?][] = [
   // nothing told: every unknown admit may leave at the horizon, or at 10 000: it cannot know
   ['count alone', { count: 5 }, 1, 1000, INF, 4000],
   ['count alone', { count: 5 }, 3, 9000, INF, 9000],
@@ -133,14 +133,26 @@ const FULL: [string, Reply, number, number, number, number][] = [
     INF,
     7000,
   ],
+  // a horizon of 500 ms: an admit leaving at or past the next reply's horizon (its sync + 500) is not
+  // walked past (it may still be counted then), however sure its instant
+  ['oldest, short horizon', { count: 5, oldestExpiry: 6000 }, 1, 5500, INF, 6000, 500],
+  ['oldest, short horizon', { count: 5, oldestExpiry: 6000 }, 1, 5600, 6000, N, 500],
+  ['oldest, short horizon', { count: 5, oldestExpiry: 6000 }, 1, 6000, 6000, N, 500],
+  ['past, short horizon', { count: 5, pastHorizonAt: [6000, 7000] }, 2, 6500, INF, 7000, 500],
+  ['past, short horizon', { count: 5, pastHorizonAt: [6000, 7000] }, 2, 6600, 7000, N, 500],
+  // the count stays at 5 until 10 000: all five leave then, which a reply at 9 800 would tell
+  ['below at the window', { count: 5, belowLimitAt: [10_000, 10_000] }, 1, 9800, 10_000, N, 500],
+  ['below at the window', { count: 5, belowLimitAt: [10_000, 10_000] }, 1, 9500, INF, 10_000, 500],
+  ['below at the window', { count: 5, belowLimitAt: [10_000, 10_000] }, 1, 1000, INF, 10_000, 500],
+  ['below at the window', { count: 5, belowLimitAt: [10_000, 10_000] }, 1, 1000, 10_000, N],
   // a listed admit gone by the sync counts nothing
   ['listed', { count: 5, expiries: [2000], oldestExpiry: 2000 }, 2, 3000, INF, 4000],
 ];
 
 describe('SyncedKey.retryAt: admits the store counts and does not list, no own admit', () => {
-  for (const [name, reply, cost, syncAt, at, notBefore] of FULL) {
+  for (const [name, reply, cost, syncAt, at, notBefore, horizonMs] of FULL) {
     it(`${name}, cost ${cost}, next sync ${syncAt}: ${at} (not before ${notBefore})`, () => {
-      expect(probe(reply).answer(100, cost, syncAt)).toEqual([at, notBefore]);
+      expect(probe(reply, { horizonMs }).answer(100, cost, syncAt)).toEqual([at, notBefore]);
     });
   }
 });
@@ -169,12 +181,85 @@ const OWN: [string, Reply, number, number, number, number, number][] = [
   ['past, short horizon', { count: 3, pastHorizonAt: [6000, 7000] }, 500, 3, 9800, 9800, N],
   ['oldest, short horizon', { count: 3, oldestExpiry: 6000 }, 500, 2, 1000, INF, 6000],
   ['oldest, short horizon', { count: 3, oldestExpiry: 6000 }, 500, 2, 9800, 9800, N],
+  // at 8 000 the others' two told have left, one unknown may count until 10 000, its own until
+  // 10 050 (not seen by a reply at 8 000 + 500): 2 of L may still count, no room for 4
+  ['past, short horizon', { count: 3, pastHorizonAt: [6000, 7000] }, 500, 4, 8000, INF, 8000],
+  // at 9 550 its own admit (10 050) is at the next reply's horizon: not walked past
+  ['past, short horizon', { count: 3, pastHorizonAt: [6000, 7000] }, 500, 5, 9550, INF, 10_050],
+  ['past, short horizon', { count: 3, pastHorizonAt: [6000, 7000] }, 500, 5, 9600, 10_050, N],
+  // a horizon of Δ: the next reply lists its own admit
+  ['past, horizon Δ', { count: 3, pastHorizonAt: [6000, 7000] }, 1000, 2, 1000, 6000, N],
+  // the store's count all listed (2 000, 3 000): nothing unknown; its own admit (10 050) leaves
+  // when a reply can see it, else it counts on
+  ['listed', { count: 2, expiries: [2000, 3000] }, 4000, 3, 1000, 2000, N],
+  ['listed', { count: 2, expiries: [2000, 3000] }, 4000, 4, 1000, 3000, N],
+  ['listed', { count: 2, expiries: [2000, 3000] }, 4000, 5, 1000, 10_050, N],
+  ['listed, short horizon', { count: 2, expiries: [2000, 3000] }, 500, 4, 1000, 3000, N],
+  [
+    'listed, short horizon',
+    { count: 2, expiries: [2000, 3000] },
+    500,
+    5,
+    1000,
+    INF,
+    Number.NEGATIVE_INFINITY,
+  ],
 ];
 
 describe('SyncedKey.retryAt: admits the store counts and does not list, with an own admit since', () => {
   for (const [name, reply, horizonMs, cost, syncAt, at, notBefore] of OWN) {
     it(`${name}, horizon ${horizonMs}, cost ${cost}, next sync ${syncAt}: ${at} (not before ${notBefore})`, () => {
       expect(probe(reply, { horizonMs, own: [50] }).answer(100, cost, syncAt)).toEqual([at, notBefore]);
+    });
+  }
+});
+
+describe('SyncedKey.retryAt: a key never synced, and its own admits the store counts past the horizon', () => {
+  it('never synced: what the others admitted is unknown, no bound', () => {
+    const p: FleetParams = {
+      policy: makePolicy(5, W),
+      gateways: 2,
+      syncMs: 1000,
+      leaseTtlMs: 3000,
+      horizonMs: 4000,
+    };
+    const lim = new Probe(p);
+    for (let i = 0; i < 5; i++) lim.decide(50, 1);
+    expect(lim.answer(100, 1, 1000)).toEqual([INF, Number.NEGATIVE_INFINITY]);
+  });
+
+  // its own admit at 50 pushed at 100, counted by a reply of 5 with horizon 4 100: it is the late one
+  // (10 050); the oldest told leaves exactly then only when it is not its own
+  function late(oldestExpiry: number): Probe {
+    const p: FleetParams = {
+      policy: makePolicy(5, W),
+      gateways: 2,
+      syncMs: 1000,
+      leaseTtlMs: 3000,
+      horizonMs: 4000,
+    };
+    const lim = new Probe(p);
+    lim.syncEntry('k', 0);
+    lim.applySync({ count: 0, expiries: [], horizon: 4000, granted: 0, grantExpiresAt: 0 }, 0);
+    lim.decide(50, 1);
+    lim.syncEntry('k', 100);
+    lim.applySync(
+      { count: 5, expiries: [], horizon: 4100, granted: 0, grantExpiresAt: 0, oldestExpiry },
+      100,
+    );
+    return lim;
+  }
+  for (const [oldest, cost, at, notBefore] of [
+    [6000, 1, 6000, N],
+    [6000, 2, INF, 6000],
+    // the oldest is its own: one leaves at 10 050, no other is sure to then
+    [10_050, 1, 10_050, N],
+    [10_050, 2, INF, 10_050],
+    [10_060, 1, 10_050, N],
+    [10_060, 2, INF, 10_060],
+  ]) {
+    it(`oldest ${oldest}, cost ${cost}: ${at} (not before ${notBefore})`, () => {
+      expect(late(oldest).answer(200, cost, 1100)).toEqual([at, notBefore]);
     });
   }
 });
