@@ -187,6 +187,9 @@ const OWN: [string, Reply, number, number, number, number, number][] = [
   // at 9 550 its own admit (10 050) is at the next reply's horizon: not walked past
   ['past, short horizon', { count: 3, pastHorizonAt: [6000, 7000] }, 500, 5, 9550, INF, 10_050],
   ['past, short horizon', { count: 3, pastHorizonAt: [6000, 7000] }, 500, 5, 9600, 10_050, N],
+  // all five of L: the others' four have left by 10 000 (the oldest at 6 000), its own at 10 050
+  ['oldest, all five', { count: 4, oldestExpiry: 6000 }, 4000, 5, 1000, 10_050, N],
+  ['oldest, all five', { count: 4, oldestExpiry: 6000 }, 4000, 5, 10_000, 10_050, N],
   // a horizon of Δ: the next reply lists its own admit
   ['past, horizon Δ', { count: 3, pastHorizonAt: [6000, 7000] }, 1000, 2, 1000, 6000, N],
   // the store's count all listed (2 000, 3 000): nothing unknown; its own admit (10 050) leaves
