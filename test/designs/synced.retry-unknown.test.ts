@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { makePolicy } from '../../src/config.js';
+import { AdaptiveKey } from '../../src/designs/adaptive.js';
 import type { FleetParams } from '../../src/designs/key-limiter.js';
 import { SharedCounterKey } from '../../src/designs/synced.js';
 import type { SyncReply } from '../../src/store/contract.js';
@@ -265,4 +266,34 @@ describe('SyncedKey.retryAt: a key never synced, and its own admits the store co
       expect(late(oldest).answer(200, cost, 1100)).toEqual([at, notBefore]);
     });
   }
+});
+
+describe('SyncedKey.retryAt of an adaptive key: the cap before its next sync and after it', () => {
+  // K = 8, L = 100: ten admits of its own at 50 are all the reply at 100 counts (past its horizon),
+  // so its share is 1 and decide has no cap; right after a sync the share is not known yet and the
+  // cap is 4 × 1/8 of the headroom (45 with its ten counting, 50 with none)
+  function tenOwn(): AdaptiveKey {
+    const p: FleetParams = {
+      policy: makePolicy(100, W),
+      gateways: 8,
+      syncMs: 1000,
+      leaseTtlMs: 3000,
+      horizonMs: 4000,
+    };
+    const lim = new AdaptiveKey(p, 0);
+    lim.syncEntry('k', 0);
+    lim.applySync({ count: 0, expiries: [], horizon: 4000, granted: 0, grantExpiresAt: 0 }, 0);
+    for (let i = 0; i < 10; i++) lim.decide(50, 1);
+    lim.syncEntry('k', 100);
+    lim.applySync({ count: 10, expiries: [], horizon: 4100, granted: 0, grantExpiresAt: 0 }, 100);
+    return lim;
+  }
+
+  it('before the sync its share of 1 leaves 60 of 90 uncapped: now', () => {
+    expect(tenOwn().retryAt(200, 60, 1100)).toBe(200);
+  });
+
+  it('95 fits only past its own ten (10 050), where the cap after a sync (50) refuses it: never', () => {
+    expect(tenOwn().retryAt(200, 95, 1100)).toBe(INF);
+  });
 });
