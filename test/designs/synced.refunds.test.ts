@@ -114,6 +114,16 @@ describe('SyncedKey: a refund of an admit the store counts (reads on request)', 
     ]);
   });
 
+  it('a push of one admit at each instant (no counts): a refund takes one, the rest stay', () => {
+    const lim = new Probe(params(true));
+    lim.decide(100, 1);
+    lim.decide(200, 1);
+    sync(lim, 300, 2);
+    expect(lim.lateRuns()).toEqual([[[100, 200], undefined]]);
+    expect(lim.takeBack(100, 1, 400)).toBe('store');
+    expect(lim.lateRuns()).toEqual([[[200], [1]]]);
+  });
+
   it('one instant in two pushes: the older push gives first, then the newer', () => {
     const lim = new Probe(params(true));
     lim.decide(100, 2);
