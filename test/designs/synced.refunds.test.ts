@@ -114,6 +114,16 @@ describe('SyncedKey: a refund of an admit the store counts (reads on request)', 
     ]);
   });
 
+  it('a push of one admit at each instant (no counts): a refund takes one, the rest stay', () => {
+    const lim = new Probe(params(true));
+    lim.decide(100, 1);
+    lim.decide(200, 1);
+    sync(lim, 300, 2);
+    expect(lim.lateRuns()).toEqual([[[100, 200], undefined]]);
+    expect(lim.takeBack(100, 1, 400)).toBe('store');
+    expect(lim.lateRuns()).toEqual([[[200], [1]]]);
+  });
+
   it('one instant in two pushes: the older push gives first, then the newer', () => {
     const lim = new Probe(params(true));
     lim.decide(100, 2);
@@ -121,12 +131,13 @@ describe('SyncedKey: a refund of an admit the store counts (reads on request)', 
     // a clock gone back: an admit at the same instant again, pushed by the next sync
     lim.decide(100, 1);
     sync(lim, 300, 3);
+    // a push of one admit per instant carries no counts (one each)
     expect(lim.lateRuns()).toEqual([
       [[100], [2]],
-      [[100], [1]],
+      [[100], undefined],
     ]);
     expect(lim.takeBack(100, 2, 400)).toBe('store');
-    expect(lim.lateRuns()).toEqual([[[100], [1]]]);
+    expect(lim.lateRuns()).toEqual([[[100], undefined]]);
     const both = new Probe(params(true));
     both.decide(100, 2);
     sync(both, 100, 2);
