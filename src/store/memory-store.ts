@@ -677,7 +677,6 @@ export class MemoryStore implements Store {
   }
 }
 
-/** When the log's oldest admit leaves the window (Infinity if none). */
 /**
  * SyncReply.pastHorizonAt for a read alone: the expiries of the admits at ranks m and m + 1, m the
  * admits its reply lists, when there are admits past them and the count is L − 2 or more
@@ -702,6 +701,7 @@ function pastHorizon(
   return [expiryOf(log.at(m), windowMs, windowKind), next];
 }
 
+/** When the log's oldest admit leaves the window (Infinity if none). */
 function oldestOf(log: TimeLog, policy: Policy): number {
   return log.size === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.at(0), policy.windowMs, policy.windowKind);
 }
