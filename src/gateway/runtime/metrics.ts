@@ -79,164 +79,166 @@ export function metricsHandler(registry: Registry): (req: IncomingMessage, res: 
   };
 }
 
+type Stats = ReturnType<AsyncGateway['stats']>;
+
+/**
+ * One series read from `stats()` at scrape time: a plain number, or one number per value of the
+ * extra labels (`labels`), each row the label values in that order and the number.
+ */
+interface StatSeries {
+  kind: 'counter' | 'gauge';
+  name: string;
+  help: string;
+  labels?: readonly string[];
+  read(s: Stats): number | readonly (readonly [readonly string[], number])[];
+}
+
+/** Every series but the latency histogram, in the order a scrape lists them after it. */
+const CALL_SERIES: readonly StatSeries[] = [
+  {
+    kind: 'counter',
+    name: 'syncs_total',
+    help: 'Sync requests the store answered (a sync of many keys goes out in parts, each one request).',
+    read: (s) => s.syncs,
+  },
+  {
+    kind: 'counter',
+    name: 'sync_failures_total',
+    help: `Sync requests (parts) that failed, by reason: ${REASONS}.`,
+    labels: ['reason'],
+    read: (s) => [
+      [['timeout'], s.syncTimeouts],
+      [['refused'], s.syncRefusals],
+      [['error'], s.syncErrors],
+    ],
+  },
+  {
+    kind: 'counter',
+    name: 'store_call_failures_total',
+    help: `Request-path store calls (central-log, leases-ask) that failed, by reason: ${REASONS}.`,
+    labels: ['reason'],
+    read: (s) => FAILURE_CAUSES.map((reason) => [[reason], s.storeCallFailuresBy[reason]] as const),
+  },
+];
+
+const STATE_SERIES: readonly StatSeries[] = [
+  {
+    kind: 'gauge',
+    name: 'last_good_sync_age_seconds',
+    help: 'Time since the store last answered (since start if it never has).',
+    read: (s) => s.lastGoodAgeMs / 1000,
+  },
+  {
+    kind: 'gauge',
+    name: 'unsynced_admits',
+    help: 'Admits made by this gateway that the store has not confirmed yet.',
+    read: (s) => s.unsyncedAdmits,
+  },
+  { kind: 'gauge', name: 'keys', help: 'Keys the gateway holds state for.', read: (s) => s.keys },
+  {
+    kind: 'gauge',
+    name: 'gateways_live',
+    help: "K in use: gateways sharing the limit (configured, or with gateways 'auto' the store's last count).",
+    read: (s) => s.gateways,
+  },
+  {
+    kind: 'gauge',
+    name: 'store_down',
+    help: '1 while the gateway decides by its fail mode because the store is unreachable or too slow.',
+    read: (s) => (s.storeDown ? 1 : 0),
+  },
+  {
+    kind: 'gauge',
+    name: 'store_offset_seconds',
+    help: 'Store clock minus local clock, as learned at sync.',
+    read: (s) => s.offsetMs / 1000,
+  },
+  {
+    kind: 'gauge',
+    name: 'duplicate_id',
+    help: '1 while another live gateway syncs with this gateway id (found at the last answered sync): give each gateway an id of its own.',
+    read: (s) => (s.duplicateId ? 1 : 0),
+  },
+  {
+    kind: 'counter',
+    name: 'duplicate_id_syncs_total',
+    help: 'Answered syncs that found another live gateway syncing with this gateway id.',
+    read: (s) => s.duplicateIdSyncs,
+  },
+  {
+    kind: 'counter',
+    name: 'early_syncs_total',
+    help: 'Syncs a key wanted early (adaptive-early: its part of the headroom spent), by result: sent (a sync round started off the request path) or capped (the early-sync bucket was empty).',
+    labels: ['result'],
+    read: (s) => [
+      [['sent'], s.earlySyncs],
+      [['capped'], s.earlySyncsCapped],
+    ],
+  },
+  {
+    kind: 'counter',
+    name: 'decisions_total',
+    help: 'Decisions by outcome; degraded="true" when made by the fail mode, without the store.',
+    labels: ['outcome', 'degraded'],
+    read: ({ decisions: d }) => [
+      [['allowed', 'false'], d.allowed],
+      [['limited', 'false'], d.limited],
+      [['allowed', 'true'], d.degradedAllowed],
+      [['limited', 'true'], d.degradedLimited],
+    ],
+  },
+];
+
+/** Registers `series` on `registry`, each read from every gateway's stats() at scrape time. */
+function registerSeries(
+  registry: Registry,
+  p: string,
+  gateways: Set<AsyncGateway>,
+  series: readonly StatSeries[],
+): void {
+  for (const m of series) {
+    const extra = m.labels ?? [];
+    const Metric = m.kind === 'counter' ? Counter : Gauge;
+    new Metric({
+      name: `${p}${m.name}`,
+      help: m.help,
+      labelNames: ['gateway', ...extra],
+      registers: [registry],
+      collect(this: Counter<string> | Gauge<string>) {
+        this.reset();
+        for (const g of gateways) {
+          const v = m.read(g.stats());
+          if (typeof v === 'number') {
+            set(this, { gateway: g.id }, v);
+            continue;
+          }
+          for (const [values, n] of v) {
+            const labels: Record<string, string> = { gateway: g.id };
+            for (let i = 0; i < extra.length; i++) labels[extra[i]] = values[i];
+            set(this, labels, n);
+          }
+        }
+      },
+    });
+  }
+}
+
+/** A counter's collect adds to its reset value; a gauge's sets it. */
+function set(metric: Counter<string> | Gauge<string>, labels: Record<string, string>, n: number): void {
+  if (metric instanceof Counter) metric.inc(labels, n);
+  else metric.set(labels, n);
+}
+
 function createCollector(registry: Registry, p: string): Collector {
   const gateways = new Set<AsyncGateway>();
-  const registers = [registry];
-  const each = (f: (g: AsyncGateway, s: ReturnType<AsyncGateway['stats']>) => void) => {
-    for (const g of gateways) f(g, g.stats());
-  };
-  new Counter({
-    name: `${p}syncs_total`,
-    help: 'Sync requests the store answered (a sync of many keys goes out in parts, each one request).',
-    labelNames: ['gateway'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => this.inc({ gateway: g.id }, s.syncs));
-    },
-  });
-  new Counter({
-    name: `${p}sync_failures_total`,
-    help: `Sync requests (parts) that failed, by reason: ${REASONS}.`,
-    labelNames: ['gateway', 'reason'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => {
-        this.inc({ gateway: g.id, reason: 'timeout' }, s.syncTimeouts);
-        this.inc({ gateway: g.id, reason: 'refused' }, s.syncRefusals);
-        this.inc({ gateway: g.id, reason: 'error' }, s.syncErrors);
-      });
-    },
-  });
-  new Counter({
-    name: `${p}store_call_failures_total`,
-    help: `Request-path store calls (central-log, leases-ask) that failed, by reason: ${REASONS}.`,
-    labelNames: ['gateway', 'reason'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => {
-        for (const reason of FAILURE_CAUSES)
-          this.inc({ gateway: g.id, reason }, s.storeCallFailuresBy[reason]);
-      });
-    },
-  });
+  registerSeries(registry, p, gateways, CALL_SERIES);
   const latency = new Histogram({
     name: `${p}sync_duration_seconds`,
     help: 'Round trip of sync requests (parts) the store answered.',
     labelNames: ['gateway'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-    registers,
+    registers: [registry],
   });
-  new Gauge({
-    name: `${p}last_good_sync_age_seconds`,
-    help: 'Time since the store last answered (since start if it never has).',
-    labelNames: ['gateway'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => this.set({ gateway: g.id }, s.lastGoodAgeMs / 1000));
-    },
-  });
-  new Gauge({
-    name: `${p}unsynced_admits`,
-    help: 'Admits made by this gateway that the store has not confirmed yet.',
-    labelNames: ['gateway'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => this.set({ gateway: g.id }, s.unsyncedAdmits));
-    },
-  });
-  new Gauge({
-    name: `${p}keys`,
-    help: 'Keys the gateway holds state for.',
-    labelNames: ['gateway'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => this.set({ gateway: g.id }, s.keys));
-    },
-  });
-  new Gauge({
-    name: `${p}gateways_live`,
-    help: "K in use: gateways sharing the limit (configured, or with gateways 'auto' the store's last count).",
-    labelNames: ['gateway'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => this.set({ gateway: g.id }, s.gateways));
-    },
-  });
-  new Gauge({
-    name: `${p}store_down`,
-    help: '1 while the gateway decides by its fail mode because the store is unreachable or too slow.',
-    labelNames: ['gateway'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => this.set({ gateway: g.id }, s.storeDown ? 1 : 0));
-    },
-  });
-  new Gauge({
-    name: `${p}store_offset_seconds`,
-    help: 'Store clock minus local clock, as learned at sync.',
-    labelNames: ['gateway'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => this.set({ gateway: g.id }, s.offsetMs / 1000));
-    },
-  });
-  new Gauge({
-    name: `${p}duplicate_id`,
-    help: '1 while another live gateway syncs with this gateway id (found at the last answered sync): give each gateway an id of its own.',
-    labelNames: ['gateway'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => this.set({ gateway: g.id }, s.duplicateId ? 1 : 0));
-    },
-  });
-  new Counter({
-    name: `${p}duplicate_id_syncs_total`,
-    help: 'Answered syncs that found another live gateway syncing with this gateway id.',
-    labelNames: ['gateway'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => this.inc({ gateway: g.id }, s.duplicateIdSyncs));
-    },
-  });
-  new Counter({
-    name: `${p}early_syncs_total`,
-    help: 'Syncs a key wanted early (adaptive-early: its part of the headroom spent), by result: sent (a sync round started off the request path) or capped (the early-sync bucket was empty).',
-    labelNames: ['gateway', 'result'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => {
-        this.inc({ gateway: g.id, result: 'sent' }, s.earlySyncs);
-        this.inc({ gateway: g.id, result: 'capped' }, s.earlySyncsCapped);
-      });
-    },
-  });
-  new Counter({
-    name: `${p}decisions_total`,
-    help: 'Decisions by outcome; degraded="true" when made by the fail mode, without the store.',
-    labelNames: ['gateway', 'outcome', 'degraded'],
-    registers,
-    collect() {
-      this.reset();
-      each((g, s) => {
-        const d = s.decisions;
-        this.inc({ gateway: g.id, outcome: 'allowed', degraded: 'false' }, d.allowed);
-        this.inc({ gateway: g.id, outcome: 'limited', degraded: 'false' }, d.limited);
-        this.inc({ gateway: g.id, outcome: 'allowed', degraded: 'true' }, d.degradedAllowed);
-        this.inc({ gateway: g.id, outcome: 'limited', degraded: 'true' }, d.degradedLimited);
-      });
-    },
-  });
+  registerSeries(registry, p, gateways, STATE_SERIES);
   return { gateways, latency, listeners: new Map() };
 }
