@@ -66,6 +66,155 @@ function plain(
   res.end(body);
 }
 
+/** What answering a request needs: the decider, the options and the counters. */
+interface Answering {
+  decider: Decider;
+  options: SidecarOptions['http'];
+  metrics: SidecarMetrics;
+  /** The limited body again as a header (for a proxy that drops the body). */
+  limitedHeader: string;
+}
+
+function answer(a: Answering, res: ServerResponse, p: PolicyDecider, d: Decision): void {
+  const h = p.headers(d);
+  if (d.allowed) {
+    a.metrics.count('http', 'allowed');
+    res.writeHead(204, h);
+    res.end();
+    return;
+  }
+  a.metrics.count('http', 'limited');
+  // the body again as a header, for a proxy that drops it (NGINX auth_request: nginx.conf's @fleetlimit)
+  res.writeHead(a.decider.limitedStatus, {
+    ...h,
+    'Content-Type': a.decider.limitedContentType,
+    'Cache-Control': 'no-store',
+    'Fleetlimit-Body': a.limitedHeader,
+  });
+  res.end(a.decider.limitedBody);
+}
+
+function failed(res: ServerResponse, err: unknown): void {
+  plain(res, 500, `${err instanceof Error ? err.message : String(err)}\n`);
+}
+
+function invalid(a: Answering, res: ServerResponse, action: 'reject' | 'skip', problem: string): void {
+  if (action === 'skip') {
+    a.metrics.count('http', 'skipped');
+    res.writeHead(204);
+    res.end();
+    return;
+  }
+  a.metrics.count('http', 'invalid');
+  plain(res, 400, `${problem}\n`, {
+    // for a proxy that drops the body (nginx.conf's @fleetlimit answers the client's 400 with it)
+    'Fleetlimit-Problem': headerText(problem.slice(0, 200), 1200) ?? 'bad request',
+  });
+}
+
+/** A policy's key and cost headers: its own, or the top level's. */
+function keying(a: Answering, name: string): HttpKeying {
+  // the policies a path can name are the configuration's: a lookup, never a gateway made per request
+  return (
+    a.options.policies.get(name) ?? { keyHeaders: a.options.keyHeaders, costHeader: a.options.costHeader }
+  );
+}
+
+/**
+ * One request held to each of `names` (NGINX has one auth_request per location, so `/decide/a,b` is
+ * how a location gets two limits): every key and cost checked first, so a bad one answers before any
+ * policy counts the request; then the policies decide in the path's order, and the first that refuses
+ * answers: the ones after it neither count the request nor make state for its key (issue 32: with the
+ * address's limit first, a client inventing an API key per request makes no key, and so no store
+ * work, once its address is over the limit). If every one admits, the answer is the admit with the
+ * fewest left.
+ */
+function decide(a: Answering, req: IncomingMessage, res: ServerResponse, names: readonly string[]): void {
+  const { decider } = a;
+  const asks: { p: PolicyDecider; key: string; cost: number }[] = [];
+  for (const name of names) {
+    const p = decider.policy(name) as PolicyDecider;
+    const { keyHeaders: kh, costHeader: ch } = keying(a, name);
+    const at = names.length > 1 ? `${name}: ` : '';
+    const key = keyOf(req, kh, decider.ipv6Subnet);
+    const kp = key === '' ? `no key: none of the headers ${kh.join(', ')} is set` : keyProblem(key);
+    if (kp !== null) {
+      if (decider.onInvalidKey === 'reject') {
+        invalid(a, res, 'reject', `${at}${kp}`);
+        return;
+      }
+      continue; // 'skip': this policy does not limit the request
+    }
+    const cost = costOf(req, ch);
+    const cp = costProblem(cost);
+    if (cp !== null) {
+      if (decider.onInvalidCost === 'reject') {
+        invalid(a, res, 'reject', `${at}${ch}: ${cp}`);
+        return;
+      }
+      continue;
+    }
+    asks.push({ p, key, cost });
+  }
+  if (asks.length === 0) {
+    invalid(a, res, 'skip', '');
+    return;
+  }
+  if (asks.length === 1) {
+    const { p, key, cost } = asks[0];
+    const d = p.decide(key, cost);
+    if (d instanceof Promise)
+      d.then(
+        (x) => answer(a, res, p, x),
+        (err: unknown) => failed(res, err),
+      );
+    else answer(a, res, p, d);
+    return;
+  }
+  const ds: Decision[] = [];
+  /** Keeps policy i's decision; a refusal answers at once (false: ask no further). */
+  const took = (i: number, d: Decision): boolean => {
+    ds.push(d);
+    if (d.allowed) return true;
+    answer(a, res, asks[i].p, d);
+    return false;
+  };
+  // in order; a decision that waits on the store (central-log, leases-ask) holds the ones after it
+  const from = (i: number): void => {
+    for (; i < asks.length; i++) {
+      const { p, key, cost } = asks[i];
+      const d = p.decide(key, cost);
+      if (d instanceof Promise) {
+        const at = i;
+        d.then(
+          (x) => (took(at, x) ? from(at + 1) : undefined),
+          (err: unknown) => failed(res, err),
+        );
+        return;
+      }
+      if (!took(i, d)) return;
+    }
+    const b = bindingDecision(ds);
+    answer(a, res, asks[b].p, ds[b]);
+  };
+  from(0);
+}
+
+/** /readyz: ready, and every policy's gateway: the store is down if it is for any, the oldest good sync counts. */
+function readyz(decider: Decider, ready: boolean, res: ServerResponse): void {
+  const policies: Record<string, { storeDown: boolean; lastGoodAgeMs: number }> = {};
+  let storeDown = false;
+  let lastGoodAgeMs = 0;
+  for (const [name, p] of decider.policies) {
+    const s = p.gateway.stats();
+    policies[name] = { storeDown: s.storeDown, lastGoodAgeMs: s.lastGoodAgeMs };
+    storeDown ||= s.storeDown;
+    lastGoodAgeMs = Math.max(lastGoodAgeMs, s.lastGoodAgeMs);
+  }
+  res.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify({ ready, storeDown, lastGoodAgeMs, policies }));
+}
+
 /**
  * The sidecar's HTTP side: NGINX's auth_request endpoint (`/decide`, the top-level policy,
  * `/decide/<policy>` or `/decide/<policy>,<policy>`: 204 allowed, 429 limited, with the RateLimit headers and Retry-After for
@@ -75,116 +224,16 @@ function plain(
 export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
   const { decider, options, metrics } = deps;
   const serveMetrics = metricsHandler(deps.registry);
-  const limitedHeader = headerText(decider.limitedBody, MAX_HEADER_BODY) ?? 'Too Many Requests';
-  const answer = (res: ServerResponse, p: PolicyDecider, d: Decision) => {
-    const h = p.headers(d);
-    if (d.allowed) {
-      metrics.count('http', 'allowed');
-      res.writeHead(204, h);
-      res.end();
-    } else {
-      metrics.count('http', 'limited');
-      // the body again as a header, for a proxy that drops it (NGINX auth_request: nginx.conf's @fleetlimit)
-      res.writeHead(decider.limitedStatus, {
-        ...h,
-        'Content-Type': decider.limitedContentType,
-        'Cache-Control': 'no-store',
-        'Fleetlimit-Body': limitedHeader,
-      });
-      res.end(decider.limitedBody);
-    }
-  };
-  const failed = (res: ServerResponse, err: unknown) =>
-    plain(res, 500, `${err instanceof Error ? err.message : String(err)}\n`);
-  const invalid = (res: ServerResponse, action: 'reject' | 'skip', problem: string) => {
-    if (action === 'skip') {
-      metrics.count('http', 'skipped');
-      res.writeHead(204);
-      res.end();
-      return;
-    }
-    metrics.count('http', 'invalid');
-    plain(res, 400, `${problem}\n`, {
-      // for a proxy that drops the body (nginx.conf's @fleetlimit answers the client's 400 with it)
-      'Fleetlimit-Problem': headerText(problem.slice(0, 200), 1200) ?? 'bad request',
-    });
-  };
-  // the policies a path can name are the configuration's: a lookup, never a gateway made per request
-  const keying = (name: string): HttpKeying =>
-    options.policies.get(name) ?? { keyHeaders: options.keyHeaders, costHeader: options.costHeader };
-  /**
-   * One request held to each of `names` (NGINX has one auth_request per location, so `/decide/a,b` is
-   * how a location gets two limits): every key and cost checked first, so a bad one answers before any
-   * policy counts the request; then the policies decide in the path's order, and the first that refuses
-   * answers: the ones after it neither count the request nor make state for its key (issue 32: with the
-   * address's limit first, a client inventing an API key per request makes no key, and so no store
-   * work, once its address is over the limit). If every one admits, the answer is the admit with the
-   * fewest left.
-   */
-  const decide = (req: IncomingMessage, res: ServerResponse, names: readonly string[]) => {
-    const asks: { p: PolicyDecider; key: string; cost: number }[] = [];
-    for (const name of names) {
-      const p = decider.policy(name) as PolicyDecider;
-      const { keyHeaders: kh, costHeader: ch } = keying(name);
-      const at = names.length > 1 ? `${name}: ` : '';
-      const key = keyOf(req, kh, decider.ipv6Subnet);
-      const kp = key === '' ? `no key: none of the headers ${kh.join(', ')} is set` : keyProblem(key);
-      if (kp !== null) {
-        if (decider.onInvalidKey === 'reject') return invalid(res, 'reject', `${at}${kp}`);
-        continue; // 'skip': this policy does not limit the request
-      }
-      const cost = costOf(req, ch);
-      const cp = costProblem(cost);
-      if (cp !== null) {
-        if (decider.onInvalidCost === 'reject') return invalid(res, 'reject', `${at}${ch}: ${cp}`);
-        continue;
-      }
-      asks.push({ p, key, cost });
-    }
-    if (asks.length === 0) return invalid(res, 'skip', '');
-    if (asks.length === 1) {
-      const { p, key, cost } = asks[0];
-      const d = p.decide(key, cost);
-      if (d instanceof Promise)
-        d.then(
-          (x) => answer(res, p, x),
-          (err: unknown) => failed(res, err),
-        );
-      else answer(res, p, d);
-      return;
-    }
-    const ds: Decision[] = [];
-    // in order; a decision that waits on the store (central-log, leases-ask) holds the ones after it
-    const from = (i: number): void => {
-      for (; i < asks.length; i++) {
-        const { p, key, cost } = asks[i];
-        const d = p.decide(key, cost);
-        if (d instanceof Promise) {
-          const at = i;
-          d.then(
-            (x) => (took(at, x) ? from(at + 1) : undefined),
-            (err: unknown) => failed(res, err),
-          );
-          return;
-        }
-        if (!took(i, d)) return;
-      }
-      const b = bindingDecision(ds);
-      answer(res, asks[b].p, ds[b]);
-    };
-    /** Keeps policy i's decision; a refusal answers at once (false: ask no further). */
-    const took = (i: number, d: Decision): boolean => {
-      ds.push(d);
-      if (d.allowed) return true;
-      answer(res, asks[i].p, d);
-      return false;
-    };
-    from(0);
+  const a: Answering = {
+    decider,
+    options,
+    metrics,
+    limitedHeader: headerText(decider.limitedBody, MAX_HEADER_BODY) ?? 'Too Many Requests',
   };
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const path = url.includes('?') ? url.slice(0, url.indexOf('?')) : url;
-    if (path === DECIDE_PATH) return decide(req, res, [decider.defaultName]);
+    if (path === DECIDE_PATH) return decide(a, req, res, [decider.defaultName]);
     if (path.startsWith(DECIDE_PREFIX)) {
       // a policy name never holds a comma (POLICY_NAME): `a,b` is a list; a name twice counts once
       const names = [...new Set(path.slice(DECIDE_PREFIX.length).split(','))];
@@ -199,25 +248,10 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
           `no policy named ${JSON.stringify(unknown.slice(0, 100))}; the policies are ${[...decider.policies.keys()].map((n) => `${DECIDE_PREFIX}${n}`).join(', ')} (and ${DECIDE_PATH}; several: ${DECIDE_PREFIX}a,b)\n`,
         );
       }
-      return decide(req, res, names);
+      return decide(a, req, res, names);
     }
     if (path === '/healthz') return plain(res, 200, 'ok\n');
-    if (path === '/readyz') {
-      const ready = deps.ready();
-      // every policy's gateway: the store is down if it is for any, the oldest good sync counts
-      const policies: Record<string, { storeDown: boolean; lastGoodAgeMs: number }> = {};
-      let storeDown = false;
-      let lastGoodAgeMs = 0;
-      for (const [name, p] of decider.policies) {
-        const s = p.gateway.stats();
-        policies[name] = { storeDown: s.storeDown, lastGoodAgeMs: s.lastGoodAgeMs };
-        storeDown ||= s.storeDown;
-        lastGoodAgeMs = Math.max(lastGoodAgeMs, s.lastGoodAgeMs);
-      }
-      res.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      res.end(JSON.stringify({ ready, storeDown, lastGoodAgeMs, policies }));
-      return;
-    }
+    if (path === '/readyz') return readyz(decider, deps.ready(), res);
     if (path === '/metrics') return serveMetrics(req, res);
     plain(res, 404, `not found: ${DECIDE_PATH}, ${DECIDE_PREFIX}<policy>, /healthz, /readyz, /metrics\n`);
   });
