@@ -9,7 +9,7 @@
 
 import { layoutChart } from './chart-layout.js';
 import { tickLabel } from './chart-scale.js';
-import type { ChartKind, ChartPoint, ChartSpec } from './chart-spec.js';
+import type { ChartKind, ChartPoint, ChartSpec, SeriesMark } from './chart-spec.js';
 import { escapeXml } from './escape.js';
 
 export { makeScale } from './chart-scale.js';
@@ -169,21 +169,7 @@ export function renderChart(kind: ChartKind, spec: ChartSpec): string {
     out.push('</g>');
   }
 
-  if (series.length > 0) {
-    const lx = left + plotW + 14;
-    out.push(`<g font-size="12" fill="#111111">`);
-    series.forEach((s, i) => {
-      const y = top + 10 + i * 20;
-      if (s.mark !== 'dot') {
-        out.push(
-          `<line x1="${lx}" y1="${y}" x2="${lx + 26}" y2="${y}" stroke="${s.style.colour}" stroke-width="2"${s.style.dash ? ` stroke-dasharray="${s.style.dash}"` : ''}/>`,
-        );
-      }
-      if (s.mark !== 'line') out.push(marker(s.style, lx + 13, y, false));
-      out.push(`<text x="${lx + 32}" y="${y + 4}">${escapeXml(s.name)}</text>`);
-    });
-    out.push('</g>');
-  }
+  if (series.length > 0) legend(out, series, left + plotW + 14, top);
 
   notes.forEach((note, i) => {
     out.push(
@@ -193,6 +179,27 @@ export function renderChart(kind: ChartKind, spec: ChartSpec): string {
 
   out.push('</svg>');
   return out.join('\n');
+}
+
+/** The legend at x = lx: a sample of each series' line and marker, and its name. */
+function legend(
+  out: string[],
+  series: readonly { name: string; mark?: SeriesMark; style: SeriesStyle }[],
+  lx: number,
+  top: number,
+): void {
+  out.push(`<g font-size="12" fill="#111111">`);
+  series.forEach((s, i) => {
+    const y = top + 10 + i * 20;
+    if (s.mark !== 'dot') {
+      out.push(
+        `<line x1="${lx}" y1="${y}" x2="${lx + 26}" y2="${y}" stroke="${s.style.colour}" stroke-width="2"${s.style.dash ? ` stroke-dasharray="${s.style.dash}"` : ''}/>`,
+      );
+    }
+    if (s.mark !== 'line') out.push(marker(s.style, lx + 13, y, false));
+    out.push(`<text x="${lx + 32}" y="${y + 4}">${escapeXml(s.name)}</text>`);
+  });
+  out.push('</g>');
 }
 
 function runsOf(points: readonly (ChartPoint | null)[]): ChartPoint[][] {
