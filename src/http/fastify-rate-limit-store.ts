@@ -92,27 +92,8 @@ export function fleetlimitFastifyStore(
       requireSamePolicy(gw.options.policy, max, timeWindow);
       return () => gw;
     }
-    for (const f of [max, timeWindow]) {
-      if (typeof f.value === 'function') {
-        throw new ConfigError(
-          f.field,
-          'a function of the request is not supported with fleetlimit’s store: set the number; for limits per request, use fleetlimit’s own plugin with a set of policies',
-        );
-      }
-    }
-    if (name === ROOT) {
-      for (const [f, v, want] of [
-        ['max', opts.limit, params.max],
-        ['timeWindow', opts.windowMs, params.timeWindow],
-      ] as const) {
-        if (v !== undefined && v !== want) {
-          throw new ConfigError(
-            f,
-            `is ${JSON.stringify(want)} but the store's is ${v}: they must be the same`,
-          );
-        }
-      }
-    }
+    refuseRequestFunctions(params);
+    if (name === ROOT) requireOptionsMatch(opts, params);
     const policyName = name === ROOT ? opts.policyName : name;
     const tag = `${policyName ?? ''}|${params.max}|${params.timeWindow}`;
     const one: OnePolicyOptions = {
@@ -199,6 +180,30 @@ export function fleetlimitFastifyStore(
       await Promise.all([...made.values()].map((g) => g.stop()));
     },
   });
+}
+
+/** `max` and `timeWindow` must be numbers: a function of the request is not a limit a gateway can share. */
+function refuseRequestFunctions(params: FastifyRateLimitStoreParams): void {
+  for (const field of ['max', 'timeWindow'] as const) {
+    if (typeof params[field] === 'function') {
+      throw new ConfigError(
+        field,
+        'a function of the request is not supported with fleetlimit’s store: set the number; for limits per request, use fleetlimit’s own plugin with a set of policies',
+      );
+    }
+  }
+}
+
+/** The plugin's `max` and `timeWindow` must be the store options' limit and window, where those are given. */
+function requireOptionsMatch(opts: FleetlimitStoreOptions, params: FastifyRateLimitStoreParams): void {
+  for (const [f, v, want] of [
+    ['max', opts.limit, params.max],
+    ['timeWindow', opts.windowMs, params.timeWindow],
+  ] as const) {
+    if (v !== undefined && v !== want) {
+      throw new ConfigError(f, `is ${JSON.stringify(want)} but the store's is ${v}: they must be the same`);
+    }
+  }
 }
 
 function result(d: Decision, gw: CountingGateway): FastifyRateLimitStoreResult {

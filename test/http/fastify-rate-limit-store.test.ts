@@ -176,6 +176,53 @@ describe('fleetlimitFastifyStore under @fastify/rate-limit', () => {
     });
   }
 
+  // made from options: the plugin's max and timeWindow must match the options' limit and window where
+  // given, and a route's may differ (a gateway of its own) but never be a function of the request
+  const refusedWithOptions: [string, Record<string, unknown>, Record<string, unknown> | null, RegExp][] = [
+    ['a plugin max unlike the options’ limit', { limit: 5 }, null, /^max: is 2 but the store's is 5/],
+    [
+      'a plugin timeWindow unlike the options’ window',
+      { windowMs: 20_000 },
+      null,
+      /^timeWindow: is 10000 but the store's is 20000/,
+    ],
+    [
+      'a route’s max function',
+      {},
+      { max: () => 1, timeWindow: 10_000 },
+      /^max: a function of the request is not supported/,
+    ],
+  ];
+  for (const [what, extra, route, message] of refusedWithOptions) {
+    it(`made from options, refuses ${what}`, async () => {
+      const Store = fleetlimitFastifyStore({
+        id: 'frl-opts',
+        gateways: 1,
+        store: new MemoryStore(),
+        ...extra,
+      });
+      const a = app();
+      a.addHook('onClose', Store.close);
+      const registered = a.register(rateLimit, { max: 2, timeWindow: 10_000, store: Store });
+      if (route === null) {
+        await expect(registered).rejects.toThrow(message);
+        return;
+      }
+      await registered;
+      expect(() => a.get('/x', { config: { rateLimit: route } }, async () => 'x')).toThrow(message);
+    });
+  }
+  it('made from options, a route with limits of its own unlike the options’ gets its own gateway', async () => {
+    const Store = fleetlimitFastifyStore({ id: 'frl-own', gateways: 1, store: new MemoryStore(), limit: 2 });
+    const a = app();
+    a.addHook('onClose', Store.close);
+    await a.register(rateLimit, { max: 2, timeWindow: 10_000, store: Store, keyGenerator: () => 'k' });
+    a.get('/x', { config: { rateLimit: { max: 1, timeWindow: 10_000 } } }, async () => 'x');
+    await a.ready();
+    expect((await hit(a, '/x')).statusCode).toBe(200);
+    expect((await hit(a, '/x')).statusCode).toBe(429);
+  });
+
   it('refuses a route of its own limits when given one gateway, naming config.rateLimit', async () => {
     const gw = createAsyncGateway({
       id: 'frl-route',
