@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAsyncGateway } from '../../../src/gateway/runtime/index.js';
 import type { AsyncStore } from '../../../src/store/contract.js';
 import { MemoryStore } from '../../../src/store/memory-store.js';
@@ -10,9 +10,12 @@ import { allowed, base, counted, twoConcurrentOnAnEmptyLease } from '../../suppo
  * (which answers at once, so the next request finds the grant). Found by `fleetlimit fleet`: without
  * it every such request asked again, +31 % store calls per request against the simulator.
  */
-/** The in-memory store answering on a later macrotask, as over a network: concurrent calls overlap. */
+/**
+ * The in-memory store answering on a later macrotask, as over a network: concurrent calls overlap.
+ * setImmediate, not a timer: no wall time passes in these tests.
+ */
 function slowMemory(mem = new MemoryStore()): AsyncStore {
-  const later = <T>(f: () => T) => new Promise<T>((r) => setTimeout(() => r(f()), 1));
+  const later = <T>(f: () => T) => new Promise<T>((r) => setImmediate(() => r(f())));
   return {
     sync: (req, now) => later(() => mem.sync(req, now)),
     logAdmit: (req, now) => later(() => mem.logAdmit(req, now)),
@@ -20,6 +23,10 @@ function slowMemory(mem = new MemoryStore()): AsyncStore {
     ask: (req, now) => later(() => mem.ask(req, now)),
   };
 }
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('leases-ask: one ask in flight per key (in-memory store)', () => {
   it('two concurrent requests on an empty lease key make one ask and both spend its grant', async () => {
@@ -51,10 +58,13 @@ describe('leases-ask: one ask in flight per key (in-memory store)', () => {
   });
 
   it('requests waiting on an ask that timed out get the fail mode, as the asking request does', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const hang: AsyncStore = { ...slowMemory(), ask: () => new Promise(() => {}) };
     const store = counted(hang);
     const gw = createAsyncGateway({ ...base, store, storeTimeoutMs: 20 });
-    const ds = await Promise.all([gw.admitNow('k'), gw.admitNow('k')]);
+    const all = Promise.all([gw.admitNow('k'), gw.admitNow('k')]);
+    await vi.advanceTimersByTimeAsync(20);
+    const ds = await all;
     // leases-ask under `local` spends granted slots only, and this gateway holds none
     expect(ds.map((d) => [d.allowed, d.degraded])).toEqual([
       [false, true],
