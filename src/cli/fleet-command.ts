@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { DESIGN_IDS } from '../config.js';
-import { parseInjection } from '../fleet/inject.js';
 import { runFleet } from '../fleet/run.js';
 import { arrivalRate, type FleetSettings, type FloodSettings } from '../fleet/settings.js';
 import { formatComparison } from '../fleet/table.js';
 import { READS_MODES } from '../gateway/options.js';
 import { ONSET_AFTER_WINDOWS } from '../sim/engine.js';
+import { parseInjection } from './inject-flag.js';
 import { limitPerWindow, millis, num, oneOf, seconds, UsageError } from './parse.js';
 
 export interface FleetFlags {

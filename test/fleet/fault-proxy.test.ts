@@ -1,7 +1,7 @@
 import { createServer, type Server, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseInjection } from '../../src/cli/inject-flag.js';
 import { FaultProxy } from '../../src/fleet/fault-proxy.js';
-import { parseInjection } from '../../src/fleet/inject.js';
 
 // An echo server stands in for Redis: every byte comes back, so a round trip is one write and its echo.
 let echo: Server | null = null;
