@@ -29,6 +29,7 @@ import { PassThroughStore } from '../store/pass-through.js';
 import { MinHeap } from '../util/min-heap.js';
 import { routingWeights, runSimulation } from './engine.js';
 import { KEY_BYTES } from './key-bytes.js';
+import { gatewayPicker, keyPicker, SyncCostMeter } from './many-keys-parts.js';
 import { Random } from './random.js';
 import { METRIC_KEYS, VERSION } from './run.js';
 import type { FloodPick, KeyCostMetrics, RunMetrics, RunParams } from './types.js';
@@ -172,82 +173,34 @@ class KeyTally {
     } else if (live > this.L) this.overLimit++;
   }
 
-  afterFirstWindow(k: number): number {
-    return this.after[k];
-  }
-
-  worstOf(k: number): number {
-    return this.worst[k];
+  /** Admits after the first window summed over `keys`, and the worst window among them. */
+  over(keys: readonly number[]): { afterSum: number; worst: number } {
+    let afterSum = 0;
+    let worst = 0;
+    for (const k of keys) {
+      afterSum += this.after[k];
+      worst = Math.max(worst, this.worst[k]);
+    }
+    return { afterSum, worst };
   }
 }
 
 /** One run (one seed) of N keys on K library gateways over one memory store. */
 export function runManyKeys(params: RunParams, opts: ManyKeysOptions = {}): ManyKeysMetrics {
-  const N = params.keys ?? 1;
-  const S = params.popularity ?? MANY_KEYS_DEFAULTS.popularity;
-  const M = params.floodKeys ?? MANY_KEYS_DEFAULTS.floodKeys;
-  const floodLoad = params.floodLoad ?? MANY_KEYS_DEFAULTS.floodLoad;
-  const pick: FloodPick = params.floodPick ?? MANY_KEYS_DEFAULTS.floodPick;
-  if (!Number.isInteger(N) || N < 1) throw new RangeError(`keys: must be an integer ≥ 1, got ${N}`);
-  if (!(S >= 0) || !Number.isFinite(S)) throw new RangeError(`popularity: must be ≥ 0, got ${S}`);
-  if (!Number.isInteger(M) || M < 0) throw new RangeError(`floodKeys: must be an integer ≥ 0, got ${M}`);
-  if (params.traffic !== 'steady' && params.traffic !== 'pageload') {
-    throw new RangeError(`traffic: many keys take steady or pageload honest traffic, got ${params.traffic}`);
-  }
-  if ((params.storeDelayMs ?? 0) > 0 || (params.storeJitterMs ?? 0) > 0 || (params.syncLoss ?? 0) > 0) {
-    throw new RangeError('storeDelayMs, storeJitterMs, syncLoss: not simulated with many keys');
-  }
+  const { N, S, M, floodLoad, pick } = populationOf(params);
   const K = params.gateways;
   const W = params.windowS * 1000;
-  const D = params.syncS * 1000;
   const L = params.limit;
   const end = params.minutes * 60_000;
   const design: DesignId = params.design;
   const memory = new MemoryStore();
   const store = new CountingStore(memory);
-  const gws = Array.from(
-    { length: K },
-    (_, g) =>
-      new Gateway(
-        {
-          id: `g${g}`,
-          design,
-          limit: L,
-          windowMs: W,
-          windowKind: params.windowKind,
-          gateways: K,
-          syncMs: D,
-          reads: params.reads,
-        },
-        store,
-      ),
-  );
+  const gws = gatewaysOf(params, store);
   const names = Array.from({ length: N }, (_, r) => `k${r}`);
   const rng = new Random(params.seed);
 
-  // popularity: cumulative weights for picking an honest arrival's key
-  const cum = new Float64Array(N);
-  for (let r = 0, c = 0; r < N; r++) cum[r] = c += (r + 1) ** -S;
-  const cumTotal = cum[N - 1];
-  const pickKey = (): number => {
-    const u = rng.uniform() * cumTotal;
-    let lo = 0;
-    let hi = N - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cum[mid] > u) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
-  };
-  const weights = routingWeights(params.routing, K);
-  const cumW = new Float64Array(K);
-  for (let i = 0, c = 0; i < K; i++) cumW[i] = c += weights[i];
-  const pickGateway = (): number => {
-    const u = rng.uniform();
-    for (let i = 0; i < K - 1; i++) if (u < cumW[i]) return i;
-    return K - 1;
-  };
+  const pickKey = keyPicker(rng, N, S);
+  const pickGateway = gatewayPicker(rng, routingWeights(params.routing, K));
   const flooded = floodedKeys(N, M, pick, params.seed);
   const isFlooded = new Uint8Array(N);
   for (const k of flooded) isFlooded[k] = 1;
@@ -266,47 +219,20 @@ export function runManyKeys(params: RunParams, opts: ManyKeysOptions = {}): Many
   const queued = new MinHeap<number>(); // page-load requests: key × K + gateway
   let scriptAt = 0;
 
-  // syncs: gateway g at phase[g] + n·Δ; sorted by phase, they come round-robin
-  const phase = Array.from({ length: K }, () => (params.alignedSyncs ? 0 : rng.uniform() * D));
-  const order = Array.from({ length: K }, (_, g) => g).sort((a, b) => phase[a] - phase[b] || a - b);
+  const { order, syncAt } = syncSchedule(params, rng);
   let syncIdx = 0;
-  const syncAt = (i: number) => phase[order[i % K]] + Math.floor(i / K) * D;
 
   const tally = new KeyTally(N, W, L, params.windowKind === 'fixed');
-  let requests = 0;
-  let rejected = 0;
-  let admitted = 0;
-  let honestRequests = 0;
-  let honestRejected = 0;
-  let calmRequests = 0;
-  let calmRejected = 0;
+  const out = new Outcomes();
   const arrive = (k: number, g: number, t: number, honest: boolean) => {
-    requests++;
     const ok = gws[g].admit(names[k], t).allowed;
-    if (ok) {
-      admitted++;
-      tally.admit(k, t);
-    } else rejected++;
-    if (honest) {
-      honestRequests++;
-      if (!ok) honestRejected++;
-      if (isFlooded[k] === 0) {
-        calmRequests++;
-        if (!ok) calmRejected++;
-      }
-    }
+    if (ok) tally.admit(k, t);
+    out.count(ok, honest, isFlooded[k] === 0);
   };
 
   // cost, over the steady state: syncs at s >= from (the first window fills the key set)
   const from = end > W ? W : 0;
-  let samples = 0;
-  let entries = 0;
-  let entriesMax = 0;
-  let held = 0;
-  let heldMax = 0;
-  let storeKeys = 0;
-  let storeKeysMax = 0;
-  let pathCallsAtFrom = Number.NaN;
+  const cost = new SyncCostMeter();
 
   for (;;) {
     const s = syncAt(syncIdx);
@@ -320,17 +246,7 @@ export function runManyKeys(params: RunParams, opts: ManyKeysOptions = {}): Many
       const gw = gws[g];
       const before = gw.keyCount;
       const stats = gw.sync(s);
-      if (s >= from) {
-        if (Number.isNaN(pathCallsAtFrom)) pathCallsAtFrom = store.logAdmits + store.asks;
-        samples++;
-        entries += stats.keys;
-        if (stats.keys > entriesMax) entriesMax = stats.keys;
-        held += before;
-        if (before > heldMax) heldMax = before;
-        const sk = store.keyCount;
-        storeKeys += sk;
-        if (sk > storeKeysMax) storeKeysMax = sk;
-      }
+      if (s >= from) cost.sample(before, stats.keys, store);
     } else if (nextScripted === t) {
       const a = script![scriptAt++];
       arrive(a.key, a.gateway, t, a.flood !== true);
@@ -354,44 +270,122 @@ export function runManyKeys(params: RunParams, opts: ManyKeysOptions = {}): Many
   // the keys watched for over-admission: the flooded ones, or the hottest when nothing is flooded
   const watched = M > 0 ? flooded : [0];
   const windowsAfterFirst = Math.max(end - W, 0) / W;
-  let afterSum = 0;
-  let worst = 0;
-  for (const k of watched) {
-    afterSum += tally.afterFirstWindow(k);
-    worst = Math.max(worst, tally.worstOf(k));
-  }
-  const pathCalls = store.logAdmits + store.asks;
+  const { afterSum, worst } = tally.over(watched);
   // early syncs (Design.earlySyncs) are store work too: their keys count with the regular syncs' (all
   // of the run's: they come with floods, which run from the start)
-  for (const gw of gws) entries += gw.earlySyncKeys;
+  for (const gw of gws) cost.entries += gw.earlySyncKeys;
+  const pathCalls = store.logAdmits + store.asks;
   const steadyS = (end - from) / 1000;
-  const steadyPathCalls = pathCalls - (Number.isNaN(pathCallsAtFrom) ? pathCalls : pathCallsAtFrom);
-  const keysPerGateway = samples > 0 ? held / samples : 0;
+  const keysPerGateway = cost.keysPerGateway();
+  // the fields in MANY_KEYS_METRIC_KEYS' order (a result's JSON lists them so)
   return {
     admittedPerWindow: windowsAfterFirst > 0 ? afterSum / watched.length / windowsAfterFirst / L : 0,
     worstWindow: worst / L,
-    rejectedPct: requests > 0 ? (100 * rejected) / requests : 0,
-    roundTripsPerRequest: requests > 0 ? pathCalls / requests : 0,
+    rejectedPct: out.requests > 0 ? (100 * out.rejected) / out.requests : 0,
+    roundTripsPerRequest: out.requests > 0 ? pathCalls / out.requests : 0,
     syncs: store.syncCalls,
-    requests,
-    admitted,
+    requests: out.requests,
+    admitted: out.admitted,
     windowsOverLimit: tally.overLimit,
     strandedPct: 0,
     latencyMs: 0,
     storeOpsPerSec: end > 0 ? ((store.syncCalls + pathCalls) * 1000) / end : 0,
-    honestRejectedPct: honestRequests > 0 ? (100 * honestRejected) / honestRequests : 0,
+    honestRejectedPct: out.honestRequests > 0 ? (100 * out.honestRejected) / out.honestRequests : 0,
     onsetWorst: 0,
-    syncKeysPerSec: steadyS > 0 ? entries / steadyS : 0,
-    keyOpsPerSec: steadyS > 0 ? (entries + steadyPathCalls) / steadyS : 0,
-    keysPerSync: samples > 0 ? entries / samples : 0,
-    keysPerSyncMax: entriesMax,
+    syncKeysPerSec: steadyS > 0 ? cost.entries / steadyS : 0,
+    keyOpsPerSec: steadyS > 0 ? (cost.entries + cost.pathCallsSince(pathCalls)) / steadyS : 0,
+    keysPerSync: cost.keysPerSync(),
+    keysPerSyncMax: cost.entriesMax,
     keysPerGateway,
-    keysPerGatewayMax: heldMax,
+    keysPerGatewayMax: cost.heldMax,
     bytesPerGateway: keysPerGateway * KEY_BYTES[design],
-    storeKeys: samples > 0 ? storeKeys / samples : 0,
-    storeKeysMax,
-    unfloodedRejectedPct: calmRequests > 0 ? (100 * calmRejected) / calmRequests : 0,
+    storeKeys: cost.storeKeysMean(),
+    storeKeysMax: cost.storeKeysMax,
+    unfloodedRejectedPct: out.calmRequests > 0 ? (100 * out.calmRejected) / out.calmRequests : 0,
   };
+}
+
+/**
+ * The syncs: gateway g at phase[g] + n·Δ (phases drawn now, one per gateway); sorted by phase, they
+ * come round-robin: sync i is gateway order[i % K]'s, at syncAt(i).
+ */
+function syncSchedule(params: RunParams, rng: Random): { order: number[]; syncAt: (i: number) => number } {
+  const K = params.gateways;
+  const D = params.syncS * 1000;
+  const phase = Array.from({ length: K }, () => (params.alignedSyncs ? 0 : rng.uniform() * D));
+  const order = Array.from({ length: K }, (_, g) => g).sort((a, b) => phase[a] - phase[b] || a - b);
+  return { order, syncAt: (i: number) => phase[order[i % K]] + Math.floor(i / K) * D };
+}
+
+/** K library gateways of the run's design over one store. */
+function gatewaysOf(params: RunParams, store: Store): Gateway[] {
+  const K = params.gateways;
+  return Array.from(
+    { length: K },
+    (_, g) =>
+      new Gateway(
+        {
+          id: `g${g}`,
+          design: params.design,
+          limit: params.limit,
+          windowMs: params.windowS * 1000,
+          windowKind: params.windowKind,
+          gateways: K,
+          syncMs: params.syncS * 1000,
+          reads: params.reads,
+        },
+        store,
+      ),
+  );
+}
+
+/** The run's requests by outcome: all, honest ones, and honest ones on keys no flood hits (calm). */
+class Outcomes {
+  requests = 0;
+  rejected = 0;
+  admitted = 0;
+  honestRequests = 0;
+  honestRejected = 0;
+  calmRequests = 0;
+  calmRejected = 0;
+
+  count(ok: boolean, honest: boolean, calm: boolean): void {
+    this.requests++;
+    if (ok) this.admitted++;
+    else this.rejected++;
+    if (!honest) return;
+    this.honestRequests++;
+    if (!ok) this.honestRejected++;
+    if (calm) {
+      this.calmRequests++;
+      if (!ok) this.calmRejected++;
+    }
+  }
+}
+
+/** The run's population parameters, defaulted and checked (a bad one throws naming it). */
+function populationOf(params: RunParams): {
+  N: number;
+  S: number;
+  M: number;
+  floodLoad: number;
+  pick: FloodPick;
+} {
+  const N = params.keys ?? 1;
+  const S = params.popularity ?? MANY_KEYS_DEFAULTS.popularity;
+  const M = params.floodKeys ?? MANY_KEYS_DEFAULTS.floodKeys;
+  const floodLoad = params.floodLoad ?? MANY_KEYS_DEFAULTS.floodLoad;
+  const pick: FloodPick = params.floodPick ?? MANY_KEYS_DEFAULTS.floodPick;
+  if (!Number.isInteger(N) || N < 1) throw new RangeError(`keys: must be an integer ≥ 1, got ${N}`);
+  if (!(S >= 0) || !Number.isFinite(S)) throw new RangeError(`popularity: must be ≥ 0, got ${S}`);
+  if (!Number.isInteger(M) || M < 0) throw new RangeError(`floodKeys: must be an integer ≥ 0, got ${M}`);
+  if (params.traffic !== 'steady' && params.traffic !== 'pageload') {
+    throw new RangeError(`traffic: many keys take steady or pageload honest traffic, got ${params.traffic}`);
+  }
+  if ((params.storeDelayMs ?? 0) > 0 || (params.storeJitterMs ?? 0) > 0 || (params.syncLoss ?? 0) > 0) {
+    throw new RangeError('storeDelayMs, storeJitterMs, syncLoss: not simulated with many keys');
+  }
+  return { N, S, M, floodLoad, pick };
 }
 
 /** Every metric a many-keys run reports: the single-key engine's, then its own. */
