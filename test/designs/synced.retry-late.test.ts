@@ -164,3 +164,60 @@ describe('SyncedKey.retryAt with reads on request: its late admit in the view’
     expect(late({ expiries: [2000] }, { ...onReq, cost: 2 }).answer(200, 4, 9500)).toEqual([INF, 10_050]);
   });
 });
+
+/** A key synced at 0 (nothing counted), with own admits at `own` pushed at 100 and `reply` at 100. */
+function pushed(own: number[], reply: Partial<SyncReply>, readsOnRequest = false): Probe {
+  const lim = late({ count: 0 }, { admits: 0, cost: 1, readsOnRequest });
+  for (const t of own) lim.decide(t, 1);
+  lim.syncEntry('k', 100);
+  lim.applySync({ count: 5, expiries: [], horizon: 4100, granted: 0, grantExpiresAt: 0, ...reply }, 100);
+  return lim;
+}
+
+describe('SyncedKey.retryAt: its late admits at the edges', () => {
+  it('two runs of its own told past the horizon (10 050, 10 060): the other three no earlier', () => {
+    const lim = () => pushed([50, 60], { pastHorizonAt: [10_050, 10_060] });
+    expect(lim().answer(200, 1, 1100)).toEqual([10_050, N]);
+    expect(lim().answer(200, 2, 1100)).toEqual([10_060, N]);
+    expect(lim().answer(200, 3, 1100)).toEqual([INF, 10_060]);
+  });
+
+  it('below at another’s (6 000) and at its own (10 050): its own stays till then, one other leaves at 6 000', () => {
+    const lim = () => pushed([50], { belowLimitAt: [6000, 10_050] });
+    expect(lim().answer(200, 1, 1100)).toEqual([INF, 6000]);
+    expect(lim().answer(200, 1, 9500)).toEqual([INF, 9500]);
+    expect(lim().answer(200, 2, 1100)).toEqual([INF, 10_050]);
+  });
+
+  it('its own admit expiring at the reply’s horizon is its own late one, not a listed one', () => {
+    for (const onRequest of [false, true]) {
+      const lim = () => pushed([50], { expiries: [2000], horizon: 10_050 }, onRequest);
+      expect(lim().answer(200, 1, 1100)).toEqual([2000, N]);
+      expect(lim().answer(200, 2, 1100)).toEqual([10_050, N]);
+      expect(lim().answer(200, 3, 1100)).toEqual([INF, 10_050]);
+    }
+  });
+
+  it('with reads on request, the reply’s counts of its listed expiries', () => {
+    const lim = () => pushed([50], { expiries: [2000], expiryCounts: [2] }, true);
+    expect(lim().answer(200, 2, 1100)).toEqual([2000, N]);
+    expect(lim().answer(200, 3, 1100)).toEqual([INF, 4100]);
+  });
+
+  it('a push across a later horizon: the admit the reply lists is not late', () => {
+    // own admits at 50 and 3 000, pushed at 3 100 and counted past that reply's horizon (4 100); the
+    // reply at 4 000 lists 10 050 (before its horizon, 12 000) and counts 3 000's (13 000) unlisted
+    const lim = () => {
+      const l = late({ count: 0 }, { admits: 0, cost: 1, readsOnRequest: false });
+      l.decide(50, 1);
+      l.decide(3000, 1);
+      l.syncEntry('k', 3100);
+      l.applySync({ count: 2, expiries: [], horizon: 4100, granted: 0, grantExpiresAt: 0 }, 3100);
+      l.syncEntry('k', 4000);
+      l.applySync({ count: 5, expiries: [10_050], horizon: 12_000, granted: 0, grantExpiresAt: 0 }, 4000);
+      return l;
+    };
+    expect(lim().answer(4100, 1, 5000)).toEqual([10_050, N]);
+    expect(lim().answer(4100, 2, 5000)).toEqual([INF, 12_000]);
+  });
+});

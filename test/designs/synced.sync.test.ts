@@ -313,6 +313,22 @@ describe('track-share: the share', () => {
     expect(lim.measuredShare).toBe(0.25);
   });
 
+  it('is not idle while the view counts the others’ admits, though it has none of its own', () => {
+    const lim = at(2);
+    sync(lim, 100, 3, [5000, 6000, 7000]);
+    expect(lim.isIdle(200)).toBe(false);
+    expect(lim.isIdle(7000)).toBe(true);
+  });
+
+  it('with reads on request, not idle while its own log holds an admit the view no longer counts', () => {
+    const lim = at(2, true);
+    lim.decide(100, 1);
+    // the store was reset: its count holds nothing
+    sync(lim, 200, 0);
+    expect(lim.isIdle(300)).toBe(false);
+    expect(lim.isIdle(100 + W)).toBe(true);
+  });
+
   it('is idle only once its own admits have left its log', () => {
     const lim = at(2);
     lim.decide(100, 1);
