@@ -182,6 +182,20 @@ describe('SyncedKey: the view lists its late admits (reads on request)', () => {
     expect(ones.view()).toEqual({ expiries: [13_000, 15_000], counts: undefined });
   });
 
+  it('none when the reply counts fewer than its list and them (a reset): the view holds what it counts', () => {
+    const lim = new Probe(params(true));
+    lim.decide(100, 2);
+    sync(lim, 300, 1, 400);
+    expect(lim.lateRuns()).toBeNull();
+    expect(lim.view()).toEqual({ expiries: [], counts: undefined });
+    expect(lim.known(100 + W)).toBe(1);
+    // a count that holds them: listed
+    const all = new Probe(params(true));
+    all.decide(100, 2);
+    sync(all, 300, 2, 400);
+    expect(all.view()).toEqual({ expiries: [10_100], counts: [2] });
+  });
+
   it('without reads on request the view is the reply’s list', () => {
     const lim = new Probe(params(false));
     lim.decide(100, 1);
