@@ -7,7 +7,18 @@ import { distinct } from '../aggregate.js';
 import { asLine } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
 import { formatNumber } from '../format.js';
-import { chart, designLines, designsIn, floodRows, loadLabel, meanOf, missing } from './common.js';
+import {
+  chart,
+  designLines,
+  designsIn,
+  floodRows,
+  LIMIT_LINE,
+  loadLabel,
+  logLines,
+  meanOf,
+  missing,
+  section,
+} from './common.js';
 import { pivot, tableBlocks } from './pivot.js';
 import { WORST_TARGET } from './scorecard-targets.js';
 
@@ -51,26 +62,18 @@ export function floodWorstSection(all: readonly RunRow[]): Section {
     x: axis,
     y: { title: 'worst window (× L)', scale: 'log' },
     series: designLines(rows, (r) => r.load, 'worstWindow', undefined, 'max'),
-    referenceLines: [
-      { y: 1, label: 'the limit L' },
-      { y: WORST_TARGET, label: `target ${WORST_TARGET} × L` },
-    ],
+    referenceLines: [{ ...LIMIT_LINE }, { y: WORST_TARGET, label: `target ${WORST_TARGET} × L` }],
   });
-  const mean = asLine({
-    title: `Mean admitted per window vs flood rate (K = ${formatNumber(K)}, Δ = 1 s)`,
-    x: axis,
-    y: { title: 'admitted per window (× L)', scale: 'log' },
-    series: designLines(rows, (r) => r.load, 'admittedPerWindow'),
-    referenceLines: [{ y: 1, label: 'the limit L' }],
-  });
-  return {
-    id,
-    title,
-    blocks: [
-      intro,
-      ...tableBlocks(t),
-      chart(id, `Worst window vs flood rate, K = ${formatNumber(K)}, Δ = 1 s`, worst),
-      chart(`${id}-mean`, `Mean admitted per window vs flood rate, K = ${formatNumber(K)}, Δ = 1 s`, mean),
-    ],
-  };
+  return section(id, title, [
+    intro,
+    ...tableBlocks(t),
+    chart(id, `Worst window vs flood rate, K = ${formatNumber(K)}, Δ = 1 s`, worst),
+    logLines(`${id}-mean`, `Mean admitted per window vs flood rate, K = ${formatNumber(K)}, Δ = 1 s`, {
+      title: `Mean admitted per window vs flood rate (K = ${formatNumber(K)}, Δ = 1 s)`,
+      x: axis.title,
+      y: 'admitted per window (× L)',
+      series: designLines(rows, (r) => r.load, 'admittedPerWindow'),
+      limit: true,
+    }),
+  ]);
 }
