@@ -10,7 +10,6 @@ import { formatNumber } from '../format.js';
 import {
   chart,
   designLines,
-  designsIn,
   floodRows,
   LIMIT_LINE,
   loadLabel,
@@ -19,7 +18,7 @@ import {
   missing,
   section,
 } from './common.js';
-import { pivot, tableBlocks } from './pivot.js';
+import { designPivot, tableBlocks } from './pivot.js';
 import { WORST_TARGET } from './scorecard-targets.js';
 
 /** Δ the section is drawn at: the scorecard's. */
@@ -42,20 +41,10 @@ export function floodWorstSection(all: readonly RunRow[]): Section {
   };
   if (at.length === 0) return { id, title, blocks: [intro, missing('flood runs at Δ = 1 s.')] };
   const rows = at.filter((r) => r.gateways === K);
-  const t = pivot(
-    rows,
-    designsIn(rows),
-    distinct(rows, 'load'),
-    (r) => r.design,
-    (r) => r.load,
-    (d) => d,
-    loadLabel,
-    'design · flood rate →',
-    (cell) => ({
-      text: `${formatNumber(Math.max(...cell.map((r) => r.worstWindow)))} (${formatNumber(meanOf(cell, 'admittedPerWindow'))})`,
-      pooled: false,
-    }),
-  );
+  const t = designPivot(rows, 'load', loadLabel, 'design · flood rate →', (cell) => ({
+    text: `${formatNumber(Math.max(...cell.map((r) => r.worstWindow)))} (${formatNumber(meanOf(cell, 'admittedPerWindow'))})`,
+    pooled: false,
+  }));
   const axis = { title: 'flood rate (× L per window)', scale: 'log' as const };
   const worst = asLine({
     title: `Worst window vs flood rate (K = ${formatNumber(K)}, Δ = 1 s; worst seed)`,
