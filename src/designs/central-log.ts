@@ -1,4 +1,4 @@
-import type { LogAdmitReply, SyncEntry, SyncReply } from '../store/contract.js';
+import type { LogAdmitReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import {
   type FleetParams,
@@ -9,18 +9,21 @@ import {
   type TakesBack,
   type Verdict,
 } from './key-limiter.js';
+import { NeverSyncs } from './never-syncs.js';
 
 /**
  * central-log: every request asks the store, which admits iff its window count + cost <= L.
  * Exact; a store round trip per request. The gateway keeps only the last reply, for headers
  * and for the simulator's skip (nothing can change until the oldest admit leaves the window).
  */
-export class CentralLogKey implements KeyLimiter, TakesBack, Forgets {
+export class CentralLogKey extends NeverSyncs implements KeyLimiter, TakesBack, Forgets {
   readonly design = 'central-log' as const;
   private count = 0;
   private oldestExpiry = Number.POSITIVE_INFINITY;
 
-  constructor(private readonly p: FleetParams) {}
+  constructor(private readonly p: FleetParams) {
+    super();
+  }
 
   decide(_now: number, _cost: number): Verdict {
     return NEED_STORE;
@@ -70,18 +73,6 @@ export class CentralLogKey implements KeyLimiter, TakesBack, Forgets {
 
   resetAt(_now: number): number {
     return this.oldestExpiry;
-  }
-
-  syncEntry(_key: string, _now: number): SyncEntry | null {
-    return null;
-  }
-
-  applySync(_reply: SyncReply, _now: number): void {}
-
-  syncFailed(_now: number): void {}
-
-  unsyncedAdmits(): number {
-    return 0;
   }
 
   isIdle(now: number): boolean {

@@ -67,6 +67,32 @@ export interface Design {
   readonly readsFollowRequests: boolean;
 }
 
+/**
+ * The facts the synced designs share (shared-counter, assume-others, track-share, adaptive and, with its
+ * early syncs, adaptive-early): each decides locally against its last read of the others' admits.
+ * A row spreads it after `create` and overrides after it, so every row keeps one key order.
+ */
+const SYNCED: Omit<Design, 'create'> = {
+  syncs: 'lazy',
+  requestPath: null,
+  grants: false,
+  holdsKeys: true,
+  bound: 'none',
+  earlySyncs: null,
+  readsFollowRequests: true,
+};
+
+/** The facts the lease designs share: grants renewed at every sync, L hard (leases-ask also asks). */
+const LEASED: Omit<Design, 'create'> = {
+  syncs: 'every',
+  requestPath: null,
+  grants: true,
+  holdsKeys: true,
+  bound: 'L',
+  earlySyncs: null,
+  readsFollowRequests: false,
+};
+
 /** Every design's row. */
 export const DESIGNS: Readonly<Record<DesignId, Design>> = {
   'central-log': {
@@ -89,75 +115,16 @@ export const DESIGNS: Readonly<Record<DesignId, Design>> = {
     earlySyncs: null,
     readsFollowRequests: false,
   },
-  'shared-counter': {
-    create: (p) => new SharedCounterKey(p),
-    syncs: 'lazy',
-    requestPath: null,
-    grants: false,
-    holdsKeys: true,
-    bound: 'none',
-    earlySyncs: null,
-    readsFollowRequests: true,
-  },
-  'assume-others': {
-    create: (p) => new AssumeOthersKey(p),
-    syncs: 'lazy',
-    requestPath: null,
-    grants: false,
-    holdsKeys: true,
-    bound: 'none',
-    earlySyncs: null,
-    readsFollowRequests: true,
-  },
-  'track-share': {
-    create: (p) => new TrackShareKey(p),
-    syncs: 'lazy',
-    requestPath: null,
-    grants: false,
-    holdsKeys: true,
-    bound: 'none',
-    earlySyncs: null,
-    readsFollowRequests: true,
-  },
-  leases: {
-    create: (p, now) => new LeaseKey(p, false, now),
-    syncs: 'every',
-    requestPath: null,
-    grants: true,
-    holdsKeys: true,
-    bound: 'L',
-    earlySyncs: null,
-    readsFollowRequests: false,
-  },
-  'leases-ask': {
-    create: (p, now) => new LeaseKey(p, true, now),
-    syncs: 'every',
-    requestPath: 'ask',
-    grants: true,
-    holdsKeys: true,
-    bound: 'L',
-    earlySyncs: null,
-    readsFollowRequests: false,
-  },
-  adaptive: {
-    create: (p, now) => new AdaptiveKey(p, now),
-    syncs: 'lazy',
-    requestPath: null,
-    grants: false,
-    holdsKeys: true,
-    bound: 'none',
-    earlySyncs: null,
-    readsFollowRequests: true,
-  },
+  'shared-counter': { create: (p) => new SharedCounterKey(p), ...SYNCED },
+  'assume-others': { create: (p) => new AssumeOthersKey(p), ...SYNCED },
+  'track-share': { create: (p) => new TrackShareKey(p), ...SYNCED },
+  leases: { create: (p, now) => new LeaseKey(p, false, now), ...LEASED },
+  'leases-ask': { create: (p, now) => new LeaseKey(p, true, now), ...LEASED, requestPath: 'ask' },
+  adaptive: { create: (p, now) => new AdaptiveKey(p, now), ...SYNCED },
   'adaptive-early': {
     create: (p, now) => new AdaptiveEarlyKey(p, now),
-    syncs: 'lazy',
-    requestPath: null,
-    grants: false,
-    holdsKeys: true,
-    bound: 'none',
+    ...SYNCED,
     earlySyncs: { burst: 4, perSync: 1 },
-    readsFollowRequests: true,
   },
 };
 

@@ -1,5 +1,4 @@
 import type { WindowKind } from '../config.js';
-import type { SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { RunLog } from '../window/run-log.js';
 import {
@@ -12,6 +11,7 @@ import {
   type TakesBack,
   type Verdict,
 } from './key-limiter.js';
+import { NeverSyncs } from './never-syncs.js';
 import { firstAdmitAt, NO_RUNS } from './retry-walk.js';
 
 /**
@@ -19,7 +19,7 @@ import { firstAdmitAt, NO_RUNS } from './retry-walk.js';
  * as a real number (L = 100, K = 32: fewer than 3.125, so up to 4). The fleet admits at most K·ceil(L/K).
  * K is read at each decision: with `gateways: 'auto'` the gateway sets it from the store's count.
  */
-export class SplitKey implements KeyLimiter, TakesBack, Forgets {
+export class SplitKey extends NeverSyncs implements KeyLimiter, TakesBack, Forgets {
   readonly design = 'split' as const;
   private own = new RunLog();
   private readonly windowMs: number;
@@ -36,6 +36,7 @@ export class SplitKey implements KeyLimiter, TakesBack, Forgets {
   private retryAtCached = Number.NaN;
 
   constructor(private readonly p: FleetParams) {
+    super();
     this.windowMs = p.policy.windowMs;
     this.windowKind = p.policy.windowKind;
   }
@@ -135,18 +136,6 @@ export class SplitKey implements KeyLimiter, TakesBack, Forgets {
   resetAt(now: number): number {
     this.live(now);
     return this.firstExpiry;
-  }
-
-  syncEntry(_key: string, _now: number): SyncEntry | null {
-    return null;
-  }
-
-  applySync(_reply: SyncReply, _now: number): void {}
-
-  syncFailed(_now: number): void {}
-
-  unsyncedAdmits(): number {
-    return 0;
   }
 
   isIdle(now: number): boolean {

@@ -123,15 +123,7 @@ function warmup(): void {
   const onset = cfg.onset;
   const arrivals =
     onset === undefined
-      ? new Arrivals(
-          cfg.traffic,
-          cfg.load,
-          cfg.limit,
-          cfg.windowMs,
-          cfg.routing,
-          cfg.gatewayPorts.length,
-          cfg.seed ^ 0x2545f491,
-        )
+      ? configuredArrivals(cfg.seed ^ 0x2545f491, undefined)
       : new Arrivals(
           'flood',
           0,
@@ -170,17 +162,22 @@ function warmup(): void {
   tick();
 }
 
-function run(): void {
-  const arrivals = new Arrivals(
+/** The configured traffic's arrivals over the gateways, from `seed`, with `onset`'s flood or none. */
+function configuredArrivals(seed: number, onset: typeof cfg.onset): Arrivals {
+  return new Arrivals(
     cfg.traffic,
     cfg.load,
     cfg.limit,
     cfg.windowMs,
     cfg.routing,
     cfg.gatewayPorts.length,
-    cfg.seed,
-    cfg.onset,
+    seed,
+    onset,
   );
+}
+
+function run(): void {
+  const arrivals = configuredArrivals(cfg.seed, cfg.onset);
   // its own stream, so the baseline never shifts the gateway arrivals of a seed
   const directRng = new Random(cfg.seed ^ 0x5bd1e995);
   // the flood: its own stream too, Poisson at floodLoad × L per W per flooded key

@@ -74,10 +74,7 @@ export class RedisProbe {
   ): Promise<RedisKeyFigures> {
     const byUser = new Map<string, string[]>();
     let redisKeys = 0;
-    let cursor = '0';
-    do {
-      const [next, names] = await this.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
+    await this.scanNames(prefix, (names) => {
       for (const n of names) {
         const i = n.lastIndexOf(']:');
         if (i < 0) continue; // the store's own records (live gateways, ids), not a user key's
@@ -87,7 +84,8 @@ export class RedisProbe {
         if (list === undefined) byUser.set(user, [n]);
         else list.push(n);
       }
-    } while (cursor !== '0' && redisKeys < maxScan);
+      return redisKeys < maxScan;
+    });
     let bytes = 0;
     let sampled = 0;
     for (const names of byUser.values()) {
@@ -110,14 +108,26 @@ export class RedisProbe {
   async userRecords(prefix: string, maxScan = 2_000_000): Promise<number> {
     let n = 0;
     let seen = 0;
+    await this.scanNames(prefix, (names) => {
+      seen += names.length;
+      for (const name of names) if (name.lastIndexOf(']:') >= 0) n++;
+      return seen < maxScan;
+    });
+    return n;
+  }
+
+  /**
+   * SCAN over the names under `prefix`, a batch at a time to `each`, until the cursor comes round or
+   * `each` says to stop (its bound on the walk).
+   */
+  private async scanNames(prefix: string, each: (names: string[]) => boolean): Promise<void> {
     let cursor = '0';
+    let goOn: boolean;
     do {
       const [next, names] = await this.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
       cursor = next;
-      seen += names.length;
-      for (const name of names) if (name.lastIndexOf(']:') >= 0) n++;
-    } while (cursor !== '0' && seen < maxScan);
-    return n;
+      goOn = each(names);
+    } while (cursor !== '0' && goOn);
   }
 
   /**

@@ -7,6 +7,15 @@ const int = (v: number) => Math.round(v).toLocaleString('en-US');
 const fix = (v: number, d: number) => v.toFixed(d);
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 
+type Row = [string, string, string, string];
+
+/** A figure live beside the simulator's and their difference; blank where the simulator has none. */
+function vsRow(label: string, live: number, sim: number | undefined, digits: number): Row {
+  return sim === undefined
+    ? [label, fix(live, digits), '', '']
+    : [label, fix(live, digits), fix(sim, digits), diff(live, sim, digits)];
+}
+
 function diff(live: number, sim: number, digits: number): string {
   const d = live - sim;
   const sign = d >= 0 ? '+' : '−';
@@ -61,43 +70,16 @@ export function settingsLine(r: FleetResult): string {
 export function formatComparison(r: FleetResult): string {
   if (r.live.keys !== undefined) return formatManyKeys(r, r.live.keys);
   const { live, sim } = r;
-  const rows: [string, string, string, string][] = [
+  const rows: Row[] = [
     ['', 'live', `sim (${sim.seeds} seeds)`, 'live − sim'],
     // an onset run is for this figure: the worst window in the first W after the flood comes on
     ...(r.settings.traffic === 'onset'
-      ? [
-          [
-            'onset: worst window in the first W (× L)',
-            fix(live.onsetWorst, 3),
-            fix(sim.onsetWorst, 3),
-            diff(live.onsetWorst, sim.onsetWorst, 3),
-          ] as [string, string, string, string],
-        ]
+      ? [vsRow('onset: worst window in the first W (× L)', live.onsetWorst, sim.onsetWorst, 3)]
       : []),
-    [
-      'admitted per window (× L)',
-      fix(live.admittedPerWindow, 3),
-      fix(sim.admittedPerWindow, 3),
-      diff(live.admittedPerWindow, sim.admittedPerWindow, 3),
-    ],
-    [
-      'worst window (× L)',
-      fix(live.worstWindow, 3),
-      fix(sim.worstWindow, 3),
-      diff(live.worstWindow, sim.worstWindow, 3),
-    ],
-    [
-      'rejected %',
-      fix(live.rejectedPct, 2),
-      fix(sim.rejectedPct, 2),
-      diff(live.rejectedPct, sim.rejectedPct, 2),
-    ],
-    [
-      'store calls per request',
-      fix(live.roundTripsPerRequest, 4),
-      fix(sim.roundTripsPerRequest, 4),
-      diff(live.roundTripsPerRequest, sim.roundTripsPerRequest, 4),
-    ],
+    vsRow('admitted per window (× L)', live.admittedPerWindow, sim.admittedPerWindow, 3),
+    vsRow('worst window (× L)', live.worstWindow, sim.worstWindow, 3),
+    vsRow('rejected %', live.rejectedPct, sim.rejectedPct, 2),
+    vsRow('store calls per request', live.roundTripsPerRequest, sim.roundTripsPerRequest, 4),
     // the runtime keeps one ask in flight per key: an overlapping ask is worth a line of its own
     ...(live.roundTripsPerRequestSingleFlight !== live.roundTripsPerRequest
       ? [
@@ -106,7 +88,7 @@ export function formatComparison(r: FleetResult): string {
             fix(live.roundTripsPerRequestSingleFlight, 4),
             '',
             diff(live.roundTripsPerRequestSingleFlight, sim.roundTripsPerRequest, 4),
-          ] as [string, string, string, string],
+          ] as Row,
         ]
       : []),
     [
@@ -121,14 +103,7 @@ export function formatComparison(r: FleetResult): string {
     ['timed at the upstream instead of the gateway:', '', '', ''],
     ['  worst window (× L)', fix(live.byArrival.worstWindow, 3), '', ''],
     ...(r.settings.traffic === 'onset'
-      ? [
-          ['  onset: worst window in the first W (× L)', fix(live.byArrival.onsetWorst, 3), '', ''] as [
-            string,
-            string,
-            string,
-            string,
-          ],
-        ]
+      ? [['  onset: worst window in the first W (× L)', fix(live.byArrival.onsetWorst, 3), '', ''] as Row]
       : []),
     ['  windows over L', int(live.byArrival.windowsOverLimit), '', ''],
     ['  clock error that would explain them (ms)', fix(live.byArrival.overLimitByMs, 1), '', ''],
@@ -140,7 +115,7 @@ export function formatComparison(r: FleetResult): string {
   return `${settingsLine(r)}\n${lines.join('\n')}\n`;
 }
 
-function tableLines(rows: [string, string, string, string][]): string[] {
+function tableLines(rows: Row[]): string[] {
   const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((row) => row[c].length)));
   return rows.map((row) =>
     row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('   '),
@@ -159,26 +134,11 @@ function formatManyKeys(r: FleetResult, k: NonNullable<FleetResult['live']['keys
     sim.bytesPerGateway !== undefined && sim.keysPerGateway
       ? sim.bytesPerGateway / sim.keysPerGateway
       : undefined;
-  const rows: [string, string, string, string][] = [
+  const rows: Row[] = [
     ['', 'live', `sim (${sim.seeds} seeds)`, 'live − sim'],
-    [
-      'key-syncs per second',
-      fix(k.keySyncsPerSec, 0),
-      simOr(sim.syncKeysPerSec, 0),
-      vs(k.keySyncsPerSec, sim.syncKeysPerSec, 0),
-    ],
-    [
-      'keys held per gateway',
-      fix(k.heldKeysPerGateway, 0),
-      simOr(sim.keysPerGateway, 0),
-      vs(k.heldKeysPerGateway, sim.keysPerGateway, 0),
-    ],
-    [
-      'gateway heap per held key (B)',
-      fix(k.heapBytesPerHeldKey, 0),
-      simOr(simBytesPerKey, 0),
-      vs(k.heapBytesPerHeldKey, simBytesPerKey, 0),
-    ],
+    vsRow('key-syncs per second', k.keySyncsPerSec, sim.syncKeysPerSec, 0),
+    vsRow('keys held per gateway', k.heldKeysPerGateway, sim.keysPerGateway, 0),
+    vsRow('gateway heap per held key (B)', k.heapBytesPerHeldKey, simBytesPerKey, 0),
     [
       'keys in Redis at the end',
       int(k.redis.userKeys),
@@ -188,12 +148,12 @@ function formatManyKeys(r: FleetResult, k: NonNullable<FleetResult['live']['keys
     ['Redis MEMORY USAGE per key (B)', fix(k.redis.bytesPerKeySampled, 0), '', ''],
     ['Redis used_memory growth per key (B)', fix(k.redis.usedMemoryPerKey, 0), '', ''],
     ['Redis CPU (cores)', fix(k.redis.cpuShare, 3), '', ''],
-    [
+    vsRow(
       k.floodedKeys > 0 ? 'honest rejected % on unflooded keys' : 'rejected % (no key flooded)',
-      fix(k.unfloodedRejectedPct, 3),
-      simOr(sim.unfloodedRejectedPct, 3),
-      vs(k.unfloodedRejectedPct, sim.unfloodedRejectedPct, 3),
-    ],
+      k.unfloodedRejectedPct,
+      sim.unfloodedRejectedPct,
+      3,
+    ),
     ['requests', int(live.requests), int(sim.requests), diff(live.requests, sim.requests, 0)],
   ];
   if (k.floodedKeys > 0) rows.push(['flood requests rejected %', fix(k.floodRejectedPct, 2), '', '']);

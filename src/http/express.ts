@@ -1,32 +1,21 @@
 import type { AsyncGateway } from '../gateway/runtime/index.js';
+import { type AdapterOptions, adapterParts, decideThen, onOnePolicy } from './adapter.js';
 import type { PeerLike } from './client-address.js';
 import {
-  createRequestDecider,
   eventsOf,
   type HttpDecision,
-  type LimitedResponseOptions,
-  limitedResponse,
-  type RateLimitHttpOptions,
   type RateLimitTarget,
   type ResponseLike,
-  refundOptions,
   watchForRefund,
   writeDecision,
 } from './core.js';
-import {
-  isOnePolicy,
-  type OnePolicyOptions,
-  onePolicyGateway,
-  splitOnePolicy,
-  withGateway,
-} from './one-policy.js';
+import { isOnePolicy, type OnePolicyOptions } from './one-policy.js';
 
 /** The parts of Express's response the middleware uses (Express's `res` is a node ServerResponse). */
 export type ExpressResponseLike = ResponseLike;
 
 /** The Express middleware's options: the core ones and what a limited request gets. */
-export type ExpressRateLimitOptions<Req, Res> = RateLimitHttpOptions<Req & PeerLike> &
-  LimitedResponseOptions<Req, Res>;
+export type ExpressRateLimitOptions<Req, Res> = AdapterOptions<Req, Res>;
 
 /**
  * One policy set on the middleware, as express-rate-limit takes it
@@ -55,33 +44,17 @@ export function expressRateLimit<Req extends PeerLike, Res extends ExpressRespon
   options?: ExpressRateLimitOptions<Req, Res>,
 ): (req: Req, res: Res, next: (err?: unknown) => void) => void {
   if (isOnePolicy(target)) {
-    const { gateway: g, middleware } = splitOnePolicy<ExpressRateLimitOptions<Req, Res>>(target);
-    return withGateway(onePolicyGateway(g), (gw) => expressRateLimit<Req, Res>(gw, middleware));
+    return onOnePolicy(target, (gw, m: ExpressRateLimitOptions<Req, Res>) =>
+      expressRateLimit<Req, Res>(gw, m),
+    );
   }
-  const gateway = target;
-  const opts = options;
-  const decide = createRequestDecider<Req>(gateway, opts);
-  const limited = limitedResponse<Req, Res>(opts);
-  const refunds = refundOptions<Req, Res>(opts ?? {});
+  const { decide, limited, refunds } = adapterParts<Req, Res>(target, options);
   return (req, res, next) => {
     const write = (o: HttpDecision) => {
       if (!writeDecision(req, res, o, limited)) return;
       watchForRefund(refunds, req, res, eventsOf(res), o);
       next();
     };
-    try {
-      const out = decide(req);
-      if (out instanceof Promise) {
-        out.then((o) => {
-          try {
-            write(o);
-          } catch (err) {
-            next(err);
-          }
-        }, next);
-      } else write(out);
-    } catch (err) {
-      next(err);
-    }
+    decideThen(decide, req, write, next);
   };
 }

@@ -1,26 +1,16 @@
 import type { AsyncGateway } from '../gateway/runtime/index.js';
+import { type AdapterOptions, adapterParts, onOnePolicy } from './adapter.js';
 import type { PeerLike } from './client-address.js';
 import {
-  createRequestDecider,
   eventsOf,
   type HttpDecision,
   type LimitedResponse,
-  type LimitedResponseOptions,
-  limitedResponse,
-  type RateLimitHttpOptions,
   type RateLimitTarget,
   type RefundRule,
-  refundOptions,
   TOO_MANY_REQUESTS_BODY,
   watchForRefund,
 } from './core.js';
-import {
-  isOnePolicy,
-  type OnePolicyOptions,
-  onePolicyGateway,
-  splitOnePolicy,
-  withGateway,
-} from './one-policy.js';
+import { isOnePolicy, type OnePolicyOptions } from './one-policy.js';
 
 /** The parts of Fastify's reply the hook uses. */
 export interface FastifyReplyLike {
@@ -32,8 +22,7 @@ export interface FastifyReplyLike {
 }
 
 /** The Fastify hook's options: the core ones and what a limited request gets (`handler` must `reply.send`). */
-export type FastifyRateLimitOptions<Req, Reply> = RateLimitHttpOptions<Req & PeerLike> &
-  LimitedResponseOptions<Req, Reply>;
+export type FastifyRateLimitOptions<Req, Reply> = AdapterOptions<Req, Reply>;
 
 /** One policy set on the hook: the gateway made and started for you, its `gateway` (see expressRateLimit). */
 export function fastifyRateLimit<Req extends PeerLike, Reply extends FastifyReplyLike>(
@@ -60,14 +49,11 @@ export function fastifyRateLimit<Req extends PeerLike, Reply extends FastifyRepl
   options?: FastifyRateLimitOptions<Req, Reply>,
 ): (request: Req, reply: Reply, done: (err?: Error) => void) => void {
   if (isOnePolicy(target)) {
-    const { gateway: g, middleware } = splitOnePolicy<FastifyRateLimitOptions<Req, Reply>>(target);
-    return withGateway(onePolicyGateway(g), (gw) => fastifyRateLimit<Req, Reply>(gw, middleware));
+    return onOnePolicy(target, (gw, m: FastifyRateLimitOptions<Req, Reply>) =>
+      fastifyRateLimit<Req, Reply>(gw, m),
+    );
   }
-  const gateway = target;
-  const opts = options;
-  const decide = createRequestDecider<Req>(gateway, opts);
-  const limited = limitedResponse<Req, Reply>(opts);
-  const refunds = refundOptions<Req, Reply>(opts ?? {});
+  const { decide, limited, refunds } = adapterParts<Req, Reply>(target, options);
   return (request, reply, done) => {
     let out: HttpDecision | Promise<HttpDecision>;
     try {

@@ -1,24 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Decision } from '../gateway/decision.js';
 import type { AsyncGateway } from '../gateway/runtime/index.js';
+import { adapterParts, decideThen, onOnePolicy } from './adapter.js';
 import {
-  createRequestDecider,
   type HttpDecision,
   type LimitedResponseOptions,
-  limitedResponse,
   type RateLimitHttpOptions,
   type RateLimitTarget,
-  refundOptions,
   watchForRefund,
   writeDecision,
 } from './core.js';
-import {
-  isOnePolicy,
-  type OnePolicyOptions,
-  onePolicyGateway,
-  splitOnePolicy,
-  withGateway,
-} from './one-policy.js';
+import { isOnePolicy, type OnePolicyOptions } from './one-policy.js';
 
 /** withRateLimit's options: the core ones and what a limited request gets. */
 export type NodeRateLimitOptions<Req, Res> = RateLimitHttpOptions<Req & IncomingMessage> &
@@ -48,31 +40,23 @@ export function withRateLimit<Req extends IncomingMessage, Res extends ServerRes
   options?: NodeRateLimitOptions<Req, Res>,
 ): (req: Req, res: Res) => void {
   if (isOnePolicy(target)) {
-    const { gateway: g, middleware } = splitOnePolicy<NodeRateLimitOptions<Req, Res>>(target);
-    return withGateway(onePolicyGateway(g), (gw) => withRateLimit<Req, Res>(gw, handler, middleware));
+    return onOnePolicy(target, (gw, m: NodeRateLimitOptions<Req, Res>) =>
+      withRateLimit<Req, Res>(gw, handler, m),
+    );
   }
-  const gateway = target;
-  const opts = options;
-  const decide = createRequestDecider<Req>(gateway, opts);
-  const limited = limitedResponse<Req, Res>(opts);
-  const refunds = refundOptions<Req, Res>(opts ?? {});
+  const { decide, limited, refunds } = adapterParts<Req, Res>(target, options);
   const goOn = (req: Req, res: Res, o: HttpDecision) => {
+    if (!writeDecision(req, res, o, limited)) return;
     watchForRefund(refunds, req, res, res, o);
     handler(req, res, o.decision);
   };
   return (req, res) => {
-    try {
-      const out = decide(req);
-      if (out instanceof Promise) {
-        out
-          .then((o) => {
-            if (writeDecision(req, res, o, limited)) goOn(req, res, o);
-          })
-          .catch((err: unknown) => fail(res, err));
-      } else if (writeDecision(req, res, out, limited)) goOn(req, res, out);
-    } catch (err) {
-      fail(res, err);
-    }
+    decideThen(
+      decide,
+      req,
+      (o) => goOn(req, res, o),
+      (err) => fail(res, err),
+    );
   };
 }
 

@@ -229,54 +229,44 @@ export function extendedRuns(): GridRun[] {
         }
       }
     }
+    // the store delay and sync loss runs: K = 8, each case two seeds, one perturbation of the store
+    const perturbed = (
+      group: 'delay' | 'loss',
+      store: { storeDelayMs: number; storeJitterMs: number } | { syncLoss: number },
+      cases: readonly (readonly ['flood' | 'steady' | 'pageload', number, 'even' | 'uneven'])[],
+    ) => {
+      for (const [traffic, load, routing] of cases) {
+        for (let seed = 1; seed <= 2; seed++) {
+          runs.push({
+            group,
+            params: {
+              ...base,
+              ...store,
+              design,
+              gateways: 8,
+              traffic,
+              load,
+              routing,
+              minutes: traffic === 'flood' ? floodMin : 60,
+              seed,
+            },
+          });
+        }
+      }
+    };
     for (const storeDelayMs of STORE_DELAYS_MS) {
-      const real = { storeDelayMs, storeJitterMs: storeDelayMs / 2 };
-      for (const [traffic, load, routing] of [
+      perturbed('delay', { storeDelayMs, storeJitterMs: storeDelayMs / 2 }, [
         ['flood', 100, 'even'],
         ['flood', 1000, 'even'],
         ['steady', 0.8, 'uneven'],
         ['pageload', 0.8, 'uneven'],
-      ] as const) {
-        for (let seed = 1; seed <= 2; seed++) {
-          runs.push({
-            group: 'delay',
-            params: {
-              ...base,
-              ...real,
-              design,
-              gateways: 8,
-              traffic,
-              load,
-              routing,
-              minutes: traffic === 'flood' ? floodMin : 60,
-              seed,
-            },
-          });
-        }
-      }
+      ]);
     }
     for (const syncLoss of SYNC_LOSSES) {
-      for (const [traffic, load, routing] of [
+      perturbed('loss', { syncLoss }, [
         ['flood', 100, 'even'],
         ['steady', 0.8, 'uneven'],
-      ] as const) {
-        for (let seed = 1; seed <= 2; seed++) {
-          runs.push({
-            group: 'loss',
-            params: {
-              ...base,
-              syncLoss,
-              design,
-              gateways: 8,
-              traffic,
-              load,
-              routing,
-              minutes: traffic === 'flood' ? floodMin : 60,
-              seed,
-            },
-          });
-        }
-      }
+      ]);
     }
   }
   return runs;

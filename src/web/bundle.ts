@@ -8,6 +8,32 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLIENT = join(ROOT, 'src', 'web', 'client');
 const STATIC = join(ROOT, 'src', 'web', 'static');
 
+/** What both bundles are: one minified classic script for the browser, nothing left to load. */
+const BROWSER_SCRIPT = {
+  bundle: true,
+  format: 'iife' as const,
+  platform: 'browser' as const,
+  target: ['es2022'],
+  minify: true,
+  legalComments: 'none' as const,
+  logLevel: 'silent' as const,
+  metafile: true as const,
+};
+
+/**
+ * platform 'browser' already refuses Node's built-in modules; a bundle output that still imports
+ * something (left for a runtime to load) fails the build.
+ */
+function refuseExternals(
+  outputs: Record<string, { imports: { path: string; external?: boolean }[] }>,
+  what: (file: string) => string,
+): void {
+  for (const [file, out] of Object.entries(outputs)) {
+    const external = out.imports.filter((i) => i.external).map((i) => i.path);
+    if (external.length > 0) throw new Error(`${what(file)} imports ${external.join(', ')}`);
+  }
+}
+
 /** The files the explorer page is made of; the server serves these and nothing else. */
 export const PAGE_FILES = ['index.html', 'style.css', 'app.js', 'worker.js'] as const;
 
@@ -23,20 +49,9 @@ export async function buildExplorer(outDir: string): Promise<void> {
   const result = await esbuild.build({
     entryPoints: { app: join(CLIENT, 'app.ts'), worker: join(CLIENT, 'worker.ts') },
     outdir: outDir,
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2022'],
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'silent',
-    metafile: true,
+    ...BROWSER_SCRIPT,
   });
-  // platform 'browser' already refuses Node's built-in modules; nothing may be left for a runtime to load
-  for (const [file, out] of Object.entries(result.metafile.outputs)) {
-    const external = out.imports.filter((i) => i.external).map((i) => i.path);
-    if (external.length > 0) throw new Error(`explorer bundle ${file} imports ${external.join(', ')}`);
-  }
+  refuseExternals(result.metafile.outputs, (file) => `explorer bundle ${file}`);
   for (const f of ['index.html', 'style.css']) copyFileSync(join(STATIC, f), join(outDir, f));
 }
 
@@ -60,20 +75,10 @@ export function bundleReportCharts(): string {
   const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
   const result = esbuild.buildSync({
     entryPoints: [REPORT_ENTRY],
-    bundle: true,
     write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2022'],
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'silent',
-    metafile: true,
+    ...BROWSER_SCRIPT,
   });
-  for (const out of Object.values(result.metafile.outputs)) {
-    const external = out.imports.filter((i) => i.external).map((i) => i.path);
-    if (external.length > 0) throw new Error(`report chart bundle imports ${external.join(', ')}`);
-  }
+  refuseExternals(result.metafile.outputs, () => 'report chart bundle');
   return result.outputFiles[0].text;
 }
 

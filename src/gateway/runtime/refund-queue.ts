@@ -1,7 +1,6 @@
-import type { Policy } from '../../config.js';
 import type { KeyLimiter, TakesBack } from '../../designs/key-limiter.js';
 import type { AsyncStore, Refund } from '../../store/contract.js';
-import type { FailureCause } from './failure-cause.js';
+import { type KeyFailure, type QueueCall, StoreQueue } from './store-queue.js';
 import { withTimeout } from './timeout.js';
 
 /** An admit to take back that a sync in flight carries: asked about again once that sync settles. */
@@ -18,16 +17,10 @@ interface Waiting {
  * a key's refunds reach it in seq order, and the store applies each seq once). At most `max` of each
  * are kept (the oldest go first: a refund lost so errs towards rejecting, never admits more).
  */
-export class RefundQueue {
+export class RefundQueue extends StoreQueue {
   private list: Refund[] = [];
   private waiting: Waiting[] = [];
   private seq = 0;
-  /** Refunds the store answered. */
-  sent = 0;
-  /** The send in flight: sends run one at a time, so a key's refunds land in seq order. */
-  private sending: Promise<unknown> = Promise.resolve();
-
-  constructor(private readonly max: number) {}
 
   /** Refunds not yet answered by the store, waiting on a sync or not. */
   get pending(): number {
@@ -77,21 +70,12 @@ export class RefundQueue {
    * Sends every queued refund in one refundAdmits call, after any send in flight; returns the failure
    * (with the first refund's key) or null. Nothing is sent when none is queued.
    */
-  send(
-    store: AsyncStore,
-    call: { gatewayId: string; policy: Policy; timeoutMs: number },
-    now: number,
-  ): Promise<{ key: string; cause: FailureCause; error?: unknown } | null> {
-    const p = this.sending.then(() => this.sendNow(store, call, now));
-    this.sending = p;
-    return p;
+  send(store: AsyncStore, call: QueueCall, now: number): Promise<KeyFailure | null> {
+    // one at a time, so a key's refunds land in seq order
+    return this.afterLast(() => this.sendNow(store, call, now));
   }
 
-  private async sendNow(
-    store: AsyncStore,
-    call: { gatewayId: string; policy: Policy; timeoutMs: number },
-    now: number,
-  ): Promise<{ key: string; cause: FailureCause; error?: unknown } | null> {
+  private async sendNow(store: AsyncStore, call: QueueCall, now: number): Promise<KeyFailure | null> {
     if (this.list.length === 0 || store.refundAdmits === undefined) return null;
     const taken = this.list;
     this.list = [];

@@ -1,14 +1,9 @@
-import type { Policy } from '../../config.js';
 import type { AsyncStore } from '../../store/contract.js';
-import type { FailureCause } from './failure-cause.js';
+import { type KeyFailure, type QueueCall, StoreQueue } from './store-queue.js';
 import { withTimeout } from './timeout.js';
 
 /** A resetKey call that failed: its key, and why. */
-export interface ResetFailure {
-  key: string;
-  cause: FailureCause;
-  error?: unknown;
-}
+export type ResetFailure = KeyFailure;
 
 /**
  * Keys to reset at the store (Store.resetKey, docs/decisions/0014-reset-key.md), sent at the start of
@@ -18,15 +13,9 @@ export interface ResetFailure {
  * (in flight, or its resend) land first. A key whose reset failed is kept for the next round. At most
  * `max` keys wait: past it a reset is refused (`add` returns null), never queued unbounded.
  */
-export class ResetQueue {
+export class ResetQueue extends StoreQueue {
   /** Keys waiting, each with the callers waiting on it (resolved true once the store answered). */
   private readonly waiting = new Map<string, ((ok: boolean) => void)[]>();
-  /** Resets the store answered. */
-  sent = 0;
-  /** The send in flight: sends run one at a time (central-log's go at once, besides the rounds'). */
-  private sending: Promise<unknown> = Promise.resolve();
-
-  constructor(private readonly max: number) {}
 
   get pending(): number {
     return this.waiting.size;
@@ -57,18 +46,17 @@ export class ResetQueue {
    */
   send(
     store: AsyncStore,
-    call: { gatewayId: string; policy: Policy; timeoutMs: number },
+    call: QueueCall,
     now: number,
     unresolved: ReadonlySet<string>,
   ): Promise<ResetFailure[]> {
-    const p = this.sending.then(() => this.sendNow(store, call, now, unresolved));
-    this.sending = p;
-    return p;
+    // one at a time: central-log's go at once, besides the rounds'
+    return this.afterLast(() => this.sendNow(store, call, now, unresolved));
   }
 
   private async sendNow(
     store: AsyncStore,
-    call: { gatewayId: string; policy: Policy; timeoutMs: number },
+    call: QueueCall,
     now: number,
     unresolved: ReadonlySet<string>,
   ): Promise<ResetFailure[]> {

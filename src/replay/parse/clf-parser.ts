@@ -9,7 +9,7 @@
  */
 import { KEY_JOINER, type KeyPart } from './key-spec.js';
 import { failureReason, type LineParser } from './line-parser.js';
-import { closingQuote, requestTarget, target, unescapeField } from './quoted.js';
+import { closingQuote, requestAfter, requestFailure, target, unescapeField } from './quoted.js';
 import { parseClfTime } from './timestamps.js';
 
 const IP = 0;
@@ -90,13 +90,8 @@ export class ClfParser implements LineParser {
     const t = parseClfTime(line, open + 1, close);
     if (Number.isNaN(t)) return 'bad date';
     this.t = t;
-    if (line.charCodeAt(close + 1) !== 32 || line.charCodeAt(close + 2) !== 34) {
-      return close + 1 >= n ? 'truncated line' : 'missing fields';
-    }
-    const reqStart = close + 3;
-    const reqEnd = closingQuote(line, reqStart);
-    if (reqEnd < 0) return 'truncated line';
-    requestTarget(line, reqStart, reqEnd);
+    const reqEnd = requestAfter(line, close);
+    if (reqEnd < 0) return requestFailure(reqEnd);
     this.pathStart = target.start;
     this.pathEnd = target.end;
     // " %>s %b"

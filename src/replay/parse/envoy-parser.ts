@@ -11,7 +11,7 @@
  */
 import { KEY_JOINER, type KeyPart } from './key-spec.js';
 import { failureReason, type LineParser } from './line-parser.js';
-import { closingQuote, requestTarget, target } from './quoted.js';
+import { closingQuote, requestAfter, requestFailure, target } from './quoted.js';
 import { isoResult, parseIsoTime } from './timestamps.js';
 
 const PATH = 0;
@@ -81,13 +81,8 @@ export class EnvoyParser implements LineParser {
     if (Number.isNaN(t)) return 'bad date';
     this.t = t;
     this.wholeSecond = isoResult.wholeSecond;
-    if (line.charCodeAt(close + 1) !== 32 || line.charCodeAt(close + 2) !== 34) {
-      return close + 1 >= n ? 'truncated line' : 'missing fields';
-    }
-    const reqStart = close + 3;
-    const reqEnd = closingQuote(line, reqStart);
-    if (reqEnd < 0) return 'truncated line';
-    requestTarget(line, reqStart, reqEnd);
+    const reqEnd = requestAfter(line, close);
+    if (reqEnd < 0) return requestFailure(reqEnd);
     this.pathStart = target.start;
     this.pathEnd = target.end;
     if (line.charCodeAt(reqEnd + 1) !== 32) return reqEnd + 1 >= n ? 'truncated line' : 'missing fields';

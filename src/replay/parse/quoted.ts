@@ -36,6 +36,30 @@ export function requestTarget(s: string, from: number, to: number): void {
   }
 }
 
+/** requestAfter's answers when there is no request line: cut short, or something else in its place. */
+export const TRUNCATED = -1;
+export const MISSING = -2;
+
+/**
+ * The quoted request line that follows a stamp closed at s[close] (`] "GET /a HTTP/1.1"`), its
+ * target into `target`: the index of its closing quote, or TRUNCATED or MISSING.
+ */
+export function requestAfter(s: string, close: number): number {
+  if (s.charCodeAt(close + 1) !== 32 || s.charCodeAt(close + 2) !== 34) {
+    return close + 1 >= s.length ? TRUNCATED : MISSING;
+  }
+  const reqStart = close + 3;
+  const reqEnd = closingQuote(s, reqStart);
+  if (reqEnd < 0) return TRUNCATED;
+  requestTarget(s, reqStart, reqEnd);
+  return reqEnd;
+}
+
+/** requestAfter's failure in the words of a parse failure. */
+export function requestFailure(code: number): string {
+  return code === TRUNCATED ? 'truncated line' : 'missing fields';
+}
+
 /**
  * A quoted field's text with `\"` and `\\` undone (only when it has a backslash). NGINX's `\xHH` is
  * left as written: a key stays printable.

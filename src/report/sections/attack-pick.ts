@@ -1,11 +1,20 @@
 /** A flood sent whole to one gateway against the same flood spread evenly. */
 import type { RunRow } from '../../sim/types.js';
 import { distinct } from '../aggregate.js';
-import { asLine } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
 import { formatNumber } from '../format.js';
-import type { Table } from '../tables.js';
-import { attackOf, chart, designLines, designsIn, meanOf, missing, NONE } from './common.js';
+import {
+  attackOf,
+  designLines,
+  designsIn,
+  designTable,
+  logLines,
+  meanOf,
+  missing,
+  NONE,
+  section,
+  tableBlock,
+} from './common.js';
 
 export function attackSection(all: readonly RunRow[]): Section {
   const id = 'attack-pick';
@@ -22,41 +31,30 @@ export function attackSection(all: readonly RunRow[]): Section {
   const rows = all.filter((r) => r.group === 'scorecard' && r.traffic === 'flood' && r.gateways === 32);
   if (rows.length === 0) return { id, title, blocks: [intro, missing('scorecard flood runs at K = 32.')] };
   const loads = distinct(rows, 'load');
-  const table: Table = {
-    columns: [
-      { title: 'design · flood rate →' },
-      ...loads.map((l) => ({ title: `${formatNumber(l)}×`, align: 'right' as const })),
-    ],
-    rows: designsIn(rows).map((d) => [
-      d,
-      ...loads.map((l) => {
-        const e = rows.filter((r) => r.design === d && r.load === l && attackOf(r) === 'even');
-        const p = rows.filter((r) => r.design === d && r.load === l && attackOf(r) === 'pick');
-        return `${e.length ? formatNumber(meanOf(e, 'admittedPerWindow')) : NONE} / ${p.length ? formatNumber(meanOf(p, 'admittedPerWindow')) : NONE}`;
-      }),
-    ]),
-  };
-  return {
-    id,
-    title,
-    blocks: [
-      intro,
-      { kind: 'table', table },
-      chart(
-        id,
-        'Admitted per window vs flood rate, picked gateway',
-        asLine({
-          title: 'Admitted per window vs flood rate, the whole flood on one gateway (K = 32, Δ = 1 s)',
-          x: { title: 'flood rate (× L per window)', scale: 'log' },
-          y: { title: 'admitted per window (× L)', scale: 'log' },
-          series: designLines(
-            rows.filter((r) => attackOf(r) === 'pick'),
-            (r) => r.load,
-            'admittedPerWindow',
-          ),
-          referenceLines: [{ y: 1, label: 'the limit L' }],
-        }),
+  const table = designTable(
+    'design · flood rate →',
+    designsIn(rows),
+    loads,
+    (l) => `${formatNumber(l)}×`,
+    (d, l) => {
+      const e = rows.filter((r) => r.design === d && r.load === l && attackOf(r) === 'even');
+      const p = rows.filter((r) => r.design === d && r.load === l && attackOf(r) === 'pick');
+      return `${e.length ? formatNumber(meanOf(e, 'admittedPerWindow')) : NONE} / ${p.length ? formatNumber(meanOf(p, 'admittedPerWindow')) : NONE}`;
+    },
+  );
+  return section(id, title, [
+    intro,
+    tableBlock(table),
+    logLines(id, 'Admitted per window vs flood rate, picked gateway', {
+      title: 'Admitted per window vs flood rate, the whole flood on one gateway (K = 32, Δ = 1 s)',
+      x: 'flood rate (× L per window)',
+      y: 'admitted per window (× L)',
+      series: designLines(
+        rows.filter((r) => attackOf(r) === 'pick'),
+        (r) => r.load,
+        'admittedPerWindow',
       ),
-    ],
-  };
+      limit: true,
+    }),
+  ]);
 }

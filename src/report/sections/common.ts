@@ -5,9 +5,10 @@
 import { DESIGN_IDS, type DesignId } from '../../config.js';
 import type { RunRow } from '../../sim/types.js';
 import { cellStat, type MetricKey } from '../aggregate.js';
-import type { ChartSeries, ReportChart } from '../chart-spec.js';
-import type { Block } from '../document.js';
+import { asLine, type ChartSeries, type ReportChart } from '../chart-spec.js';
+import type { Block, Section } from '../document.js';
 import { formatNumber } from '../format.js';
+import type { Table } from '../tables.js';
 
 /** An empty table cell. */
 export const NONE = '—';
@@ -93,4 +94,53 @@ export function missing(text: string): Block {
 
 export function chart(name: string, title: string, drawn: Omit<ReportChart, 'name'>): Block {
   return { kind: 'chart', title, chart: { name, ...drawn } };
+}
+
+/**
+ * A line chart on log–log axes, the sections' usual one; `limit` draws the dashed line at L (for
+ * figures in × L).
+ */
+export function logLines(
+  name: string,
+  caption: string,
+  o: { title: string; x: string; y: string; series: ChartSeries[]; limit?: boolean },
+): Block {
+  return chart(
+    name,
+    caption,
+    asLine({
+      title: o.title,
+      x: { title: o.x, scale: 'log' },
+      y: { title: o.y, scale: 'log' },
+      series: o.series,
+      ...(o.limit === true ? { referenceLines: [{ ...LIMIT_LINE }] } : {}),
+    }),
+  );
+}
+
+/** The dashed line at the limit, on a chart of figures in × L. */
+export const LIMIT_LINE = { y: 1, label: 'the limit L' };
+
+/** A table of one row per design and one right-aligned column per x, `corner` above the designs. */
+export function designTable<X>(
+  corner: string,
+  designs: readonly DesignId[],
+  xs: readonly X[],
+  label: (x: X) => string,
+  cell: (d: DesignId, x: X) => string,
+): Table {
+  return {
+    columns: [{ title: corner }, ...xs.map((x) => ({ title: label(x), align: 'right' as const }))],
+    rows: designs.map((d) => [d, ...xs.map((x) => cell(d, x))]),
+  };
+}
+
+/** A section of these blocks, the intro first. */
+export function section(id: string, title: string, blocks: Block[]): Section {
+  return { id, title, blocks };
+}
+
+/** A table as a block. */
+export function tableBlock(table: Table): Block {
+  return { kind: 'table', table };
 }

@@ -1,10 +1,8 @@
 /** Admitted per window under a flood at K = 8, Δ = 1 s: a table of means ± se and their lines. */
 import type { RunRow } from '../../sim/types.js';
-import { distinct } from '../aggregate.js';
-import { asLine } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
-import { chart, designLines, designsIn, floodRows, loadLabel, missing } from './common.js';
-import { meanSe, pivot, tableBlocks } from './pivot.js';
+import { designLines, floodRows, loadLabel, logLines, missing, section } from './common.js';
+import { designPivot, meanSe, tableBlocks } from './pivot.js';
 
 export function floodAtK8Section(all: readonly RunRow[]): Section {
   const id = 'flood-k8';
@@ -20,28 +18,16 @@ export function floodAtK8Section(all: readonly RunRow[]): Section {
   };
   const rows = floodRows(all).filter((r) => r.gateways === 8 && r.syncS === 1);
   if (rows.length === 0) return { id, title, blocks: [intro, missing('flood runs with K = 8 and Δ = 1 s.')] };
-  const loads = distinct(rows, 'load');
-  const t = pivot(
-    rows,
-    designsIn(rows),
-    loads,
-    (r) => r.design,
-    (r) => r.load,
-    (d) => d,
-    loadLabel,
-    'design · flood rate →',
-    meanSe('admittedPerWindow'),
-  );
-  const drawn = asLine({
-    title: 'Admitted per window vs flood rate (K = 8, Δ = 1 s)',
-    x: { title: 'flood rate (× L per window)', scale: 'log' },
-    y: { title: 'admitted per window (× L)', scale: 'log' },
-    series: designLines(rows, (r) => r.load, 'admittedPerWindow'),
-    referenceLines: [{ y: 1, label: 'the limit L' }],
-  });
-  return {
-    id,
-    title,
-    blocks: [intro, ...tableBlocks(t), chart(id, 'Admitted per window vs flood rate, K = 8, Δ = 1 s', drawn)],
-  };
+  const t = designPivot(rows, 'load', loadLabel, 'design · flood rate →', meanSe('admittedPerWindow'));
+  return section(id, title, [
+    intro,
+    ...tableBlocks(t),
+    logLines(id, 'Admitted per window vs flood rate, K = 8, Δ = 1 s', {
+      title: 'Admitted per window vs flood rate (K = 8, Δ = 1 s)',
+      x: 'flood rate (× L per window)',
+      y: 'admitted per window (× L)',
+      series: designLines(rows, (r) => r.load, 'admittedPerWindow'),
+      limit: true,
+    }),
+  ]);
 }

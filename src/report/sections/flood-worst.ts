@@ -7,8 +7,18 @@ import { distinct } from '../aggregate.js';
 import { asLine } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
 import { formatNumber } from '../format.js';
-import { chart, designLines, designsIn, floodRows, loadLabel, meanOf, missing } from './common.js';
-import { pivot, tableBlocks } from './pivot.js';
+import {
+  chart,
+  designLines,
+  floodRows,
+  LIMIT_LINE,
+  loadLabel,
+  logLines,
+  meanOf,
+  missing,
+  section,
+} from './common.js';
+import { designPivot, tableBlocks } from './pivot.js';
 import { WORST_TARGET } from './scorecard-targets.js';
 
 /** Δ the section is drawn at: the scorecard's. */
@@ -31,46 +41,28 @@ export function floodWorstSection(all: readonly RunRow[]): Section {
   };
   if (at.length === 0) return { id, title, blocks: [intro, missing('flood runs at Δ = 1 s.')] };
   const rows = at.filter((r) => r.gateways === K);
-  const t = pivot(
-    rows,
-    designsIn(rows),
-    distinct(rows, 'load'),
-    (r) => r.design,
-    (r) => r.load,
-    (d) => d,
-    loadLabel,
-    'design · flood rate →',
-    (cell) => ({
-      text: `${formatNumber(Math.max(...cell.map((r) => r.worstWindow)))} (${formatNumber(meanOf(cell, 'admittedPerWindow'))})`,
-      pooled: false,
-    }),
-  );
+  const t = designPivot(rows, 'load', loadLabel, 'design · flood rate →', (cell) => ({
+    text: `${formatNumber(Math.max(...cell.map((r) => r.worstWindow)))} (${formatNumber(meanOf(cell, 'admittedPerWindow'))})`,
+    pooled: false,
+  }));
   const axis = { title: 'flood rate (× L per window)', scale: 'log' as const };
   const worst = asLine({
     title: `Worst window vs flood rate (K = ${formatNumber(K)}, Δ = 1 s; worst seed)`,
     x: axis,
     y: { title: 'worst window (× L)', scale: 'log' },
     series: designLines(rows, (r) => r.load, 'worstWindow', undefined, 'max'),
-    referenceLines: [
-      { y: 1, label: 'the limit L' },
-      { y: WORST_TARGET, label: `target ${WORST_TARGET} × L` },
-    ],
+    referenceLines: [{ ...LIMIT_LINE }, { y: WORST_TARGET, label: `target ${WORST_TARGET} × L` }],
   });
-  const mean = asLine({
-    title: `Mean admitted per window vs flood rate (K = ${formatNumber(K)}, Δ = 1 s)`,
-    x: axis,
-    y: { title: 'admitted per window (× L)', scale: 'log' },
-    series: designLines(rows, (r) => r.load, 'admittedPerWindow'),
-    referenceLines: [{ y: 1, label: 'the limit L' }],
-  });
-  return {
-    id,
-    title,
-    blocks: [
-      intro,
-      ...tableBlocks(t),
-      chart(id, `Worst window vs flood rate, K = ${formatNumber(K)}, Δ = 1 s`, worst),
-      chart(`${id}-mean`, `Mean admitted per window vs flood rate, K = ${formatNumber(K)}, Δ = 1 s`, mean),
-    ],
-  };
+  return section(id, title, [
+    intro,
+    ...tableBlocks(t),
+    chart(id, `Worst window vs flood rate, K = ${formatNumber(K)}, Δ = 1 s`, worst),
+    logLines(`${id}-mean`, `Mean admitted per window vs flood rate, K = ${formatNumber(K)}, Δ = 1 s`, {
+      title: `Mean admitted per window vs flood rate (K = ${formatNumber(K)}, Δ = 1 s)`,
+      x: axis.title,
+      y: 'admitted per window (× L)',
+      series: designLines(rows, (r) => r.load, 'admittedPerWindow'),
+      limit: true,
+    }),
+  ]);
 }

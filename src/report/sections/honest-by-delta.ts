@@ -1,10 +1,8 @@
 /** Honest rejections (steady 80 %, uneven) by design and Δ. */
 import type { RunRow } from '../../sim/types.js';
-import { distinct } from '../aggregate.js';
-import { asLine } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
-import { chart, designLines, designsIn, honestSteady, missing, seconds } from './common.js';
-import { HONEST_CELL, pivot, rejectedWithWorst, tableBlocks } from './pivot.js';
+import { designLines, honestSteady, logLines, missing, seconds } from './common.js';
+import { designPivot, HONEST_CELL, rejectedWithWorst, tableBlocks } from './pivot.js';
 
 export function honestByDeltaSection(all: readonly RunRow[]): Section {
   const id = 'honest-by-delta';
@@ -23,22 +21,25 @@ export function honestByDeltaSection(all: readonly RunRow[]): Section {
       title,
       blocks: [intro, missing('honest steady runs at 80 % with uneven routing and K = 8.')],
     };
-  const t = pivot(
+  const t = designPivot(
     rows,
-    designsIn(rows),
-    distinct(rows, 'syncS'),
-    (r) => r.design,
-    (r) => r.syncS,
-    (d) => d,
+    'syncS',
     (s) => `Δ = ${seconds(s)}`,
     'design · sync interval →',
     rejectedWithWorst,
   );
-  const drawn = asLine({
-    title: 'Honest requests rejected vs Δ (steady 80 %, uneven routing, K = 8)',
-    x: { title: 'sync interval Δ (s)', scale: 'log' },
-    y: { title: 'requests rejected (%)', scale: 'log' },
-    series: designLines(rows, (r) => r.syncS, 'rejectedPct'),
-  });
-  return { id, title, blocks: [intro, ...tableBlocks(t), chart(id, 'Honest rejections vs Δ', drawn)] };
+  return {
+    id,
+    title,
+    blocks: [
+      intro,
+      ...tableBlocks(t),
+      logLines(id, 'Honest rejections vs Δ', {
+        title: 'Honest requests rejected vs Δ (steady 80 %, uneven routing, K = 8)',
+        x: 'sync interval Δ (s)',
+        y: 'requests rejected (%)',
+        series: designLines(rows, (r) => r.syncS, 'rejectedPct'),
+      }),
+    ],
+  };
 }

@@ -1,10 +1,8 @@
 /** Honest rejections (steady 80 %, uneven) by design and K. */
 import type { RunRow } from '../../sim/types.js';
-import { distinct } from '../aggregate.js';
-import { asLine } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
-import { chart, designLines, designsIn, honestSteady, missing } from './common.js';
-import { HONEST_CELL, pivot, rejectedWithWorst, tableBlocks } from './pivot.js';
+import { designLines, honestSteady, logLines, missing } from './common.js';
+import { designPivot, HONEST_CELL, rejectedWithWorst, tableBlocks } from './pivot.js';
 
 export function honestByKSection(all: readonly RunRow[]): Section {
   const id = 'honest-by-k';
@@ -25,22 +23,19 @@ export function honestByKSection(all: readonly RunRow[]): Section {
       title,
       blocks: [intro, missing('honest steady runs at 80 % with uneven routing and Δ = 1 s.')],
     };
-  const t = pivot(
-    rows,
-    designsIn(rows),
-    distinct(rows, 'gateways'),
-    (r) => r.design,
-    (r) => r.gateways,
-    (d) => d,
-    (k) => `K = ${k}`,
-    'design · gateways →',
-    rejectedWithWorst,
-  );
-  const drawn = asLine({
-    title: 'Honest requests rejected vs K (steady 80 %, uneven routing, Δ = 1 s)',
-    x: { title: 'gateways K', scale: 'log' },
-    y: { title: 'requests rejected (%)', scale: 'log' },
-    series: designLines(rows, (r) => r.gateways, 'rejectedPct'),
-  });
-  return { id, title, blocks: [intro, ...tableBlocks(t), chart(id, 'Honest rejections vs K', drawn)] };
+  const t = designPivot(rows, 'gateways', (k) => `K = ${k}`, 'design · gateways →', rejectedWithWorst);
+  return {
+    id,
+    title,
+    blocks: [
+      intro,
+      ...tableBlocks(t),
+      logLines(id, 'Honest rejections vs K', {
+        title: 'Honest requests rejected vs K (steady 80 %, uneven routing, Δ = 1 s)',
+        x: 'gateways K',
+        y: 'requests rejected (%)',
+        series: designLines(rows, (r) => r.gateways, 'rejectedPct'),
+      }),
+    ],
+  };
 }

@@ -2,11 +2,11 @@
 import type { DesignId } from '../../config.js';
 import type { RunRow } from '../../sim/types.js';
 import { distinct } from '../aggregate.js';
-import { asLine, type ChartSeries } from '../chart-spec.js';
+import type { ChartSeries } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
 import { formatNumber, formatPercent } from '../format.js';
 import type { Table } from '../tables.js';
-import { chart, designStyle, designsIn, missing, NONE } from './common.js';
+import { designStyle, designsIn, logLines, missing, NONE, section, tableBlock } from './common.js';
 
 /** One design's many-keys figures at one (N, S): means over seeds. */
 export interface KeyCostPoint {
@@ -137,33 +137,21 @@ export function manyKeysSection(all: readonly RunRow[]): Section {
         .filter((p): p is KeyCostPoint => p !== undefined && f(p) > 0)
         .map((p) => ({ x: p.keys, y: f(p) })),
     }));
-  return {
-    id,
-    title,
-    blocks: [
-      intro,
-      { kind: 'table', table },
-      note,
-      chart(
-        'many-keys-store',
-        'Keys carried per second vs N',
-        asLine({
-          title: `Store work: keys carried per second (syncs + request-path calls) vs N (Zipf S = ${formatNumber(s0)}, K = 8, Δ = 1 s)`,
-          x: { title: 'keys N', scale: 'log' },
-          y: { title: 'keys carried per second', scale: 'log' },
-          series: series((p) => p.keyOpsPerSec),
-        }),
-      ),
-      chart(
-        'many-keys-bytes',
-        'Bytes held per gateway vs N',
-        asLine({
-          title: `Bytes held per gateway vs N (Zipf S = ${formatNumber(s0)}, K = 8, Δ = 1 s)`,
-          x: { title: 'keys N', scale: 'log' },
-          y: { title: 'bytes held per gateway', scale: 'log' },
-          series: series((p) => p.bytesPerGateway),
-        }),
-      ),
-    ],
-  };
+  return section(id, title, [
+    intro,
+    tableBlock(table),
+    note,
+    logLines('many-keys-store', 'Keys carried per second vs N', {
+      title: `Store work: keys carried per second (syncs + request-path calls) vs N (Zipf S = ${formatNumber(s0)}, K = 8, Δ = 1 s)`,
+      x: 'keys N',
+      y: 'keys carried per second',
+      series: series((p) => p.keyOpsPerSec),
+    }),
+    logLines('many-keys-bytes', 'Bytes held per gateway vs N', {
+      title: `Bytes held per gateway vs N (Zipf S = ${formatNumber(s0)}, K = 8, Δ = 1 s)`,
+      x: 'keys N',
+      y: 'bytes held per gateway',
+      series: series((p) => p.bytesPerGateway),
+    }),
+  ]);
 }

@@ -1,10 +1,10 @@
 /** Pivot tables of the rows, with a mark on cells that pool several configurations, and the cells they hold. */
 import type { RunRow } from '../../sim/types.js';
-import { cellStat, type MetricKey } from '../aggregate.js';
+import { cellStat, distinct, type MetricKey } from '../aggregate.js';
 import type { Block } from '../document.js';
 import { formatMeanSe, formatNumber, formatPercent } from '../format.js';
 import type { Table } from '../tables.js';
-import { NONE } from './common.js';
+import { designsIn, NONE } from './common.js';
 
 const POOLED = ' †';
 const POOLED_NOTE =
@@ -44,6 +44,27 @@ export function pivot<R, C>(
     },
     pooled,
   };
+}
+
+/** A pivot of one row per design and one column per value of a numeric parameter (ascending). */
+export function designPivot(
+  rows: readonly RunRow[],
+  col: 'syncS' | 'gateways' | 'load',
+  colLabel: (v: number) => string,
+  corner: string,
+  cell: (rows: RunRow[]) => { text: string; pooled: boolean },
+): { table: Table; pooled: boolean } {
+  return pivot(
+    rows,
+    designsIn(rows),
+    distinct(rows, col),
+    (r) => r.design,
+    (r) => r[col],
+    (d) => d,
+    colLabel,
+    corner,
+    cell,
+  );
 }
 
 /** "1.02 ± 0.01": a metric's mean over the cell's rows ± its standard error. */

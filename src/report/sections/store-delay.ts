@@ -2,11 +2,21 @@
 import type { DesignId } from '../../config.js';
 import type { RunRow } from '../../sim/types.js';
 import { distinct, type MetricKey } from '../aggregate.js';
-import { asLine } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
 import { formatNumber, formatPercent } from '../format.js';
-import type { Table } from '../tables.js';
-import { chart, delayOf, designLines, designsIn, meanOf, missing, NONE, positive } from './common.js';
+import {
+  delayOf,
+  designLines,
+  designsIn,
+  designTable,
+  logLines,
+  meanOf,
+  missing,
+  NONE,
+  positive,
+  section,
+  tableBlock,
+} from './common.js';
 
 export function storeDelaySection(all: readonly RunRow[]): Section {
   const id = 'store-delay';
@@ -38,63 +48,42 @@ export function storeDelaySection(all: readonly RunRow[]): Section {
     );
     return c.length === 0 ? NONE : fmt(meanOf(c, m));
   };
-  const table: Table = {
-    columns: [
-      { title: 'design · delay →' },
-      ...delays.map((ms) => ({ title: `${formatNumber(ms)} ms`, align: 'right' as const })),
-    ],
-    rows: designs.map((d) => [
-      d,
-      ...delays.map(
-        (ms) =>
-          `${cell(d, ms, 'flood', 100, 'admittedPerWindow', formatNumber)} · ${cell(d, ms, 'steady', 0.8, 'rejectedPct', formatPercent)} · ${cell(d, ms, 'steady', 0.8, 'latencyMs', (v) => `${formatNumber(v)} ms`)}`,
-      ),
-    ]),
-  };
+  const table = designTable(
+    'design · delay →',
+    designs,
+    delays,
+    (ms) => `${formatNumber(ms)} ms`,
+    (d, ms) =>
+      `${cell(d, ms, 'flood', 100, 'admittedPerWindow', formatNumber)} · ${cell(d, ms, 'steady', 0.8, 'rejectedPct', formatPercent)} · ${cell(d, ms, 'steady', 0.8, 'latencyMs', (v) => `${formatNumber(v)} ms`)}`,
+  );
   const note: Block = {
     kind: 'text',
     text: 'Each cell: admitted per window under a 100× flood (× L) · honest rejections (steady 80 %, uneven) · mean wait on the store per honest request.',
   };
   const flood = rows.filter((r) => r.traffic === 'flood' && r.load === 100);
   const honest = rows.filter((r) => r.traffic === 'steady');
-  return {
-    id,
-    title,
-    blocks: [
-      intro,
-      { kind: 'table', table },
-      note,
-      chart(
-        'store-delay-flood',
-        'Admitted per window under a 100× flood vs store delay',
-        asLine({
-          title: 'Admitted per window under a 100× flood vs store delay (K = 8, Δ = 1 s)',
-          x: { title: 'store delay (ms)', scale: 'log' },
-          y: { title: 'admitted per window (× L)', scale: 'log' },
-          series: designLines(flood, delayOf, 'admittedPerWindow', positive),
-          referenceLines: [{ y: 1, label: 'the limit L' }],
-        }),
-      ),
-      chart(
-        'store-delay-honest',
-        'Honest rejections vs store delay',
-        asLine({
-          title: 'Honest rejections vs store delay (steady 80 %, uneven, K = 8, Δ = 1 s)',
-          x: { title: 'store delay (ms)', scale: 'log' },
-          y: { title: 'requests rejected (%)', scale: 'log' },
-          series: designLines(honest, delayOf, 'rejectedPct', positive),
-        }),
-      ),
-      chart(
-        'store-delay-latency',
-        'Mean wait on the store per request vs store delay',
-        asLine({
-          title: 'Mean wait on the store per request vs store delay (steady 80 %, uneven, K = 8)',
-          x: { title: 'store delay (ms)', scale: 'log' },
-          y: { title: 'mean wait per request (ms)', scale: 'log' },
-          series: designLines(honest, delayOf, 'latencyMs', positive),
-        }),
-      ),
-    ],
-  };
+  return section(id, title, [
+    intro,
+    tableBlock(table),
+    note,
+    logLines('store-delay-flood', 'Admitted per window under a 100× flood vs store delay', {
+      title: 'Admitted per window under a 100× flood vs store delay (K = 8, Δ = 1 s)',
+      x: 'store delay (ms)',
+      y: 'admitted per window (× L)',
+      series: designLines(flood, delayOf, 'admittedPerWindow', positive),
+      limit: true,
+    }),
+    logLines('store-delay-honest', 'Honest rejections vs store delay', {
+      title: 'Honest rejections vs store delay (steady 80 %, uneven, K = 8, Δ = 1 s)',
+      x: 'store delay (ms)',
+      y: 'requests rejected (%)',
+      series: designLines(honest, delayOf, 'rejectedPct', positive),
+    }),
+    logLines('store-delay-latency', 'Mean wait on the store per request vs store delay', {
+      title: 'Mean wait on the store per request vs store delay (steady 80 %, uneven, K = 8)',
+      x: 'store delay (ms)',
+      y: 'mean wait per request (ms)',
+      series: designLines(honest, delayOf, 'latencyMs', positive),
+    }),
+  ]);
 }

@@ -1,11 +1,20 @@
 /** Sync loss: what lost sync replies let through, and what they cost honest traffic. */
 import type { RunRow } from '../../sim/types.js';
 import { distinct } from '../aggregate.js';
-import { asLine } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
 import { formatNumber, formatPercent } from '../format.js';
-import type { Table } from '../tables.js';
-import { chart, designLines, designsIn, meanOf, missing, NONE, positive } from './common.js';
+import {
+  designLines,
+  designsIn,
+  designTable,
+  logLines,
+  meanOf,
+  missing,
+  NONE,
+  positive,
+  section,
+  tableBlock,
+} from './common.js';
 
 const lossOf = (r: RunRow) => r.syncLoss ?? 0;
 
@@ -27,65 +36,41 @@ export function syncLossSection(all: readonly RunRow[]): Section {
   const rows = all.filter((r) => r.group === 'loss');
   if (rows.length === 0) return { id, title, blocks: [intro, missing('sync-loss runs (--grid extended).')] };
   const losses = distinct(rows, 'syncLoss') as number[];
-  const designs = designsIn(rows);
-  const table: Table = {
-    columns: [
-      { title: 'design · loss →' },
-      ...losses.map((p) => ({ title: formatPercent(100 * p), align: 'right' as const })),
-    ],
-    rows: designs.map((d) => [
-      d,
-      ...losses.map((p) => {
-        const f = rows.filter((r) => r.design === d && lossOf(r) === p && r.traffic === 'flood');
-        const h = rows.filter((r) => r.design === d && lossOf(r) === p && r.traffic === 'steady');
-        if (f.length === 0 || h.length === 0) return NONE;
-        const over = f.reduce((a, r) => a + r.windowsOverLimit, 0);
-        return `${formatNumber(meanOf(f, 'admittedPerWindow'))} [${formatNumber(meanOf(f, 'worstWindow'))}; ${over}] · ${formatPercent(meanOf(h, 'rejectedPct'))}`;
-      }),
-    ]),
-  };
+  const table = designTable(
+    'design · loss →',
+    designsIn(rows),
+    losses,
+    (p) => formatPercent(100 * p),
+    (d, p) => {
+      const f = rows.filter((r) => r.design === d && lossOf(r) === p && r.traffic === 'flood');
+      const h = rows.filter((r) => r.design === d && lossOf(r) === p && r.traffic === 'steady');
+      if (f.length === 0 || h.length === 0) return NONE;
+      const over = f.reduce((a, r) => a + r.windowsOverLimit, 0);
+      return `${formatNumber(meanOf(f, 'admittedPerWindow'))} [${formatNumber(meanOf(f, 'worstWindow'))}; ${over}] · ${formatPercent(meanOf(h, 'rejectedPct'))}`;
+    },
+  );
   const note: Block = {
     kind: 'text',
     text: 'Each cell: admitted per window under a 100× flood (× L) [worst window × L; spans over L, summed over seeds] · honest rejections.',
   };
-  return {
-    id,
-    title,
-    blocks: [
-      intro,
-      { kind: 'table', table },
-      note,
-      chart(
-        'sync-loss-flood',
-        'Admitted per window under a 100× flood vs sync loss',
-        asLine({
-          title: 'Admitted per window under a 100× flood vs sync loss (K = 8, Δ = 1 s)',
-          x: { title: 'sync replies lost (fraction)', scale: 'log' },
-          y: { title: 'admitted per window (× L)', scale: 'log' },
-          series: designLines(
-            rows.filter((r) => r.traffic === 'flood'),
-            lossOf,
-            'admittedPerWindow',
-            positive,
-          ),
-          referenceLines: [{ y: 1, label: 'the limit L' }],
-        }),
-      ),
-      chart(
-        'sync-loss-honest',
-        'Honest rejections vs sync loss',
-        asLine({
-          title: 'Honest rejections vs sync loss (steady 80 %, uneven, K = 8, Δ = 1 s)',
-          x: { title: 'sync replies lost (fraction)', scale: 'log' },
-          y: { title: 'requests rejected (%)', scale: 'log' },
-          series: designLines(
-            rows.filter((r) => r.traffic === 'steady'),
-            lossOf,
-            'rejectedPct',
-            positive,
-          ),
-        }),
-      ),
-    ],
-  };
+  const flood = rows.filter((r) => r.traffic === 'flood');
+  const honest = rows.filter((r) => r.traffic === 'steady');
+  return section(id, title, [
+    intro,
+    tableBlock(table),
+    note,
+    logLines('sync-loss-flood', 'Admitted per window under a 100× flood vs sync loss', {
+      title: 'Admitted per window under a 100× flood vs sync loss (K = 8, Δ = 1 s)',
+      x: 'sync replies lost (fraction)',
+      y: 'admitted per window (× L)',
+      series: designLines(flood, lossOf, 'admittedPerWindow', positive),
+      limit: true,
+    }),
+    logLines('sync-loss-honest', 'Honest rejections vs sync loss', {
+      title: 'Honest rejections vs sync loss (steady 80 %, uneven, K = 8, Δ = 1 s)',
+      x: 'sync replies lost (fraction)',
+      y: 'requests rejected (%)',
+      series: designLines(honest, lossOf, 'rejectedPct', positive),
+    }),
+  ]);
 }
