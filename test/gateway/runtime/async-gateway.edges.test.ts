@@ -470,3 +470,43 @@ describe('AsyncGateway: requests waiting on an ask (leases-ask)', () => {
     expect(gw.stats().unsyncedAdmits).toBe(1);
   });
 });
+
+describe('AsyncGateway: shapes and counters (hand-checked mutants)', () => {
+  it("a local admit's decision has its reset and no Retry-After; a refund of an aged-out admit queues nothing", () => {
+    const { gw } = setup('shared-counter', { gateways: 1 });
+    const d = local(gw.admitNow('a'));
+    expect(d).toEqual({ allowed: true, remaining: 9, resetMs: 10_000, at: T0 });
+    vi.advanceTimersByTime(10_001);
+    expect(gw.refund('a', d)).toBe(false);
+    expect(gw.refundStats.pending).toBe(0);
+  });
+
+  it('open with the key cap full counts its admit as degraded', async () => {
+    const { gw, store } = setup('shared-counter', { failMode: 'open', maxKeys: 1 });
+    await outage(gw, store);
+    local(gw.admitNow('a'));
+    local(gw.admitNow('b'));
+    expect(gw.stats().decisions).toEqual({ allowed: 0, limited: 0, degradedAllowed: 2, degradedLimited: 0 });
+  });
+
+  it('request-path failures are summed over their causes', async () => {
+    const store = flaky();
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    store.logAdmit = async () => {
+      throw refused;
+    };
+    const { gw } = setup('central-log', { store });
+    await gw.admit('a');
+    expect(gw.stats().storeCallFailuresBy).toEqual({ timeout: 0, refused: 1, error: 0 });
+    expect(gw.stats().storeCallFailures).toBe(1);
+  });
+
+  it('split: a reset touches no store and leaves no unsynced admits behind', async () => {
+    const { gw, store } = setup('split');
+    local(gw.admitNow('a'));
+    expect(await gw.resetKey('a')).toBe(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.calls).toMatchObject({ sync: 0, resetKey: 0 });
+    expect(gw.stats().unsyncedAdmits).toBe(0);
+  });
+});
