@@ -2,7 +2,7 @@
  * The report as data: sections of paragraphs, tables and charts. Built once, rendered twice (Markdown and HTML),
  * so both outputs always say the same thing.
  */
-import type { ReportChart } from './chart-spec.js';
+import type { ReportChart } from '../chart/spec.js';
 import { escapeMarkdown, escapeXml } from './escape.js';
 import { htmlTable, markdownTable, type Table } from './tables.js';
 

@@ -1,9 +1,9 @@
 /** renderReport: the study's results in, report.md, report.html and the charts out. No I/O. */
 import { DESIGN_IDS } from '../config.js';
 import type { RunRow, StudyResults } from '../sim/types.js';
+import { formatDuration, formatNumber } from '../util/format.js';
 import { aggregateRuns, distinct } from './aggregate.js';
 import { htmlCharts, type ReportDocument, toHtml, toMarkdown } from './document.js';
-import { formatDuration, formatNumber } from './format.js';
 import { reportSections } from './sections/index.js';
 import { renderChart } from './svg-chart.js';
 

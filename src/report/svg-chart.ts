@@ -7,12 +7,12 @@
  * No element carries an id, so any number of charts can be inlined in one HTML page.
  */
 
-import { layoutChart } from './chart-layout.js';
-import { tickLabel } from './chart-scale.js';
-import type { ChartKind, ChartPoint, ChartSpec, SeriesMark } from './chart-spec.js';
+import { layoutChart } from '../chart/layout.js';
+import { tickLabel } from '../chart/scale.js';
+import type { ChartKind, ChartPoint, ChartSpec, SeriesMark } from '../chart/spec.js';
 import { escapeXml } from './escape.js';
 
-export { makeScale } from './chart-scale.js';
+export { makeScale } from '../chart/scale.js';
 export type {
   AxisScale,
   ChartAxis,
@@ -22,7 +22,7 @@ export type {
   ChartSpec,
   ReferenceLine,
   SeriesMark,
-} from './chart-spec.js';
+} from '../chart/spec.js';
 
 // Okabe–Ito colours: distinguishable with the common colour-vision deficiencies; yellow left out (poor on white).
 // One colour per design (nine; the ninth, Tol's olive, is far from the others): a design keeps its colour in every chart.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aggregateRuns, summarize } from '../../src/report/aggregate.js';
-import { formatMeanSe, formatNumber } from '../../src/report/format.js';
+import { formatMeanSe, formatNumber } from '../../src/util/format.js';
 import { syntheticRows } from './synthetic.js';
 
 describe('aggregation over seeds', () => {

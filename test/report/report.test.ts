@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ReportChart } from '../../src/report/chart-spec.js';
+import type { ReportChart } from '../../src/chart/spec.js';
 import { type Block, type Section, scriptJson, toHtml } from '../../src/report/document.js';
-import { formatMeanSe, formatNumber, formatPercent } from '../../src/report/format.js';
 import { renderReport, reportDocument } from '../../src/report/report.js';
 import type { RunRow, StudyResults } from '../../src/sim/types.js';
+import { formatMeanSe, formatNumber, formatPercent } from '../../src/util/format.js';
 import { reportChartScript } from '../../src/web/bundle.js';
 import { SMALL_EXTENDED_GRID, SMALL_GRID, syntheticResults } from './synthetic.js';
 import { HTML_OPTIONS, wellFormedErrors } from './xml-check.js';

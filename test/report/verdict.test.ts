@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Section } from '../../src/report/document.js';
-import { formatNumber } from '../../src/report/format.js';
 import { renderReport, reportDocument } from '../../src/report/report.js';
 import { maxRejectedFor } from '../../src/report/sections/advise-pointer.js';
 import { SCORECARD_TARGETS } from '../../src/report/sections/scorecard-targets.js';
 import type { RunRow, StudyResults } from '../../src/sim/types.js';
+import { formatNumber } from '../../src/util/format.js';
 import { SMALL_EXTENDED_GRID, SMALL_GRID, syntheticResults } from './synthetic.js';
 import { HTML_OPTIONS, wellFormedErrors } from './xml-check.js';
 

@@ -1,5 +1,5 @@
 /** The replay's report page as data (src/report/document.ts): rendered to report.md and report.html. */
-import type { ReportChart } from '../../report/chart-spec.js';
+import type { ReportChart } from '../../chart/spec.js';
 import type { ReportDocument, Section } from '../../report/document.js';
 import type { ReplayResult, Timeline } from '../run/result.js';
 import { designsTable, keysTable, logLine, settingsLine } from './tables.js';

@@ -1,6 +1,7 @@
 /** The replay's tables as models (src/report/tables.ts): the designs, and each design's most affected keys. */
-import { formatNumber } from '../../report/format.js';
+
 import type { Table } from '../../report/tables.js';
+import { formatNumber } from '../../util/format.js';
 import type { DesignResult, KeyRow, ReplayResult } from '../run/result.js';
 
 const int = (v: number) => Math.round(v).toLocaleString('en-US');

@@ -6,8 +6,8 @@
 import { limitFlag } from '../../advise/format.js';
 import { erlangB } from '../../sim/erlang.js';
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber } from '../../util/format.js';
 import { distinct } from '../aggregate.js';
-import { formatNumber } from '../format.js';
 import { FLOOD_TARGET, HONEST_LOAD, HONEST_PP, TRIPS_TARGET, WORST_TARGET } from './scorecard-targets.js';
 
 /**

@@ -1,8 +1,8 @@
 /** A flood sent whole to one gateway against the same flood spread evenly. */
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber } from '../../util/format.js';
 import { distinct } from '../aggregate.js';
 import type { Block, Section } from '../document.js';
-import { formatNumber } from '../format.js';
 import {
   attackOf,
   designLines,

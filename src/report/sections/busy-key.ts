@@ -1,9 +1,9 @@
 /** One key with a high limit: every configuration's figures in one table. */
 import { DESIGN_IDS } from '../../config.js';
 import type { RunRow } from '../../sim/types.js';
+import { formatMeanSe, formatNumber } from '../../util/format.js';
 import { aggregateRuns, distinct } from '../aggregate.js';
 import type { Block, Section } from '../document.js';
-import { formatMeanSe, formatNumber } from '../format.js';
 import type { Table } from '../tables.js';
 import { missing, percentLoad, seconds } from './common.js';
 

@@ -2,12 +2,13 @@
  * What the report's sections share: the designs present and their look, cell means and lines per design,
  * the row selections several sections start from, labels, and the blocks for a chart and a missing part.
  */
+
+import { asLine, type ChartSeries, type ReportChart } from '../../chart/spec.js';
 import { DESIGN_IDS, type DesignId } from '../../config.js';
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber } from '../../util/format.js';
 import { cellStat, type MetricKey } from '../aggregate.js';
-import { asLine, type ChartSeries, type ReportChart } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
-import { formatNumber } from '../format.js';
 import type { Table } from '../tables.js';
 
 /** An empty table cell. */

@@ -1,9 +1,10 @@
 /** Every flood run's mean against the flood's arrivals per sync interval, all K and Δ in one chart. */
+
+import { asScatter, type ChartSeries } from '../../chart/spec.js';
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber } from '../../util/format.js';
 import { aggregateRuns, distinct } from '../aggregate.js';
-import { asScatter, type ChartSeries } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
-import { formatNumber } from '../format.js';
 import { chart, designStyle, designsIn, floodRows, missing } from './common.js';
 
 export function floodAllSection(all: readonly RunRow[]): Section {

@@ -2,11 +2,12 @@
  * The worst window beside the mean under a flood, against the flood rate: a limit promises every window, and a
  * mean near L can hide a window at several times L (a flood's first window, before the gateways have seen it).
  */
+
+import { asLine } from '../../chart/spec.js';
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber } from '../../util/format.js';
 import { distinct } from '../aggregate.js';
-import { asLine } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
-import { formatNumber } from '../format.js';
 import {
   chart,
   designLines,

@@ -1,4 +1,6 @@
 /** The over-admission formula fitted to the flood runs (src/sim/fit-over-admission.ts), with its charts. */
+
+import { asScatter, type ChartSeries } from '../../chart/spec.js';
 import type { DesignId } from '../../config.js';
 import { DESIGNS } from '../../designs/index.js';
 import {
@@ -8,9 +10,8 @@ import {
   overAdmissionPoints,
 } from '../../sim/fit-over-admission.js';
 import type { RunRow } from '../../sim/types.js';
-import { asScatter, type ChartSeries } from '../chart-spec.js';
+import { formatNumber } from '../../util/format.js';
 import type { Block, Section } from '../document.js';
-import { formatNumber } from '../format.js';
 import type { Table } from '../tables.js';
 import { chart, designsIn, missing, NONE } from './common.js';
 

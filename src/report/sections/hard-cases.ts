@@ -1,8 +1,8 @@
 /** A flood's onset and a pulsed flood on top of an honest client. */
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber, formatPercent } from '../../util/format.js';
 import { distinct } from '../aggregate.js';
 import type { Block, Section } from '../document.js';
-import { formatNumber, formatPercent } from '../format.js';
 import type { Table } from '../tables.js';
 import { designsIn, meanOf, missing, NONE } from './common.js';
 

@@ -2,9 +2,9 @@
 import { DESIGN_IDS, type DesignId } from '../../config.js';
 import { DESIGNS } from '../../designs/index.js';
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber, formatPercent } from '../../util/format.js';
 import { cellStat, distinct } from '../aggregate.js';
 import type { Block, Section } from '../document.js';
-import { formatNumber, formatPercent } from '../format.js';
 import { designsIn, floodRows, honestSteady, loadLabel, missing, seconds } from './common.js';
 import { pivot, tableBlocks } from './pivot.js';
 

@@ -1,10 +1,11 @@
 /** Many keys: what syncing a key population costs. */
+
+import type { ChartSeries } from '../../chart/spec.js';
 import type { DesignId } from '../../config.js';
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber, formatPercent } from '../../util/format.js';
 import { distinct } from '../aggregate.js';
-import type { ChartSeries } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
-import { formatNumber, formatPercent } from '../format.js';
 import type { Table } from '../tables.js';
 import { designStyle, designsIn, logLines, missing, NONE, section, tableBlock } from './common.js';
 

@@ -1,8 +1,8 @@
 /** Pivot tables of the rows, with a mark on cells that pool several configurations, and the cells they hold. */
 import type { RunRow } from '../../sim/types.js';
+import { formatMeanSe, formatNumber, formatPercent } from '../../util/format.js';
 import { cellStat, distinct, type MetricKey } from '../aggregate.js';
 import type { Block } from '../document.js';
-import { formatMeanSe, formatNumber, formatPercent } from '../format.js';
 import type { Table } from '../tables.js';
 import { designsIn, NONE } from './common.js';
 

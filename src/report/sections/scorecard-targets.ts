@@ -5,8 +5,8 @@
  */
 import type { DesignId } from '../../config.js';
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber, formatPercent } from '../../util/format.js';
 import { distinct, type MetricKey } from '../aggregate.js';
-import { formatNumber, formatPercent } from '../format.js';
 import { attackOf, delayOf, meanOf } from './common.js';
 
 /** Groups rows by a key and returns each group's mean of a metric (or, `over: 'max'`, its largest seed's). */

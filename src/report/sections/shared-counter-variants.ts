@@ -1,7 +1,8 @@
 /** shared-counter with a fixed window and aligned syncs next to its default set-up. */
+
+import { asLine, type ChartSeries } from '../../chart/spec.js';
 import type { RunRow } from '../../sim/types.js';
 import { distinct } from '../aggregate.js';
-import { asLine, type ChartSeries } from '../chart-spec.js';
 import type { Block, Section } from '../document.js';
 import { chart, designStyle, loadLabel, meanOf, missing } from './common.js';
 import { meanSe, pivot, tableBlocks } from './pivot.js';

@@ -1,9 +1,9 @@
 /** Store delay: what a late sync reply and a slow request-path call cost. */
 import type { DesignId } from '../../config.js';
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber, formatPercent } from '../../util/format.js';
 import { distinct, type MetricKey } from '../aggregate.js';
 import type { Block, Section } from '../document.js';
-import { formatNumber, formatPercent } from '../format.js';
 import {
   delayOf,
   designLines,

@@ -1,8 +1,8 @@
 /** Sync loss: what lost sync replies let through, and what they cost honest traffic. */
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber, formatPercent } from '../../util/format.js';
 import { distinct } from '../aggregate.js';
 import type { Block, Section } from '../document.js';
-import { formatNumber, formatPercent } from '../format.js';
 import {
   designLines,
   designsIn,

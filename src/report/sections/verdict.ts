@@ -5,9 +5,9 @@
  */
 import type { DesignId } from '../../config.js';
 import type { RunRow } from '../../sim/types.js';
+import { formatNumber } from '../../util/format.js';
 import { distinct } from '../aggregate.js';
 import type { Block, Section } from '../document.js';
-import { formatNumber } from '../format.js';
 import type { Table } from '../tables.js';
 import { advisePointer } from './advise-pointer.js';
 import { designsIn, missing, NONE, seconds } from './common.js';

@@ -4,11 +4,11 @@
  */
 /// <reference lib="dom" />
 import * as Plot from '@observablehq/plot';
+import { layoutChart } from '../../chart/layout.js';
+import { tickLabel } from '../../chart/scale.js';
+import type { ReportChart } from '../../chart/spec.js';
 import { DESIGN_IDS, type DesignId } from '../../config.js';
-import { layoutChart } from '../../report/chart-layout.js';
-import { tickLabel } from '../../report/chart-scale.js';
-import type { ReportChart } from '../../report/chart-spec.js';
-import { formatNumber } from '../../report/format.js';
+import { formatNumber } from '../../util/format.js';
 import type { TimelinePoint } from '../timeline.js';
 
 // one colour per design on every chart (Observable's tableau10, in the README's design order)
@@ -139,7 +139,7 @@ interface ReportRow {
 }
 
 /**
- * One chart of the study report from its data (src/report/chart-spec.ts): lines and/or dots per series, a
+ * One chart of the study report from its data (src/chart/spec.ts): lines and/or dots per series, a
  * legend, reference rules, and the same points left out, notes, ticks and domains as the report's static SVG
  * (both come from layoutChart). Log axes say so in their label.
  */

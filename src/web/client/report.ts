@@ -4,7 +4,7 @@
  * explorer's chart code, from the chart data the page carries in #report-charts, and redraws when the
  * page's width changes. When done, <html data-charts-drawn="N"> says how many it drew.
  */
-import type { ReportChart } from '../../report/chart-spec.js';
+import type { ReportChart } from '../../chart/spec.js';
 import { reportChart } from './charts.js';
 
 const data = document.getElementById('report-charts')?.textContent ?? '[]';

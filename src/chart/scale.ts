@@ -3,8 +3,9 @@
  * domain that ends on ticks. Pure and dependency-free: the static SVG renderer and the Plot charts of
  * report.html (bundled for the browser) tick their axes alike.
  */
-import type { AxisScale } from './chart-spec.js';
-import { formatNumber } from './format.js';
+
+import { formatNumber } from '../util/format.js';
+import type { AxisScale } from './spec.js';
 
 export interface Scale {
   kind: AxisScale;

@@ -3,9 +3,9 @@
  * Plot figure of report.html): which points a log axis cannot place, the notes that say so, and the axes'
  * ticks and domains. Pure, so the browser bundle carries it too.
  */
-import { makeScale, type Scale } from './chart-scale.js';
-import type { ChartKind, ChartPoint, ChartSpec, ReferenceLine, SeriesMark } from './chart-spec.js';
-import { seriesMark } from './chart-spec.js';
+import { makeScale, type Scale } from './scale.js';
+import type { ChartKind, ChartPoint, ChartSpec, ReferenceLine, SeriesMark } from './spec.js';
+import { seriesMark } from './spec.js';
 
 export interface LaidOutSeries {
   name: string;
