@@ -20,6 +20,7 @@ import type {
 import { requireHeartbeat } from '../live-set.js';
 import { policyTag } from '../policy-tag.js';
 import { requireCost } from '../require-cost.js';
+import { CallOrder } from './call-order.js';
 import { KeyNameCache, type NamedKey } from './key-name-cache.js';
 import type { KeyNames } from './key-names.js';
 import {
@@ -27,16 +28,10 @@ import {
   type ResolvedRedisStoreOptions,
   resolveRedisStoreOptions,
 } from './options.js';
-import {
-  CallOrder,
-  composeScript,
-  keepLoaded,
-  type LuaScript,
-  type RedisClient,
-  respBulks,
-  type ScriptCall,
-  sendPipelined,
-} from './script.js';
+import { respBulks } from './resp-wire.js';
+import { composeScript, type LuaScript, type RedisClient, type ScriptCall } from './script.js';
+import { keepLoaded } from './script-loader.js';
+import { sendPipelined } from './send-pipelined.js';
 import { type Chunk, chunkEntries } from './sync-chunks.js';
 import { decodeSyncChunk, encodeSyncCall, type SyncHead } from './sync-wire.js';
 

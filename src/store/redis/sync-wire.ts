@@ -2,7 +2,8 @@
 // its reply's head read in place (decode). They change together with sync.lua's header comment.
 import type { SyncEntry, SyncReply, SyncRequest } from '../contract.js';
 import type { NamedKey } from './key-name-cache.js';
-import { type LuaScript, respCallHead, type ScriptCall } from './script.js';
+import { respCallHead } from './resp-wire.js';
+import type { LuaScript, ScriptCall } from './script.js';
 import type { Chunk } from './sync-chunks.js';
 
 /** The head of every call of one sync: its arguments before the batch, and their RESP (see encodeSyncCall). */
