@@ -33,9 +33,7 @@ import { policyTag } from './policy-tag.js';
  * freeSlots, latestExpiry, renewLease: the simulator's, which runs one policy) look in the only
  * table there is, and throw if the store holds several.
  */
-export class MemoryStore implements Store {
-  /** The records by policy, and their sweep (memory/key-records.ts). */
-  private readonly records = new KeyRecords();
+export class MemoryStore extends KeyRecords implements Store {
   /** syncKey's seq check: the last seq applied per gateway (sync() checks per key, see there). */
   private readonly lastSeq = new Map<string, { seq: number }>();
   /** Per gateway id, the incarnation that claimed it last (SyncRequest.incarnationOf). */
@@ -47,11 +45,6 @@ export class MemoryStore implements Store {
   /** sync()'s replay flags, reused. */
   private replayOf = new Uint8Array(64);
 
-  /** Keys the store holds state for, over every policy (a key under two policies counts twice). */
-  get keyCount(): number {
-    return this.records.keyCount;
-  }
-
   /** See `Heartbeat`: the live gateways of the beat's policy. */
   heartbeat(beat: Heartbeat, now: number): HeartbeatReply {
     const tag = policyTag(beat.policy);
@@ -61,15 +54,15 @@ export class MemoryStore implements Store {
   }
 
   logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply {
-    return centralLog.logAdmit(this.records, req, now);
+    return centralLog.logAdmit(this, req, now);
   }
 
   voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): void {
-    centralLog.voidLogAdmits(this.records, gatewayId, policy, voids, now);
+    centralLog.voidLogAdmits(this, gatewayId, policy, voids, now);
   }
 
   refundAdmits(gatewayId: string, policy: Policy, refunds: Refund[], now: number): number {
-    return centralLog.refundAdmits(this.records, gatewayId, policy, refunds, now);
+    return centralLog.refundAdmits(this, gatewayId, policy, refunds, now);
   }
 
   /**
@@ -77,7 +70,7 @@ export class MemoryStore implements Store {
    * Its work follows the admits the log holds (a pruned log holds only what counts).
    */
   resetKey(req: ResetKeyRequest, now: number): ResetKeyReply {
-    return centralLog.resetKey(this.records, req, now);
+    return centralLog.resetKey(this, req, now);
   }
 
   /**
@@ -101,7 +94,7 @@ export class MemoryStore implements Store {
       replay.fill(0, 0, n);
     } else
       for (let i = 0; i < n; i++) {
-        const applied = this.records.peek(entries[i].key, req.policy)?.seqOf(gatewayId);
+        const applied = this.peek(entries[i].key, req.policy)?.seqOf(gatewayId);
         if (applied !== undefined && req.seq < applied) {
           throw new RangeError(
             `gateway ${gatewayId}: sync seq ${req.seq} is older than ${applied}, applied already to key ${entries[i].key}`,
@@ -109,7 +102,7 @@ export class MemoryStore implements Store {
         }
         replay[i] = applied === req.seq ? 1 : 0;
       }
-    this.records.sweepDue(now);
+    this.sweepDue(now);
     const replies = new Array<SyncReply>(n);
     for (let i = 0; i < n; i++) {
       replies[i] = this.syncOne(req, entries[i], req.policy, now, replay[i] === 1, newReply(), true);
@@ -142,7 +135,7 @@ export class MemoryStore implements Store {
     // A retry of a sync that landed (same seq) pushes nothing again; its release, ask and read
     // set state rather than add to it, so they are safe to apply twice.
     const replay = last !== undefined && last.seq === req.seq;
-    this.records.sweepDue(now);
+    this.sweepDue(now);
     if (last === undefined) this.lastSeq.set(req.gatewayId, { seq: req.seq });
     else last.seq = req.seq;
     return replay;
@@ -150,8 +143,8 @@ export class MemoryStore implements Store {
 
   ask(req: AskRequest, now: number): AskReply {
     const { gatewayId, key, policy, leaseTtlMs, ask, seq = 0 } = req;
-    this.records.sweepDue(now);
-    const rec = this.records.record(key, policy);
+    this.sweepDue(now);
+    const rec = this.record(key, policy);
     const others = rec.prune(now, policy, gatewayId);
     const mine = rec.lease(gatewayId);
     const held = mine === undefined ? 0 : mine.slots;
@@ -163,13 +156,13 @@ export class MemoryStore implements Store {
     const count = rec.log.size;
     const oldestExpiry = oldestOf(rec.log, policy);
     const free = Math.max(0, policy.limit - count - rec.outstanding());
-    this.records.settle(rec, policy, now);
+    this.settle(rec, policy, now);
     return { granted, grantExpiresAt, now, count, oldestExpiry, free };
   }
 
   /** Admitted count in the window for a key (tests and the simulator's checks). */
   countOf(key: string, policy: Policy, now: number): number {
-    const rec = this.records.peek(key, policy);
+    const rec = this.peek(key, policy);
     if (rec === undefined) return 0;
     rec.log.dropExpired(now, policy.windowMs, policy.windowKind);
     return rec.log.size;
@@ -177,14 +170,14 @@ export class MemoryStore implements Store {
 
   /** When the key's newest admit stops counting (-Infinity if none): until then its count is not 0. */
   latestExpiry(key: string): number {
-    const rec = this.records.peekOnly(key);
+    const rec = this.peekOnly(key);
     if (rec === undefined || rec.log.size === 0) return Number.NEGATIVE_INFINITY;
     return expiryOf(rec.log.last(), rec.policy.windowMs, rec.policy.windowKind);
   }
 
   /** Slots neither admitted in the window nor granted: what a sync could grant beyond what a gateway holds. */
   freeSlots(key: string, now: number): number {
-    const rec = this.records.peekOnly(key);
+    const rec = this.peekOnly(key);
     if (rec === undefined) return Number.POSITIVE_INFINITY;
     const outstanding = rec.prune(now, rec.policy);
     return rec.policy.limit - rec.log.size - outstanding;
@@ -192,14 +185,14 @@ export class MemoryStore implements Store {
 
   /** When the key's oldest admit stops counting (Infinity if none): until then its count cannot fall. */
   headExpiry(key: string): number {
-    const rec = this.records.peekOnly(key);
+    const rec = this.peekOnly(key);
     if (rec === undefined || rec.log.size === 0) return Number.POSITIVE_INFINITY;
     return expiryOf(rec.log.at(0), rec.policy.windowMs, rec.policy.windowKind);
   }
 
   /** Extends a gateway's outstanding grant to lapse at `expiresAt` (the simulator's skipped idle syncs). */
   renewLease(key: string, gatewayId: string, expiresAt: number): void {
-    const rec = this.records.peekOnly(key);
+    const rec = this.peekOnly(key);
     const lease = rec?.leases?.get(gatewayId);
     if (lease !== undefined && expiresAt > lease.expiresAt) {
       lease.expiresAt = expiresAt;
@@ -209,7 +202,7 @@ export class MemoryStore implements Store {
 
   /** Slots granted and not yet handed back, over all gateways. */
   outstandingOf(key: string, policy: Policy, now: number): number {
-    const rec = this.records.peek(key, policy);
+    const rec = this.peek(key, policy);
     return rec === undefined ? 0 : rec.prune(now, policy);
   }
 
@@ -224,10 +217,9 @@ export class MemoryStore implements Store {
     /** Record the seq on the key (sync()); syncKey keeps it per gateway. */
     perKey: boolean,
   ): SyncReply {
-    const records = this.records;
-    const rec = records.record(e.key, policy);
+    const rec = this.record(e.key, policy);
     syncEntry(rec, req, e, policy, now, replay, out, perKey);
-    records.settle(rec, policy, now);
+    this.settle(rec, policy, now);
     return out;
   }
 }

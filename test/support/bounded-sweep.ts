@@ -13,10 +13,9 @@ import { MinHeap } from '../../src/util/min-heap.js';
  * grant and every void still count at `now`), so the bound costs nothing and changes no result.
  */
 export function boundedSweep(store = new MemoryStore()): MemoryStore {
-  // the heap sits in the store's records (src/store/memory/key-records.ts)
-  const fields = (store as unknown as { records?: { sweep?: unknown } }).records ?? {};
+  const fields = store as unknown as { sweep?: unknown };
   if (!(fields.sweep instanceof MinHeap) || fields.sweep.size > 0) {
-    throw new Error('boundedSweep: needs a fresh MemoryStore with its sweep heap in `records.sweep`');
+    throw new Error('boundedSweep: needs a fresh MemoryStore with its sweep heap in `sweep`');
   }
   fields.sweep = new BoundedHeap();
   return store;

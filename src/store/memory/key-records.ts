@@ -5,7 +5,11 @@ import { MinHeap } from '../../util/min-heap.js';
 import { policyTag } from '../policy-tag.js';
 import { KeyRecord } from './key-record.js';
 
-/** Records per policy tag, and a sweep ordered by the instant each may next have emptied. */
+/**
+ * Records per policy tag, and a sweep ordered by the instant each may next have emptied. MemoryStore
+ * extends it rather than holding one: the simulator's calls reach the records with no field between
+ * (held in a field, the quick grid took 5-8 % more CPU).
+ */
 export class KeyRecords {
   /** Per policyTag, the records of its keys. A table stays once made: there are as many as policies configured. */
   private readonly tables = new Map<string, Map<string, KeyRecord>>();
