@@ -16,6 +16,7 @@ export default {
     'src/designs/**/*.ts',
     'src/window/**/*.ts',
     'src/store/memory-store.ts',
+    'src/store/memory/**/*.ts',
     'src/gateway/runtime/**/*.ts',
     '!src/gateway/runtime/index.ts', // re-exports only
   ],

@@ -172,7 +172,7 @@ describe('ZipfKeys: the simulator’s key draw', () => {
 
 describe('fleet --reads every-sync|on-request', () => {
   it('reaches the settings only away from the default, and the simulator’s parameters with them', async () => {
-    const { simParamsOf } = await import('../../src/fleet/run.js');
+    const { simParamsOf } = await import('../../src/fleet/fleet-sim.js');
     expect('reads' in fleetSettings(flags)).toBe(false);
     expect('reads' in fleetSettings({ ...flags, reads: 'every-sync' })).toBe(false);
     const s = fleetSettings({ ...flags, keys: '1000', reads: 'on-request' });

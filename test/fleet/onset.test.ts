@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { type FleetFlags, fleetSettings } from '../../src/cli/fleet-command.js';
 import { UsageError } from '../../src/cli/parse.js';
 import { Arrivals } from '../../src/fleet/arrivals.js';
-import { simParamsOf } from '../../src/fleet/run.js';
+import { simParamsOf } from '../../src/fleet/fleet-sim.js';
 import { expectedRequests, floodOnset, onsetAtMs } from '../../src/fleet/settings.js';
 import { windowFigures } from '../../src/fleet/stats.js';
 import { settingsLine } from '../../src/fleet/table.js';

@@ -20,6 +20,7 @@ import type {
 import { requireHeartbeat } from '../live-set.js';
 import { policyTag } from '../policy-tag.js';
 import { requireCost } from '../require-cost.js';
+import { CallOrder } from './call-order.js';
 import { KeyNameCache, type NamedKey } from './key-name-cache.js';
 import type { KeyNames } from './key-names.js';
 import {
@@ -27,18 +28,12 @@ import {
   type ResolvedRedisStoreOptions,
   resolveRedisStoreOptions,
 } from './options.js';
-import {
-  CallOrder,
-  composeScript,
-  keepLoaded,
-  type LuaScript,
-  type RedisClient,
-  respBulks,
-  respCallHead,
-  type ScriptCall,
-  sendPipelined,
-} from './script.js';
+import { respBulks } from './resp-wire.js';
+import { composeScript, type LuaScript, type RedisClient, type ScriptCall } from './script.js';
+import { keepLoaded } from './script-loader.js';
+import { sendPipelined } from './send-pipelined.js';
 import { type Chunk, chunkEntries } from './sync-chunks.js';
+import { decodeSyncChunk, encodeSyncCall, type SyncHead } from './sync-wire.js';
 
 interface Scripts {
   logAdmit: LuaScript;
@@ -356,19 +351,7 @@ export class RedisStore implements AsyncStore {
     return { now: storeNow, replies };
   }
 
-  /**
-   * One sync.lua call; the batch is one binary argument of little-endian doubles (see sync.lua's
-   * header): per key flags, ask, the number of runs, the admits, the earliest and latest admit time,
-   * then each run as (time, count). A key's admits go
-   * as runs of one instant, as the entry carries them (SyncEntry.counts): a busy key admits many per
-   * millisecond, and a request of any cost is one run. A string per number was most of
-   * the gateway's CPU per key-sync (making, encoding and collecting them) and cost Redis an object
-   * and a Lua string each. The call is built as the bytes the client writes (ScriptCall.wire): the
-   * key names' RESP copied from the cache, the head's encoded once per sync, the batch packed in
-   * place; the batch argument is a view of it. Not for a cluster call of a few keys (`prebuilt`
-   * false: per-key hash tags cut a sync by slot into calls of a key or two), carried several to a
-   * script call (sendPipelined), which the client encodes; only the batch is packed.
-   */
+  /** The sync.lua call of one chunk (sync-wire.ts). */
   private syncCall(
     c: Chunk,
     entries: SyncEntry[],
@@ -376,72 +359,15 @@ export class RedisStore implements AsyncStore {
     head: SyncHead,
     prebuilt: boolean,
   ): ScriptCall {
-    const paired = this.options.mode === 'exact';
-    const keys = new Array<string>((paired ? 2 : 1) * c.indexes.length);
-    let size = 0;
-    let keyBytes = 0;
-    for (const i of c.indexes) {
-      size += 6 + 2 * runCount(entries[i].admits);
-      keyBytes += names[i].resp.length;
-    }
-    const script = this.scripts.sync;
-    const start = prebuilt ? respCallHead(script.sha, keys.length, head.args.length + 1) : '';
-    const batchHead = prebuilt ? `$${8 * size}\r\n` : '';
-    const wire = Buffer.allocUnsafe(
-      prebuilt ? start.length + keyBytes + head.resp.length + batchHead.length + 8 * size + 2 : 8 * size,
+    return encodeSyncCall(
+      this.scripts.sync,
+      this.options.mode === 'exact',
+      c,
+      entries,
+      names,
+      head,
+      prebuilt,
     );
-    let w = prebuilt ? wire.write(start, 0, 'latin1') : 0;
-    let k = 0;
-    for (const i of c.indexes) {
-      const n = names[i];
-      if (paired) keys[k++] = n.names.log;
-      keys[k++] = n.names.meta;
-      if (prebuilt) {
-        wire.set(n.resp, w);
-        w += n.resp.length;
-      }
-    }
-    if (prebuilt) {
-      wire.set(head.resp, w);
-      w += head.resp.length;
-      w += wire.write(batchHead, w, 'latin1');
-    }
-    const batch = w;
-    for (const i of c.indexes) {
-      const e = entries[i];
-      const a = e.admits;
-      const ac = e.counts;
-      w = wire.writeDoubleLE((e.read ? 1 : 0) + (e.release ? 2 : 0), w);
-      w = wire.writeDoubleLE(e.ask, w);
-      w = wire.writeDoubleLE(runCount(a), w);
-      // the admits, the earliest and the latest (sync.lua skips the runs when they share a bucket and
-      // all still count)
-      let lo = 0;
-      let hi = 0;
-      let total = 0;
-      for (let j = 0; j < a.length; j++) {
-        if (j === 0 || a[j] < lo) lo = a[j];
-        if (j === 0 || a[j] > hi) hi = a[j];
-        total += ac === undefined ? 1 : ac[j];
-      }
-      w = wire.writeDoubleLE(total, w);
-      w = wire.writeDoubleLE(lo, w);
-      w = wire.writeDoubleLE(hi, w);
-      // the entry's runs, neighbours at one instant joined (an entry may repeat an instant)
-      for (let j = 0; j < a.length; ) {
-        const t = a[j];
-        let n = ac === undefined ? 1 : ac[j];
-        let k = j + 1;
-        for (; k < a.length && a[k] === t; k++) n += ac === undefined ? 1 : ac[k];
-        w = wire.writeDoubleLE(t, w);
-        w = wire.writeDoubleLE(n, w);
-        j = k;
-      }
-    }
-    const args = [...head.args, wire.subarray(batch, w)];
-    if (!prebuilt) return { script, keys, args };
-    wire.write('\r\n', w, 'latin1');
-    return { script, keys, args, wire };
   }
 
   /** ARGV[1..6] of every script (see common.lua). */
@@ -468,12 +394,6 @@ export class RedisStore implements AsyncStore {
   }
 }
 
-/** The head of every call of one sync: its arguments before the batch, and their RESP (see syncCall). */
-interface SyncHead {
-  args: string[];
-  resp: Buffer;
-}
-
 /**
  * Keys from which a cluster sync call goes alone, prebuilt, rather than carried with others of its
  * node (sendPipelined): with key groups (decision 0011) a call holds a group's keys of the sync.
@@ -488,113 +408,3 @@ const REFUNDS_PER_CALL = 64;
 
 /** A gateway id's incarnation record outlives its last sync by this much. */
 const INCARNATION_TTL_MS = 3_600_000;
-
-/** Runs of equal instants in an entry's ascending admit times (SyncEntry.admits: runs already, or single admits). */
-function runCount(a: readonly number[]): number {
-  let runs = 0;
-  for (let j = 0; j < a.length; j++) if (j === 0 || a[j] !== a[j - 1]) runs++;
-  return runs;
-}
-
-/**
- * Unpacks one sync.lua reply into the replies of its entries; returns the store's now for them. The
- * reply's head is one Buffer of little-endian doubles (now, then per key count, granted, lapse and its
- * number of expiry pairs, and for an entry with `release` its oldest expiry and free slots, for one
- * with `read` alone that lists no pair its oldest expiry, then for one with `read` alone and a count
- * at the limit or over the two instants of belowLimitAt, then for one with `read` alone, a count of
- * L − 2 or more and admits it does not list the two of pastHorizonAt), read in place; the pairs follow as (expiry
- * as text, admits).
- */
-function decodeSyncChunk(
-  r: (Buffer | number)[],
-  indexes: number[],
-  entries: SyncEntry[],
-  req: SyncRequest,
-  out: SyncReply[],
-): number {
-  const head = r[0] as Buffer;
-  // at least: a read listing no expiry adds one (its oldest expiry), known once its pairs are read
-  let doubles = 1 + 4 * indexes.length;
-  for (const i of indexes) if (entries[i].release) doubles += 2;
-  const bad = () => new Error(`sync.lua replied ${head.length} head bytes for ${indexes.length} keys`);
-  if (head.length < 8 * doubles) throw bad();
-  const now = head.readDoubleLE(0);
-  const horizon = now + req.horizonMs;
-  const limit = req.policy.limit;
-  let h = 8;
-  let at = 1;
-  for (const i of indexes) {
-    // + 0: a -0 reads as 0, as the integer replies these were
-    const count = head.readDoubleLE(h) + 0;
-    const granted = head.readDoubleLE(h + 8) + 0;
-    const lapse = head.readDoubleLE(h + 16);
-    const pairs = head.readDoubleLE(h + 24);
-    h += 32;
-    // as runs (SyncReply.expiryCounts): a pair stands for any number of admits at one expiry
-    const expiries = new Array<number>(pairs);
-    let expiryCounts: number[] | undefined;
-    for (let p = 0; p < pairs; p++, at += 2) {
-      expiries[p] = textNumber(r[at] as Buffer);
-      const n = r[at + 1] as number;
-      if (n !== 1 && expiryCounts === undefined) expiryCounts = new Array<number>(pairs).fill(1);
-      if (expiryCounts !== undefined) expiryCounts[p] = n;
-    }
-    const reply: SyncReply = {
-      count,
-      expiries,
-      expiryCounts,
-      horizon: entries[i].read ? horizon : now,
-      granted,
-      grantExpiresAt: lapse,
-    };
-    if (entries[i].release) {
-      reply.oldestExpiry = head.readDoubleLE(h);
-      reply.free = head.readDoubleLE(h + 8) + 0;
-      h += 16;
-    } else if (entries[i].read) {
-      if (pairs === 0) {
-        if (head.length < 8 * ++doubles) throw bad();
-        reply.oldestExpiry = head.readDoubleLE(h);
-        h += 8;
-      }
-      // at the limit or over: when the count falls below it and one under (SyncReply.belowLimitAt)
-      if (count >= limit) {
-        doubles += 2;
-        if (head.length < 8 * doubles) throw bad();
-        reply.belowLimitAt = [head.readDoubleLE(h), head.readDoubleLE(h + 8)];
-        h += 16;
-      }
-      // L − 2 or more, with admits past those listed: the two oldest of them (pastHorizonAt)
-      if (count + 2 >= limit && count > listedAdmits(pairs, expiryCounts)) {
-        doubles += 2;
-        if (head.length < 8 * doubles) throw bad();
-        reply.pastHorizonAt = [head.readDoubleLE(h), head.readDoubleLE(h + 8)];
-        h += 16;
-      }
-    }
-    out[i] = reply;
-  }
-  if (head.length !== 8 * doubles) throw bad();
-  return now;
-}
-
-/** Admits a reply lists: its pairs, each of its count (one each without counts). */
-function listedAdmits(pairs: number, counts: number[] | undefined): number {
-  if (counts === undefined) return pairs;
-  let m = 0;
-  for (let p = 0; p < pairs; p++) m += counts[p];
-  return m;
-}
-
-/** A number Lua wrote as text (num() in common.lua): plain digits read in place, anything else by Number(). */
-function textNumber(b: Buffer): number {
-  const n = b.length;
-  if (n === 0 || n > 15) return Number(b.toString('latin1'));
-  let v = 0;
-  for (let j = 0; j < n; j++) {
-    const d = b[j] - 48;
-    if (d < 0 || d > 9) return Number(b.toString('latin1'));
-    v = v * 10 + d;
-  }
-  return v;
-}

@@ -1,0 +1,226 @@
+// One key's record in the memory store: its admit log, the gateways' grants in tagged parts, and the
+// per-gateway seq, void and refund marks. Kept apart from the store so the lease bookkeeping reads alone.
+import type { Policy } from '../../config.js';
+import { expiryOf } from '../../window/expiry.js';
+import { TimeLog } from '../../window/time-log.js';
+
+/**
+ * One gateway's outstanding grant on a key. It is made of parts, each tagged with the call that made
+ * it (`grantTag`): a sync's release hands back only the parts made before that sync was built, so an
+ * ask that lands out of order, or a resent sync, never takes back slots the gateway may still spend.
+ * All parts share one lapse: the gateway stops spending at `expiresAt`, but the store keeps the slots
+ * counted until `until`, the end of the window an admit made at the lapse would count in: slots spent
+ * before the lapse and still waiting in an unsent sync stay counted until they could have aged out.
+ */
+export interface Lease {
+  /** The gateway holding it (its key in the leases map): prune walks the values without entry pairs. */
+  readonly gw: string;
+  /** Sum of the parts' slots. */
+  slots: number;
+  /** The gateway spends none of it from here on (store time). */
+  expiresAt: number;
+  /** The store counts it until here: expiryOf(expiresAt). */
+  until: number;
+  /** (tag, slots) pairs, tags ascending. */
+  parts: number[];
+}
+
+/** Parts kept per grant; past it the two oldest merge under the newer tag (handed back later, never earlier). */
+const MAX_PARTS = 8;
+
+/** The tag of a grant made by sync `seq` of a gateway. */
+export function syncGrantTag(seq: number): number {
+  return 2 * seq;
+}
+
+/** The tag of a grant made by an ask sent after the gateway built sync `seq` (and before `seq + 1`). */
+export function askGrantTag(seq: number): number {
+  return 2 * seq + 1;
+}
+
+/** One key's state in the store: every admitted timestamp still in the window, and outstanding grants. */
+export class KeyRecord {
+  readonly log = new TimeLog();
+  leases: Map<string, Lease> | null = null;
+  /** Sum of outstanding slots, and a lower bound on the earliest lapse: prune walks the leases only then. */
+  private leaseTotal = 0;
+  private leaseCheckAt = Number.POSITIVE_INFINITY;
+  /** central-log calls whose admits are in the log, oldest first, by gateway and seq (only calls made with an id). */
+  calls: { gw: string; seq: number; t: number; cost: number }[] | null = null;
+  /**
+   * Per gateway: the seq of the last sync that pushed admits here (a resend with it pushes nothing
+   * again). The first gateway's inline (most keys are pushed to by one), the others in a map.
+   */
+  private seqGw: string | null = null;
+  private seqN = 0;
+  private seqs: Map<string, number> | null = null;
+  /** Per gateway: logAdmit calls up to this seq are void until `until` (see voidLogAdmits). */
+  voided: Map<string, { upTo: number; until: number }> | null = null;
+  /** Per gateway: the highest refund seq it sent for this key (refundAdmits applies each once). */
+  refunded: Map<string, number> | null = null;
+  /** When the record is next looked at by the sweep; -1 once deleted. */
+  sweepAt = 0;
+  constructor(
+    readonly key: string,
+    /** The policy the record was last touched with (one tag, see policyTag): the sweep ages the record by it. */
+    public policy: Policy,
+    /** The records of this policy's tag, holding this one under `key`. */
+    readonly table: Map<string, KeyRecord>,
+  ) {}
+
+  seqOf(gw: string): number | undefined {
+    if (this.seqGw === gw) return this.seqN;
+    return this.seqs === null ? undefined : this.seqs.get(gw);
+  }
+
+  setSeq(gw: string, seq: number): void {
+    if (this.seqGw === null || this.seqGw === gw) {
+      this.seqGw = gw;
+      this.seqN = seq;
+    } else (this.seqs ??= new Map()).set(gw, seq);
+  }
+
+  /** Prunes aged-out admits and lapsed grants; returns the outstanding slots of every gateway but `except`. */
+  prune(now: number, policy: Policy, except?: string): number {
+    this.log.dropExpired(now, policy.windowMs, policy.windowKind);
+    if (this.calls !== null) {
+      let i = 0;
+      while (i < this.calls.length && expiryOf(this.calls[i].t, policy.windowMs, policy.windowKind) <= now)
+        i++;
+      if (i === this.calls.length) this.calls = null;
+      else if (i > 0) this.calls.splice(0, i);
+    }
+    if (this.voided !== null) {
+      for (const [gw, v] of this.voided) if (v.until <= now) this.voided.delete(gw);
+      if (this.voided.size === 0) this.voided = null;
+    }
+    const leases = this.leases;
+    if (leases === null) return 0;
+    if (now >= this.leaseCheckAt) {
+      let total = 0;
+      let check = Number.POSITIVE_INFINITY;
+      for (const lease of leases.values()) {
+        if (lease.until <= now) leases.delete(lease.gw);
+        else {
+          total += lease.slots;
+          if (lease.until < check) check = lease.until;
+        }
+      }
+      this.leaseTotal = total;
+      this.leaseCheckAt = check;
+      if (leases.size === 0) {
+        this.leases = null;
+        return 0;
+      }
+    }
+    if (except === undefined) return this.leaseTotal;
+    const mine = leases.get(except);
+    return mine === undefined ? this.leaseTotal : this.leaseTotal - mine.slots;
+  }
+
+  /**
+   * Hands back gw's parts tagged below `below`. A grant left with no part stays in the map, empty,
+   * for `grant` to refill in place (a sync releases and grants again on every call); `dropEmpty`
+   * removes it if nothing was.
+   */
+  release(gw: string, below: number): void {
+    const lease = this.leases?.get(gw);
+    if (lease === undefined) return;
+    const parts = lease.parts;
+    let freed = 0;
+    let i = 0;
+    while (i < parts.length && parts[i] < below) {
+      freed += parts[i + 1];
+      i += 2;
+    }
+    if (i === 0) return;
+    if (i === parts.length) parts.length = 0;
+    else parts.splice(0, i);
+    lease.slots -= freed;
+    this.leaseTotal -= freed;
+  }
+
+  /** Removes gw's grant if it holds no part. */
+  dropEmpty(gw: string): void {
+    const leases = this.leases;
+    const lease = leases?.get(gw);
+    if (lease === undefined || lease.parts.length > 0) return;
+    leases!.delete(gw);
+    if (leases!.size === 0) {
+      this.leases = null;
+      this.leaseTotal = 0;
+      this.leaseCheckAt = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /**
+   * Adds `n` slots under `tag` to gw's grant. Every part then lapses at `lapse`, or later if it was
+   * to lapse later already: the gateway learns the lapse from this reply and spends nothing after it.
+   */
+  grant(gw: string, tag: number, n: number, lapse: number, policy: Policy): Lease {
+    let leases = this.leases;
+    if (leases === null) leases = this.leases = new Map();
+    let lease = leases.get(gw);
+    if (lease === undefined) {
+      lease = {
+        gw,
+        slots: 0,
+        expiresAt: lapse,
+        until: expiryOf(lapse, policy.windowMs, policy.windowKind),
+        parts: [],
+      };
+      leases.set(gw, lease);
+    } else if (lease.parts.length === 0 || lapse > lease.expiresAt) {
+      lease.expiresAt = lapse;
+      lease.until = expiryOf(lapse, policy.windowMs, policy.windowKind);
+    }
+    const parts = lease.parts;
+    let i = parts.length;
+    while (i > 0 && parts[i - 2] > tag) i -= 2;
+    if (i > 0 && parts[i - 2] === tag) parts[i - 1] += n;
+    else parts.splice(i, 0, tag, n);
+    if (parts.length > 2 * MAX_PARTS) {
+      // the oldest part is handed back with the next one: later, never earlier
+      parts[3] += parts[1];
+      parts.splice(0, 2);
+    }
+    lease.slots += n;
+    this.leaseTotal += n;
+    if (lease.until < this.leaseCheckAt) this.leaseCheckAt = lease.until;
+    return lease;
+  }
+
+  /** Slots outstanding over every gateway, as of the last prune and the grants and releases since. */
+  outstanding(): number {
+    return this.leases === null ? 0 : this.leaseTotal;
+  }
+
+  lease(gw: string): Lease | undefined {
+    return this.leases?.get(gw) ?? undefined;
+  }
+
+  /** The last instant anything in this record still matters. */
+  deadline(policy: Policy): number {
+    let d = Number.NEGATIVE_INFINITY;
+    if (this.log.size > 0) d = expiryOf(this.log.last(), policy.windowMs, policy.windowKind);
+    if (this.leases !== null) for (const l of this.leases.values()) if (l.until > d) d = l.until;
+    if (this.voided !== null) for (const v of this.voided.values()) if (v.until > d) d = v.until;
+    return d;
+  }
+
+  isEmpty(): boolean {
+    return this.log.size === 0 && this.leases === null && this.voided === null;
+  }
+}
+
+/** Slots of the part tagged `tag` (0 if none). */
+export function partSlots(lease: Lease, tag: number): number {
+  const parts = lease.parts;
+  for (let i = 0; i < parts.length; i += 2) if (parts[i] === tag) return parts[i + 1];
+  return 0;
+}
+
+/** When the log's oldest admit leaves the window (Infinity if none). */
+export function oldestOf(log: TimeLog, policy: Policy): number {
+  return log.size === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.at(0), policy.windowMs, policy.windowKind);
+}
