@@ -52,6 +52,30 @@ const SCOPES: Record<string, string[]> = {
   // these files is reached by nearly every one of them, at minutes per mutant): a lower bound of the
   // runtime scope's score
   loop: ['test/gateway/runtime/**/*.test.ts'],
+  // metrics.ts alone: its own tests, the runtime tests that scrape a gateway's metrics and the metrics
+  // regressions (under a second in all; the loop scope's other files never reach it): a lower bound
+  // of the runtime scope's score
+  metrics: [
+    'test/gateway/runtime/metrics.test.ts',
+    'test/gateway/runtime/async-gateway.test.ts',
+    'test/gateway/runtime/auto-gateways.test.ts',
+    'test/gateway/runtime/early-syncs.test.ts',
+    'test/regressions/removed-envoy-limit-stays-in-metrics.test.ts',
+    'test/regressions/stale-seq-lock-out.test.ts',
+  ],
+  // async-options.ts alone: its own tests, the gateway's (their option errors and defaults), the
+  // gateways 'auto' configuration and the config regressions, without the loop scope's other files
+  // (every gateway they create resolves its options, reaching every mutant): a lower bound of the
+  // runtime scope's score
+  options: [
+    'test/gateway/runtime/async-options.test.ts',
+    'test/gateway/runtime/async-gateway.test.ts',
+    'test/gateway/runtime/async-gateway.edges.test.ts',
+    'test/gateway/auto-gateways-config.test.ts',
+    'test/regressions/config-*.test.ts',
+    'test/regressions/validate-hides-bad-policy-behind-bad-top-level.test.ts',
+    'test/regressions/busy-event-loop-taken-for-store-outage.test.ts',
+  ],
   // leases.ts alone: its own tests, the lease regressions and the fleet-bounds property (the designs
   // scope's simulator files reach it too, at seconds per mutant: this is a lower bound of that score)
   leases: [
