@@ -319,8 +319,8 @@ end
 -- When the oldest admit counted leaves (inf: none), for a read that lists no expiry: from the meta
 -- record's o, which prune sets from the log once anything has aged and each add lowers, so no Redis
 -- call (reading the log for it, ZRANGE 0 0 or the buckets, cost +33 % / +114 % of a plain key-sync's
--- Redis instructions, bench/probes/sync-redis-ir.mjs). Exact mode: exact, but for a central-log void
--- since (o then bounds it from below). Compact mode: between the oldest admit's expiry and its
+-- Redis instructions, bench/probes/sync-redis-ir.mjs). Exact mode: exact (a void, refund or reset
+-- reads o again: window-exact.lua's refreshOldest). Compact mode: between the oldest admit's expiry and its
 -- bucket's, when the count falls (o bounds the buckets' latest admit times from below).
 local function oldestOf(log, m, count)
   if count <= 0 then

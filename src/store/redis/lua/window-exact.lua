@@ -387,6 +387,21 @@ end
 
 -- Removes a central-log call's admits, if they are in the log; returns how many. The time bounds
 -- stay bounds.
+-- After runs were taken out of a pruned log (a void, a refund, a reset): o set from the log again.
+-- Adds and prunes keep o the oldest counted admit's time, and a read that lists no expiry answers
+-- with it (sync.lua's oldestOf); taking out the oldest would leave it a bound below that, the removed
+-- admit's, and the answer early (test/regressions/redis-oldest-expiry-stale-after-void.live.test.ts).
+-- One ZRANGE, on these rare paths only.
+local function refreshOldest(log, m)
+  local first = redis.call('ZRANGE', log, 0, 0, 'WITHSCORES')
+  if #first == 0 then
+    m.o = nil
+  else
+    m.o = tonumber(first[2])
+  end
+  m.dirty = true
+end
+
 local function removeCall(log, m, gw, seq, cost)
   local total = known(log, m)
   if redis.call('ZREM', log, callName(gw, seq, cost)) == 0 then
@@ -394,6 +409,7 @@ local function removeCall(log, m, gw, seq, cost)
   end
   cost = tonumber(cost)
   storeTotal(log, m, total - cost)
+  refreshOldest(log, m)
   return cost
 end
 
@@ -680,6 +696,7 @@ local function refundAt(log, m, t, cost)
   local took = cost - left
   if took > 0 then
     storeTotal(log, m, total - took)
+    refreshOldest(log, m)
   end
   return took
 end
@@ -739,10 +756,12 @@ local function resetThrough(log, m)
   if #args > 0 then
     zaddAll(log, args)
   end
-  -- the time bounds stay bounds (o no later than the oldest, z no earlier than the newest)
+  -- z stays a bound (no earlier than the newest); o is read again, as after a void
   storeTotal(log, m, total - removed)
   if total == removed then
     m.a, m.o, m.z, m.e = nil, nil, nil, nil
+  else
+    refreshOldest(log, m)
   end
   return removed
 end
