@@ -200,7 +200,15 @@ export function renderMarkdown(r: BenchResult, simTable: string): string {
 
   L.push(...renderSync(r.sync));
 
-  const h = r.http;
+  L.push(...renderHttp(r.http));
+
+  L.push('## 4. Simulator', '', simTable, '');
+  return L.join('\n');
+}
+
+/** Section 3: the HTTP table, its ratios and how to read them. */
+export function renderHttp(h: HttpBench): string[] {
+  const L: string[] = [];
   L.push('## 3. HTTP', '');
   L.push(
     `GET / answering "ok"; every limiter keyed on the client address with L = 10^9 per 60 s, so nearly all requests are admitted and the figures are overhead. fleetlimit: \`withRateLimit\` (node:http) or \`expressRateLimit\` over \`createAsyncGateway\` on RedisStore (compact mode), K = 4, Δ = 1 s; shared-counter-noheaders is the same with \`standardHeaders: false\` (no RateLimit headers), the limiter's own cost; bare-headers is bare node:http sending the same two headers with constant values, node's own cost of them (no limiter). Peers: rate-limiter-flexible \`RateLimiterRedis\` (ioredis) on node:http; express-rate-limit with rate-limit-redis on Express ${'(compare with bare Express)'}. Load: autocannon in its own process, ${h.connections} connections, ${h.durationS} s per run, ${h.rounds} interleaved round(s) (each round starts one server later), medians; ${h.pinned ? 'the server process pinned to CPU 0 and autocannon to CPU 1 (taskset), Redis unpinned' : 'processes unpinned (no taskset or one CPU)'}; 127.0.0.1 only.`,
@@ -224,9 +232,7 @@ export function renderMarkdown(r: BenchResult, simTable: string): string {
     );
   }
   L.push('');
-
-  L.push('## 4. Simulator', '', simTable, '');
-  return L.join('\n');
+  return L;
 }
 
 /** `npm run bench -- --only decision`: the machine, the decision targets and section 1. */

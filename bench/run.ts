@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --json] [-- --full-study] [-- --only decision|sync|sidecar|replay|refund] | npm run bench -- --render FILE.json:
+ * npm run bench [-- --quick] [-- --json] [-- --full-study] [-- --only decision|sync|http|sidecar|sim|replay|refund] | npm run bench -- --render FILE.json:
  * the four benchmarks of issue 7 and replay's speed (issue 33), each figure measured side by side with its peer in the same run,
  * repeated, medians and ratios; writes bench/results/latest.md, latest.json and full.json (quick:
  * quick.md, quick.json) with the machine and its load average. --json prints the result object (one line) instead of the Markdown.
@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import { startRedisServer } from '../src/fleet/redis-server.js';
 import { benchDecision } from './decision.js';
 import { benchHttp } from './http.js';
+import { BENCH_PARTS, type BenchPart } from './parts.js';
 import { benchRefund, renderRefund } from './refund.js';
 import { benchReplay, type ReplayBench, replayTable } from './replay.js';
 import {
@@ -17,6 +18,7 @@ import {
   decisionTargets,
   missingKeys,
   renderDecisionOnly,
+  renderHttp,
   renderMarkdown,
   renderSyncOnly,
   shapeResult,
@@ -72,89 +74,104 @@ const command = `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`
 const machine = describeMachine();
 const t0 = Date.now();
 
-// --only decision: part 1 alone (a few minutes), written to bench/results/decision.{md,json};
-// --only sync: part 2 alone (a minute), with its floor, written to bench/results/sync.{md,json}
-// (quick: sync-quick.{md,json}); --no-redis-benchmark leaves out the redis-benchmark peers
+// --only PART: one part alone, written to bench/results/PART.{md,json} (quick: PART-quick.{md,json}).
+// decision (a few minutes), sync (a minute, with its floor; --no-redis-benchmark leaves out the
+// redis-benchmark peers), http (a few minutes, its own redis-server), sidecar (a minute, beside a
+// per-request central service on Redis), sim (the simulator's speed; --full-study for the whole grid),
+// replay [--design ID ...] (several minutes for every design), refund (every design on MemoryStore
+// and Redis, a few minutes). decision writes decision.* even when quick, as it always has.
 const onlyAt = argv.indexOf('--only');
-// --only sidecar: the sidecar beside a per-request central service on Redis (a minute), written to
-// bench/results/sidecar.{md,json} (quick: sidecar-quick.{md,json})
-if (onlyAt >= 0 && argv[onlyAt + 1] === 'sidecar') {
-  log('sidecar');
-  const sidecar = await benchSidecar({ quick, log });
-  machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
-  const result = { machine, quick, command, sidecar };
-  const md = `# Sidecar: decisions beside a per-request central service\n\nProduced by \`${command}\` on ${machine.date.slice(0, 16)} (${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadStart.join(' ')} → ${machine.loadEnd.join(' ')}).\n\n${renderSidecar(sidecar)}\nWall time: ${((Date.now() - t0) / 1000).toFixed(0)} s.\n`;
-  const base = quick ? 'bench/results/sidecar-quick' : 'bench/results/sidecar';
+const loadNow = () => loadavg().map((x) => Math.round(x * 100) / 100);
+const header = (title: string) =>
+  `# ${title}\n\nProduced by \`${command}\` on ${machine.date.slice(0, 16)} (${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadStart.join(' ')} → ${machine.loadEnd?.join(' ') ?? '?'}).\n\n`;
+
+/** Writes one part's result and Markdown, prints one of them, and exits. */
+function finishPart(base: string, result: object, md: string): never {
+  const full = `${md}\nWall time: ${((Date.now() - t0) / 1000).toFixed(0)} s.\n`;
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(`${base}.md`, md);
-  process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
+  writeFileSync(`bench/results/${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(`bench/results/${base}.md`, full);
+  process.stdout.write(json ? `${JSON.stringify(result)}\n` : full);
   process.exit(0);
 }
-// --only replay [--design ID ...]: replay's speed alone (several minutes for every design), written
-// to bench/results/replay.{md,json} (quick: replay-quick.{md,json})
-if (onlyAt >= 0 && argv[onlyAt + 1] === 'replay') {
-  const designs = argv.flatMap((a, i) => (argv[i - 1] === '--design' ? [a] : []));
-  const replay = await benchReplay({ quick, log, designs: designs.length > 0 ? designs : undefined });
-  machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
-  const result = { machine, quick, command, replay };
-  const md = `# Replay speed\n\nProduced by \`${command}\` on ${machine.date.slice(0, 16)} (${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadStart.join(' ')} → ${machine.loadEnd.join(' ')}).\n\n${replayTable(replay)}\nWall time: ${((Date.now() - t0) / 1000).toFixed(0)} s.\n`;
-  const base = quick ? 'bench/results/replay-quick' : 'bench/results/replay';
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(`${base}.md`, md);
-  process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
-  process.exit(0);
-}
-// --only refund: what taking admits back costs, every design on MemoryStore and Redis (a few
-// minutes), written to bench/results/refund.{md,json} (quick: refund-quick.{md,json})
-if (onlyAt >= 0 && argv[onlyAt + 1] === 'refund') {
-  const refund = await benchRefund({ quick, log });
-  machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
-  const result = { machine, quick, command, refund };
-  const md = `# Refunds: requests taken back beside requests counted\n\nProduced by \`${command}\` on ${machine.date.slice(0, 16)} (${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadStart.join(' ')} → ${machine.loadEnd.join(' ')}).\n\n${renderRefund(refund)}\nWall time: ${((Date.now() - t0) / 1000).toFixed(0)} s.\n`;
-  const base = quick ? 'bench/results/refund-quick' : 'bench/results/refund';
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(`${base}.md`, md);
-  process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
-  process.exit(0);
-}
-if (onlyAt >= 0 && argv[onlyAt + 1] === 'sync') {
-  log('redis-server + sync cost');
+
+/** Runs `f` beside a private redis-server, stopped by its PID whatever happens. */
+async function withRedis<T>(
+  f: (redis: Awaited<ReturnType<typeof startRedisServer>>) => Promise<T>,
+): Promise<T> {
   const redis = await startRedisServer();
-  let sync: Awaited<ReturnType<typeof benchSync>>;
   try {
-    sync = await benchSync({ quick, port: redis.port, redisBenchmark: !args.has('--no-redis-benchmark') });
+    return await f(redis);
   } finally {
     await redis.stop();
   }
-  machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
-  const result = { machine, quick, command, sync, targets: syncTargets(sync) };
-  const md = `${renderSyncOnly(result)}\nWall time: ${((Date.now() - t0) / 1000).toFixed(0)} s.\n`;
-  const base = quick ? 'bench/results/sync-quick' : 'bench/results/sync';
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(`${base}.md`, md);
-  process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
-  process.exit(0);
 }
+
+const PARTS: Record<BenchPart, () => Promise<never>> = {
+  async decision() {
+    log('decision cost');
+    const decision = await benchDecision({ quick, log });
+    machine.loadEnd = loadNow();
+    const result = { machine, quick, command, decision, targets: decisionTargets(decision) };
+    return finishPart('decision', result, renderDecisionOnly(result));
+  },
+  async sync() {
+    log('redis-server + sync cost');
+    const redisBenchmark = !args.has('--no-redis-benchmark');
+    const sync = await withRedis((redis) => benchSync({ quick, port: redis.port, redisBenchmark }));
+    machine.loadEnd = loadNow();
+    const result = { machine, quick, command, sync, targets: syncTargets(sync) };
+    return finishPart(quick ? 'sync-quick' : 'sync', result, renderSyncOnly(result));
+  },
+  async http() {
+    log('redis-server + http');
+    const http = await withRedis((redis) => benchHttp({ quick, redisPort: redis.port, redisPid: redis.pid }));
+    machine.loadEnd = loadNow();
+    const result = { machine, quick, command, http };
+    const md = `${header('HTTP: the middleware beside per-request limiters')}${renderHttp(http).join('\n')}`;
+    return finishPart(quick ? 'http-quick' : 'http', result, md);
+  },
+  async sidecar() {
+    log('sidecar');
+    const sidecar = await benchSidecar({ quick, log });
+    machine.loadEnd = loadNow();
+    const result = { machine, quick, command, sidecar };
+    const md = `${header('Sidecar: decisions beside a per-request central service')}${renderSidecar(sidecar)}`;
+    return finishPart(quick ? 'sidecar-quick' : 'sidecar', result, md);
+  },
+  async sim() {
+    log('simulator');
+    const sim = benchSimulator({ quick, full: args.has('--full-study') });
+    machine.loadEnd = loadNow();
+    const result = { machine, quick, command, sim };
+    return finishPart(quick ? 'sim-quick' : 'sim', result, `${header('Simulator speed')}${simTable(sim)}\n`);
+  },
+  async replay() {
+    const designs = argv.flatMap((a, i) => (argv[i - 1] === '--design' ? [a] : []));
+    const replay = await benchReplay({ quick, log, designs: designs.length > 0 ? designs : undefined });
+    machine.loadEnd = loadNow();
+    const result = { machine, quick, command, replay };
+    return finishPart(
+      quick ? 'replay-quick' : 'replay',
+      result,
+      `${header('Replay speed')}${replayTable(replay)}`,
+    );
+  },
+  async refund() {
+    const refund = await benchRefund({ quick, log });
+    machine.loadEnd = loadNow();
+    const result = { machine, quick, command, refund };
+    const md = `${header('Refunds: requests taken back beside requests counted')}${renderRefund(refund)}`;
+    return finishPart(quick ? 'refund-quick' : 'refund', result, md);
+  },
+};
 if (onlyAt >= 0) {
   const only = argv[onlyAt + 1];
-  if (only !== 'decision')
+  if (!(BENCH_PARTS as readonly string[]).includes(only))
     throw new Error(
-      `--only: the parts that run alone are 'decision', 'sync', 'sidecar', 'replay' and 'refund', got ${only}`,
+      `--only: the parts that run alone are ${BENCH_PARTS.map((p) => `'${p}'`).join(', ')}, got ${only}`,
     );
-  log('decision cost');
-  const decision = await benchDecision({ quick, log });
-  machine.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);
-  const result = { machine, quick, command, decision, targets: decisionTargets(decision) };
-  const md = `${renderDecisionOnly(result)}\nWall time: ${((Date.now() - t0) / 1000).toFixed(0)} s.\n`;
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync('bench/results/decision.json', `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync('bench/results/decision.md', md);
-  process.stdout.write(json ? `${JSON.stringify(result)}\n` : md);
-  process.exit(0);
+  await PARTS[only as BenchPart]();
 }
 
 const partSeconds: Record<string, number> = {};

@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BENCH_PARTS } from '../../bench/parts.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BENCH = join(ROOT, 'bench');
@@ -28,6 +29,15 @@ function namedPaths(file: string): string[] {
   return [...md.matchAll(/(?<![\w./-])(?:bench|scripts)\/[\w./-]+\.(?:ts|mjs)\b/g)].map((m) => m[0]);
 }
 
+/** README.md, bench/README.md and every Markdown file under docs/. */
+function docFiles(): string[] {
+  return [
+    'README.md',
+    'bench/README.md',
+    ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).map((f) => `docs/${f}`),
+  ].filter((f) => f.endsWith('.md'));
+}
+
 describe('bench/README.md, the index of bench/', () => {
   it('has a row for every file under bench/', () => {
     const listed = new Set(indexedScripts());
@@ -41,15 +51,19 @@ describe('bench/README.md, the index of bench/', () => {
   });
 
   it('and the README and docs name only bench/ and scripts/ paths that exist', () => {
-    const docs = [
-      'README.md',
-      'bench/README.md',
-      ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).map((f) => `docs/${f}`),
-    ];
-    const named = docs
-      .filter((f) => f.endsWith('.md'))
-      .flatMap((f) => namedPaths(f).map((p) => `${f}: ${p}`));
+    const named = docFiles().flatMap((f) => namedPaths(f).map((p) => `${f}: ${p}`));
     expect(named.length).toBeGreaterThan(0);
     expect(named.filter((n) => !existsSync(join(ROOT, n.slice(n.indexOf(': ') + 2))))).toEqual([]);
+  });
+
+  it('and every `npm run bench -- --only PART` they give is a part run.ts runs alone', () => {
+    const named = docFiles().flatMap((f) =>
+      [...readFileSync(join(ROOT, f), 'utf8').matchAll(/npm run bench -- (?:--\S+ )*--only ([a-z]+)\b/g)].map(
+        (m) => `${f}: ${m[1]}`,
+      ),
+    );
+    expect(named.length).toBeGreaterThan(5);
+    const parts: readonly string[] = BENCH_PARTS;
+    expect(named.filter((n) => !parts.includes(n.slice(n.indexOf(': ') + 2)))).toEqual([]);
   });
 });
