@@ -1,12 +1,18 @@
 /**
  * npm run bench -- --only sidecar [--quick]: the sidecar (`fleetlimit sidecar`, built, adaptive, K = 4,
- * Δ = 1 s, L = 100 per minute per key) beside a per-request central service on the same Redis (one
- * INCRBY + EXPIRE round trip per request, as Envoy's reference service: bench/sidecar-baseline.ts),
- * each behind both doors (HTTP /decide as NGINX's auth_request calls it, gRPC ShouldRateLimit as
- * Envoy calls it). For each: the decision latency on loopback at a fixed offered rate (p50, p99), the
- * server's CPU per decision, the Redis commands per second it causes, and the most requests per second
- * a closed loop of 32 gets. Keys: 10 or 1,000, uniform (each well under its limit: these are decisions, not
- * rejections). Bounded in count and time; every process is ended by PID.
+ * Δ = 1 s, L = 100 per minute per key), with reads at every sync (the default) and with
+ * `reads: 'on-request'`, beside a per-request central service on its own Redis (one INCRBY + EXPIRE
+ * round trip per request, as Envoy's reference service: bench/sidecar-baseline.ts), each behind both
+ * doors (HTTP /decide as NGINX's auth_request calls it, gRPC ShouldRateLimit as Envoy calls it).
+ * Keys: 10, 1,000 and 100,000 (quick: 10 and 1,000), zipf popularity (exponent 1), one seeded
+ * sequence every service sees in the same order. Each row has two phases, each on a fresh sidecar
+ * (a sidecar keeps syncing the keys a phase before touched, for a window):
+ * - at 100 requests/s offered (open loop): latency p50/p99, store round trips/s, Redis commands/s,
+ *   and Redis CPU per decision (INFO cpu, which stays exact where commandstats runs high under load);
+ * - at load (a closed loop of 32): decisions/s, the server's CPU and its Redis's per decision, and
+ *   their sum, whose inverse is the decisions per CPU-second the service and its store can serve.
+ * Each phase is measured after a warm-up of several syncs at its own rate (JIT warm, keys held).
+ * Bounded in count and time; every process is ended by PID.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -15,37 +21,60 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
+import { ZipfKeys } from '../src/fleet/key-choice.js';
 import { startRedisServer } from '../src/fleet/redis-server.js';
 import { loadRateLimitService } from '../src/sidecar/grpc-server.js';
+import { Random } from '../src/sim/random.js';
 import { exited, killChild } from './util.js';
 
+/** The services compared: the per-request central service and the sidecar in each reads mode. */
+export const SIDECAR_SERVICES = ['central', 'sidecar', 'sidecar-on-request'] as const;
+export type SidecarService = (typeof SIDECAR_SERVICES)[number];
+
 export interface SidecarRow {
-  service: 'sidecar' | 'central';
-  /** Distinct keys the requests spread over, uniformly. */
+  service: SidecarService;
+  /** Distinct keys the requests spread over, zipf popularity. */
   keys: number;
   protocol: 'http' | 'grpc';
   offeredPerS: number;
   achievedPerS: number;
   p50Ms: number;
   p99Ms: number;
-  /** Server process CPU per answered request, µs. */
+  /** Server process CPU per answered request at the offered rate, µs (10 ms ticks: coarse at 100/s). */
   cpuUsPerDecision: number;
   /** Store round trips per second during the fixed-rate run: the sidecar's sync requests (adaptive makes no request-path calls), the central service's one pipeline per request. */
   roundTripsPerS: number;
   /** Redis commands processed per second during the fixed-rate run (INFO total_commands_processed: the commands inside the sidecar's Lua scripts count too). */
   redisCommandsPerS: number;
+  /** Redis CPU per answered request at the offered rate, µs (INFO cpu). */
+  redisCpuUsPerDecision: number;
   /** Closed loop of `concurrency` requests in flight: answers per second. */
   maxPerS: number;
+  /** In the closed loop: the server's CPU per decision, µs (/proc). */
+  loadServerCpuUs: number;
+  /** In the closed loop: its Redis's CPU per decision, µs (INFO cpu). */
+  loadRedisCpuUs: number;
   errors: number;
 }
 
 export interface SidecarBench {
   rows: SidecarRow[];
-  settings: { keys: number[]; ratePerS: number; seconds: number; concurrency: number; closedSeconds: number };
+  settings: {
+    /** Each redis-server's CPU with no client, ms per second, taken off the rows' Redis CPU. */
+    idleRedisMsPerS?: number[];
+    keys: number[];
+    ratePerS: number;
+    seconds: number;
+    concurrency: number;
+    closedSeconds: number;
+    warmSeconds: number;
+    zipf: number;
+  };
 }
 
-/** Few busy keys (each key's requests well above one per Δ) and many quiet ones (below one per Δ). */
-const KEY_COUNTS = [10, 1000];
+/** Few busy keys, and long tails of quiet ones (most below one request per Δ). */
+const KEY_COUNTS = [10, 1000, 100_000];
+const ZIPF = 1;
 const LIMIT = 100;
 const WINDOW_MS = 60_000;
 
@@ -69,6 +98,31 @@ async function sidecarSyncs(httpPort: number): Promise<number> {
 async function redisCommands(r: Redis): Promise<number> {
   const info = await r.info('stats');
   return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
+}
+
+/** redis-server's CPU so far, ms (INFO cpu: user + sys of the main process). */
+export async function redisCpuMs(r: Redis): Promise<number> {
+  const info = await r.info('cpu');
+  const sys = Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
+  const user = Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0);
+  return (sys + user) * 1000;
+}
+
+/** Each redis-server's CPU with nothing but the probe connected, ms per second, measured side by side. */
+async function idleRedisCpu(probes: Redis[], ms: number): Promise<number[]> {
+  const from = await Promise.all(probes.map(redisCpuMs));
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, ms));
+  const to = await Promise.all(probes.map(redisCpuMs));
+  const s = (performance.now() - t0) / 1000;
+  return to.map((x, i) => (x - from[i]) / s);
+}
+
+/** A seeded zipf sequence of `keys` key names, replayed round the loops: every service sees the same. */
+export function keySequence(keys: number, exponent = ZIPF): string[] {
+  const zipf = new ZipfKeys(keys, exponent);
+  const rng = new Random(1);
+  return Array.from({ length: 1 << 18 }, () => `key-${zipf.pick(rng)}`);
 }
 
 export function waitForLine(child: ChildProcess, pattern: RegExp, what: string): Promise<RegExpExecArray> {
@@ -128,7 +182,7 @@ export function grpcSender(address: string): { send: Send; close: () => void } {
 /** Open loop: `ratePerS` evenly spaced for `ms`, at most 512 in flight; latencies of the answered ones. */
 async function openLoop(
   send: Send,
-  keys: number,
+  seq: string[],
   ratePerS: number,
   ms: number,
 ): Promise<{ lat: number[]; errors: number; done: number }> {
@@ -151,7 +205,7 @@ async function openLoop(
       inFlight++;
       const t = performance.now();
       pending.push(
-        send(`key-${(n * 7919) % keys}`).then((ok) => {
+        send(seq[n % seq.length]).then((ok) => {
           inFlight--;
           done++;
           if (ok) lat.push(performance.now() - t);
@@ -165,21 +219,20 @@ async function openLoop(
   return { lat, errors, done };
 }
 
-/** Closed loop: `concurrency` workers, each sending its next request when the last is answered. */
-async function closedLoop(send: Send, keys: number, concurrency: number, ms: number): Promise<number> {
+/** Closed loop: `concurrency` workers, each sending its next request when the last is answered; answers. */
+async function closedLoop(send: Send, seq: string[], concurrency: number, ms: number): Promise<number> {
   let count = 0;
   const end = performance.now() + ms;
-  const start = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
       let i = w;
       while (performance.now() < end) {
-        if (await send(`key-${(i * 7919) % keys}`)) count++;
+        if (await send(seq[i % seq.length])) count++;
         i += concurrency;
       }
     }),
   );
-  return count / ((performance.now() - start) / 1000);
+  return count;
 }
 
 function pct(xs: number[], q: number): number {
@@ -188,38 +241,55 @@ function pct(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
 }
 
+interface Target {
+  service: SidecarService;
+  pid: number;
+  http: number;
+  grpc: string;
+  child?: ChildProcess;
+}
+
 export async function benchSidecar(opts: {
   quick: boolean;
   log: (s: string) => void;
 }): Promise<SidecarBench> {
   const seconds = opts.quick ? 2 : 4;
-  const closedSeconds = opts.quick ? 1 : 2;
+  const closedSeconds = opts.quick ? 2 : 5;
+  // several syncs at the phase's own rate before it is measured: JIT warm, the keys it touches held
+  const warmSeconds = opts.quick ? 2 : 5;
+  const keyCounts = opts.quick ? KEY_COUNTS.slice(0, 2) : KEY_COUNTS;
   // below what either service answers on a loaded 2-core box, so the latency is the service's, not a queue's
   const ratePerS = 100;
   const concurrency = 32;
-  // one redis-server each, so the Redis commands each service causes are its own (the sidecar keeps
-  // syncing its keys for a window after their last request)
+  // one redis-server each, so the Redis work each service causes is its own (a sidecar keeps
+  // syncing its keys for a window after their last request: each phase gets a fresh one)
   const redis = await startRedisServer();
   const centralRedis = await startRedisServer();
   const children: ChildProcess[] = [];
   const probes = { sidecar: new Redis(redis.url), central: new Redis(centralRedis.url) };
+  const probeOf = (t: Target) => (t.service === 'central' ? probes.central : probes.sidecar);
+  // what each redis-server spends with no client (its cron: at 100 requests/s about as much as the
+  // requests), ms per second, taken off each phase's Redis CPU so a figure is the service's own work
+  const idle = await idleRedisCpu([probes.sidecar, probes.central], opts.quick ? 1000 : 3000);
+  const redisCpuOf = async (t: Target, from: number, seconds: number) =>
+    (await redisCpuMs(probeOf(t))) - from - idle[t.service === 'central' ? 1 : 0] * seconds;
   try {
-    // a fresh sidecar for each row: one that served the row before would still sync that row's keys
-    let row = 0;
-    const startSc = async () => {
-      // its own id and key prefix too: nothing in Redis from the rows before
-      row++;
-      const cfgFile = join(tmpdir(), `fleetlimit-bench-sidecar-${process.pid}-${row}.json`);
+    let started = 0;
+    const startSc = async (service: SidecarService): Promise<Target> => {
+      // its own id and key prefix too: nothing in Redis from the phases before
+      started++;
+      const cfgFile = join(tmpdir(), `fleetlimit-bench-sidecar-${process.pid}-${started}.json`);
       writeFileSync(
         cfgFile,
         JSON.stringify({
-          id: `bench-${row}`,
+          id: `bench-${started}`,
           design: 'adaptive',
           limit: LIMIT,
           windowMs: WINDOW_MS,
           gateways: 4,
           syncMs: 1000,
-          redis: { prefix: `bench-${row}:` },
+          ...(service === 'sidecar-on-request' ? { reads: 'on-request' } : {}),
+          redis: { prefix: `bench-${started}:` },
           sidecar: { http: { port: 0 }, grpc: { port: 0, domain: 'edge', descriptors: [['api_key']] } },
         }),
       );
@@ -228,13 +298,13 @@ export async function benchSidecar(opts: {
       });
       children.push(sc);
       const m = await waitForLine(sc, /http http:\/\/127\.0\.0\.1:(\d+), grpc (\S+) \(/, 'sidecar');
-      return {
-        service: 'sidecar' as const,
-        pid: sc.pid as number,
-        http: Number(m[1]),
-        grpc: m[2],
-        child: sc,
-      };
+      return { service, pid: sc.pid as number, http: Number(m[1]), grpc: m[2], child: sc };
+    };
+    const stop = async (t: Target) => {
+      // its last sync is made before it exits: nothing of this phase reaches the next one's count
+      if (t.child === undefined) return;
+      killChild(t.child);
+      await exited(t.child);
     };
     const central = spawn(
       process.execPath,
@@ -248,59 +318,100 @@ export async function benchSidecar(opts: {
     );
     children.push(central);
     const cReady = await waitForLine(central, /READY (\d+) (\d+)/, 'central service');
-    const targets = [
-      null,
-      {
-        service: 'central' as const,
-        pid: central.pid as number,
-        http: Number(cReady[1]),
-        grpc: `127.0.0.1:${cReady[2]}`,
-      },
-    ];
-    const rows: SidecarRow[] = [];
-    for (const keys of KEY_COUNTS)
-      for (const protocol of ['http', 'grpc'] as const) {
-        for (const fixed of targets) {
-          const t = fixed ?? (await startSc());
-          const s = protocol === 'http' ? httpSender(t.http) : grpcSender(t.grpc);
-          try {
-            opts.log(`sidecar bench: ${t.service} over ${protocol}, ${keys} keys`);
-            await openLoop(s.send, keys, ratePerS, 1000); // warm-up: JIT, connections
-            const cpu0 = cpuMs(t.pid);
-            const cmd0 = await redisCommands(probes[t.service]);
-            const syncs0 = t.service === 'sidecar' ? await sidecarSyncs(t.http) : 0;
-            const t0 = performance.now();
-            const r = await openLoop(s.send, keys, ratePerS, seconds * 1000);
-            const wall = (performance.now() - t0) / 1000;
-            const cpu = cpuMs(t.pid) - cpu0;
-            const cmds = (await redisCommands(probes[t.service])) - cmd0 - 1;
-            const trips = t.service === 'sidecar' ? (await sidecarSyncs(t.http)) - syncs0 : r.done;
-            const maxPerS = await closedLoop(s.send, keys, concurrency, closedSeconds * 1000);
-            rows.push({
-              service: t.service,
-              keys,
-              protocol,
-              offeredPerS: ratePerS,
-              achievedPerS: r.lat.length / wall,
-              p50Ms: pct(r.lat, 0.5),
-              p99Ms: pct(r.lat, 0.99),
-              cpuUsPerDecision: (cpu * 1000) / Math.max(1, r.lat.length),
-              roundTripsPerS: trips / wall,
-              redisCommandsPerS: cmds / wall,
-              maxPerS,
-              errors: r.errors,
-            });
-          } finally {
-            s.close();
-            // its last sync is made before it exits: nothing of this row reaches the next one's count
-            if ('child' in t) {
-              killChild(t.child);
-              await exited(t.child);
-            }
-          }
-        }
+    const centralTarget: Target = {
+      service: 'central',
+      pid: central.pid as number,
+      http: Number(cReady[1]),
+      grpc: `127.0.0.1:${cReady[2]}`,
+    };
+    const targetOf = (service: SidecarService) =>
+      service === 'central' ? Promise.resolve(centralTarget) : startSc(service);
+    const senderOf = (t: Target, protocol: 'http' | 'grpc') =>
+      protocol === 'http' ? httpSender(t.http) : grpcSender(t.grpc);
+
+    /** At the offered rate: latency, round trips, Redis commands and CPU. */
+    const offered = async (service: SidecarService, protocol: 'http' | 'grpc', seq: string[]) => {
+      const t = await targetOf(service);
+      const s = senderOf(t, protocol);
+      try {
+        await openLoop(s.send, seq, ratePerS, warmSeconds * 1000);
+        const cpu0 = cpuMs(t.pid);
+        const cmd0 = await redisCommands(probeOf(t));
+        const rcpu0 = await redisCpuMs(probeOf(t));
+        const syncs0 = t.service === 'central' ? 0 : await sidecarSyncs(t.http);
+        const t0 = performance.now();
+        const r = await openLoop(s.send, seq, ratePerS, seconds * 1000);
+        const wall = (performance.now() - t0) / 1000;
+        const cpu = cpuMs(t.pid) - cpu0;
+        // the probe's own INFO calls: two before the run's count, one after
+        const rcpu = await redisCpuOf(t, rcpu0, wall);
+        const cmds = (await redisCommands(probeOf(t))) - cmd0 - 2;
+        const trips = t.service === 'central' ? r.done : (await sidecarSyncs(t.http)) - syncs0;
+        const answered = Math.max(1, r.lat.length);
+        return {
+          achievedPerS: r.lat.length / wall,
+          p50Ms: pct(r.lat, 0.5),
+          p99Ms: pct(r.lat, 0.99),
+          cpuUsPerDecision: (cpu * 1000) / answered,
+          roundTripsPerS: trips / wall,
+          redisCommandsPerS: cmds / wall,
+          redisCpuUsPerDecision: (rcpu * 1000) / answered,
+          errors: r.errors,
+        };
+      } finally {
+        s.close();
+        await stop(t);
       }
-    return { rows, settings: { keys: KEY_COUNTS, ratePerS, seconds, concurrency, closedSeconds } };
+    };
+
+    /** At load: decisions/s and the CPU per decision of the server and of its Redis. */
+    const atLoad = async (service: SidecarService, protocol: 'http' | 'grpc', seq: string[]) => {
+      const t = await targetOf(service);
+      const s = senderOf(t, protocol);
+      try {
+        await closedLoop(s.send, seq, concurrency, warmSeconds * 1000);
+        const cpu0 = cpuMs(t.pid);
+        const rcpu0 = await redisCpuMs(probeOf(t));
+        const t0 = performance.now();
+        const n = Math.max(1, await closedLoop(s.send, seq, concurrency, closedSeconds * 1000));
+        const wall = (performance.now() - t0) / 1000;
+        const cpu = cpuMs(t.pid) - cpu0;
+        const rcpu = await redisCpuOf(t, rcpu0, wall);
+        return {
+          maxPerS: n / wall,
+          loadServerCpuUs: (cpu * 1000) / n,
+          loadRedisCpuUs: (rcpu * 1000) / n,
+        };
+      } finally {
+        s.close();
+        await stop(t);
+      }
+    };
+
+    const rows: SidecarRow[] = [];
+    for (const keys of keyCounts) {
+      const seq = keySequence(keys);
+      for (const protocol of ['http', 'grpc'] as const)
+        for (const service of SIDECAR_SERVICES) {
+          opts.log(`sidecar bench: ${service} over ${protocol}, ${keys} keys`);
+          const o = await offered(service, protocol, seq);
+          const l = await atLoad(service, protocol, seq);
+          rows.push({ service, keys, protocol, offeredPerS: ratePerS, ...o, ...l });
+        }
+    }
+    return {
+      rows,
+      settings: {
+        idleRedisMsPerS: idle,
+        keys: keyCounts,
+        ratePerS,
+        seconds,
+        concurrency,
+        closedSeconds,
+        warmSeconds,
+        zipf: ZIPF,
+      },
+    };
   } finally {
     probes.sidecar.disconnect();
     probes.central.disconnect();
@@ -313,27 +424,35 @@ export async function benchSidecar(opts: {
 
 export function renderSidecar(b: SidecarBench): string {
   const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '—');
+  const st = b.settings;
   const lines = [
-    `Offered ${b.settings.ratePerS} req/s for ${b.settings.seconds} s (open loop) over ${b.settings.keys.join(' or ')} keys, then a closed loop of ${b.settings.concurrency} for ${b.settings.closedSeconds} s; each service on its own redis-server.`,
-    'sidecar: `fleetlimit sidecar` (adaptive, K = 4, Δ = 1 s, L = 100/min per key); central: one INCRBY + EXPIRE round trip to Redis per request (bench/sidecar-baseline.ts).',
+    `Keys: ${st.keys.map((k) => k.toLocaleString('en-US')).join(', ')}, zipf popularity (exponent ${st.zipf ?? 1}). Each row: ${st.ratePerS} req/s offered for ${st.seconds} s (open loop), then a closed loop of ${st.concurrency} for ${st.closedSeconds} s, each phase on a fresh sidecar after ${st.warmSeconds ?? 1} s of warm-up at its own rate; each service on its own redis-server, whose CPU with no client (${(st.idleRedisMsPerS ?? []).map((x) => `${f(x)} ms/s`).join(', ') || 'not measured'}) is taken off its Redis CPU.`,
+    'sidecar: `fleetlimit sidecar` (adaptive, K = 4, Δ = 1 s, L = 100/min per key), reads at every sync (the default) or `reads: on-request`; central: one INCRBY + EXPIRE round trip to Redis per request (bench/sidecar-baseline.ts). CPU from /proc (the server) and INFO cpu (Redis).',
     '',
-    '| keys | door | service | p50 ms | p99 ms | CPU µs / decision | store round trips/s | Redis commands/s | req/s answered (offered) | max req/s (closed loop) |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| keys | door | service | p50 ms | p99 ms | round trips/s | Redis commands/s | Redis CPU µs / decision (100/s) | max req/s (closed loop) | at load: server CPU µs / decision | at load: Redis CPU µs / decision | at load: total µs / decision |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of b.rows) {
     lines.push(
-      `| ${r.keys} | ${r.protocol} | ${r.service} | ${f(r.p50Ms, 3)} | ${f(r.p99Ms, 3)} | ${f(r.cpuUsPerDecision, 0)} | ${f(r.roundTripsPerS, 1)} | ${f(r.redisCommandsPerS, 1)} | ${f(r.achievedPerS, 0)} (${r.offeredPerS}) | ${f(r.maxPerS, 0)} |`,
+      `| ${r.keys.toLocaleString('en-US')} | ${r.protocol} | ${r.service} | ${f(r.p50Ms, 3)} | ${f(r.p99Ms, 3)} | ${f(r.roundTripsPerS, 1)} | ${f(r.redisCommandsPerS, 1)} | ${f(r.redisCpuUsPerDecision ?? Number.NaN, 1)} | ${f(r.maxPerS, 0)} | ${f(r.loadServerCpuUs ?? Number.NaN, 1)} | ${f(r.loadRedisCpuUs ?? Number.NaN, 1)} | ${f((r.loadServerCpuUs ?? Number.NaN) + (r.loadRedisCpuUs ?? Number.NaN), 1)} |`,
     );
   }
-  const ratio = (keys: number, p: 'http' | 'grpc', k: 'p50Ms' | 'roundTripsPerS' | 'redisCommandsPerS') => {
-    const s = b.rows.find((r) => r.keys === keys && r.service === 'sidecar' && r.protocol === p);
-    const c = b.rows.find((r) => r.keys === keys && r.service === 'central' && r.protocol === p);
-    return s !== undefined && c !== undefined ? c[k] / s[k] : Number.NaN;
+  const pick = (keys: number, p: 'http' | 'grpc', service: SidecarService) =>
+    b.rows.find((r) => r.keys === keys && r.service === service && r.protocol === p);
+  const ratio = (keys: number, p: 'http' | 'grpc', service: SidecarService, v: (r: SidecarRow) => number) => {
+    const s = pick(keys, p, service);
+    const c = pick(keys, p, 'central');
+    return s !== undefined && c !== undefined ? v(c) / v(s) : Number.NaN;
   };
-  lines.push('');
-  for (const keys of b.settings.keys)
-    lines.push(
-      `Central ÷ sidecar, ${keys} keys: p50 ${f(ratio(keys, 'http', 'p50Ms'))}× (http), ${f(ratio(keys, 'grpc', 'p50Ms'))}× (grpc); store round trips/s ${f(ratio(keys, 'http', 'roundTripsPerS'), 1)}× (http), ${f(ratio(keys, 'grpc', 'roundTripsPerS'), 1)}× (grpc); Redis commands/s ${f(ratio(keys, 'http', 'redisCommandsPerS'))}× (http), ${f(ratio(keys, 'grpc', 'redisCommandsPerS'))}× (grpc).`,
-    );
+  const total = (r: SidecarRow) => r.loadServerCpuUs + r.loadRedisCpuUs;
+  lines.push('', 'Central ÷ sidecar (above 1: the sidecar spends less):', '');
+  for (const keys of st.keys)
+    for (const service of SIDECAR_SERVICES.slice(1)) {
+      const part = (v: (r: SidecarRow) => number, d = 2) =>
+        `${f(ratio(keys, 'http', service, v), d)}× (http), ${f(ratio(keys, 'grpc', service, v), d)}× (grpc)`;
+      lines.push(
+        `- ${keys.toLocaleString('en-US')} keys, ${service}: Redis CPU per decision at 100/s ${part((r) => r.redisCpuUsPerDecision)}; at load ${part((r) => r.loadRedisCpuUs)}; capacity (server + Redis CPU per decision at load) ${part(total)}; Redis commands/s ${part((r) => r.redisCommandsPerS)}; p50 ${part((r) => r.p50Ms)}.`,
+      );
+    }
   return `${lines.join('\n')}\n`;
 }

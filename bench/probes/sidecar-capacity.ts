@@ -14,10 +14,16 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { ZipfKeys } from '../../src/fleet/key-choice.js';
 import { startRedisServer } from '../../src/fleet/redis-server.js';
-import { Random } from '../../src/sim/random.js';
-import { cpuMs, grpcSender, httpSender, type Send, waitForLine } from '../sidecar.js';
+import {
+  cpuMs,
+  grpcSender,
+  httpSender,
+  keySequence,
+  redisCpuMs,
+  type Send,
+  waitForLine,
+} from '../sidecar.js';
 import { exited, killChild } from '../util.js';
 
 const args = process.argv.slice(2);
@@ -29,16 +35,7 @@ const seconds = Number(args[2] ?? 5);
 const rounds = Number(args[3] ?? 3);
 const CONCURRENCY = 32;
 // one seeded sequence of keys, replayed round the loop: both services see the same keys in the same order
-const zipf = new ZipfKeys(keys, 1);
-const rng = new Random(1);
-const SEQUENCE = Array.from({ length: 1 << 18 }, () => `key-${zipf.pick(rng)}`);
-
-async function redisCpuMs(r: Redis): Promise<number> {
-  const info = await r.info('cpu');
-  const sys = Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
-  const user = Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0);
-  return (sys + user) * 1000;
-}
+const SEQUENCE = keySequence(keys, 1);
 
 async function closedLoop(send: Send, ms: number): Promise<number> {
   let n = 0;
