@@ -133,7 +133,11 @@ const PARTS: Record<BenchPart, () => Promise<never>> = {
   },
   async sidecar() {
     log('sidecar');
-    const sidecar = await benchSidecar({ quick, log });
+    const warmAt = argv.indexOf('--sidecar-warm');
+    const warmSeconds = warmAt >= 0 ? Number(argv[warmAt + 1]) : undefined;
+    if (warmSeconds !== undefined && !(warmSeconds >= 0))
+      throw new Error(`--sidecar-warm: seconds ≥ 0, got ${argv[warmAt + 1]}`);
+    const sidecar = await benchSidecar({ quick, log, warmSeconds });
     machine.loadEnd = loadNow();
     const result = { machine, quick, command, sidecar };
     const md = `${header('Sidecar: decisions beside a per-request central service')}${renderSidecar(sidecar)}`;
