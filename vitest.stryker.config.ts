@@ -76,8 +76,9 @@ const SCOPES: Record<string, string[]> = {
     'test/regressions/validate-hides-bad-policy-behind-bad-top-level.test.ts',
     'test/regressions/busy-event-loop-taken-for-store-outage.test.ts',
   ],
-  // leases.ts alone: its own tests, the lease regressions and the fleet-bounds property (the designs
-  // scope's simulator files reach it too, at seconds per mutant: this is a lower bound of that score)
+  // leases.ts (with lease-mean.ts and prefix-length.ts) alone: its own tests, the lease regressions
+  // and the fleet-bounds property (the designs scope's simulator files reach it too, at seconds per
+  // mutant: this is a lower bound of that score)
   leases: [
     'test/designs/leases*.test.ts',
     'test/designs/key-steps.test.ts',
