@@ -10,17 +10,18 @@ import { Heartbeats } from './heartbeat.js';
 import { HorizonSizer } from './horizon-sizer.js';
 import type { KeyTable } from './key-table.js';
 import type { LogVoids } from './log-voids.js';
+import { sendPipelined } from './part-pipeline.js';
 import { applyPartReply } from './part-reply.js';
 import { PartSizer } from './part-sizer.js';
 import { ReadTurns } from './read-turns.js';
 import type { RefundQueue } from './refund-queue.js';
 import type { ResetQueue } from './reset-queue.js';
+import { RoundCalls } from './round-calls.js';
 import type { StoreClock } from './store-clock.js';
 import type { StoreHealth } from './store-health.js';
 import { type Part, resendParts, splitPart } from './sync-parts.js';
 import { SyncTimer } from './sync-timer.js';
 import { withTimeout } from './timeout.js';
-import { sendVoids } from './void-call.js';
 
 /** What the sync loop works with: the gateway's store, clocks, key table and events. */
 export interface SyncLoopDeps {
@@ -102,7 +103,8 @@ export class SyncLoop {
   private readonly voids: LogVoids;
   private readonly refunds: RefundQueue | null;
   private readonly resets: ResetQueue | null;
-  private readonly resolveRefunds: (now: number) => void;
+  /** The round's store calls besides the sync: voids, refunds, resets. */
+  private readonly calls: RoundCalls;
   private readonly events: EventEmitter<AsyncGatewayEvents>;
   private readonly confirmed: (own: number[]) => void;
   /** The design's syncs with nothing to push only read (Design.syncs 'lazy'). */
@@ -122,9 +124,19 @@ export class SyncLoop {
     this.voids = d.voids;
     this.refunds = d.refunds ?? null;
     this.resets = d.resets ?? null;
-    this.resolveRefunds = d.resolveRefunds ?? (() => {});
     this.events = d.events;
     this.confirmed = d.confirmed;
+    this.calls = new RoundCalls({
+      store: d.store,
+      gatewayId: d.incarnation,
+      policy: d.options.policy,
+      storeTimeoutMs: d.storeTimeoutMs,
+      voids: d.voids,
+      refunds: this.refunds,
+      resets: this.resets,
+      resolveRefunds: d.resolveRefunds ?? (() => {}),
+      events: d.events,
+    });
     const { fleet, policy } = d.options;
     this.timer = new SyncTimer(fleet.syncMs, d.random, () => this.tick());
     this.parts = new PartSizer(d.storeTimeoutMs);
@@ -232,7 +244,7 @@ export class SyncLoop {
 
   /** The body of runSync: see there. */
   private async round(final: boolean): Promise<boolean> {
-    if (this.voids.pending > 0) await this.takeBackVoids();
+    if (this.voids.pending > 0) await this.calls.takeBackVoids(this.bookNow());
     if (this.refunds !== null && this.refunds.pending > 0) await this.sendRefunds();
     this.claims.startRound(final);
     this.horizon.startRound();
@@ -265,50 +277,21 @@ export class SyncLoop {
     for (const p of parts) for (const e of p.req.entries) this.unresolved.add(e.key);
   }
 
-  /** The failed central-log calls taken back before the sync (see sendVoids); a failure is reported. */
-  private async takeBackVoids(): Promise<void> {
-    const call = { gatewayId: this.incarnation, policy: this.options.policy, timeoutMs: this.storeTimeoutMs };
-    const failed = await sendVoids(this.store, this.voids, call, this.bookNow());
-    if (failed === null) return;
-    this.events.emit('storeCallError', {
-      call: 'voidLogAdmits',
-      key: failed.key,
-      reason: failed.cause,
-      error: failed.error,
-    });
+  /**
+   * Refunds of admits the store counts, sent before the sync (RoundCalls.sendRefunds). Also called at
+   * once for central-log's refunds (its every admit is the store's, and its requests call the store
+   * anyway).
+   */
+  sendRefunds(): Promise<void> {
+    return this.calls.sendRefunds(this.bookNow());
   }
 
   /**
-   * Refunds of admits the store counts, sent before the sync so its reads count without them (see
-   * RefundQueue); those that waited on the last round's sync are asked about first. A failure is
-   * reported; they go again next round. Also called at once for central-log's refunds (its every
-   * admit is the store's, and its requests call the store anyway).
+   * Resets of keys, except those an unanswered part still carries (RoundCalls.sendResets). Also called
+   * at once for central-log's resets (no sync of it carries admits).
    */
-  async sendRefunds(): Promise<void> {
-    const now = this.bookNow();
-    this.resolveRefunds(now);
-    const call = { gatewayId: this.incarnation, policy: this.options.policy, timeoutMs: this.storeTimeoutMs };
-    const failed = await this.refunds!.send(this.store, call, now);
-    if (failed === null) return;
-    this.events.emit('storeCallError', {
-      call: 'refundAdmits',
-      key: failed.key,
-      reason: failed.cause,
-      error: failed.error,
-    });
-  }
-
-  /**
-   * Resets of keys (see ResetQueue), except those an unanswered part still carries; failures are
-   * reported, and go again next round. Also called at once for central-log's resets (no sync of it
-   * carries admits).
-   */
-  async sendResets(): Promise<void> {
-    const call = { gatewayId: this.incarnation, policy: this.options.policy, timeoutMs: this.storeTimeoutMs };
-    const failed = await this.resets!.send(this.store, call, this.bookNow(), this.unresolved);
-    for (const f of failed) {
-      this.events.emit('storeCallError', { call: 'resetKey', key: f.key, reason: f.cause, error: f.error });
-    }
+  sendResets(): Promise<void> {
+    return this.calls.sendResets(this.bookNow(), this.unresolved);
   }
 
   /**
@@ -367,41 +350,22 @@ export class SyncLoop {
     };
   }
 
-  /**
-   * Sends parts as a pipeline: up to PIPELINE_PARTS in flight, each with its own timeout, in order.
-   * After a part fails the rest are not sent (the store is likely away or slow); they and the failed
-   * ones are `left`, for the next round, in their order.
-   */
-  private async sendParts(parts: Part[]): Promise<{ answered: number; left: Part[] }> {
-    const ok = new Array<boolean>(parts.length).fill(false);
-    const running = new Set<Promise<void>>();
-    let stopped = false;
-    let answered = 0;
-    for (let i = 0; i < parts.length && !stopped; i++) {
-      while (running.size >= PIPELINE_PARTS) await Promise.race(running);
-      if (stopped) break;
-      const settle = (r: boolean) => {
-        running.delete(p);
-        ok[i] = r;
-        if (r) answered++;
-        else stopped = true;
-      };
-      // a fault while applying a reply keeps the part for its resend, like a failed call
-      const p: Promise<void> = this.send(parts[i]).then(settle, (error: unknown) => {
+  /** Sends parts two at a time, in order, up to the first failure (see sendPipelined). */
+  private sendParts(parts: Part[]): Promise<{ answered: number; left: Part[] }> {
+    return sendPipelined(
+      parts,
+      (part) => this.send(part),
+      (part, error) => {
         this.syncErrors++;
         this.events.emit('syncError', {
-          seq: parts[i].req.seq,
-          keys: parts[i].req.entries.length,
+          seq: part.req.seq,
+          keys: part.req.entries.length,
           latencyMs: 0,
           reason: 'error',
           error,
         });
-        settle(false);
-      });
-      running.add(p);
-    }
-    await Promise.all(running);
-    return { answered, left: parts.filter((_, i) => !ok[i]) };
+      },
+    );
   }
 
   private async send(part: Part): Promise<boolean> {
@@ -473,6 +437,3 @@ export class SyncLoop {
       this.events.emit('duplicateId', { id: this.id, incarnation: this.incarnation, other });
   }
 }
-
-/** Parts in flight at once: the next is written while the store works on one (a pipeline). */
-const PIPELINE_PARTS = 2;
