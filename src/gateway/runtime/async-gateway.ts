@@ -6,26 +6,23 @@ import { requireCost, requireKey } from '../../config.js';
 import { DESIGNS, type Design, touchesStore } from '../../designs/index.js';
 import {
   ALLOW,
-  type AsksStore,
-  asksStore,
   DENY,
   forgets,
   type KeyLimiter,
-  logsAtStore,
-  NEED_STORE,
   type TakesBack,
   takesBack,
 } from '../../designs/key-limiter.js';
-import { askAnswered } from '../../designs/key-steps.js';
 import type { AsyncStore } from '../../store/contract.js';
 import { expiryOf } from '../../window/expiry.js';
 import type { Decision } from '../decision.js';
 import { maxRequestCost, type ResolvedOptions } from '../options.js';
 import { nextSyncAt, retryAfterMs } from '../retry-after.js';
-import { AGAIN, AskCoalescer, type AskWaiter } from './ask-coalescer.js';
+import { AskCoalescer } from './ask-coalescer.js';
+import type { AsyncGatewayEvents } from './async-gateway-events.js';
 import { type AsyncGatewayOptions, type FailMode, resolveAsyncGatewayOptions } from './async-options.js';
 import { IdClaims } from './duplicate-id.js';
 import { EarlySyncs } from './early-syncs.js';
+import { degradedDecision, type FailModeContext } from './fail-modes.js';
 import type { FailureCause } from './failure-cause.js';
 import { KeyTable } from './key-table.js';
 import { LogVoids } from './log-voids.js';
@@ -37,111 +34,21 @@ import {
 } from './metrics.js';
 import { RefundQueue } from './refund-queue.js';
 import { ResetQueue } from './reset-queue.js';
+import type { DecisionCounts, RuntimeStats } from './runtime-stats.js';
 import { StoreClock } from './store-clock.js';
 import { StoreHealth } from './store-health.js';
+import { StoreRequests } from './store-requests.js';
 import { SyncLoop } from './sync-loop.js';
-import { withTimeout } from './timeout.js';
 
+export type {
+  AsyncGatewayEvents,
+  DuplicateIdEvent,
+  StoreCallErrorEvent,
+  SyncErrorEvent,
+  SyncEvent,
+} from './async-gateway-events.js';
 export { ASYNC_GATEWAY_FIELDS, type AsyncGatewayOptions, type FailMode } from './async-options.js';
-
-/** One sync request answered: a sync goes out in parts (see sendParts), each its own request. */
-export interface SyncEvent {
-  seq: number;
-  /** Keys exchanged. */
-  keys: number;
-  latencyMs: number;
-  /** A resend of a part whose earlier attempt failed. */
-  retry: boolean;
-}
-
-export interface SyncErrorEvent {
-  seq: number;
-  keys: number;
-  latencyMs: number;
-  /** See FailureCause: the store was slow, unreachable, or answered with an error. */
-  reason: FailureCause;
-  error?: unknown;
-}
-
-export interface StoreCallErrorEvent {
-  call: 'logAdmit' | 'ask' | 'voidLogAdmits' | 'refundAdmits' | 'resetKey';
-  key: string;
-  reason: FailureCause;
-  error?: unknown;
-}
-
-/** Another live gateway syncs with this gateway's id (see AsyncGateway's class comment, Incarnations). */
-export interface DuplicateIdEvent {
-  id: string;
-  /** This gateway's incarnation, and the other one the store recorded since this one's last sync. */
-  incarnation: string;
-  other: string;
-}
-
-export interface AsyncGatewayEvents {
-  sync: [SyncEvent];
-  syncError: [SyncErrorEvent];
-  storeCallError: [StoreCallErrorEvent];
-  duplicateId: [DuplicateIdEvent];
-}
-
-export interface DecisionCounts {
-  allowed: number;
-  limited: number;
-  degradedAllowed: number;
-  degradedLimited: number;
-}
-
-/** A snapshot of the runtime's counters (the Prometheus metrics read these). */
-export interface RuntimeStats {
-  /** Sync requests answered: a sync goes out in parts of `partKeys` keys, each one request. */
-  syncs: number;
-  /** Sync requests (parts) that failed, by cause (see FailureCause): timed out, refused, answered with an error. */
-  syncTimeouts: number;
-  syncRefusals: number;
-  syncErrors: number;
-  /** Request-path store calls (logAdmit, ask) that failed, all causes. */
-  storeCallFailures: number;
-  storeCallFailuresBy: Record<FailureCause, number>;
-  /** Local clock time of the last good store reply; NaN before the first. */
-  lastGoodAt: number;
-  /** Since the last good store reply, or since the gateway was created if there was none. */
-  lastGoodAgeMs: number;
-  /** Admits this gateway made that the store has not confirmed yet. */
-  unsyncedAdmits: number;
-  keys: number;
-  decisions: DecisionCounts;
-  /** Store time − local time, from the store reply with the shortest recent round trip. */
-  offsetMs: number;
-  /** How far offsetMs can be off: half that reply's round trip + the local clock's 1 ms tick (NaN before the first reply with a store time). */
-  offsetErrorMs: number;
-  /** Requests that found no slot while an ask for their key was in flight and waited on it instead of asking (leases-ask). */
-  coalescedAsks: number;
-  /** Keys dropped to stay under maxKeys (idle ones not included). */
-  evictions: number;
-  /** Requests for a new key rejected because every held key still had unconfirmed admits. */
-  keyCapRejections: number;
-  /** The store counts as unreachable now. */
-  storeDown: boolean;
-  /** central-log calls that failed or timed out and have not been taken back at the store yet. */
-  pendingVoids: number;
-  /** central-log calls taken back at the store (voidLogAdmits answered). */
-  voidedCalls: number;
-  /** The last answered sync found that another live gateway had synced with this id since this one's previous sync. */
-  duplicateId: boolean;
-  /** Answered syncs that found another live gateway with this id. */
-  duplicateIdSyncs: number;
-  /** Keys per sync request (part) the next sync is cut into, from the store's recent speed. */
-  partKeys: number;
-  /** K in use: the configured one, or with gateways 'auto' the store's last count of live gateways. */
-  gateways: number;
-  /** gateways 'auto': heartbeats that failed or timed out (K kept its last count). */
-  heartbeatFailures: number;
-  /** Design.earlySyncs (adaptive-early): sync rounds started early, off the request path (0: none). */
-  earlySyncs: number;
-  /** Early syncs a key wanted while the gateway's early-sync bucket was empty (the store's cap). */
-  earlySyncsCapped: number;
-}
+export type { DecisionCounts, RuntimeStats } from './runtime-stats.js';
 
 /**
  * A gateway over an asynchronous store (Redis): the same key state machines as `Gateway`, driven by
@@ -228,6 +135,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private readonly health: StoreHealth;
   /** This incarnation's claims on the id (see IdClaims). */
   private readonly claims: IdClaims;
+  /** What the fail mode decides with while the store is away (see degradedDecision). */
+  private readonly failModes: FailModeContext;
+  /** central-log's logAdmit and leases-ask's ask, for requests that wait on the store (see StoreRequests). */
+  private readonly requests: StoreRequests;
   /** The sync timer, the syncs and their parts (see SyncLoop). */
   private readonly loop: SyncLoop;
   /** Design.earlySyncs: syncs sent early, off the request path (null: the design has none). */
@@ -240,7 +151,6 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     degradedAllowed: 0,
     degradedLimited: 0,
   };
-  private readonly storeCallFailures: Record<FailureCause, number> = { timeout: 0, refused: 0, error: 0 };
   private keyCapRejections = 0;
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
   private readonly voids: LogVoids;
@@ -323,6 +233,38 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         this.maxCost = maxRequestCost(this.options);
       },
     });
+    this.requests = new StoreRequests({
+      store: this.store,
+      storeTimeoutMs: this.storeTimeoutMs,
+      incarnation: this.incarnation,
+      options: this.options,
+      requestPath: design.requestPath,
+      clock: this.clock,
+      now: () => this.now(),
+      storeClock: this.storeClock,
+      health: this.health,
+      voids: this.voids,
+      asks: this.asks,
+      builtSeq: () => this.loop.builtSeq,
+      storeDown: () => this.storeDown(),
+      events: this,
+      decided: (lim, allowed, at, cost) => this.count(this.fromLimiter(lim, allowed, at, cost), false),
+      spent: (cost) => {
+        this.limiterUnsynced += cost;
+      },
+      degraded: (key, now, cost, counted) => this.degraded(key, now, cost, counted),
+    });
+    this.failModes = {
+      failMode: this.failMode,
+      grants: design.grants,
+      options: this.options,
+      table: this.table,
+      fromLimiter: (lim, allowed, now, cost) => this.fromLimiter(lim, allowed, now, cost),
+      spent: (cost) => {
+        this.limiterUnsynced += cost;
+      },
+      untilNextSync: (now) => this.untilNextSync(now),
+    };
     const early = design.earlySyncs;
     this.earlySyncs = early === null ? null : new EarlySyncs(early, fleet.syncMs, this.loop);
   }
@@ -419,7 +361,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       this.counts.limited++;
       return shape.local(lim, false, now, cost);
     }
-    return shape.later(this.viaStore(key, lim, now, cost));
+    return shape.later(this.requests.viaStore(key, lim, now, cost));
   }
 
   /**
@@ -470,196 +412,10 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return this.count(d, degraded);
   }
 
-  private async viaStore(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
-    const { policy } = this.options;
-    if (this.design.requestPath === 'log' && logsAtStore(lim)) {
-      const t0 = this.clock();
-      const call = { gatewayId: this.incarnation, seq: this.voids.nextSeq() };
-      const r = await withTimeout(
-        () => this.store.logAdmit({ key, policy, cost, call }, now),
-        this.storeTimeoutMs,
-        this.store,
-      );
-      const t1 = this.clock();
-      if (!r.ok) {
-        // it may have landed, or land later: the decision is made without it, so the store must
-        // not count it (taken back before the next sync; see voidLogAdmits)
-        this.voids.add({ key, seq: call.seq, cost });
-        return this.storeCallFailed('logAdmit', key, r, cost);
-      }
-      this.health.answered(t1);
-      this.storeClock.learn(r.value.now, t0, t1);
-      // The admit's instant is the store's stamp, the time the log holds it at and ages it out by:
-      // the decision clock after the reply is later by the reply's way back, and a window judged on
-      // that saw admits over L that the store never counted (regression:
-      // test/regressions/central-log-at-is-gateway-clock.test.ts).
-      const at = Number.isFinite(r.value.now) ? r.value.now : this.now();
-      return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at, cost), false);
-    }
-    if (!asksStore(lim)) throw new Error(`${lim.design} said NEED_STORE without a request path`);
-    const asking = this.asks.inFlight(key);
-    if (asking === undefined) return this.ask(key, lim, now, cost);
-    return this.asks.follow(key, asking, this.waiter(key, lim, cost, this.clock()));
-  }
-
-  /**
-   * A request that found no slot while an ask for its key was in flight: it waits for that ask (which
-   * settles within its store timeout) and decides on what it brought. If other requests used the grant
-   * up, it asks (or waits) again, while less than storeTimeoutMs has passed since it first waited;
-   * then it is rejected.
-   */
-  private waiter(key: string, lim: KeyLimiter & AsksStore, cost: number, since: number): AskWaiter<Decision> {
-    let now = 0;
-    return {
-      ask: () => this.ask(key, lim, now, cost),
-      retry: () => {
-        now = this.now();
-        // the ask failed (or another call did meanwhile): decide as that ask's request did
-        if (this.storeDown()) return this.degraded(key, now, cost, true);
-        const v = lim.decideAgain(now, cost);
-        if (v === ALLOW) {
-          this.limiterUnsynced += cost;
-          return this.count(this.fromLimiter(lim, true, now, cost), false);
-        }
-        if (v === NEED_STORE && this.clock() - since < this.storeTimeoutMs) return AGAIN;
-        return this.count(this.fromLimiter(lim, false, now, cost), false);
-      },
-    };
-  }
-
-  /**
-   * leases-ask's request-path ask; requests for the key that find no slot meanwhile wait on it. An
-   * ask that a sync of this gateway crossed brings a grant the limiter may not spend (that sync may
-   * have handed it back): the request asks again, tagged after that sync, while less than
-   * storeTimeoutMs has passed since it first asked (regression:
-   * test/regressions/leases-ask-sync-crossing-ask-refuses-its-request.test.ts).
-   */
-  private async ask(key: string, lim: KeyLimiter & AsksStore, now: number, cost: number): Promise<Decision> {
-    const { policy, fleet } = this.options;
-    const settle = this.asks.open(key);
-    try {
-      const first = this.clock();
-      for (;;) {
-        const t0 = this.clock();
-        const ask = lim.askSize(cost);
-        // tagged with the last sync built: that sync and its resends never hand this grant back
-        const seq = this.loop.builtSeq;
-        const r = await withTimeout(
-          () =>
-            this.store.ask(
-              { gatewayId: this.incarnation, key, policy, leaseTtlMs: fleet.leaseTtlMs, ask, seq },
-              now,
-            ),
-          this.storeTimeoutMs,
-          this.store,
-        );
-        const t1 = this.clock();
-        if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
-        this.health.answered(t1);
-        this.storeClock.learn(r.value.now, t0, t1);
-        const at = this.now();
-        // A sync built while the ask was out hands back what the gateway held then: the limiter spends
-        // none of this grant (regression: test/regressions/leases-ask-ask-and-sync-cross.test.ts). A resend of a
-        // sync built before the ask does not take it back (the grant's tag; regression:
-        // test/regressions/leases-ask-resent-sync-releases-later-ask.test.ts).
-        // (A sync built for this key since the ask went out releases the parts tagged below its seq,
-        // this ask's among them: the limiter spends none of it, by the sync it recorded in askSize;
-        // regression: test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts.)
-        const reply = this.storeClock.withLapseMargin(r.value);
-        // refused on its merits (deniedUntilSync: DENY), or crossed by a sync (NEED_STORE: again)
-        const v = askAnswered(lim, reply, at, cost);
-        if (v === NEED_STORE && t1 - first < this.storeTimeoutMs) {
-          now = at;
-          continue;
-        }
-        const allowed = v === ALLOW;
-        if (allowed) this.limiterUnsynced += cost;
-        return this.count(this.fromLimiter(lim, allowed, at, cost), false);
-      }
-    } finally {
-      // the waiters run after this request has applied the reply (or failed)
-      settle();
-    }
-  }
-
-  private storeCallFailed(
-    call: 'logAdmit' | 'ask',
-    key: string,
-    r: { cause: FailureCause; error?: unknown },
-    cost: number,
-  ): Decision {
-    this.health.failing = true;
-    this.storeCallFailures[r.cause]++;
-    this.emit('storeCallError', { call, key, reason: r.cause, error: r.error });
-    // an ask's request went through its limiter's decide already, which must not count it twice
-    return this.degraded(key, this.now(), cost, call === 'ask');
-  }
-
-  /**
-   * A decision made without the store, by the fail mode. `counted`: the request already went through
-   * its limiter's decide (it waited on another request's ask), so the limiter must not count it again.
-   */
+  /** A decision made without the store, by the fail mode (see degradedDecision), counted. */
   private degraded(key: string, now: number, cost: number, counted = false): Decision {
-    const { policy, fleet } = this.options;
-    if (this.failMode === 'closed') {
-      return this.count(
-        {
-          allowed: false,
-          remaining: 0,
-          resetMs: 0,
-          retryAfterMs: this.untilNextSync(now),
-          degraded: true,
-          at: now,
-        },
-        true,
-      );
-    }
-    if (this.failMode === 'local' && this.design.grants) {
-      // spend granted slots only: the store may already have handed anything else to another gateway
-      const lim = this.table.limiterOf(key, now);
-      if (lim === null) return this.noRoom(true, now);
-      // a counted request came by an ask (AsksStore)
-      const v = counted && asksStore(lim) ? lim.decideAgain(now, cost) : lim.decide(now, cost);
-      const allowed = v === ALLOW;
-      if (allowed) this.limiterUnsynced += cost;
-      return this.count({ ...this.fromLimiter(lim, allowed, now, cost), degraded: true }, true);
-    }
-    const fb = this.table.outageOf(key, now);
-    if (fb === null) {
-      // open admits regardless; what it cannot record is not pushed (open has no bound anyway)
-      if (this.failMode === 'open') {
-        return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true, at: now }, true);
-      }
-      return this.noRoom(true, now);
-    }
-    const share = policy.limit / fleet.gateways;
-    if (this.failMode === 'open') {
-      // beyond L per window the store's count would say nothing more: keep the queue bounded
-      fb.record(now, cost, policy.limit);
-      const resetAt = fb.resetAt(now);
-      const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
-      const remaining = Math.max(0, policy.limit - fb.live(now));
-      return this.count({ allowed: true, remaining, resetMs, degraded: true, at: now }, true);
-    }
-    const live = fb.live(now);
-    const allowed = live + cost - 1 < share;
-    if (allowed) fb.record(now, cost, Number.POSITIVE_INFINITY);
-    const resetAt = fb.resetAt(now);
-    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
-    const d: Decision = {
-      allowed,
-      remaining: Math.max(0, Math.ceil(share - fb.live(now))),
-      resetMs,
-      degraded: true,
-      at: now,
-    };
-    if (!allowed) {
-      // its own outage admits are all it counts by: the instant enough of them age out for this cost
-      // (one costing more than the share waits for the store, back at a sync at the soonest)
-      const at = fb.admitsAt(now, cost, share);
-      d.retryAfterMs = Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : this.untilNextSync(now);
-    }
-    return this.count(d, true);
+    const d = degradedDecision(this.failModes, key, now, cost, counted);
+    return d === null ? this.noRoom(true, now) : this.count(d, true);
   }
 
   private fromLimiter(lim: KeyLimiter, allowed: boolean, now: number, cost: number): Decision {
@@ -855,8 +611,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       syncTimeouts: this.loop.syncTimeouts,
       syncErrors: this.loop.syncErrors,
       syncRefusals: this.loop.syncRefusals,
-      storeCallFailures: sumOf(this.storeCallFailures),
-      storeCallFailuresBy: { ...this.storeCallFailures },
+      storeCallFailures: sumOf(this.requests.failures),
+      storeCallFailuresBy: { ...this.requests.failures },
       lastGoodAt: this.health.lastGoodAt,
       lastGoodAgeMs: this.health.ageMs(t),
       unsyncedAdmits: this.limiterUnsynced + this.table.unconfirmedOutageAdmits(),

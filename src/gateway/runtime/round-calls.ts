@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Policy } from '../../config.js';
 import type { AsyncStore } from '../../store/contract.js';
-import type { AsyncGatewayEvents } from './async-gateway.js';
+import type { AsyncGatewayEvents } from './async-gateway-events.js';
 import type { LogVoids } from './log-voids.js';
 import type { RefundQueue } from './refund-queue.js';
 import type { ResetQueue } from './reset-queue.js';

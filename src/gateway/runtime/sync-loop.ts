@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import { DESIGNS } from '../../designs/index.js';
 import type { AsyncStore } from '../../store/contract.js';
 import type { ResolvedOptions } from '../options.js';
-import type { AsyncGatewayEvents } from './async-gateway.js';
+import type { AsyncGatewayEvents } from './async-gateway-events.js';
 import { buildBatch } from './batch-builder.js';
 import type { IdClaims } from './duplicate-id.js';
 import type { FailureCause } from './failure-cause.js';
