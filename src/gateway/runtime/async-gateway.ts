@@ -4,16 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { requireCost, requireKey } from '../../config.js';
 import { DESIGNS, type Design, touchesStore } from '../../designs/index.js';
-import {
-  ALLOW,
-  DENY,
-  forgets,
-  type KeyLimiter,
-  type TakesBack,
-  takesBack,
-} from '../../designs/key-limiter.js';
+import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
 import type { AsyncStore } from '../../store/contract.js';
-import { expiryOf } from '../../window/expiry.js';
 import type { Decision } from '../decision.js';
 import { maxRequestCost, type ResolvedOptions } from '../options.js';
 import { nextSyncAt, retryAfterMs } from '../retry-after.js';
@@ -32,13 +24,12 @@ import {
   registerGatewayMetrics,
   unregisterGatewayMetrics,
 } from './metrics.js';
-import { RefundQueue } from './refund-queue.js';
-import { ResetQueue } from './reset-queue.js';
 import type { DecisionCounts, RuntimeStats } from './runtime-stats.js';
 import { StoreClock } from './store-clock.js';
 import { StoreHealth } from './store-health.js';
 import { StoreRequests } from './store-requests.js';
 import { SyncLoop } from './sync-loop.js';
+import { TakeBacks } from './take-backs.js';
 
 export type {
   AsyncGatewayEvents,
@@ -154,18 +145,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   private keyCapRejections = 0;
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
   private readonly voids: LogVoids;
-  /** Refunds of admits the store counts, sent at the start of each sync round. */
-  private readonly refundQueue: RefundQueue;
-  /** Decisions taken back already: a second refund of one takes nothing. */
-  private readonly refunded = new WeakSet<Decision>();
-  /** Keys to reset at the store, sent in the next sync round (resetKey). */
-  private readonly resetQueue: ResetQueue;
-  /**
-   * Per key, the decision time of its last reset, oldest first, for a window (at most maxKeys): a
-   * refund of an admit at or before it takes nothing (the reset forgot it; at the store a refund of
-   * its instant would take another admit made there since).
-   */
-  private readonly lastReset = new Map<string, number>();
+  /** Refunds and resets: what this gateway takes back (see TakeBacks). */
+  private readonly takeBacks: TakeBacks;
 
   constructor(opts: AsyncGatewayOptions) {
     super();
@@ -188,8 +169,6 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.maxCost = maxRequestCost(this.options);
     this.health = new StoreHealth(this.clock(), this.staleAfterMs, this.design.requestPath !== null);
     this.voids = new LogVoids(this.maxKeys);
-    this.refundQueue = new RefundQueue(this.maxKeys);
-    this.resetQueue = new ResetQueue(this.maxKeys);
     const { design } = this;
     const { fleet, policy } = this.options;
     this.table = new KeyTable({
@@ -200,6 +179,18 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       busy: (key) => this.asks.has(key),
       onFull: () => {
         if (this.loop.running) this.loop.tick();
+      },
+    });
+    this.takeBacks = new TakeBacks({
+      table: this.table,
+      design,
+      options: this.options,
+      maxKeys: this.maxKeys,
+      usesStore: this.usesStore,
+      now: () => this.now(),
+      rounds: () => this.loop,
+      unspent: (n) => {
+        this.limiterUnsynced -= n;
       },
     });
     this.incarnation = `${this.id}~${randomBytes(9).toString('base64url')}`;
@@ -217,14 +208,9 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       table: this.table,
       claims: this.claims,
       voids: this.voids,
-      refunds: this.refundQueue,
-      resets: this.resetQueue,
-      resolveRefunds: (now) =>
-        this.refundQueue.resolve(
-          now,
-          (key) => this.refundLimiter(key, now),
-          (cost) => this.tookBackLocally(cost),
-        ),
+      refunds: this.takeBacks.refundQueue,
+      resets: this.takeBacks.resetQueue,
+      resolveRefunds: (now) => this.takeBacks.resolveRefunds(now),
       events: this,
       confirmed: (own) => {
         for (const n of own) this.limiterUnsynced -= n;
@@ -473,36 +459,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         `fleetlimit: refund: the store has no refundAdmits, so the ${this.options.design} design cannot take admits back`,
       );
     }
-    const at = decision.at;
-    if (!decision.allowed || decision.degraded === true || at === undefined) return false;
-    if (this.refunded.has(decision)) return false;
-    const reset = this.lastReset.get(key);
-    if (reset !== undefined && at <= reset) return false;
-    this.refunded.add(decision);
-    const now = this.now();
-    const r = this.refundLimiter(key, now).takeBack(at, cost, now);
-    if (r === 'local') this.tookBackLocally(cost);
-    else if (r === 'store') {
-      this.refundQueue.add(key, at, cost);
-      // central-log calls the store on every request: its refunds go at once, not a round later
-      if (this.design.requestPath === 'log') void this.loop.sendRefunds();
-    } else if (r === 'wait') this.refundQueue.wait(key, at, cost);
-    return r !== 'gone';
-  }
-
-  /**
-   * The key's limiter for a refund; one made afresh if the key's state was dropped (idle: nothing of it
-   * left here, so a fresh limiter answers as the dropped one would, 'store' or 'gone').
-   */
-  private refundLimiter(key: string, now: number): KeyLimiter & TakesBack {
-    const lim = this.table.get(key) ?? this.design.create(this.options.fleet, now);
-    if (!takesBack(lim)) throw new Error(`${lim.design} cannot take admits back`);
-    return lim;
-  }
-
-  /** A refund taken back before the store saw the admit: it no longer waits to be confirmed. */
-  private tookBackLocally(cost: number): void {
-    if (this.usesStore) this.limiterUnsynced -= cost;
+    return this.takeBacks.refund(key, decision, cost);
   }
 
   /**
@@ -532,45 +489,19 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         `fleetlimit: resetKey: the store has no resetKey, so the ${this.options.design} design cannot reset a key`,
       );
     }
-    const sent = this.usesStore ? this.resetQueue.add(key) : Promise.resolve(true);
-    if (sent === null) return Promise.resolve(false);
-    const now = this.now();
-    const lim = this.table.get(key);
-    if (lim !== undefined && forgets(lim)) {
-      const n = lim.forget(now);
-      if (this.usesStore) this.limiterUnsynced -= n;
-    }
-    this.noteReset(key, now);
-    this.refundQueue.drop(key);
-    if (this.usesStore) {
-      // central-log's admits are all the store's, none in a sync: its reset goes at once; a gateway
-      // whose sync timer does not run (not started, or stopped) runs a round for it now
-      if (this.design.requestPath === 'log') void this.loop.sendResets();
-      else if (!this.loop.running) this.loop.tick();
-    }
-    return sent;
-  }
-
-  /** Records the key's reset at `now` (lastReset), dropping those a window old and past maxKeys. */
-  private noteReset(key: string, now: number): void {
-    const m = this.lastReset;
-    m.delete(key);
-    m.set(key, now);
-    const { windowMs, windowKind } = this.options.policy;
-    for (const [k, t] of m) {
-      if (m.size <= this.maxKeys && expiryOf(t, windowMs, windowKind) > now) break;
-      m.delete(k);
-    }
+    return this.takeBacks.reset(key);
   }
 
   /** Resets sent to the store and answered, and keys still waiting for theirs (stats). */
   get resetStats(): { sent: number; pending: number } {
-    return { sent: this.resetQueue.sent, pending: this.resetQueue.pending };
+    const q = this.takeBacks.resetQueue;
+    return { sent: q.sent, pending: q.pending };
   }
 
   /** Refunds sent to the store and answered, and those still to send (stats). */
   get refundStats(): { sent: number; pending: number } {
-    return { sent: this.refundQueue.sent, pending: this.refundQueue.pending };
+    const q = this.takeBacks.refundQueue;
+    return { sent: q.sent, pending: q.pending };
   }
 
   /** Whether decisions must not rely on the store now (see StoreHealth.down). */
