@@ -32,7 +32,7 @@ export interface StoreCallErrorEvent {
   error?: unknown;
 }
 
-/** Another live gateway syncs with this gateway's id (see AsyncGateway's class comment, Incarnations). */
+/** Another live gateway syncs with this gateway's id (see IdClaims, Incarnations). */
 export interface DuplicateIdEvent {
   id: string;
   /** This gateway's incarnation, and the other one the store recorded since this one's last sync. */

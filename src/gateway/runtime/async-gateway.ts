@@ -45,29 +45,11 @@ export type { DecisionCounts, RuntimeStats } from './runtime-stats.js';
  * A gateway over an asynchronous store (Redis): the same key state machines as `Gateway`, driven by
  * a sync timer, with a timeout on every store call and fail modes for when the store is away.
  *
- * Syncs in parts. A sync goes out as several requests (parts) with one seq, each small enough to be
- * answered well within storeTimeoutMs (sized from the store's recent speed, see partKeys), two in
- * flight at a time, entries that push admits first. A sync that outgrew its timeout used to fail for
- * good: resent whole, it never fit again, and the gateway stayed on its fail mode (issue 17, item 7).
- * The store's liveness (lastGoodAt, failing) follows the answered parts.
- *
- * Retried parts. The store applies a key's pushes at most once per (gateway, seq), checked per key.
- * When a part fails — a timeout or an error — the runtime cannot tell whether the store applied it (a
- * reply can be lost after the write). So the part is kept and resent first at the next tick with the
- * same seq and entries (halved if it timed out): if the first attempt landed, the store treats the
- * resend as a replay and pushes nothing again; if it did not, the resend applies it. Merging the
- * failed pushes into a new batch instead would be wrong either way (a new seq counts them twice if
- * they landed, the old seq drops the new ones). Its keys stay out of newer syncs until it is answered
- * (`unresolved`), so a key never sees a newer seq before the resend of an older one. The limiters are
- * not told the sync failed (no `syncFailed`): their pushes stay in flight, still counted as their
- * own, until the resend is answered. Admits made meanwhile go out in a later sync, with a new seq.
- *
- * Incarnations. The store knows this gateway as `incarnation`, its id and a random nonce drawn at
- * start; seqs count from 1 under it. A seq from the clock (as before) put a restart on a clock behind,
- * or two live gateways with one id, below the seqs the store had applied: every sync refused as stale,
- * or taken for a replay and dropped (issue 17, item 8). A round's first request claims the id at the
- * store (SyncRequest.incarnationOf); a claim that finds another incarnation there, once one of ours
- * was answered, means another live gateway uses this id: reported, never silent (noteClaim).
+ * The parts, each with the why of its own (their comments): SyncLoop runs the sync rounds (why a sync
+ * goes in parts and why a failed part is resent with its seq: sync-parts.ts; incarnations: IdClaims);
+ * StoreClock gives decision time on the store's clock; StoreRequests makes the request path's store
+ * calls (leases-ask's one ask per key); degradedDecision is the fail modes; TakeBacks, refunds and
+ * resets. This class holds the decision path and wires the parts together.
  *
  * Bounded memory while the store is away: nothing is queued per request. A limiter keeps only its
  * own admits since its last answered sync, and it admits only while its estimate of the window is
@@ -78,20 +60,6 @@ export type { DecisionCounts, RuntimeStats } from './runtime-stats.js';
  * fails.) The degraded admits of the fail modes keep at most ceil(L/K) (`local`) or L (`open`) per key
  * that still count, dropping those that aged out (the store would ignore them), and keys with nothing
  * left are swept at each failed sync.
- *
- * Time: decisions run on local time + the store's offset, never going backwards, so every gateway
- * ages its window on the store's clock. Each store reply carries the store's now; the offset is store
- * now − the local midpoint of the call, taken from the reply with the shortest round trip among the
- * last OFFSET_SAMPLES (as NTP's clock filter does): it is off by at most half that round trip + the
- * local clock's tick, and a reply that waited behind a stalled event loop — whose midpoint is late —
- * is not the one used. A grant is spent only until its lapse less that error (withLapseMargin).
- *
- * leases-ask: one ask in flight per key. A request that finds no slot while an ask for its key is
- * out waits for that ask and decides on what it brought, instead of asking too: the simulator's store
- * answers at once, so there the next request simply finds the grant; asking again would cost a round
- * trip each and ask for the same slots twice. The wait is bounded by that ask's store timeout; a
- * waiter that finds the grant used up by the others asks once more (see AskCoalescer.follow), so a leases-ask
- * request waits on the store at most about twice storeTimeoutMs.
  */
 export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   readonly id: string;

@@ -50,10 +50,18 @@ export interface StoreRequestsDeps {
 
 /**
  * The request path's store calls: a request whose limiter said NEED_STORE waits on central-log's
- * logAdmit or leases-ask's ask (at most storeTimeoutMs each; see AsyncGateway's class comment on
- * leases-ask). Apart from the gateway, which decides locally on nearly every request: this is the
- * rare path that waits, with its own failure counts, and the races between asks and syncs it guards
- * against are named by the regressions cited below.
+ * logAdmit or leases-ask's ask (at most storeTimeoutMs each).
+ *
+ * leases-ask: one ask in flight per key. A request that finds no slot while an ask for its key is
+ * out waits for that ask and decides on what it brought, instead of asking too: the simulator's store
+ * answers at once, so there the next request simply finds the grant; asking again would cost a round
+ * trip each and ask for the same slots twice. The wait is bounded by that ask's store timeout; a
+ * waiter that finds the grant used up by the others asks once more (see AskCoalescer.follow), so a
+ * leases-ask request waits on the store at most about twice storeTimeoutMs.
+ *
+ * Apart from the gateway, which decides locally on nearly every request: this is the rare path that
+ * waits, with its own failure counts, and the races between asks and syncs it guards against are
+ * named by the regressions cited below.
  */
 export class StoreRequests {
   /** Request-path store calls (logAdmit, ask) that failed, by cause. */

@@ -53,7 +53,7 @@ export interface SyncLoopDeps {
 }
 
 /**
- * The sync rounds (see AsyncGateway's class comment: Syncs in parts, Retried parts, Incarnations):
+ * The sync rounds (see sync-parts.ts: Syncs in parts, Retried parts; IdClaims: Incarnations):
  * every Δ at a random phase (SyncTimer), one round in flight at a time. A round takes back failed
  * central-log calls (sendVoids), resends the unanswered parts of earlier syncs (halved if they timed
  * out: resendParts), then numbers a new sync, builds its batch of every other key (buildBatch), cuts
@@ -393,7 +393,7 @@ export class SyncLoop {
       failure = { reason: 'error', error };
     }
     if (failure !== null || !r.ok) {
-      // kept: the resend carries this very seq and these entries (see the class comment)
+      // kept: the resend carries this very seq and these entries (sync-parts.ts, Retried parts)
       // the part waited out the whole timeout (refused, too, when its client queued it offline)
       part.timedOut = !r.ok && r.timedOut;
       this.horizon.partFailed();
