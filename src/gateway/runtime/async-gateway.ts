@@ -8,10 +8,10 @@ import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
 import type { AsyncStore } from '../../store/contract.js';
 import type { Decision } from '../decision.js';
 import { maxRequestCost, type ResolvedOptions } from '../options.js';
-import { nextSyncAt, retryAfterMs } from '../retry-after.js';
 import { AskCoalescer } from './ask-coalescer.js';
 import type { AsyncGatewayEvents } from './async-gateway-events.js';
 import { type AsyncGatewayOptions, type FailMode, resolveAsyncGatewayOptions } from './async-options.js';
+import { Decisions } from './decisions.js';
 import { IdClaims } from './duplicate-id.js';
 import { EarlySyncs } from './early-syncs.js';
 import { degradedDecision, type FailModeContext } from './fail-modes.js';
@@ -24,7 +24,7 @@ import {
   registerGatewayMetrics,
   unregisterGatewayMetrics,
 } from './metrics.js';
-import type { DecisionCounts, RuntimeStats } from './runtime-stats.js';
+import type { RuntimeStats } from './runtime-stats.js';
 import { StoreClock } from './store-clock.js';
 import { StoreHealth } from './store-health.js';
 import { StoreRequests } from './store-requests.js';
@@ -104,13 +104,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   readonly earlySyncs: EarlySyncs | null;
   /** Admits of held limiters the store has not confirmed yet. */
   private limiterUnsynced = 0;
-  private readonly counts: DecisionCounts = {
-    allowed: 0,
-    limited: 0,
-    degradedAllowed: 0,
-    degradedLimited: 0,
-  };
-  private keyCapRejections = 0;
+  /** Decisions built and counted (see Decisions). */
+  private readonly decisions: Decisions;
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
   private readonly voids: LogVoids;
   /** Refunds and resets: what this gateway takes back (see TakeBacks). */
@@ -187,6 +182,11 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         this.maxCost = maxRequestCost(this.options);
       },
     });
+    this.decisions = new Decisions({
+      design,
+      options: this.options,
+      lastSyncStartAt: () => this.loop.lastSyncStartAt,
+    });
     this.requests = new StoreRequests({
       store: this.store,
       storeTimeoutMs: this.storeTimeoutMs,
@@ -202,7 +202,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       builtSeq: () => this.loop.builtSeq,
       storeDown: () => this.storeDown(),
       events: this,
-      decided: (lim, allowed, at, cost) => this.count(this.fromLimiter(lim, allowed, at, cost), false),
+      decided: (lim, allowed, at, cost) =>
+        this.decisions.count(this.fromLimiter(lim, allowed, at, cost), false),
       spent: (cost) => {
         this.limiterUnsynced += cost;
       },
@@ -217,7 +218,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       spent: (cost) => {
         this.limiterUnsynced += cost;
       },
-      untilNextSync: (now) => this.untilNextSync(now),
+      untilNextSync: (now) => this.decisions.untilNextSync(now),
     };
     const early = design.earlySyncs;
     this.earlySyncs = early === null ? null : new EarlySyncs(early, fleet.syncMs, this.loop);
@@ -303,16 +304,16 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const usesStore = this.usesStore;
     if (usesStore && this.offStore(key, local)) return shape.of(this.degraded(key, now, cost));
     const lim = this.table.limiterOf(key, now);
-    if (lim === null) return shape.of(this.noRoom(false, now));
+    if (lim === null) return shape.of(this.decisions.noRoom(false, now));
     const verdict = lim.decide(now, cost);
     if (this.earlySyncs !== null) this.earlySyncs.after(lim, now);
     if (verdict === ALLOW) {
       if (usesStore) this.limiterUnsynced += cost;
-      this.counts.allowed++;
+      this.decisions.counts.allowed++;
       return shape.local(lim, true, now, cost);
     }
     if (verdict === DENY) {
-      this.counts.limited++;
+      this.decisions.counts.limited++;
       return shape.local(lim, false, now, cost);
     }
     return shape.later(this.requests.viaStore(key, lim, now, cost));
@@ -325,18 +326,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    */
   private overLimit(key: string): Decision {
     const now = this.now();
-    const held = this.table.get(key);
-    const lim = held ?? this.design.create(this.options.fleet, now);
-    const resetAt = lim.resetAt(now);
-    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
-    const d: Decision = {
-      allowed: false,
-      remaining: lim.remaining(now),
-      resetMs,
-      at: now,
-      exceedsLimit: true,
-    };
-    return this.count(d, false);
+    const lim = this.table.get(key) ?? this.design.create(this.options.fleet, now);
+    return this.decisions.overLimit(lim, now);
   }
 
   /** This request is decided by the fail mode: the store is away, or the key still has outage admits to push. */
@@ -351,54 +342,15 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return false;
   }
 
-  /** A request for a new key while the key cap is full of keys with unconfirmed admits. */
-  private noRoom(degraded: boolean, now: number): Decision {
-    this.keyCapRejections++;
-    const d: Decision = {
-      allowed: false,
-      remaining: 0,
-      resetMs: 0,
-      // a sync confirming some key's admits makes room
-      retryAfterMs: this.untilNextSync(now),
-      at: now,
-    };
-    if (degraded) d.degraded = true;
-    return this.count(d, degraded);
-  }
-
   /** A decision made without the store, by the fail mode (see degradedDecision), counted. */
   private degraded(key: string, now: number, cost: number, counted = false): Decision {
     const d = degradedDecision(this.failModes, key, now, cost, counted);
-    return d === null ? this.noRoom(true, now) : this.count(d, true);
+    return d === null ? this.decisions.noRoom(true, now) : this.decisions.count(d, true);
   }
 
+  /** The decision of the key's limiter (see Decisions.fromLimiter): the one place a verdict becomes a Decision. */
   private fromLimiter(lim: KeyLimiter, allowed: boolean, now: number, cost: number): Decision {
-    const resetAt = lim.resetAt(now);
-    const remaining = lim.remaining(now);
-    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
-    // each shape built whole: adding retryAfterMs afterwards costs a second allocation
-    if (allowed) return { allowed, remaining, resetMs, at: now };
-    return { allowed, remaining, resetMs, at: now, retryAfterMs: this.retryAfter(lim, now, cost) };
-  }
-
-  private retryAfter(lim: KeyLimiter, now: number, cost: number): number {
-    return retryAfterMs(lim, this.design, this.options.fleet, this.loop.lastSyncStartAt, now, cost);
-  }
-
-  /** Until the next sync, the first instant a rejection that waits on the store can change. */
-  private untilNextSync(now: number): number {
-    const at = nextSyncAt(this.loop.lastSyncStartAt, now, this.options.fleet.syncMs);
-    return Math.max(1, Math.ceil(at - now));
-  }
-
-  private count(d: Decision, degraded: boolean): Decision {
-    const c = this.counts;
-    if (degraded) {
-      if (d.allowed) c.degradedAllowed++;
-      else c.degradedLimited++;
-    } else if (d.allowed) c.allowed++;
-    else c.limited++;
-    return d;
+    return this.decisions.fromLimiter(lim, allowed, now, cost);
   }
 
   /**
@@ -516,12 +468,12 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       lastGoodAgeMs: this.health.ageMs(t),
       unsyncedAdmits: this.limiterUnsynced + this.table.unconfirmedOutageAdmits(),
       keys: this.table.size,
-      decisions: { ...this.counts },
+      decisions: { ...this.decisions.counts },
       offsetMs: this.storeClock.offsetMs,
       offsetErrorMs: this.storeClock.offsetErrorMs,
       coalescedAsks: this.asks.coalesced,
       evictions: this.table.evictions,
-      keyCapRejections: this.keyCapRejections,
+      keyCapRejections: this.decisions.keyCapRejections,
       storeDown: this.storeDown() && this.usesStore,
       pendingVoids: this.voids.pending,
       voidedCalls: this.voids.voided,

@@ -2,6 +2,7 @@ import { ALLOW, asksStore, type KeyLimiter } from '../../designs/key-limiter.js'
 import type { Decision } from '../decision.js';
 import type { ResolvedOptions } from '../options.js';
 import type { FailMode } from './async-options.js';
+import { resetMsOf } from './decisions.js';
 import type { KeyTable } from './key-table.js';
 
 /** What a fail mode decides with (see degradedDecision); the gateway builds it once. */
@@ -80,16 +81,14 @@ function fromOutageAdmits(c: FailModeContext, key: string, now: number, cost: nu
   if (c.failMode === 'open') {
     // beyond L per window the store's count would say nothing more: keep the queue bounded
     fb.record(now, cost, policy.limit);
-    const resetAt = fb.resetAt(now);
-    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+    const resetMs = resetMsOf(fb.resetAt(now), now);
     const remaining = Math.max(0, policy.limit - fb.live(now));
     return { allowed: true, remaining, resetMs, degraded: true, at: now };
   }
   const live = fb.live(now);
   const allowed = live + cost - 1 < share;
   if (allowed) fb.record(now, cost, Number.POSITIVE_INFINITY);
-  const resetAt = fb.resetAt(now);
-  const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+  const resetMs = resetMsOf(fb.resetAt(now), now);
   const d: Decision = {
     allowed,
     remaining: Math.max(0, Math.ceil(share - fb.live(now))),
