@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
@@ -8,28 +7,28 @@ import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
 import type { AsyncStore } from '../../store/contract.js';
 import type { Decision } from '../decision.js';
 import { maxRequestCost, type ResolvedOptions } from '../options.js';
-import { AskCoalescer } from './ask-coalescer.js';
+import type { AskCoalescer } from './ask-coalescer.js';
 import type { AsyncGatewayEvents } from './async-gateway-events.js';
 import { type AsyncGatewayOptions, type FailMode, resolveAsyncGatewayOptions } from './async-options.js';
-import { Decisions } from './decisions.js';
-import { IdClaims } from './duplicate-id.js';
-import { EarlySyncs } from './early-syncs.js';
+import type { Decisions } from './decisions.js';
+import type { IdClaims } from './duplicate-id.js';
+import type { EarlySyncs } from './early-syncs.js';
 import { degradedDecision, type FailModeContext } from './fail-modes.js';
-import type { FailureCause } from './failure-cause.js';
-import { KeyTable } from './key-table.js';
-import { LogVoids } from './log-voids.js';
+import { buildGatewayParts } from './gateway-parts.js';
+import type { KeyTable } from './key-table.js';
+import type { LogVoids } from './log-voids.js';
 import {
   type MetricsOptions,
   metricsHandler,
   registerGatewayMetrics,
   unregisterGatewayMetrics,
 } from './metrics.js';
-import type { RuntimeStats } from './runtime-stats.js';
-import { StoreClock } from './store-clock.js';
-import { StoreHealth } from './store-health.js';
-import { StoreRequests } from './store-requests.js';
-import { SyncLoop } from './sync-loop.js';
-import { TakeBacks } from './take-backs.js';
+import { type RuntimeStats, sumByCause } from './runtime-stats.js';
+import type { StoreClock } from './store-clock.js';
+import type { StoreHealth } from './store-health.js';
+import type { StoreRequests } from './store-requests.js';
+import type { SyncLoop } from './sync-loop.js';
+import type { TakeBacks } from './take-backs.js';
 
 export type {
   AsyncGatewayEvents,
@@ -77,19 +76,15 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   /** touchesStore(design), read on every request: false (split) never syncs nor has a store to lose. */
   private readonly usesStore: boolean;
   private readonly clock: () => number;
-  private readonly random: () => number;
   /** Each key's limiter and outage record, under maxKeys. */
   private readonly table: KeyTable;
 
-  /**
-   * Who the store sees: this gateway's id and a random nonce, new at every start (see the class
-   * comment, Incarnations). Seqs count from 1 under it, never from a clock.
-   */
+  /** Who the store sees: the id and a random nonce, new at every start (see IdClaims, Incarnations). */
   readonly incarnation: string;
   /** Decision time: the local clock + the store's offset (see StoreClock). */
   private readonly storeClock: StoreClock;
   /** leases-ask: the ask in flight per key, and the requests waiting on it. */
-  private readonly asks = new AskCoalescer();
+  private readonly asks: AskCoalescer;
   /** The store's liveness: its last good reply, and whether the last call failed. */
   private readonly health: StoreHealth;
   /** This incarnation's claims on the id (see IdClaims). */
@@ -123,105 +118,34 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.clock = o.clock;
     this.design = DESIGNS[this.options.design];
     this.usesStore = touchesStore(this.design);
-    // gateways 'auto': the first decisions wait for the first round's count of the fleet, as they do
-    // for a store's clock (one round trip, once): K is never a guess while the store can answer
-    const waits = waitsForClock(this.store, this.design) || this.options.autoGateways;
-    this.storeClock = new StoreClock(waits, this.store.clock === 'store');
-    this.random = o.random;
     this.maxKeys = o.maxKeys;
     this.maxCost = maxRequestCost(this.options);
-    this.health = new StoreHealth(this.clock(), this.staleAfterMs, this.design.requestPath !== null);
-    this.voids = new LogVoids(this.maxKeys);
-    const { design } = this;
-    const { fleet, policy } = this.options;
-    this.table = new KeyTable({
-      maxKeys: this.maxKeys,
-      policy,
-      holdsKeys: design.holdsKeys,
-      create: (now) => design.create(fleet, now),
-      busy: (key) => this.asks.has(key),
-      onFull: () => {
-        if (this.loop.running) this.loop.tick();
-      },
-    });
-    this.takeBacks = new TakeBacks({
-      table: this.table,
-      design,
-      options: this.options,
-      maxKeys: this.maxKeys,
-      usesStore: this.usesStore,
-      now: () => this.now(),
-      rounds: () => this.loop,
-      unspent: (n) => {
-        this.limiterUnsynced -= n;
-      },
-    });
-    this.incarnation = `${this.id}~${randomBytes(9).toString('base64url')}`;
-    this.claims = new IdClaims(this.id, this.incarnation);
-    this.loop = new SyncLoop({
-      id: this.id,
-      incarnation: this.incarnation,
-      options: this.options,
-      storeTimeoutMs: this.storeTimeoutMs,
-      store: this.store,
-      clock: this.clock,
-      random: this.random,
-      storeClock: this.storeClock,
-      health: this.health,
-      table: this.table,
-      claims: this.claims,
-      voids: this.voids,
-      refunds: this.takeBacks.refundQueue,
-      resets: this.takeBacks.resetQueue,
-      resolveRefunds: (now) => this.takeBacks.resolveRefunds(now),
+    const p = buildGatewayParts(o, this.design, {
       events: this,
-      confirmed: (own) => {
-        for (const n of own) this.limiterUnsynced -= n;
+      now: () => this.now(),
+      storeDown: () => this.storeDown(),
+      fromLimiter: (lim, allowed, now, cost) => this.fromLimiter(lim, allowed, now, cost),
+      degraded: (key, now, cost, counted) => this.degraded(key, now, cost, counted),
+      unconfirmed: (delta) => {
+        this.limiterUnsynced += delta;
       },
       gatewaysChanged: () => {
         this.maxCost = maxRequestCost(this.options);
       },
     });
-    this.decisions = new Decisions({
-      design,
-      options: this.options,
-      lastSyncStartAt: () => this.loop.lastSyncStartAt,
-    });
-    this.requests = new StoreRequests({
-      store: this.store,
-      storeTimeoutMs: this.storeTimeoutMs,
-      incarnation: this.incarnation,
-      options: this.options,
-      requestPath: design.requestPath,
-      clock: this.clock,
-      now: () => this.now(),
-      storeClock: this.storeClock,
-      health: this.health,
-      voids: this.voids,
-      asks: this.asks,
-      builtSeq: () => this.loop.builtSeq,
-      storeDown: () => this.storeDown(),
-      events: this,
-      decided: (lim, allowed, at, cost) =>
-        this.decisions.count(this.fromLimiter(lim, allowed, at, cost), false),
-      spent: (cost) => {
-        this.limiterUnsynced += cost;
-      },
-      degraded: (key, now, cost, counted) => this.degraded(key, now, cost, counted),
-    });
-    this.failModes = {
-      failMode: this.failMode,
-      grants: design.grants,
-      options: this.options,
-      table: this.table,
-      fromLimiter: (lim, allowed, now, cost) => this.fromLimiter(lim, allowed, now, cost),
-      spent: (cost) => {
-        this.limiterUnsynced += cost;
-      },
-      untilNextSync: (now) => this.decisions.untilNextSync(now),
-    };
-    const early = design.earlySyncs;
-    this.earlySyncs = early === null ? null : new EarlySyncs(early, fleet.syncMs, this.loop);
+    this.incarnation = p.incarnation;
+    this.storeClock = p.storeClock;
+    this.health = p.health;
+    this.voids = p.voids;
+    this.table = p.table;
+    this.asks = p.asks;
+    this.claims = p.claims;
+    this.takeBacks = p.takeBacks;
+    this.loop = p.loop;
+    this.decisions = p.decisions;
+    this.requests = p.requests;
+    this.failModes = p.failModes;
+    this.earlySyncs = p.earlySyncs;
   }
 
   /** A store reply has told this gateway the store's clock: decisions no longer wait for it (see waitsForClock). */
@@ -462,7 +386,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       syncTimeouts: this.loop.syncTimeouts,
       syncErrors: this.loop.syncErrors,
       syncRefusals: this.loop.syncRefusals,
-      storeCallFailures: sumOf(this.requests.failures),
+      storeCallFailures: sumByCause(this.requests.failures),
       storeCallFailuresBy: { ...this.requests.failures },
       lastGoodAt: this.health.lastGoodAt,
       lastGoodAgeMs: this.health.ageMs(t),
@@ -520,20 +444,4 @@ const isAllowed = (d: Decision): boolean => d.allowed;
 
 export function createAsyncGateway(opts: AsyncGatewayOptions): AsyncGateway {
   return new AsyncGateway(opts);
-}
-
-/**
- * A store on its own clock (Redis TIME) ages the window on that clock, and an admit counts from its
- * instant on it. Until a reply tells a gateway that clock, its own may be off by seconds, and an admit
- * stamped on it would count seconds too long (clock ahead) or too short (behind): decisions wait for a
- * sync's reply, one round trip (at most storeTimeoutMs), once per gateway. Not a design's that never
- * syncs: central-log's are made at the store, split's never leave the gateway. If that sync fails,
- * decisions go ahead on the local clock.
- */
-function waitsForClock(store: AsyncStore, design: Design): boolean {
-  return store.clock === 'store' && design.syncs !== 'never';
-}
-
-function sumOf(byCause: Record<FailureCause, number>): number {
-  return byCause.timeout + byCause.refused + byCause.error;
 }

@@ -60,3 +60,8 @@ export interface RuntimeStats {
   /** Early syncs a key wanted while the gateway's early-sync bucket was empty (the store's cap). */
   earlySyncsCapped: number;
 }
+
+/** Failures of every cause (RuntimeStats.storeCallFailures from storeCallFailuresBy). */
+export function sumByCause(byCause: Record<FailureCause, number>): number {
+  return byCause.timeout + byCause.refused + byCause.error;
+}
