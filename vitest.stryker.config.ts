@@ -48,10 +48,9 @@ const SCOPES: Record<string, string[]> = {
     'test/gateway/runtime/reset-key.test.ts',
   ],
   // sync-loop.ts, async-gateway.ts (and the parts split from them in issue 34), async-options.ts and
-  // metrics.ts: the runtime folder's own tests
-  // (seconds in all), without the gateway and regression files the runtime scope adds (every mutant of
-  // these files is reached by nearly every one of them, at minutes per mutant): a lower bound of the
-  // runtime scope's score
+  // metrics.ts: the runtime folder's own tests (seconds in all), without the gateway and regression
+  // files the runtime scope adds (every mutant of these files is reached by nearly every one of them,
+  // at minutes per mutant): a lower bound of the runtime scope's score
   loop: ['test/gateway/runtime/**/*.test.ts'],
   // metrics.ts alone: its own tests, the runtime tests that scrape a gateway's metrics and the metrics
   // regressions (under a second in all; the loop scope's other files never reach it): a lower bound
