@@ -13,6 +13,7 @@ import { EarlySyncs } from './early-syncs.js';
 import type { FailModeContext } from './fail-modes.js';
 import { KeyTable } from './key-table.js';
 import { LogVoids } from './log-voids.js';
+import type { StoreAccess } from './store-access.js';
 import { StoreClock } from './store-clock.js';
 import { StoreHealth } from './store-health.js';
 import { StoreRequests } from './store-requests.js';
@@ -98,24 +99,26 @@ export function buildGatewayParts(
   });
   const incarnation = `${options.id}~${randomBytes(9).toString('base64url')}`;
   const claims = new IdClaims(options.id, incarnation);
-  const events = hooks.events;
-  loop = new SyncLoop({
-    id: options.id,
+  const access: StoreAccess = {
+    store,
+    storeTimeoutMs,
     incarnation,
     options,
-    storeTimeoutMs,
-    store,
     clock,
-    random: o.random,
     storeClock,
     health,
+    voids,
+    events: hooks.events,
+  };
+  loop = new SyncLoop({
+    ...access,
+    id: options.id,
+    random: o.random,
     table,
     claims,
-    voids,
     refunds: takeBacks.refundQueue,
     resets: takeBacks.resetQueue,
     resolveRefunds: (now) => takeBacks.resolveRefunds(now),
-    events,
     confirmed: (own) => {
       for (const n of own) hooks.unconfirmed(-n);
     },
@@ -123,20 +126,12 @@ export function buildGatewayParts(
   });
   const decisions = new Decisions({ design, options, lastSyncStartAt: () => theLoop().lastSyncStartAt });
   const requests = new StoreRequests({
-    store,
-    storeTimeoutMs,
-    incarnation,
-    options,
+    ...access,
     requestPath: design.requestPath,
-    clock,
     now: hooks.now,
-    storeClock,
-    health,
-    voids,
     asks,
     builtSeq: () => theLoop().builtSeq,
     storeDown: hooks.storeDown,
-    events,
     decided: (lim, allowed, at, cost) => decisions.count(hooks.fromLimiter(lim, allowed, at, cost), false),
     spent: (cost) => hooks.unconfirmed(cost),
     degraded: hooks.degraded,

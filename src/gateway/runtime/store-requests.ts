@@ -1,4 +1,3 @@
-import type { EventEmitter } from 'node:events';
 import {
   ALLOW,
   type AsksStore,
@@ -8,38 +7,23 @@ import {
   NEED_STORE,
 } from '../../designs/key-limiter.js';
 import { askAnswered } from '../../designs/key-steps.js';
-import type { AsyncStore } from '../../store/contract.js';
 import type { Decision } from '../decision.js';
-import type { ResolvedOptions } from '../options.js';
 import { AGAIN, type AskCoalescer, type AskWaiter } from './ask-coalescer.js';
-import type { AsyncGatewayEvents } from './async-gateway-events.js';
 import type { FailureCause } from './failure-cause.js';
-import type { LogVoids } from './log-voids.js';
-import type { StoreClock } from './store-clock.js';
-import type { StoreHealth } from './store-health.js';
+import type { StoreAccess } from './store-access.js';
 import { withTimeout } from './timeout.js';
 
-/** What the request path's store calls work with: the gateway's store, clocks and decision steps. */
-export interface StoreRequestsDeps {
-  store: AsyncStore;
-  storeTimeoutMs: number;
-  /** Who the store knows this gateway as. */
-  incarnation: string;
-  options: ResolvedOptions;
+/** What the request path's store calls work with: the store (StoreAccess) and decision steps. */
+export interface StoreRequestsDeps extends StoreAccess {
   /** Design.requestPath: 'log' (central-log) or 'ask' (leases-ask). */
   requestPath: 'log' | 'ask' | null;
-  /** The local clock, and decision time (see StoreClock). */
-  clock: () => number;
+  /** Decision time now (see StoreClock). */
   now: () => number;
-  storeClock: StoreClock;
-  health: StoreHealth;
-  voids: LogVoids;
   /** leases-ask: the ask in flight per key, and the requests waiting on it. */
   asks: AskCoalescer;
   /** The seq of the last sync built: an ask is tagged with it (SyncLoop.builtSeq). */
   builtSeq: () => number;
   storeDown: () => boolean;
-  events: EventEmitter<AsyncGatewayEvents>;
   /** The decision of the key's limiter, counted (not degraded). */
   decided(lim: KeyLimiter, allowed: boolean, at: number, cost: number): Decision;
   /** The key's limiter admitted `cost` the store has not confirmed yet. */

@@ -17,35 +17,26 @@ import { ReadTurns } from './read-turns.js';
 import type { RefundQueue } from './refund-queue.js';
 import type { ResetQueue } from './reset-queue.js';
 import { RoundCalls } from './round-calls.js';
+import type { StoreAccess } from './store-access.js';
 import type { StoreClock } from './store-clock.js';
 import type { StoreHealth } from './store-health.js';
 import { type Part, resendParts, splitPart } from './sync-parts.js';
 import { SyncTimer } from './sync-timer.js';
 import { withTimeout } from './timeout.js';
 
-/** What the sync loop works with: the gateway's store, clocks, key table and events. */
-export interface SyncLoopDeps {
+/** What the sync loop works with: the store (StoreAccess), the key table, the queues and hooks. */
+export interface SyncLoopDeps extends StoreAccess {
   id: string;
-  incarnation: string;
-  options: ResolvedOptions;
-  storeTimeoutMs: number;
-  store: AsyncStore;
-  /** The local clock: read when a sync starts, sends and is answered. */
-  clock: () => number;
   /** Uniform in [0, 1): the timer's phase. */
   random: () => number;
-  storeClock: StoreClock;
-  health: StoreHealth;
   table: KeyTable;
   claims: IdClaims;
-  voids: LogVoids;
   /** Refunds for the store, sent at the start of each round (null: none expected). */
   refunds?: RefundQueue | null;
   /** Keys to reset at the store, sent after the resends and before the new sync (null: none expected). */
   resets?: ResetQueue | null;
   /** Before the refunds are sent: the refunds that waited on a sync are asked about again. */
   resolveRefunds?: (now: number) => void;
-  events: EventEmitter<AsyncGatewayEvents>;
   /** An answered part's limiter admits, per entry: the store has them now. */
   confirmed: (own: number[]) => void;
   /** gateways 'auto': a heartbeat changed K (options.fleet.gateways). */
