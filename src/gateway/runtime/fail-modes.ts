@@ -46,19 +46,9 @@ export function degradedDecision(
       at: now,
     };
   }
-  if (c.failMode === 'local' && c.grants) return fromGrants(c, key, now, cost, counted);
-  return fromOutageAdmits(c, key, now, cost);
-}
-
-/** `local` for a design that grants: spend granted slots only (the store may have handed the rest on). */
-function fromGrants(
-  c: FailModeContext,
-  key: string,
-  now: number,
-  cost: number,
-  counted: boolean,
-): Decision | null {
-  // spend granted slots only: the store may already have handed anything else to another gateway
+  if (c.failMode !== 'local' || !c.grants) return fromOutageAdmits(c, key, now, cost);
+  // `local` for a design that grants: spend granted slots only, the store may already have handed
+  // anything else to another gateway
   const lim = c.table.limiterOf(key, now);
   if (lim === null) return null;
   // a counted request came by an ask (AsksStore)
