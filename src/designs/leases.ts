@@ -13,6 +13,8 @@ import {
   type TakesBack,
   type Verdict,
 } from './key-limiter.js';
+import { LeaseMean } from './lease-mean.js';
+import { prefixLength } from './prefix-length.js';
 
 /**
  * leases: a gateway admits only within slots the store granted it. At each sync it pushes its
@@ -25,21 +27,15 @@ import {
  * and one that runs out asks the store at once (a round trip on that request), sized by the same
  * rule. If the store grants nothing it rejects until its next sync.
  *
- * The mean is over sync intervals: m ← m + α·(arrivals − m) with α = 1 − e^(−Δ/W), Δ the configured
- * interval, so its time constant is W. An interval with no arrivals multiplies it by e^(−Δ/W); those
- * are counted and applied together (m = base·e^(−kΔ/W) after k idle intervals), so a run of idle
- * syncs costs the same however it is split.
+ * The mean is over sync intervals, kept by the base class (LeaseMean).
  *
  * A grant lapses at the store after the lease TTL; the gateway stops spending it at the same
  * instant, so a gateway cut off from the store never spends slots the store has taken back.
  */
-export class LeaseKey implements KeyLimiter, TakesBack, Forgets {
+export class LeaseKey extends LeaseMean implements KeyLimiter, TakesBack, Forgets {
   readonly design: 'leases' | 'leases-ask';
   private grant = 0;
   private grantExpiresAt = Number.NEGATIVE_INFINITY;
-  /** The mean after the last interval with arrivals, and the idle intervals since. */
-  private meanBase = 0;
-  private idleIntervals = 0;
   private arrivals = 0;
   private lastArrivalAt = Number.NEGATIVE_INFINITY;
   private lastSyncAt: number;
@@ -66,24 +62,15 @@ export class LeaseKey implements KeyLimiter, TakesBack, Forgets {
   private storeCount = -1;
   private storeOldest = Number.POSITIVE_INFINITY;
   private storeFree = 0;
-  private readonly alpha: number;
-  private readonly decay: number;
-  /** log(decay), for idleRun's guess (computed once: every park asks for it) */
-  private readonly logDecay: number;
-  /** decay^k by k, shared by every key with the same decay (null: too many decays in use). */
-  private readonly powers: Float64Array | null;
 
   constructor(
     private readonly p: FleetParams,
     private readonly askWhenEmpty: boolean,
     now: number,
   ) {
+    super(p.syncMs, p.policy.windowMs);
     this.design = askWhenEmpty ? 'leases-ask' : 'leases';
     this.lastSyncAt = now;
-    this.decay = Math.exp(-p.syncMs / p.policy.windowMs);
-    this.alpha = 1 - this.decay;
-    this.logDecay = Math.log(this.decay);
-    this.powers = powersOf(this.decay);
   }
 
   /** Slots this gateway may still spend. */
@@ -300,32 +287,6 @@ export class LeaseKey implements KeyLimiter, TakesBack, Forgets {
     return first > now && Number.isFinite(first) ? first : this.lastSyncAt + this.p.syncMs;
   }
 
-  /** The per-interval update of the mean: the one place it is computed. */
-  /** The mean arrivals per interval after `idle` more intervals without arrivals. */
-  private meanAfter(idle: number): number {
-    const k = this.idleIntervals + idle;
-    return k === 0 ? this.meanBase : this.meanBase * this.decayPow(k);
-  }
-
-  /** decay ** k, the power computed once per decay and k (every sync needs one, idleRun a few). */
-  private decayPow(k: number): number {
-    const table = this.powers;
-    if (table === null || k >= table.length) return this.decay ** k;
-    let v = table[k];
-    if (Number.isNaN(v)) v = table[k] = this.decay ** k;
-    return v;
-  }
-
-  /** Closes an interval with `arrivals` arrivals. */
-  private closeInterval(arrivals: number): void {
-    if (arrivals === 0) this.idleIntervals++;
-    else {
-      const m = this.meanAfter(0);
-      this.meanBase = m + this.alpha * (arrivals - m);
-      this.idleIntervals = 0;
-    }
-  }
-
   /**
    * What a sync asks for, given the mean after this interval: the studied rule, ceil(1.5·m) + 1, at
    * every sync for leases, however long the key has been quiet (so it keeps at least one slot while
@@ -465,40 +426,3 @@ export class LeaseKey implements KeyLimiter, TakesBack, Forgets {
 }
 
 const EMPTY: number[] = [];
-
-/**
- * The powers of each decay in use, filled as asked (NaN: not yet). One decay per policy window and
- * sync interval, so few; past POWERS_DECAYS of them, or past POWERS_MAX intervals, the power is computed.
- */
-const POWERS = new Map<number, Float64Array>();
-const POWERS_DECAYS = 16;
-const POWERS_MAX = 4096;
-
-function powersOf(decay: number): Float64Array | null {
-  let table = POWERS.get(decay);
-  if (table === undefined) {
-    if (POWERS.size >= POWERS_DECAYS) return null;
-    table = new Float64Array(POWERS_MAX).fill(Number.NaN);
-    POWERS.set(decay, table);
-  }
-  return table;
-}
-
-/**
- * The number of i in [0, max) for which `holds` is true, given that it is true for a prefix: checks a
- * guess (exact when the guess is right, two calls), else bisects.
- */
-function prefixLength(max: number, holds: (i: number) => boolean, guess = Number.NaN): number {
-  if (max <= 0) return 0;
-  if (guess >= 1 && guess < max && holds(guess - 1) && !holds(guess)) return guess;
-  if (guess >= max && holds(max - 1)) return max;
-  if (!holds(0)) return 0;
-  let lo = 0;
-  let hi = max;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >>> 1;
-    if (holds(mid)) lo = mid;
-    else hi = mid;
-  }
-  return lo + 1;
-}

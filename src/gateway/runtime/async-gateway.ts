@@ -1,175 +1,54 @@
-import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { requireCost, requireKey } from '../../config.js';
 import { DESIGNS, type Design, touchesStore } from '../../designs/index.js';
-import {
-  ALLOW,
-  type AsksStore,
-  asksStore,
-  DENY,
-  forgets,
-  type KeyLimiter,
-  logsAtStore,
-  NEED_STORE,
-  type TakesBack,
-  takesBack,
-} from '../../designs/key-limiter.js';
-import { askAnswered } from '../../designs/key-steps.js';
+import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
 import type { AsyncStore } from '../../store/contract.js';
-import { expiryOf } from '../../window/expiry.js';
 import type { Decision } from '../decision.js';
 import { maxRequestCost, type ResolvedOptions } from '../options.js';
-import { nextSyncAt, retryAfterMs } from '../retry-after.js';
-import { AGAIN, AskCoalescer, type AskWaiter } from './ask-coalescer.js';
+import type { AskCoalescer } from './ask-coalescer.js';
+import type { AsyncGatewayEvents } from './async-gateway-events.js';
 import { type AsyncGatewayOptions, type FailMode, resolveAsyncGatewayOptions } from './async-options.js';
-import { IdClaims } from './duplicate-id.js';
-import { EarlySyncs } from './early-syncs.js';
-import type { FailureCause } from './failure-cause.js';
-import { KeyTable } from './key-table.js';
-import { LogVoids } from './log-voids.js';
+import type { Decisions } from './decisions.js';
+import type { IdClaims } from './duplicate-id.js';
+import type { EarlySyncs } from './early-syncs.js';
+import { degradedDecision, type FailModeContext } from './fail-modes.js';
+import { buildGatewayParts } from './gateway-parts.js';
+import type { KeyTable } from './key-table.js';
+import type { LogVoids } from './log-voids.js';
 import {
   type MetricsOptions,
   metricsHandler,
   registerGatewayMetrics,
   unregisterGatewayMetrics,
 } from './metrics.js';
-import { RefundQueue } from './refund-queue.js';
-import { ResetQueue } from './reset-queue.js';
-import { StoreClock } from './store-clock.js';
-import { StoreHealth } from './store-health.js';
-import { SyncLoop } from './sync-loop.js';
-import { withTimeout } from './timeout.js';
+import { type RuntimeStats, sumByCause } from './runtime-stats.js';
+import type { StoreClock } from './store-clock.js';
+import type { StoreHealth } from './store-health.js';
+import type { StoreRequests } from './store-requests.js';
+import type { SyncLoop } from './sync-loop.js';
+import type { TakeBacks } from './take-backs.js';
 
+export type {
+  AsyncGatewayEvents,
+  DuplicateIdEvent,
+  StoreCallErrorEvent,
+  SyncErrorEvent,
+  SyncEvent,
+} from './async-gateway-events.js';
 export { ASYNC_GATEWAY_FIELDS, type AsyncGatewayOptions, type FailMode } from './async-options.js';
-
-/** One sync request answered: a sync goes out in parts (see sendParts), each its own request. */
-export interface SyncEvent {
-  seq: number;
-  /** Keys exchanged. */
-  keys: number;
-  latencyMs: number;
-  /** A resend of a part whose earlier attempt failed. */
-  retry: boolean;
-}
-
-export interface SyncErrorEvent {
-  seq: number;
-  keys: number;
-  latencyMs: number;
-  /** See FailureCause: the store was slow, unreachable, or answered with an error. */
-  reason: FailureCause;
-  error?: unknown;
-}
-
-export interface StoreCallErrorEvent {
-  call: 'logAdmit' | 'ask' | 'voidLogAdmits' | 'refundAdmits' | 'resetKey';
-  key: string;
-  reason: FailureCause;
-  error?: unknown;
-}
-
-/** Another live gateway syncs with this gateway's id (see AsyncGateway's class comment, Incarnations). */
-export interface DuplicateIdEvent {
-  id: string;
-  /** This gateway's incarnation, and the other one the store recorded since this one's last sync. */
-  incarnation: string;
-  other: string;
-}
-
-export interface AsyncGatewayEvents {
-  sync: [SyncEvent];
-  syncError: [SyncErrorEvent];
-  storeCallError: [StoreCallErrorEvent];
-  duplicateId: [DuplicateIdEvent];
-}
-
-export interface DecisionCounts {
-  allowed: number;
-  limited: number;
-  degradedAllowed: number;
-  degradedLimited: number;
-}
-
-/** A snapshot of the runtime's counters (the Prometheus metrics read these). */
-export interface RuntimeStats {
-  /** Sync requests answered: a sync goes out in parts of `partKeys` keys, each one request. */
-  syncs: number;
-  /** Sync requests (parts) that failed, by cause (see FailureCause): timed out, refused, answered with an error. */
-  syncTimeouts: number;
-  syncRefusals: number;
-  syncErrors: number;
-  /** Request-path store calls (logAdmit, ask) that failed, all causes. */
-  storeCallFailures: number;
-  storeCallFailuresBy: Record<FailureCause, number>;
-  /** Local clock time of the last good store reply; NaN before the first. */
-  lastGoodAt: number;
-  /** Since the last good store reply, or since the gateway was created if there was none. */
-  lastGoodAgeMs: number;
-  /** Admits this gateway made that the store has not confirmed yet. */
-  unsyncedAdmits: number;
-  keys: number;
-  decisions: DecisionCounts;
-  /** Store time − local time, from the store reply with the shortest recent round trip. */
-  offsetMs: number;
-  /** How far offsetMs can be off: half that reply's round trip + the local clock's 1 ms tick (NaN before the first reply with a store time). */
-  offsetErrorMs: number;
-  /** Requests that found no slot while an ask for their key was in flight and waited on it instead of asking (leases-ask). */
-  coalescedAsks: number;
-  /** Keys dropped to stay under maxKeys (idle ones not included). */
-  evictions: number;
-  /** Requests for a new key rejected because every held key still had unconfirmed admits. */
-  keyCapRejections: number;
-  /** The store counts as unreachable now. */
-  storeDown: boolean;
-  /** central-log calls that failed or timed out and have not been taken back at the store yet. */
-  pendingVoids: number;
-  /** central-log calls taken back at the store (voidLogAdmits answered). */
-  voidedCalls: number;
-  /** The last answered sync found that another live gateway had synced with this id since this one's previous sync. */
-  duplicateId: boolean;
-  /** Answered syncs that found another live gateway with this id. */
-  duplicateIdSyncs: number;
-  /** Keys per sync request (part) the next sync is cut into, from the store's recent speed. */
-  partKeys: number;
-  /** K in use: the configured one, or with gateways 'auto' the store's last count of live gateways. */
-  gateways: number;
-  /** gateways 'auto': heartbeats that failed or timed out (K kept its last count). */
-  heartbeatFailures: number;
-  /** Design.earlySyncs (adaptive-early): sync rounds started early, off the request path (0: none). */
-  earlySyncs: number;
-  /** Early syncs a key wanted while the gateway's early-sync bucket was empty (the store's cap). */
-  earlySyncsCapped: number;
-}
+export type { DecisionCounts, RuntimeStats } from './runtime-stats.js';
 
 /**
  * A gateway over an asynchronous store (Redis): the same key state machines as `Gateway`, driven by
  * a sync timer, with a timeout on every store call and fail modes for when the store is away.
  *
- * Syncs in parts. A sync goes out as several requests (parts) with one seq, each small enough to be
- * answered well within storeTimeoutMs (sized from the store's recent speed, see partKeys), two in
- * flight at a time, entries that push admits first. A sync that outgrew its timeout used to fail for
- * good: resent whole, it never fit again, and the gateway stayed on its fail mode (issue 17, item 7).
- * The store's liveness (lastGoodAt, failing) follows the answered parts.
- *
- * Retried parts. The store applies a key's pushes at most once per (gateway, seq), checked per key.
- * When a part fails — a timeout or an error — the runtime cannot tell whether the store applied it (a
- * reply can be lost after the write). So the part is kept and resent first at the next tick with the
- * same seq and entries (halved if it timed out): if the first attempt landed, the store treats the
- * resend as a replay and pushes nothing again; if it did not, the resend applies it. Merging the
- * failed pushes into a new batch instead would be wrong either way (a new seq counts them twice if
- * they landed, the old seq drops the new ones). Its keys stay out of newer syncs until it is answered
- * (`unresolved`), so a key never sees a newer seq before the resend of an older one. The limiters are
- * not told the sync failed (no `syncFailed`): their pushes stay in flight, still counted as their
- * own, until the resend is answered. Admits made meanwhile go out in a later sync, with a new seq.
- *
- * Incarnations. The store knows this gateway as `incarnation`, its id and a random nonce drawn at
- * start; seqs count from 1 under it. A seq from the clock (as before) put a restart on a clock behind,
- * or two live gateways with one id, below the seqs the store had applied: every sync refused as stale,
- * or taken for a replay and dropped (issue 17, item 8). A round's first request claims the id at the
- * store (SyncRequest.incarnationOf); a claim that finds another incarnation there, once one of ours
- * was answered, means another live gateway uses this id: reported, never silent (noteClaim).
+ * The parts, each with the why of its own (their comments): SyncLoop runs the sync rounds (why a sync
+ * goes in parts and why a failed part is resent with its seq: sync-parts.ts; incarnations: IdClaims);
+ * StoreClock gives decision time on the store's clock; StoreRequests makes the request path's store
+ * calls (leases-ask's one ask per key); degradedDecision is the fail modes; TakeBacks, refunds and
+ * resets. This class holds the decision path and wires the parts together.
  *
  * Bounded memory while the store is away: nothing is queued per request. A limiter keeps only its
  * own admits since its last answered sync, and it admits only while its estimate of the window is
@@ -180,20 +59,6 @@ export interface RuntimeStats {
  * fails.) The degraded admits of the fail modes keep at most ceil(L/K) (`local`) or L (`open`) per key
  * that still count, dropping those that aged out (the store would ignore them), and keys with nothing
  * left are swept at each failed sync.
- *
- * Time: decisions run on local time + the store's offset, never going backwards, so every gateway
- * ages its window on the store's clock. Each store reply carries the store's now; the offset is store
- * now − the local midpoint of the call, taken from the reply with the shortest round trip among the
- * last OFFSET_SAMPLES (as NTP's clock filter does): it is off by at most half that round trip + the
- * local clock's tick, and a reply that waited behind a stalled event loop — whose midpoint is late —
- * is not the one used. A grant is spent only until its lapse less that error (withLapseMargin).
- *
- * leases-ask: one ask in flight per key. A request that finds no slot while an ask for its key is
- * out waits for that ask and decides on what it brought, instead of asking too: the simulator's store
- * answers at once, so there the next request simply finds the grant; asking again would cost a round
- * trip each and ask for the same slots twice. The wait is bounded by that ask's store timeout; a
- * waiter that finds the grant used up by the others asks once more (see AskCoalescer.follow), so a leases-ask
- * request waits on the store at most about twice storeTimeoutMs.
  */
 export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   readonly id: string;
@@ -211,51 +76,35 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
   /** touchesStore(design), read on every request: false (split) never syncs nor has a store to lose. */
   private readonly usesStore: boolean;
   private readonly clock: () => number;
-  private readonly random: () => number;
   /** Each key's limiter and outage record, under maxKeys. */
   private readonly table: KeyTable;
 
-  /**
-   * Who the store sees: this gateway's id and a random nonce, new at every start (see the class
-   * comment, Incarnations). Seqs count from 1 under it, never from a clock.
-   */
+  /** Who the store sees: the id and a random nonce, new at every start (see IdClaims, Incarnations). */
   readonly incarnation: string;
   /** Decision time: the local clock + the store's offset (see StoreClock). */
   private readonly storeClock: StoreClock;
   /** leases-ask: the ask in flight per key, and the requests waiting on it. */
-  private readonly asks = new AskCoalescer();
+  private readonly asks: AskCoalescer;
   /** The store's liveness: its last good reply, and whether the last call failed. */
   private readonly health: StoreHealth;
   /** This incarnation's claims on the id (see IdClaims). */
   private readonly claims: IdClaims;
+  /** What the fail mode decides with while the store is away (see degradedDecision). */
+  private readonly failModes: FailModeContext;
+  /** central-log's logAdmit and leases-ask's ask, for requests that wait on the store (see StoreRequests). */
+  private readonly requests: StoreRequests;
   /** The sync timer, the syncs and their parts (see SyncLoop). */
   private readonly loop: SyncLoop;
   /** Design.earlySyncs: syncs sent early, off the request path (null: the design has none). */
   readonly earlySyncs: EarlySyncs | null;
   /** Admits of held limiters the store has not confirmed yet. */
   private limiterUnsynced = 0;
-  private readonly counts: DecisionCounts = {
-    allowed: 0,
-    limited: 0,
-    degradedAllowed: 0,
-    degradedLimited: 0,
-  };
-  private readonly storeCallFailures: Record<FailureCause, number> = { timeout: 0, refused: 0, error: 0 };
-  private keyCapRejections = 0;
+  /** Decisions built and counted (see Decisions). */
+  private readonly decisions: Decisions;
   /** central-log calls that failed or timed out: taken back at the store before the next sync. */
   private readonly voids: LogVoids;
-  /** Refunds of admits the store counts, sent at the start of each sync round. */
-  private readonly refundQueue: RefundQueue;
-  /** Decisions taken back already: a second refund of one takes nothing. */
-  private readonly refunded = new WeakSet<Decision>();
-  /** Keys to reset at the store, sent in the next sync round (resetKey). */
-  private readonly resetQueue: ResetQueue;
-  /**
-   * Per key, the decision time of its last reset, oldest first, for a window (at most maxKeys): a
-   * refund of an admit at or before it takes nothing (the reset forgot it; at the store a refund of
-   * its instant would take another admit made there since).
-   */
-  private readonly lastReset = new Map<string, number>();
+  /** Refunds and resets: what this gateway takes back (see TakeBacks). */
+  private readonly takeBacks: TakeBacks;
 
   constructor(opts: AsyncGatewayOptions) {
     super();
@@ -269,62 +118,34 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     this.clock = o.clock;
     this.design = DESIGNS[this.options.design];
     this.usesStore = touchesStore(this.design);
-    // gateways 'auto': the first decisions wait for the first round's count of the fleet, as they do
-    // for a store's clock (one round trip, once): K is never a guess while the store can answer
-    const waits = waitsForClock(this.store, this.design) || this.options.autoGateways;
-    this.storeClock = new StoreClock(waits, this.store.clock === 'store');
-    this.random = o.random;
     this.maxKeys = o.maxKeys;
     this.maxCost = maxRequestCost(this.options);
-    this.health = new StoreHealth(this.clock(), this.staleAfterMs, this.design.requestPath !== null);
-    this.voids = new LogVoids(this.maxKeys);
-    this.refundQueue = new RefundQueue(this.maxKeys);
-    this.resetQueue = new ResetQueue(this.maxKeys);
-    const { design } = this;
-    const { fleet, policy } = this.options;
-    this.table = new KeyTable({
-      maxKeys: this.maxKeys,
-      policy,
-      holdsKeys: design.holdsKeys,
-      create: (now) => design.create(fleet, now),
-      busy: (key) => this.asks.has(key),
-      onFull: () => {
-        if (this.loop.running) this.loop.tick();
-      },
-    });
-    this.incarnation = `${this.id}~${randomBytes(9).toString('base64url')}`;
-    this.claims = new IdClaims(this.id, this.incarnation);
-    this.loop = new SyncLoop({
-      id: this.id,
-      incarnation: this.incarnation,
-      options: this.options,
-      storeTimeoutMs: this.storeTimeoutMs,
-      store: this.store,
-      clock: this.clock,
-      random: this.random,
-      storeClock: this.storeClock,
-      health: this.health,
-      table: this.table,
-      claims: this.claims,
-      voids: this.voids,
-      refunds: this.refundQueue,
-      resets: this.resetQueue,
-      resolveRefunds: (now) =>
-        this.refundQueue.resolve(
-          now,
-          (key) => this.refundLimiter(key, now),
-          (cost) => this.tookBackLocally(cost),
-        ),
+    const p = buildGatewayParts(o, this.design, {
       events: this,
-      confirmed: (own) => {
-        for (const n of own) this.limiterUnsynced -= n;
+      now: () => this.now(),
+      storeDown: () => this.storeDown(),
+      fromLimiter: (lim, allowed, now, cost) => this.fromLimiter(lim, allowed, now, cost),
+      degraded: (key, now, cost, counted) => this.degraded(key, now, cost, counted),
+      unconfirmed: (delta) => {
+        this.limiterUnsynced += delta;
       },
       gatewaysChanged: () => {
         this.maxCost = maxRequestCost(this.options);
       },
     });
-    const early = design.earlySyncs;
-    this.earlySyncs = early === null ? null : new EarlySyncs(early, fleet.syncMs, this.loop);
+    this.incarnation = p.incarnation;
+    this.storeClock = p.storeClock;
+    this.health = p.health;
+    this.voids = p.voids;
+    this.table = p.table;
+    this.asks = p.asks;
+    this.claims = p.claims;
+    this.takeBacks = p.takeBacks;
+    this.loop = p.loop;
+    this.decisions = p.decisions;
+    this.requests = p.requests;
+    this.failModes = p.failModes;
+    this.earlySyncs = p.earlySyncs;
   }
 
   /** A store reply has told this gateway the store's clock: decisions no longer wait for it (see waitsForClock). */
@@ -407,19 +228,19 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     const usesStore = this.usesStore;
     if (usesStore && this.offStore(key, local)) return shape.of(this.degraded(key, now, cost));
     const lim = this.table.limiterOf(key, now);
-    if (lim === null) return shape.of(this.noRoom(false, now));
+    if (lim === null) return shape.of(this.decisions.noRoom(false, now));
     const verdict = lim.decide(now, cost);
     if (this.earlySyncs !== null) this.earlySyncs.after(lim, now);
     if (verdict === ALLOW) {
       if (usesStore) this.limiterUnsynced += cost;
-      this.counts.allowed++;
+      this.decisions.counts.allowed++;
       return shape.local(lim, true, now, cost);
     }
     if (verdict === DENY) {
-      this.counts.limited++;
+      this.decisions.counts.limited++;
       return shape.local(lim, false, now, cost);
     }
-    return shape.later(this.viaStore(key, lim, now, cost));
+    return shape.later(this.requests.viaStore(key, lim, now, cost));
   }
 
   /**
@@ -429,18 +250,8 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
    */
   private overLimit(key: string): Decision {
     const now = this.now();
-    const held = this.table.get(key);
-    const lim = held ?? this.design.create(this.options.fleet, now);
-    const resetAt = lim.resetAt(now);
-    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
-    const d: Decision = {
-      allowed: false,
-      remaining: lim.remaining(now),
-      resetMs,
-      at: now,
-      exceedsLimit: true,
-    };
-    return this.count(d, false);
+    const lim = this.table.get(key) ?? this.design.create(this.options.fleet, now);
+    return this.decisions.overLimit(lim, now);
   }
 
   /** This request is decided by the fail mode: the store is away, or the key still has outage admits to push. */
@@ -455,240 +266,15 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return false;
   }
 
-  /** A request for a new key while the key cap is full of keys with unconfirmed admits. */
-  private noRoom(degraded: boolean, now: number): Decision {
-    this.keyCapRejections++;
-    const d: Decision = {
-      allowed: false,
-      remaining: 0,
-      resetMs: 0,
-      // a sync confirming some key's admits makes room
-      retryAfterMs: this.untilNextSync(now),
-      at: now,
-    };
-    if (degraded) d.degraded = true;
-    return this.count(d, degraded);
-  }
-
-  private async viaStore(key: string, lim: KeyLimiter, now: number, cost: number): Promise<Decision> {
-    const { policy } = this.options;
-    if (this.design.requestPath === 'log' && logsAtStore(lim)) {
-      const t0 = this.clock();
-      const call = { gatewayId: this.incarnation, seq: this.voids.nextSeq() };
-      const r = await withTimeout(
-        () => this.store.logAdmit({ key, policy, cost, call }, now),
-        this.storeTimeoutMs,
-        this.store,
-      );
-      const t1 = this.clock();
-      if (!r.ok) {
-        // it may have landed, or land later: the decision is made without it, so the store must
-        // not count it (taken back before the next sync; see voidLogAdmits)
-        this.voids.add({ key, seq: call.seq, cost });
-        return this.storeCallFailed('logAdmit', key, r, cost);
-      }
-      this.health.answered(t1);
-      this.storeClock.learn(r.value.now, t0, t1);
-      // The admit's instant is the store's stamp, the time the log holds it at and ages it out by:
-      // the decision clock after the reply is later by the reply's way back, and a window judged on
-      // that saw admits over L that the store never counted (regression:
-      // test/regressions/central-log-at-is-gateway-clock.test.ts).
-      const at = Number.isFinite(r.value.now) ? r.value.now : this.now();
-      return this.count(this.fromLimiter(lim, lim.onLogReply(r.value, at, cost), at, cost), false);
-    }
-    if (!asksStore(lim)) throw new Error(`${lim.design} said NEED_STORE without a request path`);
-    const asking = this.asks.inFlight(key);
-    if (asking === undefined) return this.ask(key, lim, now, cost);
-    return this.asks.follow(key, asking, this.waiter(key, lim, cost, this.clock()));
-  }
-
-  /**
-   * A request that found no slot while an ask for its key was in flight: it waits for that ask (which
-   * settles within its store timeout) and decides on what it brought. If other requests used the grant
-   * up, it asks (or waits) again, while less than storeTimeoutMs has passed since it first waited;
-   * then it is rejected.
-   */
-  private waiter(key: string, lim: KeyLimiter & AsksStore, cost: number, since: number): AskWaiter<Decision> {
-    let now = 0;
-    return {
-      ask: () => this.ask(key, lim, now, cost),
-      retry: () => {
-        now = this.now();
-        // the ask failed (or another call did meanwhile): decide as that ask's request did
-        if (this.storeDown()) return this.degraded(key, now, cost, true);
-        const v = lim.decideAgain(now, cost);
-        if (v === ALLOW) {
-          this.limiterUnsynced += cost;
-          return this.count(this.fromLimiter(lim, true, now, cost), false);
-        }
-        if (v === NEED_STORE && this.clock() - since < this.storeTimeoutMs) return AGAIN;
-        return this.count(this.fromLimiter(lim, false, now, cost), false);
-      },
-    };
-  }
-
-  /**
-   * leases-ask's request-path ask; requests for the key that find no slot meanwhile wait on it. An
-   * ask that a sync of this gateway crossed brings a grant the limiter may not spend (that sync may
-   * have handed it back): the request asks again, tagged after that sync, while less than
-   * storeTimeoutMs has passed since it first asked (regression:
-   * test/regressions/leases-ask-sync-crossing-ask-refuses-its-request.test.ts).
-   */
-  private async ask(key: string, lim: KeyLimiter & AsksStore, now: number, cost: number): Promise<Decision> {
-    const { policy, fleet } = this.options;
-    const settle = this.asks.open(key);
-    try {
-      const first = this.clock();
-      for (;;) {
-        const t0 = this.clock();
-        const ask = lim.askSize(cost);
-        // tagged with the last sync built: that sync and its resends never hand this grant back
-        const seq = this.loop.builtSeq;
-        const r = await withTimeout(
-          () =>
-            this.store.ask(
-              { gatewayId: this.incarnation, key, policy, leaseTtlMs: fleet.leaseTtlMs, ask, seq },
-              now,
-            ),
-          this.storeTimeoutMs,
-          this.store,
-        );
-        const t1 = this.clock();
-        if (!r.ok) return this.storeCallFailed('ask', key, r, cost);
-        this.health.answered(t1);
-        this.storeClock.learn(r.value.now, t0, t1);
-        const at = this.now();
-        // A sync built while the ask was out hands back what the gateway held then: the limiter spends
-        // none of this grant (regression: test/regressions/leases-ask-ask-and-sync-cross.test.ts). A resend of a
-        // sync built before the ask does not take it back (the grant's tag; regression:
-        // test/regressions/leases-ask-resent-sync-releases-later-ask.test.ts).
-        // (A sync built for this key since the ask went out releases the parts tagged below its seq,
-        // this ask's among them: the limiter spends none of it, by the sync it recorded in askSize;
-        // regression: test/regressions/leases-ask-coalesced-request-spends-released-ask.test.ts.)
-        const reply = this.storeClock.withLapseMargin(r.value);
-        // refused on its merits (deniedUntilSync: DENY), or crossed by a sync (NEED_STORE: again)
-        const v = askAnswered(lim, reply, at, cost);
-        if (v === NEED_STORE && t1 - first < this.storeTimeoutMs) {
-          now = at;
-          continue;
-        }
-        const allowed = v === ALLOW;
-        if (allowed) this.limiterUnsynced += cost;
-        return this.count(this.fromLimiter(lim, allowed, at, cost), false);
-      }
-    } finally {
-      // the waiters run after this request has applied the reply (or failed)
-      settle();
-    }
-  }
-
-  private storeCallFailed(
-    call: 'logAdmit' | 'ask',
-    key: string,
-    r: { cause: FailureCause; error?: unknown },
-    cost: number,
-  ): Decision {
-    this.health.failing = true;
-    this.storeCallFailures[r.cause]++;
-    this.emit('storeCallError', { call, key, reason: r.cause, error: r.error });
-    // an ask's request went through its limiter's decide already, which must not count it twice
-    return this.degraded(key, this.now(), cost, call === 'ask');
-  }
-
-  /**
-   * A decision made without the store, by the fail mode. `counted`: the request already went through
-   * its limiter's decide (it waited on another request's ask), so the limiter must not count it again.
-   */
+  /** A decision made without the store, by the fail mode (see degradedDecision), counted. */
   private degraded(key: string, now: number, cost: number, counted = false): Decision {
-    const { policy, fleet } = this.options;
-    if (this.failMode === 'closed') {
-      return this.count(
-        {
-          allowed: false,
-          remaining: 0,
-          resetMs: 0,
-          retryAfterMs: this.untilNextSync(now),
-          degraded: true,
-          at: now,
-        },
-        true,
-      );
-    }
-    if (this.failMode === 'local' && this.design.grants) {
-      // spend granted slots only: the store may already have handed anything else to another gateway
-      const lim = this.table.limiterOf(key, now);
-      if (lim === null) return this.noRoom(true, now);
-      // a counted request came by an ask (AsksStore)
-      const v = counted && asksStore(lim) ? lim.decideAgain(now, cost) : lim.decide(now, cost);
-      const allowed = v === ALLOW;
-      if (allowed) this.limiterUnsynced += cost;
-      return this.count({ ...this.fromLimiter(lim, allowed, now, cost), degraded: true }, true);
-    }
-    const fb = this.table.outageOf(key, now);
-    if (fb === null) {
-      // open admits regardless; what it cannot record is not pushed (open has no bound anyway)
-      if (this.failMode === 'open') {
-        return this.count({ allowed: true, remaining: 0, resetMs: 0, degraded: true, at: now }, true);
-      }
-      return this.noRoom(true, now);
-    }
-    const share = policy.limit / fleet.gateways;
-    if (this.failMode === 'open') {
-      // beyond L per window the store's count would say nothing more: keep the queue bounded
-      fb.record(now, cost, policy.limit);
-      const resetAt = fb.resetAt(now);
-      const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
-      const remaining = Math.max(0, policy.limit - fb.live(now));
-      return this.count({ allowed: true, remaining, resetMs, degraded: true, at: now }, true);
-    }
-    const live = fb.live(now);
-    const allowed = live + cost - 1 < share;
-    if (allowed) fb.record(now, cost, Number.POSITIVE_INFINITY);
-    const resetAt = fb.resetAt(now);
-    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
-    const d: Decision = {
-      allowed,
-      remaining: Math.max(0, Math.ceil(share - fb.live(now))),
-      resetMs,
-      degraded: true,
-      at: now,
-    };
-    if (!allowed) {
-      // its own outage admits are all it counts by: the instant enough of them age out for this cost
-      // (one costing more than the share waits for the store, back at a sync at the soonest)
-      const at = fb.admitsAt(now, cost, share);
-      d.retryAfterMs = Number.isFinite(at) ? Math.max(1, Math.ceil(at - now)) : this.untilNextSync(now);
-    }
-    return this.count(d, true);
+    const d = degradedDecision(this.failModes, key, now, cost, counted);
+    return d === null ? this.decisions.noRoom(true, now) : this.decisions.count(d, true);
   }
 
+  /** The decision of the key's limiter (see Decisions.fromLimiter): the one place a verdict becomes a Decision. */
   private fromLimiter(lim: KeyLimiter, allowed: boolean, now: number, cost: number): Decision {
-    const resetAt = lim.resetAt(now);
-    const remaining = lim.remaining(now);
-    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
-    // each shape built whole: adding retryAfterMs afterwards costs a second allocation
-    if (allowed) return { allowed, remaining, resetMs, at: now };
-    return { allowed, remaining, resetMs, at: now, retryAfterMs: this.retryAfter(lim, now, cost) };
-  }
-
-  private retryAfter(lim: KeyLimiter, now: number, cost: number): number {
-    return retryAfterMs(lim, this.design, this.options.fleet, this.loop.lastSyncStartAt, now, cost);
-  }
-
-  /** Until the next sync, the first instant a rejection that waits on the store can change. */
-  private untilNextSync(now: number): number {
-    const at = nextSyncAt(this.loop.lastSyncStartAt, now, this.options.fleet.syncMs);
-    return Math.max(1, Math.ceil(at - now));
-  }
-
-  private count(d: Decision, degraded: boolean): Decision {
-    const c = this.counts;
-    if (degraded) {
-      if (d.allowed) c.degradedAllowed++;
-      else c.degradedLimited++;
-    } else if (d.allowed) c.allowed++;
-    else c.limited++;
-    return d;
+    return this.decisions.fromLimiter(lim, allowed, now, cost);
   }
 
   /**
@@ -717,36 +303,7 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         `fleetlimit: refund: the store has no refundAdmits, so the ${this.options.design} design cannot take admits back`,
       );
     }
-    const at = decision.at;
-    if (!decision.allowed || decision.degraded === true || at === undefined) return false;
-    if (this.refunded.has(decision)) return false;
-    const reset = this.lastReset.get(key);
-    if (reset !== undefined && at <= reset) return false;
-    this.refunded.add(decision);
-    const now = this.now();
-    const r = this.refundLimiter(key, now).takeBack(at, cost, now);
-    if (r === 'local') this.tookBackLocally(cost);
-    else if (r === 'store') {
-      this.refundQueue.add(key, at, cost);
-      // central-log calls the store on every request: its refunds go at once, not a round later
-      if (this.design.requestPath === 'log') void this.loop.sendRefunds();
-    } else if (r === 'wait') this.refundQueue.wait(key, at, cost);
-    return r !== 'gone';
-  }
-
-  /**
-   * The key's limiter for a refund; one made afresh if the key's state was dropped (idle: nothing of it
-   * left here, so a fresh limiter answers as the dropped one would, 'store' or 'gone').
-   */
-  private refundLimiter(key: string, now: number): KeyLimiter & TakesBack {
-    const lim = this.table.get(key) ?? this.design.create(this.options.fleet, now);
-    if (!takesBack(lim)) throw new Error(`${lim.design} cannot take admits back`);
-    return lim;
-  }
-
-  /** A refund taken back before the store saw the admit: it no longer waits to be confirmed. */
-  private tookBackLocally(cost: number): void {
-    if (this.usesStore) this.limiterUnsynced -= cost;
+    return this.takeBacks.refund(key, decision, cost);
   }
 
   /**
@@ -776,45 +333,19 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
         `fleetlimit: resetKey: the store has no resetKey, so the ${this.options.design} design cannot reset a key`,
       );
     }
-    const sent = this.usesStore ? this.resetQueue.add(key) : Promise.resolve(true);
-    if (sent === null) return Promise.resolve(false);
-    const now = this.now();
-    const lim = this.table.get(key);
-    if (lim !== undefined && forgets(lim)) {
-      const n = lim.forget(now);
-      if (this.usesStore) this.limiterUnsynced -= n;
-    }
-    this.noteReset(key, now);
-    this.refundQueue.drop(key);
-    if (this.usesStore) {
-      // central-log's admits are all the store's, none in a sync: its reset goes at once; a gateway
-      // whose sync timer does not run (not started, or stopped) runs a round for it now
-      if (this.design.requestPath === 'log') void this.loop.sendResets();
-      else if (!this.loop.running) this.loop.tick();
-    }
-    return sent;
-  }
-
-  /** Records the key's reset at `now` (lastReset), dropping those a window old and past maxKeys. */
-  private noteReset(key: string, now: number): void {
-    const m = this.lastReset;
-    m.delete(key);
-    m.set(key, now);
-    const { windowMs, windowKind } = this.options.policy;
-    for (const [k, t] of m) {
-      if (m.size <= this.maxKeys && expiryOf(t, windowMs, windowKind) > now) break;
-      m.delete(k);
-    }
+    return this.takeBacks.reset(key);
   }
 
   /** Resets sent to the store and answered, and keys still waiting for theirs (stats). */
   get resetStats(): { sent: number; pending: number } {
-    return { sent: this.resetQueue.sent, pending: this.resetQueue.pending };
+    const q = this.takeBacks.resetQueue;
+    return { sent: q.sent, pending: q.pending };
   }
 
   /** Refunds sent to the store and answered, and those still to send (stats). */
   get refundStats(): { sent: number; pending: number } {
-    return { sent: this.refundQueue.sent, pending: this.refundQueue.pending };
+    const q = this.takeBacks.refundQueue;
+    return { sent: q.sent, pending: q.pending };
   }
 
   /** Whether decisions must not rely on the store now (see StoreHealth.down). */
@@ -855,18 +386,18 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       syncTimeouts: this.loop.syncTimeouts,
       syncErrors: this.loop.syncErrors,
       syncRefusals: this.loop.syncRefusals,
-      storeCallFailures: sumOf(this.storeCallFailures),
-      storeCallFailuresBy: { ...this.storeCallFailures },
+      storeCallFailures: sumByCause(this.requests.failures),
+      storeCallFailuresBy: { ...this.requests.failures },
       lastGoodAt: this.health.lastGoodAt,
       lastGoodAgeMs: this.health.ageMs(t),
       unsyncedAdmits: this.limiterUnsynced + this.table.unconfirmedOutageAdmits(),
       keys: this.table.size,
-      decisions: { ...this.counts },
+      decisions: { ...this.decisions.counts },
       offsetMs: this.storeClock.offsetMs,
       offsetErrorMs: this.storeClock.offsetErrorMs,
       coalescedAsks: this.asks.coalesced,
       evictions: this.table.evictions,
-      keyCapRejections: this.keyCapRejections,
+      keyCapRejections: this.decisions.keyCapRejections,
       storeDown: this.storeDown() && this.usesStore,
       pendingVoids: this.voids.pending,
       voidedCalls: this.voids.voided,
@@ -913,20 +444,4 @@ const isAllowed = (d: Decision): boolean => d.allowed;
 
 export function createAsyncGateway(opts: AsyncGatewayOptions): AsyncGateway {
   return new AsyncGateway(opts);
-}
-
-/**
- * A store on its own clock (Redis TIME) ages the window on that clock, and an admit counts from its
- * instant on it. Until a reply tells a gateway that clock, its own may be off by seconds, and an admit
- * stamped on it would count seconds too long (clock ahead) or too short (behind): decisions wait for a
- * sync's reply, one round trip (at most storeTimeoutMs), once per gateway. Not a design's that never
- * syncs: central-log's are made at the store, split's never leave the gateway. If that sync fails,
- * decisions go ahead on the local clock.
- */
-function waitsForClock(store: AsyncStore, design: Design): boolean {
-  return store.clock === 'store' && design.syncs !== 'never';
-}
-
-function sumOf(byCause: Record<FailureCause, number>): number {
-  return byCause.timeout + byCause.refused + byCause.error;
 }

@@ -164,7 +164,7 @@ function requireTimeoutMs(field: string, v: unknown): number {
 
 /**
  * staleAfterMs: at most W, since it bounds the admits a limiter collects before the fail mode takes
- * over (see the class comment); and at least syncMs + storeTimeoutMs, the longest a healthy store
+ * over (see AsyncGateway's class comment, Bounded memory); and at least syncMs + storeTimeoutMs, the longest a healthy store
  * leaves between two answered syncs (the next tick, then a reply within its timeout): shorter, a
  * store that answers every call in time is counted as down for part of every cycle (staleAfterMs
  * below syncMs degraded most decisions with Redis healthy). Where that exceeds W, W is the most

@@ -1,9 +1,14 @@
 /**
- * This incarnation's claims on its gateway id at the store. A round's first sync request carries the
- * claim (SyncRequest.incarnationOf); the store answers with the incarnation it replaced. Once a claim
- * of ours was answered, finding another one there means another live gateway synced with our id
- * since: reported loudly (the metric, the 'duplicateId' event, one console.warn), never silently.
- * The first answer may name the previous run of this id (a restart): not a twin.
+ * Incarnations. The store knows this gateway as `incarnation`, its id and a random nonce drawn at
+ * start; seqs count from 1 under it. A seq from the clock (as before) put a restart on a clock behind,
+ * or two live gateways with one id, below the seqs the store had applied: every sync refused as stale,
+ * or taken for a replay and dropped (issue 17, item 8).
+ *
+ * IdClaims: this incarnation's claims on its gateway id at the store. A round's first sync request
+ * carries the claim (SyncRequest.incarnationOf); the store answers with the incarnation it replaced.
+ * Once a claim of ours was answered, finding another one there means another live gateway synced with
+ * our id since: reported loudly (the metric, the 'duplicateId' event, one console.warn), never
+ * silently. The first answer may name the previous run of this id (a restart): not a twin.
  */
 export class IdClaims {
   /** This round's first sync request claims the id. */

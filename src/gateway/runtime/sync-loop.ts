@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import { DESIGNS } from '../../designs/index.js';
 import type { AsyncStore } from '../../store/contract.js';
 import type { ResolvedOptions } from '../options.js';
-import type { AsyncGatewayEvents } from './async-gateway.js';
+import type { AsyncGatewayEvents } from './async-gateway-events.js';
 import { buildBatch } from './batch-builder.js';
 import type { IdClaims } from './duplicate-id.js';
 import type { FailureCause } from './failure-cause.js';
@@ -10,41 +10,33 @@ import { Heartbeats } from './heartbeat.js';
 import { HorizonSizer } from './horizon-sizer.js';
 import type { KeyTable } from './key-table.js';
 import type { LogVoids } from './log-voids.js';
+import { sendPipelined } from './part-pipeline.js';
 import { applyPartReply } from './part-reply.js';
 import { PartSizer } from './part-sizer.js';
 import { ReadTurns } from './read-turns.js';
 import type { RefundQueue } from './refund-queue.js';
 import type { ResetQueue } from './reset-queue.js';
+import { RoundCalls } from './round-calls.js';
+import type { StoreAccess } from './store-access.js';
 import type { StoreClock } from './store-clock.js';
 import type { StoreHealth } from './store-health.js';
 import { type Part, resendParts, splitPart } from './sync-parts.js';
 import { SyncTimer } from './sync-timer.js';
 import { withTimeout } from './timeout.js';
-import { sendVoids } from './void-call.js';
 
-/** What the sync loop works with: the gateway's store, clocks, key table and events. */
-export interface SyncLoopDeps {
+/** What the sync loop works with: the store (StoreAccess), the key table, the queues and hooks. */
+export interface SyncLoopDeps extends StoreAccess {
   id: string;
-  incarnation: string;
-  options: ResolvedOptions;
-  storeTimeoutMs: number;
-  store: AsyncStore;
-  /** The local clock: read when a sync starts, sends and is answered. */
-  clock: () => number;
   /** Uniform in [0, 1): the timer's phase. */
   random: () => number;
-  storeClock: StoreClock;
-  health: StoreHealth;
   table: KeyTable;
   claims: IdClaims;
-  voids: LogVoids;
   /** Refunds for the store, sent at the start of each round (null: none expected). */
   refunds?: RefundQueue | null;
   /** Keys to reset at the store, sent after the resends and before the new sync (null: none expected). */
   resets?: ResetQueue | null;
   /** Before the refunds are sent: the refunds that waited on a sync are asked about again. */
   resolveRefunds?: (now: number) => void;
-  events: EventEmitter<AsyncGatewayEvents>;
   /** An answered part's limiter admits, per entry: the store has them now. */
   confirmed: (own: number[]) => void;
   /** gateways 'auto': a heartbeat changed K (options.fleet.gateways). */
@@ -52,7 +44,7 @@ export interface SyncLoopDeps {
 }
 
 /**
- * The sync rounds (see AsyncGateway's class comment: Syncs in parts, Retried parts, Incarnations):
+ * The sync rounds (see sync-parts.ts: Syncs in parts, Retried parts; IdClaims: Incarnations):
  * every Δ at a random phase (SyncTimer), one round in flight at a time. A round takes back failed
  * central-log calls (sendVoids), resends the unanswered parts of earlier syncs (halved if they timed
  * out: resendParts), then numbers a new sync, builds its batch of every other key (buildBatch), cuts
@@ -102,7 +94,8 @@ export class SyncLoop {
   private readonly voids: LogVoids;
   private readonly refunds: RefundQueue | null;
   private readonly resets: ResetQueue | null;
-  private readonly resolveRefunds: (now: number) => void;
+  /** The round's store calls besides the sync: voids, refunds, resets. */
+  private readonly calls: RoundCalls;
   private readonly events: EventEmitter<AsyncGatewayEvents>;
   private readonly confirmed: (own: number[]) => void;
   /** The design's syncs with nothing to push only read (Design.syncs 'lazy'). */
@@ -122,9 +115,19 @@ export class SyncLoop {
     this.voids = d.voids;
     this.refunds = d.refunds ?? null;
     this.resets = d.resets ?? null;
-    this.resolveRefunds = d.resolveRefunds ?? (() => {});
     this.events = d.events;
     this.confirmed = d.confirmed;
+    this.calls = new RoundCalls({
+      store: d.store,
+      gatewayId: d.incarnation,
+      policy: d.options.policy,
+      storeTimeoutMs: d.storeTimeoutMs,
+      voids: d.voids,
+      refunds: this.refunds,
+      resets: this.resets,
+      resolveRefunds: d.resolveRefunds ?? (() => {}),
+      events: d.events,
+    });
     const { fleet, policy } = d.options;
     this.timer = new SyncTimer(fleet.syncMs, d.random, () => this.tick());
     this.parts = new PartSizer(d.storeTimeoutMs);
@@ -232,7 +235,7 @@ export class SyncLoop {
 
   /** The body of runSync: see there. */
   private async round(final: boolean): Promise<boolean> {
-    if (this.voids.pending > 0) await this.takeBackVoids();
+    if (this.voids.pending > 0) await this.calls.takeBackVoids(this.bookNow());
     if (this.refunds !== null && this.refunds.pending > 0) await this.sendRefunds();
     this.claims.startRound(final);
     this.horizon.startRound();
@@ -265,50 +268,21 @@ export class SyncLoop {
     for (const p of parts) for (const e of p.req.entries) this.unresolved.add(e.key);
   }
 
-  /** The failed central-log calls taken back before the sync (see sendVoids); a failure is reported. */
-  private async takeBackVoids(): Promise<void> {
-    const call = { gatewayId: this.incarnation, policy: this.options.policy, timeoutMs: this.storeTimeoutMs };
-    const failed = await sendVoids(this.store, this.voids, call, this.bookNow());
-    if (failed === null) return;
-    this.events.emit('storeCallError', {
-      call: 'voidLogAdmits',
-      key: failed.key,
-      reason: failed.cause,
-      error: failed.error,
-    });
+  /**
+   * Refunds of admits the store counts, sent before the sync (RoundCalls.sendRefunds). Also called at
+   * once for central-log's refunds (its every admit is the store's, and its requests call the store
+   * anyway).
+   */
+  sendRefunds(): Promise<void> {
+    return this.calls.sendRefunds(this.bookNow());
   }
 
   /**
-   * Refunds of admits the store counts, sent before the sync so its reads count without them (see
-   * RefundQueue); those that waited on the last round's sync are asked about first. A failure is
-   * reported; they go again next round. Also called at once for central-log's refunds (its every
-   * admit is the store's, and its requests call the store anyway).
+   * Resets of keys, except those an unanswered part still carries (RoundCalls.sendResets). Also called
+   * at once for central-log's resets (no sync of it carries admits).
    */
-  async sendRefunds(): Promise<void> {
-    const now = this.bookNow();
-    this.resolveRefunds(now);
-    const call = { gatewayId: this.incarnation, policy: this.options.policy, timeoutMs: this.storeTimeoutMs };
-    const failed = await this.refunds!.send(this.store, call, now);
-    if (failed === null) return;
-    this.events.emit('storeCallError', {
-      call: 'refundAdmits',
-      key: failed.key,
-      reason: failed.cause,
-      error: failed.error,
-    });
-  }
-
-  /**
-   * Resets of keys (see ResetQueue), except those an unanswered part still carries; failures are
-   * reported, and go again next round. Also called at once for central-log's resets (no sync of it
-   * carries admits).
-   */
-  async sendResets(): Promise<void> {
-    const call = { gatewayId: this.incarnation, policy: this.options.policy, timeoutMs: this.storeTimeoutMs };
-    const failed = await this.resets!.send(this.store, call, this.bookNow(), this.unresolved);
-    for (const f of failed) {
-      this.events.emit('storeCallError', { call: 'resetKey', key: f.key, reason: f.cause, error: f.error });
-    }
+  sendResets(): Promise<void> {
+    return this.calls.sendResets(this.bookNow(), this.unresolved);
   }
 
   /**
@@ -367,41 +341,22 @@ export class SyncLoop {
     };
   }
 
-  /**
-   * Sends parts as a pipeline: up to PIPELINE_PARTS in flight, each with its own timeout, in order.
-   * After a part fails the rest are not sent (the store is likely away or slow); they and the failed
-   * ones are `left`, for the next round, in their order.
-   */
-  private async sendParts(parts: Part[]): Promise<{ answered: number; left: Part[] }> {
-    const ok = new Array<boolean>(parts.length).fill(false);
-    const running = new Set<Promise<void>>();
-    let stopped = false;
-    let answered = 0;
-    for (let i = 0; i < parts.length && !stopped; i++) {
-      while (running.size >= PIPELINE_PARTS) await Promise.race(running);
-      if (stopped) break;
-      const settle = (r: boolean) => {
-        running.delete(p);
-        ok[i] = r;
-        if (r) answered++;
-        else stopped = true;
-      };
-      // a fault while applying a reply keeps the part for its resend, like a failed call
-      const p: Promise<void> = this.send(parts[i]).then(settle, (error: unknown) => {
+  /** Sends parts two at a time, in order, up to the first failure (see sendPipelined). */
+  private sendParts(parts: Part[]): Promise<{ answered: number; left: Part[] }> {
+    return sendPipelined(
+      parts,
+      (part) => this.send(part),
+      (part, error) => {
         this.syncErrors++;
         this.events.emit('syncError', {
-          seq: parts[i].req.seq,
-          keys: parts[i].req.entries.length,
+          seq: part.req.seq,
+          keys: part.req.entries.length,
           latencyMs: 0,
           reason: 'error',
           error,
         });
-        settle(false);
-      });
-      running.add(p);
-    }
-    await Promise.all(running);
-    return { answered, left: parts.filter((_, i) => !ok[i]) };
+      },
+    );
   }
 
   private async send(part: Part): Promise<boolean> {
@@ -429,7 +384,7 @@ export class SyncLoop {
       failure = { reason: 'error', error };
     }
     if (failure !== null || !r.ok) {
-      // kept: the resend carries this very seq and these entries (see the class comment)
+      // kept: the resend carries this very seq and these entries (sync-parts.ts, Retried parts)
       // the part waited out the whole timeout (refused, too, when its client queued it offline)
       part.timedOut = !r.ok && r.timedOut;
       this.horizon.partFailed();
@@ -473,6 +428,3 @@ export class SyncLoop {
       this.events.emit('duplicateId', { id: this.id, incarnation: this.incarnation, other });
   }
 }
-
-/** Parts in flight at once: the next is written while the store works on one (a pipeline). */
-const PIPELINE_PARTS = 2;

@@ -1,6 +1,28 @@
 import type { KeyLimiter } from '../../designs/key-limiter.js';
 import type { SyncEntry, SyncRequest } from '../../store/contract.js';
 import type { Fallback } from './fallback.js';
+
+/*
+ * How a sync goes out (SyncLoop sends it; this module cuts and joins its parts):
+ *
+ * Syncs in parts. A sync goes out as several requests (parts) with one seq, each small enough to be
+ * answered well within storeTimeoutMs (sized from the store's recent speed, see partKeys), two in
+ * flight at a time, entries that push admits first. A sync that outgrew its timeout used to fail for
+ * good: resent whole, it never fit again, and the gateway stayed on its fail mode (issue 17, item 7).
+ * The store's liveness (lastGoodAt, failing) follows the answered parts.
+ *
+ * Retried parts. The store applies a key's pushes at most once per (gateway, seq), checked per key.
+ * When a part fails — a timeout or an error — the runtime cannot tell whether the store applied it (a
+ * reply can be lost after the write). So the part is kept and resent first at the next tick with the
+ * same seq and entries (halved if it timed out): if the first attempt landed, the store treats the
+ * resend as a replay and pushes nothing again; if it did not, the resend applies it. Merging the
+ * failed pushes into a new batch instead would be wrong either way (a new seq counts them twice if
+ * they landed, the old seq drops the new ones). Its keys stay out of newer syncs until it is answered
+ * (`unresolved`), so a key never sees a newer seq before the resend of an older one. The limiters are
+ * not told the sync failed (no `syncFailed`): their pushes stay in flight, still counted as their
+ * own, until the resend is answered. Admits made meanwhile go out in a later sync, with a new seq.
+ */
+
 /**
  * One sync request (a part of a sync) and what answers go where. Kept when it fails, so the resend
  * carries the same seq and entries (split, if it timed out: per-key seqs make any split the same).

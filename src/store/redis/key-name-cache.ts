@@ -7,7 +7,7 @@ import { type KeyGroups, type KeyNames, keyNames } from './key-names.js';
  * A user key's names and the RESP encoding of those a sync call names it by: two bulk strings,
  * `$<bytes>\r\n<log>\r\n$<bytes>\r\n<meta>\r\n`, or in compact mode the meta hash's alone. A sync
  * call copies these bytes into its command instead of having the client encode them per key
- * (RedisStore.syncCall).
+ * (encodeSyncCall).
  */
 export interface NamedKey {
   names: KeyNames;

@@ -12,7 +12,6 @@ import type {
   Refund,
   ResetKeyReply,
   ResetKeyRequest,
-  SyncEntry,
   SyncReply,
   SyncRequest,
   SyncResult,
@@ -33,7 +32,7 @@ import { composeScript, type LuaScript, type RedisClient, type ScriptCall } from
 import { keepLoaded } from './script-loader.js';
 import { sendPipelined } from './send-pipelined.js';
 import { type Chunk, chunkEntries } from './sync-chunks.js';
-import { decodeSyncChunk, encodeSyncCall, type SyncHead } from './sync-wire.js';
+import { decodeSyncChunk, encodeSyncCall } from './sync-wire.js';
 
 interface Scripts {
   logAdmit: LuaScript;
@@ -317,11 +316,12 @@ export class RedisStore implements AsyncStore {
       ];
       const head = { args, resp: respBulks(args) };
       const calls = new Array<ScriptCall>(chunks.length);
+      const paired = this.options.mode === 'exact';
       for (let c = 0; c < chunks.length; c++) {
         // in a cluster a call of a few keys is carried with others of its node (sendPipelined), which
         // encodes it anew: prebuilt bytes would be wasted
         const alone = !cluster || chunks[c].indexes.length >= ALONE_KEYS;
-        calls[c] = this.syncCall(chunks[c], entries, names, head, alone);
+        calls[c] = encodeSyncCall(this.scripts.sync, paired, chunks[c], entries, names, head, alone);
         if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
       }
       return { chunks, calls };
@@ -349,25 +349,6 @@ export class RedisStore implements AsyncStore {
       if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
     }
     return { now: storeNow, replies };
-  }
-
-  /** The sync.lua call of one chunk (sync-wire.ts). */
-  private syncCall(
-    c: Chunk,
-    entries: SyncEntry[],
-    names: NamedKey[],
-    head: SyncHead,
-    prebuilt: boolean,
-  ): ScriptCall {
-    return encodeSyncCall(
-      this.scripts.sync,
-      this.options.mode === 'exact',
-      c,
-      entries,
-      names,
-      head,
-      prebuilt,
-    );
   }
 
   /** ARGV[1..6] of every script (see common.lua). */

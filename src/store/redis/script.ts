@@ -1,5 +1,5 @@
-// One Lua script of the store: composed from its .lua files (prelude, window module, operation and
-// the dispatcher that lets one call carry several), and run with EVALSHA, falling back to EVAL.
+// One Lua script of the store: composed from its .lua files (prelude, window module, operation, in
+// dispatch.lua's frame that lets one call carry several), and run with EVALSHA, falling back to EVAL.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -86,21 +86,15 @@ export function luaSource(file: string): string {
  */
 const SHEBANG = '#!lua flags=allow-cross-slot-keys';
 
-/** ARGV[1] of a call carrying several calls of one script (see the dispatcher in composeScript). */
+/** ARGV[1] of a call carrying several calls of one script (see dispatch.lua). */
 export const MIXED = '*calls';
 
 /**
- * A script made of the shared prelude, the window module of the mode and the operation. The
- * operation runs as a function, so one call may carry several calls of the script (keys of several
- * slots of one cluster node, sendPipelined): the prelude then runs once (one TIME, one set of
- * helpers), the operation once per carried call. Such a call declares the keys of its first carried
- * call (one slot: the client routes by it, Redis checks it) and passes the rest in ARGV: MIXED, the
- * count of calls, then per call its key count, argument count, keys and arguments. Before running
- * anything it checks that every carried call's keys are served here (EXISTS, which fails on a key
- * of a slot served elsewhere or mid-migration and not here), so it runs whole or not at all
- * (NONLOCAL: the client then sends the calls one by one). Carried calls share ARGV[1..6] (common.lua's
- * head): the prelude reads them once. An operation that returns an error ends the call with it.
- * `keysPaired` false: the operation takes one name per user key, its meta hash (compact mode's sync).
+ * A script made of the shared prelude, the window module of the mode and the operation, in the frame
+ * of dispatch.lua, which lets one call carry several calls of the script (its comment says how; the
+ * client side is sendPipelined). Carried calls share ARGV[1..6] (common.lua's head): the prelude
+ * reads them once. `keysPaired` false: the operation takes one name per user key, its meta hash
+ * (compact mode's sync).
  */
 export function composeScript(
   op: string,
@@ -108,59 +102,24 @@ export function composeScript(
   buffers = false,
   keysPaired = true,
 ): LuaScript {
-  const source = [
-    SHEBANG,
-    'local function fleetlimitScript(KEYS, ARGV, fleetlimitCalls)',
-    // whether KEYS names each user key by its log and its meta hash, or by its meta hash alone
-    // (compact mode's sync: window-buckets.lua)
-    `local KEYS_PAIRED = ${keysPaired}`,
-    luaSource('common.lua'),
-    luaSource(windowModule),
-    'local function fleetlimitOp(KEYS, ARGV)',
-    luaSource(op),
-    'end',
-    'if fleetlimitCalls == nil then',
-    '  return fleetlimitOp(KEYS, ARGV)',
-    'end',
-    'local replies = {}',
-    'for j = 1, #fleetlimitCalls do',
-    '  local r = fleetlimitOp(fleetlimitCalls[j][1], fleetlimitCalls[j][2])',
-    "  if type(r) == 'table' and r.err ~= nil then",
-    '    return r',
-    '  end',
-    '  if r == nil then',
-    '    r = false',
-    '  end',
-    '  replies[j] = r',
-    'end',
-    'return replies',
-    'end',
-    `if ARGV[1] ~= '${MIXED}' then`,
-    '  return fleetlimitScript(KEYS, ARGV, nil)',
-    'end',
-    'local calls, all, at = {}, {}, 3',
-    'for j = 1, tonumber(ARGV[2]) do',
-    '  local nk, na = tonumber(ARGV[at]), tonumber(ARGV[at + 1])',
-    '  at = at + 2',
-    '  local keys, args = {}, {}',
-    '  for i = 1, nk do',
-    '    keys[i] = ARGV[at]',
-    '    all[#all + 1] = ARGV[at]',
-    '    at = at + 1',
-    '  end',
-    '  for i = 1, na do',
-    '    args[i] = ARGV[at]',
-    '    at = at + 1',
-    '  end',
-    '  calls[j] = { keys, args }',
-    '  if j > 1 and nk > 0 then',
-    "    local r = redis.pcall('EXISTS', unpack(keys))",
-    "    if type(r) == 'table' and r.err ~= nil then",
-    "      return redis.error_reply('NONLOCAL ' .. r.err)",
-    '    end',
-    '  end',
-    'end',
-    'return fleetlimitScript(all, calls[1][2], calls)',
-  ].join('\n');
-  return new LuaScript(`${op} (${windowModule})`, source, buffers);
+  const parts: Record<string, string> = {
+    keysPaired: String(keysPaired),
+    common: luaSource('common.lua'),
+    window: luaSource(windowModule),
+    op: luaSource(op),
+    MIXED,
+  };
+  // one pass over the frame: text put in is not searched for markers again
+  const body = dispatchFrame().replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    const part = parts[name];
+    if (part === undefined) throw new Error(`fleetlimit: dispatch.lua names an unknown part {{${name}}}`);
+    return part;
+  });
+  return new LuaScript(`${op} (${windowModule})`, `${SHEBANG}\n${body}`, buffers);
+}
+
+/** dispatch.lua without its comment (down to the first blank line) and its last line break. */
+function dispatchFrame(): string {
+  const file = luaSource('dispatch.lua');
+  return file.slice(file.indexOf('\n\n') + 2).replace(/\n$/, '');
 }
