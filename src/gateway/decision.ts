@@ -26,3 +26,8 @@ export interface Decision {
    */
   at?: number;
 }
+
+/** Decision.resetMs from a limiter's or outage record's resetAt: 0 when it does not know (Infinity). */
+export function resetMsOf(resetAt: number, now: number): number {
+  return Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+}

@@ -4,7 +4,7 @@ import { DESIGNS, type Design } from '../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, syncsEarly } from '../designs/key-limiter.js';
 import { applyReply, callStore, DROP, syncEntryOf } from '../designs/key-steps.js';
 import type { Store, SyncEntry } from '../store/contract.js';
-import type { Decision } from './decision.js';
+import { type Decision, resetMsOf } from './decision.js';
 import {
   type GatewayOptions,
   learnGateways,
@@ -75,9 +75,8 @@ export class Gateway {
     const allowed = v === ALLOW || (v !== DENY && this.viaStore(lim, key, now, cost));
     if (this.early !== null) this.earlySync(this.early, lim, now);
     // the limiter keeps what it computed to decide: these read it, they do not recount the window
-    const resetAt = lim.resetAt(now);
+    const resetMs = resetMsOf(lim.resetAt(now), now);
     const remaining = lim.remaining(now);
-    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
     // each shape built whole: adding retryAfterMs afterwards costs a second allocation
     if (allowed) return { allowed, remaining, resetMs };
     return { allowed, remaining, resetMs, retryAfterMs: this.retryAfter(lim, now, cost) };
@@ -129,8 +128,7 @@ export class Gateway {
     requireTime('now', now);
     requireCost(cost);
     const lim = this.keys.get(key) ?? this.design.create(this.options.fleet, now);
-    const resetAt = lim.resetAt(now);
-    const resetMs = Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
+    const resetMs = resetMsOf(lim.resetAt(now), now);
     return { allowed: false, remaining: lim.remaining(now), resetMs, exceedsLimit: true };
   }
 

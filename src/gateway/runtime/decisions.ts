@@ -1,14 +1,9 @@
 import type { Design } from '../../designs/index.js';
 import type { KeyLimiter } from '../../designs/key-limiter.js';
-import type { Decision } from '../decision.js';
+import { type Decision, resetMsOf } from '../decision.js';
 import type { ResolvedOptions } from '../options.js';
 import { nextSyncAt, retryAfterMs } from '../retry-after.js';
 import type { DecisionCounts } from './runtime-stats.js';
-
-/** Decision.resetMs from a limiter's or outage record's resetAt: 0 when it does not know (Infinity). */
-export function resetMsOf(resetAt: number, now: number): number {
-  return Number.isFinite(resetAt) ? Math.max(0, resetAt - now) : 0;
-}
 
 /** What Decisions reads: the design, the options (K and Δ read at each use), the sync loop's last start. */
 export interface DecisionsDeps {

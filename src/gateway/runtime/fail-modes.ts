@@ -1,8 +1,7 @@
 import { ALLOW, asksStore, type KeyLimiter } from '../../designs/key-limiter.js';
-import type { Decision } from '../decision.js';
+import { type Decision, resetMsOf } from '../decision.js';
 import type { ResolvedOptions } from '../options.js';
 import type { FailMode } from './async-options.js';
-import { resetMsOf } from './decisions.js';
 import type { KeyTable } from './key-table.js';
 
 /** What a fail mode decides with (see degradedDecision); the gateway builds it once. */
