@@ -174,6 +174,22 @@ function runExample(
   });
 }
 
+/** At most n holders at a time: `await take()` resolves with the release. */
+function semaphore(n: number): () => Promise<() => void> {
+  let free = n;
+  const waiting: (() => void)[] = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next === undefined) free++;
+    else next();
+  };
+  return async () => {
+    if (free > 0) free--;
+    else await new Promise<void>((r) => waiting.push(r));
+    return release;
+  };
+}
+
 /** An example that handles SIGTERM ended within a second of it (the child's own measure, printed). */
 function expectQuickExit(e: Example, out: string): void {
   if (!/process\.on\('SIGTERM'/.test(e.block.code)) return;
@@ -276,12 +292,20 @@ describe('the code examples of README.md and docs/', () => {
   const withRedisShutdown = runnable.filter(
     (e) => /process\.on\('SIGTERM'/.test(e.block.code) && /new Redis\(/.test(e.block.code),
   );
+  // Each of these runs on its own redis-server and spends most of its time waiting (the driver's
+  // 1.2 s for a sync tick to find the store away), so two run side by side. Two at most: a child
+  // starting takes a core for about a second, and the other's exit is held to a second of wall time.
+  const slots = semaphore(2);
   for (const e of withRedisShutdown) {
     for (const away of ['killed', 'paused'] as const) {
-      it.skipIf(usingExternalRedis)(
+      it.skipIf(usingExternalRedis).concurrent(
         `${e.id}: its shutdown ends the process within a second with Redis ${away}`,
         async () => {
-          const own = await startRedisServer();
+          const release = await slots();
+          const own = await startRedisServer().catch((err: Error) => {
+            release();
+            throw err;
+          });
           try {
             const file = runnableFile(e, `-${away}`, DRIVER);
             const env = { REDIS_URL: own.url, PORT: '0', DOCS_EXAMPLE_STORE_AWAY: '1' };
@@ -295,6 +319,7 @@ describe('the code examples of README.md and docs/', () => {
           } finally {
             if (away === 'paused') own.resume();
             await own.stop();
+            release();
           }
         },
         60_000,
