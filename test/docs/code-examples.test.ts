@@ -267,10 +267,19 @@ describe('the code examples of README.md and docs/', () => {
     expect(errors, 'an example does not type-check: fix the example, it is what users copy').toEqual([]);
   }, 120_000);
 
+  // The children run two at a time (concurrent tests holding one of two slots): each spends most of
+  // its life waiting (on its server, or the driver's 1.2 s for a sync tick to find the store away).
+  // Two at most: a child starting takes a core for about a second, and the other's exit is held to a
+  // second of wall time. The examples name their gateways
+  // apart (by host and pid, or ids of their own), so two can share the file's redis-server.
+  const slots = semaphore(2);
   for (const e of runnable) {
-    it(`${e.id} runs: one request or decision, then its own shutdown`, async () => {
+    it.concurrent(`${e.id} runs: one request or decision, then its own shutdown`, async () => {
       const file = runnableFile(e, '', DRIVER);
-      const { code: exit, out } = await runExample(file, { REDIS_URL: redis.url, PORT: '0' });
+      const release = await slots();
+      const { code: exit, out } = await runExample(file, { REDIS_URL: redis.url, PORT: '0' }).finally(
+        release,
+      );
       expect(exit, `${e.id} exited ${exit}:\n${out}`).toBe(0);
       const line = out.split('\n').find((l) => l.startsWith('PROBE '));
       expect(line, `${e.id} printed no probe:\n${out}`).toBeDefined();
@@ -292,10 +301,6 @@ describe('the code examples of README.md and docs/', () => {
   const withRedisShutdown = runnable.filter(
     (e) => /process\.on\('SIGTERM'/.test(e.block.code) && /new Redis\(/.test(e.block.code),
   );
-  // Each of these runs on its own redis-server and spends most of its time waiting (the driver's
-  // 1.2 s for a sync tick to find the store away), so two run side by side. Two at most: a child
-  // starting takes a core for about a second, and the other's exit is held to a second of wall time.
-  const slots = semaphore(2);
   for (const e of withRedisShutdown) {
     for (const away of ['killed', 'paused'] as const) {
       it.skipIf(usingExternalRedis).concurrent(
