@@ -2,35 +2,12 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Live tests: a real redis-server or Redis Cluster, child processes, the browser, or real time and
- * real memory measured. Everything else under test/ is a unit test, so a new file is unit unless it
- * matches here. A live test in a folder that mirrors src/ is named *.live.test.ts; the files listed
- * by name keep names they cannot change (a regression is named after its bug).
+ * real memory measured. They are named *.live.test.ts, wherever they are (one way to mark them: a
+ * regression keeps its bug's name, with .live before .test.ts); everything else under test/ is a
+ * unit test, and a unit test that starts redis-server or a child process fails, naming this project
+ * (test/support/unit-guard.ts).
  */
-export const LIVE = [
-  'test/redis/**/*.test.ts',
-  'test/cluster/**/*.test.ts',
-  'test/faults/**/*.test.ts',
-  'test/integration/**/*.test.ts',
-  'test/**/*.live.test.ts',
-  'test/fleet/fault-proxy.test.ts', // real sockets, latency measured
-  'test/docs/code-examples.test.ts', // README's examples as node children on a redis-server
-  'test/gateway/policies.test.ts', // on the in-memory store and a redis-server
-  // regressions that need redis-server or a child process
-  'test/regressions/buckets-fixed-window-start-in-previous-bucket.test.ts',
-  'test/regressions/central-log-cost-over-4000-unpack.test.ts',
-  'test/regressions/cluster-slot-map-refreshed-mid-sync-fails-it.test.ts',
-  'test/regressions/config-relations-unchecked.test.ts',
-  'test/regressions/exact-log-one-member-per-unit-of-cost.test.ts',
-  'test/regressions/lease-ask-landing-before-its-sync-released.test.ts',
-  'test/regressions/lease-cut-off-past-ttl-regranted.test.ts',
-  'test/regressions/leases-ask-ask-and-sync-cross.test.ts',
-  'test/regressions/memory-store-unsorted-push-hangs.test.ts',
-  'test/regressions/policies-same-key-share-one-counter.test.ts',
-  'test/regressions/redis-resend-after-noscript-overtaken.test.ts',
-  'test/regressions/redis-scripts-not-loaded-before-use.test.ts',
-  'test/regressions/store-refusals-counted-as-timeouts.test.ts',
-  'test/regressions/sync-lock-out.redis.test.ts',
-];
+export const LIVE = ['test/**/*.live.test.ts'];
 
 export default defineConfig({
   test: {

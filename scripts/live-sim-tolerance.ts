@@ -1,7 +1,7 @@
 /**
  * How far one short live flood may land from the simulator by chance alone: the tolerance behind the
  * two live tests that compare a fleet's admits per window with the simulator's
- * (test/integration/redis-fleet.test.ts, test/sidecar/nginx.live.test.ts).
+ * (test/integration/redis-fleet.live.test.ts, test/sidecar/nginx.live.test.ts).
  *
  * A live run is one draw: its arrivals (seeded in both tests) and its gateways' sync phases (seeded
  * where the gateways are in-process; drawn by each sidecar child otherwise) decide how many of its few

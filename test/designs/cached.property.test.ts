@@ -278,7 +278,7 @@ describe('cached decisions equal the uncached reference, call by call', () => {
         }
       }),
       // the seed varies per run (FC_SEED replays one); with seed 1 it found a MemoryStore hang on a push
-      // out of order (test/regressions/memory-store-unsorted-push-hangs.test.ts)
+      // out of order (test/regressions/memory-store-unsorted-push-hangs.live.test.ts)
       seeded({ numRuns: 3000 }),
     );
   });

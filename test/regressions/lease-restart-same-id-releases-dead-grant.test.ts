@@ -4,7 +4,7 @@ import { createAsyncGateway } from '../../src/gateway/runtime/async-gateway.js';
 import type { AsyncStore } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 
-// Found by the lease chaos test (test/faults/lease-chaos.test.ts): a lease gateway dies (no final
+// Found by the lease chaos test (test/faults/lease-chaos.live.test.ts): a lease gateway dies (no final
 // sync) right after spending slots no sync has carried, and a new process starts with the same id.
 // Its first sync hands back "its" grant — every part tagged below its seq, the dead process's whole
 // grant — so the store counts neither the dead process's unpushed admits nor the slots they were

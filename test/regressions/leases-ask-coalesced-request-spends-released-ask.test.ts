@@ -4,7 +4,7 @@ import { createAsyncGateway } from '../../src/gateway/runtime/async-gateway.js';
 import type { AsyncStore } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 
-// Found by the lease chaos test (test/faults/lease-chaos.test.ts): leases-ask, 22 admits in a window
+// Found by the lease chaos test (test/faults/lease-chaos.live.test.ts): leases-ask, 22 admits in a window
 // of L = 20 by the store's own log. An ask goes out; a sync is built while it is in flight (its
 // release hands back every part tagged below its seq, the ask's among them); the store applies the
 // ask, then the sync. The gateway must not spend the ask's grant. LeaseKey.onAskReply tells by

@@ -7,7 +7,7 @@ import { HeldStore } from '../support/held-store.js';
  * leases-ask: a key's first login was refused on an empty key. CI's NGINX test (5 logins per minute
  * over three gateways, Δ = 1 s) saw a 429 among the first five logins on a loaded machine: the
  * request's ask was out when the gateway's sync timer built a sync, and a grant that a crossing sync
- * may have handed back is never spent (test/regressions/leases-ask-ask-and-sync-cross.test.ts), so
+ * may have handed back is never spent (test/regressions/leases-ask-ask-and-sync-cross.live.test.ts), so
  * the request was refused although the store had every slot free. It now asks again, tagged after
  * that sync, within its store timeout; the bound is the older test's.
  */

@@ -6,7 +6,7 @@ import { listed } from '../support/store-contract.js';
 
 /**
  * MemoryStore's syncs beyond the store contract: pushes out of order (in process, so Stryker sees it:
- * test/regressions/memory-store-unsorted-push-hangs.test.ts runs a child process), resends of large
+ * test/regressions/memory-store-unsorted-push-hangs.live.test.ts runs a child process), resends of large
  * syncs, the seq a key remembers, the simulator's single-key path (syncKey) with its reused reply,
  * and records that leave. Found by Stryker (issue 32, docs/testing.md).
  */

@@ -143,7 +143,7 @@ export class StoreRequests {
         this.d.storeClock.learn(r.value.now, t0, t1);
         const at = this.d.now();
         // A sync built while the ask was out hands back what the gateway held then: the limiter spends
-        // none of this grant (regression: test/regressions/leases-ask-ask-and-sync-cross.test.ts). A resend of a
+        // none of this grant (regression: test/regressions/leases-ask-ask-and-sync-cross.live.test.ts). A resend of a
         // sync built before the ask does not take it back (the grant's tag; regression:
         // test/regressions/leases-ask-resent-sync-releases-later-ask.test.ts).
         // (A sync built for this key since the ask went out releases the parts tagged below its seq,

@@ -29,7 +29,7 @@ export function syncEntry(
     // pushes are ascending; those already aged out are dropped, the rest merged in one pass. A
     // gateway whose clock went back may push out of order: sorted here, or the log would be out of
     // order and the sweep would loop on a deadline already past (regression:
-    // test/regressions/memory-store-unsorted-push-hangs.test.ts). As runs (SyncEntry.counts): a
+    // test/regressions/memory-store-unsorted-push-hangs.live.test.ts). As runs (SyncEntry.counts): a
     // pushed run is one slot of the log, whatever its count
     let admits = e.admits;
     let counts = e.counts;

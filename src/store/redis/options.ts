@@ -23,7 +23,7 @@ export interface RedisStoreOptions {
   /**
    * Most keys in one sync script call; more keys go in further calls of the same pipeline, so no
    * one call holds Redis for long. Measured with
-   *   FLEETLIMIT_BENCH=1 npx vitest run test/redis/chunk-size.test.ts
+   *   FLEETLIMIT_BENCH=1 npx vitest run test/store/redis/chunk-size.live.test.ts
    * (Redis 7.0, keys holding 20 admits, 1 pushed admit + a read per key, on the 2-core dev box at
    * load ~6): ~18-20 µs of Redis time per key whatever the chunk, so 100 keys ≈ 1.9 ms per call,
    * 200 ≈ 3.6 ms, 1,000 ≈ 22 ms; with 5 pushed admits per key, 100 keys ≈ 2.3-4.7 ms. Past ~100

@@ -37,7 +37,7 @@ export class WireCommand extends Command {
 
   // toWritable and the `args` set after super() are ioredis internals (Command's, not its documented
   // API): checked on ioredis 6.0.x, so package.json pins ioredis to ~6.0.0. A new minor may change
-  // how a Command writes itself; check this class against it (test/redis, the sync's wire tests)
+  // how a Command writes itself; check this class against it (test/store/redis, the sync's wire tests)
   // before widening the range.
   override toWritable(_socket: object): Buffer {
     return this.wire;

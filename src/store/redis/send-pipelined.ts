@@ -15,7 +15,7 @@ function isResendable(err: Error): boolean {
  * ioredis refused a cluster pipeline at exec, before writing any of it: the client's slot map changed
  * after the calls were grouped by node (a refresh while a sliced sync was built). Its calls did not
  * run; each is resent on its own, routed by the new map
- * (regression: test/regressions/cluster-slot-map-refreshed-mid-sync-fails-it.test.ts).
+ * (regression: test/regressions/cluster-slot-map-refreshed-mid-sync-fails-it.live.test.ts).
  */
 function isRegrouped(err: unknown): boolean {
   return (

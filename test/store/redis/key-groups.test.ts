@@ -1,14 +1,14 @@
 import calculateSlot from 'cluster-key-slot';
 import { describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
+import type { Policy } from '../../../src/config.js';
 import {
   groupTag,
   keyGroup,
   keyNames,
   MAX_KEY_GROUPS,
   requireKeyGroups,
-} from '../../src/store/redis/key-names.js';
-import { DEFAULT_CLUSTER_KEY_GROUPS, resolveRedisStoreOptions } from '../../src/store/redis/options.js';
+} from '../../../src/store/redis/key-names.js';
+import { DEFAULT_CLUSTER_KEY_GROUPS, resolveRedisStoreOptions } from '../../../src/store/redis/options.js';
 
 /**
  * Decision 0011: a key's group and its group's hash tag are part of the key-name format. Every

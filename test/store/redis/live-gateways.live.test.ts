@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
-import { liveContract } from '../support/live-contract.js';
-import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import type { Policy } from '../../../src/config.js';
+import { liveContract } from '../../support/live-contract.js';
+import { type SingleFixture, singleServer } from '../../support/redis-fixtures.js';
 
 let fx: SingleFixture;
 beforeAll(async () => {

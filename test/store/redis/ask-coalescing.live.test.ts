@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { RedisStore } from '../../src/store/redis/index.js';
-import { twoConcurrentOnAnEmptyLease } from '../support/lease-ask-coalescing.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { RedisStore } from '../../../src/store/redis/index.js';
+import { twoConcurrentOnAnEmptyLease } from '../../support/lease-ask-coalescing.js';
+import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
 
 /** leases-ask's one ask in flight per key (test/gateway/runtime/ask-coalescing.test.ts) on a real redis-server. */
 describe('leases-ask: one ask in flight per key (real redis-server)', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
-import { KeyNameCache } from '../../src/store/redis/key-name-cache.js';
-import { keyNames } from '../../src/store/redis/key-names.js';
+import type { Policy } from '../../../src/config.js';
+import { KeyNameCache } from '../../../src/store/redis/key-name-cache.js';
+import { keyNames } from '../../../src/store/redis/key-names.js';
 
 const a: Policy = { limit: 10, windowMs: 1000, windowKind: 'sliding' };
 const b: Policy = { limit: 10, windowMs: 1000, windowKind: 'sliding', name: 'b' };

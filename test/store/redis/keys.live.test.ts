@@ -1,8 +1,8 @@
 import calculateSlot from 'cluster-key-slot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
-import { keyNames, MAX_VERBATIM_KEY_BYTES } from '../../src/store/redis/key-names.js';
-import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import type { Policy } from '../../../src/config.js';
+import { keyNames, MAX_VERBATIM_KEY_BYTES } from '../../../src/store/redis/key-names.js';
+import { type SingleFixture, singleServer } from '../../support/redis-fixtures.js';
 
 let fx: SingleFixture;
 beforeAll(async () => {

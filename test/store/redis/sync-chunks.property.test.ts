@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkEntries } from '../../src/store/redis/sync-chunks.js';
-import { seeded } from '../support/fc-seed.js';
+import { chunkEntries } from '../../../src/store/redis/sync-chunks.js';
+import { seeded } from '../../support/fc-seed.js';
 
 /** chunkEntries' contract: every entry once, a key's entries in one chunk in request order, one slot per chunk, sizes bounded. */
 describe('chunkEntries', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedisServer, waitForPing } from '../support/redis-server.js';
+import { type RedisServer, startRedisServer, waitForPing } from '../../support/redis-server.js';
 
 // REDIS_URL points at a server these tests may not signal: they are reported as skipped, not run.
 const controllable = !process.env.REDIS_URL;

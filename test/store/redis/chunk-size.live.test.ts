@@ -1,10 +1,10 @@
 import { describe, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
-import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import type { Policy } from '../../../src/config.js';
+import { type SingleFixture, singleServer } from '../../support/redis-fixtures.js';
 
 /**
  * Not a test: the measurement behind RedisStore's default chunk size, run on demand with
- *   FLEETLIMIT_BENCH=1 npx vitest run test/redis/chunk-size.test.ts
+ *   FLEETLIMIT_BENCH=1 npx vitest run test/store/redis/chunk-size.live.test.ts
  * It syncs 1,000 keys (each already holding 20 admits) with 1 or 5 pushed admits and a read per key,
  * and prints Redis's own time per sync.lua call (INFO commandstats usec_per_call, best of 5).
  */

@@ -1,10 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
-import type { SyncRequest } from '../../src/store/contract.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
-import { RedisStore } from '../../src/store/redis/index.js';
-import { type SingleFixture, singleServer, uniquePrefix } from '../support/redis-fixtures.js';
+import type { Policy } from '../../../src/config.js';
+import type { SyncRequest } from '../../../src/store/contract.js';
+import { MemoryStore } from '../../../src/store/memory-store.js';
+import { RedisStore } from '../../../src/store/redis/index.js';
+import { type SingleFixture, singleServer, uniquePrefix } from '../../support/redis-fixtures.js';
 
 /**
  * A sync call is written as prebuilt RESP bytes (key names' encoding cached per key, the batch packed

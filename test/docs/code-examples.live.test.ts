@@ -84,7 +84,7 @@ function runnableFile(e: Example, suffix: string, driver: string): string {
 
 // Appended to each example: it sees the example's top-level bindings (`server` or a Fastify `app`, `gw`) by name.
 const DRIVER = `
-// ---- appended by test/docs/code-examples.test.ts ----
+// ---- appended by test/docs/code-examples.live.test.ts ----
 {
   const probe = {};
   // whichever of these the example defines

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DESIGN_IDS, type Policy, type WindowKind } from '../../src/config.js';
-import type { SyncRequest } from '../../src/store/contract.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
-import { seeded } from '../support/fc-seed.js';
-import { type DriverEvent, driveFleet } from '../support/redis-driver.js';
-import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
-import type { AnyStore } from '../support/store-contract.js';
+import { DESIGN_IDS, type Policy, type WindowKind } from '../../../src/config.js';
+import type { SyncRequest } from '../../../src/store/contract.js';
+import { MemoryStore } from '../../../src/store/memory-store.js';
+import { seeded } from '../../support/fc-seed.js';
+import { type DriverEvent, driveFleet } from '../../support/redis-driver.js';
+import { type SingleFixture, singleServer } from '../../support/redis-fixtures.js';
+import type { AnyStore } from '../../support/store-contract.js';
 
 let fx: SingleFixture;
 beforeAll(async () => {

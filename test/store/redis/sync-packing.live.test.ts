@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
-import type { SyncRequest } from '../../src/store/contract.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
-import { seeded } from '../support/fc-seed.js';
-import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import type { Policy } from '../../../src/config.js';
+import type { SyncRequest } from '../../../src/store/contract.js';
+import { MemoryStore } from '../../../src/store/memory-store.js';
+import { seeded } from '../../support/fc-seed.js';
+import { type SingleFixture, singleServer } from '../../support/redis-fixtures.js';
 
 /**
  * sync.lua takes its entries as one binary argument of doubles, unpacked 32 runs at a time, and

@@ -10,7 +10,7 @@ import { type RedisServer, startRedisServer } from '../support/redis-server.js';
  * Issue 6, item 8: an attacker sending a stream of distinct keys. The gateway's key cap (maxKeys)
  * bounds its memory; every Redis key carries an expiry; a real key's decisions are those of a twin
  * gateway that sees no attack. npm test streams 1 M keys (FLEETLIMIT_ATTACK_KEYS to change it);
- * ten million: FLEETLIMIT_ATTACK_KEYS=10000000 npx vitest run test/faults/attacker-keys.test.ts
+ * ten million: FLEETLIMIT_ATTACK_KEYS=10000000 npx vitest run test/faults/attacker-keys.live.test.ts
  *
  * Redis is real (the keys, their expiry, the sync scripts), time is not: both gateways and the store
  * run on one virtual clock (RedisStore clock 'caller') that the test steps, and each sync's reply is

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
-import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
-import { storeContract } from '../support/store-contract.js';
+import { type SingleFixture, singleServer } from '../../support/redis-fixtures.js';
+import { storeContract } from '../../support/store-contract.js';
 
 let fx: SingleFixture;
 beforeAll(async () => {

@@ -7,11 +7,11 @@
  * (docs/decisions/0009): a version before the record writing beside this one is not a case.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
-import type { RedisStore } from '../../src/store/redis/index.js';
-import { encodeMetaRecord, type MetaRecord, metaRecord, readMetaHash } from '../support/meta-record.js';
-import { keySync } from '../support/one-key-sync.js';
-import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import type { Policy } from '../../../src/config.js';
+import type { RedisStore } from '../../../src/store/redis/index.js';
+import { encodeMetaRecord, type MetaRecord, metaRecord, readMetaHash } from '../../support/meta-record.js';
+import { keySync } from '../../support/one-key-sync.js';
+import { type SingleFixture, singleServer } from '../../support/redis-fixtures.js';
 
 let fx: SingleFixture;
 beforeAll(async () => {

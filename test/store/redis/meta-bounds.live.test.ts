@@ -5,11 +5,11 @@
  * key whose oldest admit ages out between syncs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
-import type { RedisStore } from '../../src/store/redis/index.js';
-import { dropFromMetaRecord, metaRecord } from '../support/meta-record.js';
-import { keySync } from '../support/one-key-sync.js';
-import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import type { Policy } from '../../../src/config.js';
+import type { RedisStore } from '../../../src/store/redis/index.js';
+import { dropFromMetaRecord, metaRecord } from '../../support/meta-record.js';
+import { keySync } from '../../support/one-key-sync.js';
+import { type SingleFixture, singleServer } from '../../support/redis-fixtures.js';
 
 let fx: SingleFixture;
 beforeAll(async () => {

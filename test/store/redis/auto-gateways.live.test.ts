@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/async-gateway.js';
-import { RedisStore } from '../../src/store/redis/index.js';
-import { type SingleFixture, singleServer, uniquePrefix } from '../support/redis-fixtures.js';
+import { type AsyncGateway, createAsyncGateway } from '../../../src/gateway/runtime/async-gateway.js';
+import { RedisStore } from '../../../src/store/redis/index.js';
+import { type SingleFixture, singleServer, uniquePrefix } from '../../support/redis-fixtures.js';
 
 let fx: SingleFixture;
 beforeAll(async () => {

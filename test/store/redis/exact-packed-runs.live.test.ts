@@ -7,11 +7,11 @@
  * that replacement is all it holds.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
-import { readExactLog } from '../support/exact-log.js';
-import { keySync } from '../support/one-key-sync.js';
-import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import type { Policy } from '../../../src/config.js';
+import { MemoryStore } from '../../../src/store/memory-store.js';
+import { readExactLog } from '../../support/exact-log.js';
+import { keySync } from '../../support/one-key-sync.js';
+import { type SingleFixture, singleServer } from '../../support/redis-fixtures.js';
 
 let fx: SingleFixture;
 beforeAll(async () => {

@@ -9,12 +9,12 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/config.js';
-import type { RedisStore } from '../../src/store/redis/index.js';
-import { readExactLog } from '../support/exact-log.js';
-import { seeded } from '../support/fc-seed.js';
-import { metaBuckets, readMetaHash } from '../support/meta-record.js';
-import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import type { Policy } from '../../../src/config.js';
+import type { RedisStore } from '../../../src/store/redis/index.js';
+import { readExactLog } from '../../support/exact-log.js';
+import { seeded } from '../../support/fc-seed.js';
+import { metaBuckets, readMetaHash } from '../../support/meta-record.js';
+import { type SingleFixture, singleServer } from '../../support/redis-fixtures.js';
 
 let fx: SingleFixture;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAsyncGateway } from '../../src/gateway/runtime/index.js';
-import type { SyncEntry } from '../../src/store/contract.js';
-import { SLICE_MS, setSliceBudgetMs } from '../../src/util/slicer.js';
-import { type SingleFixture, singleServer } from '../support/redis-fixtures.js';
+import { createAsyncGateway } from '../../../src/gateway/runtime/index.js';
+import type { SyncEntry } from '../../../src/store/contract.js';
+import { SLICE_MS, setSliceBudgetMs } from '../../../src/util/slicer.js';
+import { type SingleFixture, singleServer } from '../../support/redis-fixtures.js';
 
 /**
  * A sync of many keys is prepared, written and applied in slices with turns of the event loop in
