@@ -93,6 +93,12 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
    * laid flat, no object per push; dropped once a reply lists all of one (null: none).
    */
   protected late: (number[] | undefined)[] | null = null;
+  /**
+   * When the first push in `late` is listed whole (the expiry of its last admit; Infinity: none):
+   * keepLate compares it with each reply's horizon without reaching into the pushed arrays, cold
+   * memory at every sync of every held key.
+   */
+  private lateDue = Number.POSITIVE_INFINITY;
   /** Syncs taken, applied or failed: retryAt's answer is good only between two of these. */
   protected syncs = 0;
   /** The last remaining() answer, and whether a slot really freed since (see remaining). */
@@ -352,7 +358,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
       late[w++] = late[c + 1];
     }
     late.length = w;
-    if (w === 0) this.late = null;
+    this.setLate(w === 0 ? null : late, true);
   }
 
   /** Hook for designs that keep a log of their own admits beside the pending one (the share's). */
@@ -743,7 +749,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     // below 0, L + 1 admitted (test/regressions/synced-late-admits-past-a-reset-count.test.ts). Which
     // ones it holds is unknown: none is kept as its own
     if (reply.count < runTotal(ex, ec) + held) {
-      this.late = null;
+      this.setLate(null, true);
       return;
     }
     const t = new Array<number>(ex.length + m);
@@ -795,7 +801,8 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
   private keepLate(pushed: number[], counts: number[] | undefined, horizon: number): void {
     const { windowMs, windowKind } = this.p.policy;
     let late = this.late;
-    if (late !== null) {
+    let first = false;
+    if (late !== null && this.lateDue < horizon) {
       let n = 0;
       while (n < late.length) {
         const ts = late[n] as number[];
@@ -804,12 +811,26 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
       }
       if (n === late.length) late = null;
       else if (n > 0) late.splice(0, n);
+      first = true;
     }
     if (pushed.length > 0 && expiryOf(pushed[pushed.length - 1], windowMs, windowKind) >= horizon) {
-      if (late === null) late = [pushed, counts];
-      else late.push(pushed, counts);
+      if (late === null) {
+        late = [pushed, counts];
+        first = true;
+      } else late.push(pushed, counts);
     }
+    this.setLate(late, first || late === null);
+  }
+
+  /** Sets `late`; `firstChanged`: its first push is another (or it is gone), so lateDue is recomputed. */
+  private setLate(late: (number[] | undefined)[] | null, firstChanged: boolean): void {
     this.late = late;
+    if (!firstChanged) return;
+    if (late === null) this.lateDue = Number.POSITIVE_INFINITY;
+    else {
+      const ts = late[0] as number[];
+      this.lateDue = expiryOf(ts[ts.length - 1], this.p.policy.windowMs, this.p.policy.windowKind);
+    }
   }
 
   /** Hook for designs that learn from the reply (track-share). */
