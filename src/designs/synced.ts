@@ -18,6 +18,12 @@ import { after, firstAdmitAt, firstRuns, merged, NO_RUNS, type RunList } from '.
 
 const EMPTY: number[] = [];
 
+/** In SyncedKey's `late`: the index of the last run of the push whose first run is at `r`. */
+function lastRunOf(late: readonly number[], r: number): number {
+  while (late[r + 1] > 0) r += 2;
+  return r;
+}
+
 /** SyncedKey.retryAt's last answer (`at`) and the state it was computed on. */
 class RetryMemo {
   at = Number.NaN;
@@ -89,14 +95,16 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
   /**
    * Own admits pushed by earlier syncs whose expiry lies past the horizon of the reply that counted
    * them: the store counts them without telling when they age out, but this gateway knows (Retry-After).
-   * The pushed runs themselves, oldest first, as pairs (times, counts: SyncEntry.admits and .counts)
-   * laid flat, no object per push; dropped once a reply lists all of one (null: none).
+   * The pushed runs, oldest first, copied into one array as (time, count) pairs, the count negated on
+   * the last run of each push; a push is dropped once a reply lists all of it (null: none). One array
+   * of numbers, not the pushed arrays themselves: a reply's walk over it (listLate) read one cold
+   * array per push, and each pushed array lived for a window (promoted garbage).
    */
-  protected late: (number[] | undefined)[] | null = null;
+  protected late: number[] | null = null;
   /**
-   * When the first push in `late` is listed whole (the expiry of its last admit; Infinity: none):
-   * keepLate compares it with each reply's horizon without reaching into the pushed arrays, cold
-   * memory at every sync of every held key.
+   * When the first push in `late` is listed whole (the expiry of its last run; Infinity: none):
+   * keepLate compares it with each reply's horizon without reading `late`, cold memory at every
+   * sync of every held key.
    */
   private lateDue = Number.POSITIVE_INFINITY;
   /** Syncs taken, applied or failed: retryAt's answer is good only between two of these. */
@@ -325,37 +333,27 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     return n;
   }
 
-  /** Takes `cost` admits at `at` out of `late` (copies: the pushed lists may be shared). */
+  /** Takes `cost` admits at `at` out of `late`, the first runs at `at` first; a push left empty goes. */
   private dropLate(at: number, cost: number): void {
     const late = this.late;
     if (late === null) return;
-    for (let c = 0; c < late.length && cost > 0; c += 2) {
-      const times = late[c] as number[];
-      const i = times.indexOf(at);
-      if (i < 0) continue;
-      const counts = late[c + 1] ?? times.map(() => 1);
-      const t: number[] = [];
-      const n: number[] = [];
-      for (let j = 0; j < times.length; j++) {
-        let k = counts[j];
-        if (times[j] === at && cost > 0) {
-          const off = Math.min(k, cost);
-          k -= off;
-          cost -= off;
-        }
-        if (k > 0) {
-          t.push(times[j]);
-          n.push(k);
-        }
-      }
-      late[c] = t;
-      late[c + 1] = n;
-    }
     let w = 0;
-    for (let c = 0; c < late.length; c += 2) {
-      if ((late[c] as number[]).length === 0) continue;
-      late[w++] = late[c];
-      late[w++] = late[c + 1];
+    for (let r = 0; r < late.length; r += 2) {
+      const end = late[r + 1] < 0;
+      let k = end ? -late[r + 1] : late[r + 1];
+      if (late[r] === at && cost > 0) {
+        const off = Math.min(k, cost);
+        k -= off;
+        cost -= off;
+      }
+      if (k > 0) {
+        late[w++] = late[r];
+        late[w++] = end ? -k : k;
+      } else if (end && w > 0 && late[w - 1] > 0) {
+        // the push's last run went: the run kept before it is of the same push (an earlier push's
+        // last run is marked), and ends it now
+        late[w - 1] = -late[w - 1];
+      }
     }
     late.length = w;
     this.setLate(w === 0 ? null : late, true);
@@ -604,22 +602,17 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     const late = this.late;
     if (late === null) return NO_RUNS;
     const { windowMs, windowKind } = this.p.policy;
-    const lists: RunList[] = [];
-    for (let c = 0; c < late.length; c += 2) {
-      const times = late[c] as number[];
-      const counts = late[c + 1];
-      const t: number[] = [];
-      const n: number[] = [];
-      for (let i = 0; i < times.length; i++) {
-        const e = expiryOf(times[i], windowMs, windowKind);
-        if (e >= this.horizon) {
-          t.push(e);
-          n.push(counts === undefined ? 1 : counts[i]);
-        }
+    const t: number[] = [];
+    const n: number[] = [];
+    for (let r = 0; r < late.length; r += 2) {
+      const e = expiryOf(late[r], windowMs, windowKind);
+      if (e >= this.horizon) {
+        t.push(e);
+        n.push(Math.abs(late[r + 1]));
       }
-      lists.push({ t, n });
     }
-    return merged(...lists);
+    // in push order: with a clock that went back, not ascending
+    return merged({ t, n });
   }
 
   /**
@@ -725,21 +718,18 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
    * their exact length (a key's memory: bench/key-bytes.mjs), counts only where one is not 1.
    */
   private listLate(reply: SyncReply): void {
-    const late = this.late as (number[] | undefined)[];
+    const late = this.late as number[];
     const { windowMs, windowKind } = this.p.policy;
     const h = reply.horizon;
     let m = 0;
     let held = 0;
     let ones = reply.expiryCounts === undefined;
-    for (let c = 0; c < late.length; c += 2) {
-      const times = late[c] as number[];
-      const counts = late[c + 1];
-      for (let i = 0; i < times.length; i++) {
-        if (!(expiryOf(times[i], windowMs, windowKind) >= h)) continue;
-        m++;
-        held += counts === undefined ? 1 : counts[i];
-        if (counts !== undefined && counts[i] !== 1) ones = false;
-      }
+    for (let r = 0; r < late.length; r += 2) {
+      if (!(expiryOf(late[r], windowMs, windowKind) >= h)) continue;
+      const c = Math.abs(late[r + 1]);
+      m++;
+      held += c;
+      if (c !== 1) ones = false;
     }
     if (m === 0) return;
     const ex = reply.expiries;
@@ -760,17 +750,13 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     }
     let k = ex.length;
     let sorted = true;
-    for (let c = 0; c < late.length; c += 2) {
-      const times = late[c] as number[];
-      const counts = late[c + 1];
-      for (let i = 0; i < times.length; i++) {
-        const e = expiryOf(times[i], windowMs, windowKind);
-        if (!(e >= h)) continue;
-        if (k > ex.length && e < t[k - 1]) sorted = false;
-        t[k] = e;
-        if (n !== undefined) n[k] = counts === undefined ? 1 : counts[i];
-        k++;
-      }
+    for (let r = 0; r < late.length; r += 2) {
+      const e = expiryOf(late[r], windowMs, windowKind);
+      if (!(e >= h)) continue;
+      if (k > ex.length && e < t[k - 1]) sorted = false;
+      t[k] = e;
+      if (n !== undefined) n[k] = Math.abs(late[r + 1]);
+      k++;
     }
     if (!sorted) {
       // a clock that went back left own admits out of order
@@ -803,34 +789,40 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     let late = this.late;
     let first = false;
     if (late !== null && this.lateDue < horizon) {
-      let n = 0;
-      while (n < late.length) {
-        const ts = late[n] as number[];
-        if (!(expiryOf(ts[ts.length - 1], windowMs, windowKind) < horizon)) break;
-        n += 2;
+      // the pushes listed whole, oldest first: each goes when its last run's expiry is before the horizon
+      let r = 0;
+      while (r < late.length) {
+        const last = lastRunOf(late, r);
+        if (!(expiryOf(late[last], windowMs, windowKind) < horizon)) break;
+        r = last + 2;
       }
-      if (n === late.length) late = null;
-      else if (n > 0) late.splice(0, n);
+      if (r === late.length) late = null;
+      else if (r > 0) {
+        late.copyWithin(0, r);
+        late.length -= r;
+      }
       first = true;
     }
-    if (pushed.length > 0 && expiryOf(pushed[pushed.length - 1], windowMs, windowKind) >= horizon) {
+    const n = pushed.length;
+    if (n > 0 && expiryOf(pushed[n - 1], windowMs, windowKind) >= horizon) {
       if (late === null) {
-        late = [pushed, counts];
+        late = [];
         first = true;
-      } else late.push(pushed, counts);
+      }
+      for (let i = 0; i < n; i++) late.push(pushed[i], counts === undefined ? 1 : counts[i]);
+      late[late.length - 1] = -late[late.length - 1];
     }
     this.setLate(late, first || late === null);
   }
 
   /** Sets `late`; `firstChanged`: its first push is another (or it is gone), so lateDue is recomputed. */
-  private setLate(late: (number[] | undefined)[] | null, firstChanged: boolean): void {
+  private setLate(late: number[] | null, firstChanged: boolean): void {
     this.late = late;
     if (!firstChanged) return;
-    if (late === null) this.lateDue = Number.POSITIVE_INFINITY;
-    else {
-      const ts = late[0] as number[];
-      this.lateDue = expiryOf(ts[ts.length - 1], this.p.policy.windowMs, this.p.policy.windowKind);
-    }
+    this.lateDue =
+      late === null
+        ? Number.POSITIVE_INFINITY
+        : expiryOf(late[lastRunOf(late, 0)], this.p.policy.windowMs, this.p.policy.windowKind);
   }
 
   /** Hook for designs that learn from the reply (track-share). */
