@@ -798,8 +798,10 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
       }
       if (r === late.length) late = null;
       else if (r > 0) {
-        late.copyWithin(0, r);
-        late.length -= r;
+        // a loop, not copyWithin: the builtin boxed every time it moved (garbage at every drop)
+        const n = late.length - r;
+        for (let i = 0; i < n; i++) late[i] = late[r + i];
+        late.length = n;
       }
       first = true;
     }
