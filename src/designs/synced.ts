@@ -101,6 +101,8 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
    * array per push, and each pushed array lived for a window (promoted garbage).
    */
   protected late: number[] | null = null;
+  /** Where `late` starts: the pushes before it were dropped (moved down only once they are half of it). */
+  protected lateFrom = 0;
   /**
    * When the first push in `late` is listed whole (the expiry of its last run; Infinity: none):
    * keepLate compares it with each reply's horizon without reading `late`, cold memory at every
@@ -338,7 +340,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     const late = this.late;
     if (late === null) return;
     let w = 0;
-    for (let r = 0; r < late.length; r += 2) {
+    for (let r = this.lateFrom; r < late.length; r += 2) {
       const end = late[r + 1] < 0;
       let k = end ? -late[r + 1] : late[r + 1];
       if (late[r] === at && cost > 0) {
@@ -356,6 +358,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
       }
     }
     late.length = w;
+    this.lateFrom = 0;
     this.setLate(w === 0 ? null : late, true);
   }
 
@@ -604,7 +607,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     const { windowMs, windowKind } = this.p.policy;
     const t: number[] = [];
     const n: number[] = [];
-    for (let r = 0; r < late.length; r += 2) {
+    for (let r = this.lateFrom; r < late.length; r += 2) {
       const e = expiryOf(late[r], windowMs, windowKind);
       if (e >= this.horizon) {
         t.push(e);
@@ -724,7 +727,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     let m = 0;
     let held = 0;
     let ones = reply.expiryCounts === undefined;
-    for (let r = 0; r < late.length; r += 2) {
+    for (let r = this.lateFrom; r < late.length; r += 2) {
       if (!(expiryOf(late[r], windowMs, windowKind) >= h)) continue;
       const c = Math.abs(late[r + 1]);
       m++;
@@ -750,7 +753,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     }
     let k = ex.length;
     let sorted = true;
-    for (let r = 0; r < late.length; r += 2) {
+    for (let r = this.lateFrom; r < late.length; r += 2) {
       const e = expiryOf(late[r], windowMs, windowKind);
       if (!(e >= h)) continue;
       if (k > ex.length && e < t[k - 1]) sorted = false;
@@ -790,19 +793,24 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     let first = false;
     if (late !== null && this.lateDue < horizon) {
       // the pushes listed whole, oldest first: each goes when its last run's expiry is before the horizon
-      let r = 0;
+      let r = this.lateFrom;
       while (r < late.length) {
         const last = lastRunOf(late, r);
         if (!(expiryOf(late[last], windowMs, windowKind) < horizon)) break;
         r = last + 2;
       }
-      if (r === late.length) late = null;
-      else if (r > 0) {
-        // a loop, not copyWithin: the builtin boxed every time it moved (garbage at every drop)
+      if (r === late.length) {
+        late = null;
+        r = 0;
+      } else if (2 * r >= late.length) {
+        // the dropped runs are half of it: the rest moved down (a loop, not copyWithin: the builtin
+        // boxed every double it moved)
         const n = late.length - r;
         for (let i = 0; i < n; i++) late[i] = late[r + i];
         late.length = n;
+        r = 0;
       }
+      this.lateFrom = r;
       first = true;
     }
     const n = pushed.length;
@@ -820,11 +828,12 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
   /** Sets `late`; `firstChanged`: its first push is another (or it is gone), so lateDue is recomputed. */
   private setLate(late: number[] | null, firstChanged: boolean): void {
     this.late = late;
+    if (late === null) this.lateFrom = 0;
     if (!firstChanged) return;
     this.lateDue =
       late === null
         ? Number.POSITIVE_INFINITY
-        : expiryOf(late[lastRunOf(late, 0)], this.p.policy.windowMs, this.p.policy.windowKind);
+        : expiryOf(late[lastRunOf(late, this.lateFrom)], this.p.policy.windowMs, this.p.policy.windowKind);
   }
 
   /** Hook for designs that learn from the reply (track-share). */

@@ -34,7 +34,7 @@ class Probe extends SharedCounterKey {
     const out: [number[], number[] | undefined][] = [];
     let t: number[] = [];
     let n: number[] = [];
-    for (let r = 0; r < late.length; r += 2) {
+    for (let r = this.lateFrom; r < late.length; r += 2) {
       t.push(late[r]);
       n.push(Math.abs(late[r + 1]));
       if (late[r + 1] > 0) continue;
