@@ -815,20 +815,19 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     }
     const n = pushed.length;
     if (n > 0 && expiryOf(pushed[n - 1], windowMs, windowKind) >= horizon) {
-      let at = 0;
       if (late === null) {
         // its exact size: grown by push from empty it held 16 runs (a key's memory: bench/key-bytes.mjs)
         late = new Array<number>(2 * n);
+        for (let i = 0; i < n; i++) {
+          late[2 * i] = pushed[i];
+          late[2 * i + 1] = counts === undefined ? 1 : counts[i];
+        }
         first = true;
       } else {
-        at = late.length;
-        late.length = at + 2 * n;
+        // by push: grown by setting its length, it was copied whole at every push (the study's busy keys)
+        for (let i = 0; i < n; i++) late.push(pushed[i], counts === undefined ? 1 : counts[i]);
       }
-      for (let i = 0; i < n; i++) {
-        late[at + 2 * i] = pushed[i];
-        late[at + 2 * i + 1] = counts === undefined ? 1 : counts[i];
-      }
-      late[at + 2 * n - 1] = -late[at + 2 * n - 1];
+      late[late.length - 1] = -late[late.length - 1];
     }
     this.setLate(late, first || late === null);
   }
