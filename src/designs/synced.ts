@@ -18,6 +18,12 @@ import { after, firstAdmitAt, firstRuns, merged, NO_RUNS, type RunList } from '.
 
 const EMPTY: number[] = [];
 
+/** In SyncedKey's `late`: the index of the last run of the push whose first run is at `r`. */
+function lastRunOf(late: readonly number[], r: number): number {
+  while (late[r + 1] > 0) r += 2;
+  return r;
+}
+
 /** SyncedKey.retryAt's last answer (`at`) and the state it was computed on. */
 class RetryMemo {
   at = Number.NaN;
@@ -89,10 +95,20 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
   /**
    * Own admits pushed by earlier syncs whose expiry lies past the horizon of the reply that counted
    * them: the store counts them without telling when they age out, but this gateway knows (Retry-After).
-   * The pushed runs themselves, oldest first, as pairs (times, counts: SyncEntry.admits and .counts)
-   * laid flat, no object per push; dropped once a reply lists all of one (null: none).
+   * The pushed runs, oldest first, copied into one array as (time, count) pairs, the count negated on
+   * the last run of each push; a push is dropped once a reply lists all of it (null: none). One array
+   * of numbers, not the pushed arrays themselves: a reply's walk over it (listLate) read one cold
+   * array per push, and each pushed array lived for a window (promoted garbage).
    */
-  protected late: (number[] | undefined)[] | null = null;
+  protected late: number[] | null = null;
+  /** Where `late` starts: the pushes before it were dropped (moved down only once they are half of it). */
+  protected lateFrom = 0;
+  /**
+   * When the first push in `late` is listed whole (the expiry of its last run; Infinity: none):
+   * keepLate compares it with each reply's horizon without reading `late`, cold memory at every
+   * sync of every held key.
+   */
+  private lateDue = Number.POSITIVE_INFINITY;
   /** Syncs taken, applied or failed: retryAt's answer is good only between two of these. */
   protected syncs = 0;
   /** The last remaining() answer, and whether a slot really freed since (see remaining). */
@@ -319,40 +335,31 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     return n;
   }
 
-  /** Takes `cost` admits at `at` out of `late` (copies: the pushed lists may be shared). */
+  /** Takes `cost` admits at `at` out of `late`, the first runs at `at` first; a push left empty goes. */
   private dropLate(at: number, cost: number): void {
     const late = this.late;
     if (late === null) return;
-    for (let c = 0; c < late.length && cost > 0; c += 2) {
-      const times = late[c] as number[];
-      const i = times.indexOf(at);
-      if (i < 0) continue;
-      const counts = late[c + 1] ?? times.map(() => 1);
-      const t: number[] = [];
-      const n: number[] = [];
-      for (let j = 0; j < times.length; j++) {
-        let k = counts[j];
-        if (times[j] === at && cost > 0) {
-          const off = Math.min(k, cost);
-          k -= off;
-          cost -= off;
-        }
-        if (k > 0) {
-          t.push(times[j]);
-          n.push(k);
-        }
-      }
-      late[c] = t;
-      late[c + 1] = n;
-    }
     let w = 0;
-    for (let c = 0; c < late.length; c += 2) {
-      if ((late[c] as number[]).length === 0) continue;
-      late[w++] = late[c];
-      late[w++] = late[c + 1];
+    for (let r = this.lateFrom; r < late.length; r += 2) {
+      const end = late[r + 1] < 0;
+      let k = end ? -late[r + 1] : late[r + 1];
+      if (late[r] === at && cost > 0) {
+        const off = Math.min(k, cost);
+        k -= off;
+        cost -= off;
+      }
+      if (k > 0) {
+        late[w++] = late[r];
+        late[w++] = end ? -k : k;
+      } else if (end && w > 0 && late[w - 1] > 0) {
+        // the push's last run went: the run kept before it is of the same push (an earlier push's
+        // last run is marked), and ends it now
+        late[w - 1] = -late[w - 1];
+      }
     }
     late.length = w;
-    if (w === 0) this.late = null;
+    this.lateFrom = 0;
+    this.setLate(w === 0 ? null : late, true);
   }
 
   /** Hook for designs that keep a log of their own admits beside the pending one (the share's). */
@@ -598,22 +605,17 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     const late = this.late;
     if (late === null) return NO_RUNS;
     const { windowMs, windowKind } = this.p.policy;
-    const lists: RunList[] = [];
-    for (let c = 0; c < late.length; c += 2) {
-      const times = late[c] as number[];
-      const counts = late[c + 1];
-      const t: number[] = [];
-      const n: number[] = [];
-      for (let i = 0; i < times.length; i++) {
-        const e = expiryOf(times[i], windowMs, windowKind);
-        if (e >= this.horizon) {
-          t.push(e);
-          n.push(counts === undefined ? 1 : counts[i]);
-        }
+    const t: number[] = [];
+    const n: number[] = [];
+    for (let r = this.lateFrom; r < late.length; r += 2) {
+      const e = expiryOf(late[r], windowMs, windowKind);
+      if (e >= this.horizon) {
+        t.push(e);
+        n.push(Math.abs(late[r + 1]));
       }
-      lists.push({ t, n });
     }
-    return merged(...lists);
+    // in push order: with a clock that went back, not ascending
+    return merged({ t, n });
   }
 
   /**
@@ -719,21 +721,18 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
    * their exact length (a key's memory: bench/key-bytes.mjs), counts only where one is not 1.
    */
   private listLate(reply: SyncReply): void {
-    const late = this.late as (number[] | undefined)[];
+    const late = this.late as number[];
     const { windowMs, windowKind } = this.p.policy;
     const h = reply.horizon;
     let m = 0;
     let held = 0;
     let ones = reply.expiryCounts === undefined;
-    for (let c = 0; c < late.length; c += 2) {
-      const times = late[c] as number[];
-      const counts = late[c + 1];
-      for (let i = 0; i < times.length; i++) {
-        if (!(expiryOf(times[i], windowMs, windowKind) >= h)) continue;
-        m++;
-        held += counts === undefined ? 1 : counts[i];
-        if (counts !== undefined && counts[i] !== 1) ones = false;
-      }
+    for (let r = this.lateFrom; r < late.length; r += 2) {
+      if (!(expiryOf(late[r], windowMs, windowKind) >= h)) continue;
+      const c = Math.abs(late[r + 1]);
+      m++;
+      held += c;
+      if (c !== 1) ones = false;
     }
     if (m === 0) return;
     const ex = reply.expiries;
@@ -743,7 +742,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     // below 0, L + 1 admitted (test/regressions/synced-late-admits-past-a-reset-count.test.ts). Which
     // ones it holds is unknown: none is kept as its own
     if (reply.count < runTotal(ex, ec) + held) {
-      this.late = null;
+      this.setLate(null, true);
       return;
     }
     const t = new Array<number>(ex.length + m);
@@ -754,17 +753,13 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     }
     let k = ex.length;
     let sorted = true;
-    for (let c = 0; c < late.length; c += 2) {
-      const times = late[c] as number[];
-      const counts = late[c + 1];
-      for (let i = 0; i < times.length; i++) {
-        const e = expiryOf(times[i], windowMs, windowKind);
-        if (!(e >= h)) continue;
-        if (k > ex.length && e < t[k - 1]) sorted = false;
-        t[k] = e;
-        if (n !== undefined) n[k] = counts === undefined ? 1 : counts[i];
-        k++;
-      }
+    for (let r = this.lateFrom; r < late.length; r += 2) {
+      const e = expiryOf(late[r], windowMs, windowKind);
+      if (!(e >= h)) continue;
+      if (k > ex.length && e < t[k - 1]) sorted = false;
+      t[k] = e;
+      if (n !== undefined) n[k] = Math.abs(late[r + 1]);
+      k++;
     }
     if (!sorted) {
       // a clock that went back left own admits out of order
@@ -795,21 +790,57 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
   private keepLate(pushed: number[], counts: number[] | undefined, horizon: number): void {
     const { windowMs, windowKind } = this.p.policy;
     let late = this.late;
-    if (late !== null) {
-      let n = 0;
-      while (n < late.length) {
-        const ts = late[n] as number[];
-        if (!(expiryOf(ts[ts.length - 1], windowMs, windowKind) < horizon)) break;
-        n += 2;
+    let first = false;
+    if (late !== null && this.lateDue < horizon) {
+      // the pushes listed whole, oldest first: each goes when its last run's expiry is before the horizon
+      let r = this.lateFrom;
+      while (r < late.length) {
+        const last = lastRunOf(late, r);
+        if (!(expiryOf(late[last], windowMs, windowKind) < horizon)) break;
+        r = last + 2;
       }
-      if (n === late.length) late = null;
-      else if (n > 0) late.splice(0, n);
+      if (r === late.length) {
+        late = null;
+        r = 0;
+      } else if (2 * r >= late.length) {
+        // the dropped runs are half of it: the rest moved down (a loop, not copyWithin: the builtin
+        // boxed every double it moved)
+        const n = late.length - r;
+        for (let i = 0; i < n; i++) late[i] = late[r + i];
+        late.length = n;
+        r = 0;
+      }
+      this.lateFrom = r;
+      first = true;
     }
-    if (pushed.length > 0 && expiryOf(pushed[pushed.length - 1], windowMs, windowKind) >= horizon) {
-      if (late === null) late = [pushed, counts];
-      else late.push(pushed, counts);
+    const n = pushed.length;
+    if (n > 0 && expiryOf(pushed[n - 1], windowMs, windowKind) >= horizon) {
+      if (late === null) {
+        // its exact size: grown by push from empty it held 16 runs (a key's memory: bench/key-bytes.mjs)
+        late = new Array<number>(2 * n);
+        for (let i = 0; i < n; i++) {
+          late[2 * i] = pushed[i];
+          late[2 * i + 1] = counts === undefined ? 1 : counts[i];
+        }
+        first = true;
+      } else {
+        // by push: grown by setting its length, it was copied whole at every push (the study's busy keys)
+        for (let i = 0; i < n; i++) late.push(pushed[i], counts === undefined ? 1 : counts[i]);
+      }
+      late[late.length - 1] = -late[late.length - 1];
     }
+    this.setLate(late, first || late === null);
+  }
+
+  /** Sets `late`; `firstChanged`: its first push is another (or it is gone), so lateDue is recomputed. */
+  private setLate(late: number[] | null, firstChanged: boolean): void {
     this.late = late;
+    if (late === null) this.lateFrom = 0;
+    if (!firstChanged) return;
+    this.lateDue =
+      late === null
+        ? Number.POSITIVE_INFINITY
+        : expiryOf(late[lastRunOf(late, this.lateFrom)], this.p.policy.windowMs, this.p.policy.windowKind);
   }
 
   /** Hook for designs that learn from the reply (track-share). */

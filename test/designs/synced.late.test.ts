@@ -28,10 +28,21 @@ function params(readsOnRequest: boolean, limit = 100): FleetParams {
 /** The pushes kept past a reply's horizon, and the view's listed expiries. */
 class Probe extends SharedCounterKey {
   lateRuns(): [number[], number[] | undefined][] | null {
+    // `late` holds (time, count) pairs, the count negated on each push's last run: per push, its
+    // times and counts (undefined when every run holds one, as a push without counts)
     const late = this.late;
     if (late === null) return null;
     const out: [number[], number[] | undefined][] = [];
-    for (let c = 0; c < late.length; c += 2) out.push([late[c] as number[], late[c + 1]]);
+    let t: number[] = [];
+    let n: number[] = [];
+    for (let r = this.lateFrom; r < late.length; r += 2) {
+      t.push(late[r]);
+      n.push(Math.abs(late[r + 1]));
+      if (late[r + 1] > 0) continue;
+      out.push([t, n.every((k) => k === 1) ? undefined : n]);
+      t = [];
+      n = [];
+    }
     return out;
   }
   view(): { expiries: number[]; counts: number[] | undefined } {
@@ -140,7 +151,7 @@ describe('SyncedKey: the view lists its late admits (reads on request)', () => {
     lim.decide(100, 2);
     expect(lim.takeBack(100, 1, 150)).toBe('local');
     sync(lim, 300, 1, 400);
-    expect(lim.lateRuns()).toEqual([[[100], [1]]]);
+    expect(lim.lateRuns()).toEqual([[[100], undefined]]);
     expect(lim.view()).toEqual({ expiries: [10_100], counts: undefined });
   });
 

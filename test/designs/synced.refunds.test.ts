@@ -27,10 +27,21 @@ function params(readsOnRequest: boolean): FleetParams {
 /** The pushed runs kept past a reply's horizon, as [times, counts] pairs. */
 class Probe extends SharedCounterKey {
   lateRuns(): [number[], number[] | undefined][] | null {
+    // `late` holds (time, count) pairs, the count negated on each push's last run: per push, its
+    // times and counts (undefined when every run holds one, as a push without counts)
     const late = this.late;
     if (late === null) return null;
     const out: [number[], number[] | undefined][] = [];
-    for (let c = 0; c < late.length; c += 2) out.push([late[c] as number[], late[c + 1]]);
+    let t: number[] = [];
+    let n: number[] = [];
+    for (let r = this.lateFrom; r < late.length; r += 2) {
+      t.push(late[r]);
+      n.push(Math.abs(late[r + 1]));
+      if (late[r + 1] > 0) continue;
+      out.push([t, n.every((k) => k === 1) ? undefined : n]);
+      t = [];
+      n = [];
+    }
     return out;
   }
   syncsSoFar(): number {
@@ -68,15 +79,12 @@ describe('SyncedKey: a refund of an admit the store counts (reads on request)', 
     const lim = twoPushes();
     expect(lim.takeBack(100, 2, 600)).toBe('store');
     expect(lim.lateRuns()).toEqual([
-      [
-        [100, 200],
-        [1, 1],
-      ],
+      [[100, 200], undefined],
       [[400], [2]],
     ]);
     expect(lim.takeBack(200, 1, 600)).toBe('store');
     expect(lim.lateRuns()).toEqual([
-      [[100], [1]],
+      [[100], undefined],
       [[400], [2]],
     ]);
   });
@@ -91,7 +99,7 @@ describe('SyncedKey: a refund of an admit the store counts (reads on request)', 
       ],
     ]);
     expect(lim.takeBack(100, 3, 600)).toBe('store');
-    expect(lim.lateRuns()).toEqual([[[200], [1]]]);
+    expect(lim.lateRuns()).toEqual([[[200], undefined]]);
     expect(lim.takeBack(200, 1, 600)).toBe('store');
     expect(lim.lateRuns()).toBeNull();
   });
@@ -121,7 +129,7 @@ describe('SyncedKey: a refund of an admit the store counts (reads on request)', 
     sync(lim, 300, 2);
     expect(lim.lateRuns()).toEqual([[[100, 200], undefined]]);
     expect(lim.takeBack(100, 1, 400)).toBe('store');
-    expect(lim.lateRuns()).toEqual([[[200], [1]]]);
+    expect(lim.lateRuns()).toEqual([[[200], undefined]]);
   });
 
   it('one instant in two pushes: the older push gives first, then the newer', () => {
