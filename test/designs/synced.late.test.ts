@@ -6,52 +6,9 @@
  * in-flight admits a reply is weighed against (a slot freed, or only weights swapped).
  */
 import { describe, expect, it } from 'vitest';
-import { makePolicy } from '../../src/config.js';
-import type { FleetParams } from '../../src/designs/key-limiter.js';
-import { AssumeOthersKey, SharedCounterKey } from '../../src/designs/synced.js';
+import { AssumeOthersKey, type SharedCounterKey } from '../../src/designs/synced.js';
 import type { SyncReply } from '../../src/store/contract.js';
-
-const W = 10_000;
-const DELTA = 100;
-
-function params(readsOnRequest: boolean, limit = 100): FleetParams {
-  return {
-    policy: makePolicy(limit, W),
-    gateways: 2,
-    syncMs: DELTA,
-    leaseTtlMs: 3 * DELTA,
-    horizonMs: DELTA,
-    readsOnRequest,
-  };
-}
-
-/** The pushes kept past a reply's horizon, and the view's listed expiries. */
-class Probe extends SharedCounterKey {
-  lateRuns(): [number[], number[] | undefined][] | null {
-    // `late` holds (time, count) pairs, the count negated on each push's last run: per push, its
-    // times and counts (undefined when every run holds one, as a push without counts)
-    const late = this.late;
-    if (late === null) return null;
-    const out: [number[], number[] | undefined][] = [];
-    let t: number[] = [];
-    let n: number[] = [];
-    for (let r = this.lateFrom; r < late.length; r += 2) {
-      t.push(late[r]);
-      n.push(Math.abs(late[r + 1]));
-      if (late[r + 1] > 0) continue;
-      out.push([t, n.every((k) => k === 1) ? undefined : n]);
-      t = [];
-      n = [];
-    }
-    return out;
-  }
-  view(): { expiries: number[]; counts: number[] | undefined } {
-    return {
-      expiries: [...this.expiries],
-      counts: this.expCounts === undefined ? undefined : [...this.expCounts],
-    };
-  }
-}
+import { Probe, params, W } from './late-probe.js';
 
 /** A sync at `now` whose reply counts `count`, lists `expiries` (`counts`), with horizon `horizon`. */
 function sync(

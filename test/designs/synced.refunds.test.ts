@@ -6,48 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { makePolicy } from '../../src/config.js';
-import { ALLOW, DENY, type FleetParams } from '../../src/designs/key-limiter.js';
-import { SharedCounterKey } from '../../src/designs/synced.js';
+import { ALLOW, DENY } from '../../src/designs/key-limiter.js';
 import type { SyncReply } from '../../src/store/contract.js';
-
-const W = 10_000;
-const DELTA = 100;
-
-function params(readsOnRequest: boolean): FleetParams {
-  return {
-    policy: makePolicy(100, W),
-    gateways: 2,
-    syncMs: DELTA,
-    leaseTtlMs: 3 * DELTA,
-    horizonMs: DELTA,
-    readsOnRequest,
-  };
-}
-
-/** The pushed runs kept past a reply's horizon, as [times, counts] pairs. */
-class Probe extends SharedCounterKey {
-  lateRuns(): [number[], number[] | undefined][] | null {
-    // `late` holds (time, count) pairs, the count negated on each push's last run: per push, its
-    // times and counts (undefined when every run holds one, as a push without counts)
-    const late = this.late;
-    if (late === null) return null;
-    const out: [number[], number[] | undefined][] = [];
-    let t: number[] = [];
-    let n: number[] = [];
-    for (let r = this.lateFrom; r < late.length; r += 2) {
-      t.push(late[r]);
-      n.push(Math.abs(late[r + 1]));
-      if (late[r + 1] > 0) continue;
-      out.push([t, n.every((k) => k === 1) ? undefined : n]);
-      t = [];
-      n = [];
-    }
-    return out;
-  }
-  syncsSoFar(): number {
-    return this.syncs;
-  }
-}
+import { DELTA, Probe, params, W } from './late-probe.js';
 
 /** A sync at `now` whose reply counts `count`, lists nothing, and has its horizon Δ later. */
 function sync(lim: Probe, now: number, count: number): void {
