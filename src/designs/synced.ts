@@ -2,7 +2,7 @@ import type { DesignId } from '../config.js';
 import type { SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { AdmitLog, RunLog } from '../window/run-log.js';
-import { concatRuns, listTotal, runList, runTotal } from '../window/runs.js';
+import { concatRuns, runTotal } from '../window/runs.js';
 import {
   ALLOW,
   DENY,
@@ -14,27 +14,10 @@ import {
   type TakesBack,
   type Verdict,
 } from './key-limiter.js';
-import { after, firstAdmitAt, firstRuns, merged, NO_RUNS, type RunList } from './retry-walk.js';
+import { appendPush, dropListed, firstPushDue, listedWithLate, removeAdmits } from './synced-late.js';
+import { firstAdmit, RetryMemo, type RetryState } from './synced-retry.js';
 
 const EMPTY: number[] = [];
-
-/** In SyncedKey's `late`: the index of the last run of the push whose first run is at `r`. */
-function lastRunOf(late: readonly number[], r: number): number {
-  while (late[r + 1] > 0) r += 2;
-  return r;
-}
-
-/** SyncedKey.retryAt's last answer (`at`) and the state it was computed on. */
-class RetryMemo {
-  at = Number.NaN;
-  /** With `at` Infinity: the soonest it might admit (retryNotBefore); −Infinity: no bound. */
-  notBefore = Number.NEGATIVE_INFINITY;
-  from = Number.NaN;
-  cost = Number.NaN;
-  syncAt = Number.NaN;
-  syncs = -1;
-  pending = -1;
-}
 
 /**
  * The shared-counter family: decide locally from what the store reported at the last sync (aged
@@ -335,29 +318,11 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     return n;
   }
 
-  /** Takes `cost` admits at `at` out of `late`, the first runs at `at` first; a push left empty goes. */
+  /** Takes `cost` admits at `at` out of `late` (see removeAdmits). */
   private dropLate(at: number, cost: number): void {
     const late = this.late;
     if (late === null) return;
-    let w = 0;
-    for (let r = this.lateFrom; r < late.length; r += 2) {
-      const end = late[r + 1] < 0;
-      let k = end ? -late[r + 1] : late[r + 1];
-      if (late[r] === at && cost > 0) {
-        const off = Math.min(k, cost);
-        k -= off;
-        cost -= off;
-      }
-      if (k > 0) {
-        late[w++] = late[r];
-        late[w++] = end ? -k : k;
-      } else if (end && w > 0 && late[w - 1] > 0) {
-        // the push's last run went: the run kept before it is of the same push (an earlier push's
-        // last run is marked), and ends it now
-        late[w - 1] = -late[w - 1];
-      }
-    }
-    late.length = w;
+    const w = removeAdmits(late, this.lateFrom, at, cost);
     this.lateFrom = 0;
     this.setLate(w === 0 ? null : late, true);
   }
@@ -423,173 +388,29 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
   /** retryAt's answer; when it is Infinity, sets `out.notBefore` where it has a bound. */
   private firstAdmit(now: number, cost: number, syncAt: number, out: RetryMemo): number {
     this.settle(now);
-    const { windowMs, windowKind } = this.p.policy;
-    const exp = (t: number) => expiryOf(t, windowMs, windowKind);
-    // after settle every one of these is still counting at now
-    // the view's expiries: the reply's (before its horizon), then its own late ones (see applySync)
-    const listed = runList(this.expiries, this.expCounts, this.expIdx, (e) => e);
-    const told = this.toldExpiries();
-    const pend = this.pending.liveRuns();
-    const own = merged(
-      runList(this.inflight, this.inflightCounts, this.inflightIdx, exp),
-      runList(pend.times, pend.counts, 0, exp),
-    );
-    const before = firstAdmitAt(now, syncAt, this.knownCached, listed, this.ownCached, own, (k, o) =>
-      this.admits(k, o, cost, false),
-    );
-    if (before < Number.POSITIVE_INFINITY || !(syncAt < Number.POSITIVE_INFINITY)) return before;
-    // a key no reply has told the store's count of yet: what the others admitted is unknown
-    if (Number.isNaN(this.lastSyncAt)) return Number.POSITIVE_INFINITY;
-    const ts = Math.max(now, syncAt);
-    const late = this.lateExpiries();
-    const unknown = Math.max(0, this.count - listTotal(told.all) - listTotal(late));
-    // its own admits count at their instants only once a reply lists them: with a horizon shorter
-    // than Δ, one aging out past the next reply's horizon may still be counted when it does
-    const { horizonMs, syncMs } = this.p;
-    const sees = horizonMs >= syncMs ? Number.POSITIVE_INFINITY : ts + horizonMs;
-    const mine = merged(after(late, ts), after(own, ts));
-    let seen = 0;
-    while (seen < mine.t.length && mine.t[seen] < sees) seen++;
-    const ok = (k: number, o: number) => this.admits(k, o, cost, true);
-    const fixed = merged(after(told.left, ts), firstRuns(mine, seen));
-    let unseen = 0;
-    for (let r = seen; r < mine.n.length; r++) unseen += mine.n[r];
-    if (unknown === 0) {
-      return firstAdmitAt(ts, Number.POSITIVE_INFINITY, listTotal(fixed) + unseen, fixed, 0, NO_RUNS, ok);
-    }
-    // The others' admits it knows only as a count (unknown) leave at instants it was not told, but
-    // within bounds: none before the oldest the reply counted past its horizon (unlistedFrom, when
-    // told; else the horizon), none after the window of the reply's instant. The oldest one leaves
-    // exactly then, when it is not one of its own (those it knows). Walked both ways: with every
-    // unknown leaving at its earliest (its own unseen ones too), then at its latest (the exact one at
-    // its instant; past what a reply lists by then, never). The same answer both ways is the answer;
-    // else it waits on admits it has no instant of: it cannot know (Infinity). It waited for its own
-    // oldest admit instead, up to a window late (regression:
-    // test/regressions/synced-retry-after-waits-for-its-own-oldest-admit.test.ts).
-    const oldest = this.unlistedFrom;
-    let lb = Number.isNaN(oldest) ? this.horizon : Math.max(oldest, this.horizon);
-    let exact = !Number.isNaN(oldest) && (late.t.length === 0 || oldest < late.t[0]);
-    // the others' admits among the two oldest unlisted (pastHorizonAt) leave at their instants, the
-    // rest no earlier than the last told
-    const known = this.pastOthers(late, unknown);
-    let rest = unknown;
-    if (known !== null) {
-      rest -= listTotal(known.others);
-      if (known.from > lb) lb = known.from;
-      exact = false;
-    }
-    const others = known === null ? NO_RUNS : after(known.others, ts);
-    const ub = Math.max(lb, exp(this.lastSyncAt));
-    const at = (e: number, n: number): RunList => (e > ts && n > 0 ? { t: [e], n: [n] } : NO_RUNS);
-    const lows = merged(
-      after(told.left, ts),
-      mine,
-      others,
-      this.unknownLows(ts, lb, rest, merged(told.left, others), late),
-    );
-    const lo = firstAdmitAt(ts, Number.POSITIVE_INFINITY, listTotal(lows), lows, 0, NO_RUNS, ok);
-    if (!(lo < Number.POSITIVE_INFINITY)) return lo;
-    const first = exact ? 1 : 0;
-    let seenOthers = 0;
-    while (seenOthers < others.t.length && others.t[seenOthers] < sees) seenOthers++;
-    const highs = merged(
-      fixed,
-      firstRuns(others, seenOthers),
-      first > 0 && lb < sees ? at(lb, 1) : NO_RUNS,
-      ub < sees ? at(ub, rest - first) : NO_RUNS,
-    );
-    let gone = 0;
-    if (first > 0 && !(lb > ts)) gone += 1;
-    if (!(ub > ts)) gone += rest - first;
-    const k0 = listTotal(fixed) + listTotal(others) + unseen + rest - gone;
-    const hi = firstAdmitAt(ts, Number.POSITIVE_INFINITY, k0, highs, 0, NO_RUNS, ok);
-    if (hi === lo) return lo;
-    // it cannot know, but not before lo: a client told its next sync retried every Δ until then
-    out.notBefore = lo;
-    return Number.POSITIVE_INFINITY;
-  }
-
-  /**
-   * The expiries the last reply listed (before its horizon; the view's list goes on with its own late
-   * ones): all of them, and those not walked past yet.
-   */
-  private toldExpiries(): { all: RunList; left: RunList } {
-    const ex = this.expiries;
-    const ec = this.expCounts;
-    let b = ex.length;
-    while (b > 0 && ex[b - 1] >= this.horizon) b--;
-    const t = ex.slice(0, b);
-    const n = ec === undefined ? undefined : ec.slice(0, b);
-    return { all: runList(t, n, 0, (e) => e), left: runList(t, n, Math.min(this.expIdx, b), (e) => e) };
-  }
-
-  /**
-   * The others' admits among the two oldest the last reply counted and did not list (`past`, its
-   * pastHorizonAt): those of its instants that are not its own `late` ones (ascending runs), at most
-   * `unknown` of them; `from`, the last instant told (none of the rest leaves before it). Null: not
-   * told, or the reply does not agree with its own late admits (it then knows no more than before).
-   */
-  private pastOthers(late: RunList, unknown: number): { others: RunList; from: number } | null {
-    const past = this.past;
-    if (past === null) return null;
-    const t: number[] = [];
-    const n: number[] = [];
-    let i = 0;
-    let used = 0;
-    let from = Number.NEGATIVE_INFINITY;
-    for (const p of past) {
-      // past the store's read, or no such admit: nothing more told
-      if (!(p > Number.NEGATIVE_INFINITY && p < Number.POSITIVE_INFINITY)) break;
-      if (i < late.t.length && late.t[i] < p) return null;
-      from = p;
-      if (i < late.t.length && late.t[i] === p) {
-        // one of its own (a tie with another's leaves at the same instant either way)
-        if (++used === late.n[i]) {
-          i++;
-          used = 0;
-        }
-        continue;
-      }
-      if (listTotal({ t, n }) >= unknown) return null;
-      if (t.length > 0 && t[t.length - 1] === p) n[n.length - 1]++;
-      else {
-        t.push(p);
-        n.push(1);
-      }
-    }
-    if (from === Number.NEGATIVE_INFINITY) return null;
-    return { others: { t, n }, from };
-  }
-
-  /**
-   * Where the others' admits known only as a count (`unknown`) leave at their earliest, as runs after
-   * `ts`: at `lb`, but for those the store's count needs to stay at L − j until below[j] (each j,
-   * latest first, less those it knows leave then or later: `listed` and `late`). It let them all leave
-   * at lb, early by up to a window when the count was over L (regression:
-   * test/regressions/synced-retry-after-early-when-store-over-limit.test.ts).
-   */
-  private unknownLows(ts: number, lb: number, unknown: number, listed: RunList, late: RunList): RunList {
-    const below = this.below;
-    const runs = (e: number, n: number): RunList => (e > ts && n > 0 ? { t: [e], n: [n] } : NO_RUNS);
-    if (below === null) return runs(lb, unknown);
-    const counted = merged(after(listed, ts), after(late, ts));
-    const t: number[] = [];
-    const n: number[] = [];
-    let held = 0;
-    for (let j = below.length - 1; j >= 0; j--) {
-      const b = below[j];
-      if (!(b > ts && b < Number.POSITIVE_INFINITY)) continue;
-      let stay = 0;
-      for (let r = 0; r < counted.t.length; r++) if (counted.t[r] >= b) stay += counted.n[r];
-      const need = Math.min(unknown, this.limit - j - stay) - held;
-      if (need > 0) {
-        // none leaves before lb anyway
-        t.unshift(Math.max(b, lb));
-        n.unshift(need);
-        held += need;
-      }
-    }
-    return merged(runs(lb, unknown - held), { t, n });
+    const state: RetryState = {
+      p: this.p,
+      limit: this.limit,
+      count: this.count,
+      expiries: this.expiries,
+      expCounts: this.expCounts,
+      expIdx: this.expIdx,
+      horizon: this.horizon,
+      unlistedFrom: this.unlistedFrom,
+      below: this.below,
+      past: this.past,
+      late: this.late,
+      lateFrom: this.lateFrom,
+      inflight: this.inflight,
+      inflightCounts: this.inflightCounts,
+      inflightIdx: this.inflightIdx,
+      pendingRuns: this.pending.liveRuns(),
+      lastSyncAt: this.lastSyncAt,
+      knownCached: this.knownCached,
+      ownCached: this.ownCached,
+      admits: (k, o, c, afterSync) => this.admits(k, o, c, afterSync),
+    };
+    return firstAdmit(state, now, cost, syncAt, out);
   }
 
   /**
@@ -598,24 +419,6 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
    */
   protected admits(k: number, o: number, cost: number, _afterSync: boolean): boolean {
     return k + this.weightCached * o + cost - 1 < this.limit;
-  }
-
-  /** Expiries of `late` admits the store counts without listing them (at or past the horizon), ascending runs. */
-  private lateExpiries(): RunList {
-    const late = this.late;
-    if (late === null) return NO_RUNS;
-    const { windowMs, windowKind } = this.p.policy;
-    const t: number[] = [];
-    const n: number[] = [];
-    for (let r = this.lateFrom; r < late.length; r += 2) {
-      const e = expiryOf(late[r], windowMs, windowKind);
-      if (e >= this.horizon) {
-        t.push(e);
-        n.push(Math.abs(late[r + 1]));
-      }
-    }
-    // in push order: with a clock that went back, not ascending
-    return merged({ t, n });
   }
 
   /**
@@ -716,61 +519,16 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     this.stableUntil = Number.NEGATIVE_INFINITY;
   }
 
-  /**
-   * The reply's expiries (all before its horizon), then those of `late` (at or past it), in arrays of
-   * their exact length (a key's memory: bench/key-bytes.mjs), counts only where one is not 1.
-   */
+  /** The reply's expiries, then those of `late` past its horizon (see listedWithLate). */
   private listLate(reply: SyncReply): void {
-    const late = this.late as number[];
-    const { windowMs, windowKind } = this.p.policy;
-    const h = reply.horizon;
-    let m = 0;
-    let held = 0;
-    let ones = reply.expiryCounts === undefined;
-    for (let r = this.lateFrom; r < late.length; r += 2) {
-      if (!(expiryOf(late[r], windowMs, windowKind) >= h)) continue;
-      const c = Math.abs(late[r + 1]);
-      m++;
-      held += c;
-      if (c !== 1) ones = false;
-    }
-    if (m === 0) return;
-    const ex = reply.expiries;
-    const ec = reply.expiryCounts;
-    // a count below its list and these does not hold them all (the key was reset at the store after
-    // the push, or the store lost them): listed, each left the count at its expiry and took the view
-    // below 0, L + 1 admitted (test/regressions/synced-late-admits-past-a-reset-count.test.ts). Which
-    // ones it holds is unknown: none is kept as its own
-    if (reply.count < runTotal(ex, ec) + held) {
+    const listed = listedWithLate(this.late as number[], this.lateFrom, reply, this.p.policy);
+    if (listed === undefined) return;
+    if (listed === null) {
       this.setLate(null, true);
       return;
     }
-    const t = new Array<number>(ex.length + m);
-    const n = ones ? undefined : new Array<number>(ex.length + m);
-    for (let i = 0; i < ex.length; i++) {
-      t[i] = ex[i];
-      if (n !== undefined) n[i] = ec === undefined ? 1 : ec[i];
-    }
-    let k = ex.length;
-    let sorted = true;
-    for (let r = this.lateFrom; r < late.length; r += 2) {
-      const e = expiryOf(late[r], windowMs, windowKind);
-      if (!(e >= h)) continue;
-      if (k > ex.length && e < t[k - 1]) sorted = false;
-      t[k] = e;
-      if (n !== undefined) n[k] = Math.abs(late[r + 1]);
-      k++;
-    }
-    if (!sorted) {
-      // a clock that went back left own admits out of order
-      const own = this.lateExpiries();
-      for (let r = 0; r < own.t.length; r++) {
-        t[ex.length + r] = own.t[r];
-        if (n !== undefined) n[ex.length + r] = own.n[r];
-      }
-    }
-    this.expiries = t;
-    this.expCounts = n;
+    this.expiries = listed.t;
+    this.expCounts = listed.n;
   }
 
   private liveInflight(now: number): number {
@@ -788,46 +546,21 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
 
   /** Keeps the pushed admits a reply counted past its horizon; drops those it lists now (see `late`). */
   private keepLate(pushed: number[], counts: number[] | undefined, horizon: number): void {
-    const { windowMs, windowKind } = this.p.policy;
     let late = this.late;
     let first = false;
     if (late !== null && this.lateDue < horizon) {
-      // the pushes listed whole, oldest first: each goes when its last run's expiry is before the horizon
-      let r = this.lateFrom;
-      while (r < late.length) {
-        const last = lastRunOf(late, r);
-        if (!(expiryOf(late[last], windowMs, windowKind) < horizon)) break;
-        r = last + 2;
-      }
+      const r = dropListed(late, this.lateFrom, horizon, this.p.policy);
       if (r === late.length) {
         late = null;
-        r = 0;
-      } else if (2 * r >= late.length) {
-        // the dropped runs are half of it: the rest moved down (a loop, not copyWithin: the builtin
-        // boxed every double it moved)
-        const n = late.length - r;
-        for (let i = 0; i < n; i++) late[i] = late[r + i];
-        late.length = n;
-        r = 0;
-      }
-      this.lateFrom = r;
+        this.lateFrom = 0;
+      } else this.lateFrom = r;
       first = true;
     }
     const n = pushed.length;
+    const { windowMs, windowKind } = this.p.policy;
     if (n > 0 && expiryOf(pushed[n - 1], windowMs, windowKind) >= horizon) {
-      if (late === null) {
-        // its exact size: grown by push from empty it held 16 runs (a key's memory: bench/key-bytes.mjs)
-        late = new Array<number>(2 * n);
-        for (let i = 0; i < n; i++) {
-          late[2 * i] = pushed[i];
-          late[2 * i + 1] = counts === undefined ? 1 : counts[i];
-        }
-        first = true;
-      } else {
-        // by push: grown by setting its length, it was copied whole at every push (the study's busy keys)
-        for (let i = 0; i < n; i++) late.push(pushed[i], counts === undefined ? 1 : counts[i]);
-      }
-      late[late.length - 1] = -late[late.length - 1];
+      if (late === null) first = true;
+      late = appendPush(late, pushed, counts);
     }
     this.setLate(late, first || late === null);
   }
@@ -838,9 +571,7 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     if (late === null) this.lateFrom = 0;
     if (!firstChanged) return;
     this.lateDue =
-      late === null
-        ? Number.POSITIVE_INFINITY
-        : expiryOf(late[lastRunOf(late, this.lateFrom)], this.p.policy.windowMs, this.p.policy.windowKind);
+      late === null ? Number.POSITIVE_INFINITY : firstPushDue(late, this.lateFrom, this.p.policy);
   }
 
   /** Hook for designs that learn from the reply (track-share). */
