@@ -1,23 +1,11 @@
-import type { DesignId } from '../config.js';
 import type { SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
-import { AdmitLog, RunLog } from '../window/run-log.js';
+import { RunLog } from '../window/run-log.js';
 import { concatRuns, runTotal } from '../window/runs.js';
-import {
-  ALLOW,
-  DENY,
-  type FleetParams,
-  type Forgets,
-  type KeyLimiter,
-  type ReadsOnRequest,
-  type TakeBack,
-  type TakesBack,
-  type Verdict,
-} from './key-limiter.js';
+import type { FleetParams, Forgets, KeyLimiter, ReadsOnRequest, TakeBack, TakesBack } from './key-limiter.js';
 import { appendPush, dropListed, firstPushDue, listedWithLate, removeAdmits } from './synced-late.js';
 import { firstAdmit, RetryMemo, type RetryState } from './synced-retry.js';
-
-const EMPTY: number[] = [];
+import { EMPTY, SyncedView } from './synced-view.js';
 
 /**
  * The shared-counter family: decide locally from what the store reported at the last sync (aged
@@ -29,20 +17,7 @@ const EMPTY: number[] = [];
  *
  * At a sync the gateway pushes its admits, then reads the window (push, then read).
  */
-export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, ReadsOnRequest {
-  abstract readonly design: DesignId;
-
-  /**
-   * The store's count at the last sync, and the expiry instants it listed up to `horizon`, as runs
-   * (`expCounts[i]` admits at expiries[i]; one each when undefined): `expIdx` runs, `expGone` admits,
-   * have aged out since.
-   */
-  protected count = 0;
-  protected expiries: number[] = EMPTY;
-  protected expCounts: number[] | undefined = undefined;
-  protected expIdx = 0;
-  protected expGone = 0;
-  protected horizon = Number.NEGATIVE_INFINITY;
+export abstract class SyncedKey extends SyncedView implements KeyLimiter, TakesBack, Forgets, ReadsOnRequest {
   /**
    * When the oldest admit the last reply counted leaves, if that reply listed no expiry and said so
    * (SyncReply.oldestExpiry; NaN: not told). None of the admits it counted past its horizon leaves
@@ -64,18 +39,6 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
    */
   private past: number[] | null = null;
   /**
-   * Own admits since the last sync, and those taken by a sync still in flight: the runs it pushed
-   * (`inflightCounts[i]` admits at inflight[i]; one each when undefined), walked past up to run
-   * `inflightIdx`, with `inflightLive` admits from there on (see pushedLive). Private: a subclass
-   * reads pushedLive, as `inflight.length` counts runs, not admits.
-   */
-  protected pending = AdmitLog.NONE;
-  private inflight: number[] = EMPTY;
-  private inflightCounts: number[] | undefined = undefined;
-  private inflightIdx = 0;
-  private inflightLive = 0;
-  protected lastSyncAt = Number.NaN;
-  /**
    * Own admits pushed by earlier syncs whose expiry lies past the horizon of the reply that counted
    * them: the store counts them without telling when they age out, but this gateway knows (Retry-After).
    * The pushed runs, oldest first, copied into one array as (time, count) pairs, the count negated on
@@ -94,9 +57,6 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
   private lateDue = Number.POSITIVE_INFINITY;
   /** Syncs taken, applied or failed: retryAt's answer is good only between two of these. */
   protected syncs = 0;
-  /** The last remaining() answer, and whether a slot really freed since (see remaining). */
-  protected shown = Number.POSITIVE_INFINITY;
-  protected freed = false;
   /**
    * retryAt's last answer and what it was computed on; made at the key's first retryAt (a rejection
    * with headers), then updated in place. An object made on demand, not six fields on every key:
@@ -104,179 +64,6 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
    * (bench/key-bytes.mjs, shared-counter).
    */
   private retryMemo: RetryMemo | null = null;
-  /**
-   * A request was decided here (or an admit taken back at the store) since the last read: the next
-   * sync reads the key (ReadsOnRequest). Without one, a key far from L is not read (issue 35).
-   */
-  protected asked = true;
-
-  /**
-   * The decision's inputs, kept between calls: `known(now)`, `ownSinceSync(now)` and `weight()` as
-   * last computed. They stay exact while now < `stableUntil`, the first instant at which one of the
-   * three logs (the store's expiries, the in-flight and the pending admits) has something to age out;
-   * an own admit adds to `ownCached` as it is made. Anything else that changes the state (a sync, its
-   * failure, a walk done outside decide) sets `stableUntil` to −∞ and the next call recomputes.
-   */
-  protected knownCached = 0;
-  protected ownCached = 0;
-  // NaN until computed (stableUntil = −∞ makes the first call compute it); a double from the start:
-  // track-share's weight turns fractional at its first measured share, and a field that turns from
-  // small integer to double after warm-up changes the objects' layout under optimized code (seen to
-  // leave a hot loop unoptimized).
-  protected weightCached = Number.NaN;
-  protected stableUntil = Number.NEGATIVE_INFINITY;
-  /** nextChangeAt's answer, valid with the rest. */
-  protected changeCached = Number.POSITIVE_INFINITY;
-  protected readonly limit: number;
-
-  constructor(protected readonly p: FleetParams) {
-    this.limit = p.policy.limit;
-  }
-
-  /** How many times one own admit since the last sync counts. */
-  protected abstract weight(): number;
-
-  /** Admits the store had at the last sync that still count now. */
-  known(now: number): number {
-    if (now < this.stableUntil) return this.knownCached;
-    return this.count - this.walkKnown(now, true);
-  }
-
-  /** Walks past the listed expiries at or before `now`; returns the admits aged out of them. */
-  private walkKnown(now: number, unstable: boolean): number {
-    const ex = this.expiries;
-    const ec = this.expCounts;
-    let i = this.expIdx;
-    let gone = this.expGone;
-    while (i < ex.length && ex[i] <= now) {
-      gone += ec === undefined ? 1 : ec[i];
-      i++;
-    }
-    // every admit the last reply counted was made by its instant: a window later all have left,
-    // listed or not (a key no longer read must not hold the others' unlisted admits for ever)
-    if (this.onRequest && gone < this.count && !(now < this.viewEnd())) {
-      gone = this.count;
-      i = ex.length;
-    }
-    if (i !== this.expIdx || gone !== this.expGone) {
-      if (unstable) this.stableUntil = Number.NEGATIVE_INFINITY;
-      this.freed = true;
-      this.expIdx = i;
-      this.expGone = gone;
-    }
-    return gone;
-  }
-
-  /**
-   * When every admit the last reply counted has left the window: a window after the reply, or the
-   * last expiry the view lists if later (an own admit stamped after it: a clock that went back).
-   * NaN before the first reply.
-   */
-  private viewEnd(): number {
-    const e = expiryOf(this.lastSyncAt, this.p.policy.windowMs, this.p.policy.windowKind);
-    const ex = this.expiries;
-    return ex.length > 0 && ex[ex.length - 1] > e ? ex[ex.length - 1] : e;
-  }
-
-  /** Own admits since the last completed sync that still count now. */
-  ownSinceSync(now: number): number {
-    if (now < this.stableUntil) return this.ownCached;
-    this.stableUntil = Number.NEGATIVE_INFINITY;
-    return this.walkOwn(now);
-  }
-
-  private walkOwn(now: number): number {
-    const { windowMs, windowKind } = this.p.policy;
-    const wasLive = this.pending.live;
-    const live = this.pending.expire(now, windowMs, windowKind);
-    const fl = this.inflight;
-    const fc = this.inflightCounts;
-    let j = this.inflightIdx;
-    let flLive = this.inflightLive;
-    while (j < fl.length && expiryOf(fl[j], windowMs, windowKind) <= now) {
-      flLive -= fc === undefined ? 1 : fc[j];
-      j++;
-    }
-    if (live !== wasLive || j !== this.inflightIdx) this.freed = true;
-    this.inflightIdx = j;
-    this.inflightLive = flLive;
-    return live + flLive;
-  }
-
-  /**
-   * Own admits pushed by the sync in flight that still counted at the last walk (what adaptive-early's
-   * reading of the others' admits takes off the store's count).
-   */
-  protected pushedLive(): number {
-    return this.inflightLive;
-  }
-
-  /**
-   * Ages the three logs to `now` (what the decision's inputs depend on) and caches the inputs, unless
-   * nothing in them can have aged out since the last time: then the cached inputs are exact as they are.
-   */
-  protected settle(now: number): void {
-    if (!(now < this.stableUntil)) this.refresh(now);
-  }
-
-  private refresh(now: number): void {
-    this.knownCached = this.count - this.walkKnown(now, false);
-    const ex = this.expiries;
-    const i = this.expIdx;
-    this.ownCached = this.walkOwn(now);
-    this.weightCached = this.weight();
-    const { windowMs, windowKind } = this.p.policy;
-    let known = i < ex.length ? ex[i] : Number.POSITIVE_INFINITY;
-    if (this.onRequest && this.knownCached > 0) {
-      const end = this.viewEnd();
-      if (end < known) known = end;
-    }
-    let inflight = Number.POSITIVE_INFINITY;
-    if (this.inflightIdx < this.inflight.length) {
-      inflight = expiryOf(this.inflight[this.inflightIdx], windowMs, windowKind);
-    }
-    let pending = Number.POSITIVE_INFINITY;
-    if (this.pending.live > 0) pending = expiryOf(this.pending.firstLive(), windowMs, windowKind);
-    // both own logs, not just the older: with a clock that went back, the pending log may expire first
-    this.stableUntil = Math.min(known, inflight, pending);
-    // what nextChangeAt reports: the older own log only (the same instant unless the clock went back)
-    this.changeCached = Math.min(known, inflight < Number.POSITIVE_INFINITY ? inflight : pending);
-  }
-
-  /** The gateway's estimate of the fleet's count in the window now. */
-  estimate(now: number): number {
-    if (!(now < this.stableUntil)) this.refresh(now);
-    return this.knownCached + this.weightCached * this.ownCached;
-  }
-
-  decide(now: number, cost: number): Verdict {
-    this.asked = true;
-    if (!(now < this.stableUntil)) this.refresh(now);
-    if (this.knownCached + this.weightCached * this.ownCached + cost - 1 < this.limit) {
-      this.recordAdmit(now, cost);
-      return ALLOW;
-    }
-    return DENY;
-  }
-
-  /** Counts `cost` own admits at `now`, keeping the cached inputs exact. */
-  protected recordAdmit(now: number, cost: number): void {
-    let pend = this.pending;
-    if (pend === AdmitLog.NONE) pend = this.pending = AdmitLog.take();
-    if (pend.append(now, cost)) this.firstPending(now);
-    this.ownCached += cost;
-  }
-
-  /** The admit just recorded is the only live pending one: it is the pending log's next expiry. */
-  private firstPending(now: number): void {
-    const e = expiryOf(now, this.p.policy.windowMs, this.p.policy.windowKind);
-    if (e < this.stableUntil) this.stableUntil = e;
-    if (this.inflightIdx >= this.inflight.length && e < this.changeCached) this.changeCached = e;
-  }
-
-  noteRejected(_n: number, _now: number): void {
-    this.asked = true;
-  }
 
   /**
    * A refund of an own admit: one not pushed yet leaves the pending log here (the store never sees
@@ -329,12 +116,6 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
 
   /** Hook for designs that keep a log of their own admits beside the pending one (the share's). */
   protected tookBack(_at: number, _cost: number): void {}
-
-  nextChangeAt(now: number): number {
-    if (!(now < this.stableUntil)) this.refresh(now);
-    // past the horizon the gateway does not know what expires, so nothing changes until a sync
-    return this.changeCached;
-  }
 
   /**
    * The earliest instant the key admits `cost` on what this gateway knows (see KeyLimiter.retryAt).
@@ -413,51 +194,6 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     return firstAdmit(state, now, cost, syncAt, out);
   }
 
-  /**
-   * Whether decide admits `cost` with k of the store's admits and o own admits since the last sync
-   * still counting; `afterSync`: at a sync with nothing else arriving (o = 0).
-   */
-  protected admits(k: number, o: number, cost: number, _afterSync: boolean): boolean {
-    return k + this.weightCached * o + cost - 1 < this.limit;
-  }
-
-  /**
-   * The estimate's headroom, never shown rising unless a slot really freed since the last answer: an
-   * admit this gateway knows of aged out, or a sync reported fewer than it knew of. A sync that only
-   * swaps weighted own admits for the store's count (assume-others, track-share) frees none: it used
-   * to show a rise (9, 9, 7, 6, 4, 5…; regression: test/regressions/remaining-rises-without-a-freed-slot.test.ts).
-   */
-  remaining(now: number): number {
-    const r = Math.max(0, Math.floor(this.limit - this.estimate(now)));
-    if (r > this.shown && !this.freed) return this.shown;
-    this.shown = r;
-    this.freed = false;
-    return r;
-  }
-
-  resetAt(now: number): number {
-    return this.nextChangeAt(now);
-  }
-
-  /**
-   * FleetParams.readsOnRequest (GatewayOptions.reads 'on-request'; the five designs that are
-   * SyncedKeys all can): off, every held key is read at every sync and a view is as on main. A getter,
-   * not a field: a key's bytes (bench/key-bytes.mjs).
-   */
-  get onRequest(): boolean {
-    return this.p.readsOnRequest === true;
-  }
-
-  /**
-   * Whether the next sync reads this key though it has nothing to push (ReadsOnRequest): a request
-   * was decided here since the last read, or the view is near L (at most half of it left: a busy key,
-   * read every Δ as before). A quiet key's view is no older than its first request since: that request
-   * is followed by a read at the next sync, as a key this gateway never held would be.
-   */
-  readDue(now: number): boolean {
-    return !this.onRequest || this.asked || 2 * this.estimate(now) >= this.limit;
-  }
-
   syncEntry(key: string, now: number): SyncEntry | null {
     this.ownSinceSync(now);
     // nothing to push and no read due: the key is left out of the sync (issue 35)
@@ -531,19 +267,6 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     this.expCounts = listed.n;
   }
 
-  private liveInflight(now: number): number {
-    const { windowMs, windowKind } = this.p.policy;
-    const fl = this.inflight;
-    const fc = this.inflightCounts;
-    let j = this.inflightIdx;
-    let live = this.inflightLive;
-    while (j < fl.length && expiryOf(fl[j], windowMs, windowKind) <= now) {
-      live -= fc === undefined ? 1 : fc[j];
-      j++;
-    }
-    return live;
-  }
-
   /** Keeps the pushed admits a reply counted past its horizon; drops those it lists now (see `late`). */
   private keepLate(pushed: number[], counts: number[] | undefined, horizon: number): void {
     let late = this.late;
@@ -588,14 +311,6 @@ export abstract class SyncedKey implements KeyLimiter, TakesBack, Forgets, Reads
     this.inflightIdx = 0;
     this.inflightLive = 0;
     this.stableUntil = Number.NEGATIVE_INFINITY;
-  }
-
-  unsyncedAdmits(): number {
-    return this.pending.size + runTotal(this.inflight, this.inflightCounts);
-  }
-
-  isIdle(now: number): boolean {
-    return this.known(now) === 0 && this.pending.size === 0 && this.inflight.length === 0;
   }
 }
 

@@ -4,14 +4,17 @@ import { ALLOW, type KeyLimiter } from '../designs/key-limiter.js';
 import { LeaseKey } from '../designs/leases.js';
 import { SplitKey } from '../designs/split.js';
 import { AssumeOthersKey, SharedCounterKey, SyncedKey, TrackShareKey } from '../designs/synced.js';
+import { SyncedView } from '../designs/synced-view.js';
 import { type RunOutput, runSimulation } from '../sim/engine.js';
 import type { RunParams } from '../sim/types.js';
 
 // The three calls through which a design admits: decide → ALLOW, or a request-path reply → true.
 const ADMITTING = ['decide', 'onLogReply', 'onAskReply'] as const;
+// every class on the designs' prototype chains that defines one of them (SyncedView holds decide)
 const CLASSES = [
   CentralLogKey,
   SplitKey,
+  SyncedView,
   SyncedKey,
   SharedCounterKey,
   AssumeOthersKey,
