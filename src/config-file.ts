@@ -6,6 +6,7 @@ import {
   type AsyncGatewayOptions,
   createAsyncGateway,
 } from './gateway/runtime/async-gateway.js';
+import type { GatewayFileOptions } from './gateway/runtime/async-options.js';
 import { checkIpv6Subnet, TrustedProxies } from './http/client-address.js';
 import { type LimitedResponseOptions, limitedResponse, type RateLimitHttpOptions } from './http/core.js';
 import { headerStyle, sfString } from './http/headers.js';
@@ -79,7 +80,7 @@ export type HttpFileOptions = Pick<
 /** A configuration that passed every check: its sections, ready to pass on. */
 export interface LoadedConfig {
   /** For createAsyncGateway, with a store (and a clock or random source, if any) added. */
-  gateway: Omit<AsyncGatewayOptions, 'store' | 'clock' | 'random'>;
+  gateway: GatewayFileOptions;
   /** For new RedisStore(client, redis). */
   redis?: RedisStoreOptions;
   /** For the middleware, with key, cost and skip added. */
@@ -175,11 +176,18 @@ export function loadConfig(raw: unknown): LoadedConfig {
     }
   }
   // the top level names the default policy and gives the named ones their common options
-  if (sidecar !== undefined)
-    c.check(() => resolveSidecarOptions(sidecar, { gateway, gatewayValid: gw !== undefined }));
+  // they passed the gateway's own checks: the file's gateway options, typed
+  const checked = gw === undefined ? undefined : (gateway as unknown as GatewayFileOptions);
+  if (sidecar !== undefined) {
+    const ctx =
+      checked === undefined
+        ? { valid: false as const, options: gateway }
+        : { valid: true as const, options: checked };
+    c.check(() => resolveSidecarOptions(sidecar, { gateway: ctx }));
+  }
   c.done();
   const out: LoadedConfig = {
-    gateway: gateway as unknown as LoadedConfig['gateway'],
+    gateway: checked as GatewayFileOptions,
     resolved: (gw as NonNullable<typeof gw>).options,
   };
   if (redis !== undefined) out.redis = redis as RedisStoreOptions;

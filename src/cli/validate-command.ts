@@ -60,7 +60,7 @@ function envoyIssues(json: unknown, path: string): string[] {
     );
   }
   try {
-    checkEnvoyLimits(loaded.gateway as unknown as Record<string, unknown>, readEnvoyConfig(path));
+    checkEnvoyLimits(loaded.gateway, readEnvoyConfig(path));
   } catch (err) {
     if (!(err instanceof EnvoyConfigError)) throw err;
     out.push(...err.issues.map((i) => `${i.file}:${i.line}: ${i.field}: ${i.message}`));

@@ -3,7 +3,8 @@ import { Counter, Registry } from 'prom-client';
 import { ConfigError, ConfigErrors, keyProblem } from '../config.js';
 import type { HttpFileOptions } from '../config-file.js';
 import type { Decision } from '../gateway/decision.js';
-import { type AsyncGateway, type AsyncGatewayOptions, createAsyncGateway } from '../gateway/runtime/index.js';
+import type { GatewayFileOptions } from '../gateway/runtime/async-options.js';
+import { type AsyncGateway, createAsyncGateway } from '../gateway/runtime/index.js';
 import type { AsyncStore, Store } from '../store/contract.js';
 import { VALIDATION_STORE } from '../store/validation-store.js';
 import { bindingDecision, PolicyDecider } from './decider.js';
@@ -25,7 +26,7 @@ import {
   type EnvoyRlsConfig,
   type YamlLimit,
 } from './envoy-yaml.js';
-import { policyCommon } from './options.js';
+import { type CommonGatewayOptions, policyCommon } from './named-policies.js';
 
 /**
  * The limits of envoyproxy/ratelimit files, each decided by a fleetlimit gateway of its own (its
@@ -43,7 +44,7 @@ export const MAX_DETAILED_VALUES = 100;
 
 export interface EnvoyLimitsOptions {
   /** The JSON file's gateway options less limit, windowMs and policyName (policyCommon): id, design, gateways, syncMs, … */
-  common: Record<string, unknown>;
+  common: CommonGatewayOptions;
   store: AsyncStore | Store;
   clock?: () => number;
   /** The JSON file's `http` section: header style and names. */
@@ -151,7 +152,7 @@ export class EnvoyLimits {
       windowMs: l.windowMs,
       id: `${String(this.opts.common.id)}/${name}`,
       policyName: name,
-    } as AsyncGatewayOptions);
+    });
   }
 
   /**
@@ -411,7 +412,7 @@ export class EnvoyLimits {
  * (`fleetlimit validate --envoy-config`): throws EnvoyConfigError naming each YAML line that cannot.
  * Nothing starts and nothing is stored (the validation store).
  */
-export function checkEnvoyLimits(gateway: Record<string, unknown>, config: EnvoyRlsConfig): void {
+export function checkEnvoyLimits(gateway: GatewayFileOptions, config: EnvoyRlsConfig): void {
   new EnvoyLimits(
     {
       common: policyCommon(gateway),

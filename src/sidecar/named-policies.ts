@@ -1,8 +1,8 @@
 // sidecar.policies: the named policies beside the top-level one, each checked as the gateway it
 // becomes, its errors named under the sidecar section.
 import { ConfigChecks, ConfigError, ConfigErrors, requireKnownFields, requirePolicyName } from '../config.js';
-import { createPolicyGateways, type PolicyGatewaysOptions } from '../gateway/policies.js';
-import { ASYNC_GATEWAY_FIELDS } from '../gateway/runtime/async-options.js';
+import { createPolicyGateways } from '../gateway/policies.js';
+import { ASYNC_GATEWAY_FIELDS, type GatewayFileOptions } from '../gateway/runtime/async-options.js';
 import { VALIDATION_STORE } from '../store/validation-store.js';
 import { object } from './field-checks.js';
 import type { SidecarContext, SidecarPolicyFileOptions } from './options.js';
@@ -14,8 +14,11 @@ const POLICY_FIELDS = ASYNC_GATEWAY_FIELDS.filter(
 /** Named policies per sidecar: each is a gateway with its own sync timer and key cap. */
 export const MAX_POLICIES = 16;
 
+/** What every named policy takes from the top level: its gateway options less limit, window and name. */
+export type CommonGatewayOptions = Omit<GatewayFileOptions, 'limit' | 'windowMs' | 'policyName'>;
+
 /** The top-level gateway options every named policy starts from (its own fields then override them). */
-export function policyCommon(gateway: Record<string, unknown>): Record<string, unknown> {
+export function policyCommon(gateway: GatewayFileOptions): CommonGatewayOptions {
   const { limit: _l, windowMs: _w, policyName: _p, ...common } = gateway;
   return common;
 }
@@ -77,8 +80,8 @@ export function namedPolicies(
     });
     if (ok !== undefined) out[name] = ok as SidecarPolicyFileOptions;
   }
-  if (ctx.gatewayValid === true && ctx.gateway !== undefined && Object.keys(out).length === names.length) {
-    c.errors.push(...policyErrors(policyCommon(ctx.gateway), out));
+  if (ctx.gateway?.valid === true && Object.keys(out).length === names.length) {
+    c.errors.push(...policyErrors(policyCommon(ctx.gateway.options), out));
   } else if (ctx.gateway !== undefined) {
     // the top level is bad, or another policy is (those errors are reported already): each policy's
     // own fields are still checked, over placeholder common options, so one run names every bad field.
@@ -96,22 +99,23 @@ export function namedPolicies(
 }
 
 /** Common options that pass every check, standing in for a top level that does not. */
-const PLACEHOLDER_COMMON = { id: 'validate', design: 'central-log', gateways: 2, syncMs: 1000 };
+const PLACEHOLDER_COMMON: CommonGatewayOptions = {
+  id: 'validate',
+  design: 'central-log',
+  gateways: 2,
+  syncMs: 1000,
+};
 
 /** The errors of the policies checked as the gateways they become, named under the sidecar section. */
 export function policyErrors(
-  common: Record<string, unknown>,
+  common: CommonGatewayOptions,
   policies: Record<string, SidecarPolicyFileOptions>,
 ): ConfigError[] {
   try {
-    createPolicyGateways({
-      ...common,
-      store: VALIDATION_STORE,
-      policies,
-    } as unknown as PolicyGatewaysOptions);
+    createPolicyGateways({ ...common, store: VALIDATION_STORE, policies });
     return [];
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    return (e instanceof ConfigErrors ? e.errors : [e]).map((x) => underSidecar(x, policies as never));
+    return (e instanceof ConfigErrors ? e.errors : [e]).map((x) => underSidecar(x, policies));
   }
 }

@@ -1,5 +1,6 @@
 import { ConfigChecks, ConfigError, requireKnownFields } from '../config.js';
 import type { PolicyOptions } from '../gateway/policies.js';
+import type { GatewayFileOptions } from '../gateway/runtime/async-options.js';
 import { rules } from './descriptor-rules.js';
 import { headerName, host, keyHeaders, knownPolicy, object, port } from './field-checks.js';
 import { namedPolicies } from './named-policies.js';
@@ -120,10 +121,14 @@ export interface SidecarOptions {
 
 /** What the section is checked against: the rest of the file. */
 export interface SidecarContext {
-  /** The top-level gateway options (policyName names the default policy). */
-  gateway?: Record<string, unknown>;
-  /** The top-level options passed their own checks: each named policy is checked as the gateway it becomes. */
-  gatewayValid?: boolean;
+  /**
+   * The top-level gateway options (policyName names the default policy). `valid`: they passed their
+   * own checks, and each named policy is checked as the gateway it becomes; else they are as written,
+   * and each policy's own fields are checked over placeholder common options.
+   */
+  gateway?:
+    | { readonly valid: true; readonly options: GatewayFileOptions }
+    | { readonly valid: false; readonly options: Readonly<Record<string, unknown>> };
 }
 
 export const SIDECAR_FILE_FIELDS: readonly string[] = ['http', 'grpc', 'maxDescriptors', 'policies'];
@@ -142,7 +147,7 @@ export function resolveSidecarOptions(raw: unknown = {}, ctx: SidecarContext = {
   const c = new ConfigChecks();
   const o = c.check(() => object('sidecar', raw)) ?? {};
   requireKnownFields('sidecar', o, SIDECAR_FILE_FIELDS, c);
-  const pn = ctx.gateway?.policyName;
+  const pn = ctx.gateway?.options.policyName;
   const defaultPolicy = typeof pn === 'string' ? pn : 'default';
   const policies = o.policies === undefined ? {} : namedPolicies(o.policies, defaultPolicy, ctx, c);
   // every name given, even one whose options are wrong: its error is said once, not again per reference

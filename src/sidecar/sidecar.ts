@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { ConfigError } from '../config.js';
 import type { LoadedConfig } from '../config-file.js';
-import { createPolicyGateways, type PolicyGatewaysOptions } from '../gateway/policies.js';
+import { createPolicyGateways } from '../gateway/policies.js';
 import { type AsyncGateway, createAsyncGateway } from '../gateway/runtime/async-gateway.js';
 import type { AsyncStore, Store } from '../store/contract.js';
 import { Decider } from './decider.js';
@@ -83,8 +83,7 @@ function hostPort(host: string, port: number): string {
  */
 export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptions): Promise<Sidecar> {
   const options = resolveSidecarOptions(config.sidecar ?? {}, {
-    gateway: config.gateway as unknown as Record<string, unknown>,
-    gatewayValid: true,
+    gateway: { valid: true, options: config.gateway },
   });
   if (opts.envoyConfig !== undefined) {
     if (options.grpc === null)
@@ -110,11 +109,11 @@ export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptio
   if (Object.keys(options.policies).length > 0) {
     // the named ones as the library makes a set of policies: ids <id>/<name>, policyName <name>
     const set = createPolicyGateways({
-      ...policyCommon(config.gateway as unknown as Record<string, unknown>),
+      ...policyCommon(config.gateway),
       store: opts.store,
       ...clock,
       policies: options.policies,
-    } as unknown as PolicyGatewaysOptions);
+    });
     for (const [name, g] of set.gateways) gateways.set(name, g);
   }
   const all = [...gateways.values()];
@@ -127,7 +126,7 @@ export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptio
       ? null
       : new EnvoyLimits(
           {
-            common: policyCommon(config.gateway as unknown as Record<string, unknown>),
+            common: policyCommon(config.gateway),
             store: opts.store,
             ...clock,
             ...(config.http === undefined ? {} : { http: config.http }),

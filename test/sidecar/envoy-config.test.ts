@@ -28,7 +28,9 @@ function entryKey(action: J): string {
 describe('docs/examples/envoy.json and sidecar-envoy.json', () => {
   const hcm = envoy.static_resources.listeners[0].filter_chains[0].filters[0].typed_config;
   const filter = hcm.http_filters.find((f: J) => f.name === 'envoy.filters.http.ratelimit').typed_config;
-  const sidecar = resolveSidecarOptions(sidecarFile.sidecar, { gateway: sidecarFile });
+  const sidecar = resolveSidecarOptions(sidecarFile.sidecar, {
+    gateway: { valid: false, options: sidecarFile },
+  });
 
   it('the sidecar configuration is valid', () => {
     expect(() => loadConfig(sidecarFile)).not.toThrow();

@@ -54,7 +54,7 @@ function withSidecar(sidecar: Record<string, unknown>, top: Record<string, unkno
 describe('sidecar.policies: the configuration', () => {
   it('resolves the top-level policy as the default, the named ones beside it, and each rule’s policy', () => {
     const c = loadConfig(BASE);
-    const o = resolveSidecarOptions(c.sidecar, { gateway: c.gateway as never, gatewayValid: true });
+    const o = resolveSidecarOptions(c.sidecar, { gateway: { valid: true, options: c.gateway as never } });
     expect(o.defaultPolicy).toBe('per-key');
     expect(Object.keys(o.policies)).toEqual(['per-ip']);
     expect(o.grpc?.descriptors).toEqual([
@@ -69,7 +69,7 @@ describe('sidecar.policies: the configuration', () => {
     const { policyName: _, ...noName } = BASE;
     const o = resolveSidecarOptions(
       { grpc: { domain: 'edge', descriptors: [['api_key'], { keys: ['ip'], policy: 'default' }] } },
-      { gateway: noName },
+      { gateway: { valid: false, options: noName } },
     );
     expect(o.defaultPolicy).toBe('default');
     expect(o.grpc?.descriptors.map((r) => r.policy)).toEqual(['default', 'default']);

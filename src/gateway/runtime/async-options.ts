@@ -29,6 +29,9 @@ import { type GatewayOptions, type ResolvedOptions, resolveGatewayOptions } from
 export type FailMode = 'local' | 'closed' | 'open';
 const FAIL_MODES: readonly FailMode[] = ['local', 'closed', 'open'];
 
+/** The gateway options a configuration file sets: all but what a program adds (store, clock, random). */
+export type GatewayFileOptions = Omit<AsyncGatewayOptions, 'store' | 'clock' | 'random'>;
+
 export interface AsyncGatewayOptions extends GatewayOptions {
   /** The shared store: Redis (RedisStore), or the in-memory MemoryStore for one process, tests and demos. */
   store: AsyncStore | Store;
