@@ -1,6 +1,7 @@
 /** An advise input written back as the command that asks for it, so a suggestion can be run as printed. */
 import { DESIGN_IDS } from '../config.js';
-import { formatSeconds, limitFlag } from './format.js';
+import { limitFlag } from '../util/format.js';
+import { formatSeconds } from './format.js';
 import { DEFAULT_DELTAS_S } from './plan.js';
 import type { AdviceInput } from './types.js';
 

@@ -7,19 +7,6 @@ export function formatSeconds(s: number): string {
   return `${s / 60} min`;
 }
 
-/** "100/1m", "50/10s", "10/500ms": L/W as `advise --limit` reads it. */
-export function limitFlag(limit: number, windowS: number): string {
-  const w =
-    windowS % 3600 === 0
-      ? `${windowS / 3600}h`
-      : windowS % 60 === 0
-        ? `${windowS / 60}m`
-        : windowS >= 1
-          ? `${+windowS.toPrecision(6)}s`
-          : `${+(windowS * 1000).toPrecision(6)}ms`;
-  return `${limit}/${w}`;
-}
-
 /** Three significant figures, with thousands separators above 1,000. */
 export function formatRate(x: number): string {
   if (x === 0) return '0';

@@ -49,3 +49,16 @@ export function formatDuration(seconds: number): string {
   if (minutes < 90) return `${minutes} min ${rest} s`;
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
+
+/** "100/1m", "50/10s", "10/500ms": L/W as `advise --limit` reads it. */
+export function limitFlag(limit: number, windowS: number): string {
+  const w =
+    windowS % 3600 === 0
+      ? `${windowS / 3600}h`
+      : windowS % 60 === 0
+        ? `${windowS / 60}m`
+        : windowS >= 1
+          ? `${+windowS.toPrecision(6)}s`
+          : `${+(windowS * 1000).toPrecision(6)}ms`;
+  return `${limit}/${w}`;
+}

@@ -3,10 +3,9 @@
  * reader can go from the verdict to a recommendation for one fleet in one step.
  */
 
-import { limitFlag } from '../../advise/format.js';
 import { erlangB } from '../../sim/erlang.js';
 import type { RunRow } from '../../sim/types.js';
-import { formatNumber } from '../../util/format.js';
+import { formatNumber, limitFlag } from '../../util/format.js';
 import { distinct } from '../aggregate.js';
 import { FLOOD_TARGET, HONEST_LOAD, HONEST_PP, TRIPS_TARGET, WORST_TARGET } from './scorecard-targets.js';
 
