@@ -1,4 +1,5 @@
 import { type EngineOptions, runSimulation } from './engine.js';
+import { seedMeans } from './seed-means.js';
 import type { RunMetrics, RunParams } from './types.js';
 
 export const VERSION = '0.1.0';
@@ -36,11 +37,5 @@ export function runSeeds(
   opts?: EngineOptions,
 ): MultiSeedResult {
   const runs = seeds.map((seed) => runSimulation({ ...params, seed }, opts));
-  const mean = {} as RunMetrics;
-  const perSeed = {} as Record<keyof RunMetrics, number[]>;
-  for (const k of METRIC_KEYS) {
-    perSeed[k] = runs.map((r) => r[k]);
-    mean[k] = perSeed[k].reduce((a, b) => a + b, 0) / runs.length;
-  }
-  return { params, seeds, mean, perSeed, version: VERSION };
+  return { params, seeds, ...seedMeans(runs, METRIC_KEYS), version: VERSION };
 }
