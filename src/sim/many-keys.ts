@@ -33,7 +33,7 @@ import { KEY_BYTES } from './key-bytes.js';
 import { gatewayPicker, keyPicker, SyncCostMeter } from './many-keys-parts.js';
 import { Random } from './random.js';
 import { METRIC_KEYS, VERSION } from './run.js';
-import { seedMeans } from './seed-means.js';
+import { type SeedsResult, seedMeans } from './seed-means.js';
 import type { FloodPick, KeyCostMetrics, RunMetrics, RunParams } from './types.js';
 
 /** The many-keys parameters' defaults (a run with `keys` > 1 and these fields absent). */
@@ -395,13 +395,7 @@ function populationOf(params: RunParams): {
 /** Every metric a many-keys run reports: the single-key engine's, then its own. */
 export const MANY_KEYS_METRIC_KEYS = [...METRIC_KEYS, ...MANY_KEY_METRICS] as const;
 
-export interface ManyKeysSeedsResult {
-  params: Omit<RunParams, 'seed'>;
-  seeds: number[];
-  mean: ManyKeysMetrics;
-  perSeed: Record<keyof ManyKeysMetrics, number[]>;
-  version: string;
-}
+export type ManyKeysSeedsResult = SeedsResult<ManyKeysMetrics>;
 
 /** runSeeds for many keys: the mean over seeds of every metric, with each seed's value kept. */
 export function runManyKeysSeeds(params: Omit<RunParams, 'seed'>, seeds: number[]): ManyKeysSeedsResult {

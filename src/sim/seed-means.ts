@@ -1,3 +1,5 @@
+import type { RunParams } from './types.js';
+
 /** Each metric's value per seed, and its mean over the seeds: what a multi-seed run reports. */
 export interface SeedMeans<M> {
   mean: M;
@@ -16,4 +18,11 @@ export function seedMeans<M extends Record<K, number>, K extends keyof M>(
     mean[k] = (perSeed[k].reduce((a, b) => a + b, 0) / runs.length) as M[K];
   }
   return { mean, perSeed };
+}
+
+/** A setting run over several seeds: its parameters, the seeds, the metrics' means and each seed's values. */
+export interface SeedsResult<M> extends SeedMeans<M> {
+  params: Omit<RunParams, 'seed'>;
+  seeds: number[];
+  version: string;
 }
