@@ -16,6 +16,7 @@ import {
   checkAgainstStore,
   planFleets,
   startPlannedFleets,
+  TWO_FLEETS,
   watchPlans,
 } from '../support/cluster-two-fleets.js';
 
@@ -39,7 +40,7 @@ import {
  * store cannot see that without WAIT), and a lease design may then grant them again.
  */
 
-const K = 3;
+const K = TWO_FLEETS.k;
 const L = 40;
 /**
  * Longer than any outage here, so no admit ages out before its push lands and the store's log can be
@@ -49,9 +50,8 @@ const L = 40;
  * and the watcher counted them lost (reproduced with CLIENT PAUSE 5000 WRITE on the master).
  */
 const W = 10_000;
-const SYNC = 50;
-const TTL = 300;
-const TIMEOUT = 250;
+const SYNC = TWO_FLEETS.syncMs;
+const TIMEOUT = TWO_FLEETS.storeTimeoutMs;
 const RATE = 400;
 const POLL_MS = 150;
 const PER_NODE = 2;
@@ -119,13 +119,7 @@ describe('a failover of one master (issue 19)', () => {
     const others = fx.nodes.filter((n) => n !== master && n !== replica);
 
     const watcher = await watchPlans(fx.cluster, plans, POLL_MS);
-    const fleets = await startPlannedFleets(fx.cluster, plans, {
-      k: K,
-      policy,
-      syncMs: SYNC,
-      leaseTtlMs: TTL,
-      storeTimeoutMs: TIMEOUT,
-    });
+    const fleets = await startPlannedFleets(fx.cluster, plans, { ...TWO_FLEETS, policy });
     const downs = fleets.map((f) => watchDown(f));
     const lag = lagMonitor();
     const staleAfterMs = fleets[0].gws[0].staleAfterMs;

@@ -14,6 +14,7 @@ import {
   checkAgainstStore,
   planFleets,
   startPlannedFleets,
+  TWO_FLEETS,
   watchPlans,
 } from '../support/cluster-two-fleets.js';
 
@@ -34,17 +35,15 @@ import {
  * than L in any window, by either set of stamps.
  */
 
-const K = 3;
+const K = TWO_FLEETS.k;
 const L = 40;
 const W = 2000;
-const SYNC = 50;
-const TTL = 300;
-const TIMEOUT = 250;
+const TIMEOUT = TWO_FLEETS.storeTimeoutMs;
 const RATE = 400; // requests per second per fleet, over 6 keys: ~3 L per key per W
 const RUN_MS = 5000;
 const POLL_MS = 150;
 const PER_NODE = 2;
-/** Syncs (every SYNC ms) land in each migration state: MIGRATING with the records still there, then ASK. */
+/** Syncs (every TWO_FLEETS.syncMs) land in each migration state: MIGRATING with the records still there, then ASK. */
 const MIGRATING_MS = 60;
 const ASK_MS = 120;
 const SETTLED_MS = 60;
@@ -100,13 +99,7 @@ describe('a slot migrated under load (issue 19)', () => {
     };
     const watcher = await watchPlans(fx.cluster, plans, POLL_MS);
 
-    const fleets = await startPlannedFleets(fx.cluster, plans, {
-      k: K,
-      policy,
-      syncMs: SYNC,
-      leaseTtlMs: TTL,
-      storeTimeoutMs: TIMEOUT,
-    });
+    const fleets = await startPlannedFleets(fx.cluster, plans, { ...TWO_FLEETS, policy });
     let driving = true;
     const driven = Promise.all(fleets.map((f, i) => f.drive(RATE, RUN_MS, 19 + i))).finally(() => {
       driving = false;

@@ -60,6 +60,12 @@ export async function watchPlans(
   return watcher;
 }
 
+/**
+ * What both tests run each fleet with: K = 3 gateways, Δ = 50 ms, a 300 ms lease TTL and a 250 ms
+ * store timeout (syncs fail fast enough to be resent within a disturbance of a few hundred ms).
+ */
+export const TWO_FLEETS = { k: 3, syncMs: 50, leaseTtlMs: 300, storeTimeoutMs: 250 } as const;
+
 /** The settings both fleets run with. */
 export interface FleetSettings {
   k: number;
