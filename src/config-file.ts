@@ -198,17 +198,20 @@ export function loadConfig(raw: unknown): LoadedConfig {
 
 /** loadConfig of a JSON file; an unreadable file or bad JSON is a ConfigError of field "config". */
 export function loadConfigFile(path: string): LoadedConfig {
+  return loadConfig(readJsonFile(path, (message) => new ConfigError('config', message)));
+}
+
+/** The JSON in a file; an unreadable file or bad JSON is thrown as `fail(message)`, the caller's kind of error. */
+export function readJsonFile(path: string, fail: (message: string) => Error): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigError('config', `cannot read ${path}: ${(err as Error).message}`);
+    throw fail(`cannot read ${path}: ${(err as Error).message}`);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
-    throw new ConfigError('config', `${path} is not JSON: ${(err as Error).message}`);
+    throw fail(`${path} is not JSON: ${(err as Error).message}`);
   }
-  return loadConfig(json);
 }

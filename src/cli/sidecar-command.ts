@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { ConfigError, ConfigErrors } from '../config.js';
+import { ConfigError } from '../config.js';
 import { type LoadedConfig, loadConfigFile } from '../config-file.js';
 import { reloadEnvoyConfig, watchEnvoyConfig } from '../sidecar/envoy-watch.js';
 import { EnvoyConfigError, type EnvoyRlsConfig, readEnvoyConfig } from '../sidecar/envoy-yaml.js';
 import { connectRedis, parseNodes } from '../sidecar/redis-client.js';
 import { type Sidecar, startSidecar } from '../sidecar/sidecar.js';
 import { RedisStore } from '../store/redis/redis-store.js';
+import { reportConfigError } from './config-errors.js';
 import { num, UsageError } from './parse.js';
 import { describeLimits } from './validate-command.js';
 
@@ -37,10 +38,7 @@ export function addSidecarCommand(program: Command): void {
       try {
         config = loadConfigFile(file);
       } catch (err) {
-        if (!(err instanceof ConfigError)) throw err;
-        const errors = err instanceof ConfigErrors ? err.errors : [err];
-        process.stderr.write(errors.map((e) => `fleetlimit: ${e.message}\n`).join(''));
-        process.exitCode = 2;
+        reportConfigError(err);
         return;
       }
       let envoyConfig: EnvoyRlsConfig | undefined;

@@ -40,17 +40,19 @@ function popularityOf(raw: string): number {
   return num('--popularity', m[1], { min: 0, max: 10 });
 }
 
+/** The first of `flags` that is set, refused with `why` (flags in the order given). */
+function refuseSet(flags: Record<string, unknown>, why: string): void {
+  for (const [flag, v] of Object.entries(flags)) if (v !== undefined) throw new UsageError(flag, why);
+}
+
 /** The many-keys flags: with --keys N > 1 they join the parameters; without, they are refused. */
 function manyKeysParams(f: SimFlags, params: Omit<RunParams, 'seed'>): void {
   const keys = num('--keys', f.keys ?? '1', { integer: true, min: 1, max: 1_000_000 });
   if (keys === 1) {
-    for (const [flag, v] of [
-      ['--popularity', f.popularity],
-      ['--flood-keys', f.floodKeys],
-      ['--flood-pick', f.floodPick],
-    ] as const) {
-      if (v !== undefined) throw new UsageError(flag, 'needs --keys N with N > 1');
-    }
+    refuseSet(
+      { '--popularity': f.popularity, '--flood-keys': f.floodKeys, '--flood-pick': f.floodPick },
+      'needs --keys N with N > 1',
+    );
     return;
   }
   if (params.traffic !== 'steady' && params.traffic !== 'pageload') {
@@ -59,13 +61,14 @@ function manyKeysParams(f: SimFlags, params: Omit<RunParams, 'seed'>): void {
       `with --keys, the honest traffic of every key: steady or pageload (the flood is --flood-keys, --flood-load); got "${params.traffic}"`,
     );
   }
-  for (const [flag, v] of [
-    ['--store-delay', params.storeDelayMs],
-    ['--store-jitter', params.storeJitterMs],
-    ['--sync-loss', params.syncLoss],
-  ] as const) {
-    if (v !== undefined) throw new UsageError(flag, 'not simulated with --keys');
-  }
+  refuseSet(
+    {
+      '--store-delay': params.storeDelayMs,
+      '--store-jitter': params.storeJitterMs,
+      '--sync-loss': params.syncLoss,
+    },
+    'not simulated with --keys',
+  );
   params.keys = keys;
   params.popularity = popularityOf(f.popularity ?? `zipf:${MANY_KEYS_DEFAULTS.popularity}`);
   params.floodKeys = num('--flood-keys', f.floodKeys ?? String(MANY_KEYS_DEFAULTS.floodKeys), {

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ConfigError, ConfigErrors } from '../config.js';
-import { type LoadedConfig, loadConfig } from '../config-file.js';
+import { type LoadedConfig, loadConfig, readJsonFile } from '../config-file.js';
 import { checkEnvoyLimits } from '../sidecar/envoy-limits.js';
 import { EnvoyConfigError, readEnvoyConfig } from '../sidecar/envoy-yaml.js';
+import { reportConfigError } from './config-errors.js';
 import { UsageError } from './parse.js';
 
 export interface ValidatedConfig {
@@ -80,28 +79,12 @@ export function addValidateCommand(program: Command): void {
       'also check envoyproxy/ratelimit YAML files (a file or a directory) as `fleetlimit sidecar --envoy-config` takes them with this file',
     )
     .action((file: string, f: { envoyConfig?: string }) => {
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new UsageError('config', `cannot read ${file}: ${(err as Error).message}`);
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (err) {
-        throw new UsageError('config', `${file} is not JSON: ${(err as Error).message}`);
-      }
+      const json = readJsonFile(file, (message) => new UsageError('config', message));
       let c: ValidatedConfig;
       try {
         c = validateConfig(json);
       } catch (err) {
-        if (!(err instanceof ConfigError)) throw err;
-        // every error on its own line, so that one run shows all there is to fix
-        const errors = err instanceof ConfigErrors ? err.errors : [err];
-        const head = errors.length > 1 ? `fleetlimit: ${file}: ${errors.length} errors\n` : '';
-        process.stderr.write(head + errors.map((e) => `fleetlimit: ${e.message}\n`).join(''));
-        process.exitCode = 2;
+        reportConfigError(err, file);
         return;
       }
       let yaml = '';

@@ -77,7 +77,7 @@ export function createRequestDecider<R extends PeerLike>(
       // the check written out (the common case); the rare bad key goes out of line
       if (typeof k === 'string' && k.length > 0 && k.length <= MAX_KEY_LENGTH) key = k;
       else {
-        const fixed = fixKey(onKey, req, k);
+        const fixed = fixValue(onKey, req, k, keyProblem, 'key');
         if (typeof fixed !== 'string') return fixed;
         key = fixed;
       }
@@ -90,7 +90,7 @@ export function createRequestDecider<R extends PeerLike>(
       const c: unknown = costOf(req);
       if (typeof c === 'number' && Number.isInteger(c) && c >= 1) cost = c;
       else {
-        const fixed = fixCost(onCost, req, c);
+        const fixed = fixValue(onCost, req, c, costProblem, 'cost');
         if (typeof fixed !== 'number') return fixed;
         cost = fixed;
       }
@@ -150,22 +150,22 @@ function responder<R extends PeerLike>(
   };
 }
 
-/** A bad key's replacement, or the answer to the request (a 400, or skipped). */
-function fixKey<R>(onKey: InvalidKeyAction<R>, req: R, key: unknown): string | HttpDecision {
-  const problem = keyProblem(key) ?? 'key is not valid';
-  if (onKey === 'skip') return SKIPPED;
-  if (onKey === 'reject') return badRequest(problem);
-  const k = onKey(req, problem);
-  return keyProblem(k) === null ? k : badRequest(problem);
-}
-
-/** As fixKey, for the cost. */
-function fixCost<R>(onCost: InvalidCostAction<R>, req: R, cost: unknown): number | HttpDecision {
-  const problem = costProblem(cost) ?? 'cost is not valid';
-  if (onCost === 'skip') return SKIPPED;
-  if (onCost === 'reject') return badRequest(problem);
-  const c = onCost(req, problem);
-  return costProblem(c) === null ? c : badRequest(problem);
+/**
+ * A bad key's or cost's replacement, or the answer to the request (a 400, or skipped): `problem` says
+ * what is wrong with the value, null when nothing is.
+ */
+function fixValue<R, V extends string | number>(
+  onBad: 'reject' | 'skip' | ((req: R, problem: string) => V),
+  req: R,
+  value: unknown,
+  problem: (v: unknown) => string | null,
+  what: string,
+): V | HttpDecision {
+  const why = problem(value) ?? `${what} is not valid`;
+  if (onBad === 'skip') return SKIPPED;
+  if (onBad === 'reject') return badRequest(why);
+  const v = onBad(req, why);
+  return problem(v) === null ? v : badRequest(why);
 }
 
 /** One request through the core handler. Prefer `createRequestDecider` once per route: it parses the options once. */

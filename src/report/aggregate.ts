@@ -1,6 +1,8 @@
 /** Per-seed rows reduced to means and standard errors. */
 import { METRIC_KEYS } from '../sim/run.js';
 import type { KeyCostMetrics, RunMetrics, RunParams, RunRow } from '../sim/types.js';
+import type { CoversEvery } from '../util/covers-every.js';
+import { groupBy } from '../util/group-by.js';
 
 // the metrics are the simulator's own list, so a new metric reaches the report without a second edit
 export { METRIC_KEYS };
@@ -33,8 +35,8 @@ export const CONFIG_KEYS = [
 ] as const satisfies readonly (keyof RunRow)[];
 
 // A compile-time check that a parameter added to RunParams is not silently left out of the grouping.
-type Unlisted = Exclude<keyof RunParams, (typeof CONFIG_KEYS)[number] | 'seed'>;
-export const CONFIG_KEYS_COVER_EVERY_PARAM: [Unlisted] extends [never] ? true : Unlisted = true;
+export const CONFIG_KEYS_COVER_EVERY_PARAM: CoversEvery<RunParams, (typeof CONFIG_KEYS)[number] | 'seed'> =
+  true;
 
 export interface Stat {
   mean: number;
@@ -76,14 +78,7 @@ export interface Aggregate {
 
 /** Groups by every parameter except the seed, keeping the order in which configurations first appear. */
 export function aggregateRuns(rows: readonly RunRow[]): Aggregate[] {
-  const groups = new Map<string, RunRow[]>();
-  for (const row of rows) {
-    const key = configKey(row);
-    const list = groups.get(key);
-    if (list) list.push(row);
-    else groups.set(key, [row]);
-  }
-  return [...groups.values()].map((list) => {
+  return [...groupBy(rows, configKey).values()].map((list) => {
     const first = list[0]!;
     const config = Object.fromEntries(CONFIG_KEYS.map((k) => [k, first[k]])) as Aggregate['config'];
     const stats = Object.fromEntries(METRIC_KEYS.map((m) => [m, summarize(list.map((r) => r[m]))])) as Record<

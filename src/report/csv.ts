@@ -2,6 +2,7 @@
 import { MANY_KEY_METRICS } from '../sim/many-keys.js';
 import { METRIC_KEYS } from '../sim/run.js';
 import type { RunRow } from '../sim/types.js';
+import type { CoversEvery } from '../util/covers-every.js';
 import { CONFIG_KEYS } from './aggregate.js';
 
 // the configuration's fields in the grouping's order: a parameter added there gets its column here too
@@ -14,8 +15,7 @@ export const CSV_COLUMNS = [
 ] as const satisfies readonly (keyof RunRow)[];
 
 // Adding a field to RunRow without a CSV column fails the type-check here rather than dropping data silently.
-type Unlisted = Exclude<keyof RunRow, (typeof CSV_COLUMNS)[number]>;
-export const CSV_COVERS_EVERY_FIELD: [Unlisted] extends [never] ? true : Unlisted = true;
+export const CSV_COVERS_EVERY_FIELD: CoversEvery<RunRow, (typeof CSV_COLUMNS)[number]> = true;
 
 /** RFC 4180 quoting: a field with a comma, quote, CR or LF, or edge spaces, is quoted with inner quotes doubled. */
 export function csvField(value: unknown): string {

@@ -26,12 +26,14 @@ import type {
 } from '../store/contract.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { PassThroughStore } from '../store/pass-through.js';
+import type { CoversEvery } from '../util/covers-every.js';
 import { MinHeap } from '../util/min-heap.js';
 import { routingWeights, runSimulation } from './engine.js';
 import { KEY_BYTES } from './key-bytes.js';
 import { gatewayPicker, keyPicker, SyncCostMeter } from './many-keys-parts.js';
 import { Random } from './random.js';
 import { METRIC_KEYS, VERSION } from './run.js';
+import { type SeedsResult, seedMeans } from './seed-means.js';
 import type { FloodPick, KeyCostMetrics, RunMetrics, RunParams } from './types.js';
 
 /** The many-keys parameters' defaults (a run with `keys` > 1 and these fields absent). */
@@ -56,8 +58,10 @@ export const MANY_KEY_METRICS = [
 ] as const satisfies readonly (keyof KeyCostMetrics)[];
 
 // a metric added to KeyCostMetrics without a place in the list fails the type-check here
-type Unlisted = Exclude<keyof KeyCostMetrics, (typeof MANY_KEY_METRICS)[number]>;
-export const MANY_KEY_METRICS_COVER_EVERY_FIELD: [Unlisted] extends [never] ? true : Unlisted = true;
+export const MANY_KEY_METRICS_COVER_EVERY_FIELD: CoversEvery<
+  KeyCostMetrics,
+  (typeof MANY_KEY_METRICS)[number]
+> = true;
 
 export type ManyKeysMetrics = RunMetrics & KeyCostMetrics;
 
@@ -391,24 +395,12 @@ function populationOf(params: RunParams): {
 /** Every metric a many-keys run reports: the single-key engine's, then its own. */
 export const MANY_KEYS_METRIC_KEYS = [...METRIC_KEYS, ...MANY_KEY_METRICS] as const;
 
-export interface ManyKeysSeedsResult {
-  params: Omit<RunParams, 'seed'>;
-  seeds: number[];
-  mean: ManyKeysMetrics;
-  perSeed: Record<keyof ManyKeysMetrics, number[]>;
-  version: string;
-}
+export type ManyKeysSeedsResult = SeedsResult<ManyKeysMetrics>;
 
 /** runSeeds for many keys: the mean over seeds of every metric, with each seed's value kept. */
 export function runManyKeysSeeds(params: Omit<RunParams, 'seed'>, seeds: number[]): ManyKeysSeedsResult {
   const runs = seeds.map((seed) => runManyKeys({ ...params, seed }));
-  const mean = {} as ManyKeysMetrics;
-  const perSeed = {} as Record<keyof ManyKeysMetrics, number[]>;
-  for (const k of MANY_KEYS_METRIC_KEYS) {
-    perSeed[k] = runs.map((r) => r[k]);
-    mean[k] = perSeed[k].reduce((a, b) => a + b, 0) / runs.length;
-  }
-  return { params, seeds, mean, perSeed, version: VERSION };
+  return { params, seeds, ...seedMeans(runs, MANY_KEYS_METRIC_KEYS), version: VERSION };
 }
 
 /** A study run's parameters go to the many-keys simulation when they hold more than one key. */

@@ -105,7 +105,10 @@ export class MemoryStore extends KeyRecords implements Store {
     this.sweepDue(now);
     const replies = new Array<SyncReply>(n);
     for (let i = 0; i < n; i++) {
-      replies[i] = this.syncOne(req, entries[i], req.policy, now, replay[i] === 1, newReply(), true);
+      // each entry's record made, the entry applied, the record settled (as in syncKey)
+      const rec = this.record(entries[i].key, req.policy);
+      replies[i] = syncEntry(rec, req, entries[i], req.policy, now, replay[i] === 1, newReply(), true);
+      this.settle(rec, req.policy, now);
     }
     const result: SyncResult = { now, replies };
     if (req.incarnationOf !== undefined) {
@@ -120,7 +123,11 @@ export class MemoryStore extends KeyRecords implements Store {
    * reply is written into `out` when given (a caller that uses each reply at once reuses one object).
    */
   syncKey(req: SyncRequest, entry: SyncEntry, now: number, out: SyncReply = newReply()): SyncReply {
-    return this.syncOne(req, entry, req.policy, now, this.begin(req, now), out, false);
+    const replay = this.begin(req, now);
+    const rec = this.record(entry.key, req.policy);
+    syncEntry(rec, req, entry, req.policy, now, replay, out, false);
+    this.settle(rec, req.policy, now);
+    return out;
   }
 
   /**
@@ -204,22 +211,5 @@ export class MemoryStore extends KeyRecords implements Store {
   outstandingOf(key: string, policy: Policy, now: number): number {
     const rec = this.peek(key, policy);
     return rec === undefined ? 0 : rec.prune(now, policy);
-  }
-
-  /** One entry of a sync: its key's record made, the entry applied, the record settled. */
-  private syncOne(
-    req: SyncRequest,
-    e: SyncEntry,
-    policy: Policy,
-    now: number,
-    replay: boolean,
-    out: SyncReply,
-    /** Record the seq on the key (sync()); syncKey keeps it per gateway. */
-    perKey: boolean,
-  ): SyncReply {
-    const rec = this.record(e.key, policy);
-    syncEntry(rec, req, e, policy, now, replay, out, perKey);
-    this.settle(rec, policy, now);
-    return out;
   }
 }

@@ -1,25 +1,24 @@
 import calculateSlot from 'cluster-key-slot';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DesignId, Policy } from '../../src/config.js';
-import { RedisStore } from '../../src/store/redis/index.js';
 import { composeScript } from '../../src/store/redis/script.js';
 import {
-  type ClusterFleet,
   clusterReady,
   gatewayCluster,
   infoSum,
-  keysOnEveryMaster,
-  LogWatcher,
   lagMonitor,
   type NodeConn,
-  nodeConns,
   sleep,
-  startClusterFleet,
-  tally,
   watchDown,
-  worstWindow,
 } from '../support/cluster-fleet.js';
-import { type RedisClusterHandle, startRedisCluster } from '../support/redis-cluster.js';
+import { useClusterNodes } from '../support/cluster-nodes.js';
+import {
+  checkAgainstStore,
+  planFleets,
+  startPlannedFleets,
+  TWO_FLEETS,
+  watchPlans,
+} from '../support/cluster-two-fleets.js';
 
 /**
  * Issue 19, "Redis Cluster": a master fails over under load, twice — first a coordinated
@@ -41,7 +40,7 @@ import { type RedisClusterHandle, startRedisCluster } from '../support/redis-clu
  * store cannot see that without WAIT), and a lease design may then grant them again.
  */
 
-const K = 3;
+const K = TWO_FLEETS.k;
 const L = 40;
 /**
  * Longer than any outage here, so no admit ages out before its push lands and the store's log can be
@@ -51,9 +50,8 @@ const L = 40;
  * and the watcher counted them lost (reproduced with CLIENT PAUSE 5000 WRITE on the master).
  */
 const W = 10_000;
-const SYNC = 50;
-const TTL = 300;
-const TIMEOUT = 250;
+const SYNC = TWO_FLEETS.syncMs;
+const TIMEOUT = TWO_FLEETS.storeTimeoutMs;
 const RATE = 400;
 const POLL_MS = 150;
 const PER_NODE = 2;
@@ -62,16 +60,7 @@ const PHASE_MS = 1200;
 /** How long the killed master is left dead before the takeover: past staleAfterMs, so gateways are store-down. */
 const DEAD_MS = 800;
 
-let cluster: RedisClusterHandle;
-let nodes: NodeConn[];
-beforeAll(async () => {
-  cluster = await startRedisCluster(3, { replicas: 1 });
-  nodes = await nodeConns(cluster);
-});
-afterAll(async () => {
-  for (const n of nodes ?? []) n.conn.disconnect();
-  await cluster?.stop();
-});
+const fx = useClusterNodes({ replicas: 1 });
 
 async function role(n: NodeConn): Promise<string> {
   return /role:(\w+)/.exec(await n.conn.info('replication'))?.[1] ?? '?';
@@ -79,7 +68,7 @@ async function role(n: NodeConn): Promise<string> {
 
 /** The replica of master `m`, by each node's own view of itself (CLUSTER NODES, the `myself` line). */
 async function replicaOf(m: NodeConn): Promise<NodeConn> {
-  for (const n of nodes) {
+  for (const n of fx.nodes) {
     const lines = ((await n.conn.cluster('NODES')) as string).split('\n');
     const self = lines.find((l) => l.split(' ')[2]?.includes('myself'))?.split(' ');
     if (self?.[2].includes('slave') && self[3] === m.id) return n;
@@ -115,43 +104,22 @@ async function waitPromoted(n: NodeConn, live: NodeConn[], timeoutMs = 10_000): 
 
 describe('a failover of one master (issue 19)', () => {
   it('scripts reloaded on the promoted node, counts exact, leases never over L, store-down recovered', async () => {
-    const probe = await clusterReady(gatewayCluster(cluster, TIMEOUT));
+    const probe = await clusterReady(gatewayCluster(fx.cluster, TIMEOUT));
     const policy: Policy = { limit: L, windowMs: W, windowKind: 'sliding' };
     const specs: { design: DesignId; prefix: string; base: string }[] = [
       { design: 'shared-counter', prefix: 'fo-sc:', base: 'sc-' },
       { design: 'leases', prefix: 'fo-ls:', base: 'ls-' },
     ];
-    const plans = specs.map((s) => {
-      const store = new RedisStore(probe, { prefix: s.prefix });
-      const keys = keysOnEveryMaster(probe, (k) => store.keyNames(k, policy).log, s.base, PER_NODE);
-      return { ...s, keys, names: (k: string) => store.keyNames(k, policy) };
-    });
+    const plans = planFleets(probe, policy, specs, PER_NODE);
     // the master that fails over: the one holding the first key
     const firstSlotOwner = probe.slots[calculateSlot(plans[0].names(plans[0].keys[0]).log)][0];
     probe.disconnect();
-    const master = nodes.find((n) => n.addr === firstSlotOwner)!;
+    const master = fx.nodes.find((n) => n.addr === firstSlotOwner)!;
     const replica = await replicaOf(master);
-    const others = nodes.filter((n) => n !== master && n !== replica);
+    const others = fx.nodes.filter((n) => n !== master && n !== replica);
 
-    const logs = new Map<string, string>();
-    for (const p of plans) for (const key of p.keys) logs.set(`${p.prefix}${key}`, p.names(key).log);
-    const watcher = new LogWatcher(cluster, logs);
-    await clusterReady(watcher.client);
-    watcher.start(POLL_MS);
-    const fleets: ClusterFleet[] = await Promise.all(
-      plans.map((p) =>
-        startClusterFleet(cluster, {
-          design: p.design,
-          prefix: p.prefix,
-          keys: p.keys,
-          k: K,
-          policy,
-          syncMs: SYNC,
-          leaseTtlMs: TTL,
-          storeTimeoutMs: TIMEOUT,
-        }),
-      ),
-    );
+    const watcher = await watchPlans(fx.cluster, plans, POLL_MS);
+    const fleets = await startPlannedFleets(fx.cluster, plans, { ...TWO_FLEETS, policy });
     const downs = fleets.map((f) => watchDown(f));
     const lag = lagMonitor();
     const staleAfterMs = fleets[0].gws[0].staleAfterMs;
@@ -228,32 +196,12 @@ describe('a failover of one master (issue 19)', () => {
         return s === undefined ? Number.NaN : s[1] - promoted2;
       }),
     );
-    const stored = watcher.stamps();
-    for (const [i, f] of fleets.entries()) {
-      const p = plans[i];
-      const allowed = new Map([...f.allowed].map(([k, v]) => [`${p.prefix}${k}`, v]));
-      const rows = tally(allowed, stored);
-      const worst = Math.max(...[...allowed.values()].map((a) => worstWindow(a, W)));
-      const worstStored = Math.max(...p.keys.map((k) => worstWindow(stored.get(`${p.prefix}${k}`)!, W)));
-      console.log(
-        `${p.design}: ${f.requests} requests, ${rows.reduce((n, r) => n + r.admitted, 0)} admitted, ` +
-          `${rows.reduce((n, r) => n + r.stored, 0)} in the store; worst window ${worst} by the decisions, ` +
-          `${worstStored} by the store (L = ${L}); ${f.syncErrors} sync errors [${f.syncErrorNotes.join('; ')}], ${f.degraded} degraded; ` +
-          `per key admitted/stored/lost/extra: ${rows.map((r) => `${r.admitted}/${r.stored}/${r.lost}/${r.extra}`).join(' ')}`,
-      );
-      expect.soft(stopped[i], `${p.design}: every gateway's last sync answered`).toEqual(Array(K).fill(true));
-      for (const r of rows) {
-        expect.soft(r.lost, `${p.design} ${r.key}: admits the store never got`).toBe(0);
-        expect
-          .soft(r.extra, `${p.design} ${r.key}: stored admits no gateway made (or counted twice)`)
-          .toBe(0);
-        expect.soft(r.admitted, `${p.design} ${r.key}: driven to its limit`).toBeGreaterThanOrEqual(L);
-      }
-      if (p.design === 'leases') {
-        expect.soft(worst, 'leases: worst window by the decisions').toBeLessThanOrEqual(L);
-        expect.soft(worstStored, "leases: worst window in the store's log").toBeLessThanOrEqual(L);
-      }
-    }
+    checkAgainstStore(fleets, plans, watcher.stamps(), stopped, {
+      k: K,
+      limit: L,
+      windowMs: W,
+      admittedAtLeast: { n: L, why: 'driven to its limit' },
+    });
     console.log(
       `coordinated failover: promoted in ${promoted1 - failoverAt} ms; the promoted node's cache before: ${coldCache.join('')}, ` +
         `after: ${loaded1.join('')}, NOSCRIPT answered: ${noscript1 - noscript0}, EVAL resends: ${evals1}; ` +

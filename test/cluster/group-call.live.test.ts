@@ -1,21 +1,13 @@
 import calculateSlot from 'cluster-key-slot';
-import type { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
 import type { SyncEntry } from '../../src/store/contract.js';
 import { RedisStore } from '../../src/store/redis/index.js';
 import { keyGroup } from '../../src/store/redis/key-names.js';
 import { DEFAULT_CLUSTER_KEY_GROUPS } from '../../src/store/redis/options.js';
-import {
-  clusterReady,
-  gatewayCluster,
-  infoSum,
-  migrateSlotKeys,
-  type NodeConn,
-  nodeConns,
-  sleep,
-} from '../support/cluster-fleet.js';
-import { type RedisClusterHandle, startRedisCluster } from '../support/redis-cluster.js';
+import { infoSum, migrateSlotKeys, sleep } from '../support/cluster-fleet.js';
+import { useClusterNodes } from '../support/cluster-nodes.js';
 
 /**
  * Decision 0011: on a cluster, user keys fall in DEFAULT_CLUSTER_KEY_GROUPS hash tags, and a sync
@@ -28,19 +20,7 @@ import { type RedisClusterHandle, startRedisCluster } from '../support/redis-clu
 
 const policy: Policy = { limit: 1_000_000_000, windowMs: 60_000, windowKind: 'sliding' };
 
-let cluster: RedisClusterHandle;
-let nodes: NodeConn[];
-let client: Cluster;
-beforeAll(async () => {
-  cluster = await startRedisCluster(3);
-  nodes = await nodeConns(cluster);
-  client = await clusterReady(gatewayCluster(cluster, 5000));
-});
-afterAll(async () => {
-  client?.disconnect();
-  for (const n of nodes ?? []) n.conn.disconnect();
-  await cluster?.stop();
-});
+const fx = useClusterNodes({ clientTimeoutMs: 5000 });
 
 function entries(keys: string[], admits: number, now: number): SyncEntry[] {
   return keys.map((key) => ({
@@ -61,13 +41,13 @@ async function waitForCount(conns: Redis[], line: string, above: number): Promis
 
 describe('key groups on a cluster (decision 0011)', () => {
   it("a call's keys share a slot, and a sync takes about one call per group", async () => {
-    const store = new RedisStore(client, { prefix: 'grp:' });
+    const store = new RedisStore(fx.client, { prefix: 'grp:' });
     expect(store.options.keyGroups).toBe(DEFAULT_CLUSTER_KEY_GROUPS);
     const keys = Array.from({ length: 8000 }, (_, i) => `user:${i}`);
     const groups = new Set(keys.map((k) => keyGroup(k, DEFAULT_CLUSTER_KEY_GROUPS)));
     expect(groups.size).toBe(DEFAULT_CLUSTER_KEY_GROUPS);
     // MONITOR on every master: what each EVALSHA declared, as the node got it
-    const monitors: Redis[] = await Promise.all(nodes.map((n) => n.conn.duplicate().monitor()));
+    const monitors: Redis[] = await Promise.all(fx.nodes.map((n) => n.conn.duplicate().monitor()));
     const declared: string[][] = [];
     for (const m of monitors)
       m.on('monitor', (_time: string, args: string[]) => {
@@ -75,7 +55,7 @@ describe('key groups on a cluster (decision 0011)', () => {
         declared.push(args.slice(3, 3 + Number(args[2])));
       });
     const calls0 = await infoSum(
-      nodes.map((n) => n.conn),
+      fx.nodes.map((n) => n.conn),
       'cmdstat_evalsha',
       'calls',
     );
@@ -87,7 +67,7 @@ describe('key groups on a cluster (decision 0011)', () => {
     expect(r.replies.map((x) => x.count)).toEqual(keys.map(() => 2));
     const calls =
       (await infoSum(
-        nodes.map((n) => n.conn),
+        fx.nodes.map((n) => n.conn),
         'cmdstat_evalsha',
         'calls',
       )) - calls0;
@@ -105,14 +85,14 @@ describe('key groups on a cluster (decision 0011)', () => {
   });
 
   it("a group's slot migrated under a sync of its keys: retried until handed over, counts exact", async () => {
-    const store = new RedisStore(client, { prefix: 'mig:' });
+    const store = new RedisStore(fx.client, { prefix: 'mig:' });
     const g0 = keyGroup('k-0', DEFAULT_CLUSTER_KEY_GROUPS);
     const keys: string[] = [];
     for (let i = 0; keys.length < 40; i++)
       if (keyGroup(`k-${i}`, DEFAULT_CLUSTER_KEY_GROUPS) === g0) keys.push(`k-${i}`);
     const slot = calculateSlot(store.keyNames(keys[0], policy).tag);
-    const a = nodes.find((n) => n.addr === client.slots[slot][0])!;
-    const b = nodes.find((n) => n !== a)!;
+    const a = fx.nodes.find((n) => n.addr === fx.client.slots[slot][0])!;
+    const b = fx.nodes.find((n) => n !== a)!;
     let seq = 0;
     const sync = (admits: number) => {
       const now = Date.now();
@@ -128,7 +108,7 @@ describe('key groups on a cluster (decision 0011)', () => {
         now,
       );
     };
-    const all = nodes.map((n) => n.conn);
+    const all = fx.nodes.map((n) => n.conn);
 
     // one call for the 40 keys
     const calls0 = await infoSum([a.conn], 'cmdstat_evalsha', 'calls');
@@ -156,7 +136,7 @@ describe('key groups on a cluster (decision 0011)', () => {
     expect(await waitForCount(all, 'errorstat_TRYAGAIN', again0)).toBe(true);
     await migrateSlotKeys(a, b, slot);
     expect(await waitForCount(all, 'errorstat_ASK', ask0)).toBe(true);
-    for (const n of [b, a, ...nodes.filter((x) => x !== a && x !== b)])
+    for (const n of [b, a, ...fx.nodes.filter((x) => x !== a && x !== b)])
       await n.conn.cluster('SETSLOT', slot, 'NODE', b.id);
     expect((await pending).replies.map((r) => r.count)).toEqual(keys.map(() => 6));
 

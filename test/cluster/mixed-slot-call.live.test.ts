@@ -1,11 +1,10 @@
 import calculateSlot from 'cluster-key-slot';
-import type { Cluster } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
 import type { SyncEntry } from '../../src/store/contract.js';
 import { RedisStore } from '../../src/store/redis/index.js';
-import { clusterReady, gatewayCluster, infoSum, type NodeConn, nodeConns } from '../support/cluster-fleet.js';
-import { type RedisClusterHandle, startRedisCluster } from '../support/redis-cluster.js';
+import { infoSum } from '../support/cluster-fleet.js';
+import { useClusterNodes } from '../support/cluster-nodes.js';
 
 /**
  * Issue 19, cluster throughput: a sync's keys of one node travel several slots to a script call
@@ -20,28 +19,16 @@ import { type RedisClusterHandle, startRedisCluster } from '../support/redis-clu
 
 const policy: Policy = { limit: 1_000_000_000, windowMs: 60_000, windowKind: 'sliding' };
 
-let cluster: RedisClusterHandle;
-let nodes: NodeConn[];
-let client: Cluster;
-beforeAll(async () => {
-  cluster = await startRedisCluster(3);
-  nodes = await nodeConns(cluster);
-  client = await clusterReady(gatewayCluster(cluster, 2000));
-});
-afterAll(async () => {
-  client?.disconnect();
-  for (const n of nodes ?? []) n.conn.disconnect();
-  await cluster?.stop();
-});
+const fx = useClusterNodes({ clientTimeoutMs: 2000 });
 
 describe('a mixed-slot sync call meets slots mid-migration', () => {
   it('runs whole or not at all: nothing lost, nothing counted twice', async () => {
-    const store = new RedisStore(client, { prefix: 'mix:' });
+    const store = new RedisStore(fx.client, { prefix: 'mix:' });
     const slotOf = (k: string) => calculateSlot(store.keyNames(k, policy).log);
-    const ownerOf = (slot: number) => nodes.find((n) => n.addr === client.slots[slot][0])!;
+    const ownerOf = (slot: number) => fx.nodes.find((n) => n.addr === fx.client.slots[slot][0])!;
     // 40 keys of distinct slots, all on one node
     const a = ownerOf(slotOf('k-0'));
-    const b = nodes.find((n) => n !== a)!;
+    const b = fx.nodes.find((n) => n !== a)!;
     const keys: string[] = [];
     const used = new Set<number>();
     for (let i = 0; keys.length < 40; i++) {
@@ -67,7 +54,7 @@ describe('a mixed-slot sync call meets slots mid-migration', () => {
         now,
       );
     };
-    const all = nodes.map((n) => n.conn);
+    const all = fx.nodes.map((n) => n.conn);
 
     // 3 admits per key: the node's 40 slots take one script call
     const calls0 = await infoSum([a.conn], 'cmdstat_evalsha', 'calls');
@@ -106,7 +93,7 @@ describe('a mixed-slot sync call meets slots mid-migration', () => {
       stays.names.meta,
     );
     for (const m of [gone, stays])
-      for (const n of [b, a, ...nodes.filter((x) => x !== a && x !== b)]) {
+      for (const n of [b, a, ...fx.nodes.filter((x) => x !== a && x !== b)]) {
         await n.conn.cluster('SETSLOT', m.slot, 'NODE', b.id);
       }
     const r3 = await sync(0);

@@ -1,10 +1,9 @@
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import type { AsyncStore } from '../../src/store/contract.js';
 import { RedisStore } from '../../src/store/redis/index.js';
-import { gatewayClient, heapMB, ready } from '../support/fault-fleet.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { heapMB } from '../support/fault-fleet.js';
+import { useRedisServer } from '../support/redis-per-file.js';
 
 /**
  * Issue 6, item 8: an attacker sending a stream of distinct keys. The gateway's key cap (maxKeys)
@@ -57,15 +56,7 @@ const SYNC_PER_KEY_MS = (3 * SYNC_MS) / CAP;
  */
 const STORE_TIMEOUT_MS = 20_000;
 
-let server: RedisServer;
-const clients: Redis[] = [];
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  await server?.stop();
-});
+const redis = useRedisServer();
 
 /**
  * One virtual clock for both gateways and their stores, and the link that holds each sync reply until
@@ -177,8 +168,7 @@ async function gateway(
   link: VirtualLink,
   maxKeys?: number,
 ): Promise<AsyncGateway> {
-  const c = await ready(gatewayClient(server.url, STORE_TIMEOUT_MS));
-  clients.push(c);
+  const c = await redis.gatewayClient(STORE_TIMEOUT_MS);
   // key expiry runs on Redis's real clock: a margin far past any stall keeps the real key's Redis
   // record alive however slowly the virtual clock runs, so what Redis holds never depends on real time
   const store = new RedisStore(c, { prefix, clock: 'caller', expiryMarginMs: 60_000 });
@@ -248,8 +238,7 @@ describe('faults: ten million distinct attacker keys', () => {
       await gw.stop();
       await twin.stop();
       // every key in Redis expires: scan them all
-      const admin = await ready(gatewayClient(server.url));
-      clients.push(admin);
+      const admin = await redis.gatewayClient();
       let keys = 0;
       let noExpiry = 0;
       let cursor = '0';

@@ -1,13 +1,12 @@
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DesignId } from '../../src/config.js';
 import type { Decision } from '../../src/gateway/decision.js';
 import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import { Random } from '../../src/sim/random.js';
 import { RedisStore } from '../../src/store/redis/index.js';
 import { TestAsyncStore } from '../support/async-memory-store.js';
-import { gatewayClient, ready, worstWindow } from '../support/fault-fleet.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { worstWindow } from '../support/fault-fleet.js';
+import { useRedisServer } from '../support/redis-per-file.js';
 
 /**
  * Issue 6, item 7: one gateway's clock 5 s fast, another's 5 s slow, the third right (the runtime's
@@ -40,25 +39,15 @@ const T0 = 1_000_000;
 const SKEWS = [5000, -5000, 0];
 
 describe('faults: clock skew ±5 s on a real redis-server', () => {
-  let server: RedisServer;
-  const clients: Redis[] = [];
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(async () => {
-    for (const c of clients) c.disconnect();
-    await server?.stop();
-  });
+  const redis = useRedisServer();
 
   it('a skewed gateway learns Redis TIME at its first sync: its decision clock is TIME within its offsetErrorMs', async () => {
-    const admin = await ready(gatewayClient(server.url));
-    clients.push(admin);
+    const admin = await redis.gatewayClient();
     const lines: string[] = [];
     // the skewed ones: a gateway on the store's own clock may get a reply whose TIME equals the time it
     // sent to the ms, which the runtime takes for a store echoing its time and learns nothing from
     for (const skew of SKEWS.filter((s) => s !== 0)) {
-      const c = await ready(gatewayClient(server.url));
-      clients.push(c);
+      const c = await redis.gatewayClient();
       const gw = createAsyncGateway({
         id: `skew${skew}`,
         design: 'shared-counter',

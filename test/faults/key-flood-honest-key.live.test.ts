@@ -1,11 +1,9 @@
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import { Random } from '../../src/sim/random.js';
 import type { AsyncStore } from '../../src/store/contract.js';
 import { RedisStore } from '../../src/store/redis/index.js';
-import { gatewayClient, ready } from '../support/fault-fleet.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { useRedisServer } from '../support/redis-per-file.js';
 import { watchSyncReplies } from '../support/view-age.js';
 
 /**
@@ -34,15 +32,7 @@ const MAX_KEYS = 20_000;
 const SYNC_FIXED_MS = 1;
 const SYNC_PER_KEY_MS = 0.1;
 
-let server: RedisServer;
-const clients: Redis[] = [];
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  await server?.stop();
-});
+const redis = useRedisServer();
 
 /** Holds each sync reply until the fake clock reaches its landing instant on its fleet's one Redis. */
 class Link {
@@ -125,8 +115,7 @@ async function fleet(name: string, link: Link, seed: number): Promise<Rounds[]> 
   const rnd = new Random(seed);
   const out: Rounds[] = [];
   for (let i = 0; i < K; i++) {
-    const c = await ready(gatewayClient(server.url, 60_000));
-    clients.push(c);
+    const c = await redis.gatewayClient(60_000);
     // Redis's own key expiry runs on its real clock: a margin past any stall keeps what it holds
     // independent of real time
     const store = new RedisStore(c, { prefix: `${name}:`, clock: 'caller', expiryMarginMs: 60_000 });

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DesignId } from '../../src/config.js';
 import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import { Random } from '../../src/sim/random.js';
@@ -8,30 +8,26 @@ import { runSeeds } from '../../src/sim/run.js';
 import { RedisStore } from '../../src/store/redis/index.js';
 import { expandRuns } from '../../src/window/runs.js';
 import { decisionWaitBound, lagMonitor } from '../support/fault-fleet.js';
-import { type RedisServer, startRedisServer, usingExternalRedis } from '../support/redis-server.js';
+import { useRedisServer } from '../support/redis-per-file.js';
+import { usingExternalRedis } from '../support/redis-server.js';
 
 /**
  * The designs on a real redis-server under real concurrency: several gateways in one process, each
  * with its own connection, driven on the real clock.
  */
 
-let server: RedisServer;
-const clients: Redis[] = [];
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  await server?.stop();
-});
+const redis = useRedisServer();
 
 const STORE_TIMEOUT_MS = 250;
 
 function connect(): Redis {
-  const c = new Redis(server.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  const c = new Redis(redis.server.url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    lazyConnect: false,
+  });
   c.on('error', () => {});
-  clients.push(c);
-  return c;
+  return redis.keep(c);
 }
 
 /** Gateway i's sync phase source: the same phases on every run. */
@@ -234,9 +230,9 @@ describe('the designs on a real redis-server', () => {
       // taken before the signal: a gateway that sees the connection drop admits on its own at once,
       // possibly before kill9() has seen the process exit, and those admits reach the new server
       const outageAt = Date.now();
-      await server.kill9();
+      await redis.server.kill9();
       await new Promise((r) => setTimeout(r, 3000));
-      await server.restart();
+      await redis.server.restart();
       const backAt = Date.now();
       const results = await Promise.all(drives);
       for (const { f } of fleets) await f.stop();

@@ -1,10 +1,11 @@
 import type { EventEmitter } from 'node:events';
 import type { Policy } from '../../config.js';
 import type { AsyncStore } from '../../store/contract.js';
-import type { AsyncGatewayEvents } from './async-gateway-events.js';
+import type { AsyncGatewayEvents, StoreCallErrorEvent } from './async-gateway-events.js';
 import type { LogVoids } from './log-voids.js';
 import type { RefundQueue } from './refund-queue.js';
 import type { ResetQueue } from './reset-queue.js';
+import type { KeyFailure } from './store-queue.js';
 import { sendVoids } from './void-call.js';
 
 /** What a round's own store calls need: see RoundCalls. */
@@ -31,6 +32,11 @@ export interface RoundCallsDeps {
 export class RoundCalls {
   constructor(private readonly d: RoundCallsDeps) {}
 
+  /** A failed call of the round, as a storeCallError. */
+  private report(call: StoreCallErrorEvent['call'], f: KeyFailure): void {
+    this.d.events.emit('storeCallError', { call, key: f.key, reason: f.cause, error: f.error });
+  }
+
   private call(): { gatewayId: string; policy: Policy; timeoutMs: number } {
     return { gatewayId: this.d.gatewayId, policy: this.d.policy, timeoutMs: this.d.storeTimeoutMs };
   }
@@ -38,13 +44,7 @@ export class RoundCalls {
   /** The failed central-log calls taken back before the sync (see sendVoids); a failure is reported. */
   async takeBackVoids(now: number): Promise<void> {
     const failed = await sendVoids(this.d.store, this.d.voids, this.call(), now);
-    if (failed === null) return;
-    this.d.events.emit('storeCallError', {
-      call: 'voidLogAdmits',
-      key: failed.key,
-      reason: failed.cause,
-      error: failed.error,
-    });
+    if (failed !== null) this.report('voidLogAdmits', failed);
   }
 
   /**
@@ -55,13 +55,7 @@ export class RoundCalls {
   async sendRefunds(now: number): Promise<void> {
     this.d.resolveRefunds(now);
     const failed = await this.d.refunds!.send(this.d.store, this.call(), now);
-    if (failed === null) return;
-    this.d.events.emit('storeCallError', {
-      call: 'refundAdmits',
-      key: failed.key,
-      reason: failed.cause,
-      error: failed.error,
-    });
+    if (failed !== null) this.report('refundAdmits', failed);
   }
 
   /**
@@ -70,8 +64,6 @@ export class RoundCalls {
    */
   async sendResets(now: number, unresolved: ReadonlySet<string>): Promise<void> {
     const failed = await this.d.resets!.send(this.d.store, this.call(), now, unresolved);
-    for (const f of failed) {
-      this.d.events.emit('storeCallError', { call: 'resetKey', key: f.key, reason: f.cause, error: f.error });
-    }
+    for (const f of failed) this.report('resetKey', f);
   }
 }

@@ -8,7 +8,7 @@
  * The path is the request's target without its query string.
  */
 import { KEY_JOINER, type KeyPart } from './key-spec.js';
-import { failureReason, type LineParser } from './line-parser.js';
+import { failureReason, LineFields, type LineParser } from './line-parser.js';
 import { closingQuote, requestAfter, requestFailure, target, unescapeField } from './quoted.js';
 import { parseClfTime } from './timestamps.js';
 
@@ -25,11 +25,7 @@ function partCode(part: KeyPart): number {
   throw new Error(`the common and combined formats cannot key by ${JSON.stringify(part)}`);
 }
 
-export class ClfParser implements LineParser {
-  t = 0;
-  wholeSecond = true;
-  status: number | undefined = undefined;
-  key = '';
+export class ClfParser extends LineFields implements LineParser {
   private readonly parts: number[];
   private readonly combined: boolean;
   // the spans of the last line read, for the key
@@ -42,6 +38,7 @@ export class ClfParser implements LineParser {
   private uaEnd = 0;
 
   constructor(format: 'combined' | 'common', key: KeyPart[]) {
+    super(true);
     this.combined = format === 'combined';
     this.parts = key.map(partCode);
     if (!this.combined && (this.parts.includes(REFERER) || this.parts.includes(USER_AGENT))) {

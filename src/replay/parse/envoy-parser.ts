@@ -10,7 +10,7 @@
  * response sent) is kept as status 0. Fields after :AUTHORITY are not needed and not checked.
  */
 import { KEY_JOINER, type KeyPart } from './key-spec.js';
-import { failureReason, type LineParser } from './line-parser.js';
+import { failureReason, LineFields, type LineParser } from './line-parser.js';
 import { closingQuote, requestAfter, requestFailure, target } from './quoted.js';
 import { isoResult, parseIsoTime } from './timestamps.js';
 
@@ -32,11 +32,7 @@ function partCode(part: KeyPart): number {
   throw new Error(`the envoy format cannot key by ${JSON.stringify(part)}`);
 }
 
-export class EnvoyParser implements LineParser {
-  t = 0;
-  wholeSecond = false;
-  status: number | undefined = undefined;
-  key = '';
+export class EnvoyParser extends LineFields implements LineParser {
   private readonly parts: number[];
   private pathStart = 0;
   private pathEnd = 0;
@@ -44,6 +40,7 @@ export class EnvoyParser implements LineParser {
   private readonly spans = new Int32Array(2 * QUOTED);
 
   constructor(key: KeyPart[]) {
+    super(false);
     this.parts = key.map(partCode);
   }
 

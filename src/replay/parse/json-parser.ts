@@ -3,7 +3,7 @@
  * with dots (`req.ip`) reads nested objects when the object has no field of that exact name.
  */
 import { KEY_JOINER, type KeyPart } from './key-spec.js';
-import { failureReason, type LineParser } from './line-parser.js';
+import { failureReason, LineFields, type LineParser } from './line-parser.js';
 import type { ResolvedOptions, TimeUnit } from './options.js';
 import { isoResult, parseIsoTime } from './timestamps.js';
 
@@ -21,11 +21,7 @@ function lookup(obj: Record<string, unknown>, name: string): unknown {
   return at;
 }
 
-export class JsonParser implements LineParser {
-  t = 0;
-  wholeSecond = false;
-  status: number | undefined = undefined;
-  key = '';
+export class JsonParser extends LineFields implements LineParser {
   private readonly fields: string[];
 
   constructor(
@@ -35,6 +31,7 @@ export class JsonParser implements LineParser {
       'timeField' | 'timeUnit' | 'statusField' | 'ipField' | 'pathField'
     >,
   ) {
+    super(false);
     this.fields = key.map((p) =>
       p.kind === 'ip' ? opts.ipField : p.kind === 'path' ? opts.pathField : p.name,
     );

@@ -13,6 +13,17 @@ export interface LineParser {
   key: string;
 }
 
+/**
+ * The fields every format's parser leaves a parsed line in (see LineParser), as a base to extend;
+ * `wholeSecond` starts as the format's usual stamps have it.
+ */
+export abstract class LineFields {
+  t = 0;
+  status: number | undefined = undefined;
+  key = '';
+  constructor(public wholeSecond: boolean) {}
+}
+
 /** Why a line that failed to parse failed, naming binary data when that is what it is. */
 export function failureReason(line: string, reason: string): string {
   for (let i = 0; i < line.length; i++) {

@@ -6,6 +6,7 @@
 import type { DesignId } from '../../config.js';
 import type { RunRow } from '../../sim/types.js';
 import { formatNumber, formatPercent } from '../../util/format.js';
+import { groupBy } from '../../util/group-by.js';
 import { distinct, type MetricKey } from '../aggregate.js';
 import { attackOf, delayOf, meanOf } from './common.js';
 
@@ -16,15 +17,9 @@ function cells(
   m: MetricKey,
   over: 'mean' | 'max' = 'mean',
 ): Map<string, number> {
-  const groups = new Map<string, RunRow[]>();
-  for (const r of rows) {
-    const k = key(r);
-    const g = groups.get(k);
-    if (g) g.push(r);
-    else groups.set(k, [r]);
-  }
   const out = new Map<string, number>();
-  for (const [k, g] of groups) out.set(k, over === 'max' ? Math.max(...g.map((r) => r[m])) : meanOf(g, m));
+  for (const [k, g] of groupBy(rows, key))
+    out.set(k, over === 'max' ? Math.max(...g.map((r) => r[m])) : meanOf(g, m));
   return out;
 }
 

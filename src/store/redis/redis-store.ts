@@ -104,6 +104,12 @@ export class RedisStore implements AsyncStore {
     return this.client.status === 'ready';
   }
 
+  /** A script on one key's log and meta, run in this store's call order (CallOrder); R: its reply. */
+  private runOnKey<R>(script: LuaScript, k: KeyNames, args: string[]): Promise<R> {
+    // not async: the caller awaits the call order's own promise, no extra turn
+    return this.order.request(() => script.run(this.client, [k.log, k.meta], args)) as Promise<R>;
+  }
+
   /** The Redis key names holding a user key's records under `policy` (tests, tools). */
   keyNames(key: string, policy: Policy): KeyNames {
     return this.names.get(key, policy);
@@ -119,13 +125,7 @@ export class RedisStore implements AsyncStore {
       call === undefined ? '' : call.gatewayId,
       call === undefined ? '0' : String(call.seq),
     ];
-    const script = this.scripts.logAdmit;
-    const r = (await this.order.request(() => script.run(this.client, [k.log, k.meta], args))) as [
-      number,
-      number,
-      string,
-      string,
-    ];
+    const r = await this.runOnKey<[number, number, string, string]>(this.scripts.logAdmit, k, args);
     return {
       allowed: r[0] === 1,
       count: r[1],
@@ -206,11 +206,7 @@ export class RedisStore implements AsyncStore {
   async resetKey(req: ResetKeyRequest, now: number): Promise<ResetKeyReply> {
     const k = this.keyNames(req.key, req.policy);
     const args = this.head(req.policy, now);
-    const script = this.scripts.reset;
-    const r = (await this.order.request(() => script.run(this.client, [k.log, k.meta], args))) as [
-      number,
-      string,
-    ];
+    const r = await this.runOnKey<[number, string]>(this.scripts.reset, k, args);
     return { removed: Number(r[0]), now: Number(r[1]) };
   }
 
@@ -218,15 +214,11 @@ export class RedisStore implements AsyncStore {
     const { gatewayId, key, policy, leaseTtlMs, ask, seq = 0 } = req;
     const k = this.keyNames(key, policy);
     const args = [...this.head(policy, now), gatewayId, String(leaseTtlMs), String(ask), String(seq)];
-    const script = this.scripts.ask;
-    const r = (await this.order.request(() => script.run(this.client, [k.log, k.meta], args))) as [
-      number,
-      string,
-      string,
-      number,
-      string,
-      number,
-    ];
+    const r = await this.runOnKey<[number, string, string, number, string, number]>(
+      this.scripts.ask,
+      k,
+      args,
+    );
     return {
       granted: r[0],
       grantExpiresAt: Number(r[1]),

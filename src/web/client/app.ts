@@ -4,7 +4,7 @@ import type * as Plot from '@observablehq/plot';
 import { DESIGN_IDS, type DesignId } from '../../config.js';
 import type { RunMetrics, RunParams } from '../../sim/types.js';
 import type { TimelinePoint } from '../timeline.js';
-import { type SweepPoint, sweepChart, timelineChart } from './charts.js';
+import { type SweepOptions, type SweepPoint, sweepChart, timelineChart } from './charts.js';
 import {
   ATTACK_STOPS,
   decodeState,
@@ -199,6 +199,8 @@ function rejectionScale(values: number[]): Plot.ScaleOptions {
 }
 
 const byDelta = (a: SweepPoint, b: SweepPoint) => a.syncS - b.syncS;
+/** What one sweep chart has of its own (the rest is the page's). */
+type SweepMore = Pick<SweepOptions, 'y' | 'unit' | 'rule'>;
 
 function render(): void {
   const r = results;
@@ -233,31 +235,24 @@ function render(): void {
 
   const deltas = sweepDeltas(s.windowS);
   const base = { designs: s.designs, deltas, chosenS: s.syncS };
-  replace(
-    'over-chart',
-    r.attack.length === 0
-      ? null
-      : sweepChart([...r.attack].sort(byDelta), {
-          ...base,
-          width: chartWidth('over-chart'),
-          y: overScale(r.attack.map((p) => p.value)),
-          unit: (v) => `${v.toFixed(3)} × L per window`,
-          rule: 1,
-        }),
-  );
+  const sweep = (id: string, points: readonly SweepPoint[], more: SweepMore) =>
+    replace(
+      id,
+      points.length === 0
+        ? null
+        : sweepChart([...points].sort(byDelta), { ...base, ...more, width: chartWidth(id) }),
+    );
+  sweep('over-chart', r.attack, {
+    y: overScale(r.attack.map((p) => p.value)),
+    unit: (v) => `${v.toFixed(3)} × L per window`,
+    rule: 1,
+  });
   $('over-caption').textContent =
     `A flood at ${s.attack}× the limit, ${s.routing} routing; the dashed line is L.`;
-  replace(
-    'reject-chart',
-    r.honest.length === 0
-      ? null
-      : sweepChart([...r.honest].sort(byDelta), {
-          ...base,
-          width: chartWidth('reject-chart'),
-          y: rejectionScale(r.honest.map((p) => p.value)),
-          unit: (v) => `${v.toFixed(3)} % rejected`,
-        }),
-  );
+  sweep('reject-chart', r.honest, {
+    y: rejectionScale(r.honest.map((p) => p.value)),
+    unit: (v) => `${v.toFixed(3)} % rejected`,
+  });
   $('reject-caption').textContent =
     `An honest ${s.honestKind === 'steady' ? 'steady' : 'page-load'} client at ${Math.round(s.honestLoad * 100)} % of the limit, ${s.routing} routing.`;
 }

@@ -46,6 +46,24 @@ function colorScale(designs: DesignId[]): Plot.ScaleOptions {
 
 const FONT = { fontSize: '12px' };
 
+/**
+ * What every chart here shares: its width, a height that follows the width (at least 220 px, at most
+ * `maxHeight`), the font and one colour per design.
+ */
+function frame(
+  width: number,
+  f: { maxHeight: number; aspect: number; marginLeft: number },
+  designs: DesignId[],
+) {
+  return {
+    width,
+    height: Math.max(220, Math.min(f.maxHeight, width * f.aspect)),
+    marginLeft: f.marginLeft,
+    style: FONT,
+    color: colorScale(designs),
+  };
+}
+
 /** Admitted in the trailing window over time, one line per design, with the limit drawn at 1 × L. */
 export function timelineChart(
   series: { design: DesignId; points: TimelinePoint[] }[],
@@ -54,11 +72,7 @@ export function timelineChart(
   const rows = series.flatMap((s) => s.points.map((p) => ({ design: s.design, t: p.t, perL: p.perL })));
   const top = Math.max(1.2, ...rows.map((r) => r.perL)) * 1.05;
   return Plot.plot({
-    width: o.width,
-    height: Math.max(220, Math.min(340, o.width * 0.5)),
-    marginLeft: 48,
-    style: FONT,
-    color: colorScale(o.designs),
+    ...frame(o.width, { maxHeight: 340, aspect: 0.5, marginLeft: 48 }, o.designs),
     x: { label: 'simulated time (min)', grid: true },
     y: { label: `admitted in the last ${o.windowLabel} (× L)`, domain: [0, top], grid: true },
     marks: [
@@ -84,25 +98,20 @@ export interface SweepPoint {
   value: number;
 }
 
+export interface SweepOptions {
+  width: number;
+  designs: DesignId[];
+  deltas: number[];
+  chosenS: number;
+  y: Plot.ScaleOptions;
+  unit: (v: number) => string;
+  rule?: number;
+}
+
 /** A metric against Δ on a log axis, one line per design, with the chosen Δ marked. */
-export function sweepChart(
-  points: SweepPoint[],
-  o: {
-    width: number;
-    designs: DesignId[];
-    deltas: number[];
-    chosenS: number;
-    y: Plot.ScaleOptions;
-    unit: (v: number) => string;
-    rule?: number;
-  },
-): Element {
+export function sweepChart(points: SweepPoint[], o: SweepOptions): Element {
   return Plot.plot({
-    width: o.width,
-    height: Math.max(220, Math.min(300, o.width * 0.45)),
-    marginLeft: 52,
-    style: FONT,
-    color: colorScale(o.designs),
+    ...frame(o.width, { maxHeight: 300, aspect: 0.45, marginLeft: 52 }, o.designs),
     x: {
       type: 'log',
       label: 'sync interval Δ (s)',

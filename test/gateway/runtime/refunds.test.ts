@@ -2,7 +2,7 @@
 // that sync's answer, then goes to the store; a refund call that fails is resent and counted once; a
 // lease design's slot returns to its grant at once; a decision is taken back once, and never one that
 // admitted nothing.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAsyncGateway } from '../../../src/gateway/runtime/index.js';
 import type { AsyncStore } from '../../../src/store/contract.js';
 import { MemoryStore } from '../../../src/store/memory-store.js';
@@ -44,6 +44,10 @@ function setup(design: 'shared-counter' | 'leases-ask', limit = 3, storeTimeoutM
 }
 
 describe('refunds in the async runtime', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('an admit a sync in flight carries: the refund waits for the answer, then the store takes it', async () => {
     const { memory, store, gw, policy, at } = setup('shared-counter');
     const d = await gw.admit('k');
@@ -65,6 +69,8 @@ describe('refunds in the async runtime', () => {
   });
 
   it('a sync that timed out: the refund waits for its resend to be answered, never goes before it', async () => {
+    // the store timeout on fake time (setImmediate stays real: the held store answers on it)
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { memory, store, gw, policy, at } = setup('shared-counter', 3, 50);
     const d = await gw.admit('k');
     store.holding = true;
@@ -72,6 +78,7 @@ describe('refunds in the async runtime', () => {
     while (store.held.length === 0) await new Promise((r) => setImmediate(r));
     at(1_010);
     expect(gw.refund('k', d)).toBe(true);
+    await vi.advanceTimersByTimeAsync(50);
     expect(await syncing).toBe(false); // timed out: the sync (and the admit it pushes) is lost
     store.held.length = 0;
     store.holding = false;
