@@ -152,8 +152,12 @@ export class Gateway {
   /** One batched exchange with the store for every key this gateway holds; drops idle keys. */
   sync(now: number): SyncStats {
     requireTime('now', now);
-    const entries: SyncEntry[] = [];
-    const owners: KeyLimiter[] = [];
+    // made at their largest size and cut to what was filled: grown by push from empty, the two were
+    // copied at every doubling (~160 bytes of garbage per line of a replay that syncs 10,000 keys)
+    const held = this.keys.size;
+    const entries = new Array<SyncEntry>(held);
+    const owners = new Array<KeyLimiter>(held);
+    let n = 0;
     let dropped = 0;
     // forEach, not for…of over [key, lim] pairs: a pair and an iterator result per held key per sync
     // were garbage (~250 bytes per line of a replay that syncs every held key)
@@ -165,9 +169,11 @@ export class Gateway {
         return;
       }
       if (e === null) return;
-      entries.push(e);
-      owners.push(lim);
+      entries[n] = e;
+      owners[n++] = lim;
     });
+    entries.length = n;
+    owners.length = n;
     this.lastSyncAt = now;
     // K first: every reply of this sync is applied with the fleet's count as of this round
     if (this.options.autoGateways) this.beat(now, false);

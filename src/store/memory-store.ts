@@ -194,7 +194,7 @@ export class MemoryStore extends KeyRecords implements Store {
   headExpiry(key: string): number {
     const rec = this.peekOnly(key);
     if (rec === undefined || rec.log.size === 0) return Number.POSITIVE_INFINITY;
-    return expiryOf(rec.log.at(0), rec.policy.windowMs, rec.policy.windowKind);
+    return expiryOf(rec.log.first(), rec.policy.windowMs, rec.policy.windowKind);
   }
 
   /** Extends a gateway's outstanding grant to lapse at `expiresAt` (the simulator's skipped idle syncs). */

@@ -31,6 +31,12 @@ export class TimeLog {
   private head = 0;
   private len = 0;
   private total = 0;
+  /**
+   * The oldest slot's timestamp (buf[head]; +Infinity when empty), kept beside `head` by every change:
+   * the checks that find nothing to drop or to list (a memory store's read of a quiet key, at every
+   * sync) read it here, without touching the buffer, one more object in cold memory per key.
+   */
+  private oldest = Number.POSITIVE_INFINITY;
 
   constructor(capacity = 4) {
     this.buf = new Float64Array(capacity);
@@ -64,7 +70,7 @@ export class TimeLog {
   }
 
   first(): number {
-    return this.len === 0 ? Number.POSITIVE_INFINITY : this.buf[this.head];
+    return this.oldest;
   }
 
   /** The newest timestamp (-Infinity when empty). */
@@ -99,6 +105,7 @@ export class TimeLog {
     b[(this.head + i) & mask] = t;
     this.len++;
     this.total++;
+    this.noteOldest();
   }
 
   /**
@@ -159,6 +166,7 @@ export class TimeLog {
     }
     this.len += m;
     this.total += m;
+    this.noteOldest();
   }
 
   /** insertAll with counts kept (there is room): the same backward pass, moving the counts too. */
@@ -191,6 +199,7 @@ export class TimeLog {
     }
     this.len += n;
     this.total += added;
+    this.noteOldest();
   }
 
   shift(): number {
@@ -198,6 +207,7 @@ export class TimeLog {
     this.total -= this.countAt(0);
     this.head = (this.head + 1) & (this.buf.length - 1);
     this.len--;
+    this.noteOldest();
     return t;
   }
 
@@ -217,6 +227,8 @@ export class TimeLog {
 
   /** Drops every entry that no longer counts at `now`; returns how many admits. */
   dropExpired(now: number, windowMs: number, kind: WindowKind): number {
+    // the common case: nothing has aged out (the buffer is not read)
+    if (!(expiryOf(this.oldest, windowMs, kind) <= now)) return 0;
     if (this.cnt !== null) {
       let n = 0;
       while (this.len > 0 && expiryOf(this.buf[this.head], windowMs, kind) <= now) n += this.dropHead();
@@ -230,6 +242,7 @@ export class TimeLog {
       n++;
     }
     this.total -= n;
+    this.noteOldest();
     return n;
   }
 
@@ -240,7 +253,12 @@ export class TimeLog {
     this.head = (this.head + 1) & (this.buf.length - 1);
     this.len--;
     this.total -= n;
+    this.noteOldest();
     return n;
+  }
+
+  private noteOldest(): void {
+    this.oldest = this.len === 0 ? Number.POSITIVE_INFINITY : this.buf[this.head];
   }
 
   /**
@@ -250,6 +268,8 @@ export class TimeLog {
    * `expiryOf` were not inlined into the store's sync.
    */
   expiriesBefore(horizon: number, windowMs: number, kind: WindowKind): number[] {
+    // the common case: the oldest expires at or after the horizon (the buffer is not read)
+    if (!(expiryOf(this.oldest, windowMs, kind) < horizon)) return NO_EXPIRIES;
     const b = this.buf;
     const mask = b.length - 1;
     const h = this.head;
@@ -342,6 +362,7 @@ export class TimeLog {
     for (let j = i; j < i + n; j++) b[(h + j) & mask] = t;
     this.len += n;
     this.total += n;
+    this.noteOldest();
   }
 
   /** n admits at t: added to the newest slot at t if there is one, else a slot of its own. */
@@ -369,6 +390,7 @@ export class TimeLog {
     if (c !== null) c[(h + i) & mask] = n;
     this.len++;
     this.total += n;
+    this.noteOldest();
   }
 
   /** Removes up to `n` admits at `t` (the newest such) in one move of the tail; returns how many. */
@@ -399,6 +421,7 @@ export class TimeLog {
     }
     this.len -= k;
     this.total -= removed;
+    this.noteOldest();
     return removed;
   }
 
@@ -411,6 +434,7 @@ export class TimeLog {
     this.head = 0;
     this.len = 0;
     this.total = 0;
+    this.oldest = Number.POSITIVE_INFINITY;
   }
 
   /** One entry per admit, oldest first (tests). */

@@ -143,8 +143,12 @@ export class ReplayRun {
     const bucket = tl === undefined ? -1 : this.bucketOf(t);
     if (bucket >= 0) tl!.requests[bucket]++;
     const centralOk = st.designs[0].liveAt(t, W) < L;
+    // the live key's own string, not the line's: the gateways' and stores' maps hold the first one
+    // they were given, and a lookup with that same string matches on identity, without reading a
+    // cold copy's characters (a line's key is a fresh string every time)
+    const key = st.key;
     for (let i = 0; i < fleets.length; i++) {
-      const ok = i === 0 ? centralOk : fleets[i]!.arrive(a.key, g, t);
+      const ok = i === 0 ? centralOk : fleets[i]!.arrive(key, g, t);
       this.decided[i] = ok ? 1 : 0;
       const d = st.designs[i];
       d.requests++;

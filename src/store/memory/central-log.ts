@@ -36,7 +36,7 @@ export function logAdmit(records: KeyRecords, req: LogAdmitRequest, now: number)
   }
   const count = log.size;
   const oldestExpiry =
-    count === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.at(0), policy.windowMs, policy.windowKind);
+    count === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.first(), policy.windowMs, policy.windowKind);
   records.settle(rec, policy, now);
   return { allowed, count, oldestExpiry, now };
 }
@@ -47,7 +47,7 @@ function refuseOverLimit(records: KeyRecords, key: string, policy: Policy, now: 
   rec.prune(now, policy); // drops only what no longer counts
   const count = rec.log.size;
   const oldestExpiry =
-    count === 0 ? Number.POSITIVE_INFINITY : expiryOf(rec.log.at(0), policy.windowMs, policy.windowKind);
+    count === 0 ? Number.POSITIVE_INFINITY : expiryOf(rec.log.first(), policy.windowMs, policy.windowKind);
   return { allowed: false, count, oldestExpiry, now };
 }
 

@@ -222,5 +222,7 @@ export function partSlots(lease: Lease, tag: number): number {
 
 /** When the log's oldest admit leaves the window (Infinity if none). */
 export function oldestOf(log: TimeLog, policy: Policy): number {
-  return log.size === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.at(0), policy.windowMs, policy.windowKind);
+  return log.size === 0
+    ? Number.POSITIVE_INFINITY
+    : expiryOf(log.first(), policy.windowMs, policy.windowKind);
 }
