@@ -270,6 +270,8 @@ export abstract class SyncedKey extends SyncedView implements KeyLimiter, TakesB
   /** Keeps the pushed admits a reply counted past its horizon; drops those it lists now (see `late`). */
   private keepLate(pushed: number[], counts: number[] | undefined, horizon: number): void {
     let late = this.late;
+    // nothing pushed and nothing due: it would set what is already there (most keys at most syncs)
+    if (pushed.length === 0 && (late === null || !(this.lateDue < horizon))) return;
     let first = false;
     if (late !== null && this.lateDue < horizon) {
       const r = dropListed(late, this.lateFrom, horizon, this.p.policy);
