@@ -88,6 +88,21 @@ function cut(
   maxAdmits: number,
   chunks: Chunk[],
 ): void {
+  if (next === null) {
+    // no key repeats: a chunk is a run of `firsts`, copied out at its size
+    let from = 0;
+    let admits = 0;
+    for (let f = 0; f < firsts.length; f++) {
+      if (f > from && (f - from >= maxKeys || admits >= maxAdmits)) {
+        chunks.push({ indexes: firsts.slice(from, f) });
+        from = f;
+        admits = 0;
+      }
+      admits += entries[firsts[f]].admits.length;
+    }
+    if (firsts.length > from) chunks.push({ indexes: firsts.slice(from) });
+    return;
+  }
   let cur: number[] = [];
   let admits = 0;
   for (let f = 0; f < firsts.length; f++) {
@@ -97,14 +112,9 @@ function cut(
       cur = [];
       admits = 0;
     }
-    if (next === null) {
-      cur.push(first);
-      admits += entries[first].admits.length;
-    } else {
-      for (let i = first; i !== -1; i = next[i]) {
-        cur.push(i);
-        admits += entries[i].admits.length;
-      }
+    for (let i = first; i !== -1; i = next[i]) {
+      cur.push(i);
+      admits += entries[i].admits.length;
     }
   }
   if (cur.length > 0) chunks.push({ indexes: cur });
