@@ -27,6 +27,9 @@ export interface NamedKey extends KeyMark {
 export class KeyNameCache {
   private readonly byPolicy = new Map<string, Map<string, NamedKey>>();
   private size = 0;
+  /** The policy named last and its names: a sync names all its keys under one (one lookup fewer a key). */
+  private lastTag = '';
+  private lastNames: Map<string, NamedKey> | undefined;
   /** Bumped at every start-over: while it stands, a key's NamedKey is one object (see NamedKey). */
   generation = 0;
 
@@ -46,8 +49,10 @@ export class KeyNameCache {
 
   /** The names of `key` under `policy` and their RESP encoding (see NamedKey). */
   named(key: string, policy: Policy, tag = policyTag(policy)): NamedKey {
-    let names = this.byPolicy.get(tag);
+    let names = tag === this.lastTag ? this.lastNames : this.byPolicy.get(tag);
     if (names === undefined) this.byPolicy.set(tag, (names = new Map()));
+    this.lastTag = tag;
+    this.lastNames = names;
     let k = names.get(key);
     if (k === undefined) {
       const n = keyNames(this.prefix, key, this.logKind, policy, this.groups);
@@ -57,6 +62,7 @@ export class KeyNameCache {
         this.generation++;
         this.byPolicy.clear();
         this.byPolicy.set(tag, (names = new Map()));
+        this.lastNames = names;
         this.size = 0;
       }
       names.set(key, k);
