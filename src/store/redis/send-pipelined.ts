@@ -50,7 +50,8 @@ interface Unit {
 
 /**
  * Sends many script calls as one round trip: one pipeline per server (calls grouped by the node that
- * serves their slot, as the cluster client last saw it). In a cluster, calls of one node are carried
+ * serves their slot, as the cluster client last saw it), or on one server, when every call is
+ * prebuilt, the calls written corked (writeCorked). In a cluster, calls of one node are carried
  * several to a script call (Unit). Resolves once everything is written, with the replies still to
  * come. A call that comes back NOSCRIPT, or was redirected (MOVED/ASK, a slot mid-migration), did
  * not run: it is resent on its own, which EVALs it or follows the redirect; a mixed call refused so
