@@ -2,14 +2,16 @@ import calculateSlot from 'cluster-key-slot';
 import type { Policy } from '../../config.js';
 import { policyTag } from '../policy-tag.js';
 import { type KeyGroups, type KeyNames, keyNames } from './key-names.js';
+import type { KeyMark } from './sync-chunks.js';
 
 /**
  * A user key's names and the RESP encoding of those a sync call names it by: two bulk strings,
  * `$<bytes>\r\n<log>\r\n$<bytes>\r\n<meta>\r\n`, or in compact mode the meta hash's alone. A sync
  * call copies these bytes into its command instead of having the client encode them per key
- * (encodeSyncCall).
+ * (encodeSyncCall). One object per key while the cache holds it: a sync finds an entry repeating a
+ * key by it (KeyMark, chunkEntries).
  */
-export interface NamedKey {
+export interface NamedKey extends KeyMark {
   names: KeyNames;
   resp: Buffer;
   /** The cluster slot of its names. */
@@ -25,6 +27,11 @@ export interface NamedKey {
 export class KeyNameCache {
   private readonly byPolicy = new Map<string, Map<string, NamedKey>>();
   private size = 0;
+  /** The policy named last and its names: a sync names all its keys under one (one lookup fewer a key). */
+  private lastTag = '';
+  private lastNames: Map<string, NamedKey> | undefined;
+  /** Bumped at every start-over: while it stands, a key's NamedKey is one object (see NamedKey). */
+  generation = 0;
 
   constructor(
     private readonly prefix: string,
@@ -42,16 +49,20 @@ export class KeyNameCache {
 
   /** The names of `key` under `policy` and their RESP encoding (see NamedKey). */
   named(key: string, policy: Policy, tag = policyTag(policy)): NamedKey {
-    let names = this.byPolicy.get(tag);
+    let names = tag === this.lastTag ? this.lastNames : this.byPolicy.get(tag);
     if (names === undefined) this.byPolicy.set(tag, (names = new Map()));
+    this.lastTag = tag;
+    this.lastNames = names;
     let k = names.get(key);
     if (k === undefined) {
       const n = keyNames(this.prefix, key, this.logKind, policy, this.groups);
       const resp = this.paired ? `${bulk(n.log)}${bulk(n.meta)}` : bulk(n.meta);
-      k = { names: n, resp: Buffer.from(resp, 'utf8'), slot: calculateSlot(n.tag) };
+      k = { names: n, resp: Buffer.from(resp, 'utf8'), slot: calculateSlot(n.tag), mark: 0, last: -1 };
       if (this.size >= this.max) {
+        this.generation++;
         this.byPolicy.clear();
         this.byPolicy.set(tag, (names = new Map()));
+        this.lastNames = names;
         this.size = 0;
       }
       names.set(key, k);

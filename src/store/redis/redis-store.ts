@@ -292,13 +292,17 @@ export class RedisStore implements AsyncStore {
     const prepare = async () => {
       const names = new Array<NamedKey>(entries.length);
       const tag = policyTag(req.policy);
+      const generation = this.names.generation;
       for (let i = 0; i < entries.length; i++) {
         names[i] = this.names.named(entries[i].key, req.policy, tag);
         if (slicer.due()) await slicer.pause();
       }
       const cluster = this.isCluster();
       const slots = cluster ? names.map((n) => n.slot) : null;
-      const chunks = chunkEntries(entries, slots, this.options.chunkKeys, this.options.chunkAdmits);
+      // the cache started over meanwhile: one key may have two NamedKeys, so keys are told apart by name
+      const ids = this.names.generation === generation ? names : null;
+      const { chunkKeys, chunkAdmits } = this.options;
+      const chunks = chunkEntries(entries, ids, slots, chunkKeys, chunkAdmits);
       const args = [
         ...this.head(req.policy, now),
         req.gatewayId,

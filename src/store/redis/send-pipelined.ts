@@ -1,7 +1,7 @@
 // Many script calls in one round trip: grouped by the node serving them, carried several to a call in
 // a cluster, written in slices, and the calls that did not run (NOSCRIPT, redirects) resent alone.
 import calculateSlot from 'cluster-key-slot';
-import type { Pipeline as IoPipeline } from 'ioredis';
+import type { Pipeline as IoPipeline, Redis } from 'ioredis';
 import type { Slicer } from '../../util/slicer.js';
 import { prefixesKeys, WireCommand } from './resp-wire.js';
 import { isCluster, MIXED, type RedisClient, type ScriptCall } from './script.js';
@@ -50,7 +50,8 @@ interface Unit {
 
 /**
  * Sends many script calls as one round trip: one pipeline per server (calls grouped by the node that
- * serves their slot, as the cluster client last saw it). In a cluster, calls of one node are carried
+ * serves their slot, as the cluster client last saw it), or on one server, when every call is
+ * prebuilt, the calls written corked (writeCorked). In a cluster, calls of one node are carried
  * several to a script call (Unit). Resolves once everything is written, with the replies still to
  * come. A call that comes back NOSCRIPT, or was redirected (MOVED/ASK, a slot mid-migration), did
  * not run: it is resent on its own, which EVALs it or follows the redirect; a mixed call refused so
@@ -75,6 +76,10 @@ export async function sendPipelined(
   const mix = isCluster(client);
   const prebuilt = !prefixesKeys(client);
   for (const idx of groupByNode(client, calls)) {
+    if (!mix && prebuilt && client.status === 'ready' && idx.every((i) => calls[i].wire !== undefined)) {
+      await writeCorked(client as Redis, calls, idx, results, slicer, written);
+      continue;
+    }
     const units = mix ? mixUnits(calls, idx) : idx.map((i) => ({ calls: [i], keys: calls[i].keys.length }));
     // build every part first (building writes nothing), then write them in order
     const parts: Pipeline[] = [];
@@ -123,6 +128,60 @@ export async function sendPipelined(
 }
 
 type Pipeline = ReturnType<RedisClient['pipeline']>;
+
+/**
+ * One server's calls, all prebuilt (ScriptCall.wire), written to its socket as they are, corked: they
+ * leave together, as a pipeline's would, without ioredis's Pipeline joining every command's bytes
+ * into one Buffer first (a copy of the whole sync, about 200 bytes a key, allocated anew each time).
+ * Parts of about PART_KEYS keys with a `slicer`, as sendPipelined's. Resolves once all is written;
+ * the replies' collection (into `results`, resending as sendPipelined does) goes in `written`.
+ */
+async function writeCorked(
+  client: Redis,
+  calls: ScriptCall[],
+  idx: number[],
+  results: unknown[],
+  slicer: Slicer | undefined,
+  written: Promise<void>[],
+): Promise<void> {
+  const units: Unit[] = idx.map((i) => ({ calls: [i], keys: calls[i].keys.length }));
+  const sent: ReturnType<Pipeline['exec']>[] = [];
+  const sizes: number[] = [];
+  let part: Promise<[Error | null, unknown]>[] = [];
+  let keys = 0;
+  // the socket at this part's start: a reconnect during a pause brings another
+  let socket = client.stream;
+  socket.cork();
+  const close = () => {
+    socket.uncork();
+    sent.push(Promise.all(part));
+    sizes.push(part.length);
+  };
+  for (const u of units) {
+    if (keys >= PART_KEYS && slicer !== undefined) {
+      close();
+      part = [];
+      keys = 0;
+      if (slicer.due(PART_KEYS)) await slicer.pause();
+      socket = client.stream;
+      socket.cork();
+    }
+    const c = calls[u.calls[0]];
+    const p = client.sendCommand(new WireCommand(c, c.wire as Buffer)) as Promise<unknown>;
+    part.push(p.then(ok, failed));
+    keys += u.keys / 2;
+  }
+  close();
+  written.push(collect(client, calls, units, sent, sizes, results));
+}
+
+function ok(v: unknown): [null, unknown] {
+  return [null, v];
+}
+
+function failed(e: Error): [Error, null] {
+  return [e, null];
+}
 
 /** EVALSHA's arguments: the script's SHA-1, the number of keys, the keys, the arguments. */
 type EvalShaArgs = [string, number, ...(string | Buffer)[]];

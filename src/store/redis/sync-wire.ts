@@ -1,5 +1,6 @@
 // The sync's wire format, both ways: a sync.lua call packed as little-endian doubles (encode), and
 // its reply's head read in place (decode). They change together with sync.lua's header comment.
+import { NO_EXPIRIES } from '../../window/time-log.js';
 import type { SyncEntry, SyncReply, SyncRequest } from '../contract.js';
 import type { NamedKey } from './key-name-cache.js';
 import { respCallHead } from './resp-wire.js';
@@ -35,10 +36,12 @@ export function encodeSyncCall(
   head: SyncHead,
   prebuilt: boolean,
 ): ScriptCall {
-  const keys = new Array<string>((paired ? 2 : 1) * c.indexes.length);
+  const ix = c.indexes;
+  const keys = new Array<string>((paired ? 2 : 1) * ix.length);
   let size = 0;
   let keyBytes = 0;
-  for (const i of c.indexes) {
+  for (let x = 0; x < ix.length; x++) {
+    const i = ix[x];
     size += 6 + 2 * runCount(entries[i].admits);
     keyBytes += names[i].resp.length;
   }
@@ -49,7 +52,8 @@ export function encodeSyncCall(
   );
   let w = prebuilt ? wire.write(start, 0, 'latin1') : 0;
   let k = 0;
-  for (const i of c.indexes) {
+  for (let x = 0; x < ix.length; x++) {
+    const i = ix[x];
     const n = names[i];
     if (paired) keys[k++] = n.names.log;
     keys[k++] = n.names.meta;
@@ -64,13 +68,17 @@ export function encodeSyncCall(
     w += wire.write(batchHead, w, 'latin1');
   }
   const batch = w;
-  for (const i of c.indexes) {
+  // doubles written through a DataView: Buffer's writeDoubleLE checks and copies byte by byte per call
+  const d = new DataView(wire.buffer, wire.byteOffset, wire.length);
+  for (let x = 0; x < ix.length; x++) {
+    const i = ix[x];
     const e = entries[i];
     const a = e.admits;
     const ac = e.counts;
-    w = wire.writeDoubleLE((e.read ? 1 : 0) + (e.release ? 2 : 0), w);
-    w = wire.writeDoubleLE(e.ask, w);
-    w = wire.writeDoubleLE(runCount(a), w);
+    d.setFloat64(w, (e.read ? 1 : 0) + (e.release ? 2 : 0), true);
+    d.setFloat64(w + 8, e.ask, true);
+    // the number of runs goes at w + 16, once they are written
+    const runsAt = w + 16;
     // the admits, the earliest and the latest (sync.lua skips the runs when they share a bucket and
     // all still count)
     let lo = 0;
@@ -81,19 +89,24 @@ export function encodeSyncCall(
       if (j === 0 || a[j] > hi) hi = a[j];
       total += ac === undefined ? 1 : ac[j];
     }
-    w = wire.writeDoubleLE(total, w);
-    w = wire.writeDoubleLE(lo, w);
-    w = wire.writeDoubleLE(hi, w);
+    d.setFloat64(w + 24, total, true);
+    d.setFloat64(w + 32, lo, true);
+    d.setFloat64(w + 40, hi, true);
+    w += 48;
     // the entry's runs, neighbours at one instant joined (an entry may repeat an instant)
+    let runs = 0;
     for (let j = 0; j < a.length; ) {
       const t = a[j];
       let n = ac === undefined ? 1 : ac[j];
       let k = j + 1;
       for (; k < a.length && a[k] === t; k++) n += ac === undefined ? 1 : ac[k];
-      w = wire.writeDoubleLE(t, w);
-      w = wire.writeDoubleLE(n, w);
+      d.setFloat64(w, t, true);
+      d.setFloat64(w + 8, n, true);
+      w += 16;
+      runs++;
       j = k;
     }
+    d.setFloat64(runsAt, runs, true);
   }
   const args = [...head.args, wire.subarray(batch, w)];
   if (!prebuilt) return { script, keys, args };
@@ -125,65 +138,85 @@ export function decodeSyncChunk(
   out: SyncReply[],
 ): number {
   const head = r[0] as Buffer;
+  // read through a DataView: Buffer's readDoubleLE checks and copies byte by byte per call
+  const d = new DataView(head.buffer, head.byteOffset, head.length);
   // at least: a read listing no expiry adds one (its oldest expiry), known once its pairs are read
   let doubles = 1 + 4 * indexes.length;
-  for (const i of indexes) if (entries[i].release) doubles += 2;
+  for (let x = 0; x < indexes.length; x++) if (entries[indexes[x]].release) doubles += 2;
   const bad = () => new Error(`sync.lua replied ${head.length} head bytes for ${indexes.length} keys`);
   if (head.length < 8 * doubles) throw bad();
-  const now = head.readDoubleLE(0);
+  const now = d.getFloat64(0, true);
   const horizon = now + req.horizonMs;
   const limit = req.policy.limit;
   let h = 8;
   let at = 1;
-  for (const i of indexes) {
+  for (let x = 0; x < indexes.length; x++) {
+    const i = indexes[x];
+    const e = entries[i];
     // + 0: a -0 reads as 0, as the integer replies these were
-    const count = head.readDoubleLE(h) + 0;
-    const granted = head.readDoubleLE(h + 8) + 0;
-    const lapse = head.readDoubleLE(h + 16);
-    const pairs = head.readDoubleLE(h + 24);
+    const count = d.getFloat64(h, true) + 0;
+    const granted = d.getFloat64(h + 8, true) + 0;
+    const lapse = d.getFloat64(h + 16, true);
+    const pairs = d.getFloat64(h + 24, true);
     h += 32;
-    // as runs (SyncReply.expiryCounts): a pair stands for any number of admits at one expiry
-    const expiries = new Array<number>(pairs);
+    // as runs (SyncReply.expiryCounts): a pair stands for any number of admits at one expiry; most
+    // replies list none, and share one empty list (never written: SyncReply's readers only read it)
+    let expiries = NO_EXPIRIES;
     let expiryCounts: number[] | undefined;
-    for (let p = 0; p < pairs; p++, at += 2) {
-      expiries[p] = textNumber(r[at] as Buffer);
-      const n = r[at + 1] as number;
-      if (n !== 1 && expiryCounts === undefined) expiryCounts = new Array<number>(pairs).fill(1);
-      if (expiryCounts !== undefined) expiryCounts[p] = n;
+    if (pairs > 0) {
+      expiries = new Array<number>(pairs);
+      for (let p = 0; p < pairs; p++, at += 2) {
+        expiries[p] = textNumber(r[at] as Buffer);
+        const n = r[at + 1] as number;
+        if (n !== 1 && expiryCounts === undefined) expiryCounts = new Array<number>(pairs).fill(1);
+        if (expiryCounts !== undefined) expiryCounts[p] = n;
+      }
     }
-    const reply: SyncReply = {
-      count,
-      expiries,
-      expiryCounts,
-      horizon: entries[i].read ? horizon : now,
-      granted,
-      grantExpiresAt: lapse,
-    };
-    if (entries[i].release) {
-      reply.oldestExpiry = head.readDoubleLE(h);
-      reply.free = head.readDoubleLE(h + 8) + 0;
+    // each reply made whole in one literal of its fields (in SyncReply's order), not grown field by
+    // field: a field added later moved it to a new shape and a second allocation
+    const base = e.read ? horizon : now;
+    let reply: SyncReply;
+    if (e.release) {
+      reply = {
+        count,
+        expiries,
+        expiryCounts,
+        horizon: base,
+        granted,
+        grantExpiresAt: lapse,
+        oldestExpiry: d.getFloat64(h, true),
+        free: d.getFloat64(h + 8, true) + 0,
+      };
       h += 16;
-    } else if (entries[i].read) {
+    } else if (e.read) {
       if (pairs === 0) {
         if (head.length < 8 * ++doubles) throw bad();
-        reply.oldestExpiry = head.readDoubleLE(h);
+        reply = {
+          count,
+          expiries,
+          expiryCounts,
+          horizon: base,
+          granted,
+          grantExpiresAt: lapse,
+          oldestExpiry: d.getFloat64(h, true),
+        };
         h += 8;
-      }
+      } else reply = { count, expiries, expiryCounts, horizon: base, granted, grantExpiresAt: lapse };
       // at the limit or over: when the count falls below it and one under (SyncReply.belowLimitAt)
       if (count >= limit) {
         doubles += 2;
         if (head.length < 8 * doubles) throw bad();
-        reply.belowLimitAt = [head.readDoubleLE(h), head.readDoubleLE(h + 8)];
+        reply.belowLimitAt = [d.getFloat64(h, true), d.getFloat64(h + 8, true)];
         h += 16;
       }
       // L − 2 or more, with admits past those listed: the two oldest of them (pastHorizonAt)
       if (count + 2 >= limit && count > listedAdmits(pairs, expiryCounts)) {
         doubles += 2;
         if (head.length < 8 * doubles) throw bad();
-        reply.pastHorizonAt = [head.readDoubleLE(h), head.readDoubleLE(h + 8)];
+        reply.pastHorizonAt = [d.getFloat64(h, true), d.getFloat64(h + 8, true)];
         h += 16;
       }
-    }
+    } else reply = { count, expiries, expiryCounts, horizon: base, granted, grantExpiresAt: lapse };
     out[i] = reply;
   }
   if (head.length !== 8 * doubles) throw bad();

@@ -17,6 +17,20 @@ describe('KeyNameCache', () => {
     }
   });
 
+  it('names a key by one object until it starts over, and counts its start-overs', () => {
+    // a sync tells keys apart by these objects (chunkEntries' KeyMark) only while generation stands
+    const cache = new KeyNameCache('fl:', 'l', 3);
+    const first = cache.named('user:0', a);
+    expect(cache.named('user:0', a)).toBe(first);
+    expect(cache.named('user:0', b)).not.toBe(first);
+    expect(cache.generation).toBe(0);
+    cache.named('user:1', a);
+    cache.named('user:2', a);
+    expect(cache.generation).toBe(1);
+    expect(cache.named('user:0', a)).not.toBe(first);
+    expect(cache.named('user:0', a).names).toEqual(first.names);
+  });
+
   it('still refuses a bad key', () => {
     const cache = new KeyNameCache('fl:', 'l', 5);
     expect(() => cache.get('', a)).toThrow(/non-empty/);

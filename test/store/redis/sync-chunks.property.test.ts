@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkEntries } from '../../../src/store/redis/sync-chunks.js';
+import { chunkEntries, type KeyMark } from '../../../src/store/redis/sync-chunks.js';
 import { seeded } from '../../support/fc-seed.js';
 
-/** chunkEntries' contract: every entry once, a key's entries in one chunk in request order, one slot per chunk, sizes bounded. */
+/** chunkEntries' contract, keys told apart by KeyMark or by name: every entry once, a key's entries in one chunk in request order, one slot per chunk, sizes bounded. */
 describe('chunkEntries', () => {
+  const marks: KeyMark[] = Array.from({ length: 31 }, () => ({ mark: 0, last: -1 }));
   it('keeps each key in one chunk, in order, one slot per chunk, within the bounds', () => {
     fc.assert(
       fc.property(
@@ -15,12 +16,17 @@ describe('chunkEntries', () => {
           },
         ),
         fc.boolean(),
+        fc.boolean(),
         fc.integer({ min: 1, max: 20 }),
         fc.integer({ min: 1, max: 30 }),
-        (raw, cluster, maxKeys, maxAdmits) => {
+        (raw, cluster, marked, maxKeys, maxAdmits) => {
           const entries = raw.map((r) => ({ key: `k${r.key}`, admits: Array<number>(r.admits).fill(1) }));
           const slots = cluster ? raw.map((r) => r.key % 4) : null;
-          const chunks = chunkEntries(entries, slots, maxKeys, maxAdmits);
+          // one KeyMark per key, shared by every call (as the name cache's are): a mark left by an
+          // earlier call must not read as a repeat
+          const ids = marked ? raw.map((r) => marks[r.key]) : null;
+          const chunks = chunkEntries(entries, ids, slots, maxKeys, maxAdmits);
+          if (ids !== null) expect(chunks).toEqual(chunkEntries(entries, null, slots, maxKeys, maxAdmits));
           const seen = chunks.flatMap((c) => c.indexes);
           expect([...seen].sort((a, b) => a - b)).toEqual(entries.map((_, i) => i));
           const chunkOfKey = new Map<string, number>();
