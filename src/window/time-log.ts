@@ -79,8 +79,13 @@ export class TimeLog {
     return this.len === 0 ? Number.NEGATIVE_INFINITY : b[(this.head + this.len - 1) & (b.length - 1)];
   }
 
+  /** Whether a slot may hold more than one admit (else each holds one: slotCount is 1). */
+  get hasCounts(): boolean {
+    return this.cnt !== null;
+  }
+
   /** Admits of slot s (0 = oldest). */
-  private countAt(s: number): number {
+  slotCount(s: number): number {
     const c = this.cnt;
     return c === null ? 1 : c[(this.head + s) & (c.length - 1)];
   }
@@ -204,7 +209,7 @@ export class TimeLog {
 
   shift(): number {
     const t = this.buf[this.head];
-    this.total -= this.countAt(0);
+    this.total -= this.slotCount(0);
     this.head = (this.head + 1) & (this.buf.length - 1);
     this.len--;
     this.noteOldest();
@@ -285,61 +290,6 @@ export class TimeLog {
     if (kind === 'sliding') for (let i = 0; i < n; i++) out[i] = b[(h + i) & mask] + windowMs;
     else for (let i = 0; i < n; i++) out[i] = expiryOf(b[(h + i) & mask], windowMs, kind);
     return out;
-  }
-
-  /**
-   * expiriesBefore as runs, the form a sync's reply carries (SyncReply.expiries and .expiryCounts):
-   * equal instants joined, each with the admits expiring then; counts undefined when every instant is
-   * one admit. One entry per instant, however many admits it stands for, as sync.lua lists them.
-   */
-  expiryRunsBefore(
-    horizon: number,
-    windowMs: number,
-    kind: WindowKind,
-    out: { expiries: number[]; expiryCounts?: number[] },
-  ): void {
-    const list = this.expiriesBefore(horizon, windowMs, kind);
-    const n = list.length;
-    if (n === 0) {
-      out.expiries = list;
-      out.expiryCounts = undefined;
-      return;
-    }
-    const c = this.cnt;
-    const mask = this.buf.length - 1;
-    const h = this.head;
-    let plain = true;
-    for (let i = 1; i < n; i++) {
-      if (list[i] === list[i - 1]) {
-        plain = false;
-        break;
-      }
-    }
-    if (plain && c !== null) {
-      for (let i = 0; i < n; i++) {
-        if (c[(h + i) & mask] !== 1) {
-          plain = false;
-          break;
-        }
-      }
-    }
-    if (plain) {
-      out.expiries = list;
-      out.expiryCounts = undefined;
-      return;
-    }
-    const ex: number[] = [];
-    const cs: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const k = c === null ? 1 : c[(h + i) & mask];
-      if (ex.length > 0 && ex[ex.length - 1] === list[i]) cs[cs.length - 1] += k;
-      else {
-        ex.push(list[i]);
-        cs.push(k);
-      }
-    }
-    out.expiries = ex;
-    out.expiryCounts = cs;
   }
 
   /** Inserts `n` entries equal to `t`, after any equal ones, keeping the log sorted: one slot. */
@@ -442,7 +392,7 @@ export class TimeLog {
     const out: number[] = [];
     for (let s = 0; s < this.len; s++) {
       const t = this.buf[(this.head + s) & (this.buf.length - 1)];
-      for (let n = this.countAt(s); n > 0; n--) out.push(t);
+      for (let n = this.slotCount(s); n > 0; n--) out.push(t);
     }
     return out;
   }

@@ -4,6 +4,7 @@
  * and from then on a run is one slot. `slots` tells the forms apart where the admits held are the same.
  */
 import { describe, expect, it } from 'vitest';
+import { expiryRunsBefore } from '../../src/window/expiry-runs.js';
 import { NO_EXPIRIES, TimeLog } from '../../src/window/time-log.js';
 
 describe('TimeLog: plain slots while no slot holds more than one admit', () => {
@@ -102,7 +103,7 @@ describe('TimeLog: expiries before a horizon, as runs', () => {
     log.insert(20);
     log.insert(21);
     const out: { expiries: number[]; expiryCounts?: number[] } = { expiries: [] };
-    log.expiryRunsBefore(100, W, 'sliding', out);
+    expiryRunsBefore(log, 100, W, 'sliding', out);
     expect(out).toEqual({ expiries: [60, 70, 71], expiryCounts: [2, 1, 1] });
   });
 
@@ -112,10 +113,10 @@ describe('TimeLog: expiries before a horizon, as runs', () => {
     log.insert(10);
     log.insert(20);
     const out: { expiries: number[]; expiryCounts?: number[] } = { expiries: [], expiryCounts: [7] };
-    log.expiryRunsBefore(80, W, 'sliding', out);
+    expiryRunsBefore(log, 80, W, 'sliding', out);
     expect(out.expiries).toEqual([60, 70]);
     expect(out.expiryCounts).toBeUndefined();
-    log.expiryRunsBefore(200, W, 'sliding', out);
+    expiryRunsBefore(log, 200, W, 'sliding', out);
     expect(out).toEqual({ expiries: [60, 70, 100], expiryCounts: [1, 1, 9] });
   });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expiryOf } from '../../src/window/expiry.js';
+import { expiryRunsBefore } from '../../src/window/expiry-runs.js';
 import { expandRuns } from '../../src/window/runs.js';
 import { TimeLog } from '../../src/window/time-log.js';
 import { seeded } from '../support/fc-seed.js';
@@ -134,7 +135,7 @@ describe('TimeLog', () => {
             }
           }
           const out: { expiries: number[]; expiryCounts?: number[] } = { expiries: [] };
-          log.expiryRunsBefore(horizon, W, kind, out);
+          expiryRunsBefore(log, horizon, W, kind, out);
           const want = model.map((t) => expiryOf(t, W, kind)).filter((e) => e < horizon);
           expect(expandRuns(out.expiries, out.expiryCounts)).toEqual(want);
           // one entry per instant: equal ones joined
@@ -155,7 +156,7 @@ describe('TimeLog', () => {
     expect(log.size).toBe(2_000_000_004);
     expect(log.slots).toBe(5);
     const out: { expiries: number[]; expiryCounts?: number[] } = { expiries: [] };
-    log.expiryRunsBefore(1_000, 100, 'sliding', out);
+    expiryRunsBefore(log, 1_000, 100, 'sliding', out);
     expect(out.expiries).toEqual([103, 105, 106, 107]);
     expect(out.expiryCounts).toEqual([2, 2_000_000_000, 1, 1]);
     expect(log.removeMany(5, 1_500_000_000)).toBe(1_500_000_000);

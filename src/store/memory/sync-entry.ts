@@ -2,6 +2,7 @@
 // The path every sync takes (and the simulator's hot one), apart from the seq checks around it.
 import type { Policy } from '../../config.js';
 import { expiryOf } from '../../window/expiry.js';
+import { expiryRunsBefore } from '../../window/expiry-runs.js';
 import { NO_EXPIRIES, type TimeLog } from '../../window/time-log.js';
 import type { SyncEntry, SyncReply, SyncRequest } from '../contract.js';
 import { type KeyRecord, oldestOf, partSlots, syncGrantTag } from './key-record.js';
@@ -77,7 +78,7 @@ export function syncEntry(
   // as runs, equal instants joined (as sync.lua lists them): a reply's size follows requests
   if (e.read) {
     horizon = now + req.horizonMs;
-    log.expiryRunsBefore(horizon, windowMs, windowKind, out);
+    expiryRunsBefore(log, horizon, windowMs, windowKind, out);
     // the shared-counter family's Retry-After: when the oldest admit counted leaves, for a read that
     // lists no expiry (as sync.lua: one that lists some has it first)
     if (!e.release) out.oldestExpiry = out.expiries.length === 0 ? oldestOf(log, policy) : undefined;
