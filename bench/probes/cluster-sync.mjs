@@ -17,7 +17,9 @@
 // TRIALS times (one master, then each cluster setup, again and again), so that a load on the machine
 // that comes and goes weighs on them alike; each trial's ratio is over the same trial's one master,
 // and the last lines give min/median/max over the trials. One master with one key per call is
-// measured in the first trial only.
+// measured in the first trial only. Each setup's servers also spend CPU with no client at all (their
+// cron, and a cluster's bus pings: a cost per second, not per key-sync, measured with no client for
+// IDLE_MS before the trials): the "less idle" figures take it off, as bench/sidecar.ts does.
 // Usage: npm run build && node bench/probes/cluster-sync.mjs [KEYS=10000] [C=4] [REPS=5] [DIST=dist] [GROUPS=256,per-key] [TRIALS=3]
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -108,6 +110,17 @@ async function serverCpu(conns) {
   return { s, sys };
 }
 
+const IDLE_MS = 2000;
+
+/** The servers' CPU with no client, in seconds per second (summed over `conns`' servers). */
+async function idleCpuPerSec(conns) {
+  const a = await serverCpu(conns);
+  const t = performance.now();
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const b = await serverCpu(conns);
+  return (b.s - a.s) / ((performance.now() - t) / 1000);
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** C gateways syncing the same KEYS keys, one store each on `clients` (one per gateway). */
@@ -134,7 +147,7 @@ async function setup(name, clients, conns, storeOpts = {}) {
 }
 
 /** The setup's syncs at once, REPS rounds. */
-async function measure({ name, conns, round }) {
+async function measure({ name, conns, round }, idlePerSec) {
   for (const c of conns) await c.config('RESETSTAT');
   const cpu0 = process.cpuUsage();
   const server0 = await serverCpu(conns);
@@ -158,6 +171,7 @@ async function measure({ name, conns, round }) {
     callsPerSync: st.calls / (REPS * C),
     redisUsPerKey: st.usec / keySyncs,
     serverCpuUsPerKey: (serverSec * 1e6) / keySyncs,
+    serverBusyUsPerKey: (Math.max(0, serverSec - idlePerSec * wallSec) * 1e6) / keySyncs,
     serverSysUsPerKey: (sysSec * 1e6) / keySyncs,
     serverCores: serverSec / wallSec,
     clientCores: (cpu.user + cpu.system) / 1e6 / wallSec,
@@ -165,7 +179,7 @@ async function measure({ name, conns, round }) {
   };
   console.log(
     `${name.padEnd(21)} ${Math.round(out.keySyncsPerSec).toLocaleString('en')} key-syncs/s (median of ${REPS}, min ${Math.round(Math.min(...rates)).toLocaleString('en')}, max ${Math.round(Math.max(...rates)).toLocaleString('en')}); ` +
-      `${out.callsPerSync.toFixed(0)} script calls per sync of ${KEYS} keys; Redis ${out.redisUsPerKey.toFixed(1)} µs/key in commands, ${out.serverCpuUsPerKey.toFixed(1)} µs/key CPU (all nodes; ${out.serverSysUsPerKey.toFixed(1)} of it sys); this process ${out.clientUsPerKey.toFixed(1)} µs/key; ` +
+      `${out.callsPerSync.toFixed(0)} script calls per sync of ${KEYS} keys; Redis ${out.redisUsPerKey.toFixed(1)} µs/key in commands, ${out.serverCpuUsPerKey.toFixed(1)} µs/key CPU (all nodes; ${out.serverSysUsPerKey.toFixed(1)} of it sys; ${out.serverBusyUsPerKey.toFixed(1)} less idle); this process ${out.clientUsPerKey.toFixed(1)} µs/key; ` +
       `cores busy: servers ${out.serverCores.toFixed(2)}, this process ${out.clientCores.toFixed(2)}`,
   );
   return out;
@@ -192,23 +206,31 @@ try {
   for (const g of GROUPS)
     threes.push(await setup(`3 masters, ${g}`, cClients, cConns, g === 'default' ? {} : { keyGroups: g }));
   const cores = (await import('node:os')).cpus().length;
+  const idle = { one: await idleCpuPerSec(sConns), cluster: await idleCpuPerSec(cConns) };
+  console.log(
+    `servers' CPU with no client: 1 master ${(idle.one * 1000).toFixed(1)} ms/s, 3 masters ${(idle.cluster * 1000).toFixed(1)} ms/s`,
+  );
+  const busy = new Map([one, ...threes].map((s) => [s.name, []]));
   const cpu = new Map([one, ...threes].map((s) => [s.name, []]));
   const sys = new Map([one, ...threes].map((s) => [s.name, []]));
-  const ratios = new Map(threes.map((s) => [s.name, { cpu: [], commands: [], rate: [] }]));
+  const ratios = new Map(threes.map((s) => [s.name, { cpu: [], busy: [], commands: [], rate: [] }]));
   for (let t = 0; t < TRIALS; t++) {
     console.log(
       `trial ${t + 1} of ${TRIALS}, load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`,
     );
-    const o = await measure(one);
+    const o = await measure(one, idle.one);
     cpu.get(one.name).push(o.serverCpuUsPerKey);
+    busy.get(one.name).push(o.serverBusyUsPerKey);
     sys.get(one.name).push(o.serverSysUsPerKey);
-    if (t === 0) await measure(oneByKey);
+    if (t === 0) await measure(oneByKey, idle.one);
     for (const s of threes) {
-      const x = await measure(s);
+      const x = await measure(s, idle.cluster);
       cpu.get(s.name).push(x.serverCpuUsPerKey);
+      busy.get(s.name).push(x.serverBusyUsPerKey);
       sys.get(s.name).push(x.serverSysUsPerKey);
       const r = ratios.get(s.name);
       r.cpu.push(x.serverCpuUsPerKey / o.serverCpuUsPerKey);
+      r.busy.push(x.serverBusyUsPerKey / o.serverBusyUsPerKey);
       r.commands.push(x.redisUsPerKey / o.redisUsPerKey);
       r.rate.push(x.keySyncsPerSec / o.keySyncsPerSec);
     }
@@ -220,11 +242,11 @@ try {
   );
   for (const [name, xs] of cpu)
     console.log(
-      `${name.padEnd(21)} Redis CPU µs per key-sync ${mmm(xs, 1)}; of it sys ${mmm(sys.get(name), 1)}`,
+      `${name.padEnd(21)} Redis CPU µs per key-sync ${mmm(xs, 1)}; of it sys ${mmm(sys.get(name), 1)}; less idle ${mmm(busy.get(name), 1)}`,
     );
   for (const [name, r] of ratios)
     console.log(
-      `${name} / 1 master: Redis CPU per key-sync ${mmm(r.cpu)}×; in commands ${mmm(r.commands)}×; key-syncs/s ${mmm(r.rate)}×`,
+      `${name} / 1 master: Redis CPU per key-sync ${mmm(r.cpu)}×, less idle ${mmm(r.busy)}×; in commands ${mmm(r.commands)}×; key-syncs/s ${mmm(r.rate)}×`,
     );
 } finally {
   for (const c of conns) c.disconnect();
