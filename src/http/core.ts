@@ -12,12 +12,7 @@ import {
   type RequestDecider,
   SKIPPED,
 } from './http-decision.js';
-import type {
-  InvalidCostAction,
-  InvalidKeyAction,
-  RateLimitHttpOptions,
-  RateLimitTarget,
-} from './http-options.js';
+import type { RateLimitHttpOptions, RateLimitTarget } from './http-options.js';
 import { type PolicyRoute, unknownPolicy } from './policy-routes.js';
 import { RateLimitInfo } from './rate-limit-info.js';
 
