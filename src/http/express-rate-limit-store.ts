@@ -1,5 +1,6 @@
 import { ConfigError } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
+import { AdmitLedger } from '../gateway/runtime/admit-ledger.js';
 import type { AsyncGateway } from '../gateway/runtime/index.js';
 import { policyTag } from '../store/policy-tag.js';
 import { type OnePolicyOptions, onePolicyGateway } from './one-policy.js';
@@ -85,7 +86,7 @@ export class FleetlimitStore {
   /** skipFailedRequests: express-rate-limit decrements the requests it limited too. */
   #limitedDecrement = false;
   /** Per key, the admits not taken back and the instants of limited requests, of the last window. */
-  readonly #held = new Map<string, { admits: Decision[]; limited: number[] }>();
+  #held: AdmitLedger | null = null;
 
   constructor(gateway: AsyncGateway | CountingGateway | FleetlimitStoreOptions) {
     if (gateway === null || typeof gateway !== 'object') {
@@ -202,40 +203,9 @@ export class FleetlimitStore {
   /** Keeps a decision for `decrement` (see the class). */
   #keep(gw: CountingGateway, key: string, d: Decision): void {
     const now = gw.now();
-    let h = this.#held.get(key);
-    if (h === undefined) {
-      if (this.#held.size >= MAX_HELD_KEYS) this.#sweep(gw, now);
-      h = { admits: [], limited: [] };
-      this.#held.set(key, h);
-    } else this.#age(gw, h, now);
-    if (d.allowed) {
-      // a decision of the fail mode counts nothing a refund could take back
-      if (d.degraded !== true) h.admits.push(d);
-    } else if (this.#limitedDecrement) h.limited.push(now);
-  }
-
-  /** Drops what left the window (a decrement then has nothing to take back). */
-  #age(gw: CountingGateway, h: { admits: Decision[]; limited: number[] }, now: number): void {
-    const w = gw.options.policy.windowMs;
-    let i = 0;
-    while (i < h.admits.length && (h.admits[i].at ?? now) + w <= now) i++;
-    if (i > 0) h.admits.splice(0, i);
-    let j = 0;
-    while (j < h.limited.length && h.limited[j] + w <= now) j++;
-    if (j > 0) h.limited.splice(0, j);
-  }
-
-  /** Keeps the map bounded: keys with nothing left in the window go. */
-  #sweep(gw: CountingGateway, now: number): void {
-    for (const [key, h] of this.#held) {
-      this.#age(gw, h, now);
-      if (h.admits.length === 0 && h.limited.length === 0) this.#held.delete(key);
-    }
-    // still full (a flood of keys within one window): the oldest go, and their refunds with them
-    for (const key of this.#held.keys()) {
-      if (this.#held.size < MAX_HELD_KEYS) break;
-      this.#held.delete(key);
-    }
+    const held = (this.#held ??= new AdmitLedger(gw.options.policy.windowMs, MAX_HELD_KEYS));
+    if (d.allowed) held.keepAdmit(key, d, 1, now);
+    else if (this.#limitedDecrement) held.keepLimited(key, now);
   }
 
   /**
@@ -245,15 +215,10 @@ export class FleetlimitStore {
   decrement(key: string): Promise<void> {
     try {
       const gw = this.#ready();
-      const h = this.#held.get(key);
-      if (h === undefined) return Promise.resolve();
-      this.#age(gw, h, gw.now());
-      if (h.limited.length > 0) h.limited.shift();
-      else {
-        const d = h.admits.shift();
-        if (d !== undefined) gw.refund!(key, d);
-      }
-      if (h.admits.length === 0 && h.limited.length === 0) this.#held.delete(key);
+      const held = this.#held;
+      if (held === null) return Promise.resolve();
+      const now = gw.now();
+      if (!held.takeLimited(key, now)) held.takeBack(key, 1, now, (d) => gw.refund!(key, d));
       return Promise.resolve();
     } catch (err) {
       return Promise.reject(err);
@@ -272,7 +237,7 @@ export class FleetlimitStore {
       throw notSupported('FleetlimitStore.resetKey', NO_RESET);
     }
     // the decisions kept for decrement were forgotten by the reset: nothing left to take back
-    this.#held.delete(key);
+    this.#held?.forget(key);
     await gw.resetKey(key);
   }
 
