@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type LoadedConfig, loadConfig, readJsonFile } from '../config-file.js';
-import { checkEnvoyLimits } from '../sidecar/envoy-limits.js';
+import { checkEnvoyLimits } from '../sidecar/envoy-limits-check.js';
 import { EnvoyConfigError, readEnvoyConfig } from '../sidecar/envoy-yaml.js';
 import { reportConfigError } from './config-errors.js';
 import { UsageError } from './parse.js';

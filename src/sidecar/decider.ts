@@ -1,5 +1,7 @@
 import type { HttpFileOptions } from '../config-file.js';
 import type { Decision } from '../gateway/decision.js';
+import { resetMsOf } from '../gateway/decision.js';
+import { AdmitLedger } from '../gateway/runtime/admit-ledger.js';
 import type { AsyncGateway } from '../gateway/runtime/async-gateway.js';
 import { DEFAULT_IPV6_SUBNET } from '../http/client-address.js';
 import { limitedResponse, TOO_MANY_REQUESTS_BODY } from '../http/core.js';
@@ -32,6 +34,7 @@ export class PolicyDecider {
     http: HttpFileOptions,
     private readonly clock: () => number,
   ) {
+    this.ledger = gateway.refunds ? new AdmitLedger(gateway.options.policy.windowMs) : null;
     this.build = headerBuilder(
       gateway.options.policy,
       sfString(policyName, 'http.policyName'),
@@ -40,9 +43,54 @@ export class PolicyDecider {
     );
   }
 
+  /**
+   * The admits of the last window per key, for Envoy's `is_negative_hits` (refundHits); null when the
+   * gateway cannot take admits back (its store has no refundAdmits).
+   */
+  readonly ledger: AdmitLedger | null;
+
   /** The gateway's decision for a checked key and cost (never rejects: the fail mode decides without the store). */
   decide(key: string, cost: number): Decision | Promise<Decision> {
     return this.gateway.admitNow(key, cost);
+  }
+
+  /** As decide, and an admit is kept for a refund that names only its key (Envoy's gRPC requests). */
+  decideKept(key: string, cost: number): Decision | Promise<Decision> {
+    const d = this.gateway.admitNow(key, cost);
+    const ledger = this.ledger;
+    if (ledger === null) return d;
+    if (d instanceof Promise) {
+      return d.then((v) => {
+        ledger.keepAdmit(key, v, cost, this.gateway.now());
+        return v;
+      });
+    }
+    ledger.keepAdmit(key, d, cost, this.gateway.now());
+    return d;
+  }
+
+  /**
+   * Envoy's `is_negative_hits`: takes back up to `hits` of the key's admits of the last window on this
+   * sidecar, oldest first (AdmitLedger.takeBack; nothing when it holds none: floored at zero, as
+   * envoyproxy/ratelimit floors its counter), and answers the key's state after it as an admit that
+   * counted nothing.
+   */
+  refundHits(key: string, hits: number): { taken: number; decision: Decision } {
+    const gw = this.gateway;
+    const now = gw.now();
+    const taken =
+      this.ledger === null ? 0 : this.ledger.takeBack(key, hits, now, (d, cost) => gw.refund(key, d, cost));
+    const lim = gw.limiterFor(key);
+    const limit = gw.options.policy.limit;
+    const decision: Decision =
+      lim === undefined
+        ? { allowed: true, remaining: limit, resetMs: 0 }
+        : {
+            allowed: true,
+            remaining: Math.max(0, Math.min(limit, lim.remaining(now))),
+            resetMs: resetMsOf(lim.resetAt(now), now),
+          };
+    return { taken, decision };
   }
 
   headers(d: Decision): Record<string, string> {

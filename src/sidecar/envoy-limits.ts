@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
-import { Counter, Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import { ConfigError, ConfigErrors, keyProblem } from '../config.js';
 import type { HttpFileOptions } from '../config-file.js';
 import type { Decision } from '../gateway/decision.js';
-import type { GatewayFileOptions } from '../gateway/runtime/async-options.js';
 import { type AsyncGateway, createAsyncGateway } from '../gateway/runtime/index.js';
 import type { AsyncStore, Store } from '../store/contract.js';
-import { VALIDATION_STORE } from '../store/validation-store.js';
 import { bindingDecision, PolicyDecider } from './decider.js';
 import {
   costOf,
@@ -26,7 +24,7 @@ import {
   type EnvoyRlsConfig,
   type YamlLimit,
 } from './envoy-yaml.js';
-import { type CommonGatewayOptions, policyCommon } from './named-policies.js';
+import type { CommonGatewayOptions } from './named-policies.js';
 
 /**
  * The limits of envoyproxy/ratelimit files, each decided by a fleetlimit gateway of its own (its
@@ -91,8 +89,16 @@ const PRINTABLE = /^[\x20-\x7e]+$/;
 type Item =
   | { kind: 'none' }
   | { kind: 'unlimited' }
-  | { kind: 'zero'; limit: YamlLimit; cost: number }
-  | { kind: 'gateway'; limit: YamlLimit; slot: Slot; key: string; cost: number; label: string };
+  | { kind: 'zero'; limit: YamlLimit; cost: number; refund: boolean }
+  | {
+      kind: 'gateway';
+      limit: YamlLimit;
+      slot: Slot;
+      key: string;
+      cost: number;
+      label: string;
+      refund: boolean;
+    };
 
 export class EnvoyLimits {
   private table: Table;
@@ -116,7 +122,7 @@ export class EnvoyLimits {
     for (const [name, g] of fresh) this.adopt(name, g);
     this.hits = new Counter({
       name: 'fleetlimit_sidecar_envoy_hits_total',
-      help: 'Hits (hits_addend) on each envoyproxy/ratelimit limit, by its key (domain.key_value…; with detailed_metric the value too) and stat: total_hits, within_limit, over_limit, shadow_mode (over the limit in shadow mode, answered OK)',
+      help: 'Hits (hits_addend) on each envoyproxy/ratelimit limit, by its key (domain.key_value…; with detailed_metric the value too) and stat: total_hits, within_limit, over_limit, shadow_mode (over the limit in shadow mode, answered OK), total_negative_hits (taken back: is_negative_hits)',
       labelNames: ['limit', 'stat'],
       registers: [opts.registry],
     });
@@ -303,7 +309,12 @@ export class EnvoyLimits {
       if (h.kind === 'none') items.push({ kind: 'none' });
       else if (h.kind === 'unlimited') items.push({ kind: 'unlimited' });
       else if (h.limit.requestsPerUnit === 0)
-        items.push({ kind: 'zero', limit: h.limit, cost: costOf(req.descriptors[i], req.hits_addend ?? 0) });
+        items.push({
+          kind: 'zero',
+          limit: h.limit,
+          cost: costOf(req.descriptors[i], req.hits_addend ?? 0),
+          refund: req.descriptors[i].is_negative_hits === true,
+        });
       else {
         let slot: Slot;
         if (h.kind === 'override') {
@@ -327,12 +338,15 @@ export class EnvoyLimits {
           key,
           cost,
           label: this.label(h.limit, d.entries),
+          refund: d.is_negative_hits === true,
         });
       }
     }
-    const pending = items.map((it) =>
-      it.kind === 'gateway' ? it.slot.decider.decide(it.key, it.cost) : null,
-    );
+    const pending = items.map((it) => {
+      if (it.kind !== 'gateway') return null;
+      const p = it.slot.decider;
+      return it.refund ? p.refundHits(it.key, it.cost).decision : p.decideKept(it.key, it.cost);
+    });
     const respond = (ds: (Decision | null)[]) => this.respond(items, ds);
     if (pending.some((p) => p instanceof Promise))
       return { ok: true, answered: Promise.all(pending).then(respond) };
@@ -363,6 +377,18 @@ export class EnvoyLimits {
       limited = true;
       const l = it.limit;
       const current_limit = { name: l.name, requests_per_unit: l.requestsPerUnit, unit: l.unit };
+      if (it.refund) {
+        // is_negative_hits: taken back (refundHits), never over the limit, counted apart
+        const d = it.kind === 'gateway' ? (decisions[i] as Decision) : null;
+        this.count(it.kind === 'gateway' ? it.label : l.fullKey, 'total_negative_hits', it.cost);
+        statuses.push({
+          code: 'OK',
+          current_limit,
+          limit_remaining: d === null ? 0 : Math.min(Math.floor(d.remaining), UINT32_MAX),
+          duration_until_reset: duration(d === null ? 0 : d.resetMs),
+        });
+        continue;
+      }
       if (it.kind === 'zero') {
         // nothing to count: refused whole, until the end of the service's fixed window
         const label = l.fullKey;
@@ -405,22 +431,4 @@ export class EnvoyLimits {
       outcome: !limited ? 'skipped' : over ? 'limited' : 'allowed',
     };
   }
-}
-
-/**
- * Whether every limit of `config` can be a gateway with a configuration file's gateway options
- * (`fleetlimit validate --envoy-config`): throws EnvoyConfigError naming each YAML line that cannot.
- * Nothing starts and nothing is stored (the validation store).
- */
-export function checkEnvoyLimits(gateway: GatewayFileOptions, config: EnvoyRlsConfig): void {
-  new EnvoyLimits(
-    {
-      common: policyCommon(gateway),
-      store: VALIDATION_STORE,
-      maxDescriptors: 1,
-      ipv6Subnet: false,
-      registry: new Registry(),
-    },
-    config,
-  );
 }

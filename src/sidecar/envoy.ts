@@ -20,6 +20,8 @@ export interface RlsDescriptor {
   limit?: unknown;
   /** google.protobuf.UInt64Value: `{ value: '5' }` when set, null when not. */
   hits_addend?: { value: string | number } | null;
+  /** Newer Envoy releases: the descriptor's hits are a refund (taken back), not counted. */
+  is_negative_hits?: boolean;
 }
 export interface RlsRequest {
   domain: string;
@@ -55,8 +57,13 @@ export type RlsAnswer =
 
 export type RlsAnswerer = (req: RlsRequest) => RlsAnswer;
 
-/** A descriptor no rule limits, or one held to the rule's `policy` under `key` at `cost`. */
-export type PlanItem = { limited: false } | { limited: true; policy: string; key: string; cost: number };
+/**
+ * A descriptor no rule limits, or one held to the rule's `policy` under `key` at `cost`; `refund`: its
+ * hits are taken back (is_negative_hits), not counted.
+ */
+export type PlanItem =
+  | { limited: false }
+  | { limited: true; policy: string; key: string; cost: number; refund: boolean };
 
 /** A request's plan, or what is wrong with it (answered INVALID_ARGUMENT: the client's error). */
 export type Plan = { ok: true; items: PlanItem[] } | { ok: false; problem: string };
@@ -204,7 +211,8 @@ export function planRequest(req: RlsRequest, m: EnvoyMapping): Plan {
     const key = keyOf(rule.keys, entries, m.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
     const kp = keyProblem(key);
     if (kp !== null) return { ok: false, problem: `descriptors[${i}]: ${kp}` };
-    items.push({ limited: true, policy: rule.policy, key, cost: costOf(ds[i], req.hits_addend ?? 0) });
+    const cost = costOf(ds[i], req.hits_addend ?? 0);
+    items.push({ limited: true, policy: rule.policy, key, cost, refund: ds[i].is_negative_hits === true });
   }
   return { ok: true, items };
 }
@@ -277,7 +285,8 @@ export function buildResponse(
       limit_remaining: remaining,
       duration_until_reset: duration(d.allowed ? d.resetMs : (d.retryAfterMs ?? d.resetMs)),
     });
-    limited.push(d);
+    // a refund is always OK and counted nothing: its headers bind nothing
+    limited.push(it.refund ? null : d);
     policies.push(p);
   }
   const b = bindingDecision(limited);

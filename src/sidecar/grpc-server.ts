@@ -75,9 +75,11 @@ export function mappingAnswerer(mapping: EnvoyMapping, decider: Decider): RlsAns
     const plan = planRequest(req, mapping);
     if (!plan.ok) return plan;
     // a rule names only policies the configuration has (checked at load): each exists here
-    const pending = plan.items.map((it) =>
-      it.limited ? (decider.policy(it.policy)?.decide(it.key, it.cost) ?? null) : null,
-    );
+    const pending = plan.items.map((it) => {
+      const p = it.limited ? decider.policy(it.policy) : undefined;
+      if (!it.limited || p === undefined) return null;
+      return it.refund ? p.refundHits(it.key, it.cost).decision : p.decideKept(it.key, it.cost);
+    });
     const answer = (decisions: (Decision | null)[]): RlsAnswered => {
       const response = buildResponse(plan.items, decisions, decider);
       const outcome = decisions.every((d) => d === null)

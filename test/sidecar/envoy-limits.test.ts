@@ -41,12 +41,12 @@ async function answered(a: RlsAnswer): Promise<RlsAnswered> {
 
 let limits: EnvoyLimits;
 let registry: Registry;
-function make(config = CONFIG, common: Record<string, unknown> = {}): EnvoyLimits {
+function make(config = CONFIG, common: Record<string, unknown> = {}, store = new MemoryStore()): EnvoyLimits {
   registry = new Registry();
   return new EnvoyLimits(
     {
       common: { id: 'edge-1', design: 'shared-counter', gateways: 1, syncMs: 1000, ...common },
-      store: new MemoryStore(),
+      store,
       maxDescriptors: 8,
       ipv6Subnet: 56,
       registry,
@@ -263,6 +263,72 @@ describe('answers, as envoyproxy/ratelimit answers', () => {
     const long = limits.answer(req('edge', [[['tenant', 'u']], [['tenant', 'x'.repeat(2000)]]]));
     expect(long.ok).toBe(false);
     expect(await hitsMetric('edge.tenant_u', 'total_hits')).toBe(0);
+  });
+});
+
+describe('is_negative_hits: the descriptor’s hits taken back (newer Envoy releases)', () => {
+  const refund = (ip: string, hits: number): RlsRequest => ({
+    domain: 'edge',
+    hits_addend: 0,
+    descriptors: [
+      {
+        entries: [{ key: 'remote_address', value: ip }],
+        hits_addend: { value: String(hits) },
+        is_negative_hits: true,
+      },
+    ],
+  });
+  const ip = (v: string) => [[['remote_address', v]]] as Entry[][];
+
+  it('takes back this sidecar’s admits of the window: OK, no headers, counted as total_negative_hits, not as hits', async () => {
+    for (let i = 0; i < 3; i++) await ask('edge', ip('10.9.0.1'));
+    expect((await ask('edge', ip('10.9.0.1'))).overall_code).toBe('OVER_LIMIT');
+    const r = (await answered(limits.answer(refund('10.9.0.1', 2)))).response;
+    expect(r).toMatchObject({
+      overall_code: 'OK',
+      statuses: [{ code: 'OK', limit_remaining: 2, current_limit: { requests_per_unit: 3, unit: 'MINUTE' } }],
+      response_headers_to_add: [],
+    });
+    expect(await hitsMetric('edge.remote_address', 'total_negative_hits')).toBe(2);
+    expect(await hitsMetric('edge.remote_address', 'total_hits')).toBe(4);
+    expect((await ask('edge', ip('10.9.0.1'))).statuses[0].limit_remaining).toBe(1);
+    expect((await ask('edge', ip('10.9.0.1'))).statuses[0].limit_remaining).toBe(0);
+    expect((await ask('edge', ip('10.9.0.1'))).overall_code).toBe('OVER_LIMIT');
+  });
+
+  it('floored at none: a key with nothing to take back, or a limit of 0, answers OK and takes nothing', async () => {
+    const r = (await answered(limits.answer(refund('10.9.0.2', 5)))).response;
+    expect(r.statuses[0]).toMatchObject({ code: 'OK', limit_remaining: 3 });
+    expect((await ask('edge', ip('10.9.0.2'), 3)).statuses[0].limit_remaining).toBe(0);
+    const zero = (await answered(limits.answer(refund('50.0.0.5', 1)))).response;
+    expect(zero).toMatchObject({ overall_code: 'OK', statuses: [{ code: 'OK', limit_remaining: 0 }] });
+    expect(await hitsMetric('edge.remote_address_50.0.0.5', 'total_negative_hits')).toBe(1);
+    expect((await ask('edge', ip('50.0.0.5'))).overall_code).toBe('OVER_LIMIT');
+  });
+
+  it('two sidecars on one store: a refund of pushed admits frees the slots fleet-wide from the next sync round', async () => {
+    const store = new MemoryStore();
+    const a = make(CONFIG, { id: 'a', gateways: 2 }, store);
+    const b = make(CONFIG, { id: 'b', gateways: 2 }, store);
+    await a.start();
+    await b.start();
+    try {
+      const on = async (s: EnvoyLimits) => (await answered(s.answer(req('edge', ip('10.9.0.3'))))).response;
+      // b holds the key too (a gateway decides a key's first request on its own view)
+      expect((await on(b)).overall_code).toBe('OK');
+      for (let i = 0; i < 2; i++) expect((await on(a)).overall_code).toBe('OK');
+      await vi.advanceTimersByTimeAsync(2000);
+      expect((await on(b)).overall_code).toBe('OVER_LIMIT');
+      // pushed and counted by the store: taken back there at a's next round, seen by b at its next sync
+      expect((await answered(a.answer(refund('10.9.0.3', 2)))).response.overall_code).toBe('OK');
+      await vi.advanceTimersByTimeAsync(2000);
+      expect((await on(b)).overall_code).toBe('OK');
+      expect((await on(b)).overall_code).toBe('OK');
+      expect((await on(b)).overall_code).toBe('OVER_LIMIT');
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
   });
 });
 

@@ -64,7 +64,10 @@ describe('planRequest', () => {
 
   it('takes hits_addend 0 as 1 and caps a 64-bit one below 2^53', () => {
     const p = planRequest({ ...req(['x', 'y']), hits_addend: 0 }, M);
-    expect(p).toEqual({ ok: true, items: [{ limited: true, policy: 'api', key: 'a=x|b=y', cost: 1 }] });
+    expect(p).toEqual({
+      ok: true,
+      items: [{ limited: true, policy: 'api', key: 'a=x|b=y', cost: 1, refund: false }],
+    });
     const big = planRequest(
       {
         domain: 'edge',
@@ -107,10 +110,10 @@ describe('planRequest', () => {
     expect(p).toEqual({
       ok: true,
       items: [
-        { limited: true, policy: 'per-ip', key: 'remote_address=10.0.0.1', cost: 2 },
-        { limited: true, policy: 'per-key', key: 'api_key=k', cost: 2 },
+        { limited: true, policy: 'per-ip', key: 'remote_address=10.0.0.1', cost: 2, refund: false },
+        { limited: true, policy: 'per-key', key: 'api_key=k', cost: 2, refund: false },
         { limited: false },
-        { limited: true, policy: 'per-key', key: 'plan=free|api_key=k', cost: 2 },
+        { limited: true, policy: 'per-key', key: 'plan=free|api_key=k', cost: 2, refund: false },
       ],
     });
     // another domain: no rule applies, whatever the keys

@@ -32,6 +32,7 @@ type Entry = [string, string];
 interface Desc {
   entries: Entry[];
   hits?: number | string;
+  negative?: boolean;
 }
 
 function client(address: string): grpc.Client & { ShouldRateLimit: grpc.requestCallback<unknown> } {
@@ -45,6 +46,7 @@ function ask(c: ReturnType<typeof client>, domain: string, descriptors: Desc[], 
     descriptors: descriptors.map((d) => ({
       entries: d.entries.map(([key, value]) => ({ key, value })),
       ...(d.hits === undefined ? {} : { hits_addend: { value: String(d.hits) } }),
+      ...(d.negative === undefined ? {} : { is_negative_hits: d.negative }),
     })),
   };
   return new Promise((resolve, reject) =>
@@ -145,6 +147,26 @@ describe('fleetlimit sidecar: Envoy rate limit service (gRPC)', () => {
     const d = over.statuses[0].duration_until_reset;
     expect(Number(d?.seconds) * 1000 + (d?.nanos ?? 0) / 1e6).toBeGreaterThan(0);
     expect(Number(headers(over)['Retry-After'])).toBeGreaterThan(0);
+  });
+
+  it('is_negative_hits (field 4 on the wire) takes admits back: OK, never counted; floored at none', async () => {
+    for (let i = 0; i < 3; i++) await ask(c, 'edge', [{ entries: [['api_key', 'neg']] }]);
+    expect((await ask(c, 'edge', [{ entries: [['api_key', 'neg']] }])).overall_code).toBe('OVER_LIMIT');
+    const back = await ask(c, 'edge', [{ entries: [['api_key', 'neg']], hits: 2, negative: true }]);
+    expect(back.overall_code).toBe('OK');
+    expect(back.statuses[0]).toMatchObject({ code: 'OK', current_limit: { requests_per_unit: 3 } });
+    // a refund binds no headers: it counted nothing
+    expect(back.response_headers_to_add).toEqual([]);
+    // the admits were pushed (Δ = 100 ms): the store takes them back at the next sync round, and the
+    // sidecar's view follows at the reply after it
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await ask(c, 'edge', [{ entries: [['api_key', 'neg']] }])).statuses[0].limit_remaining).toBe(1);
+    expect((await ask(c, 'edge', [{ entries: [['api_key', 'neg']] }])).statuses[0].limit_remaining).toBe(0);
+    expect((await ask(c, 'edge', [{ entries: [['api_key', 'neg']] }])).overall_code).toBe('OVER_LIMIT');
+    // a key this sidecar admitted nothing on: nothing to take back
+    const none = await ask(c, 'edge', [{ entries: [['api_key', 'neg-none']], negative: true }]);
+    expect(none.statuses[0]).toMatchObject({ code: 'OK', limit_remaining: 3 });
+    expect((await ask(c, 'edge', [{ entries: [['api_key', 'neg-none']] }], 3)).overall_code).toBe('OK');
   });
 
   it('several descriptors: each its own status, OVER_LIMIT if any is, a descriptor no rule matches is not limited', async () => {

@@ -30,6 +30,8 @@ const ENVOY: Record<string, string[]> = {
     'limit = 2 TYPE_MESSAGE RateLimitOverride',
     // per-descriptor hits (Envoy PR 37567, Dec 2024): field 3, a UInt64Value
     'hits_addend = 3 TYPE_MESSAGE google.protobuf.UInt64Value',
+    // refunds (newer Envoy): the next field after hits_addend (NOTICE.md says how it was taken)
+    'is_negative_hits = 4 TYPE_BOOL',
   ],
   'envoy.extensions.common.ratelimit.v3.RateLimitDescriptor.Entry': [
     'key = 1 TYPE_STRING',
