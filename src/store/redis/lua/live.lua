@@ -10,8 +10,10 @@
 --          not prune the others by its window (issue 32, item 3)
 -- ARGV[9]  '1': the gateway leaves (stop()); else it beats
 --
--- Reply: { live gateways, now }. The set expires with its last member: by then every member in it
--- would be gone anyway.
+-- Reply: { live gateways, now }. The set expires a minute after its last member: by then every
+-- member in it would be gone anyway. The minute's slack is for the caller's clock (clock: 'caller'):
+-- PEXPIRE runs on Redis's own clock, so a set timed exactly to a caller's now that runs behind it
+-- would vanish before its last member's window ended, and with it every live member (a K too small).
 
 local set = KEYS[1]
 local member = ARGV[7]
@@ -25,6 +27,6 @@ redis.call('ZREMRANGEBYSCORE', set, '-inf', '(' .. num(NOW))
 local live = redis.call('ZCARD', set)
 if live > 0 then
   local last = redis.call('ZRANGE', set, -1, -1, 'WITHSCORES')
-  redis.call('PEXPIRE', set, math.max(1, math.ceil(tonumber(last[2]) - NOW)))
+  redis.call('PEXPIRE', set, math.max(0, math.ceil(tonumber(last[2]) - NOW)) + 60000)
 end
 return { live, num(NOW) }
