@@ -1,0 +1,53 @@
+// Where a replay allocates: V8's sampling heap profiler, keeping the samples the collector freed, so
+// the figures are bytes allocated (not retained) per function, self only. A replay of shared-counter
+// at the bench's settings allocated ~2.9 KB per line, two thirds of it in the syncs (a reply, an entry and
+// the listed expiries per key read): what the scavenges, ~14 % of its CPU, spend their time on.
+// Usage: npm run build && node bench/probes/replay-alloc.mjs FILE DESIGN [DIST=dist] [TOP=25]
+import { Session } from 'node:inspector/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [file, design, distArg = 'dist', topArg = '25'] = process.argv.slice(2);
+if (design === undefined)
+  throw new Error('usage: node bench/probes/replay-alloc.mjs FILE DESIGN [DIST] [TOP]');
+const dist = pathToFileURL(resolve(distArg)).href;
+const { openArrivals } = await import(`${dist}/replay/parse/index.js`);
+const { replay } = await import(`${dist}/replay/run/engine.js`);
+const session = new Session();
+session.connect();
+await session.post('HeapProfiler.startSampling', {
+  samplingInterval: 16384,
+  includeObjectsCollectedByMinorGC: true,
+  includeObjectsCollectedByMajorGC: true,
+});
+// bench/replay-worker.ts's settings (as replay-dist.mjs)
+const settings = {
+  designs: [design],
+  gateways: 1,
+  limit: 100,
+  windowMs: 60_000,
+  syncMs: 1000,
+  seed: 1,
+  top: 10,
+};
+const lines = (await replay(openArrivals([file], { format: 'combined' }), settings)).arrivals;
+const { profile } = await session.post('HeapProfiler.stopSampling');
+const self = new Map();
+let total = 0;
+const walk = (node) => {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const where = `${functionName || '(anonymous)'} ${url.replace(/^.*\/dist\//, '')}:${lineNumber + 1}`;
+  self.set(where, (self.get(where) ?? 0) + node.selfSize);
+  total += node.selfSize;
+  for (const child of node.children) walk(child);
+};
+walk(profile.head);
+console.log(
+  `${design}: ${(total / 1e6).toFixed(0)} MB allocated, ${Math.round(total / lines)} bytes per line`,
+);
+for (const [where, bytes] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(topArg)))
+  console.log(
+    `${((100 * bytes) / total).toFixed(1).padStart(5)} %  ${Math.round(bytes / lines)
+      .toString()
+      .padStart(5)} B/line  ${where}`,
+  );
