@@ -2,6 +2,7 @@ import type { AskReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { AdmitLog } from '../window/run-log.js';
 import { concatRuns, runTotal } from '../window/runs.js';
+import { forgetPending } from './forget-pending.js';
 import {
   ALLOW,
   DENY,
@@ -152,12 +153,7 @@ export class LeaseKey extends LeaseMean implements KeyLimiter, TakesBack, Forget
    * still counts the grant outstanding, spent or not); slots granted and not spent stay as they are.
    */
   forget(now: number): number {
-    const { times, counts } = this.pending.liveRuns();
-    let n = 0;
-    for (let i = 0; i < times.length; i++) {
-      if (this.takeBack(times[i], counts[i], now) === 'local') n += counts[i];
-    }
-    return n;
+    return forgetPending(this, this.pending, now);
   }
 
   noteRejected(n: number, now: number): void {
