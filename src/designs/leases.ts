@@ -7,11 +7,9 @@ import {
   ALLOW,
   DENY,
   type FleetParams,
-  type Forgets,
-  type KeyLimiter,
+  type GatewayKey,
   NEED_STORE,
   type TakeBack,
-  type TakesBack,
   type Verdict,
 } from './key-limiter.js';
 import { LeaseMean } from './lease-mean.js';
@@ -33,7 +31,7 @@ import { prefixLength } from './prefix-length.js';
  * A grant lapses at the store after the lease TTL; the gateway stops spending it at the same
  * instant, so a gateway cut off from the store never spends slots the store has taken back.
  */
-export class LeaseKey extends LeaseMean implements KeyLimiter, TakesBack, Forgets {
+export class LeaseKey extends LeaseMean implements GatewayKey {
   readonly design: 'leases' | 'leases-ask';
   private grant = 0;
   private grantExpiresAt = Number.NEGATIVE_INFINITY;

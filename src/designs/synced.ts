@@ -3,7 +3,7 @@ import { expiryOf } from '../window/expiry.js';
 import { RunLog } from '../window/run-log.js';
 import { concatRuns, runTotal } from '../window/runs.js';
 import { forgetPending } from './forget-pending.js';
-import type { FleetParams, Forgets, KeyLimiter, ReadsOnRequest, TakeBack, TakesBack } from './key-limiter.js';
+import type { FleetParams, GatewayKey, ReadsOnRequest, TakeBack } from './key-limiter.js';
 import { appendPush, dropListed, firstPushDue, listedWithLate, removeAdmits } from './synced-late.js';
 import { firstAdmit, RetryMemo, type RetryState } from './synced-retry.js';
 import { EMPTY, SyncedView } from './synced-view.js';
@@ -18,7 +18,7 @@ import { EMPTY, SyncedView } from './synced-view.js';
  *
  * At a sync the gateway pushes its admits, then reads the window (push, then read).
  */
-export abstract class SyncedKey extends SyncedView implements KeyLimiter, TakesBack, Forgets, ReadsOnRequest {
+export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsOnRequest {
   /**
    * When the oldest admit the last reply counted leaves, if that reply listed no expiry and said so
    * (SyncReply.oldestExpiry; NaN: not told). None of the admits it counted past its horizon leaves
