@@ -1,14 +1,6 @@
 import type { LogAdmitReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
-import {
-  type FleetParams,
-  type Forgets,
-  type KeyLimiter,
-  NEED_STORE,
-  type TakeBack,
-  type TakesBack,
-  type Verdict,
-} from './key-limiter.js';
+import { type FleetParams, type GatewayKey, NEED_STORE, type TakeBack, type Verdict } from './key-limiter.js';
 import { NeverSyncs } from './never-syncs.js';
 
 /**
@@ -16,7 +8,7 @@ import { NeverSyncs } from './never-syncs.js';
  * Exact; a store round trip per request. The gateway keeps only the last reply, for headers
  * and for the simulator's skip (nothing can change until the oldest admit leaves the window).
  */
-export class CentralLogKey extends NeverSyncs implements KeyLimiter, TakesBack, Forgets {
+export class CentralLogKey extends NeverSyncs implements GatewayKey {
   readonly design = 'central-log' as const;
   private count = 0;
   private oldestExpiry = Number.POSITIVE_INFINITY;

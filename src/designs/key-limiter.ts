@@ -159,6 +159,13 @@ export interface Forgets {
   forget(now: number): number;
 }
 
+/**
+ * A key as a gateway holds it: it decides, takes back refunded admits and forgets on a reset. Every
+ * design's key is one; the simulator uses KeyLimiter alone, and the guards above serve code that
+ * holds just a KeyLimiter.
+ */
+export interface GatewayKey extends KeyLimiter, TakesBack, Forgets {}
+
 /** The limiter forgets its own unpushed admits on a reset (Forgets). */
 export function forgets(lim: KeyLimiter): lim is KeyLimiter & Forgets {
   return typeof (lim as Partial<Forgets>).forget === 'function';

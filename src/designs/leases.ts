@@ -2,15 +2,14 @@ import type { AskReply, SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { AdmitLog } from '../window/run-log.js';
 import { concatRuns, runTotal } from '../window/runs.js';
+import { forgetPending } from './forget-pending.js';
 import {
   ALLOW,
   DENY,
   type FleetParams,
-  type Forgets,
-  type KeyLimiter,
+  type GatewayKey,
   NEED_STORE,
   type TakeBack,
-  type TakesBack,
   type Verdict,
 } from './key-limiter.js';
 import { LeaseMean } from './lease-mean.js';
@@ -32,7 +31,7 @@ import { prefixLength } from './prefix-length.js';
  * A grant lapses at the store after the lease TTL; the gateway stops spending it at the same
  * instant, so a gateway cut off from the store never spends slots the store has taken back.
  */
-export class LeaseKey extends LeaseMean implements KeyLimiter, TakesBack, Forgets {
+export class LeaseKey extends LeaseMean implements GatewayKey {
   readonly design: 'leases' | 'leases-ask';
   private grant = 0;
   private grantExpiresAt = Number.NEGATIVE_INFINITY;
@@ -152,12 +151,7 @@ export class LeaseKey extends LeaseMean implements KeyLimiter, TakesBack, Forget
    * still counts the grant outstanding, spent or not); slots granted and not spent stay as they are.
    */
   forget(now: number): number {
-    const { times, counts } = this.pending.liveRuns();
-    let n = 0;
-    for (let i = 0; i < times.length; i++) {
-      if (this.takeBack(times[i], counts[i], now) === 'local') n += counts[i];
-    }
-    return n;
+    return forgetPending(this, this.pending, now);
   }
 
   noteRejected(n: number, now: number): void {

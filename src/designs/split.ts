@@ -5,10 +5,8 @@ import {
   ALLOW,
   DENY,
   type FleetParams,
-  type Forgets,
-  type KeyLimiter,
+  type GatewayKey,
   type TakeBack,
-  type TakesBack,
   type Verdict,
 } from './key-limiter.js';
 import { NeverSyncs } from './never-syncs.js';
@@ -19,7 +17,7 @@ import { firstAdmitAt, NO_RUNS } from './retry-walk.js';
  * as a real number (L = 100, K = 32: fewer than 3.125, so up to 4). The fleet admits at most K·ceil(L/K).
  * K is read at each decision: with `gateways: 'auto'` the gateway sets it from the store's count.
  */
-export class SplitKey extends NeverSyncs implements KeyLimiter, TakesBack, Forgets {
+export class SplitKey extends NeverSyncs implements GatewayKey {
   readonly design = 'split' as const;
   private own = new RunLog();
   private readonly windowMs: number;

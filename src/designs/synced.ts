@@ -2,7 +2,8 @@ import type { SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { RunLog } from '../window/run-log.js';
 import { concatRuns, runTotal } from '../window/runs.js';
-import type { FleetParams, Forgets, KeyLimiter, ReadsOnRequest, TakeBack, TakesBack } from './key-limiter.js';
+import { forgetPending } from './forget-pending.js';
+import type { FleetParams, GatewayKey, ReadsOnRequest, TakeBack } from './key-limiter.js';
 import { appendPush, dropListed, firstPushDue, listedWithLate, removeAdmits } from './synced-late.js';
 import { firstAdmit, RetryMemo, type RetryState } from './synced-retry.js';
 import { EMPTY, SyncedView } from './synced-view.js';
@@ -17,7 +18,7 @@ import { EMPTY, SyncedView } from './synced-view.js';
  *
  * At a sync the gateway pushes its admits, then reads the window (push, then read).
  */
-export abstract class SyncedKey extends SyncedView implements KeyLimiter, TakesBack, Forgets, ReadsOnRequest {
+export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsOnRequest {
   /**
    * When the oldest admit the last reply counted leaves, if that reply listed no expiry and said so
    * (SyncReply.oldestExpiry; NaN: not told). None of the admits it counted past its horizon leaves
@@ -95,11 +96,7 @@ export abstract class SyncedKey extends SyncedView implements KeyLimiter, TakesB
 
   /** A reset (Forgets): every live pending admit taken back here, as a refund of each would be. */
   forget(now: number): number {
-    const { times, counts } = this.pending.liveRuns();
-    let n = 0;
-    for (let i = 0; i < times.length; i++) {
-      if (this.takeBack(times[i], counts[i], now) === 'local') n += counts[i];
-    }
+    const n = forgetPending(this, this.pending, now);
     // reads on request: the store's count changes with the reset, so the next sync reads the key
     this.asked = true;
     return n;

@@ -1,5 +1,13 @@
 import { Redis } from 'ioredis';
 
+/** Redis keys a SCAN walk reads at most: the walk stays bounded whatever else the server holds. */
+const MAX_SCAN = 2_000_000;
+/** User keys whose records MEMORY USAGE measures (keyFigures). */
+const SAMPLE_KEYS = 200;
+/** idleExpiry: DBSIZE polled this often, and a SCAN at least this often (ms). */
+const POLL_MS = 100;
+const SCAN_EVERY_MS = 2000;
+
 /** Redis's own counters at one instant: CPU seconds it has used, and the bytes it holds. */
 export interface RedisSnapshot {
   /** used_cpu_user + used_cpu_sys, s */
@@ -61,17 +69,11 @@ export class RedisProbe {
   }
 
   /**
-   * The run's keys under `prefix`: SCAN (at most maxScan Redis keys, so the walk is bounded) grouping
+   * The run's keys under `prefix`: SCAN (at most MAX_SCAN Redis keys, so the walk is bounded) grouping
    * names by user key (what follows the policy tag's `]:`), then MEMORY USAGE on the records of the
-   * first `sample` user keys.
+   * first SAMPLE_KEYS user keys.
    */
-  async keyFigures(
-    prefix: string,
-    before: RedisSnapshot,
-    after: RedisSnapshot,
-    sample = 200,
-    maxScan = 2_000_000,
-  ): Promise<RedisKeyFigures> {
+  async keyFigures(prefix: string, before: RedisSnapshot, after: RedisSnapshot): Promise<RedisKeyFigures> {
     const byUser = new Map<string, string[]>();
     let redisKeys = 0;
     await this.scanNames(prefix, (names) => {
@@ -84,12 +86,12 @@ export class RedisProbe {
         if (list === undefined) byUser.set(user, [n]);
         else list.push(n);
       }
-      return redisKeys < maxScan;
+      return redisKeys < MAX_SCAN;
     });
     let bytes = 0;
     let sampled = 0;
     for (const names of byUser.values()) {
-      if (sampled >= sample) break;
+      if (sampled >= SAMPLE_KEYS) break;
       sampled++;
       for (const n of names) bytes += Number((await this.redis.memory('USAGE', n)) ?? 0);
     }
@@ -105,13 +107,13 @@ export class RedisProbe {
   }
 
   /** Redis keys holding user keys' records under `prefix` (names with the policy tag's `]:`), by a bounded SCAN. */
-  async userRecords(prefix: string, maxScan = 2_000_000): Promise<number> {
+  async userRecords(prefix: string): Promise<number> {
     let n = 0;
     let seen = 0;
     await this.scanNames(prefix, (names) => {
       seen += names.length;
       for (const name of names) if (name.lastIndexOf(']:') >= 0) n++;
-      return seen < maxScan;
+      return seen < MAX_SCAN;
     });
     return n;
   }
@@ -131,29 +133,23 @@ export class RedisProbe {
   }
 
   /**
-   * After the load: how long the run's idle keys take to leave Redis. Polls DBSIZE every `pollMs`
+   * After the load: how long the run's idle keys take to leave Redis. Polls DBSIZE every POLL_MS
    * (cheap; the keys that are not user keys' records, counted once at the start, are taken off), and
-   * confirms by SCAN once it reads none left, or every `scanEveryMs` (another client's keys may move
+   * confirms by SCAN once it reads none left, or every SCAN_EVERY_MS (another client's keys may move
    * DBSIZE); stops when no record is left or at `deadline` (wall-clock ms). Times are ms after
    * `from` (when the keys went idle); `samples` holds the records left about once a second.
    */
-  async idleExpiry(
-    prefix: string,
-    from: number,
-    deadline: number,
-    pollMs = 100,
-    scanEveryMs = 2000,
-  ): Promise<IdleExpiry> {
+  async idleExpiry(prefix: string, from: number, deadline: number): Promise<IdleExpiry> {
     const records = await this.userRecords(prefix);
     const other = (await this.redis.dbsize()) - records;
     const samples: { atMs: number; records: number }[] = [{ atMs: Date.now() - from, records }];
     let lastScan = Date.now();
     let left = records;
     while (left > 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, pollMs));
+      await new Promise((r) => setTimeout(r, POLL_MS));
       const now = Date.now();
       left = Math.max(0, (await this.redis.dbsize()) - other);
-      if (left === 0 || now - lastScan >= scanEveryMs) {
+      if (left === 0 || now - lastScan >= SCAN_EVERY_MS) {
         left = await this.userRecords(prefix);
         lastScan = Date.now();
       }

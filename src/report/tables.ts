@@ -8,6 +8,11 @@ export interface TableColumn {
   align?: Align;
 }
 
+/** Columns of figures, one per title: right-aligned, so digits line up. */
+export function figureColumns(...titles: string[]): TableColumn[] {
+  return titles.map((title) => ({ title, align: 'right' }));
+}
+
 export interface Table {
   columns: readonly TableColumn[];
   rows: readonly (readonly string[])[];

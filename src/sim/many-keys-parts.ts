@@ -41,16 +41,26 @@ export interface PathCalls {
   readonly keyCount: number;
 }
 
+/** A figure sampled per sync: its sum and its largest sample. */
+export class SumMax {
+  sum = 0;
+  max = 0;
+
+  add(v: number): void {
+    this.sum += v;
+    if (v > this.max) this.max = v;
+  }
+}
+
 /** The syncs' cost over the steady state: a sample per sync there (keys carried, keys held, store keys). */
 export class SyncCostMeter {
   samples = 0;
-  /** Keys the syncs carried (early syncs' added by the run at its end). */
-  entries = 0;
-  entriesMax = 0;
-  held = 0;
-  heldMax = 0;
-  storeKeys = 0;
-  storeKeysMax = 0;
+  /** Keys the syncs carried (early syncs' added to the sum by the run at its end). */
+  readonly entries = new SumMax();
+  /** Keys the syncing gateway held before the sync. */
+  readonly held = new SumMax();
+  /** Keys the store held after it. */
+  readonly storeKeys = new SumMax();
   /** Request-path calls at the first sample (NaN: none yet). */
   private pathCallsAtFrom = Number.NaN;
 
@@ -58,13 +68,9 @@ export class SyncCostMeter {
   sample(heldBefore: number, keys: number, store: PathCalls): void {
     if (Number.isNaN(this.pathCallsAtFrom)) this.pathCallsAtFrom = store.logAdmits + store.asks;
     this.samples++;
-    this.entries += keys;
-    if (keys > this.entriesMax) this.entriesMax = keys;
-    this.held += heldBefore;
-    if (heldBefore > this.heldMax) this.heldMax = heldBefore;
-    const sk = store.keyCount;
-    this.storeKeys += sk;
-    if (sk > this.storeKeysMax) this.storeKeysMax = sk;
+    this.entries.add(keys);
+    this.held.add(heldBefore);
+    this.storeKeys.add(store.keyCount);
   }
 
   /** Request-path calls made since the first sample, of `pathCalls` made in all. */
@@ -72,15 +78,8 @@ export class SyncCostMeter {
     return pathCalls - (Number.isNaN(this.pathCallsAtFrom) ? pathCalls : this.pathCallsAtFrom);
   }
 
-  keysPerGateway(): number {
-    return this.samples > 0 ? this.held / this.samples : 0;
-  }
-
-  keysPerSync(): number {
-    return this.samples > 0 ? this.entries / this.samples : 0;
-  }
-
-  storeKeysMean(): number {
-    return this.samples > 0 ? this.storeKeys / this.samples : 0;
+  /** A figure's mean per sample (0 before the first). */
+  mean(figure: SumMax): number {
+    return this.samples > 0 ? figure.sum / this.samples : 0;
   }
 }

@@ -277,10 +277,10 @@ export function runManyKeys(params: RunParams, opts: ManyKeysOptions = {}): Many
   const { afterSum, worst } = tally.over(watched);
   // early syncs (Design.earlySyncs) are store work too: their keys count with the regular syncs' (all
   // of the run's: they come with floods, which run from the start)
-  for (const gw of gws) cost.entries += gw.earlySyncKeys;
+  for (const gw of gws) cost.entries.sum += gw.earlySyncKeys;
   const pathCalls = store.logAdmits + store.asks;
   const steadyS = (end - from) / 1000;
-  const keysPerGateway = cost.keysPerGateway();
+  const keysPerGateway = cost.mean(cost.held);
   // the fields in MANY_KEYS_METRIC_KEYS' order (a result's JSON lists them so)
   return {
     admittedPerWindow: windowsAfterFirst > 0 ? afterSum / watched.length / windowsAfterFirst / L : 0,
@@ -296,15 +296,15 @@ export function runManyKeys(params: RunParams, opts: ManyKeysOptions = {}): Many
     storeOpsPerSec: end > 0 ? ((store.syncCalls + pathCalls) * 1000) / end : 0,
     honestRejectedPct: out.honestRequests > 0 ? (100 * out.honestRejected) / out.honestRequests : 0,
     onsetWorst: 0,
-    syncKeysPerSec: steadyS > 0 ? cost.entries / steadyS : 0,
-    keyOpsPerSec: steadyS > 0 ? (cost.entries + cost.pathCallsSince(pathCalls)) / steadyS : 0,
-    keysPerSync: cost.keysPerSync(),
-    keysPerSyncMax: cost.entriesMax,
+    syncKeysPerSec: steadyS > 0 ? cost.entries.sum / steadyS : 0,
+    keyOpsPerSec: steadyS > 0 ? (cost.entries.sum + cost.pathCallsSince(pathCalls)) / steadyS : 0,
+    keysPerSync: cost.mean(cost.entries),
+    keysPerSyncMax: cost.entries.max,
     keysPerGateway,
-    keysPerGatewayMax: cost.heldMax,
+    keysPerGatewayMax: cost.held.max,
     bytesPerGateway: keysPerGateway * KEY_BYTES[design],
-    storeKeys: cost.storeKeysMean(),
-    storeKeysMax: cost.storeKeysMax,
+    storeKeys: cost.mean(cost.storeKeys),
+    storeKeysMax: cost.storeKeys.max,
     unfloodedRejectedPct: out.calmRequests > 0 ? (100 * out.calmRejected) / out.calmRequests : 0,
   };
 }

@@ -5,12 +5,6 @@ import type {
   AskRequest,
   Heartbeat,
   HeartbeatReply,
-  LogAdmitReply,
-  LogAdmitRequest,
-  LogVoid,
-  Refund,
-  ResetKeyReply,
-  ResetKeyRequest,
   Store,
   SyncEntry,
   SyncReply,
@@ -18,9 +12,8 @@ import type {
   SyncResult,
 } from './contract.js';
 import { LiveSet } from './live-set.js';
-import * as centralLog from './memory/central-log.js';
+import { CentralLogRecords } from './memory/central-log.js';
 import { askGrantTag, oldestOf } from './memory/key-record.js';
-import { KeyRecords } from './memory/key-records.js';
 import { newReply, syncEntry } from './memory/sync-entry.js';
 import { policyTag } from './policy-tag.js';
 
@@ -33,7 +26,7 @@ import { policyTag } from './policy-tag.js';
  * freeSlots, latestExpiry, renewLease: the simulator's, which runs one policy) look in the only
  * table there is, and throw if the store holds several.
  */
-export class MemoryStore extends KeyRecords implements Store {
+export class MemoryStore extends CentralLogRecords implements Store {
   /** syncKey's seq check: the last seq applied per gateway (sync() checks per key, see there). */
   private readonly lastSeq = new Map<string, { seq: number }>();
   /** Per gateway id, the incarnation that claimed it last (SyncRequest.incarnationOf). */
@@ -51,26 +44,6 @@ export class MemoryStore extends KeyRecords implements Store {
     let set = this.live.get(tag);
     if (set === undefined) this.live.set(tag, (set = new LiveSet()));
     return { live: set.beat(beat, now), now };
-  }
-
-  logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply {
-    return centralLog.logAdmit(this, req, now);
-  }
-
-  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): void {
-    centralLog.voidLogAdmits(this, gatewayId, policy, voids, now);
-  }
-
-  refundAdmits(gatewayId: string, policy: Policy, refunds: Refund[], now: number): number {
-    return centralLog.refundAdmits(this, gatewayId, policy, refunds, now);
-  }
-
-  /**
-   * Forgets the key's admits at or before `now` (see ResetKeyRequest); grants, seqs and voids stay.
-   * Its work follows the admits the log holds (a pruned log holds only what counts).
-   */
-  resetKey(req: ResetKeyRequest, now: number): ResetKeyReply {
-    return centralLog.resetKey(this, req, now);
   }
 
   /**

@@ -123,14 +123,10 @@ export class ReorderWindow {
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (times[p] < t || (times[p] === t && seqs[p] < s)) break;
-      times[i] = times[p];
-      seqs[i] = seqs[p];
-      items[i] = items[p];
+      this.put(i, times[p], seqs[p], items[p]);
       i = p;
     }
-    times[i] = t;
-    seqs[i] = s;
-    items[i] = a;
+    this.put(i, t, s, a);
   }
 
   private pop(): Arrival {
@@ -150,14 +146,17 @@ export class ReorderWindow {
       const r = l + 1;
       const c = r < m && (times[r] < times[l] || (times[r] === times[l] && seqs[r] < seqs[l])) ? r : l;
       if (times[c] > lastT || (times[c] === lastT && seqs[c] > lastS)) break;
-      times[i] = times[c];
-      seqs[i] = seqs[c];
-      items[i] = items[c];
+      this.put(i, times[c], seqs[c], items[c]);
       i = c;
     }
-    times[i] = lastT;
-    seqs[i] = lastS;
-    items[i] = lastI;
+    this.put(i, lastT, lastS, lastI);
     return top;
+  }
+
+  /** Sets heap slot i: its time, sequence and arrival, kept in three parallel arrays. */
+  private put(i: number, t: number, s: number, a: Arrival): void {
+    this.times[i] = t;
+    this.seqs[i] = s;
+    this.items[i] = a;
   }
 }

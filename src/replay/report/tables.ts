@@ -1,6 +1,6 @@
 /** The replay's tables as models (src/report/tables.ts): the designs, and each design's most affected keys. */
 
-import type { Table } from '../../report/tables.js';
+import { figureColumns, type Table } from '../../report/tables.js';
 import { formatNumber } from '../../util/format.js';
 import type { DesignResult, KeyRow, ReplayResult } from '../run/result.js';
 
@@ -13,15 +13,17 @@ export function designsTable(r: ReplayResult): Table {
   return {
     columns: [
       { title: 'design' },
-      { title: 'requests', align: 'right' },
-      { title: 'admitted', align: 'right' },
-      { title: 'rejected', align: 'right' },
-      { title: 'honest rejections', align: 'right' },
-      { title: 'honest rejected', align: 'right' },
-      { title: 'over-admissions', align: 'right' },
-      { title: 'keys over L', align: 'right' },
-      { title: 'worst window ×L', align: 'right' },
-      { title: 'store calls/s', align: 'right' },
+      ...figureColumns(
+        'requests',
+        'admitted',
+        'rejected',
+        'honest rejections',
+        'honest rejected',
+        'over-admissions',
+        'keys over L',
+        'worst window ×L',
+        'store calls/s',
+      ),
     ],
     rows: rows.map((d: DesignResult) => [
       d.design,
@@ -43,11 +45,7 @@ export function keysTable(rows: readonly KeyRow[]): Table {
   return {
     columns: [
       { title: 'key' },
-      { title: 'requests', align: 'right' },
-      { title: 'flood', align: 'right' },
-      { title: 'honest rejections', align: 'right' },
-      { title: 'over-admissions', align: 'right' },
-      { title: 'worst window ×L', align: 'right' },
+      ...figureColumns('requests', 'flood', 'honest rejections', 'over-admissions', 'worst window ×L'),
     ],
     rows: rows.map((k) => [
       k.key,

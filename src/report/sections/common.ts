@@ -9,7 +9,7 @@ import type { RunRow } from '../../sim/types.js';
 import { formatNumber } from '../../util/format.js';
 import { cellStat, type MetricKey } from '../aggregate.js';
 import type { Block, Section } from '../document.js';
-import type { Table } from '../tables.js';
+import { figureColumns, type Table } from '../tables.js';
 
 /** An empty table cell. */
 export const NONE = '—';
@@ -131,9 +131,32 @@ export function designTable<X>(
   cell: (d: DesignId, x: X) => string,
 ): Table {
   return {
-    columns: [{ title: corner }, ...xs.map((x) => ({ title: label(x), align: 'right' as const }))],
+    columns: [{ title: corner }, ...figureColumns(...xs.map(label))],
     rows: designs.map((d) => [d, ...xs.map((x) => cell(d, x))]),
   };
+}
+
+/** What a section says whatever the study ran: its anchor, title and intro, and what it needs to say more. */
+export interface SectionHead {
+  id: string;
+  title: string;
+  intro: string;
+  /** the runs the section is drawn from, named in the missing line when the study has none */
+  needs: string;
+}
+
+/**
+ * A section over the rows it is drawn from: the intro, then `body`'s blocks, or, when there are no rows, the
+ * line saying what the study did not run.
+ */
+export function sectionOver<R>(
+  head: SectionHead,
+  rows: readonly R[],
+  body: (rows: readonly R[]) => Block[],
+): Section {
+  const intro: Block = { kind: 'text', text: head.intro };
+  const blocks = rows.length === 0 ? [missing(head.needs)] : body(rows);
+  return { id: head.id, title: head.title, blocks: [intro, ...blocks] };
 }
 
 /** A section of these blocks, the intro first. */

@@ -14,7 +14,7 @@ export function honestByDeltaSection(all: readonly RunRow[]): Section {
       `${HONEST_CELL} A longer Δ leaves each gateway longer on an old view of the others; read along a row to see ` +
       'how a design’s rejections and its worst window move as Δ grows.',
     keep: (r) => r.gateways === 8,
-    missing: 'honest steady runs at 80 % with uneven routing and K = 8.',
+    needs: 'honest steady runs at 80 % with uneven routing and K = 8.',
     by: 'syncS',
     colLabel: (s) => `Δ = ${seconds(s)}`,
     corner: 'design · sync interval →',

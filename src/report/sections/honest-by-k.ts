@@ -15,7 +15,7 @@ export function honestByKSection(all: readonly RunRow[]): Section {
       'about the Erlang B rate B(L, 0.8 L). A design far above the central log is punishing honest traffic for ' +
       'uneven routing; a worst window above 1 is over-admission. The chart plots the rejected percentage against K.',
     keep: (r) => r.syncS === 1,
-    missing: 'honest steady runs at 80 % with uneven routing and Δ = 1 s.',
+    needs: 'honest steady runs at 80 % with uneven routing and Δ = 1 s.',
     by: 'gateways',
     colLabel: (k) => `K = ${k}`,
     corner: 'design · gateways →',

@@ -1,17 +1,12 @@
 /** Honest rejections (steady 80 %, uneven) by design along one swept parameter, K or Δ. */
 import type { RunRow } from '../../sim/types.js';
-import type { Block, Section } from '../document.js';
-import { designLines, honestSteady, logLines, missing } from './common.js';
+import type { Section } from '../document.js';
+import { designLines, honestSteady, logLines, type SectionHead, sectionOver } from './common.js';
 import { designPivot, rejectedWithWorst, tableBlocks } from './pivot.js';
 
 /** One sweep: the section's text, the runs it keeps (the other parameter fixed) and the swept column. */
-export interface HonestSweep {
-  id: string;
-  title: string;
-  intro: string;
+export interface HonestSweep extends SectionHead {
   keep: (r: RunRow) => boolean;
-  /** What is missing when no run is kept. */
-  missing: string;
   by: 'gateways' | 'syncS';
   colLabel: (v: number) => string;
   corner: string;
@@ -23,23 +18,13 @@ export interface HonestSweep {
  * one function differing only in the swept parameter and their words.
  */
 export function honestSweepSection(all: readonly RunRow[], s: HonestSweep): Section {
-  const { id, title } = s;
-  const intro: Block = { kind: 'text', text: s.intro };
-  const rows = honestSteady(all).filter(s.keep);
-  if (rows.length === 0) return { id, title, blocks: [intro, missing(s.missing)] };
-  const t = designPivot(rows, s.by, s.colLabel, s.corner, rejectedWithWorst);
-  return {
-    id,
-    title,
-    blocks: [
-      intro,
-      ...tableBlocks(t),
-      logLines(id, s.chart.name, {
-        title: s.chart.title,
-        x: s.chart.x,
-        y: 'requests rejected (%)',
-        series: designLines(rows, (r) => r[s.by], 'rejectedPct'),
-      }),
-    ],
-  };
+  return sectionOver(s, honestSteady(all).filter(s.keep), (rows) => [
+    ...tableBlocks(designPivot(rows, s.by, s.colLabel, s.corner, rejectedWithWorst)),
+    logLines(s.id, s.chart.name, {
+      title: s.chart.title,
+      x: s.chart.x,
+      y: 'requests rejected (%)',
+      series: designLines(rows, (r) => r[s.by], 'rejectedPct'),
+    }),
+  ]);
 }

@@ -6,8 +6,8 @@ import type { RunRow } from '../../sim/types.js';
 import { formatNumber, formatPercent } from '../../util/format.js';
 import { distinct } from '../aggregate.js';
 import type { Block, Section } from '../document.js';
-import type { Table } from '../tables.js';
-import { designStyle, designsIn, logLines, missing, NONE, section, tableBlock } from './common.js';
+import { figureColumns, type Table } from '../tables.js';
+import { designStyle, designsIn, logLines, NONE, sectionOver, tableBlock } from './common.js';
 
 /** One design's many-keys figures at one (N, S): means over seeds. */
 export interface KeyCostPoint {
@@ -64,9 +64,10 @@ export function manyKeysSection(all: readonly RunRow[]): Section {
     first === undefined
       ? ''
       : `; ${formatNumber(first.floodKeys ?? 0)} keys (${first.floodPick ?? 'hot'}) also get a ${formatNumber(first.floodLoad ?? 0)}× flood; ${formatNumber(first.minutes)} minutes`;
-  const intro: Block = {
-    kind: 'text',
-    text:
+  const head = {
+    id,
+    title,
+    intro:
       'N keys with Zipf popularity: key r (1-based rank) gets an honest steady client at 0.8/r^S × L per W (the ' +
       `hottest at 80 %), routed evenly${flood}. Each simulated gateway is ` +
       'the library’s own Gateway over one in-memory store, so the figures count what the code does. Measured over ' +
@@ -80,79 +81,81 @@ export function manyKeysSection(all: readonly RunRow[]): Section {
       'What one key never shows: leases turns away most requests of rarely used keys (a gateway drops a key ' +
       'after W without a request and holds no slot for it until a sync, so a key reaching a gateway less than ' +
       'once per window is refused every time); leases-ask asks the store instead, a round trip per such request.',
+    needs: 'many-keys runs (--grid extended).',
   };
   const points = keyCostPoints(all);
-  if (points.length === 0)
-    return { id, title, blocks: [intro, missing('many-keys runs (--grid extended).')] };
-  const ns = [...new Set(points.map((p) => p.keys))].sort((a, b) => a - b);
-  const ss = [...new Set(points.map((p) => p.popularity))].sort((a, b) => a - b);
-  const designs = [...new Set(points.map((p) => p.design))];
-  const at = (d: DesignId, n: number, s: number) =>
-    points.find((p) => p.design === d && p.keys === n && p.popularity === s);
-  const table: Table = {
-    columns: [
-      { title: 'design, Zipf S' },
-      ...ns.map((n) => ({ title: `N = ${formatNumber(n)}`, align: 'right' as const })),
-      { title: 'flooded keys: admitted per W (× L)', align: 'right' as const },
-      { title: 'honest rejected, keys no flood hits', align: 'right' as const },
-    ],
-    rows: designs.flatMap((d) =>
-      ss.map((s) => {
-        const mine = points.filter((p) => p.design === d && p.popularity === s);
-        const m = (f: (p: KeyCostPoint) => number) => mine.reduce((a, p) => a + f(p), 0) / mine.length;
-        return [
-          `${d}, S = ${formatNumber(s)}`,
-          ...ns.map((n) => {
-            const p = at(d, n, s);
-            return p === undefined
-              ? NONE
-              : `${formatNumber(p.storeOpsPerSec)} · ${formatNumber(p.keyOpsPerSec)} · ${formatNumber(p.keysPerSync)} · ${kib(p.bytesPerGateway)}`;
-          }),
-          formatNumber(m((p) => p.admittedPerWindow)),
-          formatPercent(m((p) => p.unfloodedRejectedPct)),
-        ];
+  return sectionOver(head, points, (points) => {
+    const ns = [...new Set(points.map((p) => p.keys))].sort((a, b) => a - b);
+    const ss = [...new Set(points.map((p) => p.popularity))].sort((a, b) => a - b);
+    const designs = [...new Set(points.map((p) => p.design))];
+    const at = (d: DesignId, n: number, s: number) =>
+      points.find((p) => p.design === d && p.keys === n && p.popularity === s);
+    const table: Table = {
+      columns: [
+        { title: 'design, Zipf S' },
+        ...figureColumns(
+          ...ns.map((n) => `N = ${formatNumber(n)}`),
+          'flooded keys: admitted per W (× L)',
+          'honest rejected, keys no flood hits',
+        ),
+      ],
+      rows: designs.flatMap((d) =>
+        ss.map((s) => {
+          const mine = points.filter((p) => p.design === d && p.popularity === s);
+          const m = (f: (p: KeyCostPoint) => number) => mine.reduce((a, p) => a + f(p), 0) / mine.length;
+          return [
+            `${d}, S = ${formatNumber(s)}`,
+            ...ns.map((n) => {
+              const p = at(d, n, s);
+              return p === undefined
+                ? NONE
+                : `${formatNumber(p.storeOpsPerSec)} · ${formatNumber(p.keyOpsPerSec)} · ${formatNumber(p.keysPerSync)} · ${kib(p.bytesPerGateway)}`;
+            }),
+            formatNumber(m((p) => p.admittedPerWindow)),
+            formatPercent(m((p) => p.unfloodedRejectedPct)),
+          ];
+        }),
+      ),
+    };
+    const note: Block = {
+      kind: 'text',
+      text:
+        'Each N cell: store calls/s · keys carried/s · keys per sync · bytes held per gateway. The last two ' +
+        'columns are means over N. Keys in the store (S = 0.8): ' +
+        ns
+          .map((n) => {
+            const p = points.find((q) => q.keys === n && q.popularity === ss[0]);
+            return p === undefined ? '' : `${formatNumber(p.storeKeys)} at N = ${formatNumber(n)}`;
+          })
+          .filter((x) => x !== '')
+          .join(', ') +
+        '.',
+    };
+    const s0 = ss[0]!;
+    const series = (f: (p: KeyCostPoint) => number): ChartSeries[] =>
+      designs.map((d) => ({
+        name: d,
+        style: designStyle(d),
+        points: ns
+          .map((n) => at(d, n, s0))
+          .filter((p): p is KeyCostPoint => p !== undefined && f(p) > 0)
+          .map((p) => ({ x: p.keys, y: f(p) })),
+      }));
+    return [
+      tableBlock(table),
+      note,
+      logLines('many-keys-store', 'Keys carried per second vs N', {
+        title: `Store work: keys carried per second (syncs + request-path calls) vs N (Zipf S = ${formatNumber(s0)}, K = 8, Δ = 1 s)`,
+        x: 'keys N',
+        y: 'keys carried per second',
+        series: series((p) => p.keyOpsPerSec),
       }),
-    ),
-  };
-  const note: Block = {
-    kind: 'text',
-    text:
-      'Each N cell: store calls/s · keys carried/s · keys per sync · bytes held per gateway. The last two ' +
-      'columns are means over N. Keys in the store (S = 0.8): ' +
-      ns
-        .map((n) => {
-          const p = points.find((q) => q.keys === n && q.popularity === ss[0]);
-          return p === undefined ? '' : `${formatNumber(p.storeKeys)} at N = ${formatNumber(n)}`;
-        })
-        .filter((x) => x !== '')
-        .join(', ') +
-      '.',
-  };
-  const s0 = ss[0]!;
-  const series = (f: (p: KeyCostPoint) => number): ChartSeries[] =>
-    designs.map((d) => ({
-      name: d,
-      style: designStyle(d),
-      points: ns
-        .map((n) => at(d, n, s0))
-        .filter((p): p is KeyCostPoint => p !== undefined && f(p) > 0)
-        .map((p) => ({ x: p.keys, y: f(p) })),
-    }));
-  return section(id, title, [
-    intro,
-    tableBlock(table),
-    note,
-    logLines('many-keys-store', 'Keys carried per second vs N', {
-      title: `Store work: keys carried per second (syncs + request-path calls) vs N (Zipf S = ${formatNumber(s0)}, K = 8, Δ = 1 s)`,
-      x: 'keys N',
-      y: 'keys carried per second',
-      series: series((p) => p.keyOpsPerSec),
-    }),
-    logLines('many-keys-bytes', 'Bytes held per gateway vs N', {
-      title: `Bytes held per gateway vs N (Zipf S = ${formatNumber(s0)}, K = 8, Δ = 1 s)`,
-      x: 'keys N',
-      y: 'bytes held per gateway',
-      series: series((p) => p.bytesPerGateway),
-    }),
-  ]);
+      logLines('many-keys-bytes', 'Bytes held per gateway vs N', {
+        title: `Bytes held per gateway vs N (Zipf S = ${formatNumber(s0)}, K = 8, Δ = 1 s)`,
+        x: 'keys N',
+        y: 'bytes held per gateway',
+        series: series((p) => p.bytesPerGateway),
+      }),
+    ];
+  });
 }

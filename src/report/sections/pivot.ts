@@ -3,7 +3,7 @@ import type { RunRow } from '../../sim/types.js';
 import { formatMeanSe, formatNumber, formatPercent } from '../../util/format.js';
 import { cellStat, distinct, type MetricKey } from '../aggregate.js';
 import type { Block } from '../document.js';
-import type { Table } from '../tables.js';
+import { figureColumns, type Table } from '../tables.js';
 import { designsIn, NONE } from './common.js';
 
 const POOLED = ' †';
@@ -39,7 +39,7 @@ export function pivot<R, C>(
   ]);
   return {
     table: {
-      columns: [{ title: corner }, ...colKeys.map((k) => ({ title: colLabel(k), align: 'right' as const }))],
+      columns: [{ title: corner }, ...figureColumns(...colKeys.map(colLabel))],
       rows: body,
     },
     pooled,

@@ -10,7 +10,7 @@ import { distinct } from '../aggregate.js';
 import type { Block, Section } from '../document.js';
 import type { Table } from '../tables.js';
 import { advisePointer } from './advise-pointer.js';
-import { designsIn, missing, NONE, seconds } from './common.js';
+import { designsIn, NONE, seconds, sectionOver } from './common.js';
 import {
   gridDeltas,
   gridRunsAt,
@@ -134,9 +134,10 @@ export function verdictSection(all: readonly RunRow[]): Section {
           .map((v) => seconds(v))
           .join(', ')} sliding window)`;
   const scored = settings.filter((s) => s.source === 'scorecard').map((s) => `Δ = ${seconds(s.syncS)}`);
-  const intro: Block = {
-    kind: 'text',
-    text:
+  const head = {
+    id,
+    title,
+    intro:
       `Each design at each Δ of this study${facts}, judged by the scorecard’s rules on the study’s own runs: ` +
       (scored.length > 0
         ? `at ${listed(scored)} on the scorecard’s runs (the scorecard below shows every figure), at the other Δ `
@@ -145,41 +146,41 @@ export function verdictSection(all: readonly RunRow[]): Section {
       'which cannot judge the picked-gateway floods, the onsets, the pulsed flood or a store delay (the extended ' +
       'grid runs those for the scorecard, at Δ = 1 s). A cell ' +
       'counts the targets met and names each one missed with the figure that missed it.',
+    needs: 'flood or honest runs to judge the targets on.',
   };
-  if (verdicts.length === 0)
-    return { id, title, blocks: [intro, missing('flood or honest runs to judge the targets on.')] };
-  const table: Table = {
-    wrap: true,
-    columns: [{ title: 'design' }, ...settings.map((s) => ({ title: deltaLabel(s) }))],
-    rows: designsIn(judged).map((d) => [
-      d,
-      ...settings.map((s) => {
-        const v = verdicts.find((x) => x.design === d && x.setting === s);
-        if (v === undefined) return NONE;
-        const n = v.met.length + v.missed.length;
-        return v.missed.length === 0
-          ? `meets all ${n}`
-          : `meets ${v.met.length} of ${n}; misses ${misses(v)}`;
-      }),
-    ]),
-  };
-  const blocks: Block[] = [
-    intro,
-    ...verdictText(verdicts, settings).map((text): Block => ({ kind: 'text', text })),
-    { kind: 'table', table },
-  ];
-  const pointer = advisePointer(judged);
-  if (pointer !== null)
-    blocks.push(
-      {
-        kind: 'text',
-        text:
-          'For one fleet, fleetlimit advise simulates every design at every Δ for its own K, L/W and attack, and ' +
-          'recommends the setting that meets the targets with the fewest store operations. The same questions ' +
-          'for this study’s K and L/W:',
-      },
-      { kind: 'code', lines: pointer.commands },
-      { kind: 'text', text: pointer.note },
-    );
-  return { id, title, blocks };
+  return sectionOver(head, verdicts, (verdicts) => {
+    const table: Table = {
+      wrap: true,
+      columns: [{ title: 'design' }, ...settings.map((s) => ({ title: deltaLabel(s) }))],
+      rows: designsIn(judged).map((d) => [
+        d,
+        ...settings.map((s) => {
+          const v = verdicts.find((x) => x.design === d && x.setting === s);
+          if (v === undefined) return NONE;
+          const n = v.met.length + v.missed.length;
+          return v.missed.length === 0
+            ? `meets all ${n}`
+            : `meets ${v.met.length} of ${n}; misses ${misses(v)}`;
+        }),
+      ]),
+    };
+    const blocks: Block[] = [
+      ...verdictText(verdicts, settings).map((text): Block => ({ kind: 'text', text })),
+      { kind: 'table', table },
+    ];
+    const pointer = advisePointer(judged);
+    if (pointer !== null)
+      blocks.push(
+        {
+          kind: 'text',
+          text:
+            'For one fleet, fleetlimit advise simulates every design at every Δ for its own K, L/W and attack, and ' +
+            'recommends the setting that meets the targets with the fewest store operations. The same questions ' +
+            'for this study’s K and L/W:',
+        },
+        { kind: 'code', lines: pointer.commands },
+        { kind: 'text', text: pointer.note },
+      );
+    return blocks;
+  });
 }

@@ -1,5 +1,7 @@
 // The central-log calls on the memory store: admit a call in the log, void a call in flight, take
 // back refunded admits, reset a key. Grants play no part here beyond counting against the limit.
+// MemoryStore extends this layer of its records (as it extends KeyRecords, see there): the calls are
+// its own methods, with no pass-through between.
 import type { Policy } from '../../config.js';
 import { expiryOf } from '../../window/expiry.js';
 import type {
@@ -11,112 +13,103 @@ import type {
   ResetKeyRequest,
 } from '../contract.js';
 import { requireCost } from '../require-cost.js';
-import type { KeyRecords } from './key-records.js';
+import { KeyRecords } from './key-records.js';
 
-export function logAdmit(records: KeyRecords, req: LogAdmitRequest, now: number): LogAdmitReply {
-  const { key, policy, cost, call } = req;
-  requireCost(cost);
-  // a cost above L can never be admitted: refused at once, adding no record and no entry
-  if (cost > policy.limit) return refuseOverLimit(records, key, policy, now);
-  records.sweepDue(now);
-  const rec = records.record(key, policy);
-  const outstanding = rec.prune(now, policy);
-  const log = rec.log;
-  const v = call === undefined ? undefined : rec.voided?.get(call.gatewayId);
-  const isVoid = v !== undefined && call!.seq <= v.upTo;
-  const allowed = !isVoid && log.size + outstanding + cost <= policy.limit;
-  // a call's admits go in at once: one slot of `cost` admits, not one per unit of cost
-  if (allowed) {
-    if (cost === 1) log.insert(now);
-    else log.insertMany(now, cost);
-  }
-  if (allowed && call !== undefined) {
-    rec.calls ??= [];
-    rec.calls.push({ gw: call.gatewayId, seq: call.seq, t: now, cost });
-  }
-  const count = log.size;
-  const oldestExpiry =
-    count === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.first(), policy.windowMs, policy.windowKind);
-  records.settle(rec, policy, now);
-  return { allowed, count, oldestExpiry, now };
-}
-
-function refuseOverLimit(records: KeyRecords, key: string, policy: Policy, now: number): LogAdmitReply {
-  const rec = records.peek(key, policy);
-  if (rec === undefined) return { allowed: false, count: 0, oldestExpiry: Number.POSITIVE_INFINITY, now };
-  rec.prune(now, policy); // drops only what no longer counts
-  const count = rec.log.size;
-  const oldestExpiry =
-    count === 0 ? Number.POSITIVE_INFINITY : expiryOf(rec.log.first(), policy.windowMs, policy.windowKind);
-  return { allowed: false, count, oldestExpiry, now };
-}
-
-export function voidLogAdmits(
-  records: KeyRecords,
-  gatewayId: string,
-  policy: Policy,
-  voids: LogVoid[],
-  now: number,
-): void {
-  records.sweepDue(now);
-  for (const v of voids) {
-    const rec = records.record(v.key, policy);
-    rec.prune(now, policy);
-    const i = rec.calls?.findIndex((c) => c.gw === gatewayId && c.seq === v.seq) ?? -1;
-    if (i >= 0) {
-      const c = rec.calls![i];
-      rec.log.removeMany(c.t, c.cost);
-      rec.calls!.splice(i, 1);
+/** KeyRecords with the central-log calls on them (MemoryStore's, see Store). */
+export class CentralLogRecords extends KeyRecords {
+  logAdmit(req: LogAdmitRequest, now: number): LogAdmitReply {
+    const { key, policy, cost, call } = req;
+    requireCost(cost);
+    // a cost above L can never be admitted: refused at once, adding no record and no entry
+    if (cost > policy.limit) return this.refuseOverLimit(key, policy, now);
+    this.sweepDue(now);
+    const rec = this.record(key, policy);
+    const outstanding = rec.prune(now, policy);
+    const log = rec.log;
+    const v = call === undefined ? undefined : rec.voided?.get(call.gatewayId);
+    const isVoid = v !== undefined && call!.seq <= v.upTo;
+    const allowed = !isVoid && log.size + outstanding + cost <= policy.limit;
+    // a call's admits go in at once: one slot of `cost` admits, not one per unit of cost
+    if (allowed) {
+      if (cost === 1) log.insert(now);
+      else log.insertMany(now, cost);
     }
-    // a call still on its way is refused when it lands, for a window from now
-    rec.voided ??= new Map();
-    const old = rec.voided.get(gatewayId);
-    rec.voided.set(gatewayId, { upTo: Math.max(old?.upTo ?? v.seq, v.seq), until: now + policy.windowMs });
-    records.settle(rec, policy, now);
+    if (allowed && call !== undefined) {
+      rec.calls ??= [];
+      rec.calls.push({ gw: call.gatewayId, seq: call.seq, t: now, cost });
+    }
+    const count = log.size;
+    const oldestExpiry =
+      count === 0 ? Number.POSITIVE_INFINITY : expiryOf(log.first(), policy.windowMs, policy.windowKind);
+    this.settle(rec, policy, now);
+    return { allowed, count, oldestExpiry, now };
   }
-}
 
-export function refundAdmits(
-  records: KeyRecords,
-  gatewayId: string,
-  policy: Policy,
-  refunds: Refund[],
-  now: number,
-): number {
-  records.sweepDue(now);
-  let removed = 0;
-  for (const r of refunds) {
-    requireCost(r.cost);
-    const rec = records.peek(r.key, policy);
-    // no record: nothing of the key counts, so nothing to take back (and none made for it)
-    if (rec === undefined) continue;
-    rec.prune(now, policy);
-    const top = rec.refunded?.get(gatewayId);
-    if (top !== undefined && r.seq <= top) continue;
-    (rec.refunded ??= new Map()).set(gatewayId, r.seq);
-    // pruned: an admit at r.at is in the log only while it still counts
-    removed += rec.log.removeMany(r.at, r.cost);
-    records.settle(rec, policy, now);
+  private refuseOverLimit(key: string, policy: Policy, now: number): LogAdmitReply {
+    const rec = this.peek(key, policy);
+    if (rec === undefined) return { allowed: false, count: 0, oldestExpiry: Number.POSITIVE_INFINITY, now };
+    rec.prune(now, policy); // drops only what no longer counts
+    const count = rec.log.size;
+    const oldestExpiry =
+      count === 0 ? Number.POSITIVE_INFINITY : expiryOf(rec.log.first(), policy.windowMs, policy.windowKind);
+    return { allowed: false, count, oldestExpiry, now };
   }
-  return removed;
-}
 
-/**
- * Forgets the key's admits at or before `now` (see ResetKeyRequest); grants, seqs and voids stay.
- * Its work follows the admits the log holds (a pruned log holds only what counts).
- */
-export function resetKey(records: KeyRecords, req: ResetKeyRequest, now: number): ResetKeyReply {
-  records.sweepDue(now);
-  const rec = records.peek(req.key, req.policy);
-  // no record: nothing of the key counts (and none is made for it)
-  if (rec === undefined) return { removed: 0, now };
-  rec.prune(now, req.policy);
-  const removed = rec.log.dropThrough(now);
-  // central-log calls whose admits went with them: a void of one finds nothing to take back
-  if (rec.calls !== null) {
-    rec.calls = rec.calls.filter((c) => c.t > now);
-    if (rec.calls.length === 0) rec.calls = null;
+  voidLogAdmits(gatewayId: string, policy: Policy, voids: LogVoid[], now: number): void {
+    this.sweepDue(now);
+    for (const v of voids) {
+      const rec = this.record(v.key, policy);
+      rec.prune(now, policy);
+      const i = rec.calls?.findIndex((c) => c.gw === gatewayId && c.seq === v.seq) ?? -1;
+      if (i >= 0) {
+        const c = rec.calls![i];
+        rec.log.removeMany(c.t, c.cost);
+        rec.calls!.splice(i, 1);
+      }
+      // a call still on its way is refused when it lands, for a window from now
+      rec.voided ??= new Map();
+      const old = rec.voided.get(gatewayId);
+      rec.voided.set(gatewayId, { upTo: Math.max(old?.upTo ?? v.seq, v.seq), until: now + policy.windowMs });
+      this.settle(rec, policy, now);
+    }
   }
-  records.settle(rec, req.policy, now);
-  return { removed, now };
+
+  refundAdmits(gatewayId: string, policy: Policy, refunds: Refund[], now: number): number {
+    this.sweepDue(now);
+    let removed = 0;
+    for (const r of refunds) {
+      requireCost(r.cost);
+      const rec = this.peek(r.key, policy);
+      // no record: nothing of the key counts, so nothing to take back (and none made for it)
+      if (rec === undefined) continue;
+      rec.prune(now, policy);
+      const top = rec.refunded?.get(gatewayId);
+      if (top !== undefined && r.seq <= top) continue;
+      (rec.refunded ??= new Map()).set(gatewayId, r.seq);
+      // pruned: an admit at r.at is in the log only while it still counts
+      removed += rec.log.removeMany(r.at, r.cost);
+      this.settle(rec, policy, now);
+    }
+    return removed;
+  }
+
+  /**
+   * Forgets the key's admits at or before `now` (see ResetKeyRequest); grants, seqs and voids stay.
+   * Its work follows the admits the log holds (a pruned log holds only what counts).
+   */
+  resetKey(req: ResetKeyRequest, now: number): ResetKeyReply {
+    this.sweepDue(now);
+    const rec = this.peek(req.key, req.policy);
+    // no record: nothing of the key counts (and none is made for it)
+    if (rec === undefined) return { removed: 0, now };
+    rec.prune(now, req.policy);
+    const removed = rec.log.dropThrough(now);
+    // central-log calls whose admits went with them: a void of one finds nothing to take back
+    if (rec.calls !== null) {
+      rec.calls = rec.calls.filter((c) => c.t > now);
+      if (rec.calls.length === 0) rec.calls = null;
+    }
+    this.settle(rec, req.policy, now);
+    return { removed, now };
+  }
 }

@@ -7,7 +7,7 @@ import { KeyRecord } from './key-record.js';
 
 /**
  * Records per policy tag, and a sweep ordered by the instant each may next have emptied. MemoryStore
- * extends it rather than holding one: the simulator's calls reach the records with no field between
+ * extends it (through CentralLogRecords) rather than holding one: the simulator's calls reach the records with no field between
  * (held in a field, the quick grid took 5-8 % more CPU).
  */
 export class KeyRecords {
