@@ -1,11 +1,11 @@
 import type { HttpFileOptions } from '../config-file.js';
 import type { Decision } from '../gateway/decision.js';
-import { resetMsOf } from '../gateway/decision.js';
 import { AdmitLedger } from '../gateway/runtime/admit-ledger.js';
 import type { AsyncGateway } from '../gateway/runtime/async-gateway.js';
 import { DEFAULT_IPV6_SUBNET } from '../http/client-address.js';
 import { limitedResponse, TOO_MANY_REQUESTS_BODY } from '../http/core.js';
 import { headerBuilder, sfString } from '../http/headers.js';
+import { peekHits } from '../http/store-hits.js';
 
 /**
  * Of several decisions on one request (Envoy's descriptors, NGINX's `/decide/a,b`), the index of the
@@ -75,22 +75,15 @@ export class PolicyDecider {
    * envoyproxy/ratelimit floors its counter), and answers the key's state after it as an admit that
    * counted nothing.
    */
-  refundHits(key: string, hits: number): { taken: number; decision: Decision } {
+  refundHits(key: string, hits: number): Decision {
     const gw = this.gateway;
-    const now = gw.now();
-    const taken =
-      this.ledger === null ? 0 : this.ledger.takeBack(key, hits, now, (d, cost) => gw.refund(key, d, cost));
-    const lim = gw.limiterFor(key);
+    this.ledger?.takeBack(key, hits, gw.now(), (d, cost) => gw.refund(key, d, cost));
+    // the key as the middleware's store reads it without counting (FleetlimitStore.get)
+    const seen = peekHits(gw, key);
     const limit = gw.options.policy.limit;
-    const decision: Decision =
-      lim === undefined
-        ? { allowed: true, remaining: limit, resetMs: 0 }
-        : {
-            allowed: true,
-            remaining: Math.max(0, Math.min(limit, lim.remaining(now))),
-            resetMs: resetMsOf(lim.resetAt(now), now),
-          };
-    return { taken, decision };
+    return seen === null
+      ? { allowed: true, remaining: limit, resetMs: 0 }
+      : { allowed: true, remaining: limit - seen.hits, resetMs: seen.waitMs };
   }
 
   headers(d: Decision): Record<string, string> {

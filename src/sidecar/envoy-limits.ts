@@ -345,7 +345,7 @@ export class EnvoyLimits {
     const pending = items.map((it) => {
       if (it.kind !== 'gateway') return null;
       const p = it.slot.decider;
-      return it.refund ? p.refundHits(it.key, it.cost).decision : p.decideKept(it.key, it.cost);
+      return it.refund ? p.refundHits(it.key, it.cost) : p.decideKept(it.key, it.cost);
     });
     const respond = (ds: (Decision | null)[]) => this.respond(items, ds);
     if (pending.some((p) => p instanceof Promise))

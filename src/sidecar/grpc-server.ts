@@ -78,7 +78,7 @@ export function mappingAnswerer(mapping: EnvoyMapping, decider: Decider): RlsAns
     const pending = plan.items.map((it) => {
       const p = it.limited ? decider.policy(it.policy) : undefined;
       if (!it.limited || p === undefined) return null;
-      return it.refund ? p.refundHits(it.key, it.cost).decision : p.decideKept(it.key, it.cost);
+      return it.refund ? p.refundHits(it.key, it.cost) : p.decideKept(it.key, it.cost);
     });
     const answer = (decisions: (Decision | null)[]): RlsAnswered => {
       const response = buildResponse(plan.items, decisions, decider);
