@@ -42,7 +42,8 @@ export interface FleetParams {
  * - `nextChangeAt(now)`: while decide says DENY, the earliest instant it might not, absent a sync.
  * - `retryAt(now, cost, syncAt)`: while decide says DENY, the earliest instant it would admit `cost`
  *   on what this gateway knows (Retry-After).
- * - `syncEntry(key, now)` takes what this key tells the store at a sync (null: nothing), and
+ * - `syncEntry(key, now, into?)` takes what this key tells the store at a sync (null: nothing), written
+ *   into `into` when given (a caller that hands each entry to the store before building the next), and
  *   `applySync(reply, now)` takes the answer; `syncFailed(now)` puts the taken pushes back.
  *
  * The core every design has; what only some have is a capability of its own, found with its guard:
@@ -76,7 +77,7 @@ export interface KeyLimiter {
   remaining(now: number): number;
   /** When the next slot frees up as this gateway sees it (Infinity if it knows of none). */
   resetAt(now: number): number;
-  syncEntry(key: string, now: number): SyncEntry | null;
+  syncEntry(key: string, now: number, into?: SyncEntry): SyncEntry | null;
   applySync(reply: SyncReply, now: number): void;
   syncFailed(now: number): void;
   /** Own admits not yet pushed to the store (including a sync in flight). */

@@ -63,11 +63,16 @@ export function askAnswered(lim: AsksStore, reply: AskReply, now: number, cost: 
 export const DROP = 0;
 
 /**
- * A key's part of a sync at `now`: its entry; null when it has nothing to tell the store; DROP when it
+ * A key's part of a sync at `now`: its entry (written into `into` when given, see KeyLimiter.syncEntry); null when it has nothing to tell the store; DROP when it
  * has nothing to tell and nothing left (no admit in the window, nothing to push, nothing held).
  */
-export function syncEntryOf(lim: KeyLimiter, key: string, now: number): SyncEntry | null | typeof DROP {
-  const e = lim.syncEntry(key, now);
+export function syncEntryOf(
+  lim: KeyLimiter,
+  key: string,
+  now: number,
+  into?: SyncEntry,
+): SyncEntry | null | typeof DROP {
+  const e = lim.syncEntry(key, now, into);
   if (e !== null) return e;
   return lim.isIdle(now) ? DROP : null;
 }
@@ -76,4 +81,23 @@ export function syncEntryOf(lim: KeyLimiter, key: string, now: number): SyncEntr
 export function applyReply(lim: KeyLimiter, reply: SyncReply, now: number): boolean {
   lim.applySync(reply, now);
   return lim.isIdle(now);
+}
+
+/** A sync entry written into `e` (KeyLimiter.syncEntry's `into`): every field, so none is left from before. */
+export function fillEntry(
+  e: SyncEntry,
+  key: string,
+  admits: number[],
+  counts: number[] | undefined,
+  read: boolean,
+  release: boolean,
+  ask: number,
+): SyncEntry {
+  e.key = key;
+  e.admits = admits;
+  e.counts = counts;
+  e.read = read;
+  e.release = release;
+  e.ask = ask;
+  return e;
 }

@@ -12,6 +12,7 @@ import {
   type TakeBack,
   type Verdict,
 } from './key-limiter.js';
+import { fillEntry } from './key-steps.js';
 import { LeaseMean } from './lease-mean.js';
 import { prefixLength } from './prefix-length.js';
 
@@ -347,7 +348,7 @@ export class LeaseKey extends LeaseMean implements GatewayKey {
     return n;
   }
 
-  syncEntry(key: string, now: number): SyncEntry {
+  syncEntry(key: string, now: number, into?: SyncEntry): SyncEntry {
     this.syncsStarted++;
     this.closeInterval(this.arrivals);
     const ask = this.askAt(this.arrivals, this.meanAfter(0));
@@ -372,7 +373,8 @@ export class LeaseKey extends LeaseMean implements GatewayKey {
     this.pending = pend.recycle();
     const admits = this.inflight;
     this.lastSyncAt = now;
-    return { key, admits, counts, read: false, release: true, ask };
+    if (into === undefined) return { key, admits, counts, read: false, release: true, ask };
+    return fillEntry(into, key, admits, counts, false, true, ask);
   }
 
   applySync(reply: SyncReply, now: number): void {

@@ -4,6 +4,7 @@ import { RunLog } from '../window/run-log.js';
 import { concatRuns, runTotal } from '../window/runs.js';
 import { forgetPending } from './forget-pending.js';
 import type { FleetParams, GatewayKey, ReadsOnRequest, TakeBack } from './key-limiter.js';
+import { fillEntry } from './key-steps.js';
 import { appendPush, dropListed, firstPushDue, listedWithLate, removeAdmits } from './synced-late.js';
 import { firstAdmit, RetryMemo, type RetryState } from './synced-retry.js';
 import { EMPTY, SyncedView } from './synced-view.js';
@@ -191,7 +192,7 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     return firstAdmit(state, now, cost, syncAt, out);
   }
 
-  syncEntry(key: string, now: number): SyncEntry | null {
+  syncEntry(key: string, now: number, into?: SyncEntry): SyncEntry | null {
     this.ownSinceSync(now);
     // nothing to push and no read due: the key is left out of the sync (issue 35)
     if (this.inflight === EMPTY && this.pending.size === 0 && !this.readDue(now)) return null;
@@ -221,7 +222,8 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     this.pending = pend.recycle();
     this.syncs++;
     this.stableUntil = Number.NEGATIVE_INFINITY;
-    return { key, admits, counts, read: true, release: false, ask: 0 };
+    if (into === undefined) return { key, admits, counts, read: true, release: false, ask: 0 };
+    return fillEntry(into, key, admits, counts, true, false, 0);
   }
 
   applySync(reply: SyncReply, now: number): void {

@@ -3,7 +3,9 @@ import { EarlySyncBucket } from '../designs/early-syncs.js';
 import { DESIGNS, type Design } from '../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, syncsEarly } from '../designs/key-limiter.js';
 import { applyReply, callStore, DROP, syncEntryOf } from '../designs/key-steps.js';
-import type { Store, SyncEntry } from '../store/contract.js';
+import type { Store, SyncEntry, SyncRequest } from '../store/contract.js';
+import { type InProcessSync, syncsInProcess } from '../store/in-process.js';
+import { newReply } from '../store/memory/sync-entry.js';
 import { type Decision, resetMsOf } from './decision.js';
 import {
   type GatewayOptions,
@@ -43,6 +45,16 @@ export class Gateway {
   /** Early syncs sent, and the keys they carried (the store's work beyond the regular syncs). */
   earlySyncs = 0;
   earlySyncKeys = 0;
+  /** syncInProcess's entry and reply, written for each key in turn. */
+  private readonly entry: SyncEntry = {
+    key: '',
+    admits: [],
+    counts: undefined,
+    read: false,
+    release: false,
+    ask: 0,
+  };
+  private readonly reply = newReply();
 
   constructor(
     opts: GatewayOptions,
@@ -152,6 +164,15 @@ export class Gateway {
   /** One batched exchange with the store for every key this gateway holds; drops idle keys. */
   sync(now: number): SyncStats {
     requireTime('now', now);
+    // K is learnt before the entries are built there (beat): that path stays the contract's
+    const store = this.store;
+    if (!this.options.autoGateways && syncsInProcess(store)) {
+      const req = this.syncRequest(this.seq + 1);
+      if (store.openSync(req, now)) {
+        this.seq++;
+        return this.syncInProcess(store, req, now);
+      }
+    }
     // made at their largest size and cut to what was filled: grown by push from empty, the two were
     // copied at every doubling (~160 bytes of garbage per line of a replay that syncs 10,000 keys)
     const held = this.keys.size;
@@ -204,6 +225,44 @@ export class Gateway {
       }
     }
     return { keys: entries.length, dropped };
+  }
+
+  /**
+   * sync() with a store in this process (InProcessSync): each key's entry applied and its reply
+   * applied before the next key's entry is built, into one reply object, deciding as the contract's
+   * sync() does (test/gateway/in-process-sync.test.ts). A sync entry, a reply, and the arrays of
+   * both per sync were most of a synced replay's garbage (docs/replay.md).
+   */
+  private syncInProcess(store: Store & InProcessSync, req: SyncRequest, now: number): SyncStats {
+    const out = this.reply;
+    const into = this.entry;
+    let n = 0;
+    let dropped = 0;
+    this.keys.forEach((lim, key, keys) => {
+      const e = syncEntryOf(lim, key, now, into);
+      if (e === null) return;
+      if (e !== DROP) {
+        n++;
+        if (!applyReply(lim, store.syncNext(req, e, now, out), now)) return;
+      }
+      keys.delete(key);
+      dropped++;
+    });
+    this.lastSyncAt = now;
+    return { keys: n, dropped };
+  }
+
+  /** A sync's request, its entries left to the caller. */
+  private syncRequest(seq: number): SyncRequest {
+    const { policy, fleet } = this.options;
+    return {
+      gatewayId: this.id,
+      seq,
+      policy,
+      leaseTtlMs: fleet.leaseTtlMs,
+      horizonMs: fleet.horizonMs,
+      entries: [],
+    };
   }
 
   /** The key's state machine, if held (tests and tools). */

@@ -21,9 +21,12 @@ import type {
   LogAdmitReply,
   LogAdmitRequest,
   Store,
+  SyncEntry,
+  SyncReply,
   SyncRequest,
   SyncResult,
 } from '../store/contract.js';
+import type { InProcessSync } from '../store/in-process.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { PassThroughStore } from '../store/pass-through.js';
 import type { CoversEvery } from '../util/covers-every.js';
@@ -107,7 +110,7 @@ export function floodedKeys(n: number, m: number, pick: FloodPick, seed: number)
 }
 
 /** Passes every call to the memory store and counts its calls by kind (syncs, logAdmits, asks), as the simulation reports them (replay counts the same). */
-export class CountingStore extends PassThroughStore<MemoryStore> implements Store {
+export class CountingStore extends PassThroughStore<MemoryStore> implements Store, InProcessSync {
   syncCalls = 0;
   logAdmits = 0;
   asks = 0;
@@ -125,6 +128,15 @@ export class CountingStore extends PassThroughStore<MemoryStore> implements Stor
   override ask(req: AskRequest, now: number): AskReply {
     this.asks++;
     return this.inner.ask(req, now);
+  }
+  /** InProcessSync, the memory store's: a sync taken entry by entry is one sync call, counted here. */
+  openSync(req: SyncRequest, now: number): boolean {
+    if (!this.inner.openSync(req, now)) return false;
+    this.syncCalls++;
+    return true;
+  }
+  syncNext(req: SyncRequest, entry: SyncEntry, now: number, out: SyncReply): SyncReply {
+    return this.inner.syncNext(req, entry, now, out);
   }
 }
 

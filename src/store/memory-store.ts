@@ -11,6 +11,7 @@ import type {
   SyncRequest,
   SyncResult,
 } from './contract.js';
+import type { InProcessSync } from './in-process.js';
 import { LiveSet } from './live-set.js';
 import { CentralLogRecords } from './memory/central-log.js';
 import { askGrantTag, oldestOf } from './memory/key-record.js';
@@ -26,7 +27,7 @@ import { policyTag } from './policy-tag.js';
  * freeSlots, latestExpiry, renewLease: the simulator's, which runs one policy) look in the only
  * table there is, and throw if the store holds several.
  */
-export class MemoryStore extends CentralLogRecords implements Store {
+export class MemoryStore extends CentralLogRecords implements Store, InProcessSync {
   /** syncKey's seq check: the last seq applied per gateway (sync() checks per key, see there). */
   private readonly lastSeq = new Map<string, { seq: number }>();
   /** Per gateway id, the incarnation that claimed it last (SyncRequest.incarnationOf). */
@@ -89,6 +90,27 @@ export class MemoryStore extends CentralLogRecords implements Store {
       this.incarnations.set(req.incarnationOf, gatewayId);
     }
     return result;
+  }
+
+  /** InProcessSync: sync()'s seq check and sweep, for entries that follow one by one (syncNext). */
+  openSync(req: SyncRequest, now: number): boolean {
+    // a subclass that overrides sync() (to watch or change it) sees every sync: it gets them all
+    if (this.sync !== MemoryStore.prototype.sync || req.incarnationOf !== undefined) return false;
+    const top = this.topSeq.get(req.gatewayId);
+    if (top !== undefined && req.seq <= top) return false;
+    this.topSeq.set(req.gatewayId, req.seq);
+    this.sweepDue(now);
+    return true;
+  }
+
+  /** InProcessSync: one entry of the sync openSync started, applied as sync() applies it. */
+  syncNext(req: SyncRequest, entry: SyncEntry, now: number, out: SyncReply): SyncReply {
+    const rec = this.record(entry.key, req.policy);
+    // the one field syncEntry leaves as it was when it does not write it (a fresh reply's: undefined)
+    out.free = undefined;
+    syncEntry(rec, req, entry, req.policy, now, false, out, true);
+    this.settle(rec, req.policy, now);
+    return out;
   }
 
   /**

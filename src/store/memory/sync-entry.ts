@@ -143,6 +143,10 @@ function sortedRuns(
   return { admits: order.map((i) => admits[i]), counts: order.map((i) => counts[i]) };
 }
 
+/**
+ * A reply with every field syncEntry may write, the optional ones undefined: written into, it keeps
+ * one shape (adding them as they came made a new hidden class and a properties store per reply).
+ */
 export function newReply(): SyncReply {
   return {
     count: 0,
@@ -151,5 +155,9 @@ export function newReply(): SyncReply {
     horizon: 0,
     granted: 0,
     grantExpiresAt: 0,
+    oldestExpiry: undefined,
+    belowLimitAt: undefined,
+    pastHorizonAt: undefined,
+    free: undefined,
   };
 }
