@@ -9,6 +9,14 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 export const LIVE = ['test/**/*.live.test.ts'];
 
+/**
+ * Whole CLI commands run in-process: the docs' example outputs regenerated (`fleetlimit advise` runs
+ * of 7–8 s each, 25 s of the unit project's 67 s), an advise run rerun row by row. Deterministic like
+ * a unit test, but the quick loop (`npm run test:unit`) leaves them to `npm test`: named
+ * *.commands.test.ts, they run in their own project beside the unit one.
+ */
+export const COMMANDS = ['test/**/*.commands.test.ts'];
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -19,7 +27,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...LIVE, '.stryker-tmp/**'],
+          exclude: [...configDefaults.exclude, ...LIVE, ...COMMANDS, '.stryker-tmp/**'],
           // starting redis-server or a child process throws, naming the live project
           setupFiles: ['test/support/unit-guard.ts'],
           // Deterministic and self-contained, so files run side by side, one worker per core (the
@@ -30,6 +38,22 @@ export default defineConfig({
           isolate: false,
           maxWorkers: '100%',
           fileParallelism: true,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'commands',
+          include: COMMANDS,
+          exclude: [...configDefaults.exclude, ...LIVE, '.stryker-tmp/**'],
+          // in-process, as the unit tests: no redis-server, no child
+          setupFiles: ['test/support/unit-guard.ts'],
+          pool: 'threads',
+          isolate: false,
+          maxWorkers: '100%',
+          fileParallelism: true,
+          // beside the unit project (same group, one pool): its files start as the unit files run
           sequence: { groupOrder: 0 },
         },
       },

@@ -2,7 +2,7 @@
 // marked `<!-- output: fleetlimit … -->` with what that command prints now (in this process, from src/),
 // and every `<!-- include: FILE lines A-B -->` … `<!-- /include -->` with those lines of FILE (a results
 // file a timed run wrote: bench/results/latest.md, docs/fleet-compare.md; those runs are not repeated
-// here). --check writes nothing and exits 1 if a block differs. test/docs/examples.test.ts checks the same.
+// here). --check writes nothing and exits 1 if a block differs. test/docs/examples.commands.test.ts checks the same.
 // Run under tsx (the npm script does): it imports the TypeScript sources.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -7,6 +7,7 @@ import type { TrafficSummary } from '../advise/traffic.js';
 import type { AdviceInput } from '../advise/types.js';
 import { DESIGN_IDS, type DesignId } from '../config.js';
 import { addLogFlags, type LogFlags, logOpener } from './log-flags.js';
+import { addOptions, type OptionRow, REPEATABLE } from './option-table.js';
 import { durationMs, num, oneOf, UsageError } from './parse.js';
 import { progressBar } from './progress.js';
 
@@ -133,55 +134,50 @@ export function adviceInput(f: AdviseFlags): AdviceInput {
   };
 }
 
+/** advise's own options (the log flags follow them: addLogFlags), in the order --help lists them. */
+const ADVISE_OPTIONS: readonly OptionRow[] = [
+  ['--gateways <K>', 'gateways sharing the limit (1–64)', '8'],
+  ['--limit <L/W>', 'L admits per sliding window W, e.g. 100/1m or 50/10s', '100/1m'],
+  ['--attack <multiple>', "the attacker's rate as a multiple of the limit, e.g. 1000x", '1000x'],
+  ['--routing <kind>', "how the honest client's requests spread: even or uneven (gateway i ∝ 1/i)", 'even'],
+  ['--honest-load <pct>', "the honest client's steady rate, percent of the limit", '80%'],
+  [
+    '--max-over <multiple>',
+    `most the attack may get in its worst window: most admitted in any W-long span, × L, max over seeds (at least 1; default ${DEFAULT_MAX_OVER} unless only --max-mean is given)`,
+  ],
+  ['--max-worst <multiple>', 'another name for --max-over'],
+  [
+    '--max-mean <multiple>',
+    'most the attack may get on the mean: mean admitted per window, × L, mean over seeds (default: no bound)',
+  ],
+  ['--max-rejected <pct>', "most of the honest client's requests that may be rejected, percent", '1%'],
+  [
+    '--max-round-trips <pct>',
+    "most of the honest client's requests that may wait on a store round trip, percent (default: no bound)",
+  ],
+  ['--designs <list>', `designs to try (default: all of ${DESIGN_IDS.join(', ')})`],
+  ['--deltas <list>', 'sync intervals to try, e.g. 100ms,1s,10s (default: 100ms,300ms,1s,3s,10s up to W)'],
+  ['--flood-minutes <n>', 'simulated minutes per attack run (default: 20 windows)'],
+  ['--honest-minutes <n>', 'simulated minutes per honest run (default: 200 windows)'],
+  ['--seeds <n>', 'seeds per setting; metrics are means over them', '2'],
+  ['--workers <n>', 'worker threads (default: one per core)'],
+  [
+    '--traffic <file>',
+    'judge honest rejections on your own access log (replayed, one file per gateway, repeatable) instead of a steady client',
+    REPEATABLE,
+  ],
+  ['--json', 'print one JSON object'],
+];
+
 export function addAdviseCommand(program: Command): void {
-  const cmd = program
-    .command('advise')
-    .description(
-      'simulate every design at every Δ for your fleet and threat, and recommend one that meets your targets',
-    )
-    .option('--gateways <K>', 'gateways sharing the limit (1–64)', '8')
-    .option('--limit <L/W>', 'L admits per sliding window W, e.g. 100/1m or 50/10s', '100/1m')
-    .option('--attack <multiple>', "the attacker's rate as a multiple of the limit, e.g. 1000x", '1000x')
-    .option(
-      '--routing <kind>',
-      "how the honest client's requests spread: even or uneven (gateway i ∝ 1/i)",
-      'even',
-    )
-    .option('--honest-load <pct>', "the honest client's steady rate, percent of the limit", '80%')
-    .option(
-      '--max-over <multiple>',
-      `most the attack may get in its worst window: most admitted in any W-long span, × L, max over seeds (at least 1; default ${DEFAULT_MAX_OVER} unless only --max-mean is given)`,
-    )
-    .option('--max-worst <multiple>', 'another name for --max-over')
-    .option(
-      '--max-mean <multiple>',
-      'most the attack may get on the mean: mean admitted per window, × L, mean over seeds (default: no bound)',
-    )
-    .option(
-      '--max-rejected <pct>',
-      "most of the honest client's requests that may be rejected, percent",
-      '1%',
-    )
-    .option(
-      '--max-round-trips <pct>',
-      "most of the honest client's requests that may wait on a store round trip, percent (default: no bound)",
-    )
-    .option('--designs <list>', `designs to try (default: all of ${DESIGN_IDS.join(', ')})`)
-    .option(
-      '--deltas <list>',
-      'sync intervals to try, e.g. 100ms,1s,10s (default: 100ms,300ms,1s,3s,10s up to W)',
-    )
-    .option('--flood-minutes <n>', 'simulated minutes per attack run (default: 20 windows)')
-    .option('--honest-minutes <n>', 'simulated minutes per honest run (default: 200 windows)')
-    .option('--seeds <n>', 'seeds per setting; metrics are means over them', '2')
-    .option('--workers <n>', 'worker threads (default: one per core)')
-    .option(
-      '--traffic <file>',
-      'judge honest rejections on your own access log (replayed, one file per gateway, repeatable) instead of a steady client',
-      (v: string, prev: string[]) => [...prev, v],
-      [],
-    )
-    .option('--json', 'print one JSON object');
+  const cmd = addOptions(
+    program
+      .command('advise')
+      .description(
+        'simulate every design at every Δ for your fleet and threat, and recommend one that meets your targets',
+      ),
+    ADVISE_OPTIONS,
+  );
   addLogFlags(cmd).action(async (f: AdviseFlags & LogFlags) => {
     const input = adviceInput(f);
     const workers =

@@ -6,6 +6,7 @@ import { formatComparison } from '../fleet/table.js';
 import { READS_MODES } from '../gateway/options.js';
 import { ONSET_AFTER_WINDOWS } from '../sim/engine.js';
 import { parseInjection } from './inject-flag.js';
+import { addOptions, DESIGN_OPTION, type OptionRow, REPEATABLE, ROUTING_OPTION } from './option-table.js';
 import { limitPerWindow, millis, num, oneOf, seconds, UsageError } from './parse.js';
 
 export interface FleetFlags {
@@ -223,102 +224,91 @@ function expiryMargin(raw: string): number {
   return ms;
 }
 
+/** fleet's options, in the order --help lists them. */
+const FLEET_OPTIONS: readonly OptionRow[] = [
+  DESIGN_OPTION,
+  ['--gateways <K>', 'gateway processes (1–32)', '8'],
+  ['--limit <L[/W]>', 'admits per window, or L per window W as in 100/6s', '100'],
+  [
+    '--window <duration>',
+    'window W: 6s, 1m… (a bare number is seconds; default 6 s, compressed time for a 60-second setting)',
+  ],
+  ['--sync <duration>', 'sync interval Δ: 100ms, 1s… (a bare number is seconds)', '0.1'],
+  [
+    '--traffic <kind>',
+    'steady, pageload, flood or onset (the --load client, then a --flood-load flood from 2 W on; default: flood; steady with --keys)',
+  ],
+  [
+    '--load <multiple>',
+    "arrival rate as a multiple of the limit (100 = 100 × L per W; with --keys, the hottest key's; default 100, 0.8 with --keys)",
+  ],
+  ROUTING_OPTION,
+  [
+    '--flood-load <multiple>',
+    "--traffic onset: the flood's rate; with --flood-keys: the flood on each flooded key (× L per W, default 100)",
+  ],
+  ['--attack <kind>', 'flood and onset: the flood spread evenly (even) or sent to one gateway (pick)'],
+  [
+    '--duration <duration>',
+    'how long the load runs: 20s, 2m… (a bare number is seconds; at most 600 s)',
+    '20',
+  ],
+  ['--redis <url>', 'a loopback Redis to use (default: start a private redis-server)'],
+  [
+    '--inject <fault>',
+    'latency=20ms | loss=5% | down=2s@10s between the gateways and Redis (repeatable)',
+    REPEATABLE,
+  ],
+  ['--seed <s>', 'seed of the load arrivals', '1'],
+  ['--sim-seeds <n>', 'simulator seeds to average', '10'],
+  ['--store-timeout <duration>', "the runtime's storeTimeoutMs: 200ms, 1s… (a bare number is ms)", '200'],
+  ['--warmup <duration>', 'the same traffic on a key of its own before the measured run (0: none)', '1'],
+  ['--auto-gateways', "configure the gateways with gateways: 'auto' (the store counts them) instead of K"],
+  [
+    '--scale <K@T>',
+    'from T on, K gateway processes are live: 16@10s starts 8 more at 10 s, 4@20s stops some (repeatable)',
+    REPEATABLE,
+  ],
+  ['--keys <N>', 'spread the requests over N keys (1–1,000,000) by --popularity, as the simulator does'],
+  ['--popularity <zipf:S>', 'key popularity with --keys: rank r ∝ 1/r^S (default zipf:1)'],
+  ['--flood-keys <M>', 'with --keys: keys flooded on top of their honest traffic (default 0)'],
+  ['--flood-pick <kind>', 'with --flood-keys: hot (the M most popular keys) or random (default hot)'],
+  [
+    '--expiry-margin <duration>',
+    "with --keys: the gateways' RedisStore expiryMarginMs: 500ms, 5s… (a bare number is seconds; default 5 s)",
+  ],
+  [
+    '--reads <mode>',
+    'when a quiet key is read, live and in the simulator: every-sync (default) or on-request (GatewayOptions.reads; the lazy synced designs read it only after a request)',
+  ],
+  ['--json', 'print { live, sim, settings } as JSON'],
+];
+
 export function addFleetCommand(program: Command): void {
-  program
-    .command('fleet')
-    .description('run K gateway processes on Redis under real HTTP load and compare them with the simulator')
-    .option('--design <id>', `one of ${DESIGN_IDS.join(', ')}`, 'shared-counter')
-    .option('--gateways <K>', 'gateway processes (1–32)', '8')
-    .option('--limit <L[/W]>', 'admits per window, or L per window W as in 100/6s', '100')
-    .option(
-      '--window <duration>',
-      'window W: 6s, 1m… (a bare number is seconds; default 6 s, compressed time for a 60-second setting)',
-    )
-    .option('--sync <duration>', 'sync interval Δ: 100ms, 1s… (a bare number is seconds)', '0.1')
-    .option(
-      '--traffic <kind>',
-      'steady, pageload, flood or onset (the --load client, then a --flood-load flood from 2 W on; default: flood; steady with --keys)',
-    )
-    .option(
-      '--load <multiple>',
-      "arrival rate as a multiple of the limit (100 = 100 × L per W; with --keys, the hottest key's; default 100, 0.8 with --keys)",
-    )
-    .option('--routing <kind>', 'even or uneven (gateway i gets a share ∝ 1/i)', 'even')
-    .option(
-      '--flood-load <multiple>',
-      "--traffic onset: the flood's rate; with --flood-keys: the flood on each flooded key (× L per W, default 100)",
-    )
-    .option(
-      '--attack <kind>',
-      'flood and onset: the flood spread evenly (even) or sent to one gateway (pick)',
-    )
-    .option(
-      '--duration <duration>',
-      'how long the load runs: 20s, 2m… (a bare number is seconds; at most 600 s)',
-      '20',
-    )
-    .option('--redis <url>', 'a loopback Redis to use (default: start a private redis-server)')
-    .option(
-      '--inject <fault>',
-      'latency=20ms | loss=5% | down=2s@10s between the gateways and Redis (repeatable)',
-      (v: string, acc: string[]) => [...acc, v],
-      [] as string[],
-    )
-    .option('--seed <s>', 'seed of the load arrivals', '1')
-    .option('--sim-seeds <n>', 'simulator seeds to average', '10')
-    .option(
-      '--store-timeout <duration>',
-      "the runtime's storeTimeoutMs: 200ms, 1s… (a bare number is ms)",
-      '200',
-    )
-    .option(
-      '--warmup <duration>',
-      'the same traffic on a key of its own before the measured run (0: none)',
-      '1',
-    )
-    .option(
-      '--auto-gateways',
-      "configure the gateways with gateways: 'auto' (the store counts them) instead of K",
-    )
-    .option(
-      '--scale <K@T>',
-      'from T on, K gateway processes are live: 16@10s starts 8 more at 10 s, 4@20s stops some (repeatable)',
-      (v: string, acc: string[]) => [...acc, v],
-      [] as string[],
-    )
-    .option(
-      '--keys <N>',
-      'spread the requests over N keys (1–1,000,000) by --popularity, as the simulator does',
-    )
-    .option('--popularity <zipf:S>', 'key popularity with --keys: rank r ∝ 1/r^S (default zipf:1)')
-    .option('--flood-keys <M>', 'with --keys: keys flooded on top of their honest traffic (default 0)')
-    .option('--flood-pick <kind>', 'with --flood-keys: hot (the M most popular keys) or random (default hot)')
-    .option(
-      '--expiry-margin <duration>',
-      "with --keys: the gateways' RedisStore expiryMarginMs: 500ms, 5s… (a bare number is seconds; default 5 s)",
-    )
-    .option(
-      '--reads <mode>',
-      'when a quiet key is read, live and in the simulator: every-sync (default) or on-request (GatewayOptions.reads; the lazy synced designs read it only after a request)',
-    )
-    .option('--json', 'print { live, sim, settings } as JSON')
-    .action(async (f: FleetFlags) => {
-      const settings = fleetSettings(f);
-      const ac = new AbortController();
-      const onSigint = () => ac.abort();
-      process.once('SIGINT', onSigint);
-      try {
-        const r = await runFleet(settings, {
-          signal: ac.signal,
-          log: (line) => process.stderr.write(`fleet: ${line}\n`),
-        });
-        if (f.json) {
-          const { live, sim, settings: s } = r;
-          process.stdout.write(`${JSON.stringify({ live, sim, settings: s }, null, 2)}\n`);
-        } else process.stdout.write(formatComparison(r));
-      } finally {
-        process.off('SIGINT', onSigint);
-      }
-      if (ac.signal.aborted) process.exitCode = 130;
-    });
+  addOptions(
+    program
+      .command('fleet')
+      .description(
+        'run K gateway processes on Redis under real HTTP load and compare them with the simulator',
+      ),
+    FLEET_OPTIONS,
+  ).action(async (f: FleetFlags) => {
+    const settings = fleetSettings(f);
+    const ac = new AbortController();
+    const onSigint = () => ac.abort();
+    process.once('SIGINT', onSigint);
+    try {
+      const r = await runFleet(settings, {
+        signal: ac.signal,
+        log: (line) => process.stderr.write(`fleet: ${line}\n`),
+      });
+      if (f.json) {
+        const { live, sim, settings: s } = r;
+        process.stdout.write(`${JSON.stringify({ live, sim, settings: s }, null, 2)}\n`);
+      } else process.stdout.write(formatComparison(r));
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+    if (ac.signal.aborted) process.exitCode = 130;
+  });
 }

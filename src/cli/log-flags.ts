@@ -14,6 +14,7 @@ import {
   SPREAD_MODES,
   TIME_UNITS,
 } from '../replay/parse/index.js';
+import { addOptions, type OptionRow } from './option-table.js';
 import { durationMs, UsageError } from './parse.js';
 
 export interface LogFlags {
@@ -45,30 +46,26 @@ const FLAG_OF: Partial<Record<keyof ReadOptions, string>> = {
   pathField: '--path-field',
 };
 
+/** The log flags, in the order --help lists them. */
+const LOG_OPTIONS: readonly OptionRow[] = [
+  ['--format <name>', `the logs' format: ${LOG_FORMATS.join(', ')}`, 'combined'],
+  ['--key <spec>', 'what the limit is keyed by: ip, path, header:NAME, field:NAME, joined by +', 'ip'],
+  ['--route <how>', `read the files as one log split over --gateways: ${ROUTE_MODES.join(', ')}`],
+  [
+    '--spread <how>',
+    `requests stamped to the second: ${SPREAD_MODES.join(' (as written) or ')} (seeded draws inside the second)`,
+    'uniform',
+  ],
+  ['--time-field <name>', 'json: the field with the time (epoch s or ms, or ISO-8601)', 'time'],
+  ['--time-unit <unit>', `json: how to read a numeric time: ${TIME_UNITS.join(', ')}`, 'auto'],
+  ['--status-field <name>', 'json: the field with the HTTP status', 'status'],
+  ['--ip-field <name>', 'json: the field with the client address (--key ip)', 'ip'],
+  ['--path-field <name>', 'json: the field with the request path (--key path)', 'path'],
+  ['--reorder-window <duration>', 'how far out of time order a line may be put back in order', '60s'],
+];
+
 export function addLogFlags(cmd: Command): Command {
-  return cmd
-    .option('--format <name>', `the logs' format: ${LOG_FORMATS.join(', ')}`, 'combined')
-    .option(
-      '--key <spec>',
-      'what the limit is keyed by: ip, path, header:NAME, field:NAME, joined by +',
-      'ip',
-    )
-    .option('--route <how>', `read the files as one log split over --gateways: ${ROUTE_MODES.join(', ')}`)
-    .option(
-      '--spread <how>',
-      `requests stamped to the second: ${SPREAD_MODES.join(' (as written) or ')} (seeded draws inside the second)`,
-      'uniform',
-    )
-    .option('--time-field <name>', 'json: the field with the time (epoch s or ms, or ISO-8601)', 'time')
-    .option('--time-unit <unit>', `json: how to read a numeric time: ${TIME_UNITS.join(', ')}`, 'auto')
-    .option('--status-field <name>', 'json: the field with the HTTP status', 'status')
-    .option('--ip-field <name>', 'json: the field with the client address (--key ip)', 'ip')
-    .option('--path-field <name>', 'json: the field with the request path (--key path)', 'path')
-    .option(
-      '--reorder-window <duration>',
-      'how far out of time order a line may be put back in order',
-      '60s',
-    );
+  return addOptions(cmd, LOG_OPTIONS);
 }
 
 /** The readers' options for these flags. */

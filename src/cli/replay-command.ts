@@ -7,6 +7,7 @@ import { type AttackSpec, parseAttack } from '../replay/run/attack.js';
 import { runReplay } from '../replay/run/pipeline.js';
 import type { ReplaySettings } from '../replay/run/result.js';
 import { addLogFlags, type LogFlags, logOpener } from './log-flags.js';
+import { addOptions, type OptionRow, REPEATABLE } from './option-table.js';
 import { limitPerWindow, num, oneOf, seconds, UsageError } from './parse.js';
 
 export interface ReplayFlags extends LogFlags {
@@ -79,8 +80,6 @@ export function replayPlan(files: string[], f: ReplayFlags): ReplayPlan {
   };
 }
 
-const collect = (v: string, prev: string[]) => [...prev, v];
-
 /** The command line that made a report, for its "how this was made" section. */
 function commandLine(files: string[], f: ReplayFlags): string {
   const q = (s: string) => (/^[\w./:@+%=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -103,37 +102,39 @@ function commandLine(files: string[], f: ReplayFlags): string {
   return parts.map(q).join(' ');
 }
 
+/** replay's own options (the log flags follow them: addLogFlags), in the order --help lists them. */
+const REPLAY_OPTIONS: readonly OptionRow[] = [
+  ['--limit <L/W>', 'the limit: L admits per window W, e.g. 20/1m (required)'],
+  ['--gateways <K>', 'gateways sharing the limit (default: one per file)'],
+  ['--sync <duration>', 'sync interval Δ: 250ms, 1s…', '1s'],
+  [
+    '--design <id>',
+    `a design to compare, repeatable, or all (default): ${DESIGN_IDS.join(', ')}`,
+    REPEATABLE,
+  ],
+  ['--seed <s>', 'seeds the sync phases, the spread and the attacks', '1'],
+  ['--top <N>', 'keys in each "most affected" list', '10'],
+  [
+    '--attack <RATEx@KEY@TIME>',
+    'overlay a flood of RATE × L on KEY from TIME (ISO or +10m), repeatable',
+    REPEATABLE,
+  ],
+  [
+    '--reads <mode>',
+    'when a quiet key is read: every-sync (default) or on-request (GatewayOptions.reads; the lazy synced designs read it only after a request)',
+  ],
+  ['--json', 'print one JSON object'],
+  ['--out <dir>', 'write replay.json, designs.csv, keys.csv, report.md and report.html (with timelines)'],
+];
+
 export function addReplayCommand(program: Command): void {
-  const cmd = program
-    .command('replay')
-    .description('replay access logs through every design and compare each with the central log')
-    .argument('<file...>', 'access logs, one per gateway (or one log routed with --route)')
-    .option('--limit <L/W>', 'the limit: L admits per window W, e.g. 20/1m (required)')
-    .option('--gateways <K>', 'gateways sharing the limit (default: one per file)')
-    .option('--sync <duration>', 'sync interval Δ: 250ms, 1s…', '1s')
-    .option(
-      '--design <id>',
-      `a design to compare, repeatable, or all (default): ${DESIGN_IDS.join(', ')}`,
-      collect,
-      [],
-    )
-    .option('--seed <s>', 'seeds the sync phases, the spread and the attacks', '1')
-    .option('--top <N>', 'keys in each "most affected" list', '10')
-    .option(
-      '--attack <RATEx@KEY@TIME>',
-      'overlay a flood of RATE × L on KEY from TIME (ISO or +10m), repeatable',
-      collect,
-      [],
-    )
-    .option(
-      '--reads <mode>',
-      'when a quiet key is read: every-sync (default) or on-request (GatewayOptions.reads; the lazy synced designs read it only after a request)',
-    )
-    .option('--json', 'print one JSON object')
-    .option(
-      '--out <dir>',
-      'write replay.json, designs.csv, keys.csv, report.md and report.html (with timelines)',
-    );
+  const cmd = addOptions(
+    program
+      .command('replay')
+      .description('replay access logs through every design and compare each with the central log')
+      .argument('<file...>', 'access logs, one per gateway (or one log routed with --route)'),
+    REPLAY_OPTIONS,
+  );
   addLogFlags(cmd).action(async (files: string[], f: ReplayFlags) => {
     const plan = replayPlan(files, f);
     const open = logOpener(plan.files, f, plan.settings.gateways, plan.settings.seed);

@@ -4,6 +4,7 @@ import { READS_MODES } from '../gateway/options.js';
 import { isManyKeys, MANY_KEYS_DEFAULTS, runManyKeysSeeds, zipfTotal } from '../sim/many-keys.js';
 import { runSeeds } from '../sim/run.js';
 import type { RunParams } from '../sim/types.js';
+import { addOptions, DESIGN_OPTION, type OptionRow, ROUTING_OPTION } from './option-table.js';
 import { limitPerWindow, millis, num, oneOf, seconds, UsageError } from './parse.js';
 
 export interface SimFlags {
@@ -146,101 +147,94 @@ export function simParams(f: SimFlags): { params: Omit<RunParams, 'seed'>; seeds
   return { params, seeds };
 }
 
+/** sim's options, in the order --help lists them. */
+const SIM_OPTIONS: readonly OptionRow[] = [
+  DESIGN_OPTION,
+  ['--gateways <K>', 'gateways sharing the limit (1–64)', '8'],
+  ['--sync <duration>', 'sync interval Δ: 250ms, 1s… (a bare number is seconds)', '1'],
+  ['--limit <L[/W]>', 'admits per window, or L per window W as in 100/1m', '100'],
+  ['--window <duration>', 'window W: 10s, 1m… (a bare number is seconds; default 60 s)'],
+  ['--window-kind <kind>', 'sliding or fixed', 'sliding'],
+  ['--aligned-syncs', 'all gateways sync at the same instants'],
+  [
+    '--traffic <kind>',
+    'steady, pageload, flood, pulsed (honest client at --load + a --flood-load flood 2 s every 120 s) or onset (the honest client, then a flood from t = 2W); default flood, with --keys steady',
+  ],
+  [
+    '--load <multiple>',
+    "arrival rate as a multiple of the limit (0.8 = 80 %, 100 = a 100× flood); with --keys the hottest key's honest rate (key r gets load/r^S); default 100, with --keys 0.8",
+  ],
+  ROUTING_OPTION,
+  ['--minutes <n>', 'simulated minutes', '20'],
+  ['--seeds <n>', 'run seeds 1..n and report the mean'],
+  ['--seed <s>', 'run this one seed'],
+  [
+    '--store-delay <duration>',
+    'a sync reply (and a request-path call) arrives this many ms after it was sent',
+    '0',
+  ],
+  ['--store-jitter <duration>', 'each round trip takes a uniform extra [0, jitter) (bare number: ms)', '0'],
+  ['--sync-loss <p>', 'a sync reply is lost with probability p (half of those landed); resent whole', '0'],
+  [
+    '--attack <kind>',
+    'even (the flood spread over every gateway) or pick (all of it to one gateway)',
+    'even',
+  ],
+  [
+    '--flood-load <multiple>',
+    'the flood in pulsed and onset traffic, a multiple of the limit (default 1000); with --keys, on each flooded key (default 100)',
+  ],
+  [
+    '--keys <N>',
+    'simulate N keys (1–1,000,000) through the library gateways and one memory store: store cost and gateway memory',
+  ],
+  ['--popularity <zipf:S>', 'with --keys: key of rank r gets weight 1/r^S (default zipf:1)'],
+  ['--flood-keys <M>', 'with --keys: keys flooded on top of their honest traffic (default 1; 0 = none)'],
+  ['--flood-pick <kind>', 'with --keys: hot (the M most popular keys) or random (default hot)'],
+  [
+    '--reads <mode>',
+    'when a quiet key is read: every-sync (default) or on-request (GatewayOptions.reads; the lazy synced designs read it only after a request)',
+  ],
+  ['--json', 'print one JSON object'],
+];
+
 export function addSimCommand(program: Command): void {
-  program
-    .command('sim')
-    .description('simulate one setting on virtual time and print what it cost')
-    .option('--design <id>', `one of ${DESIGN_IDS.join(', ')}`, 'shared-counter')
-    .option('--gateways <K>', 'gateways sharing the limit (1–64)', '8')
-    .option('--sync <duration>', 'sync interval Δ: 250ms, 1s… (a bare number is seconds)', '1')
-    .option('--limit <L[/W]>', 'admits per window, or L per window W as in 100/1m', '100')
-    .option('--window <duration>', 'window W: 10s, 1m… (a bare number is seconds; default 60 s)')
-    .option('--window-kind <kind>', 'sliding or fixed', 'sliding')
-    .option('--aligned-syncs', 'all gateways sync at the same instants')
-    .option(
-      '--traffic <kind>',
-      'steady, pageload, flood, pulsed (honest client at --load + a --flood-load flood 2 s every 120 s) or onset (the honest client, then a flood from t = 2W); default flood, with --keys steady',
-    )
-    .option(
-      '--load <multiple>',
-      "arrival rate as a multiple of the limit (0.8 = 80 %, 100 = a 100× flood); with --keys the hottest key's honest rate (key r gets load/r^S); default 100, with --keys 0.8",
-    )
-    .option('--routing <kind>', 'even or uneven (gateway i gets a share ∝ 1/i)', 'even')
-    .option('--minutes <n>', 'simulated minutes', '20')
-    .option('--seeds <n>', 'run seeds 1..n and report the mean')
-    .option('--seed <s>', 'run this one seed')
-    .option(
-      '--store-delay <duration>',
-      'a sync reply (and a request-path call) arrives this many ms after it was sent',
-      '0',
-    )
-    .option(
-      '--store-jitter <duration>',
-      'each round trip takes a uniform extra [0, jitter) (bare number: ms)',
-      '0',
-    )
-    .option(
-      '--sync-loss <p>',
-      'a sync reply is lost with probability p (half of those landed); resent whole',
-      '0',
-    )
-    .option(
-      '--attack <kind>',
-      'even (the flood spread over every gateway) or pick (all of it to one gateway)',
-      'even',
-    )
-    .option(
-      '--flood-load <multiple>',
-      'the flood in pulsed and onset traffic, a multiple of the limit (default 1000); with --keys, on each flooded key (default 100)',
-    )
-    .option(
-      '--keys <N>',
-      'simulate N keys (1–1,000,000) through the library gateways and one memory store: store cost and gateway memory',
-    )
-    .option('--popularity <zipf:S>', 'with --keys: key of rank r gets weight 1/r^S (default zipf:1)')
-    .option(
-      '--flood-keys <M>',
-      'with --keys: keys flooded on top of their honest traffic (default 1; 0 = none)',
-    )
-    .option('--flood-pick <kind>', 'with --keys: hot (the M most popular keys) or random (default hot)')
-    .option(
-      '--reads <mode>',
-      'when a quiet key is read: every-sync (default) or on-request (GatewayOptions.reads; the lazy synced designs read it only after a request)',
-    )
-    .option('--json', 'print one JSON object')
-    .action((f: SimFlags) => {
-      const { params, seeds } = simParams(f);
-      if (isManyKeys(params)) {
-        printManyKeys(params, seeds, f.json === true);
-        return;
-      }
-      const r = runSeeds(params, seeds);
-      if (f.json) {
-        process.stdout.write(
-          `${JSON.stringify({ ...params, seeds, ...r.mean, perSeed: r.perSeed, version: r.version }, null, 2)}\n`,
-        );
-        return;
-      }
-      const m = r.mean;
-      const lines = [
-        `${params.design}: K = ${params.gateways}, Δ = ${params.syncS} s, L = ${params.limit} per ${params.windowS} s (${params.windowKind}${params.alignedSyncs ? ', aligned syncs' : ''})`,
-        `traffic ${params.traffic} at ${params.load}× the limit, ${params.routing} routing, ${params.minutes} min × ${seeds.length} seed(s)`,
-        `  admitted per window   ${m.admittedPerWindow.toFixed(3)} × L`,
-        `  worst window          ${m.worstWindow.toFixed(3)} × L`,
-        `  rejected              ${m.rejectedPct.toFixed(3)} %`,
-        `  round trips/request   ${m.roundTripsPerRequest.toFixed(4)}`,
-        `  latency on the store  ${m.latencyMs.toFixed(3)} ms per request`,
-        `  store ops/s           ${m.storeOpsPerSec.toFixed(2)}`,
-        ...(params.traffic === 'pulsed' || params.traffic === 'onset'
-          ? [
-              `  honest rejected       ${m.honestRejectedPct.toFixed(3)} %`,
-              `  worst window at onset ${m.onsetWorst.toFixed(3)} × L`,
-            ]
-          : []),
-        `  requests ${Math.round(m.requests)}, admitted ${Math.round(m.admitted)}, syncs ${Math.round(m.syncs)}`,
-      ];
-      process.stdout.write(`${lines.join('\n')}\n`);
-    });
+  addOptions(
+    program.command('sim').description('simulate one setting on virtual time and print what it cost'),
+    SIM_OPTIONS,
+  ).action((f: SimFlags) => {
+    const { params, seeds } = simParams(f);
+    if (isManyKeys(params)) {
+      printManyKeys(params, seeds, f.json === true);
+      return;
+    }
+    const r = runSeeds(params, seeds);
+    if (f.json) {
+      process.stdout.write(
+        `${JSON.stringify({ ...params, seeds, ...r.mean, perSeed: r.perSeed, version: r.version }, null, 2)}\n`,
+      );
+      return;
+    }
+    const m = r.mean;
+    const lines = [
+      `${params.design}: K = ${params.gateways}, Δ = ${params.syncS} s, L = ${params.limit} per ${params.windowS} s (${params.windowKind}${params.alignedSyncs ? ', aligned syncs' : ''})`,
+      `traffic ${params.traffic} at ${params.load}× the limit, ${params.routing} routing, ${params.minutes} min × ${seeds.length} seed(s)`,
+      `  admitted per window   ${m.admittedPerWindow.toFixed(3)} × L`,
+      `  worst window          ${m.worstWindow.toFixed(3)} × L`,
+      `  rejected              ${m.rejectedPct.toFixed(3)} %`,
+      `  round trips/request   ${m.roundTripsPerRequest.toFixed(4)}`,
+      `  latency on the store  ${m.latencyMs.toFixed(3)} ms per request`,
+      `  store ops/s           ${m.storeOpsPerSec.toFixed(2)}`,
+      ...(params.traffic === 'pulsed' || params.traffic === 'onset'
+        ? [
+            `  honest rejected       ${m.honestRejectedPct.toFixed(3)} %`,
+            `  worst window at onset ${m.onsetWorst.toFixed(3)} × L`,
+          ]
+        : []),
+      `  requests ${Math.round(m.requests)}, admitted ${Math.round(m.admitted)}, syncs ${Math.round(m.syncs)}`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  });
 }
 
 function printManyKeys(params: Omit<RunParams, 'seed'>, seeds: number[], json: boolean): void {

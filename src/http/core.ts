@@ -1,6 +1,5 @@
 // The one core handler every HTTP adapter uses: request in, status and headers out. Its options,
 // answers, policy routes and refund watch live beside it; re-exported here, the adapters' one import.
-import { costProblem, keyProblem, MAX_KEY_LENGTH } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
 import { addressKey, clientAddress, type PeerLike } from './client-address.js';
 import { type DeciderSetup, deciderSetup } from './decider-options.js';
@@ -15,6 +14,7 @@ import {
 import type { RateLimitHttpOptions, RateLimitTarget } from './http-options.js';
 import { type PolicyRoute, unknownPolicy } from './policy-routes.js';
 import { RateLimitInfo } from './rate-limit-info.js';
+import { type NotRead, requestReading, SKIP_REQUEST } from './request-reader.js';
 
 export type {
   HttpBadRequest,
@@ -62,34 +62,17 @@ export function createRequestDecider<R extends PeerLike>(
   const setup = deciderSetup(target, opts);
   const respond = responder(setup, opts);
   const { trusted, ipv6Subnet, allowed, fixed, pick, routes, onKey, onCost } = setup;
-  const { key: keyOf, cost: costOf, skip } = opts;
+  const { skip } = opts;
+  const read = requestReading<R>({ key: opts.key, cost: opts.cost, onKey, onCost });
   return (req) => {
     if (skip?.(req)) return SKIPPED;
-    const addr = addressKey(clientAddress(req, trusted), ipv6Subnet);
-    let key = addr;
-    if (keyOf !== undefined) {
-      const k: unknown = keyOf(req, addr);
-      // the check written out (the common case); the rare bad key goes out of line
-      if (typeof k === 'string' && k.length > 0 && k.length <= MAX_KEY_LENGTH) key = k;
-      else {
-        const fixed = fixValue(onKey, req, k, keyProblem, 'key');
-        if (typeof fixed !== 'string') return fixed;
-        key = fixed;
-      }
-    }
+    const key = read.key(req, addressKey(clientAddress(req, trusted), ipv6Subnet));
+    if (typeof key !== 'string') return notRead(key);
     if (allowed !== null && (typeof allowed === 'function' ? allowed(req, key) : allowed.has(key))) {
       return SKIPPED;
     }
-    let cost = 1;
-    if (costOf !== undefined) {
-      const c: unknown = costOf(req);
-      if (typeof c === 'number' && Number.isInteger(c) && c >= 1) cost = c;
-      else {
-        const fixed = fixValue(onCost, req, c, costProblem, 'cost');
-        if (typeof fixed !== 'number') return fixed;
-        cost = fixed;
-      }
-    }
+    const cost = read.cost(req);
+    if (typeof cost !== 'number') return notRead(cost);
     let route = fixed;
     if (route === null) {
       const name = pick!(req);
@@ -145,22 +128,9 @@ function responder<R extends PeerLike>(
   };
 }
 
-/**
- * A bad key's or cost's replacement, or the answer to the request (a 400, or skipped): `problem` says
- * what is wrong with the value, null when nothing is.
- */
-function fixValue<R, V extends string | number>(
-  onBad: 'reject' | 'skip' | ((req: R, problem: string) => V),
-  req: R,
-  value: unknown,
-  problem: (v: unknown) => string | null,
-  what: string,
-): V | HttpDecision {
-  const why = problem(value) ?? `${what} is not valid`;
-  if (onBad === 'skip') return SKIPPED;
-  if (onBad === 'reject') return badRequest(why);
-  const v = onBad(req, why);
-  return problem(v) === null ? v : badRequest(why);
+/** The answer to a request whose key or cost was not taken: skipped, or a 400 saying why. */
+function notRead(n: NotRead): HttpDecision {
+  return n === SKIP_REQUEST ? SKIPPED : badRequest(n.problem);
 }
 
 /** One request through the core handler. Prefer `createRequestDecider` once per route: it parses the options once. */

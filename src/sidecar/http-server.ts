@@ -4,6 +4,7 @@ import { costProblem, keyProblem } from '../config.js';
 import type { Decision } from '../gateway/decision.js';
 import { metricsHandler } from '../gateway/runtime/metrics.js';
 import { addressKey, DEFAULT_IPV6_SUBNET } from '../http/client-address.js';
+import { type RequestReading, requestReading, SKIP_REQUEST } from '../http/request-reader.js';
 import { bindingDecision, type Decider, type PolicyDecider } from './decider.js';
 import type { SidecarMetrics } from './metrics.js';
 import type { HttpKeying, SidecarOptions } from './options.js';
@@ -66,10 +67,11 @@ function plain(
   res.end(body);
 }
 
-/** What answering a request needs: the decider, the options and the counters. */
+/** What answering a request needs: the decider, each policy's reader, the counters. */
 interface Answering {
   decider: Decider;
-  options: SidecarOptions['http'];
+  /** Each policy's key and cost, read from its headers (its own, or the top level's). */
+  readers: ReadonlyMap<string, RequestReading<IncomingMessage>>;
   metrics: SidecarMetrics;
   /** The limited body again as a header (for a proxy that drops the body). */
   limitedHeader: string;
@@ -112,12 +114,40 @@ function invalid(a: Answering, res: ServerResponse, action: 'reject' | 'skip', p
   });
 }
 
-/** A policy's key and cost headers: its own, or the top level's. */
-function keying(a: Answering, name: string): HttpKeying {
-  // the policies a path can name are the configuration's: a lookup, never a gateway made per request
-  return (
-    a.options.policies.get(name) ?? { keyHeaders: a.options.keyHeaders, costHeader: a.options.costHeader }
-  );
+/**
+ * How a policy reads a request: http/core's RequestReader (the middleware's checks and actions), the
+ * key from the first of its key headers that is set, the cost from its cost header; a problem names
+ * the headers.
+ */
+function readerOf(
+  decider: Decider,
+  { keyHeaders: kh, costHeader: ch }: HttpKeying,
+): RequestReading<IncomingMessage> {
+  const none = `no key: none of the headers ${kh.join(', ')} is set`;
+  return requestReading<IncomingMessage>({
+    key: (req) => keyOf(req, kh, decider.ipv6Subnet),
+    cost: ch === null ? undefined : (req) => costOf(req, ch),
+    onKey: decider.onInvalidKey,
+    onCost: decider.onInvalidCost,
+    keyProblem: (key) => (key === '' ? none : keyProblem(key)),
+    costProblem: (cost) => {
+      const p = costProblem(cost);
+      return p === null ? null : `${ch}: ${p}`;
+    },
+  });
+}
+
+/** Every policy's reader: its own key and cost headers, or the top level's. */
+function readers(
+  decider: Decider,
+  options: SidecarOptions['http'],
+): Map<string, RequestReading<IncomingMessage>> {
+  const top = { keyHeaders: options.keyHeaders, costHeader: options.costHeader };
+  const out = new Map<string, RequestReading<IncomingMessage>>();
+  // the policies a path can name are the configuration's: a reader each, never one made per request
+  for (const name of decider.policies.keys())
+    out.set(name, readerOf(decider, options.policies.get(name) ?? top));
+  return out;
 }
 
 /**
@@ -133,28 +163,21 @@ function decide(a: Answering, req: IncomingMessage, res: ServerResponse, names: 
   const { decider } = a;
   const asks: { p: PolicyDecider; key: string; cost: number }[] = [];
   for (const name of names) {
-    const p = decider.policy(name) as PolicyDecider;
-    const { keyHeaders: kh, costHeader: ch } = keying(a, name);
+    const read = a.readers.get(name) as RequestReading<IncomingMessage>;
     const at = names.length > 1 ? `${name}: ` : '';
-    const key = keyOf(req, kh, decider.ipv6Subnet);
-    const kp = key === '' ? `no key: none of the headers ${kh.join(', ')} is set` : keyProblem(key);
-    if (kp !== null) {
-      if (decider.onInvalidKey === 'reject') {
-        invalid(a, res, 'reject', `${at}${kp}`);
-        return;
-      }
-      continue; // 'skip': this policy does not limit the request
+    const key = read.key(req, '');
+    if (typeof key !== 'string') {
+      if (key === SKIP_REQUEST) continue; // 'skip': this policy does not limit the request
+      invalid(a, res, 'reject', `${at}${key.problem}`);
+      return;
     }
-    const cost = costOf(req, ch);
-    const cp = costProblem(cost);
-    if (cp !== null) {
-      if (decider.onInvalidCost === 'reject') {
-        invalid(a, res, 'reject', `${at}${ch}: ${cp}`);
-        return;
-      }
-      continue;
+    const cost = read.cost(req);
+    if (typeof cost !== 'number') {
+      if (cost === SKIP_REQUEST) continue;
+      invalid(a, res, 'reject', `${at}${cost.problem}`);
+      return;
     }
-    asks.push({ p, key, cost });
+    asks.push({ p: decider.policy(name) as PolicyDecider, key, cost });
   }
   if (asks.length === 0) {
     invalid(a, res, 'skip', '');
@@ -226,7 +249,7 @@ export function createSidecarHttpServer(deps: SidecarHttpDeps): Server {
   const serveMetrics = metricsHandler(deps.registry);
   const a: Answering = {
     decider,
-    options,
+    readers: readers(decider, options),
     metrics,
     limitedHeader: headerText(decider.limitedBody, MAX_HEADER_BODY) ?? 'Too Many Requests',
   };

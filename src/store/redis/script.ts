@@ -90,9 +90,10 @@ const SHEBANG = '#!lua flags=allow-cross-slot-keys';
 export const MIXED = '*calls';
 
 /**
- * A script made of the shared prelude, the window module of the mode and the operation, in the frame
- * of dispatch.lua, which lets one call carry several calls of the script (its comment says how; the
- * client side is sendPipelined). Carried calls share ARGV[1..6] (common.lua's head): the prelude
+ * A script made of the shared prelude, the window module of the mode (after window-count.lua, what
+ * both modes keep in the meta record) and the operation, in the frame of dispatch.lua, which lets
+ * one call carry several calls of the script (its comment says how; the client side is
+ * sendPipelined). Carried calls share ARGV[1..6] (common.lua's head): the prelude
  * reads them once. `keysPaired` false: the operation takes one name per user key, its meta hash
  * (compact mode's sync).
  */
@@ -105,6 +106,7 @@ export function composeScript(
   const parts: Record<string, string> = {
     keysPaired: String(keysPaired),
     common: luaSource('common.lua'),
+    windowCount: luaSource('window-count.lua'),
     window: luaSource(windowModule),
     op: luaSource(op),
     MIXED,

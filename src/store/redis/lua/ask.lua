@@ -24,11 +24,7 @@ m.existed = m.existed or logExisted
 local granted = math.max(0, math.min(ask, LIMIT - count - others - held))
 local grantExpiresAt = lapse or NOW
 if granted > 0 then
-  local till
-  grantExpiresAt, till = addGrant(m, gw, tag, granted, NOW + ttl)
-  if latestLapse == nil or till > latestLapse then
-    latestLapse = till
-  end
+  grantExpiresAt, latestLapse = addGrant(m, gw, tag, granted, NOW + ttl, latestLapse)
 end
 local touched = granted > 0
 -- what a gateway left without a slot waits for (the contract's AskReply.oldestExpiry, free)

@@ -332,8 +332,9 @@ end
 local MAX_PARTS = 8
 
 -- Adds `n` slots tagged `tag` to gw's grant; every part then lapses at `lapse` or later. Returns the
--- grant's lapse and the instant it stops being counted.
-local function addGrant(m, gw, tag, n, lapse)
+-- grant's lapse, and `latest` (the latest instant a grant of the key stops being counted; nil: none
+-- known) moved on to this grant's if it is later.
+local function addGrant(m, gw, tag, n, lapse, latest)
   local g = m.grants[gw]
   if g == nil then
     g = { lapse = lapse, parts = {}, slots = 0 }
@@ -360,7 +361,10 @@ local function addGrant(m, gw, tag, n, lapse)
   end
   g.slots = g.slots + n
   writeGrant(m, gw, g)
-  return g.lapse, g.till
+  if latest == nil or g.till > latest then
+    latest = g.till
+  end
+  return g.lapse, latest
 end
 
 -- Keys expire up to this much later than they need to, so that a busy key's touches need not move

@@ -11,13 +11,16 @@
 --
 -- Not a script on its own: composeScript drops this comment (down to the first blank line), puts
 -- the shebang line first and fills each {{name}}: keysPaired (true, or false for compact mode's sync,
--- whose KEYS name each user key by its meta hash alone), common (common.lua), window (the window
--- module), op (the operation) and MIXED (script.ts's constant). It was a JavaScript string array in
--- script.ts; the composed scripts are byte for byte what that array made (same SHA-1s).
+-- whose KEYS name each user key by its meta hash alone), common (common.lua), windowCount
+-- (window-count.lua: the count and time bounds both window modules keep in the meta record),
+-- window (the window module), op (the operation) and MIXED (script.ts's constant). It was a
+-- JavaScript string array in script.ts; the frame made the scripts that array made (same SHA-1s)
+-- until window-count.lua took what the two window modules had each written out.
 
 local function fleetlimitScript(KEYS, ARGV, fleetlimitCalls)
 local KEYS_PAIRED = {{keysPaired}}
 {{common}}
+{{windowCount}}
 {{window}}
 local function fleetlimitOp(KEYS, ARGV)
 {{op}}

@@ -364,11 +364,7 @@ local function generalTouch(i, log, m, out)
       granted = math.max(0, math.min(ask, LIMIT - count - others - mine))
       fresh = granted
       if granted > 0 then
-        local till
-        lapseOut, till = addGrant(m, gw, tag, granted, NOW + ttl)
-        if latestLapse == nil or till > latestLapse then
-          latestLapse = till
-        end
+        lapseOut, latestLapse = addGrant(m, gw, tag, granted, NOW + ttl, latestLapse)
         touched = true
       end
     end

@@ -1,4 +1,4 @@
--- window-buckets.lua: the compact log. Included after common.lua in compact mode.
+-- window-buckets.lua: the compact log. Included after common.lua and window-count.lua in compact mode.
 -- The buckets are fields of the key's meta hash, one per sub-window of W / BUCKETS: field = the
 -- sub-window's number (bucketOf: digits, a '-' before them for times before 1970; no other field of
 -- the hash starts so), value = a zero byte, then the admits and the latest admit time in it (ms) as
@@ -94,7 +94,6 @@ end
 -- The live buckets as last read: { expiry, admits, field, latest admit time } ascending by expiry;
 -- nil when this touch has not read them (nothing could have aged out: see prune).
 local live = nil
-local TOTAL = {}
 -- The meta table (readMeta) of the touch under way on a log, set by prune: its buckets are read
 -- from it, not from Redis (writes are gathered in it until settle). None on sync.lua's plain path.
 local TOUCH = {}
@@ -170,14 +169,6 @@ local function scan(log, m)
   return n, any
 end
 
--- Records the log's count (and the bounds on its buckets' latest admit times, set by the caller)
--- in the meta record (written by settle).
-local function storeTotal(log, m, total)
-  TOTAL[log] = total
-  m.a = total
-  m.dirty = true
-end
-
 -- The value of two values of one bucket summed: the later latest admit kept.
 local function merged(v1, v2)
   local c1, t1 = bucketRead(v1)
@@ -228,7 +219,7 @@ end
 -- The count at NOW; whether the log existed. While the bucket to expire first (o bounds its
 -- latest admit from below) still counts, none has aged out: the stored count holds and the buckets
 -- are not read. A key not yet in this layout is folded first.
-local function prune(log, m)
+function prune(log, m)
   TOUCH[log] = m
   live = nil
   local folded = false
@@ -267,10 +258,7 @@ end
 -- it adds to are taken from the meta hash as read; keeps `live` right when it was. The writes go
 -- with the record's (settle).
 local function add(log, m, times, counts)
-  local total = TOTAL[log]
-  if total == nil then
-    total = prune(log, m)
-  end
+  local total = known(log, m)
   -- the buckets as held, when not read into `live` (or once this touch wrote to them)
   local held = m.buckets
   local byField = {}
@@ -307,12 +295,7 @@ local function add(log, m, times, counts)
     end
     b[1] = expiry(b[4])
     b.dirty = true
-    if m.o == nil or t < m.o then
-      m.o = t
-    end
-    if m.z == nil or t > m.z then
-      m.z = t
-    end
+    cover(m, t)
   end
   for f, b in pairs(byField) do
     if b.dirty then
@@ -537,12 +520,7 @@ local function plainRead(i, meta, seqField, ask, k, blob, at, admits, lo, hi)
           end
         end
         pushed = pushed + c
-        if lo == nil or t < lo then
-          lo = t
-        end
-        if hi == nil or t > hi then
-          hi = t
-        end
+        lo, hi = widened(lo, hi, t)
       end
     end
     if pushed <= 0 then
@@ -620,10 +598,7 @@ local function refundAt(log, m, t, cost)
   if expiry(t) <= NOW then
     return 0
   end
-  local total = TOTAL[log]
-  if total == nil then
-    total = prune(log, m)
-  end
+  local total = known(log, m)
   local b = bucketMap(m)
   local f = bucketOf(t)
   local v = b[f]
@@ -654,10 +629,7 @@ end
 -- stays whole: it cannot tell its instants apart (it errs towards counting). Its work follows the
 -- buckets, at most BUCKETS + 1 a window.
 local function resetThrough(log, m)
-  local total = TOTAL[log]
-  if total == nil then
-    total = prune(log, m)
-  end
+  local total = known(log, m)
   if total == 0 then
     return 0
   end
@@ -673,12 +645,7 @@ local function resetThrough(log, m)
       end
     elseif expiry(latest) > NOW then
       left = left + c
-      if o == nil or latest < o then
-        o = latest
-      end
-      if z == nil or latest > z then
-        z = latest
-      end
+      o, z = widened(o, z, latest)
     end
   end
   for i = 1, #gone do

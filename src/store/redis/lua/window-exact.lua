@@ -1,4 +1,4 @@
--- window-exact.lua: the exact sliding log. Included after common.lua in exact mode.
+-- window-exact.lua: the exact sliding log. Included after common.lua and window-count.lua in exact mode.
 -- The log is a sorted set of runs of admits, a run being the admits at one instant, whatever their
 -- number, so no operation's work grows with a cost or a count. A member holds one run or several:
 --   '/<id>*<admits>'                       one run, scored by its time;
@@ -31,8 +31,6 @@ local METAOF = {}
 for i = 1, #KEYS - 1, 2 do
   METAOF[KEYS[i]] = KEYS[i + 1]
 end
--- The count of each log as this script last knew it (set by prune, kept by the writers).
-local TOTAL = {}
 
 -- Scores further than this from a cut-off cannot round to the other side of it: the exact rule is
 -- then checked on the few entries inside the band.
@@ -201,23 +199,6 @@ local function storedTotal(log, runs, stored)
   return sum, true
 end
 
--- Records a log's count (and time bounds, set by the caller) in its meta record (written by settle).
-local function storeTotal(log, m, total)
-  TOTAL[log] = total
-  m.a = total
-  m.dirty = true
-end
-
--- Widens the meta record's time bounds to cover an admit at t (written by storeTotal).
-local function cover(m, t)
-  if m.o == nil or t < m.o then
-    m.o = t
-  end
-  if m.z == nil or t > m.z then
-    m.z = t
-  end
-end
-
 -- The members that add runs ts, cs (times and admits, in any order), one per UNPACK_RUNS runs, as
 -- ZADD arguments appended to args, numbered from n; returns the next number free.
 local function membersOf(n, ts, cs, args)
@@ -255,7 +236,7 @@ end
 -- Drops every run that no longer counts at NOW; returns the count, and whether the log existed.
 -- While the oldest admit possible (o) still counts, nothing can have aged out: the count is the
 -- stored one, and the log is not read (ZCARD only checks it was not lost on its own).
-local function prune(log, m)
+function prune(log, m)
   if m.a ~= nil and m.a > 0 and m.o ~= nil and m.z ~= nil and expiry(m.o) > NOW then
     if redis.call('ZCARD', log) > 0 then
       TOTAL[log] = m.a
@@ -319,14 +300,6 @@ local function peek(log)
     first = keepFirst
   end
   return total - gone, first
-end
-
-local function known(log, m)
-  local t = TOTAL[log]
-  if t == nil then
-    t = prune(log, m)
-  end
-  return t
 end
 
 -- Adds counts[i] admits (1 without counts) at each times[i] (ms), as membersOf() words them, the
@@ -596,12 +569,7 @@ local function plainAdd(log, n, k, blob, at, id, admits, lo, hi)
       local t, c = v[j], v[j + 1]
       if c > 0 and expiry(t) > NOW then
         pushed = pushed + c
-        if lo == nil or t < lo then
-          lo = t
-        end
-        if hi == nil or t > hi then
-          hi = t
-        end
+        lo, hi = widened(lo, hi, t)
         w[#w + 1] = t
         w[#w + 1] = c
         x = x + 1
