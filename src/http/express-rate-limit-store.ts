@@ -70,8 +70,7 @@ export type FleetlimitStoreOptions = Omit<OnePolicyOptions, 'limit' | 'windowMs'
  *
  * `resetKey(key)` is the gateway's (AsyncGateway.resetKey): the key's admits this instance has not
  * pushed are forgotten at once, those the store counts at its next sync round, so every instance
- * admits the key again from its next sync after that. `resetAll` is refused: see
- * docs/express-rate-limit.md.
+ * admits the key again from its next sync after that. `resetAll` does so for every key (see there).
  */
 export class FleetlimitStore {
   /** Keys of one instance are seen by the others (the fleet shares them): express-rate-limit's flag. */
@@ -241,9 +240,22 @@ export class FleetlimitStore {
     await gw.resetKey(key);
   }
 
-  /** Not supported: rejects, saying so (never a silent no-op). */
-  resetAll(): Promise<void> {
-    return Promise.reject(notSupported('FleetlimitStore.resetAll', NO_RESET_ALL));
+  /**
+   * Resets every key of the limiter across the fleet (AsyncGateway.resetAll; docs/decisions/0015-reset-all.md):
+   * the admits of every key up to this call stop counting, on this instance from its next sync round,
+   * on the others from their next sync after that. Resolves once done; rejects, saying so, if some
+   * part failed (the store did not answer: call it again) or the gateway cannot reset.
+   */
+  async resetAll(): Promise<void> {
+    const gw = this.#ready();
+    if (gw.resetAll === undefined) throw notSupported('FleetlimitStore.resetAll', NO_RESET_ALL);
+    // every decision kept for decrement was forgotten by the reset: nothing left to take back
+    this.#held = null;
+    if (!(await gw.resetAll())) {
+      throw new Error(
+        'fleetlimit: FleetlimitStore.resetAll: the store did not answer for every key; call it again',
+      );
+    }
   }
 
   /** Stops the gateway this store made (its last sync pushes its admits); a gateway passed in is the caller's. */

@@ -18,6 +18,8 @@ export interface CountingGateway {
   readonly resets?: boolean;
   /** Resets a key across the fleet (AsyncGateway.resetKey): express-rate-limit's resetKey. */
   resetKey?(key: string): Promise<boolean>;
+  /** Resets every key of the policy across the fleet (AsyncGateway.resetAll): express-rate-limit's resetAll. */
+  resetAll?(): Promise<boolean>;
 }
 
 /**
@@ -90,4 +92,4 @@ export const NO_RESET =
   "the store has no operation that clears a key's count across the fleet; the key's admits leave as they age out of the window";
 
 export const NO_RESET_ALL =
-  "clearing every key would need a scan of the policy's keys at the store, which fleetlimit does not make (its work would follow the keys held, not the call); reset each key with resetKey";
+  'the gateway has no resetAll (an AsyncGateway on MemoryStore or RedisStore has it); reset each key with resetKey';

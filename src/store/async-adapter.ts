@@ -41,6 +41,10 @@ export function asAsyncStore(store: AnyStore): AsyncStore {
     adapted.resetKey = (...a: Parameters<NonNullable<AsyncStore['resetKey']>>) =>
       settle(() => s.resetKey!(...a));
   }
+  if (typeof s.resetScan === 'function') {
+    adapted.resetScan = (...a: Parameters<NonNullable<AsyncStore['resetScan']>>) =>
+      settle(() => s.resetScan!(...a));
+  }
   ADAPTED.add(adapted);
   return adapted;
 }

@@ -190,6 +190,38 @@ export interface ResetKeyReply {
   now: number;
 }
 
+/**
+ * One chunk of a reset of every key of a policy (issue 36: express-rate-limit's `resetAll`;
+ * docs/decisions/0015-reset-all.md): the store looks at about `count` of the policy's keys from
+ * `cursor` on and resets each as `resetKey` would, but through `at`, the instant the reset was asked
+ * for, rather than its now: every admit of those keys at or before `at` the store counts stops
+ * counting; admits after it (a caller's request since) keep counting. Grants and every other record
+ * stay. A scan resumed from each reply's cursor until it is null visits every key held at the first
+ * call and still held (some maybe twice: a repeat at the same `at` removes nothing more).
+ */
+export interface ResetScanRequest {
+  /** Who resets (for the store's logs; a reset is the same from anyone). */
+  gatewayId: string;
+  policy: Policy;
+  /** The reset's instant, on the store's time: admits at or before it stop counting (at most now). */
+  at: number;
+  /** Where to go on: '' at the start, then the reply's cursor. */
+  cursor: string;
+  /** About how many keys to look at in this call (Redis SCAN's COUNT): the call's work follows it. */
+  count: number;
+}
+
+export interface ResetScanReply {
+  /** Where the next call goes on; null once the scan is through. */
+  cursor: string | null;
+  /** Keys this call reset. */
+  keys: number;
+  /** Admits that stopped counting. */
+  removed: number;
+  /** The store's time when it answered. */
+  now: number;
+}
+
 /** central-log's request-path call: admit iff the window's count + cost <= limit, atomically. */
 export interface LogAdmitRequest {
   key: string;
@@ -305,6 +337,11 @@ export interface Store {
    * without it serves no resets (the gateway's `resetKey` throws).
    */
   resetKey?(req: ResetKeyRequest, now: number): ResetKeyReply;
+  /**
+   * See `ResetScanRequest`. Its work follows `count` (the keys looked at), never the keys held.
+   * Optional: a store without it resets no policy whole (the gateway's `resetAll` throws).
+   */
+  resetScan?(req: ResetScanRequest, now: number): ResetScanReply;
   /** See `Heartbeat`. Optional: a store without it serves fixed K only (`gateways: 'auto'` needs it). */
   heartbeat?(beat: Heartbeat, now: number): HeartbeatReply;
 }

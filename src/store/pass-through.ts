@@ -20,12 +20,15 @@ export class PassThroughStore<S extends Store | AsyncStore> {
   readonly refundAdmits?: S['refundAdmits'];
   /** The inner store's, when it has one (resets). */
   readonly resetKey?: S['resetKey'];
+  /** The inner store's, when it has one (resetAll). */
+  readonly resetScan?: S['resetScan'];
 
   constructor(readonly inner: S) {
     if (inner.heartbeat !== undefined) this.heartbeat = inner.heartbeat.bind(inner) as S['heartbeat'];
     if (inner.refundAdmits !== undefined)
       this.refundAdmits = inner.refundAdmits.bind(inner) as S['refundAdmits'];
     if (inner.resetKey !== undefined) this.resetKey = inner.resetKey.bind(inner) as S['resetKey'];
+    if (inner.resetScan !== undefined) this.resetScan = inner.resetScan.bind(inner) as S['resetScan'];
   }
 
   /** The inner store's (a Store has none: it runs on the time it is passed). */

@@ -751,6 +751,74 @@ export function storeContract(name: string, make: () => Promise<AnyStore> | AnyS
       });
     });
 
+    describe('resetScan (issue 36: resetAll)', () => {
+      const p: Policy = { limit: 5, windowMs: 1000, windowKind: 'sliding' };
+      const other: Policy = { ...p, limit: 6 };
+      // glob characters, a name holding another kind's marker, a key too long to be verbatim
+      const odd = ['a*b', 'x?[y]\\z', `k}m[${p.limit}/${p.windowMs}s]:j`, 'ü'.repeat(150)];
+      const keys = [...odd, ...Array.from({ length: 36 }, (_, i) => `key-${i}`)];
+      const scanAll = async (s: AnyStore, at: number, now: number, count: number) => {
+        let cursor: string | null = '';
+        let removed = 0;
+        let calls = 0;
+        while (cursor !== null) {
+          const r = await Promise.resolve(
+            s.resetScan!({ gatewayId: 'gw-r', policy: p, at, cursor, count }, now),
+          );
+          expect(r.keys).toBeLessThanOrEqual(Math.max(count * 4, 32));
+          removed += r.removed;
+          cursor = r.cursor;
+          calls++;
+        }
+        return { removed, calls };
+      };
+      let seq = 0;
+      const read = async (s: AnyStore, key: string, now: number, policy = p) =>
+        (
+          await s.sync(
+            req({ gatewayId: 'reader', seq: ++seq, policy, horizonMs: 5000, entries: [push(key, [])] }),
+            now,
+          )
+        ).replies[0];
+
+      it('resets every key of the policy through its instant, in chunks; admits after it stay', async () => {
+        const s = await make();
+        if (s.resetScan === undefined) throw new Error('the store has no resetScan');
+        const entries = keys.map((k, i) => push(k, i % 2 === 0 ? [100, 200] : [150, 280], false));
+        await s.sync(req({ policy: p, entries }), 290);
+        await s.sync(req({ gatewayId: 'gw-b', policy: other, entries: [push('key-1', [120])] }), 290);
+        // the reset was asked for at 250 and reaches the store at 300: the admits at 280 were made since
+        const { removed, calls } = await scanAll(s, 250, 300, 4);
+        expect(removed).toBe(keys.length * 2 - keys.length / 2);
+        expect(calls).toBeGreaterThan(1);
+        for (const [i, k] of keys.entries()) {
+          const r = await read(s, k, 310);
+          expect(r.count, k).toBe(i % 2 === 0 ? 0 : 1);
+          expect(listed(r), k).toEqual(i % 2 === 0 ? [] : [1280]);
+        }
+        // another policy's keys are untouched; a repeat removes nothing more
+        expect((await read(s, 'key-1', 310, other)).count).toBe(1);
+        expect((await scanAll(s, 250, 320, 4)).removed).toBe(0);
+        // an empty store: through at once
+        expect((await scanAll(s, 250, 320, 1000)).removed).toBe(0);
+      });
+
+      it('keeps grants, and never resets past its now', async () => {
+        const s = await make();
+        if (s.resetScan === undefined) throw new Error('the store has no resetScan');
+        await s.sync(req({ policy: p, entries: [push('k', [100, 200], false)] }), 200);
+        const b = await s.sync(req({ gatewayId: 'gw-b', policy: p, entries: [lease('k', 2)] }), 210);
+        expect(b.replies[0].granted).toBe(2);
+        // an instant past the store's now resets through now only
+        await s.sync(req({ seq: 2, policy: p, entries: [push('k', [400], false)] }), 220);
+        expect((await scanAll(s, 10_000, 300, 10)).removed).toBe(2);
+        const c = await s.sync(req({ gatewayId: 'gw-c', policy: p, entries: [lease('k', 5)] }), 310);
+        // L = 5: gw-b's 2 and the admit at 400 still hold 3
+        expect(c.replies[0].granted).toBe(2);
+        expect(c.replies[0].count).toBe(1);
+      });
+    });
+
     describe('resetKey (issue 36)', () => {
       const p: Policy = { limit: 3, windowMs: 1000, windowKind: 'sliding' };
       const resetsOf = async () => {

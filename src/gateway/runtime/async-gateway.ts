@@ -23,6 +23,7 @@ import {
   registerGatewayMetrics,
   unregisterGatewayMetrics,
 } from './metrics.js';
+import { scanReset } from './reset-scan.js';
 import { type RuntimeStats, sumByCause } from './runtime-stats.js';
 import type { StoreClock } from './store-clock.js';
 import type { StoreHealth } from './store-health.js';
@@ -277,23 +278,17 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return this.decisions.fromLimiter(lim, allowed, now, cost);
   }
 
-  /**
-   * Whether this gateway can take admits back (`refund`): its design never uses a store (split), or
-   * its store has Store.refundAdmits (MemoryStore, RedisStore).
-   */
+  /** Whether this gateway can take admits back (`refund`): split, or a store with refundAdmits. */
   get refunds(): boolean {
     return !this.usesStore || typeof this.store.refundAdmits === 'function';
   }
 
   /**
-   * Takes back the request `decision` admitted on `key` (its cost `cost`, as admitted), once its
-   * response shows it should not count (a successful login under "5 failed logins a minute"): the key
-   * has that slot again, on this gateway at once when the admit was still its own (not pushed yet;
-   * a lease design's slot returns to its grant), in the fleet from the next sync round when the store
-   * counts it (the refund goes to the store then, see Store.refundAdmits; central-log's at once). Returns whether anything
-   * is taken back: false for a decision that admitted nothing, one decided by the fail mode
-   * (degraded), one refunded already, or an admit that has aged out of the window. Throws if the
-   * store cannot take admits back (see `refunds`).
+   * Takes back the request `decision` admitted on `key` (its `cost`), once its response shows it
+   * should not count (docs/decisions/0012-refunds.md): at once on this gateway while the admit is its
+   * own (unpushed), in the fleet from the next sync round (central-log: at once). Returns false for a
+   * decision that admitted nothing, a degraded one, one refunded already, or one aged out. Throws if
+   * the store cannot take admits back (see `refunds`).
    */
   refund(key: string, decision: Decision, cost = 1): boolean {
     requireKey(key);
@@ -306,25 +301,18 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
     return this.takeBacks.refund(key, decision, cost);
   }
 
-  /**
-   * Whether this gateway can reset keys (`resetKey`): its design never uses a store (split), or its
-   * store has Store.resetKey (MemoryStore, RedisStore).
-   */
+  /** Whether this gateway can reset keys (`resetKey`): split, or a store with resetKey. */
   get resets(): boolean {
     return !this.usesStore || typeof this.store.resetKey === 'function';
   }
 
   /**
-   * Resets `key` (express-rate-limit's resetKey: unblock a client; docs/decisions/0014-reset-key.md):
-   * this gateway forgets its own admits of the key not pushed yet at once (a lease design's slots
-   * return to its grant), and the store forgets every admit of the key it counts when the reset
-   * lands, at the start of this gateway's next sync round (central-log, or a gateway whose sync timer
-   * does not run: at once). Until that round's
-   * sync this gateway's view still counts the store's admits (it errs towards rejecting), as the
-   * others' do until their next sync. Admits another gateway made and has not pushed yet count once
-   * pushed. Grants stay. Resolves true once the store applied the reset (split, which keeps no store:
-   * at once), false if it could not (the store did not answer: the reset goes again next round; or
-   * maxKeys resets wait already: nothing was reset). Throws if the store cannot reset (see `resets`).
+   * Resets `key` (express-rate-limit's resetKey; docs/decisions/0014-reset-key.md): this gateway's
+   * unpushed admits of it go at once (a lease's slots return to its grant), the store's when the
+   * reset lands at the start of the next sync round (central-log, or no sync timer: at once); grants
+   * stay, and others' unpushed admits count once pushed. Resolves true once the store applied it
+   * (split: at once), false if not (resent next round; or maxKeys resets wait: none). Throws if the
+   * store cannot reset (see `resets`).
    */
   resetKey(key: string): Promise<boolean> {
     requireKey(key);
@@ -334,6 +322,20 @@ export class AsyncGateway extends EventEmitter<AsyncGatewayEvents> {
       );
     }
     return this.takeBacks.reset(key);
+  }
+
+  /**
+   * Resets every key of the policy (express-rate-limit's resetAll; docs/decisions/0015-reset-all.md):
+   * the keys held here as `resetKey` does, and the store's through this call's instant, by a scan in
+   * chunks (Store.resetScan; admits since keep counting). Resolves true once done, false if some part
+   * failed (call again). Throws if the store cannot (no resetScan).
+   */
+  resetAll(): Promise<boolean> {
+    const scans = !this.usesStore || this.store.resetScan !== undefined;
+    if (!this.resets || !scans) throw new Error(`fleetlimit: resetAll: the store has no resetScan`);
+    const call = { gatewayId: this.id, policy: this.options.policy, timeoutMs: this.storeTimeoutMs };
+    const scan = (at: number) => scanReset(this.store, call, at, () => this.now()).then((r) => r.ok);
+    return this.takeBacks.resetAll(this.usesStore ? scan : null);
   }
 
   /** Resets sent to the store and answered, and keys still waiting for theirs (stats). */

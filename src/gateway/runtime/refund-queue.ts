@@ -39,6 +39,12 @@ export class RefundQueue extends StoreQueue {
     if (this.waiting.length > 0) this.waiting = this.waiting.filter((w) => w.key !== key);
   }
 
+  /** Drops every refund of an admit at or before `at` (a reset of every key forgets them). */
+  dropThrough(at: number): void {
+    if (this.list.length > 0) this.list = this.list.filter((r) => r.at > at);
+    if (this.waiting.length > 0) this.waiting = this.waiting.filter((w) => w.at > at);
+  }
+
   /** An admit a sync in flight carries (TakeBack 'wait'). */
   wait(key: string, at: number, cost: number): void {
     this.waiting.push({ key, at, cost });

@@ -52,6 +52,8 @@ export class TakeBacks {
    * its instant would take another admit made there since).
    */
   private readonly lastReset = new Map<string, number>();
+  /** The decision time of the last resetAll: a refund of an admit at or before it takes nothing. */
+  private lastResetAll = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly d: TakeBacksDeps) {
     this.refundQueue = new RefundQueue(d.maxKeys);
@@ -64,7 +66,7 @@ export class TakeBacks {
     if (!decision.allowed || decision.degraded === true || at === undefined) return false;
     if (this.refunded.has(decision)) return false;
     const reset = this.lastReset.get(key);
-    if (reset !== undefined && at <= reset) return false;
+    if ((reset !== undefined && at <= reset) || at <= this.lastResetAll) return false;
     this.refunded.add(decision);
     const now = this.d.now();
     const r = this.refundLimiter(key, now).takeBack(at, cost, now);
@@ -122,6 +124,21 @@ export class TakeBacks {
       else if (!rounds.running) rounds.tick();
     }
     return sent;
+  }
+
+  /**
+   * AsyncGateway.resetAll once checked: see there. Every key this gateway holds goes through `reset`
+   * (0014's path), and `scan(at)` resets at the store the keys held there through `at`, now. Resolves
+   * true once both are done, false if either could not be.
+   */
+  resetAll(scan: ((at: number) => Promise<boolean>) | null): Promise<boolean> {
+    const at = this.d.now();
+    this.lastResetAll = at;
+    // every queued refund is of an admit at or before now: the reset forgets it
+    this.refundQueue.dropThrough(at);
+    const held = this.d.table.keys().map((k) => this.reset(k));
+    const scanned = scan === null ? Promise.resolve(true) : scan(at);
+    return Promise.all([scanned, ...held]).then((oks) => oks.every((ok) => ok));
   }
 
   /** Records the key's reset at `now` (lastReset), dropping those a window old and past maxKeys. */

@@ -11,6 +11,8 @@ import type {
   Refund,
   ResetKeyReply,
   ResetKeyRequest,
+  ResetScanReply,
+  ResetScanRequest,
 } from '../contract.js';
 import { requireCost } from '../require-cost.js';
 import { KeyRecords } from './key-records.js';
@@ -99,17 +101,37 @@ export class CentralLogRecords extends KeyRecords {
    */
   resetKey(req: ResetKeyRequest, now: number): ResetKeyReply {
     this.sweepDue(now);
-    const rec = this.peek(req.key, req.policy);
+    return { removed: this.resetThrough(req.key, req.policy, now, now), now };
+  }
+
+  /**
+   * One chunk of a policy's reset (see ResetScanRequest): the next `count` keys in key order, each
+   * reset through `at` (never past now). The cursor is the last key looked at.
+   */
+  resetScan(req: ResetScanRequest, now: number): ResetScanReply {
+    this.sweepDue(now);
+    const at = Math.min(req.at, now);
+    const count = Math.max(1, Math.floor(req.count));
+    const keys = this.keysAfter(req.policy, req.cursor, count);
+    let removed = 0;
+    for (const k of keys) removed += this.resetThrough(k, req.policy, at, now);
+    const cursor = keys.length < count ? null : keys[keys.length - 1];
+    return { cursor, keys: keys.length, removed, now };
+  }
+
+  /** Forgets the key's admits at or before `at` that count at `now`; returns how many. */
+  private resetThrough(key: string, policy: Policy, at: number, now: number): number {
+    const rec = this.peek(key, policy);
     // no record: nothing of the key counts (and none is made for it)
-    if (rec === undefined) return { removed: 0, now };
-    rec.prune(now, req.policy);
-    const removed = rec.log.dropThrough(now);
+    if (rec === undefined) return 0;
+    rec.prune(now, policy);
+    const removed = rec.log.dropThrough(at);
     // central-log calls whose admits went with them: a void of one finds nothing to take back
     if (rec.calls !== null) {
-      rec.calls = rec.calls.filter((c) => c.t > now);
+      rec.calls = rec.calls.filter((c) => c.t > at);
       if (rec.calls.length === 0) rec.calls = null;
     }
-    this.settle(rec, req.policy, now);
-    return { removed, now };
+    this.settle(rec, policy, now);
+    return removed;
   }
 }

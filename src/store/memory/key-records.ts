@@ -38,6 +38,18 @@ export class KeyRecords {
     return t;
   }
 
+  /**
+   * Up to `count` of the policy's keys after `cursor` in code-unit order (a reset scan's chunk; ''
+   * starts). A key order, not the map's: keys added or dropped between chunks move no other key, so
+   * a scan misses none held throughout. The work is a pass over the policy's keys: this store is in
+   * the caller's process, where a chunk costs what a sync of as many keys would.
+   */
+  keysAfter(policy: Policy, cursor: string, count: number): string[] {
+    const after: string[] = [];
+    for (const k of this.tableOf(policy).keys()) if (k > cursor) after.push(k);
+    return after.length <= count ? after.sort() : after.sort().slice(0, count);
+  }
+
   /** A key's record for the helpers that take no policy: there must be one table at most. */
   peekOnly(key: string): KeyRecord | undefined {
     const n = this.tables.size;

@@ -12,6 +12,8 @@ import type {
   Refund,
   ResetKeyReply,
   ResetKeyRequest,
+  ResetScanReply,
+  ResetScanRequest,
   SyncReply,
   SyncRequest,
   SyncResult,
@@ -27,6 +29,7 @@ import {
   type ResolvedRedisStoreOptions,
   resolveRedisStoreOptions,
 } from './options.js';
+import { logOfMeta, metaPattern, nextCursor, readCursor, scanServers } from './reset-scan.js';
 import { respBulks } from './resp-wire.js';
 import { composeScript, type LuaScript, type RedisClient, type ScriptCall } from './script.js';
 import { keepLoaded } from './script-loader.js';
@@ -208,6 +211,41 @@ export class RedisStore implements AsyncStore {
     const args = this.head(req.policy, now);
     const r = await this.runOnKey<[number, string]>(this.scripts.reset, k, args);
     return { removed: Number(r[0]), now: Number(r[1]) };
+  }
+
+  /**
+   * One chunk of a policy's reset (see the contract): SCAN with COUNT `req.count` over the policy's
+   * meta hashes on one server (in a cluster, each master in turn: the cursor names which), then
+   * reset.lua through `req.at` on each key found, in call order with every other call (CallOrder).
+   */
+  async resetScan(req: ResetScanRequest, now: number): Promise<ResetScanReply> {
+    const { server, scan } = readCursor(req.cursor);
+    const servers = scanServers(this.client);
+    if (server >= servers.length) return { cursor: null, keys: 0, removed: 0, now: await this.storeNow(now) };
+    const clientPrefix = (this.client.options as { keyPrefix?: string }).keyPrefix ?? '';
+    const { prefix } = this.options;
+    const tag = policyTag(req.policy);
+    const count = String(Math.max(1, Math.floor(req.count)));
+    const pattern = metaPattern(clientPrefix, prefix, tag);
+    const [next, found] = await servers[server].scan(scan, 'MATCH', pattern, 'COUNT', count);
+    const args = [...this.head(req.policy, now), String(req.at)];
+    const calls: [string, string][] = [];
+    for (const name of found) {
+      const log = logOfMeta(name.slice(clientPrefix.length), prefix, tag, this.logKind);
+      if (log !== null) calls.push([log, name.slice(clientPrefix.length)]);
+    }
+    const cursor = nextCursor(server, next, servers.length);
+    if (calls.length === 0) return { cursor, keys: 0, removed: 0, now: await this.storeNow(now) };
+    const replies = (await this.order.request(() =>
+      Promise.all(calls.map((keys) => this.scripts.reset.run(this.client, keys, args))),
+    )) as [number, string][];
+    let removed = 0;
+    let storeNow = Number.NEGATIVE_INFINITY;
+    for (const r of replies) {
+      removed += Number(r[0]);
+      storeNow = Math.max(storeNow, Number(r[1]));
+    }
+    return { cursor, keys: calls.length, removed, now: storeNow };
   }
 
   async ask(req: AskRequest, now: number): Promise<AskReply> {

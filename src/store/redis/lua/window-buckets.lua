@@ -624,11 +624,11 @@ local function refundAt(log, m, t, cost)
   return k
 end
 
--- Forgets every admit at or before NOW (a reset, reset.lua): drops each bucket whose latest admit is
--- at or before NOW; returns how many. A bucket with a later admit (a caller's clock ahead of NOW)
--- stays whole: it cannot tell its instants apart (it errs towards counting). Its work follows the
--- buckets, at most BUCKETS + 1 a window.
-local function resetThrough(log, m)
+-- Forgets every admit at or before `at` (<= NOW: a reset, reset.lua): drops each bucket whose latest
+-- admit is at or before `at`; returns how many. A bucket with a later admit (one since a reset-all's
+-- instant, or a caller's clock ahead of NOW) stays whole: it cannot tell its instants apart (it errs
+-- towards counting). Its work follows the buckets, at most BUCKETS + 1 a window.
+local function resetThrough(log, m, at)
   local total = known(log, m)
   if total == 0 then
     return 0
@@ -638,7 +638,7 @@ local function resetThrough(log, m)
   local o, z = nil, nil
   for f, v in pairs(b) do
     local c, latest = bucketRead(v)
-    if latest <= NOW then
+    if latest <= at then
       gone[#gone + 1] = f
       if expiry(latest) > NOW then
         removed = removed + c

@@ -673,25 +673,25 @@ end
 -- it did not read (it errs towards counting).
 local RESET_SCAN = 128
 
--- Forgets every admit at or before NOW (a reset, reset.lua); returns how many. When the newest run
--- (z) is at or before NOW, the common case, every member goes with one ZREMRANGEBYSCORE, no member
+-- Forgets every admit at or before `at` (<= NOW: a reset, reset.lua); returns how many. When the
+-- newest run (z) is at or before `at`, the common case, every member goes with one ZREMRANGEBYSCORE, no member
 -- read in Lua: its work is Redis's own, over members that all still count (one per touch: a sync's
 -- push, or a central-log call that was admitted), so the fleet's configuration bounds it, never a
--- client's requests. Otherwise (a caller's clock ahead of NOW pushed runs after it) the RESET_SCAN
--- members scored nearest at or before NOW are read, each rewritten under its id with its runs after
--- NOW, and older members are left as they are.
-local function resetThrough(log, m)
+-- client's requests. Otherwise (runs after `at`: admits since a reset-all's instant, or a caller's
+-- clock ahead of NOW) the RESET_SCAN members scored nearest at or before `at` are read, each
+-- rewritten under its id with its runs after `at`, and older members are left as they are.
+local function resetThrough(log, m, at)
   local total = known(log, m)
   if total == 0 then
     return 0
   end
-  if m.z ~= nil and m.z <= NOW then
-    redis.call('ZREMRANGEBYSCORE', log, '-inf', num(NOW))
+  if m.z ~= nil and m.z <= at then
+    redis.call('ZREMRANGEBYSCORE', log, '-inf', num(at))
     storeTotal(log, m, 0)
     m.a, m.o, m.z, m.e = nil, nil, nil, nil
     return total
   end
-  local near = redis.call('ZREVRANGEBYSCORE', log, num(NOW), '-inf', 'WITHSCORES', 'LIMIT', 0, RESET_SCAN)
+  local near = redis.call('ZREVRANGEBYSCORE', log, num(at), '-inf', 'WITHSCORES', 'LIMIT', 0, RESET_SCAN)
   local removed = 0
   local args = {}
   for i = 1, #near, 2 do
@@ -700,7 +700,7 @@ local function resetThrough(log, m)
     runsOf(name, tonumber(near[i + 1]), ts, cs)
     local kt, kc = {}, {}
     for j = 1, #ts do
-      if ts[j] <= NOW then
+      if ts[j] <= at then
         removed = removed + cs[j]
       else
         kt[#kt + 1] = ts[j]
@@ -713,7 +713,7 @@ local function resetThrough(log, m)
       if string.byte(name, 1) == PACKED then
         id = packedId(name)
       else
-        -- (a one-run member scored at or before NOW holds no run after it: not reached)
+        -- (a one-run member scored at or before `at` holds no run after it: not reached)
         id = idOf(m.n)
         m.n = m.n + 1
         m.dirty = true
