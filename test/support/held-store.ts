@@ -39,4 +39,6 @@ export class HeldStore implements AsyncStore {
     this.call('void', () => this.memory.voidLogAdmits(...a));
   resetKey: NonNullable<AsyncStore['resetKey']> = (req, now) =>
     this.call(`reset ${req.key}`, () => this.memory.resetKey(req, now));
+  resetScan: NonNullable<AsyncStore['resetScan']> = (req, now) =>
+    this.call(`scan ${req.cursor}`, () => this.memory.resetScan(req, now));
 }

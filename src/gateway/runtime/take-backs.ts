@@ -12,6 +12,8 @@ export interface RoundsForTakeBacks {
   sendRefunds(): Promise<void>;
   sendResets(): Promise<void>;
   readonly running: boolean;
+  /** The round in flight, or a new one. */
+  syncNow(): Promise<boolean>;
   tick(): void;
 }
 
@@ -104,7 +106,7 @@ export class TakeBacks {
   }
 
   /** AsyncGateway.resetKey once its input is checked: see there. */
-  reset(key: string): Promise<boolean> {
+  reset(key: string, send = true): Promise<boolean> {
     const { usesStore } = this.d;
     const sent = usesStore ? this.resetQueue.add(key) : Promise.resolve(true);
     if (sent === null) return Promise.resolve(false);
@@ -116,14 +118,28 @@ export class TakeBacks {
     }
     this.noteReset(key, now);
     this.refundQueue.drop(key);
-    if (usesStore) {
-      // central-log's admits are all the store's, none in a sync: its reset goes at once; a gateway
-      // whose sync timer does not run (not started, or stopped) runs a round for it now
-      const rounds = this.d.rounds();
-      if (this.d.design.requestPath === 'log') void rounds.sendResets();
-      else if (!rounds.running) rounds.tick();
-    }
+    if (usesStore && send) this.sendResets();
     return sent;
+  }
+
+  /** Sends the queued resets now if they would wait on no round: central-log, or no sync timer. */
+  private sendResets(): void {
+    // central-log's admits are all the store's, none in a sync: its reset goes at once; a gateway
+    // whose sync timer does not run (not started, or stopped) runs a round for it now. A round in
+    // flight may have sent its resets already: one more after it (else the reset would wait for a
+    // timer that never comes)
+    const rounds = this.d.rounds();
+    if (this.d.design.requestPath === 'log') void rounds.sendResets();
+    else if (!rounds.running) {
+      rounds.tick();
+      // (a failed round was reported by tick)
+      rounds.syncNow().then(
+        () => {
+          if (this.resetQueue.pending > 0 && !rounds.running) rounds.tick();
+        },
+        () => {},
+      );
+    }
   }
 
   /**
@@ -136,7 +152,9 @@ export class TakeBacks {
     this.lastResetAll = at;
     // every queued refund is of an admit at or before now: the reset forgets it
     this.refundQueue.dropThrough(at);
-    const held = this.d.table.keys().map((k) => this.reset(k));
+    // queued together, then sent together: one round carries them all
+    const held = this.d.table.keys().map((k) => this.reset(k, false));
+    if (this.d.usesStore && held.length > 0) this.sendResets();
     const scanned = scan === null ? Promise.resolve(true) : scan(at);
     return Promise.all([scanned, ...held]).then((oks) => oks.every((ok) => ok));
   }
