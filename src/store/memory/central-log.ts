@@ -120,7 +120,7 @@ export class CentralLogRecords extends KeyRecords {
   }
 
   /** Forgets the key's admits at or before `at` that count at `now`; returns how many. */
-  private resetThrough(key: string, policy: Policy, at: number, now: number): number {
+  protected resetThrough(key: string, policy: Policy, at: number, now: number): number {
     const rec = this.peek(key, policy);
     // no record: nothing of the key counts (and none is made for it)
     if (rec === undefined) return 0;
