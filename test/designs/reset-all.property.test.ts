@@ -14,7 +14,8 @@
  *    counting and not reset before it number at most L (split: K·ceil(L/K)).
  * 2. After every step, the store's count of each key is the sum of the admits pushed, still counting
  *    and not reset.
- * 3. resetAll and resetKey resolve true; at the end, after every gateway syncs, nothing waits.
+ * 3. resetAll and resetKey resolve true; once resetAll has, every admit the store counted when it
+ *    was called is reset. At the end, after every gateway syncs, nothing waits.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -180,9 +181,15 @@ async function runCase(c: Case): Promise<void> {
           a.resetAt === Number.POSITIVE_INFINITY
         )
           a.resetAt = now;
+      // every admit the store counts when resetAll is called: each must be reset once it resolves
+      const counted = admits.filter(
+        (a) => a.pushed && counting(a, now) && a.resetAt === Number.POSITIVE_INFINITY,
+      );
       expect(await (s.reset === 'all' ? gws[g].resetAll() : gws[g].resetKey(key))).toBe(true);
       // the round the reset ran in, to its end
       await gws[g].syncNow();
+      if (s.reset === 'all')
+        for (const a of counted) expect(a.resetAt).toBeLessThan(Number.POSITIVE_INFINITY);
       storeExact();
       continue;
     }
