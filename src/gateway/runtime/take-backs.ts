@@ -12,6 +12,8 @@ export interface RoundsForTakeBacks {
   sendRefunds(): Promise<void>;
   sendResets(): Promise<void>;
   readonly running: boolean;
+  /** A round is in flight. */
+  readonly busy: boolean;
   /** The round in flight, or a new one. */
   syncNow(): Promise<boolean>;
   tick(): void;
@@ -130,12 +132,12 @@ export class TakeBacks {
     // timer that never comes)
     const rounds = this.d.rounds();
     if (this.d.design.requestPath === 'log') void rounds.sendResets();
+    else if (!rounds.running && !rounds.busy) rounds.tick();
     else if (!rounds.running) {
-      rounds.tick();
-      // (a failed round was reported by tick)
+      // (a failed round is reported by its tick)
       rounds.syncNow().then(
         () => {
-          if (this.resetQueue.pending > 0 && !rounds.running) rounds.tick();
+          if (this.resetQueue.pending > 0 && !rounds.running && !rounds.busy) rounds.tick();
         },
         () => {},
       );
