@@ -19,6 +19,8 @@ export class KeyRecords {
   private readonly sweep = new MinHeap<KeyRecord>();
   /** The record last looked up: a gateway syncs one hot key over and over (and the simulator only one). */
   private lastRec: KeyRecord | null = null;
+  /** The reset scan in progress (one at a time): its policy's table, its keys sorted, how many handed out. */
+  private scan: { table: Map<string, KeyRecord>; keys: string[]; next: number } | null = null;
 
   /** Keys the store holds state for, over every policy (a key under two policies counts twice). */
   get keyCount(): number {
@@ -41,13 +43,23 @@ export class KeyRecords {
   /**
    * Up to `count` of the policy's keys after `cursor` in code-unit order (a reset scan's chunk; ''
    * starts). A key order, not the map's: keys added or dropped between chunks move no other key, so
-   * a scan misses none held throughout. The work is a pass over the policy's keys: this store is in
-   * the caller's process, where a chunk costs what a sync of as many keys would.
+   * a scan misses none held throughout. The first chunk sorts the keys after the cursor once and the
+   * next chunks hand them out in turn (a pass and a sort per chunk made a scan of n keys cost n²/count:
+   * minutes at a million keys); a cursor that is not where the last chunk ended sorts afresh.
    */
   keysAfter(policy: Policy, cursor: string, count: number): string[] {
-    const after: string[] = [];
-    for (const k of this.tableOf(policy).keys()) if (k > cursor) after.push(k);
-    return after.length <= count ? after.sort() : after.sort().slice(0, count);
+    const table = this.tableOf(policy);
+    let s = this.scan;
+    if (s === null || s.table !== table || s.next === 0 || s.keys[s.next - 1] !== cursor) {
+      const keys: string[] = [];
+      for (const k of table.keys()) if (k > cursor) keys.push(k);
+      s = this.scan = { table, keys: keys.sort(), next: 0 };
+    }
+    const chunk = s.keys.slice(s.next, s.next + count);
+    s.next += chunk.length;
+    // handed out whole: let the keys go (the caller's next cursor then sorts an empty rest)
+    if (s.next >= s.keys.length) this.scan = null;
+    return chunk;
   }
 
   /** A key's record for the helpers that take no policy: there must be one table at most. */
