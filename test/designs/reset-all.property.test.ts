@@ -20,29 +20,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
-import { DESIGN_IDS, type DesignId, type WindowKind } from '../../src/config.js';
-import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import type { ResetScanReply, ResetScanRequest, SyncRequest, SyncResult } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { expiryOf } from '../../src/window/expiry.js';
 import { seeded } from '../support/fc-seed.js';
-
-const EXACT = new Set<DesignId>(['central-log', 'leases', 'leases-ask']);
+import { fleetFields, PhasedFleet, stepCost, stepDt } from '../support/phased-fleet.js';
 
 const caseArb = fc.record({
-  design: fc.constantFrom(...DESIGN_IDS),
-  gateways: fc.integer({ min: 1, max: 4 }),
-  limit: fc.integer({ min: 1, max: 10 }),
-  windowMs: fc.integer({ min: 200, max: 2_000 }),
-  windowKind: fc.constantFrom<WindowKind[]>('sliding', 'fixed'),
-  syncMs: fc.integer({ min: 20, max: 300 }),
-  phases: fc.array(fc.integer({ min: 0, max: 299 }), { minLength: 4, maxLength: 4 }),
+  ...fleetFields,
   steps: fc.array(
     fc.record({
-      dt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 60 }), fc.integer({ min: 100, max: 900 })),
+      dt: stepDt,
       g: fc.nat(3),
       key: fc.nat(2),
-      cost: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.constant(2) }),
+      cost: stepCost,
       reset: fc.oneof(
         { weight: 8, arbitrary: fc.constant('none' as const) },
         { weight: 1, arbitrary: fc.constant('key' as const) },
@@ -55,32 +45,20 @@ const caseArb = fc.record({
 
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
-interface Admit {
-  g: number;
-  key: string;
-  at: number;
-  cost: number;
-  pushed: boolean;
-  /** Instant it was reset (Infinity: never). */
-  resetAt: number;
-}
-
 /** A MemoryStore telling the test what each sync pushed and each key's reset struck. */
 class WatchedStore extends MemoryStore {
-  constructor(
-    private readonly onSync: (req: SyncRequest) => void,
-    private readonly onReset: (key: string, at: number) => void,
-  ) {
-    super();
-  }
+  fleet: PhasedFleet | undefined;
 
   override sync(req: SyncRequest, now: number): SyncResult {
-    this.onSync(req);
+    this.fleet?.pushedBy(req);
     return super.sync(req, now);
   }
 
   protected override resetThrough(key: string, policy: Policy, at: number, now: number): number {
-    this.onReset(key, at);
+    // every admit pushed at or before the reset's instant is struck when the store resets its key
+    for (const a of this.fleet?.admits ?? [])
+      if (a.key === key && a.pushed && a.at <= at && a.struckAt === Number.POSITIVE_INFINITY)
+        a.struckAt = this.fleet!.now;
     return super.resetThrough(key, policy, at, now);
   }
 
@@ -97,123 +75,37 @@ describe('resetAll, every design, a fleet on one MemoryStore', () => {
 });
 
 async function runCase(c: Case): Promise<void> {
-  const { design, gateways, limit, windowMs, windowKind } = c;
-  const syncMs = Math.min(c.syncMs, windowMs);
-  const admits: Admit[] = [];
-  const gwOf = (gatewayId: string) => Number(gatewayId.slice(1, gatewayId.indexOf('~')));
-  const store = new WatchedStore(
-    (req) => {
-      const g = gwOf(req.gatewayId);
-      for (const e of req.entries) {
-        const at = new Set(e.admits);
-        for (const a of admits)
-          if (
-            a.g === g &&
-            a.key === e.key &&
-            !a.pushed &&
-            a.resetAt === Number.POSITIVE_INFINITY &&
-            at.has(a.at)
-          )
-            a.pushed = true;
-      }
-    },
-    (key, t) => {
-      for (const a of admits)
-        if (a.key === key && a.pushed && a.at <= t && a.resetAt === Number.POSITIVE_INFINITY) a.resetAt = now;
-    },
-  );
-  let now = 1_000;
-  const gws: AsyncGateway[] = [];
-  for (let i = 0; i < gateways; i++) {
-    gws.push(
-      createAsyncGateway({
-        id: `g${i}`,
-        design,
-        limit,
-        windowMs,
-        windowKind,
-        gateways,
-        syncMs,
-        store,
-        clock: () => now,
-        random: () => 0.5,
-      }),
-    );
-  }
-  const nextSync = c.phases.slice(0, gateways).map((p) => now + (p % syncMs));
-  const syncDue = async (until: number) => {
-    for (;;) {
-      let g = -1;
-      for (let i = 0; i < gateways; i++)
-        if (nextSync[i] <= until && (g < 0 || nextSync[i] < nextSync[g])) g = i;
-      if (g < 0) return;
-      now = nextSync[g];
-      await gws[g].syncNow();
-      nextSync[g] += syncMs;
-    }
-  };
-  const counting = (a: Admit, t: number) => expiryOf(a.at, windowMs, windowKind) > t;
-  const bound = design === 'split' ? gateways * Math.ceil(limit / gateways) : limit;
-  const policy = gws[0].options.policy;
-  const storeExact = () => {
-    if (design === 'split') return;
-    for (const key of ['k0', 'k1', 'k2']) {
-      let want = 0;
-      for (const a of admits)
-        if (a.key === key && a.pushed && counting(a, now) && a.resetAt === Number.POSITIVE_INFINITY)
-          want += a.cost;
-      expect(store.countOf(key, policy, now)).toBe(want);
-    }
-  };
+  const store = new WatchedStore();
+  const fleet = new PhasedFleet(c, store);
+  store.fleet = fleet;
+  const { gws } = fleet;
+  const keys = ['k0', 'k1', 'k2'];
   for (const s of c.steps) {
-    const until = now + s.dt;
-    await syncDue(until);
-    now = until;
-    const g = s.g % gateways;
+    await fleet.advance(s.dt);
+    const g = s.g % c.gateways;
     const key = `k${s.key}`;
     if (s.reset !== 'none') {
       // the resetting gateway's own admits not pushed are forgotten at once
-      for (const a of admits)
-        if (
-          a.g === g &&
-          (s.reset === 'all' || a.key === key) &&
-          !a.pushed &&
-          a.resetAt === Number.POSITIVE_INFINITY
-        )
-          a.resetAt = now;
+      for (const a of fleet.admits)
+        if (a.g === g && (s.reset === 'all' || a.key === key) && !a.pushed && !fleet.struck(a))
+          a.struckAt = fleet.now;
       // every admit the store counts when resetAll is called: each must be reset once it resolves
-      const counted = admits.filter(
-        (a) => a.pushed && counting(a, now) && a.resetAt === Number.POSITIVE_INFINITY,
+      const counted = fleet.admits.filter(
+        (a) => a.pushed && fleet.counting(a, fleet.now) && !fleet.struck(a),
       );
       expect(await (s.reset === 'all' ? gws[g].resetAll() : gws[g].resetKey(key))).toBe(true);
       // the round the reset ran in, to its end
       await gws[g].syncNow();
-      if (s.reset === 'all')
-        for (const a of counted) expect(a.resetAt).toBeLessThan(Number.POSITIVE_INFINITY);
-      storeExact();
+      if (s.reset === 'all') for (const a of counted) expect(fleet.struck(a)).toBe(true);
+      fleet.expectStore(store, keys);
       continue;
     }
     const d = await gws[g].admit(key, s.cost);
     if (!d.allowed) continue;
-    expect(d.degraded).toBeUndefined();
-    const admit: Admit = {
-      g,
-      key,
-      at: d.at!,
-      cost: s.cost,
-      pushed: design === 'central-log',
-      resetAt: Number.POSITIVE_INFINITY,
-    };
-    admits.push(admit);
-    if (EXACT.has(design) || design === 'split') {
-      let inWindow = 0;
-      for (const a of admits)
-        if (a.key === key && counting(a, admit.at) && !(a.resetAt <= admit.at)) inWindow += a.cost;
-      expect(inWindow).toBeLessThanOrEqual(bound);
-    }
-    storeExact();
+    fleet.record(g, key, d, s.cost);
+    fleet.expectStore(store, keys);
   }
-  for (let round = 0; round < 3; round++) for (const gw of gws) await gw.syncNow();
-  storeExact();
+  await fleet.settle();
+  fleet.expectStore(store, keys);
   for (const gw of gws) expect(gw.resetStats.pending).toBe(0);
 }

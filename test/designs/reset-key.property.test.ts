@@ -1,7 +1,7 @@
 /**
  * resetKey (issue 36) over every design, on a fleet of 1–4 AsyncGateways sharing one MemoryStore,
  * with a clock the test moves (each gateway syncs every Δ at its own phase; syncs due at an instant
- * run before the requests at it). Random requests of cost 1–2 on two keys, and random resets of a key
+ * run before the requests at it: test/support/phased-fleet.ts). Random requests of cost 1–2 on two keys, and random resets of a key
  * on one gateway (awaited, with the round it runs).
  *
  * Checked against the central log of the fleet's admits, each struck from the moment it is reset: the
@@ -17,29 +17,19 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DESIGN_IDS, type DesignId, type WindowKind } from '../../src/config.js';
-import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import type { ResetKeyReply, ResetKeyRequest, SyncRequest, SyncResult } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { expiryOf } from '../../src/window/expiry.js';
 import { seeded } from '../support/fc-seed.js';
-
-const EXACT = new Set<DesignId>(['central-log', 'leases', 'leases-ask']);
+import { fleetFields, PhasedFleet, stepCost, stepDt } from '../support/phased-fleet.js';
 
 const caseArb = fc.record({
-  design: fc.constantFrom(...DESIGN_IDS),
-  gateways: fc.integer({ min: 1, max: 4 }),
-  limit: fc.integer({ min: 1, max: 10 }),
-  windowMs: fc.integer({ min: 200, max: 2_000 }),
-  windowKind: fc.constantFrom<WindowKind[]>('sliding', 'fixed'),
-  syncMs: fc.integer({ min: 20, max: 300 }),
-  phases: fc.array(fc.integer({ min: 0, max: 299 }), { minLength: 4, maxLength: 4 }),
+  ...fleetFields,
   steps: fc.array(
     fc.record({
-      dt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 60 }), fc.integer({ min: 100, max: 900 })),
+      dt: stepDt,
       g: fc.nat(3),
       key: fc.nat(1),
-      cost: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.constant(2) }),
+      cost: stepCost,
       reset: fc.oneof(
         { weight: 6, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },
@@ -51,32 +41,20 @@ const caseArb = fc.record({
 
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
-interface Admit {
-  g: number;
-  key: string;
-  at: number;
-  cost: number;
-  pushed: boolean;
-  /** Instant it was reset (Infinity: never). */
-  resetAt: number;
-}
-
 /** A MemoryStore telling the test what each sync pushed and what each reset struck. */
 class WatchedStore extends MemoryStore {
-  constructor(
-    private readonly onSync: (req: SyncRequest) => void,
-    private readonly onReset: (req: ResetKeyRequest, now: number) => void,
-  ) {
-    super();
-  }
+  fleet: PhasedFleet | undefined;
 
   override sync(req: SyncRequest, now: number): SyncResult {
-    this.onSync(req);
+    this.fleet?.pushedBy(req);
     return super.sync(req, now);
   }
 
   override resetKey(req: ResetKeyRequest, now: number): ResetKeyReply {
-    this.onReset(req, now);
+    // every admit the store had been pushed, at or before its now, is struck when the reset lands
+    for (const a of this.fleet?.admits ?? [])
+      if (a.key === req.key && a.pushed && a.at <= now && a.struckAt === Number.POSITIVE_INFINITY)
+        a.struckAt = now;
     return super.resetKey(req, now);
   }
 }
@@ -88,113 +66,31 @@ describe('resetKey, every design, a fleet on one MemoryStore', () => {
 });
 
 async function runCase(c: Case): Promise<void> {
-  const { design, gateways, limit, windowMs, windowKind } = c;
-  const syncMs = Math.min(c.syncMs, windowMs);
-  const admits: Admit[] = [];
-  const gwOf = (gatewayId: string) => Number(gatewayId.slice(1, gatewayId.indexOf('~')));
-  const store = new WatchedStore(
-    (req) => {
-      const g = gwOf(req.gatewayId);
-      for (const e of req.entries) {
-        const at = new Set(e.admits);
-        for (const a of admits)
-          if (
-            a.g === g &&
-            a.key === e.key &&
-            !a.pushed &&
-            a.resetAt === Number.POSITIVE_INFINITY &&
-            at.has(a.at)
-          )
-            a.pushed = true;
-      }
-    },
-    (req, t) => {
-      for (const a of admits)
-        if (a.key === req.key && a.pushed && a.at <= t && a.resetAt === Number.POSITIVE_INFINITY)
-          a.resetAt = t;
-    },
-  );
-  let now = 1_000;
-  const gws: AsyncGateway[] = [];
-  for (let i = 0; i < gateways; i++) {
-    gws.push(
-      createAsyncGateway({
-        id: `g${i}`,
-        design,
-        limit,
-        windowMs,
-        windowKind,
-        gateways,
-        syncMs,
-        store,
-        clock: () => now,
-        random: () => 0.5,
-      }),
-    );
-  }
-  const nextSync = c.phases.slice(0, gateways).map((p) => now + (p % syncMs));
-  const syncDue = async (until: number) => {
-    for (;;) {
-      let g = -1;
-      for (let i = 0; i < gateways; i++)
-        if (nextSync[i] <= until && (g < 0 || nextSync[i] < nextSync[g])) g = i;
-      if (g < 0) return;
-      now = nextSync[g];
-      await gws[g].syncNow();
-      nextSync[g] += syncMs;
-    }
-  };
-  const counting = (a: Admit, t: number) => expiryOf(a.at, windowMs, windowKind) > t;
-  const bound = design === 'split' ? gateways * Math.ceil(limit / gateways) : limit;
-  const policy = gws[0].options.policy;
-  const storeExact = () => {
-    if (design === 'split') return;
-    for (const key of ['k0', 'k1']) {
-      let want = 0;
-      for (const a of admits)
-        if (a.key === key && a.pushed && counting(a, now) && a.resetAt === Number.POSITIVE_INFINITY)
-          want += a.cost;
-      expect(store.countOf(key, policy, now)).toBe(want);
-    }
-  };
+  const store = new WatchedStore();
+  const fleet = new PhasedFleet(c, store);
+  store.fleet = fleet;
+  const { gws } = fleet;
+  const keys = ['k0', 'k1'];
   for (const s of c.steps) {
-    const until = now + s.dt;
-    await syncDue(until);
-    now = until;
-    const g = s.g % gateways;
+    await fleet.advance(s.dt);
+    const g = s.g % c.gateways;
     const key = `k${s.key}`;
     if (s.reset) {
       // the resetting gateway's own admits not pushed are forgotten at once
-      for (const a of admits)
-        if (a.g === g && a.key === key && !a.pushed && a.resetAt === Number.POSITIVE_INFINITY)
-          a.resetAt = now;
+      for (const a of fleet.admits)
+        if (a.g === g && a.key === key && !a.pushed && !fleet.struck(a)) a.struckAt = fleet.now;
       expect(await gws[g].resetKey(key)).toBe(true);
       // the round the reset ran in, to its end
       await gws[g].syncNow();
-      storeExact();
+      fleet.expectStore(store, keys);
       continue;
     }
     const d = await gws[g].admit(key, s.cost);
     if (!d.allowed) continue;
-    expect(d.degraded).toBeUndefined();
-    const admit: Admit = {
-      g,
-      key,
-      at: d.at!,
-      cost: s.cost,
-      pushed: design === 'central-log',
-      resetAt: Number.POSITIVE_INFINITY,
-    };
-    admits.push(admit);
-    if (EXACT.has(design) || design === 'split') {
-      let inWindow = 0;
-      for (const a of admits)
-        if (a.key === key && counting(a, admit.at) && !(a.resetAt <= admit.at)) inWindow += a.cost;
-      expect(inWindow).toBeLessThanOrEqual(bound);
-    }
-    storeExact();
+    fleet.record(g, key, d, s.cost);
+    fleet.expectStore(store, keys);
   }
-  for (let round = 0; round < 3; round++) for (const gw of gws) await gw.syncNow();
-  storeExact();
+  await fleet.settle();
+  fleet.expectStore(store, keys);
   for (const gw of gws) expect(gw.resetStats.pending).toBe(0);
 }
