@@ -10,9 +10,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy, WindowKind } from '../../../src/config.js';
-import type { ResetScanReply, SyncRequest } from '../../../src/store/contract.js';
-import { MemoryStore } from '../../../src/store/memory-store.js';
+import type { ResetScanReply } from '../../../src/store/contract.js';
 import { seeded } from '../../support/fc-seed.js';
 import {
   type ClusterFixture,
@@ -20,7 +18,8 @@ import {
   type SingleFixture,
   singleServer,
 } from '../../support/redis-fixtures.js';
-import { type AnyStore, listed } from '../../support/store-contract.js';
+import type { AnyStore } from '../../support/store-contract.js';
+import { pushRuns, StorePair, storeCase } from '../../support/store-pair.js';
 
 let fx: SingleFixture;
 let cx: ClusterFixture;
@@ -42,10 +41,7 @@ const step = fc.oneof(
       key: fc.nat(KEYS.length - 1),
       dt: fc.integer({ min: 0, max: 300 }),
       ahead: fc.boolean(),
-      runs: fc.array(fc.record({ off: fc.integer({ min: 0, max: 60 }), n: fc.integer({ min: 1, max: 3 }) }), {
-        minLength: 1,
-        maxLength: 6,
-      }),
+      runs: pushRuns,
     }),
   },
   {
@@ -69,58 +65,23 @@ const step = fc.oneof(
   },
 );
 
-const caseArb = fc.record({
-  windowMs: fc.integer({ min: 300, max: 1500 }),
-  windowKind: fc.constantFrom<WindowKind[]>('sliding', 'fixed'),
-  steps: fc.array(step, { minLength: 1, maxLength: 40 }),
-});
+const caseArb = storeCase(step);
 
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
 async function run(c: Case, redis: AnyStore, compact: boolean): Promise<void> {
-  const mem = new MemoryStore();
-  const policy: Policy = { limit: 1000, windowMs: c.windowMs, windowKind: c.windowKind };
-  let now = 10_000;
-  const seqs = [0, 0, 0];
-  const calls = [0, 0, 0];
-  const both = async <T>(f: (s: AnyStore) => T | Promise<T>): Promise<[T, T]> => [
-    await f(mem),
-    await f(redis),
-  ];
-  const req = (gw: number, entry: SyncRequest['entries'][number]): SyncRequest => ({
-    gatewayId: `g${gw}`,
-    seq: ++seqs[gw],
-    policy,
-    leaseTtlMs: 100,
-    horizonMs: 3 * c.windowMs,
-    entries: [entry],
-  });
-  let readSeq = 0;
+  const pair = new StorePair(redis, c, 3 * c.windowMs);
+  const { mem, policy } = pair;
   for (const s of c.steps) {
-    now += s.dt;
-    if (s.op === 'push') {
-      const admits: number[] = [];
-      const counts: number[] = [];
-      // ahead: the runs spread over [now - 30, now + 30] (a caller's clock ahead of the store's)
-      const shift = s.ahead ? 30 : 0;
-      for (const r of [...s.runs].sort((a, b) => b.off - a.off)) {
-        const t = now - r.off + shift;
-        if (admits.length > 0 && admits[admits.length - 1] === t) counts[counts.length - 1] += r.n;
-        else {
-          admits.push(t);
-          counts.push(r.n);
-        }
-      }
-      const q = req(s.gw, { key: KEYS[s.key], admits, counts, read: false, release: false, ask: 0 });
-      await both((st) => st.sync(q, now));
-    } else if (s.op === 'call') {
-      const call = { gatewayId: `g${s.gw}`, seq: ++calls[s.gw] };
-      const [a, b] = await both((st) => st.logAdmit({ key: KEYS[s.key], policy, cost: 1, call }, now));
-      expect(b.allowed).toBe(a.allowed);
-    } else {
+    pair.now += s.dt;
+    const now = pair.now;
+    // ahead: the runs spread over [now - 30, now + 30] (a caller's clock ahead of the store's)
+    if (s.op === 'push') await pair.push(s.gw, KEYS[s.key], s.runs, s.ahead ? 30 : 0);
+    else if (s.op === 'call') await pair.call(s.gw, KEYS[s.key]);
+    else {
       // the reset was asked for `lag` ms before it reaches the store
       const at = now - s.lag;
-      let removed = [0, 0];
+      const removed = [0, 0];
       for (const [i, st] of [mem, redis].entries()) {
         let cursor: string | null = '';
         while (cursor !== null) {
@@ -133,25 +94,16 @@ async function run(c: Case, redis: AnyStore, compact: boolean): Promise<void> {
       }
       // (compact mode counted a bucket until its latest admit left: it may remove more or less)
       if (!compact) expect(removed[1]).toBe(removed[0]);
-      removed = [0, 0];
     }
     for (const key of KEYS) {
-      const q = {
-        ...req(0, { key, admits: [], read: true, release: false, ask: 0 }),
-        gatewayId: 'reader',
-        seq: ++readSeq,
-      };
-      const [a, b] = await both((st) => st.sync(q, now));
-      const ra = a.replies[0];
-      const rb = b.replies[0];
-      if (!compact) {
-        expect(rb.count, key).toBe(ra.count);
-        expect(listed(rb), key).toEqual(listed(ra));
-      } else expect(rb.count, key).toBeGreaterThanOrEqual(ra.count);
+      if (!compact) await pair.expectSame(key);
+      else {
+        const [ra, rb] = await pair.read(key);
+        expect(rb.count, key).toBeGreaterThanOrEqual(ra.count);
+      }
     }
   }
 }
-
 describe('resetScan on Redis against MemoryStore', () => {
   it('one server, exact mode: the same counts and expiries after every step', async () => {
     let n = 0;
