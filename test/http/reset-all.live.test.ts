@@ -4,55 +4,16 @@
 // in its next sync round and the store's others by a scan through the instant of the call. Instance 1
 // admits both keys again by its next sync, instance 0 the key it held; Redis then counts only the
 // admits made after the reset.
-import type { Server } from 'node:http';
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DesignId } from '../../src/config.js';
-import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/index.js';
 import { FleetlimitStore } from '../../src/http/index.js';
-import type { RedisStore } from '../../src/store/redis/index.js';
-import { close, listen } from '../support/http.js';
-import { type SingleFixture, singleServer, uniquePrefix } from '../support/redis-fixtures.js';
+import { expressPairOnRedis } from '../support/express-pair.js';
 
-let fx: SingleFixture;
-const servers: Server[] = [];
-const gateways: AsyncGateway[] = [];
-beforeAll(async () => {
-  fx = await singleServer();
-});
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map(close));
-  await Promise.all(gateways.splice(0).map((g) => g.stop()));
-});
-afterAll(async () => {
-  await fx?.close();
-});
-
-/** Two started gateways on one prefix; their timed syncs a window away (each synced once now). */
-async function fleet(design: DesignId): Promise<{ gws: AsyncGateway[]; store: RedisStore }> {
-  const prefix = uniquePrefix();
-  const gws: AsyncGateway[] = [];
-  for (let i = 0; i < 2; i++) {
-    const gw = createAsyncGateway({
-      id: `api-${i}`,
-      design,
-      limit: 4,
-      windowMs: 60_000,
-      gateways: 2,
-      syncMs: 60_000,
-      store: fx.store({ prefix }),
-      // the first timed sync at the end of its interval: none lands mid-test
-      random: () => 0.999,
-    });
-    gw.start();
-    for (let tries = 0; tries < 50 && !(await gw.syncNow()); tries++)
-      await new Promise((r) => setTimeout(r, 20));
-    gws.push(gw);
-    gateways.push(gw);
-  }
-  return { gws, store: fx.store({ prefix }) };
-}
+const pair = expressPairOnRedis();
+const fleet = (design: DesignId) => pair.fleet(design, 4, 'api');
+const counted = pair.counted;
 
 async function instance(store: FleetlimitStore): Promise<string> {
   const app = express();
@@ -60,29 +21,10 @@ async function instance(store: FleetlimitStore): Promise<string> {
   app.get('/', (_req, res) => {
     res.send('ok');
   });
-  const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
-  return listen(server);
+  return pair.serve(app);
 }
 
 const get = async (url: string, key: string) => (await fetch(`${url}/?key=${key}`)).status;
-
-/** The admits Redis counts for `key`, read as a gateway of its own would. */
-let reads = 0;
-async function counted(store: RedisStore, gw: AsyncGateway, key: string): Promise<number> {
-  const r = await store.sync(
-    {
-      gatewayId: 'reader',
-      seq: ++reads,
-      policy: gw.options.policy,
-      leaseTtlMs: 1_000,
-      horizonMs: 1_000,
-      entries: [{ key, admits: [], read: true, release: false, ask: 0 }],
-    },
-    0,
-  );
-  return r.replies[0].count;
-}
 
 describe('express-rate-limit store.resetAll, two Express instances with FleetlimitStore on one redis-server', () => {
   for (const design of ['leases-ask', 'central-log', 'leases'] as const) {
