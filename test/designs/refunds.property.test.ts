@@ -20,16 +20,23 @@ import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../src/gateway/decision.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { seeded } from '../support/fc-seed.js';
-import { type FleetAdmit, fleetFields, PhasedFleet, stepCost, stepDt } from '../support/phased-fleet.js';
+import {
+  atScale,
+  type FleetAdmit,
+  fleetFields,
+  PhasedFleet,
+  stepCost,
+  stepDt,
+} from '../support/phased-fleet.js';
 
-const caseArb = fc.record({
-  ...fleetFields,
-  steps: fc.array(
+/** The steps of a case, their costs drawn from `cost`. */
+const steps = (cost: fc.Arbitrary<number>, minLength = 1) =>
+  fc.array(
     fc.record({
       dt: stepDt,
-      g: fc.nat(3),
+      g: fc.nat(31),
       key: fc.nat(1),
-      cost: stepCost,
+      cost,
       refundAfter: fc.oneof(
         { weight: 2, arbitrary: fc.constant(-1) },
         { weight: 2, arbitrary: fc.constant(0) },
@@ -37,9 +44,10 @@ const caseArb = fc.record({
       ),
       twice: fc.boolean(),
     }),
-    { minLength: 1, maxLength: 120 },
-  ),
-});
+    { minLength, maxLength: Math.max(120, 2 * minLength) },
+  );
+
+const caseArb = fc.record({ ...fleetFields, steps: steps(stepCost) });
 
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -56,6 +64,10 @@ interface Refund {
 describe('refunds, every design, a fleet on one MemoryStore', () => {
   it('never more than L unrefunded in a window (exact designs), refund says what it took, the store ends exact', async () => {
     await fc.assert(fc.asyncProperty(caseArb, runCase), seeded({ numRuns: 300 }));
+  });
+
+  it('the same at scale: K 8–32, L 100 and 1,000', async () => {
+    await fc.assert(fc.asyncProperty(atScale(steps), runCase), seeded({ numRuns: 20 }));
   });
 });
 

@@ -23,25 +23,26 @@ import type { Policy } from '../../src/config.js';
 import type { ResetScanReply, ResetScanRequest, SyncRequest, SyncResult } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { seeded } from '../support/fc-seed.js';
-import { fleetFields, PhasedFleet, stepCost, stepDt } from '../support/phased-fleet.js';
+import { atScale, fleetFields, PhasedFleet, stepCost, stepDt } from '../support/phased-fleet.js';
 
-const caseArb = fc.record({
-  ...fleetFields,
-  steps: fc.array(
+/** The steps of a case, their costs drawn from `cost`. */
+const steps = (cost: fc.Arbitrary<number>, minLength = 1) =>
+  fc.array(
     fc.record({
       dt: stepDt,
-      g: fc.nat(3),
+      g: fc.nat(31),
       key: fc.nat(2),
-      cost: stepCost,
+      cost,
       reset: fc.oneof(
         { weight: 8, arbitrary: fc.constant('none' as const) },
         { weight: 1, arbitrary: fc.constant('key' as const) },
         { weight: 2, arbitrary: fc.constant('all' as const) },
       ),
     }),
-    { minLength: 1, maxLength: 120 },
-  ),
-});
+    { minLength, maxLength: Math.max(120, 2 * minLength) },
+  );
+
+const caseArb = fc.record({ ...fleetFields, steps: steps(stepCost) });
 
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -71,6 +72,10 @@ class WatchedStore extends MemoryStore {
 describe('resetAll, every design, a fleet on one MemoryStore', () => {
   it('never more than L not reset in a window (exact designs); the store counts exactly what was pushed and not reset', async () => {
     await fc.assert(fc.asyncProperty(caseArb, runCase), seeded({ numRuns: 300 }));
+  });
+
+  it('the same at scale: K 8–32, L 100 and 1,000', async () => {
+    await fc.assert(fc.asyncProperty(atScale(steps), runCase), seeded({ numRuns: 20 }));
   });
 });
 

@@ -20,24 +20,25 @@ import { describe, expect, it } from 'vitest';
 import type { ResetKeyReply, ResetKeyRequest, SyncRequest, SyncResult } from '../../src/store/contract.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { seeded } from '../support/fc-seed.js';
-import { fleetFields, PhasedFleet, stepCost, stepDt } from '../support/phased-fleet.js';
+import { atScale, fleetFields, PhasedFleet, stepCost, stepDt } from '../support/phased-fleet.js';
 
-const caseArb = fc.record({
-  ...fleetFields,
-  steps: fc.array(
+/** The steps of a case, their costs drawn from `cost`. */
+const steps = (cost: fc.Arbitrary<number>, minLength = 1) =>
+  fc.array(
     fc.record({
       dt: stepDt,
-      g: fc.nat(3),
+      g: fc.nat(31),
       key: fc.nat(1),
-      cost: stepCost,
+      cost,
       reset: fc.oneof(
         { weight: 6, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },
       ),
     }),
-    { minLength: 1, maxLength: 120 },
-  ),
-});
+    { minLength, maxLength: Math.max(120, 2 * minLength) },
+  );
+
+const caseArb = fc.record({ ...fleetFields, steps: steps(stepCost) });
 
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -62,6 +63,10 @@ class WatchedStore extends MemoryStore {
 describe('resetKey, every design, a fleet on one MemoryStore', () => {
   it('never more than L not reset in a window (exact designs); the store counts exactly what was pushed and not reset', async () => {
     await fc.assert(fc.asyncProperty(caseArb, runCase), seeded({ numRuns: 300 }));
+  });
+
+  it('the same at scale: K 8–32, L 100 and 1,000', async () => {
+    await fc.assert(fc.asyncProperty(atScale(steps), runCase), seeded({ numRuns: 20 }));
   });
 });
 

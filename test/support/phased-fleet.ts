@@ -28,6 +28,39 @@ export const fleetFields = {
   phases: fc.array(fc.integer({ min: 0, max: 299 }), { minLength: 4, maxLength: 4 }),
 };
 
+/**
+ * The same fleet at scale: K of 8, 16 or 32 gateways, L of 100 or 1,000, W of 10–60 s so a case's
+ * steps (about 20 s) fill a window (the brief's scales; fewer runs, each a few hundred syncs).
+ */
+export const scaleFleetFields = {
+  design: fc.constantFrom(...DESIGN_IDS),
+  gateways: fc.constantFrom(8, 16, 32),
+  limit: fc.constantFrom(100, 1_000),
+  windowMs: fc.integer({ min: 10_000, max: 60_000 }),
+  windowKind: fc.constantFrom<WindowKind[]>('sliding', 'fixed'),
+  syncMs: fc.integer({ min: 500, max: 5_000 }),
+  phases: fc.array(fc.integer({ min: 0, max: 4_999 }), { minLength: 32, maxLength: 32 }),
+};
+
+/** Costs at scale, so a few dozen admits reach L: 1, up to L/20, or L/5. */
+export function scaleCost(limit: number): fc.Arbitrary<number> {
+  return fc.oneof(
+    { weight: 2, arbitrary: fc.constant(1) },
+    { weight: 4, arbitrary: fc.integer({ min: 1, max: Math.ceil(limit / 20) }) },
+    { weight: 1, arbitrary: fc.constant(Math.ceil(limit / 5)) },
+  );
+}
+
+/**
+ * A case of this family at scale: the fleet's fields drawn first, then 100–200 steps whose costs
+ * follow L (enough for a key to reach L in a window).
+ */
+export function atScale<S>(steps: (cost: fc.Arbitrary<number>, minLength: number) => fc.Arbitrary<S[]>) {
+  return fc
+    .record(scaleFleetFields)
+    .chain((f) => steps(scaleCost(f.limit), 100).map((s) => ({ ...f, steps: s })));
+}
+
 /** A step's wait before it: none, a little, or most of a Δ or more. */
 export const stepDt = fc.oneof(
   fc.constant(0),
