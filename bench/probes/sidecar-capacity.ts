@@ -10,6 +10,7 @@
  *   [--dist DIR[,DIR…]] (the sidecar's build, dist/ by default; several: an A/B, each round runs a
  *   sidecar of every build on the same Redis server, in an order that alternates round to round,
  *   beside one central service, and central ÷ sidecar is taken per round and build)
+ *   [--reads on-request] (the sidecar's `reads` mode; reads at every sync by default)
  * Needs `npm run build` (the sidecar runs from dist/). Loopback only; every child ended by PID.
  */
 import { spawn } from 'node:child_process';
@@ -34,6 +35,8 @@ const profAt = args.indexOf('--prof');
 const profDir = profAt >= 0 ? args.splice(profAt, 2)[1] : null;
 const distAt = args.indexOf('--dist');
 const dists = (distAt >= 0 ? args.splice(distAt, 2)[1] : 'dist').split(',');
+const readsAt = args.indexOf('--reads');
+const reads = readsAt >= 0 ? args.splice(readsAt, 2)[1] : null;
 const door = (args[0] ?? 'grpc') as 'http' | 'grpc';
 const keys = Number(args[1] ?? 10);
 const seconds = Number(args[2] ?? 5);
@@ -84,6 +87,7 @@ writeFileSync(
     windowMs: 60_000,
     gateways: 4,
     syncMs: 1000,
+    ...(reads === null ? {} : { reads }),
     sidecar: { http: { port: 0 }, grpc: { port: 0, domain: 'edge', descriptors: [['api_key']] } },
   }),
 );
@@ -157,7 +161,7 @@ const fmt2 = (xs: number[]) => {
   return `${s[0].toFixed(2)} / ${s[Math.floor(s.length / 2)].toFixed(2)} / ${s[s.length - 1].toFixed(2)}`;
 };
 console.log(
-  `${door}, ${keys} keys (zipf 1), closed loop of ${CONCURRENCY}, ${seconds} s × ${rounds} (min / median / max)`,
+  `${door}, ${keys} keys (zipf 1), reads ${reads ?? 'every sync'}, closed loop of ${CONCURRENCY}, ${seconds} s × ${rounds} (min / median / max)`,
 );
 if (dists.length > 1) for (const [i, d] of dists.entries()) console.log(`sidecar ${i}: ${d}`);
 console.log(
