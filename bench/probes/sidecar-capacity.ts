@@ -144,6 +144,10 @@ for (let round = 0; round < rounds; round++) {
     for (const run of runs) got.push(await run());
     const c = got.find((r) => r.name === 'central') as (typeof got)[number];
     for (const r of got) rows.push({ ...r, ratio: c.total / r.total });
+    // each round's totals as they come: the paired figures, under a load that changes between rounds
+    console.log(
+      `round ${round}: ${got.map((r) => `${r.name} ${r.total.toFixed(1)}`).join(', ')} µs/decision`,
+    );
   } finally {
     killChild(central);
     await exited(central);
