@@ -13,11 +13,11 @@ import { spawn } from 'node:child_process';
 import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { RLS_SERVER_OPTIONS, rateLimitServerDefinition } from '../../src/sidecar/grpc-server.js';
-import { encodeRlsResponse } from '../../src/sidecar/rls-wire.js';
 import { cpuMs, grpcSender, waitForLine } from '../sidecar.js';
 import { exited, killChild } from '../util.js';
 
-const ANSWER = encodeRlsResponse({
+// written once by the service's own serializer (proto-loader)
+const ANSWER = rateLimitServerDefinition().ShouldRateLimit.responseSerialize({
   overall_code: 'OK',
   statuses: [
     {
@@ -31,7 +31,7 @@ const ANSWER = encodeRlsResponse({
     { key: 'RateLimit-Policy', value: '"default";q=100;w=60' },
     { key: 'RateLimit', value: '"default";r=99;t=59' },
   ],
-});
+}) as Buffer;
 
 function serveGrpcJs(): void {
   const def = rateLimitServerDefinition();
