@@ -7,9 +7,13 @@
  * Keys: KEYS of them, zipf popularity (exponent 1, the simulator's many-keys default), seeded.
  * Usage: nice node --import tsx bench/probes/sidecar-capacity.ts [http|grpc] [KEYS=10] [SECONDS=5]
  *   [ROUNDS=3] [--prof DIR] (the sidecar writes a CPU profile into DIR: split it with profile-split.mjs)
+ *   [--dist DIR[,DIR…]] (the sidecar's build, dist/ by default; several: an A/B, each round runs a
+ *   sidecar of every build on the same Redis server, in an order that alternates round to round,
+ *   beside one central service, and central ÷ sidecar is taken per round and build)
+ *   [--reads on-request] (the sidecar's `reads` mode; reads at every sync by default)
  * Needs `npm run build` (the sidecar runs from dist/). Loopback only; every child ended by PID.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +33,10 @@ import { exited, killChild } from '../util.js';
 const args = process.argv.slice(2);
 const profAt = args.indexOf('--prof');
 const profDir = profAt >= 0 ? args.splice(profAt, 2)[1] : null;
+const distAt = args.indexOf('--dist');
+const dists = (distAt >= 0 ? args.splice(distAt, 2)[1] : 'dist').split(',');
+const readsAt = args.indexOf('--reads');
+const reads = readsAt >= 0 ? args.splice(readsAt, 2)[1] : null;
 const door = (args[0] ?? 'grpc') as 'http' | 'grpc';
 const keys = Number(args[1] ?? 10);
 const seconds = Number(args[2] ?? 5);
@@ -69,65 +77,81 @@ async function measure(name: string, pid: number, target: { http: number; grpc: 
   }
 }
 
-const rows: Awaited<ReturnType<typeof measure>>[] = [];
-for (let round = 0; round < rounds; round++) {
+const cfg = join(tmpdir(), `fleetlimit-capacity-${process.pid}.json`);
+writeFileSync(
+  cfg,
+  JSON.stringify({
+    id: 'capacity',
+    design: 'adaptive',
+    limit: 100,
+    windowMs: 60_000,
+    gateways: 4,
+    syncMs: 1000,
+    ...(reads === null ? {} : { reads }),
+    sidecar: { http: { port: 0 }, grpc: { port: 0, domain: 'edge', descriptors: [['api_key']] } },
+  }),
+);
+
+/** One build's sidecar on a Redis server of its own, started for its measurement and ended after it. */
+async function measureSidecar(name: string, dist: string, prof: string[]) {
   const rs = await startRedisServer();
-  const rc = await startRedisServer();
-  const probes = { s: new Redis(rs.url), c: new Redis(rc.url) };
-  const children: ChildProcess[] = [];
-  try {
-    const cfg = join(tmpdir(), `fleetlimit-capacity-${process.pid}.json`);
-    writeFileSync(
-      cfg,
-      JSON.stringify({
-        id: 'capacity',
-        design: 'adaptive',
-        limit: 100,
-        windowMs: 60_000,
-        gateways: 4,
-        syncMs: 1000,
-        sidecar: { http: { port: 0 }, grpc: { port: 0, domain: 'edge', descriptors: [['api_key']] } },
-      }),
-    );
-    const prof = profDir !== null && round === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-    const sc = spawn(process.execPath, [...prof, 'dist/cli/main.js', 'sidecar', cfg, '--redis', rs.url], {
+  const probe = new Redis(rs.url);
+  const sc = spawn(
+    process.execPath,
+    [...prof, join(dist, 'cli/main.js'), 'sidecar', cfg, '--redis', rs.url],
+    {
       stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    children.push(sc);
+    },
+  );
+  try {
     const m = await waitForLine(sc, /http http:\/\/127\.0\.0\.1:(\d+), grpc (\S+) \(/, 'sidecar');
-    const central = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'bench/sidecar-baseline.ts',
-        JSON.stringify({ redisUrl: rc.url, limit: 100, windowMs: 60_000 }),
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    children.push(central);
-    const cm = await waitForLine(central, /READY (\d+) (\d+)/, 'central service');
-    // alternate which goes first, so neither always runs on the warmer machine
-    const pair = [
-      () => measure('sidecar', sc.pid as number, { http: Number(m[1]), grpc: m[2] }, probes.s),
-      () =>
-        measure(
-          'central',
-          central.pid as number,
-          { http: Number(cm[1]), grpc: `127.0.0.1:${cm[2]}` },
-          probes.c,
-        ),
-    ];
-    if (round % 2 === 1) pair.reverse();
-    for (const run of pair) rows.push(await run());
+    return await measure(name, sc.pid as number, { http: Number(m[1]), grpc: m[2] }, probe);
   } finally {
-    for (const ch of children) {
-      killChild(ch);
-      await exited(ch);
-    }
-    probes.s.disconnect();
-    probes.c.disconnect();
+    killChild(sc);
+    await exited(sc);
+    probe.disconnect();
     await rs.stop();
+  }
+}
+
+const rows: (Awaited<ReturnType<typeof measure>> & { ratio: number })[] = [];
+for (let round = 0; round < rounds; round++) {
+  const rc = await startRedisServer();
+  const probe = new Redis(rc.url);
+  const central = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'bench/sidecar-baseline.ts',
+      JSON.stringify({ redisUrl: rc.url, limit: 100, windowMs: 60_000 }),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    const cm = await waitForLine(central, /READY (\d+) (\d+)/, 'central service');
+    const prof = profDir !== null && round === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+    // alternate the order round to round, so that no service always runs on the warmer machine
+    const runs = [
+      ...dists.map(
+        (dist, i) => () => measureSidecar(dists.length === 1 ? 'sidecar' : `sidecar ${i}`, dist, prof),
+      ),
+      () =>
+        measure('central', central.pid as number, { http: Number(cm[1]), grpc: `127.0.0.1:${cm[2]}` }, probe),
+    ];
+    if (round % 2 === 1) runs.reverse();
+    const got: Awaited<ReturnType<typeof measure>>[] = [];
+    for (const run of runs) got.push(await run());
+    const c = got.find((r) => r.name === 'central') as (typeof got)[number];
+    for (const r of got) rows.push({ ...r, ratio: c.total / r.total });
+    // each round's totals as they come: the paired figures, under a load that changes between rounds
+    console.log(
+      `round ${round}: ${got.map((r) => `${r.name} ${r.total.toFixed(1)}`).join(', ')} µs/decision`,
+    );
+  } finally {
+    killChild(central);
+    await exited(central);
+    probe.disconnect();
     await rc.stop();
   }
 }
@@ -136,14 +160,22 @@ const fmt = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return `${s[0].toFixed(1)} / ${s[Math.floor(s.length / 2)].toFixed(1)} / ${s[s.length - 1].toFixed(1)}`;
 };
+const fmt2 = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `${s[0].toFixed(2)} / ${s[Math.floor(s.length / 2)].toFixed(2)} / ${s[s.length - 1].toFixed(2)}`;
+};
 console.log(
-  `${door}, ${keys} keys (zipf 1), closed loop of ${CONCURRENCY}, ${seconds} s × ${rounds} (min / median / max)`,
+  `${door}, ${keys} keys (zipf 1), reads ${reads ?? 'every sync'}, closed loop of ${CONCURRENCY}, ${seconds} s × ${rounds} (min / median / max)`,
 );
-console.log('| service | req/s | server µs/decision | Redis µs/decision | total µs/decision |');
-console.log('| --- | --- | --- | --- | --- |');
-for (const name of ['sidecar', 'central']) {
+if (dists.length > 1) for (const [i, d] of dists.entries()) console.log(`sidecar ${i}: ${d}`);
+console.log(
+  '| service | req/s | server µs/decision | Redis µs/decision | total µs/decision | central ÷ it |',
+);
+console.log('| --- | --- | --- | --- | --- | --- |');
+for (const name of [...new Set(rows.map((x) => x.name))].sort()) {
   const r = rows.filter((x) => x.name === name);
+  const ratio = name === 'central' ? '' : fmt2(r.map((x) => x.ratio));
   console.log(
-    `| ${name} | ${fmt(r.map((x) => x.perS))} | ${fmt(r.map((x) => x.server))} | ${fmt(r.map((x) => x.redis))} | ${fmt(r.map((x) => x.total))} |`,
+    `| ${name} | ${fmt(r.map((x) => x.perS))} | ${fmt(r.map((x) => x.server))} | ${fmt(r.map((x) => x.redis))} | ${fmt(r.map((x) => x.total))} | ${ratio} |`,
   );
 }

@@ -59,6 +59,13 @@ export function rateLimitServerDefinition(): grpc.ServiceDefinition {
   };
 }
 
+/**
+ * grpc-js options of the sidecar's server: channelz (grpc-js's own call and socket statistics, read
+ * only through its channelz service, which the sidecar does not serve) off, so that a call does not
+ * count itself into it (issue 35: the gRPC door's work per request).
+ */
+export const RLS_SERVER_OPTIONS: grpc.ServerOptions = { 'grpc.enable_channelz': 0 };
+
 export interface RlsServerDeps {
   /** How a request is answered: the JSON rules (mappingAnswerer) or envoyproxy/ratelimit files (EnvoyLimits). */
   answer: RlsAnswerer;
@@ -105,7 +112,7 @@ export async function startRlsServer(
 ): Promise<{ address: string; stop: () => Promise<void> }> {
   const { metrics } = deps;
   const service = rateLimitServerDefinition();
-  const server = new grpc.Server();
+  const server = new grpc.Server(RLS_SERVER_OPTIONS);
   server.addService(service, {
     ShouldRateLimit: (
       call: grpc.ServerUnaryCall<RlsRequest, unknown>,
