@@ -1,0 +1,166 @@
+/**
+ * The replay fleet's syncs run per key (ReplayFleet's default for the synced and lease designs): a
+ * key's syncs are deferred until its next request on any gateway, or until a sweep, then run for that
+ * key alone, in the fleet's sync order over all K gateways, at their instants. The store sees each
+ * key's calls in time order, which is all it needs: a key's record, and a gateway's state of the key,
+ * are touched by that key's calls only (the cross-key parts, the store's sweep and the gateways'
+ * seqs, are kept safe below). Run one key after another, a key's state stays in cache for all its
+ * syncs, where `Gateway.sync` walked 10,000 cold keys every Δ.
+ *
+ * A lazy design (Design.syncs 'lazy') also skips the syncs that change nothing: the simulator's rule
+ * (src/sim/engine/simulate.ts with InstantSync.lastNeeded, src/sim/engine/instant-sync.ts). After a
+ * sync of gateway g that left it nothing to push, with reads at every sync, g's later syncs only
+ * replace g's view of the store by a newer one, until g's next request decides on the last of them.
+ * So only the last sync before that request matters, provided no sync in between would find the key
+ * idle and drop it: none can before the store's newest admit (as of g's sync) expires, since g's view
+ * then counts it (later pushes only add to it). A skipped sync would have read (an entry, not null:
+ * the key is held, not idle, and reads at every sync), so it still counts as a key-sync. The store's
+ * side of a read (pruning what expired, the gateway's seq) is redone by the next call on the key.
+ * Here the next request is not known in advance; running a sync as if it were the last is always
+ * exact (it is what `Gateway.sync` does), so a catch-up for a request at t runs each gateway's last
+ * sync before t (and any at t), and a sweep at T, which does not know when the key comes next, only
+ * goes through instants before T − Δ: every gateway has a sync in [T − Δ, T), so none it passes can
+ * be the last before a request at or after T.
+ *
+ * Reads on request (Design.readsFollowRequests with `reads: 'on-request'`) skip nothing here: whether
+ * a sync reads depends on the limiter's view as of its last read (ReadsOnRequest.readDue), and a sync
+ * with nothing to read or push already costs no store call; each runs, in cache.
+ *
+ * The figures: a gateway's sync is one store call whether it holds one key or ten thousand, and in
+ * the walk an empty gateway's sync was counted as sent: the store calls are the sync instants passed.
+ * The key-syncs are counted as each key's syncs run (or are skipped, above).
+ */
+
+import { type KeyLimiter, readsOnRequest } from '../../designs/key-limiter.js';
+import { applyReply, DROP, syncEntryOf } from '../../designs/key-steps.js';
+import type { Gateway } from '../../gateway/gateway.js';
+import type { SyncEntry, SyncRequest } from '../../store/contract.js';
+import { newReply } from '../../store/memory/sync-entry.js';
+import type { MemoryStore } from '../../store/memory-store.js';
+
+/** One key's place in the schedule. */
+interface KeyTrack {
+  /** The fleet's sync index from which this key's syncs have not run (nor been skipped). */
+  next: number;
+  /** Per gateway, the key's state there (null: not held). */
+  lims: (KeyLimiter | null)[];
+  /** Per gateway, the instant from which its syncs must run again (lazy skips; −∞: every one runs). */
+  runFrom: Float64Array;
+}
+
+/** The fleet's sync schedule, as ReplayFleet keeps it. */
+export interface SyncClock {
+  readonly K: number;
+  /** The gateway of sync index i. */
+  gatewayOf(i: number): number;
+  /** The instant of sync index i. */
+  syncAt(i: number): number;
+}
+
+export class KeySyncs {
+  private readonly tracks = new Map<string, KeyTrack>();
+  private readonly reqs: SyncRequest[];
+  private readonly entry: SyncEntry = {
+    key: '',
+    admits: [],
+    counts: undefined,
+    read: false,
+    release: false,
+    ask: 0,
+  };
+  private readonly reply = newReply();
+  /** Key-syncs run or skipped so far. */
+  keySyncs = 0;
+
+  constructor(
+    private readonly clock: SyncClock,
+    private readonly gws: readonly Gateway[],
+    private readonly store: MemoryStore,
+    /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above). */
+    private readonly lazy: boolean,
+  ) {
+    this.reqs = gws.map((gw) => {
+      const { policy, fleet } = gw.options;
+      return {
+        gatewayId: gw.id,
+        seq: 0,
+        policy,
+        leaseTtlMs: fleet.leaseTtlMs,
+        horizonMs: fleet.horizonMs,
+        entries: [],
+      };
+    });
+  }
+
+  /**
+   * Before a request for `key` at t: the key's syncs of index below `end` (every one due at or
+   * before t), the last of each gateway before t kept. Returns the key's track.
+   */
+  before(key: string, end: number, t: number): KeyTrack {
+    let tr = this.tracks.get(key);
+    if (tr === undefined) {
+      const K = this.clock.K;
+      tr = { next: end, lims: new Array<KeyLimiter | null>(K).fill(null), runFrom: new Float64Array(K) };
+      this.tracks.set(key, tr);
+    } else if (tr.next < end) this.run(key, tr, end, t);
+    return tr;
+  }
+
+  /** After the request's decision on gateway g: the key's state there (made by the request if new). */
+  after(tr: KeyTrack, key: string, g: number): void {
+    if (tr.lims[g] === null) tr.lims[g] = this.gws[g].limiterFor(key) ?? null;
+    // the sync after a request runs (as the simulator's needSyncAfter): the rule starts again from it
+    tr.runFrom[g] = Number.NEGATIVE_INFINITY;
+  }
+
+  /**
+   * Every key's syncs of index below `end`, as if no key came again before `bound` (a sweep passes
+   * the instant the next request cannot come before; the end of the stream, +∞). Keys held nowhere
+   * after it are forgotten; then the store may sweep up to the instant of `end`, which no later call
+   * comes before.
+   */
+  sweep(end: number, bound: number): void {
+    this.tracks.forEach((tr, key, tracks) => {
+      if (tr.next < end) this.run(key, tr, end, bound);
+      for (const lim of tr.lims) if (lim !== null) return;
+      tracks.delete(key);
+    });
+    this.store.sweepDue(this.clock.syncAt(end));
+  }
+
+  /** The key's syncs from tr.next below `end`, in the fleet's order; a request comes at `bound` at the earliest. */
+  private run(key: string, tr: KeyTrack, end: number, bound: number): void {
+    const clock = this.clock;
+    const { lims, runFrom } = tr;
+    const K = clock.K;
+    for (let i = tr.next; i < end; i++) {
+      const g = clock.gatewayOf(i);
+      const lim = lims[g];
+      if (lim === null) continue;
+      const s = clock.syncAt(i);
+      // a lazy skip: before the instant g must run from, and not g's last sync before the request
+      if (s < runFrom[g] && clock.syncAt(i + K) < bound) {
+        this.keySyncs++;
+        continue;
+      }
+      const e = syncEntryOf(lim, key, s, this.entry);
+      if (e === null) continue;
+      if (e !== DROP) {
+        this.keySyncs++;
+        const req = this.reqs[g];
+        // the gateway's seq, rising by sync (only its order matters: lease grants are tagged by it)
+        req.seq = Math.floor(i / K) + 1;
+        if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) {
+          runFrom[g] =
+            this.lazy && lim.unsyncedAdmits() === 0 && !readsOnRequest(lim)
+              ? this.store.latestExpiry(key)
+              : Number.NEGATIVE_INFINITY;
+          continue;
+        }
+      }
+      lims[g] = null;
+      this.gws[g].forget(key);
+    }
+    tr.next = end;
+  }
+}
