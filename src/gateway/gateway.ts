@@ -270,14 +270,6 @@ export class Gateway {
     return this.keys.get(key);
   }
 
-  /**
-   * Drops the key's state, as a sync that finds it idle does: for a driver that runs a key's syncs
-   * itself (the replay's per-key syncs, src/replay/run/key-syncs.ts), never with `sync` in between.
-   */
-  forget(key: string): void {
-    this.keys.delete(key);
-  }
-
   /** K in use: the configured one, or with gateways 'auto' the last count of live gateways. */
   get gateways(): number {
     return this.options.fleet.gateways;

@@ -97,7 +97,7 @@ export class ReplayFleet {
     this.nextAt = this.syncAt(0);
     const perKey =
       spec.walk !== true && d.syncs !== 'never' && d.earlySyncs === null && d.requestPath === null;
-    this.perKey = perKey ? new KeySyncs(this, this.gws, this.memory, d.syncs === 'lazy') : null;
+    this.perKey = perKey ? new KeySyncs(this, this.gws, this.memory) : null;
     this.sweepEvery = K * Math.max(1, Math.floor(spec.windowMs / 4 / spec.syncMs));
     this.sweepIdx = this.sweepEvery;
   }
@@ -170,10 +170,7 @@ export class ReplayFleet {
     this.advanceTo(t);
     const perKey = this.perKey;
     if (perKey === null) return this.gws[g].allow(key, t);
-    const tr = perKey.before(key, this.syncIdx, t);
-    const ok = this.gws[g].allow(key, t);
-    perKey.after(tr, key, g);
-    return ok;
+    return perKey.arrive(key, g, t, this.syncIdx);
   }
 
   /** The per-key schedule's syncs, every one due so far (once the stream has ended: the figures). */
@@ -185,7 +182,7 @@ export class ReplayFleet {
 
   /** Keys held over all gateways now (the replay's memory, for tests). */
   get keysHeld(): number {
-    return this.heldKeys();
+    return this.perKey === null ? this.heldKeys() : this.perKey.held;
   }
 
   /** Keys the store holds now. */

@@ -31,22 +31,39 @@
  * The key-syncs are counted as each key's syncs run (or are skipped, above).
  */
 
-import { type KeyLimiter, readsOnRequest } from '../../designs/key-limiter.js';
+import { requireKey } from '../../config.js';
+import { DESIGNS, type Design } from '../../designs/index.js';
+import { ALLOW, DENY, type KeyLimiter, readsOnRequest } from '../../designs/key-limiter.js';
 import { applyReply, DROP, syncEntryOf } from '../../designs/key-steps.js';
 import type { Gateway } from '../../gateway/gateway.js';
 import type { SyncEntry, SyncRequest } from '../../store/contract.js';
 import { newReply } from '../../store/memory/sync-entry.js';
 import type { MemoryStore } from '../../store/memory-store.js';
 
-/** One key's place in the schedule. */
-interface KeyTrack {
+/** One key on one gateway. */
+class Slot {
+  /** The key's state there (null: not held). */
+  lim: KeyLimiter | null = null;
+  /** The instant from which this gateway's syncs of the key must run again (lazy skips; −∞: every one runs). */
+  from = Number.NEGATIVE_INFINITY;
+}
+
+/** One key's place in the schedule: gateway 0's slot in the record itself (one object per key at K = 1). */
+class KeyTrack extends Slot {
   /** The fleet's sync index from which this key's syncs have not run (nor been skipped). */
   next: number;
-  /** Per gateway, the key's state there (null: not held). */
-  lims: (KeyLimiter | null)[];
-  /** Per gateway, the instant from which its syncs must run again (lazy skips; −∞: every one runs). */
-  runFrom: Float64Array;
+  /** Gateways 1 … K − 1. */
+  readonly others: Slot[];
+  constructor(next: number, K: number) {
+    super();
+    this.next = next;
+    this.others = K === 1 ? NONE : Array.from({ length: K - 1 }, () => new Slot());
+  }
+  slot(g: number): Slot {
+    return g === 0 ? this : this.others[g - 1];
+  }
 }
+const NONE: Slot[] = [];
 
 /** The fleet's sync schedule, as ReplayFleet keeps it. */
 export interface SyncClock {
@@ -69,16 +86,20 @@ export class KeySyncs {
     ask: 0,
   };
   private readonly reply = newReply();
+  private readonly design: Design;
+  /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above). */
+  private readonly lazy: boolean;
   /** Key-syncs run or skipped so far. */
   keySyncs = 0;
 
   constructor(
     private readonly clock: SyncClock,
+    /** The gateways: their ids and options (their own key maps stay empty). */
     private readonly gws: readonly Gateway[],
     private readonly store: MemoryStore,
-    /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above). */
-    private readonly lazy: boolean,
   ) {
+    this.design = DESIGNS[gws[0].options.design];
+    this.lazy = this.design.syncs === 'lazy';
     this.reqs = gws.map((gw) => {
       const { policy, fleet } = gw.options;
       return {
@@ -93,24 +114,36 @@ export class KeySyncs {
   }
 
   /**
-   * Before a request for `key` at t: the key's syncs of index below `end` (every one due at or
-   * before t), the last of each gateway before t kept. Returns the key's track.
+   * A request for `key` on gateway g at t, after the key's syncs of index below `end` (every one
+   * due at or before t; each gateway's last before t runs). Decided as `Gateway.allow` decides a
+   * request of cost 1 (at most L: never over the design's largest cost) for a design with no store
+   * call on the request path.
    */
-  before(key: string, end: number, t: number): KeyTrack {
+  arrive(key: string, g: number, t: number, end: number): boolean {
     let tr = this.tracks.get(key);
     if (tr === undefined) {
-      const K = this.clock.K;
-      tr = { next: end, lims: new Array<KeyLimiter | null>(K).fill(null), runFrom: new Float64Array(K) };
-      this.tracks.set(key, tr);
+      tr = new KeyTrack(end, this.clock.K);
+      this.tracks.set(requireKey(key), tr);
     } else if (tr.next < end) this.run(key, tr, end, t);
-    return tr;
+    const slot = tr.slot(g);
+    let lim = slot.lim;
+    if (lim === null) lim = slot.lim = this.design.create(this.gws[g].options.fleet, t);
+    // the sync after a request runs (as the simulator's needSyncAfter): the rule starts again from it
+    slot.from = Number.NEGATIVE_INFINITY;
+    const v = lim.decide(t, 1);
+    if (v === ALLOW) return true;
+    if (v === DENY) return false;
+    throw new Error(`${lim.design} said NEED_STORE: the replay's per-key syncs run no request-path call`);
   }
 
-  /** After the request's decision on gateway g: the key's state there (made by the request if new). */
-  after(tr: KeyTrack, key: string, g: number): void {
-    if (tr.lims[g] === null) tr.lims[g] = this.gws[g].limiterFor(key) ?? null;
-    // the sync after a request runs (as the simulator's needSyncAfter): the rule starts again from it
-    tr.runFrom[g] = Number.NEGATIVE_INFINITY;
+  /** Keys held over all gateways now (tests: memory). */
+  get held(): number {
+    let n = 0;
+    this.tracks.forEach((tr) => {
+      if (tr.lim !== null) n++;
+      for (const s of tr.others) if (s.lim !== null) n++;
+    });
+    return n;
   }
 
   /**
@@ -122,7 +155,8 @@ export class KeySyncs {
   sweep(end: number, bound: number): void {
     this.tracks.forEach((tr, key, tracks) => {
       if (tr.next < end) this.run(key, tr, end, bound);
-      for (const lim of tr.lims) if (lim !== null) return;
+      if (tr.lim !== null) return;
+      for (const s of tr.others) if (s.lim !== null) return;
       tracks.delete(key);
     });
     this.store.sweepDue(this.clock.syncAt(end));
@@ -131,15 +165,14 @@ export class KeySyncs {
   /** The key's syncs from tr.next below `end`, in the fleet's order; a request comes at `bound` at the earliest. */
   private run(key: string, tr: KeyTrack, end: number, bound: number): void {
     const clock = this.clock;
-    const { lims, runFrom } = tr;
     const K = clock.K;
     for (let i = tr.next; i < end; i++) {
-      const g = clock.gatewayOf(i);
-      const lim = lims[g];
+      const slot = K === 1 ? tr : tr.slot(clock.gatewayOf(i));
+      const lim = slot.lim;
       if (lim === null) continue;
       const s = clock.syncAt(i);
-      // a lazy skip: before the instant g must run from, and not g's last sync before the request
-      if (s < runFrom[g] && clock.syncAt(i + K) < bound) {
+      // a lazy skip: before the instant the gateway must run from, and not its last sync before the request
+      if (s < slot.from && clock.syncAt(i + K) < bound) {
         this.keySyncs++;
         continue;
       }
@@ -147,19 +180,19 @@ export class KeySyncs {
       if (e === null) continue;
       if (e !== DROP) {
         this.keySyncs++;
-        const req = this.reqs[g];
+        const req = this.reqs[clock.gatewayOf(i)];
         // the gateway's seq, rising by sync (only its order matters: lease grants are tagged by it)
         req.seq = Math.floor(i / K) + 1;
         if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) {
-          runFrom[g] =
+          slot.from =
             this.lazy && lim.unsyncedAdmits() === 0 && !readsOnRequest(lim)
               ? this.store.latestExpiry(key)
               : Number.NEGATIVE_INFINITY;
           continue;
         }
       }
-      lims[g] = null;
-      this.gws[g].forget(key);
+      // nothing left of the key here: dropped, as Gateway.sync drops it
+      slot.lim = null;
     }
     tr.next = end;
   }
