@@ -24,7 +24,8 @@ interface Case {
 const gap = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: 0, max: 400 }) },
   { weight: 2, arbitrary: fc.constant(0) },
-  { weight: 1, arbitrary: fc.integer({ min: 400, max: 25_000 }) },
+  { weight: 2, arbitrary: fc.integer({ min: 400, max: 3000 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 3000, max: 25_000 }) },
 );
 
 const aCase: fc.Arbitrary<Case> = fc
