@@ -52,7 +52,7 @@ const aCase: fc.Arbitrary<Case> = fc
 function run(
   c: Case,
   walk: boolean,
-): { decided: boolean[]; keySyncs: number; storeCalls: number; onPath: number } {
+): { decided: boolean[]; keySyncs: number; storeCalls: number; onPath: number; held: number } {
   const fleet = new ReplayFleet({
     design: c.design,
     gateways: c.K,
@@ -76,6 +76,8 @@ function run(
     keySyncs: fleet.keySyncs(),
     storeCalls: fleet.storeCalls(),
     onPath: fleet.requestPathCalls(),
+    // then the keys still held: every idle one dropped by the end, at whichever sync (memory)
+    held: fleet.keysHeld,
   };
 }
 
@@ -93,6 +95,7 @@ describe('replay fleet: per-key syncs decide and count as the walk of every held
         expect(perKey.keySyncs).toBe(walk.keySyncs);
         expect(perKey.storeCalls).toBe(walk.storeCalls);
         expect(perKey.onPath).toBe(walk.onPath);
+        expect(perKey.held).toBe(walk.held);
         if (walk.keySyncs > 0) synced++;
       }),
       { ...seeded({ numRuns: 1500 }), seed: SEED },

@@ -6,10 +6,11 @@
  * the simulator), skipping — but counting — the ones no gateway holds a key for (an idle stretch of a
  * log costs nothing, and an empty sync changes no decision).
  *
- * The synced and lease designs run their syncs per key (KeySyncs, src/replay/run/key-syncs.ts: why
- * the decisions and figures are the same); `walk: true`, and the designs with early syncs or a store
- * call on the request path (adaptive-early, leases-ask: both tie a key's syncs to the gateway's other
- * keys), have every gateway's sync walk its held keys (`Gateway.sync`).
+ * The lazy synced designs run their syncs per key (KeySyncs, src/replay/run/key-syncs.ts: why the
+ * decisions and figures are the same); `walk: true`, and the other designs, have every gateway's
+ * sync walk its held keys (`Gateway.sync`): adaptive-early's early syncs carry the gateway's every
+ * key at a request's instant, and the lease designs' syncs each renew a grant (none is skipped, and
+ * run per key they measured slower: docs/replay.md).
  */
 import type { DesignId } from '../../config.js';
 import { DESIGNS } from '../../designs/index.js';
@@ -96,7 +97,7 @@ export class ReplayFleet {
     this.syncsCount = d.syncs !== 'never';
     this.nextAt = this.syncAt(0);
     const perKey =
-      spec.walk !== true && d.syncs !== 'never' && d.earlySyncs === null && d.requestPath === null;
+      spec.walk !== true && d.syncs === 'lazy' && d.earlySyncs === null && d.requestPath === null;
     this.perKey = perKey ? new KeySyncs(this, this.gws, this.memory) : null;
     this.sweepEvery = K * Math.max(1, Math.floor(spec.windowMs / 4 / spec.syncMs));
     this.sweepIdx = this.sweepEvery;

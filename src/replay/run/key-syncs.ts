@@ -1,5 +1,5 @@
 /**
- * The replay fleet's syncs run per key (ReplayFleet's default for the synced and lease designs): a
+ * The replay fleet's syncs run per key (ReplayFleet's default for the lazy synced designs): a
  * key's syncs are deferred until its next request on any gateway, or until a sweep, then run for that
  * key alone, in the fleet's sync order over all K gateways, at their instants. The store sees each
  * key's calls in time order, which is all it needs: a key's record, and a gateway's state of the key,
@@ -22,9 +22,15 @@
  * goes through instants before T − Δ: every gateway has a sync in [T − Δ, T), so none it passes can
  * be the last before a request at or after T.
  *
- * Reads on request (Design.readsFollowRequests with `reads: 'on-request'`) skip nothing here: whether
- * a sync reads depends on the limiter's view as of its last read (ReadsOnRequest.readDue), and a sync
- * with nothing to read or push already costs no store call; each runs, in cache.
+ * Reads on request (Design.readsFollowRequests with `reads: 'on-request'`): InstantSync's
+ * unchanged-read skip does not apply (whether a sync reads depends on when the last read was), but
+ * the simulator's scheduling does. Once a sync finds nothing to push and no read due (its entry is
+ * null: no store call, no key-sync), each later one until the next request on that gateway finds
+ * the same (ReadsOnRequest.readDue: a view only ages without requests, so no read falls due before
+ * one). Those are skipped, except the last one a catch-up or a sweep passes: idleness only grows
+ * without requests, so it finds the key idle (and drops it) if any of the skipped ones would have.
+ * The rule is taken at the sync that found it, never asked ahead: a limiter asked about a later
+ * instant may move its state there (the simulator asks only when no request comes before).
  *
  * The figures: a gateway's sync is one store call whether it holds one key or ten thousand, and in
  * the walk an empty gateway's sync was counted as sent: the store calls are the sync instants passed.
@@ -173,11 +179,20 @@ export class KeySyncs {
       const s = clock.syncAt(i);
       // a lazy skip: before the instant the gateway must run from, and not its last sync before the request
       if (s < slot.from && clock.syncAt(i + K) < bound) {
-        this.keySyncs++;
-        continue;
+        if (slot.from !== Number.POSITIVE_INFINITY) {
+          // reads every sync: the skipped read is a key-sync all the same
+          this.keySyncs++;
+          continue;
+        }
+        // reads on request, none due: it carries nothing; the last of the run goes (it drops an idle key)
+        if (i + K < end) continue;
       }
       const e = syncEntryOf(lim, key, s, this.entry);
-      if (e === null) continue;
+      if (e === null) {
+        // reads on request, nothing to push and no read due: none falls due before a request (below)
+        if (this.lazy) slot.from = Number.POSITIVE_INFINITY;
+        continue;
+      }
       if (e !== DROP) {
         this.keySyncs++;
         const req = this.reqs[clock.gatewayOf(i)];
