@@ -5,6 +5,12 @@
  * `advanceTo(t)` runs every sync due at or before t (a sync at an arrival's instant runs first, as in
  * the simulator), skipping — but counting — the ones no gateway holds a key for (an idle stretch of a
  * log costs nothing, and an empty sync changes no decision).
+ *
+ * The lazy synced designs run their syncs per key (KeySyncs, src/replay/run/key-syncs.ts: why the
+ * decisions and figures are the same); `walk: true`, and the other designs, have every gateway's
+ * sync walk its held keys (`Gateway.sync`): adaptive-early's early syncs carry the gateway's every
+ * key at a request's instant, and the lease designs' syncs each renew a grant (none is skipped, and
+ * run per key they measured slower: docs/replay.md).
  */
 import type { DesignId } from '../../config.js';
 import { DESIGNS } from '../../designs/index.js';
@@ -13,6 +19,7 @@ import type { ReadsMode } from '../../gateway/options.js';
 import { CountingStore } from '../../sim/many-keys.js';
 import { Random } from '../../sim/random.js';
 import { MemoryStore } from '../../store/memory-store.js';
+import { KeySyncs } from './key-syncs.js';
 
 export interface FleetSpec {
   design: DesignId;
@@ -26,13 +33,15 @@ export interface FleetSpec {
   origin: number;
   /** GatewayOptions.reads (absent: the gateways' default, 'every-sync'). */
   reads?: ReadsMode;
+  /** Every sync walks the gateway's held keys (`Gateway.sync`), not per key: the reference (tests). */
+  walk?: boolean;
 }
 
 export class ReplayFleet {
   readonly design: DesignId;
   private readonly store: CountingStore;
   private readonly gws: Gateway[];
-  private readonly K: number;
+  readonly K: number;
   private readonly D: number;
   private readonly phase: number[];
   private readonly order: number[];
@@ -45,13 +54,21 @@ export class ReplayFleet {
   private syncedKeys = 0;
   /** Whether syncs are store calls of this design (a design that never syncs only drops idle keys at them). */
   private readonly syncsCount: boolean;
+  /** The per-key schedule (null: the walk). */
+  private readonly perKey: KeySyncs | null;
+  private readonly memory: MemoryStore;
+  /** The per-key schedule's next sweep, by sync index (every W/4, at least every Δ's worth of syncs). */
+  private sweepIdx = 0;
+  private readonly sweepEvery: number;
+  private finished = false;
 
   constructor(private readonly spec: FleetSpec) {
     const K = spec.gateways;
     this.design = spec.design;
     this.K = K;
     this.D = spec.syncMs;
-    this.store = new CountingStore(new MemoryStore());
+    this.memory = new MemoryStore();
+    this.store = new CountingStore(this.memory);
     this.gws = Array.from(
       { length: K },
       (_, g) =>
@@ -76,18 +93,34 @@ export class ReplayFleet {
     this.order = Array.from({ length: K }, (_, g) => g).sort(
       (a, b) => this.phase[a] - this.phase[b] || a - b,
     );
-    this.syncsCount = DESIGNS[spec.design].syncs !== 'never';
+    const d = DESIGNS[spec.design];
+    this.syncsCount = d.syncs !== 'never';
     this.nextAt = this.syncAt(0);
+    const perKey =
+      spec.walk !== true && d.syncs === 'lazy' && d.earlySyncs === null && d.requestPath === null;
+    this.perKey = perKey ? new KeySyncs(this, this.gws, this.memory) : null;
+    this.sweepEvery = K * Math.max(1, Math.floor(spec.windowMs / 4 / spec.syncMs));
+    this.sweepIdx = this.sweepEvery;
   }
 
-  private syncAt(i: number): number {
+  /** The gateway of sync index i (SyncClock). */
+  gatewayOf(i: number): number {
+    return this.order[i % this.K];
+  }
+
+  /** The instant of sync index i (SyncClock). */
+  syncAt(i: number): number {
     return this.spec.origin + this.phase[this.order[i % this.K]] + Math.floor(i / this.K) * this.D;
   }
 
-  /** Runs every sync due at or before t. */
+  /** Runs every sync due at or before t (per key: passes them, each key runs its own later). */
   advanceTo(t: number): void {
     // the common case, one comparison: no sync due yet
     if (this.nextAt > t) return;
+    if (this.perKey !== null) {
+      this.passTo(this.perKey, t);
+      return;
+    }
     for (;;) {
       const s = this.nextAt;
       if (s > t) return;
@@ -106,6 +139,21 @@ export class ReplayFleet {
     }
   }
 
+  /**
+   * The per-key schedule's clock moved past t; a sweep when due runs every key's syncs up to an
+   * instant a Δ before (no request can still come before it: see KeySyncs), dropping idle keys.
+   */
+  private passTo(perKey: KeySyncs, t: number): void {
+    let i = this.syncIdx + this.K * Math.max(0, Math.floor((t - this.nextAt) / this.D) - 1);
+    while (this.syncAt(i) <= t) i++;
+    this.moveTo(i);
+    if (i < this.sweepIdx) return;
+    // the first index whose instant is at or after t − Δ: every index below it is before t − Δ
+    const end = Math.max(0, i - this.K);
+    perKey.sweep(end, Number.POSITIVE_INFINITY);
+    this.sweepIdx = i + this.sweepEvery;
+  }
+
   private moveTo(i: number): void {
     this.syncIdx = i;
     this.nextAt = this.syncAt(i);
@@ -119,13 +167,23 @@ export class ReplayFleet {
 
   /** One request: syncs due first, then the gateway's decision. */
   arrive(key: string, g: number, t: number): boolean {
+    if (this.finished) throw new Error('ReplayFleet: a request after the figures were taken');
     this.advanceTo(t);
-    return this.gws[g].allow(key, t);
+    const perKey = this.perKey;
+    if (perKey === null) return this.gws[g].allow(key, t);
+    return perKey.arrive(key, g, t, this.syncIdx);
+  }
+
+  /** The per-key schedule's syncs, every one due so far (once the stream has ended: the figures). */
+  private settle(): void {
+    if (this.perKey === null || this.finished) return;
+    this.finished = true;
+    this.perKey.sweep(this.syncIdx, Number.POSITIVE_INFINITY);
   }
 
   /** Keys held over all gateways now (the replay's memory, for tests). */
   get keysHeld(): number {
-    return this.heldKeys();
+    return this.perKey === null ? this.heldKeys() : this.perKey.held;
   }
 
   /** Keys the store holds now. */
@@ -140,12 +198,17 @@ export class ReplayFleet {
 
   /** Keys carried by the syncs so far (0 for a design whose syncs are not store calls). */
   keySyncs(): number {
-    return this.syncsCount ? this.syncedKeys : 0;
+    this.settle();
+    if (!this.syncsCount) return 0;
+    return this.perKey === null ? this.syncedKeys : this.perKey.keySyncs;
   }
 
   /** Store calls so far: syncs (if this design's syncs are store calls) and request-path calls. */
   storeCalls(): number {
-    const syncs = this.syncsCount ? this.store.syncCalls + this.idleSyncs : 0;
+    this.settle();
+    // per key, every sync instant passed is one store call (KeySyncs)
+    const sent = this.perKey === null ? this.store.syncCalls + this.idleSyncs : this.syncIdx;
+    const syncs = this.syncsCount ? sent : 0;
     return syncs + this.store.logAdmits + this.store.asks;
   }
 }

@@ -1,0 +1,214 @@
+/**
+ * The replay fleet's syncs run per key (ReplayFleet's default for the lazy synced designs): a
+ * key's syncs are deferred until its next request on any gateway, or until a sweep, then run for that
+ * key alone, in the fleet's sync order over all K gateways, at their instants. The store sees each
+ * key's calls in time order, which is all it needs: a key's record, and a gateway's state of the key,
+ * are touched by that key's calls only (the cross-key parts, the store's sweep and the gateways'
+ * seqs, are kept safe below). Run one key after another, a key's state stays in cache for all its
+ * syncs, where `Gateway.sync` walked 10,000 cold keys every Δ.
+ *
+ * A lazy design (Design.syncs 'lazy') also skips the syncs that change nothing: the simulator's rule
+ * (src/sim/engine/simulate.ts with InstantSync.lastNeeded, src/sim/engine/instant-sync.ts). After a
+ * sync of gateway g that left it nothing to push, with reads at every sync, g's later syncs only
+ * replace g's view of the store by a newer one, until g's next request decides on the last of them.
+ * So only the last sync before that request matters, provided no sync in between would find the key
+ * idle and drop it: none can before the store's newest admit (as of g's sync) expires, since g's view
+ * then counts it (later pushes only add to it). A skipped sync would have read (an entry, not null:
+ * the key is held, not idle, and reads at every sync), so it still counts as a key-sync. The store's
+ * side of a read (pruning what expired, the gateway's seq) is redone by the next call on the key.
+ * Here the next request is not known in advance; running a sync as if it were the last is always
+ * exact (it is what `Gateway.sync` does), so a catch-up for a request at t runs each gateway's last
+ * sync before t (and any at t), and a sweep at T, which does not know when the key comes next, only
+ * goes through instants before T − Δ: every gateway has a sync in [T − Δ, T), so none it passes can
+ * be the last before a request at or after T.
+ *
+ * Reads on request (Design.readsFollowRequests with `reads: 'on-request'`): InstantSync's
+ * unchanged-read skip does not apply (whether a sync reads depends on when the last read was), but
+ * the simulator's scheduling does. Once a sync finds nothing to push and no read due (its entry is
+ * null: no store call, no key-sync), each later one until the next request on that gateway finds
+ * the same (ReadsOnRequest.readDue: a view only ages without requests, so no read falls due before
+ * one). Those are skipped, except the last one a catch-up or a sweep passes: idleness only grows
+ * without requests, so it finds the key idle (and drops it) if any of the skipped ones would have.
+ * The rule is taken at the sync that found it, never asked ahead: a limiter asked about a later
+ * instant may move its state there (the simulator asks only when no request comes before).
+ *
+ * The figures: a gateway's sync is one store call whether it holds one key or ten thousand, and in
+ * the walk an empty gateway's sync was counted as sent: the store calls are the sync instants passed.
+ * The key-syncs are counted as each key's syncs run (or are skipped, above).
+ */
+
+import { requireKey } from '../../config.js';
+import { DESIGNS, type Design } from '../../designs/index.js';
+import { ALLOW, DENY, type KeyLimiter, readsOnRequest } from '../../designs/key-limiter.js';
+import { applyReply, DROP, syncEntryOf } from '../../designs/key-steps.js';
+import type { Gateway } from '../../gateway/gateway.js';
+import type { SyncEntry, SyncRequest } from '../../store/contract.js';
+import { newReply } from '../../store/memory/sync-entry.js';
+import type { MemoryStore } from '../../store/memory-store.js';
+
+/** One key on one gateway. */
+class Slot {
+  /** The key's state there (null: not held). */
+  lim: KeyLimiter | null = null;
+  /** The instant from which this gateway's syncs of the key must run again (lazy skips; −∞: every one runs). */
+  from = Number.NEGATIVE_INFINITY;
+}
+
+/** One key's place in the schedule: gateway 0's slot in the record itself (one object per key at K = 1). */
+class KeyTrack extends Slot {
+  /** The fleet's sync index from which this key's syncs have not run (nor been skipped). */
+  next: number;
+  /** Gateways 1 … K − 1. */
+  readonly others: Slot[];
+  constructor(next: number, K: number) {
+    super();
+    this.next = next;
+    this.others = K === 1 ? NONE : Array.from({ length: K - 1 }, () => new Slot());
+  }
+  slot(g: number): Slot {
+    return g === 0 ? this : this.others[g - 1];
+  }
+}
+const NONE: Slot[] = [];
+
+/** The fleet's sync schedule, as ReplayFleet keeps it. */
+export interface SyncClock {
+  readonly K: number;
+  /** The gateway of sync index i. */
+  gatewayOf(i: number): number;
+  /** The instant of sync index i. */
+  syncAt(i: number): number;
+}
+
+export class KeySyncs {
+  private readonly tracks = new Map<string, KeyTrack>();
+  private readonly reqs: SyncRequest[];
+  private readonly entry: SyncEntry = {
+    key: '',
+    admits: [],
+    counts: undefined,
+    read: false,
+    release: false,
+    ask: 0,
+  };
+  private readonly reply = newReply();
+  private readonly design: Design;
+  /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above). */
+  private readonly lazy: boolean;
+  /** Key-syncs run or skipped so far. */
+  keySyncs = 0;
+
+  constructor(
+    private readonly clock: SyncClock,
+    /** The gateways: their ids and options (their own key maps stay empty). */
+    private readonly gws: readonly Gateway[],
+    private readonly store: MemoryStore,
+  ) {
+    this.design = DESIGNS[gws[0].options.design];
+    this.lazy = this.design.syncs === 'lazy';
+    this.reqs = gws.map((gw) => {
+      const { policy, fleet } = gw.options;
+      return {
+        gatewayId: gw.id,
+        seq: 0,
+        policy,
+        leaseTtlMs: fleet.leaseTtlMs,
+        horizonMs: fleet.horizonMs,
+        entries: [],
+      };
+    });
+  }
+
+  /**
+   * A request for `key` on gateway g at t, after the key's syncs of index below `end` (every one
+   * due at or before t; each gateway's last before t runs). Decided as `Gateway.allow` decides a
+   * request of cost 1 (at most L: never over the design's largest cost) for a design with no store
+   * call on the request path.
+   */
+  arrive(key: string, g: number, t: number, end: number): boolean {
+    let tr = this.tracks.get(key);
+    if (tr === undefined) {
+      tr = new KeyTrack(end, this.clock.K);
+      this.tracks.set(requireKey(key), tr);
+    } else if (tr.next < end) this.run(key, tr, end, t);
+    const slot = tr.slot(g);
+    let lim = slot.lim;
+    if (lim === null) lim = slot.lim = this.design.create(this.gws[g].options.fleet, t);
+    // the sync after a request runs (as the simulator's needSyncAfter): the rule starts again from it
+    slot.from = Number.NEGATIVE_INFINITY;
+    const v = lim.decide(t, 1);
+    if (v === ALLOW) return true;
+    if (v === DENY) return false;
+    throw new Error(`${lim.design} said NEED_STORE: the replay's per-key syncs run no request-path call`);
+  }
+
+  /** Keys held over all gateways now (tests: memory). */
+  get held(): number {
+    let n = 0;
+    this.tracks.forEach((tr) => {
+      if (tr.lim !== null) n++;
+      for (const s of tr.others) if (s.lim !== null) n++;
+    });
+    return n;
+  }
+
+  /**
+   * Every key's syncs of index below `end`, as if no key came again before `bound` (a sweep passes
+   * the instant the next request cannot come before; the end of the stream, +∞). Keys held nowhere
+   * after it are forgotten; then the store may sweep up to the instant of `end`, which no later call
+   * comes before.
+   */
+  sweep(end: number, bound: number): void {
+    this.tracks.forEach((tr, key, tracks) => {
+      if (tr.next < end) this.run(key, tr, end, bound);
+      if (tr.lim !== null) return;
+      for (const s of tr.others) if (s.lim !== null) return;
+      tracks.delete(key);
+    });
+    this.store.sweepDue(this.clock.syncAt(end));
+  }
+
+  /** The key's syncs from tr.next below `end`, in the fleet's order; a request comes at `bound` at the earliest. */
+  private run(key: string, tr: KeyTrack, end: number, bound: number): void {
+    const clock = this.clock;
+    const K = clock.K;
+    for (let i = tr.next; i < end; i++) {
+      const slot = K === 1 ? tr : tr.slot(clock.gatewayOf(i));
+      const lim = slot.lim;
+      if (lim === null) continue;
+      const s = clock.syncAt(i);
+      // a lazy skip: before the instant the gateway must run from, and not its last sync before the request
+      if (s < slot.from && clock.syncAt(i + K) < bound) {
+        if (slot.from !== Number.POSITIVE_INFINITY) {
+          // reads every sync: the skipped read is a key-sync all the same
+          this.keySyncs++;
+          continue;
+        }
+        // reads on request, none due: it carries nothing; the last of the run goes (it drops an idle key)
+        if (i + K < end) continue;
+      }
+      const e = syncEntryOf(lim, key, s, this.entry);
+      if (e === null) {
+        // reads on request, nothing to push and no read due: none falls due before a request (below)
+        if (this.lazy) slot.from = Number.POSITIVE_INFINITY;
+        continue;
+      }
+      if (e !== DROP) {
+        this.keySyncs++;
+        const req = this.reqs[clock.gatewayOf(i)];
+        // the gateway's seq, rising by sync (only its order matters: lease grants are tagged by it)
+        req.seq = Math.floor(i / K) + 1;
+        if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) {
+          slot.from =
+            this.lazy && lim.unsyncedAdmits() === 0 && !readsOnRequest(lim)
+              ? this.store.latestExpiry(key)
+              : Number.NEGATIVE_INFINITY;
+          continue;
+        }
+      }
+      // nothing left of the key here: dropped, as Gateway.sync drops it
+      slot.lim = null;
+    }
+    tr.next = end;
+  }
+}
