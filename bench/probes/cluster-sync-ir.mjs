@@ -5,6 +5,11 @@
 // three with redis-cli; per setup syncs KEYS keys (3 admits each, read back) twice untimed, zeroes
 // every server's counters, syncs REPS times and dumps them. Setups: one server, then the cluster once
 // per keyGroups value in GROUPS (decision 0011; 'per-key' is the naming before, a tag per key).
+// An expiry margin of an hour: with the default 5 s, whether the measured syncs moved the keys'
+// expiry (a PEXPIRE of the log and one of the meta hash, ~13 % of a key-sync) hung on how long
+// valgrind took, and one side of an A/B could pay them while the other did not.
+// The dumps stay in /tmp/cluster-ir-PID/NAME/cg.out.N (N odd: a setup's syncs, even: its idle
+// spell; the probe prints the directory) for callgrind_annotate.
 // User-space instructions only: the kernel's share of networking (more, smaller reads and writes on
 // three servers) is not in them; cluster-sync.mjs's INFO cpu is.
 // Usage: npm run build && node bench/probes/cluster-sync-ir.mjs [KEYS=2000] [REPS=2] [DIST=dist] [GROUPS=256,per-key]
@@ -82,6 +87,7 @@ for (let i = 0; i < 3; i++) {
   );
 }
 const all = [single, ...nodes];
+console.log(`callgrind dumps in /tmp/cluster-ir-${process.pid}/`);
 try {
   await run(
     'redis-cli',
@@ -109,7 +115,7 @@ try {
   // the warm-up's admits aged out by the measured syncs, which then took the general path
   const policy = makePolicy(1_000_000_000, 3_600_000, 'sliding');
   const measure = async (name, client, servers, opts) => {
-    const store = new RedisStore(client, { prefix: `ir:${name}:`, ...opts });
+    const store = new RedisStore(client, { prefix: `ir:${name}:`, expiryMarginMs: 3_600_000, ...opts });
     let seq = 0;
     const sync = () => {
       const t = Date.now();

@@ -59,7 +59,7 @@ describe('calls land in the order they were made, through NOSCRIPT resends', () 
       (await store.ask({ gatewayId: 'gw', key: 'X', policy, leaseTtlMs: 60_000, ask: 5 }, 0)).granted,
     ).toBe(5);
     await admin.script('FLUSH');
-    await admin.script('LOAD', composeScript('sync.lua', 'window-exact.lua').source);
+    await admin.script('LOAD', composeScript('sync.lua', 'window-exact.lua', false, true, true).source);
     const ask = store.ask({ gatewayId: 'gw', key: 'X', policy, leaseTtlMs: 60_000, ask: 3 }, 0);
     const sync = store.sync(
       { gatewayId: 'gw', seq: 1, policy, leaseTtlMs: 60_000, horizonMs: 1, entries: [release('X')] },

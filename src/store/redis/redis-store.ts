@@ -95,7 +95,7 @@ export class RedisStore implements AsyncStore {
       void: composeScript('void.lua', windowModule),
       refund: composeScript('refund.lua', windowModule),
       reset: composeScript('reset.lua', windowModule),
-      sync: composeScript('sync.lua', windowModule, true, exact),
+      sync: composeScript('sync.lua', windowModule, true, exact, true),
       ask: composeScript('ask.lua', windowModule),
       live: composeScript('live.lua', windowModule),
     };
@@ -411,9 +411,15 @@ export class RedisStore implements AsyncStore {
 
 /**
  * Keys from which a cluster sync call goes alone, prebuilt, rather than carried with others of its
- * node (sendPipelined): with key groups (decision 0011) a call holds a group's keys of the sync.
+ * node (sendPipelined), where sync.lua runs once for all the calls it carries (dispatch.lua's merge):
+ * with key groups (decision 0011) a call holds a group's keys of the sync. A carried call saves a
+ * call's set-up (prelude, arguments, the declared keys' check) but pays an EXISTS of its keys (about
+ * 1,100 Redis instructions a name): in Redis instructions per key-sync of a 3-master cluster over
+ * one server's (bench/probes/cluster-sync-ir.mjs), 2,000 keys (groups of ~8): 1.45 × at 8, 1.22 ×
+ * at 16, 1.23 × carrying every group; 10,000 keys (groups of ~39): 1.13 × alone, 1.15 × carrying
+ * groups under 40 keys, 1.19 × carrying every group.
  */
-const ALONE_KEYS = 8;
+const ALONE_KEYS = 16;
 
 /** Key names remembered per store (about 300 bytes each; see KeyNameCache). */
 const NAME_CACHE_KEYS = 100_000;

@@ -21,6 +21,11 @@ export class LuaScript {
     readonly name: string,
     readonly source: string,
     readonly buffers = false,
+    /**
+     * Calls carried by one call (see MIXED) run as one: they must share every argument but the last
+     * (dispatch.lua's merge; sync.lua, whose calls of one sync share its head).
+     */
+    readonly merges = false,
   ) {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
@@ -95,16 +100,18 @@ export const MIXED = '*calls';
  * one call carry several calls of the script (its comment says how; the client side is
  * sendPipelined). Carried calls share ARGV[1..6] (common.lua's head): the prelude
  * reads them once. `keysPaired` false: the operation takes one name per user key, its meta hash
- * (compact mode's sync).
+ * (compact mode's sync). `merges`: the operation runs once for all carried calls (LuaScript.merges).
  */
 export function composeScript(
   op: string,
   windowModule: string,
   buffers = false,
   keysPaired = true,
+  merges = false,
 ): LuaScript {
   const parts: Record<string, string> = {
     keysPaired: String(keysPaired),
+    merge: String(merges),
     common: luaSource('common.lua'),
     windowCount: luaSource('window-count.lua'),
     window: luaSource(windowModule),
@@ -117,7 +124,7 @@ export function composeScript(
     if (part === undefined) throw new Error(`fleetlimit: dispatch.lua names an unknown part {{${name}}}`);
     return part;
   });
-  return new LuaScript(`${op} (${windowModule})`, `${SHEBANG}\n${body}`, buffers);
+  return new LuaScript(`${op} (${windowModule})`, `${SHEBANG}\n${body}`, buffers, merges);
 }
 
 /** dispatch.lua without its comment (down to the first blank line) and its last line break. */

@@ -206,7 +206,7 @@ function mixUnits(calls: ScriptCall[], idx: number[]): Unit[] {
       first.script === c.script &&
       cur.keys + c.keys.length <= MIXED_KEYS &&
       args + c.args.length + c.keys.length <= MIXED_ARGS &&
-      sameHead(first.args, c.args)
+      (first.script.merges ? sameButLast(first.args, c.args) : sameHead(first.args, c.args))
     ) {
       cur.calls.push(i);
       cur.keys += c.keys.length;
@@ -223,6 +223,13 @@ function mixUnits(calls: ScriptCall[], idx: number[]): Unit[] {
 function sameHead(a: (string | Buffer)[], b: (string | Buffer)[]): boolean {
   if (a.length < HEAD_ARGS || b.length < HEAD_ARGS) return false;
   for (let i = 0; i < HEAD_ARGS; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Calls of a merging script (LuaScript.merges) carried by one call share every argument but the last. */
+function sameButLast(a: (string | Buffer)[], b: (string | Buffer)[]): boolean {
+  if (a.length !== b.length || a.length === 0) return false;
+  for (let i = 0; i < a.length - 1; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 

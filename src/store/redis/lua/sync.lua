@@ -403,7 +403,27 @@ end
 
 local out = { false }
 local seen = {}
+-- Carried calls run as one (dispatch.lua's merge): the first user key of each carried call, and
+-- HEAD's and out's length there, to answer each call apart. `nextCut`: the next call's first key
+-- (past NKEYS when not merged: one comparison per key).
+local SPLIT = fleetlimitSplit
+local cuts, headAt, outAt = nil, nil, nil
+local nextCut, c = NKEYS + 1, 0
+if SPLIT ~= nil then
+  cuts, headAt, outAt = {}, {}, {}
+  local from = 1
+  for j = 1, #SPLIT do
+    cuts[j] = from
+    from = from + (KEYS_PAIRED and SPLIT[j] / 2 or SPLIT[j])
+  end
+  nextCut = 1
+end
 for i = 1, NKEYS do
+  while i == nextCut do
+    c = c + 1
+    headAt[c], outAt[c] = #HEAD, #out
+    nextCut = cuts[c + 1] or NKEYS + 1
+  end
   local log, meta
   if KEYS_PAIRED then
     log, meta = KEYS[2 * i - 1], KEYS[2 * i]
@@ -419,5 +439,21 @@ for i = 1, NKEYS do
     generalTouch(i, log, readMeta(meta, ALL[i] or PARTIAL), out)
   end
 end
-out[1] = table.concat(HEAD)
-return out
+if SPLIT == nil then
+  out[1] = table.concat(HEAD)
+  return out
+end
+-- one reply per carried call, each as if the call had run alone (HEAD[1]: the store's now)
+while c < #cuts do
+  c = c + 1
+  headAt[c], outAt[c] = #HEAD, #out
+end
+local replies = {}
+for j = 1, #cuts do
+  local r = { HEAD[1] .. table.concat(HEAD, '', headAt[j] + 1, headAt[j + 1] or #HEAD) }
+  for x = outAt[j] + 1, outAt[j + 1] or #out do
+    r[#r + 1] = out[x]
+  end
+  replies[j] = r
+end
+return replies
