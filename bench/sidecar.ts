@@ -458,14 +458,21 @@ export function renderSidecar(b: SidecarBench): string {
   const ratio = (keys: number, p: 'http' | 'grpc', service: SidecarService, v: (r: SidecarRow) => number) => {
     const s = pick(keys, p, service);
     const c = pick(keys, p, 'central');
-    return s !== undefined && c !== undefined ? v(c) / v(s) : Number.NaN;
+    // a sidecar whose Redis spent no more than the idle server (its figure ≤ 0 once the idle CPU is
+    // taken off) has no ratio: '—', not a negative or infinite one
+    return s !== undefined && c !== undefined && v(s) > 0 ? v(c) / v(s) : Number.NaN;
   };
   const total = (r: SidecarRow) => r.loadServerCpuUs + r.loadRedisCpuUs;
-  lines.push('', 'Central ÷ sidecar (above 1: the sidecar spends less):', '');
+  lines.push(
+    '',
+    "Central ÷ sidecar (above 1: the sidecar spends less; —: the sidecar's Redis spent no more than its idle server):",
+    '',
+  );
   for (const keys of st.keys)
     for (const service of SIDECAR_SERVICES.slice(1)) {
+      const times = (x: number, d: number) => (Number.isFinite(x) ? `${f(x, d)}×` : '—');
       const part = (v: (r: SidecarRow) => number, d = 2) =>
-        `${f(ratio(keys, 'http', service, v), d)}× (http), ${f(ratio(keys, 'grpc', service, v), d)}× (grpc)`;
+        `${times(ratio(keys, 'http', service, v), d)} (http), ${times(ratio(keys, 'grpc', service, v), d)} (grpc)`;
       lines.push(
         `- ${keys.toLocaleString('en-US')} keys, ${service}: Redis CPU per decision at 100/s ${part((r) => r.redisCpuUsPerDecision)}; at load ${part((r) => r.loadRedisCpuUs)}; capacity (server + Redis CPU per decision at load) ${part(total)}; Redis commands/s ${part((r) => r.redisCommandsPerS)}; p50 ${part((r) => r.p50Ms)}.`,
       );
