@@ -83,6 +83,11 @@ export function applyReply(lim: KeyLimiter, reply: SyncReply, now: number): bool
   return lim.isIdle(now);
 }
 
+/** An entry to write each key's sync entry into (fillEntry), every field made at once: one hidden class. */
+export function newEntry(): SyncEntry {
+  return { key: '', admits: [], counts: undefined, read: false, release: false, ask: 0 };
+}
+
 /** A sync entry written into `e` (KeyLimiter.syncEntry's `into`): every field, so none is left from before. */
 export function fillEntry(
   e: SyncEntry,

@@ -2,7 +2,7 @@ import { ConfigError, requireCost, requireKey, requireTime } from '../config.js'
 import { EarlySyncBucket } from '../designs/early-syncs.js';
 import { DESIGNS, type Design } from '../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, syncsEarly } from '../designs/key-limiter.js';
-import { applyReply, callStore, DROP, syncEntryOf } from '../designs/key-steps.js';
+import { applyReply, callStore, DROP, newEntry, syncEntryOf } from '../designs/key-steps.js';
 import type { Store, SyncEntry, SyncRequest } from '../store/contract.js';
 import { type InProcessSync, syncsInProcess } from '../store/in-process.js';
 import { newReply } from '../store/memory/sync-entry.js';
@@ -46,14 +46,7 @@ export class Gateway {
   earlySyncs = 0;
   earlySyncKeys = 0;
   /** syncInProcess's entry and reply, written for each key in turn. */
-  private readonly entry: SyncEntry = {
-    key: '',
-    admits: [],
-    counts: undefined,
-    read: false,
-    release: false,
-    ask: 0,
-  };
+  private readonly entry: SyncEntry = newEntry();
   private readonly reply = newReply();
 
   constructor(

@@ -40,7 +40,7 @@
 import { requireKey } from '../../config.js';
 import { DESIGNS, type Design } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter, readsOnRequest } from '../../designs/key-limiter.js';
-import { applyReply, DROP, syncEntryOf } from '../../designs/key-steps.js';
+import { applyReply, DROP, newEntry, syncEntryOf } from '../../designs/key-steps.js';
 import type { Gateway } from '../../gateway/gateway.js';
 import type { SyncEntry, SyncRequest } from '../../store/contract.js';
 import { newReply } from '../../store/memory/sync-entry.js';
@@ -83,14 +83,7 @@ export interface SyncClock {
 export class KeySyncs {
   private readonly tracks = new Map<string, KeyTrack>();
   private readonly reqs: SyncRequest[];
-  private readonly entry: SyncEntry = {
-    key: '',
-    admits: [],
-    counts: undefined,
-    read: false,
-    release: false,
-    ask: 0,
-  };
+  private readonly entry: SyncEntry = newEntry();
   private readonly reply = newReply();
   private readonly design: Design;
   /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above). */
