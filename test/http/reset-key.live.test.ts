@@ -3,6 +3,10 @@
 // Five failures across the instances limit both (429); limiter.resetKey on one instance resets the
 // key at the store in that instance's next sync round, and the other instance admits the key again
 // after its own next sync. Redis then counts only the admits made after the reset.
+// It keeps its own set-up, a near-copy of test/support/express-pair.ts's: on that fixture its
+// leases-ask case counted 3 admits left after the reset in two fresh-clone runs beside a busy loop,
+// and passed on this set-up; the cause is not found yet (see the 2026-12-06 closing note). Fold it
+// onto the fixture once that is explained.
 import type { Server } from 'node:http';
 import express from 'express';
 import { type RateLimitRequestHandler, rateLimit } from 'express-rate-limit';
