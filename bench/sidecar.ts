@@ -1,8 +1,9 @@
 /**
  * npm run bench -- --only sidecar [--quick]: the sidecar (`fleetlimit sidecar`, built, adaptive, K = 4,
- * Δ = 1 s, L = 100 per minute per key), with reads at every sync (the default) and with
- * `reads: 'on-request'`, beside a per-request central service on its own Redis (one INCRBY + EXPIRE
- * round trip per request, as Envoy's reference service: bench/sidecar-baseline.ts), each behind both
+ * Δ = 1 s, L = 100 per minute per key), with its default reads on request (decision 0016) and with
+ * `reads: 'every-sync'` (the library's default), beside a per-request central service on its own
+ * Redis (one INCRBY + EXPIRE round trip per request, as Envoy's reference service:
+ * bench/sidecar-baseline.ts), each behind both
  * doors (HTTP /decide as NGINX's auth_request calls it, gRPC ShouldRateLimit as Envoy calls it).
  * Keys: 10, 1,000 and 100,000 (quick: 10 and 1,000), zipf popularity (exponent 1), one seeded
  * sequence every service sees in the same order. Each row has two phases, each on a fresh sidecar
@@ -27,8 +28,8 @@ import { loadRateLimitService } from '../src/sidecar/grpc-server.js';
 import { Random } from '../src/sim/random.js';
 import { exited, killChild } from './util.js';
 
-/** The services compared: the per-request central service and the sidecar in each reads mode. */
-export const SIDECAR_SERVICES = ['central', 'sidecar', 'sidecar-on-request'] as const;
+/** The services compared: the per-request central service and the sidecar in each reads mode (its default: on request). */
+export const SIDECAR_SERVICES = ['central', 'sidecar', 'sidecar-every-sync'] as const;
 export type SidecarService = (typeof SIDECAR_SERVICES)[number];
 
 export interface SidecarRow {
@@ -78,12 +79,12 @@ const ZIPF = 1;
 const LIMIT = 100;
 const WINDOW_MS = 60_000;
 /**
- * A sidecar holds a key for a window (60 s) after its last request and, at every sync unless reads
- * follow requests, reads it: with a warm-up shorter than that, the keys held at 100,000 keys (and the
- * default mode's reads) are below their steady state, so its Redis figures there are lower bounds.
+ * A sidecar holds a key for a window (60 s) after its last request and, with reads at every sync,
+ * reads it every Δ: with a warm-up shorter than that, the keys held at 100,000 keys (and that mode's
+ * reads) are below their steady state, so its Redis figures there are lower bounds.
  */
 const WARM_NOTE =
-  'shorter than the 60 s a key stays held: at many keys the held set, and the default mode’s reads, are below their steady state, so its Redis figures there are lower bounds; `--sidecar-warm 60` waits a window (about 20 minutes in all)';
+  'shorter than the 60 s a key stays held: at many keys the held set, and the every-sync mode’s reads, are below their steady state, so its Redis figures there are lower bounds; `--sidecar-warm 60` waits a window (about 20 minutes in all)';
 
 /** Process CPU so far, ms (utime + stime from /proc). */
 export function cpuMs(pid: number): number {
@@ -298,7 +299,7 @@ export async function benchSidecar(opts: {
           windowMs: WINDOW_MS,
           gateways: 4,
           syncMs: 1000,
-          ...(service === 'sidecar-on-request' ? { reads: 'on-request' } : {}),
+          ...(service === 'sidecar-every-sync' ? { reads: 'every-sync' } : {}),
           redis: { prefix: `bench-${started}:` },
           sidecar: { http: { port: 0 }, grpc: { port: 0, domain: 'edge', descriptors: [['api_key']] } },
         }),
@@ -443,7 +444,7 @@ export function renderSidecar(b: SidecarBench): string {
   const st = b.settings;
   const lines = [
     `Keys: ${st.keys.map((k) => k.toLocaleString('en-US')).join(', ')}, zipf popularity (exponent ${st.zipf ?? 1}). Each row: ${st.ratePerS} req/s offered for ${st.seconds} s (open loop), then a closed loop of ${st.concurrency} for ${st.closedSeconds} s, each phase on a fresh sidecar after ${st.warmSeconds ?? 1} s of warm-up at its own rate${(st.warmSeconds ?? 1) < WINDOW_MS / 1000 ? ` (${WARM_NOTE})` : ''}; each service on its own redis-server, whose CPU with no client (${(st.idleRedisMsPerS ?? []).map((x) => `${f(x)} ms/s`).join(', ') || 'not measured'}) is taken off its Redis CPU.`,
-    'sidecar: `fleetlimit sidecar` (adaptive, K = 4, Δ = 1 s, L = 100/min per key), reads at every sync (the default) or `reads: on-request`; central: one INCRBY + EXPIRE round trip to Redis per request (bench/sidecar-baseline.ts). CPU from /proc (the server) and INFO cpu (Redis).',
+    'sidecar: `fleetlimit sidecar` (adaptive, K = 4, Δ = 1 s, L = 100/min per key), reads on request (its default, decision 0016) or `reads: every-sync` (the library’s default); central: one INCRBY + EXPIRE round trip to Redis per request (bench/sidecar-baseline.ts). CPU from /proc (the server) and INFO cpu (Redis).',
     '',
     '| keys | door | service | p50 ms | p99 ms | round trips/s | Redis commands/s | Redis CPU µs / decision (100/s) | max req/s (closed loop) | at load: server CPU µs / decision | at load: Redis CPU µs / decision | at load: total µs / decision |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',

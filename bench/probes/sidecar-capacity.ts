@@ -10,7 +10,7 @@
  *   [--dist DIR[,DIR…]] (the sidecar's build, dist/ by default; several: an A/B, each round runs a
  *   sidecar of every build on the same Redis server, in an order that alternates round to round,
  *   beside one central service, and central ÷ sidecar is taken per round and build)
- *   [--reads on-request] (the sidecar's `reads` mode; reads at every sync by default)
+ *   [--reads every-sync|on-request] (the sidecar's `reads` mode; its default: on request)
  * Needs `npm run build` (the sidecar runs from dist/). Loopback only; every child ended by PID.
  */
 import { spawn } from 'node:child_process';
@@ -165,7 +165,7 @@ const fmt2 = (xs: number[]) => {
   return `${s[0].toFixed(2)} / ${s[Math.floor(s.length / 2)].toFixed(2)} / ${s[s.length - 1].toFixed(2)}`;
 };
 console.log(
-  `${door}, ${keys} keys (zipf 1), reads ${reads ?? 'every sync'}, closed loop of ${CONCURRENCY}, ${seconds} s × ${rounds} (min / median / max)`,
+  `${door}, ${keys} keys (zipf 1), reads ${reads ?? 'on request (default)'}, closed loop of ${CONCURRENCY}, ${seconds} s × ${rounds} (min / median / max)`,
 );
 if (dists.length > 1) for (const [i, d] of dists.entries()) console.log(`sidecar ${i}: ${d}`);
 console.log(

@@ -9,6 +9,7 @@ import type { AsyncStore, Store } from '../store/contract.js';
 import { Decider } from './decider.js';
 import { EnvoyLimits } from './envoy-limits.js';
 import type { EnvoyRlsConfig } from './envoy-yaml.js';
+import { sidecarGatewayOptions } from './gateway-defaults.js';
 import { createSidecarHttpServer } from './http-server.js';
 import { SidecarMetrics } from './metrics.js';
 import { DEFAULT_GRPC_PORT, policyCommon, resolveSidecarOptions, type SidecarOptions } from './options.js';
@@ -82,8 +83,9 @@ function hostPort(host: string, port: number): string {
  * The first sync is tried before it reports ready; the sync timers then run every Δ.
  */
 export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptions): Promise<Sidecar> {
+  const gatewayFile = sidecarGatewayOptions(config.gateway);
   const options = resolveSidecarOptions(config.sidecar ?? {}, {
-    gateway: { valid: true, options: config.gateway },
+    gateway: { valid: true, options: gatewayFile },
   });
   if (opts.envoyConfig !== undefined) {
     if (options.grpc === null)
@@ -104,12 +106,12 @@ export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptio
   if (opts.grpcPort !== undefined && options.grpc !== null) options.grpc.port = opts.grpcPort;
   const clock = opts.clock === undefined ? {} : { clock: opts.clock };
   // the top-level policy's gateway is the one a single-policy sidecar always ran: same id, same policy
-  const gateway = createAsyncGateway({ ...config.gateway, store: opts.store, ...clock });
+  const gateway = createAsyncGateway({ ...gatewayFile, store: opts.store, ...clock });
   const gateways = new Map<string, AsyncGateway>([[options.defaultPolicy, gateway]]);
   if (Object.keys(options.policies).length > 0) {
     // the named ones as the library makes a set of policies: ids <id>/<name>, policyName <name>
     const set = createPolicyGateways({
-      ...policyCommon(config.gateway),
+      ...policyCommon(gatewayFile),
       store: opts.store,
       ...clock,
       policies: options.policies,
@@ -126,7 +128,7 @@ export async function startSidecar(config: LoadedConfig, opts: SidecarStartOptio
       ? null
       : new EnvoyLimits(
           {
-            common: policyCommon(config.gateway),
+            common: policyCommon(gatewayFile),
             store: opts.store,
             ...clock,
             ...(config.http === undefined ? {} : { http: config.http }),

@@ -5,6 +5,7 @@
  */
 import type { DesignId } from '../../src/config.js';
 import { windowFigures } from '../../src/fleet/stats.js';
+import { SIDECAR_READS } from '../../src/sidecar/gateway-defaults.js';
 import { runSeeds } from '../../src/sim/run.js';
 import { flood, type ProxyFleet, startProxyFleet } from './proxy-fleet.js';
 
@@ -100,6 +101,8 @@ export async function compareWithSimulator(s: CompareSettings, running?: ProxyFl
         load: s.load,
         routing: 'even',
         minutes: s.durationMs / 60_000,
+        // the sidecars' own reads (their default): the simulator runs what they run
+        reads: SIDECAR_READS,
       },
       seeds,
     ).mean;
