@@ -33,6 +33,8 @@ export function planRows(input: AdviceInput): PlannedRow[] {
         windowS: input.windowS,
         windowKind: 'sliding',
         alignedSyncs: false,
+        // set only away from the default, as sim's --reads: a default row's settings are as before
+        ...(input.reads === undefined || input.reads === 'every-sync' ? {} : { reads: input.reads }),
       } as const;
       rows.push({
         design,

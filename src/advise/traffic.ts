@@ -25,7 +25,7 @@ export interface TrafficSummary {
 /** Replays the traffic at each Δ of the rows; returns each row's replayed figures, in row order. */
 export async function replayRows(
   open: () => ArrivalSource,
-  input: Pick<AdviceInput, 'gateways' | 'limit' | 'windowS'>,
+  input: Pick<AdviceInput, 'gateways' | 'limit' | 'windowS' | 'reads'>,
   rows: readonly PlannedRow[],
   seed = 1,
 ): Promise<{ perRow: DesignResult[]; summary: TrafficSummary }> {
@@ -43,6 +43,7 @@ export async function replayRows(
       syncMs: syncS * 1000,
       seed,
       top: 1,
+      ...(input.reads === undefined || input.reads === 'every-sync' ? {} : { reads: input.reads }),
     });
     const source = open();
     await drainSource(source, [], (a) => run.push(a));

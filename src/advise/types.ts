@@ -1,4 +1,5 @@
 import type { DesignId } from '../config.js';
+import type { ReadsMode } from '../gateway/options.js';
 import type { RunMetrics, RunParams } from '../sim/types.js';
 import type { Finding } from './diagnose.js';
 
@@ -33,6 +34,11 @@ export interface AdviceInput {
   floodMinutes: number;
   honestMinutes: number;
   seeds: readonly number[];
+  /**
+   * When the gateways read a quiet key (`--reads`, GatewayOptions.reads): absent is 'every-sync', the
+   * library's default; a sidecar's default is 'on-request' (decision 0016)
+   */
+  reads?: ReadsMode;
 }
 
 export type SimSetting = Omit<RunParams, 'seed'>;

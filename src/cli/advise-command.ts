@@ -6,6 +6,7 @@ import { DEFAULT_DELTAS_S, defaultMinutes } from '../advise/plan.js';
 import type { TrafficSummary } from '../advise/traffic.js';
 import type { AdviceInput } from '../advise/types.js';
 import { DESIGN_IDS, type DesignId } from '../config.js';
+import { READS_MODES } from '../gateway/options.js';
 import { addLogFlags, type LogFlags, logOpener } from './log-flags.js';
 import { addOptions, type OptionRow, REPEATABLE } from './option-table.js';
 import { durationMs, num, oneOf, UsageError } from './parse.js';
@@ -28,6 +29,7 @@ export interface AdviseFlags extends Partial<LogFlags> {
   floodMinutes?: string;
   honestMinutes?: string;
   seeds: string;
+  reads?: string;
   workers?: string;
   json?: boolean;
   /** --traffic, repeatable (commander collects them) */
@@ -107,6 +109,7 @@ export function adviceInput(f: AdviseFlags): AdviceInput {
   }
   const minutes = defaultMinutes(windowS);
   const n = num('--seeds', f.seeds, { integer: true, min: 1, max: 100 });
+  const reads = oneOf('--reads', f.reads ?? 'every-sync', READS_MODES);
   return {
     gateways: num('--gateways', f.gateways, { integer: true, min: 1, max: 64 }),
     limit,
@@ -131,6 +134,7 @@ export function adviceInput(f: AdviseFlags): AdviceInput {
         ? minutes.honest
         : num('--honest-minutes', f.honestMinutes, { positive: true, max: 100_000 }),
     seeds: Array.from({ length: n }, (_, i) => i + 1),
+    ...(reads === 'every-sync' ? {} : { reads }),
   };
 }
 
@@ -160,6 +164,10 @@ const ADVISE_OPTIONS: readonly OptionRow[] = [
   ['--flood-minutes <n>', 'simulated minutes per attack run (default: 20 windows)'],
   ['--honest-minutes <n>', 'simulated minutes per honest run (default: 200 windows)'],
   ['--seeds <n>', 'seeds per setting; metrics are means over them', '2'],
+  [
+    '--reads <mode>',
+    "when a quiet key is read: every-sync (default; the library's) or on-request (the sidecar's default: GatewayOptions.reads)",
+  ],
   ['--workers <n>', 'worker threads (default: one per core)'],
   [
     '--traffic <file>',
@@ -200,7 +208,7 @@ export function addAdviseCommand(program: Command): void {
     }
     const i = input;
     const lines = [
-      `K = ${i.gateways} gateways, L = ${i.limit} per ${formatSeconds(i.windowS)} (sliding); attack ${i.attack}× the limit, spread evenly;`,
+      `K = ${i.gateways} gateways, L = ${i.limit} per ${formatSeconds(i.windowS)} (sliding)${i.reads === 'on-request' ? ', quiet keys read on request' : ''}; attack ${i.attack}× the limit, spread evenly;`,
       advice.traffic !== undefined
         ? `honest traffic replayed from ${traffic.join(', ')}: ${advice.traffic.requests.toLocaleString('en-US')} requests, ` +
           `${advice.traffic.centralRejectedPct.toFixed(3)} % over the limit (the central log rejects them); honest rejected = ` +

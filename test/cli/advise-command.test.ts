@@ -130,6 +130,7 @@ describe('fleetlimit advise', () => {
     [{ maxWorst: '1.5' }, /--max-worst: is another name for --max-over; give one of them/],
     [{ maxMean: '0.9' }, /--max-mean: must be at least 1/],
     [{ maxRoundTrips: '101%' }, /--max-round-trips: must be at most 100/],
+    [{ reads: 'sometimes' }, /--reads: must be one of every-sync, on-request/],
   ])('%o is refused with an error naming the flag', (bad, msg) => {
     expect(() => adviceInput({ ...flags, ...bad })).toThrow(msg);
   });
@@ -214,5 +215,22 @@ describe('fleetlimit advise when nothing meets the targets', () => {
       });
       expect(input.maxRejectedPct).toBeCloseTo(0.899, 9);
     }
+  });
+
+  it('--reads on-request: every row is simulated with the sidecar’s reads, and says so', async () => {
+    const base = `advise --gateways 4 --limit 100/1m --attack 100x --honest-load 20% --max-rejected 100% --designs shared-counter,leases --deltas 1s ${short}`;
+    const a = JSON.parse((await runCli(`${base} --reads on-request --json`.split(' '))).out);
+    expect(a.input.reads).toBe('on-request');
+    for (const row of a.all) {
+      expect(row.flood.params.reads).toBe('on-request');
+      expect(row.honest.params.reads).toBe('on-request');
+    }
+    // the default is the library's, and a default row's settings are as before (no reads field)
+    const d = JSON.parse((await runCli(`${base} --json`.split(' '))).out);
+    expect(d.input.reads).toBeUndefined();
+    for (const row of d.all) expect(row.flood.params).not.toHaveProperty('reads');
+    expect((await runCli(`${base} --reads on-request`.split(' '))).out).toMatch(
+      /^K = 4 gateways, L = 100 per 1 min \(sliding\), quiet keys read on request;/m,
+    );
   });
 });

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adviseOnTraffic } from '../../src/advise/advise.js';
+import { planRows } from '../../src/advise/plan.js';
+import { replayRows } from '../../src/advise/traffic.js';
 import type { AdviceInput } from '../../src/advise/types.js';
 import { replay } from '../../src/replay/run/engine.js';
 import { runFleetlimit as runCli } from '../support/run-cli.js';
@@ -99,5 +101,30 @@ describe('advise --traffic', () => {
     await expect(runCli([...args, '--gateways', '1', '--traffic', file, '--traffic', file])).rejects.toThrow(
       /--traffic: 2 files for 1 gateways/,
     );
+  });
+
+  it('--reads on-request reaches the replay’s gateways (a sidecar’s default, decision 0016)', async () => {
+    // 20 keys at 2 per second over 4 gateways: each key quiet (one request every ~10 s)
+    const quiet = randomArrivals(5, 3000, { keys: 20, gateways: 4, perSec: 2, t0: T0 });
+    const settings = { gateways: 4, limit: 20, windowS: 60, designs: ['shared-counter'] as const };
+    const rowsOf = (reads?: 'on-request') => {
+      const i = { ...input, ...settings, deltasS: [1], ...(reads === undefined ? {} : { reads }) };
+      return replayRows(() => arraySource(quiet), i, planRows(i));
+    };
+    const onRequest = (await rowsOf('on-request')).perRow[0];
+    const everySync = (await rowsOf()).perRow[0];
+    const direct = await replay(arraySource(quiet), {
+      designs: ['shared-counter'],
+      gateways: 4,
+      limit: 20,
+      windowMs: 60_000,
+      syncMs: 1000,
+      seed: 1,
+      top: 1,
+      reads: 'on-request',
+    });
+    expect(onRequest).toEqual(direct.designs[0]);
+    // a quiet key is read after its requests only: far fewer key-syncs than a read every Δ
+    expect(onRequest.keySyncs).toBeLessThan(everySync.keySyncs / 4);
   });
 });
