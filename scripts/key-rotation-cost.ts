@@ -3,8 +3,8 @@
 // `--duration` ms, each with a new x-api-key from one address, as NGINX's /_fleetlimit subrequest
 // (the path docs/examples/nginx.conf proxies it to, or `--path`). Redis's commands (INFO
 // commandstats: every command, those a script calls included) are counted from before the flood
-// until `--tail` ms after it (the example's W is 60 s: a key seen once is held, and read every Δ,
-// until its admit ages out), then divided by the requests sent.
+// until `--tail` ms after it (the example's W is 60 s: a key seen once is held until its admit ages
+// out, and read every Δ meanwhile if the file sets "reads": "every-sync"), then divided by the requests sent.
 //   npx tsx scripts/key-rotation-cost.ts [--rate 500] [--duration 10000] [--tail 65000] [--path /decide]
 // Loopback only; bounded: rate × duration requests, one sidecar, stops by itself.
 import { readFileSync } from 'node:fs';
