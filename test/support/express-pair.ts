@@ -6,6 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type express from 'express';
+import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { DesignId } from '../../src/config.js';
 import { type AsyncGateway, createAsyncGateway } from '../../src/gateway/runtime/index.js';
@@ -16,8 +17,8 @@ import { type SingleFixture, singleServer, uniquePrefix } from './redis-fixtures
 export interface ExpressPair {
   /**
    * Two started gateways of `design` (ids `<id>-0`, `<id>-1`), L per minute, on one prefix, each
-   * synced once now, their timed syncs a window away (none lands mid-test); and a store on the same
-   * prefix to read Redis with.
+   * synced now and its decision clock no longer ahead of Redis's (see clockCaughtUp), their timed
+   * syncs a window away (none lands mid-test); and a store on the same prefix to read Redis with.
    */
   fleet(design: DesignId, limit: number, id: string): Promise<{ gws: AsyncGateway[]; store: RedisStore }>;
   /** Serves the app on 127.0.0.1; returns its base URL. */
@@ -28,11 +29,13 @@ export interface ExpressPair {
 
 export function expressPairOnRedis(): ExpressPair {
   let fx: SingleFixture;
+  let admin: Redis;
   const servers: Server[] = [];
   const gateways: AsyncGateway[] = [];
   let reads = 0;
   beforeAll(async () => {
     fx = await singleServer();
+    admin = fx.client();
   });
   afterEach(async () => {
     await Promise.all(servers.splice(0).map(close));
@@ -60,6 +63,7 @@ export function expressPairOnRedis(): ExpressPair {
         gw.start();
         for (let tries = 0; tries < 50 && !(await gw.syncNow()); tries++)
           await new Promise((r) => setTimeout(r, 20));
+        await clockCaughtUp(gw, admin);
         gws.push(gw);
         gateways.push(gw);
       }
@@ -85,4 +89,31 @@ export function expressPairOnRedis(): ExpressPair {
       return r.replies[0].count;
     },
   };
+}
+
+/** Redis TIME in whole ms, as the scripts read it. */
+async function redisNow(admin: Redis): Promise<number> {
+  const [sec, usec] = await admin.time();
+  return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+}
+
+/**
+ * Returns once the gateway's decision time, read before a Redis TIME, is not after it (by more than
+ * the millisecond Redis's whole-ms TIME drops). Its first sync's round trip (on a fresh server, Redis
+ * compiling every script before it; on a loaded machine, tens of ms) can set its clock up to half that
+ * trip ahead of Redis's, and its decision time then stands still there until real time catches up
+ * (docs/decisions/0007), though later replies correct the offset. A reset lands at Redis's now and
+ * keeps admits stamped after it (0014): admits made in that lead outlived a resetKey made right after
+ * them (reset-key's leases-ask case counted 3 of gateway 0's admits left, beside a busy loop). Each
+ * try syncs once more (a fresh offset sample) and waits out the lead.
+ */
+async function clockCaughtUp(gw: AsyncGateway, admin: Redis): Promise<void> {
+  for (const until = Date.now() + 10_000; ; ) {
+    const lead = gw.now() - (await redisNow(admin)) - 1;
+    if (lead <= 0) return;
+    if (Date.now() > until)
+      throw new Error(`gateway ${gw.options.id}: its clock stayed ${lead} ms ahead of Redis's`);
+    await gw.syncNow();
+    await new Promise((r) => setTimeout(r, Math.min(lead, 50)));
+  }
 }
