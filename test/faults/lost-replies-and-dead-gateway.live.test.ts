@@ -118,26 +118,26 @@ describe('faults: lost replies and a killed gateway (real redis-server)', () => 
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', 'test/support/gateway-child.ts', JSON.stringify(childArgs)],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      { stdio: ['pipe', 'pipe', 'inherit'] },
     );
     const childAdmits: number[] = [];
-    // the child's admits its store has not confirmed: its count at the last answered sync + admits since
-    let unsynced = 0;
     let syncs = 0;
     let readyResolve: () => void = () => {};
     const childReady = new Promise<void>((r) => {
       readyResolve = r;
     });
+    // the child's unsynced admits as it froze, right after an admit (see gateway-child.ts)
+    let frozenResolve: (unsynced: number) => void = () => {};
+    const childFrozen = new Promise<number>((r) => {
+      frozenResolve = r;
+    });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const [kind, a, b] = line.split(' ');
       if (kind === 'READY') readyResolve();
+      else if (kind === 'F') frozenResolve(Number(b));
       else if (kind === 'A') {
         childAdmits.push(Number(a));
-        unsynced++;
-      } else if (kind === 'S') {
-        syncs++;
-        unsynced = Number(b);
-      }
+      } else if (kind === 'S') syncs++;
     });
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     try {
@@ -161,19 +161,18 @@ describe('faults: lost replies and a killed gateway (real redis-server)', () => 
         windowMs: W,
         windowKind: 'sliding',
       }).meta;
-      // kill it right after an admit no sync has carried yet, while it holds a grant; bounded in time,
-      // not in tries: on a loaded machine (a CPU-heavy neighbour) 500 tries of 2 ms once ran out
-      // before the child's next admit was seen
-      let grantBefore: string | null = null;
-      for (const until = Date.now() + 10_000; Date.now() < until; ) {
-        grantBefore = await grantOf(admin, meta, 'child');
-        if (unsynced > 0 && grantBefore !== null) break;
-        await sleep(2);
-      }
+      // kill it right after an admit no sync has carried yet, while it holds a grant: the child freezes
+      // at its next admit spent from its grant (so it holds one), before any sync can carry that admit
+      // (a kill timed from its output, as this test did, found it synced already on a loaded machine)
+      child.stdin!.write('freeze\n');
+      const lost = await Promise.race([
+        childFrozen,
+        sleep(20_000).then(() => Promise.reject(new Error('child did not freeze'))),
+      ]);
+      const grantBefore = await grantOf(admin, meta, 'child');
       child.kill('SIGKILL');
       const killAt = Date.now();
       const killStore = await storeTime(admin);
-      const lost = unsynced;
       // the others flood the key from the kill on: they meet L while the dead gateway's slots are held
       const othersRun = drive(others.gws, 'k', 100, 5000, 600);
       await exited;
