@@ -6,7 +6,7 @@
  * log flags). The flood side stays simulated.
  */
 import type { ArrivalSource } from '../replay/arrival.js';
-import { ReplayRun } from '../replay/run/engine.js';
+import { REPLAY_CHUNK, ReplayRun } from '../replay/run/engine.js';
 import type { DesignResult } from '../replay/run/result.js';
 import { drainSource } from '../replay/run/stage.js';
 import { METRIC_KEYS } from '../sim/run.js';
@@ -35,16 +35,20 @@ export async function replayRows(
   const deltas = [...new Set(rows.map((r) => r.flood.syncS))];
   for (const syncS of deltas) {
     const at = rows.map((r, i) => [r, i] as const).filter(([r]) => r.flood.syncS === syncS);
-    const run = new ReplayRun({
-      designs: at.map(([r]) => r.design),
-      gateways: input.gateways,
-      limit: input.limit,
-      windowMs: input.windowS * 1000,
-      syncMs: syncS * 1000,
-      seed,
-      top: 1,
-      ...(input.reads === undefined || input.reads === 'every-sync' ? {} : { reads: input.reads }),
-    });
+    const run = new ReplayRun(
+      {
+        designs: at.map(([r]) => r.design),
+        gateways: input.gateways,
+        limit: input.limit,
+        windowMs: input.windowS * 1000,
+        syncMs: syncS * 1000,
+        seed,
+        top: 1,
+        ...(input.reads === undefined || input.reads === 'every-sync' ? {} : { reads: input.reads }),
+      },
+      null,
+      { chunk: REPLAY_CHUNK },
+    );
     const source = open();
     await drainSource(source, [], (a) => run.push(a));
     const result = run.finish(source.stats());

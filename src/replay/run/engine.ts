@@ -9,6 +9,7 @@
  */
 import type { DesignId } from '../../config.js';
 import type { Arrival, ArrivalSource, ReadStats } from '../arrival.js';
+import { ArrivalChunk, FLOOD, LOGGED_429 } from './chunk.js';
 import { ReplayFleet } from './fleet.js';
 import { KeyStats, type KeySummary, summarize } from './key-stats.js';
 import { Leaderboard } from './leaderboard.js';
@@ -22,6 +23,24 @@ export interface TimelineRequest {
   bucketMs: number;
   buckets: number;
 }
+
+/** How the arrivals are decided (ReplayRun's third argument). */
+export interface RunOptions {
+  /**
+   * Decide in key-grouped chunks of at most this many arrivals when every design's fleet allows it
+   * (ReplayFleet.keyGrouped); absent or 0: in time order, each arrival at its push.
+   */
+  chunk?: number;
+  /** Called after each arrival is decided, with its number in the stream and `decided` (tests). */
+  onDecide?: (seq: number, decided: Uint8Array) => void;
+}
+
+/**
+ * The replay's chunk: a key comes back every few seconds on a busy log, so a chunk must span many
+ * seconds to hold several of its arrivals; a fleet's sweep (every W/4) ends one sooner. Its arrays
+ * take ~40 bytes an arrival.
+ */
+export const REPLAY_CHUNK = 65_536;
 
 const CENTRAL: DesignId = 'central-log';
 
@@ -45,6 +64,10 @@ export class ReplayRun {
   private readonly keysOver: Float64Array;
   private readonly worst: Float64Array;
   private readonly worstKey: string[];
+  /** The arrival number that set worst[i]: of equal worst windows, the first in time names the key. */
+  private readonly worstSeq: Float64Array;
+  /** Key-grouped arrivals not yet decided (null: in time order). */
+  private chunk: ArrivalChunk | null = null;
   private arrivals = 0;
   private floods = 0;
   private keys = 0;
@@ -60,6 +83,7 @@ export class ReplayRun {
   constructor(
     readonly settings: ReplaySettings,
     private readonly timeline: TimelineRequest | null = null,
+    private readonly options: RunOptions = {},
   ) {
     const s = settings;
     if (!Number.isInteger(s.gateways) || s.gateways < 1)
@@ -79,6 +103,7 @@ export class ReplayRun {
     this.keysOver = new Float64Array(n);
     this.worst = new Float64Array(n);
     this.worstKey = new Array(n).fill('');
+    this.worstSeq = new Float64Array(n);
     this.decided = new Uint8Array(n);
     this.board = new Leaderboard(Math.max(1000, 20 * s.top));
     this.timelines = timeline === null ? null : new Map();
@@ -113,6 +138,9 @@ export class ReplayRun {
             ...(s.reads === undefined ? {} : { reads: s.reads }),
           }),
     );
+    const chunk = this.options.chunk ?? 0;
+    if (chunk > 0 && this.fleets.every((f) => f === null || f.keyGrouped))
+      this.chunk = new ArrivalChunk(chunk, this.order.length);
   }
 
   /** One arrival; arrivals come in ascending t (ties in any order). */
@@ -128,27 +156,82 @@ export class ReplayRun {
       );
     if (Number.isNaN(this.origin)) this.start(t);
     this.last = t;
-    if (t >= this.nextSweep) this.sweep(t);
-    this.arrivals++;
+    if (t >= this.nextSweep) {
+      // the keys retired must have every arrival decided
+      this.flush();
+      this.sweep(t);
+    }
+    const seq = this.arrivals++;
     const flood = a.flood === true;
     if (flood) this.floods++;
     let st = this.live.get(a.key);
     if (st === undefined) st = this.enter(a.key, t);
     st.lastSeen = t;
     if (flood) st.floodRequests++;
+    const flags = (flood ? FLOOD : 0) | (a.status === 429 ? LOGGED_429 : 0);
+    const chunk = this.chunk;
+    if (chunk === null) {
+      this.decide(st, t, g, flags, seq, null, 0);
+      return;
+    }
+    // the cross-key part in time order: each fleet's clock (its sweeps after every earlier arrival)
+    const fleets = this.fleets;
+    for (let i = 1; i < fleets.length; i++)
+      if (fleets[i]!.sweepsBy(t)) {
+        this.flush();
+        break;
+      }
+    const slot = chunk.add(st, t, g, flags, seq);
+    const base = slot * chunk.width;
+    for (let i = 1; i < fleets.length; i++) chunk.ends[base + i] = fleets[i]!.clockTo(t);
+    if (chunk.full) this.flush();
+  }
+
+  /** Decides the chunk's arrivals, key by key, each key's in time order. */
+  flush(): void {
+    const c = this.chunk;
+    if (c === null || c.size === 0) return;
+    const { keys, next, t, g, flags, seq, ends, width } = c;
+    for (let j = 0; j < c.keyCount; j++) {
+      const st = keys[j]!;
+      for (let s = st.chunkHead; s !== -1; s = next[s])
+        this.decide(st, t[s], g[s], flags[s], seq[s], ends, s * width);
+    }
+    c.clear();
+  }
+
+  /**
+   * One arrival decided by every design and tallied: in time order (`ends` null: each fleet's
+   * `arrive`), or key-grouped (each fleet's `decideAt` after the sync index its clock gave, ends[base + i]).
+   */
+  private decide(
+    st: KeyStats,
+    t: number,
+    g: number,
+    flags: number,
+    seq: number,
+    ends: Float64Array | null,
+    base: number,
+  ): void {
+    const flood = (flags & FLOOD) !== 0;
     const fleets = this.fleets;
     const W = this.W;
     const L = this.L;
-    const tl = this.timelines === null ? undefined : this.timelines.get(a.key);
-    const bucket = tl === undefined ? -1 : this.bucketOf(t);
-    if (bucket >= 0) tl!.requests[bucket]++;
-    const centralOk = st.designs[0].liveAt(t, W) < L;
     // the live key's own string, not the line's: the gateways' and stores' maps hold the first one
     // they were given, and a lookup with that same string matches on identity, without reading a
     // cold copy's characters (a line's key is a fresh string every time)
     const key = st.key;
+    const tl = this.timelines === null ? undefined : this.timelines.get(key);
+    const bucket = tl === undefined ? -1 : this.bucketOf(t);
+    if (bucket >= 0) tl!.requests[bucket]++;
+    const centralOk = st.designs[0].liveAt(t, W) < L;
     for (let i = 0; i < fleets.length; i++) {
-      const ok = i === 0 ? centralOk : fleets[i]!.arrive(key, g, t);
+      const ok =
+        i === 0
+          ? centralOk
+          : ends === null
+            ? fleets[i]!.arrive(key, g, t)
+            : fleets[i]!.decideAt(key, g, t, ends[base + i]);
       this.decided[i] = ok ? 1 : 0;
       const d = st.designs[i];
       d.requests++;
@@ -159,9 +242,10 @@ export class ReplayRun {
         const n = d.admit(t, W);
         if (n > d.worst) {
           d.worst = n;
-          if (n > this.worst[i]) {
+          if (n > this.worst[i] || (n === this.worst[i] && seq < this.worstSeq[i])) {
             this.worst[i] = n;
-            this.worstKey[i] = a.key;
+            this.worstKey[i] = key;
+            this.worstSeq[i] = seq;
           }
         }
         if (n > L) {
@@ -183,11 +267,12 @@ export class ReplayRun {
       }
     }
     if (!flood && !centralOk) this.centralRejected++;
-    if (a.status === 429 && !flood) {
+    if ((flags & LOGGED_429) !== 0 && !flood) {
       st.logRejected++;
       this.logRejected++;
       if (centralOk) this.logRejectedCentralAdmits++;
     }
+    if (this.options.onDecide !== undefined) this.options.onDecide(seq, this.decided);
   }
 
   private bucketOf(t: number): number {
@@ -223,6 +308,7 @@ export class ReplayRun {
 
   /** Keys held by every fleet's gateways and stores now (tests). */
   heldState(): { gatewayKeys: number; storeKeys: number } {
+    this.flush();
     let gatewayKeys = 0;
     let storeKeys = 0;
     for (const f of this.fleets) {
@@ -235,6 +321,7 @@ export class ReplayRun {
 
   /** The figures, once the stream has ended. */
   finish(read: ReadStats | null = null): ReplayResult {
+    this.flush();
     const spanS = this.arrivals > 0 ? (this.last - this.origin) / 1000 : 0;
     const nonFlood = this.arrivals - this.floods;
     const rows: DesignResult[] = this.order.map((design, i) => {
@@ -317,7 +404,7 @@ export async function replay(
   settings: ReplaySettings,
   timeline: TimelineRequest | null = null,
 ): Promise<ReplayResult> {
-  const run = new ReplayRun(settings, timeline);
+  const run = new ReplayRun(settings, timeline, { chunk: REPLAY_CHUNK });
   await drainSource(source, [], (a) => run.push(a));
   return run.finish(source.stats());
 }

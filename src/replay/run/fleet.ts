@@ -144,14 +144,54 @@ export class ReplayFleet {
    * instant a Δ before (no request can still come before it: see KeySyncs), dropping idle keys.
    */
   private passTo(perKey: KeySyncs, t: number): void {
-    let i = this.syncIdx + this.K * Math.max(0, Math.floor((t - this.nextAt) / this.D) - 1);
-    while (this.syncAt(i) <= t) i++;
+    const i = this.passIndex(t);
     this.moveTo(i);
     if (i < this.sweepIdx) return;
     // the first index whose instant is at or after t − Δ: every index below it is before t − Δ
     const end = Math.max(0, i - this.K);
     perKey.sweep(end, Number.POSITIVE_INFINITY);
     this.sweepIdx = i + this.sweepEvery;
+  }
+
+  /** The first sync index whose instant is after t (nextAt ≤ t). */
+  private passIndex(t: number): number {
+    let i = this.syncIdx + this.K * Math.max(0, Math.floor((t - this.nextAt) / this.D) - 1);
+    while (this.syncAt(i) <= t) i++;
+    return i;
+  }
+
+  /**
+   * Whether this fleet's requests may be decided key by key, out of time order across keys
+   * (ReplayRun's chunks): its syncs run per key, so a key's calls touch only that key's state; the
+   * cross-key parts are the clock (`clockTo`, in time order) and the sweeps (`sweepsBy`).
+   */
+  get keyGrouped(): boolean {
+    return this.perKey !== null;
+  }
+
+  /**
+   * Whether `clockTo(t)` would sweep: a sweep runs every key's syncs as if none came again before
+   * t, so every request before t must have been decided first.
+   */
+  sweepsBy(t: number): boolean {
+    return this.perKey !== null && this.nextAt <= t && this.passIndex(t) >= this.sweepIdx;
+  }
+
+  /** Moves the clock to t (as a request at t does); returns the sync index such a request is decided after. */
+  clockTo(t: number): number {
+    if (this.finished) throw new Error('ReplayFleet: a request after the figures were taken');
+    this.advanceTo(t);
+    return this.syncIdx;
+  }
+
+  /**
+   * A request for key on gateway g at t, with the key's syncs below `end` (clockTo(t)'s) run first:
+   * `arrive` split in two, for a key-grouped fleet. A key's requests come in time order; other
+   * keys' may come between in any order, provided no sweep passed one of them.
+   */
+  decideAt(key: string, g: number, t: number, end: number): boolean {
+    if (this.finished) throw new Error('ReplayFleet: a request after the figures were taken');
+    return this.perKey!.arrive(key, g, t, end);
   }
 
   private moveTo(i: number): void {

@@ -80,6 +80,9 @@ export class KeyStats {
   readonly designs: DesignTally[];
   /** What the key did before it last went idle, if the leaderboard kept it. */
   prior: KeySummary | undefined = undefined;
+  /** The key's first and last arrival in the engine's chunk (ArrivalChunk; −1: none there). */
+  chunkHead = -1;
+  chunkTail = -1;
 
   constructor(
     readonly key: string,

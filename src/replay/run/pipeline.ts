@@ -5,7 +5,7 @@
  */
 import type { ArrivalSource } from '../arrival.js';
 import { type AttackSpec, attackStage } from './attack.js';
-import { ReplayRun, type TimelineRequest } from './engine.js';
+import { REPLAY_CHUNK, ReplayRun, type TimelineRequest } from './engine.js';
 import type { ReplayResult, ReplaySettings } from './result.js';
 import { drainSource, type Stage } from './stage.js';
 
@@ -31,7 +31,7 @@ async function pass(
   const stages = [
     attackStage(o.attacks, { limit: s.limit, windowMs: s.windowMs, gateways: s.gateways, seed: s.seed }),
   ].filter((x): x is Stage => x !== null);
-  const run = new ReplayRun(s, timeline);
+  const run = new ReplayRun(s, timeline, { chunk: REPLAY_CHUNK });
   await drainSource(source, stages, (a) => run.push(a));
   return run.finish(source.stats());
 }
