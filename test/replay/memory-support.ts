@@ -4,7 +4,8 @@
  * cap, 1,000,000 by default, is what lets it go), so its memory follows the keys seen (docs/replay.md).
  */
 import type { Arrival } from '../../src/replay/arrival.js';
-import { ReplayRun } from '../../src/replay/run/engine.js';
+import type { DesignId } from '../../src/config.js';
+import { ReplayRun, type RunOptions } from '../../src/replay/run/engine.js';
 import { Random } from '../../src/sim/random.js';
 
 /** n arrivals at 100 per second; every 2,000 arrivals (20 s) a fresh set of 40 keys. W = 10 s. */
@@ -25,16 +26,29 @@ export interface Watched {
 }
 
 /** Replays n churning arrivals, sampling what is held every `every` arrivals (and calling `sample`). */
-export function replayChurn(n: number, every: number, sample: (i: number) => void = () => {}): Watched {
-  const run = new ReplayRun({
+export function replayChurn(
+  n: number,
+  every: number,
+  sample: (i: number) => void = () => {},
+  /** The designs, and the run's options (a chunk: key-grouped, for designs that allow it). */
+  how: { designs: DesignId[]; options: RunOptions } = {
     designs: ['shared-counter', 'leases-ask'],
-    gateways: 4,
-    limit: 20,
-    windowMs: 10_000,
-    syncMs: 1000,
-    seed: 1,
-    top: 5,
-  });
+    options: {},
+  },
+): Watched {
+  const run = new ReplayRun(
+    {
+      designs: how.designs,
+      gateways: 4,
+      limit: 20,
+      windowMs: 10_000,
+      syncMs: 1000,
+      seed: 1,
+      top: 5,
+    },
+    null,
+    how.options,
+  );
   const w: Watched = { maxLive: 0, maxGatewayKeys: 0, maxStoreKeys: 0, run };
   let i = 0;
   for (const a of churningArrivals(n)) {

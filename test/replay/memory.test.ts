@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { REPLAY_CHUNK } from '../../src/replay/run/engine.js';
 import { replayChurn } from './memory-support.js';
 
 describe('replay streams: what it holds follows the keys live within W', () => {
@@ -11,6 +12,19 @@ describe('replay streams: what it holds follows the keys live within W', () => {
     expect(w.maxLive).toBeLessThanOrEqual(80);
     expect(r.peakLiveKeys).toBeLessThanOrEqual(80);
     // per fleet (two designs) and gateway (four), and in each fleet's store
+    expect(w.maxGatewayKeys).toBeLessThanOrEqual(2 * 4 * 80);
+    expect(w.maxStoreKeys).toBeLessThanOrEqual(2 * 80);
+  });
+
+  it('the same, key-grouped in chunks (their sweeps wait for the chunk, spanning at most W/2)', () => {
+    const w = replayChurn(300_000, 1000, () => {}, {
+      designs: ['shared-counter', 'adaptive'],
+      options: { chunk: REPLAY_CHUNK },
+    });
+    const r = w.run.finish();
+    expect(r.arrivals).toBe(300_000);
+    // a generation is 40 keys over 20 s: a fleet's keys go at most W/2 + W/4 later than in time order
+    expect(w.maxLive).toBeLessThanOrEqual(80);
     expect(w.maxGatewayKeys).toBeLessThanOrEqual(2 * 4 * 80);
     expect(w.maxStoreKeys).toBeLessThanOrEqual(2 * 80);
   });

@@ -37,8 +37,8 @@ export interface RunOptions {
 
 /**
  * The replay's chunk: a key comes back every few seconds on a busy log, so a chunk must span many
- * seconds to hold several of its arrivals; a fleet's sweep (every W/4) ends one sooner. Its arrays
- * take ~40 bytes an arrival.
+ * seconds to hold several of its arrivals (at most W/2: ReplayRun.push). Its arrays take ~40 bytes
+ * an arrival.
  */
 export const REPLAY_CHUNK = 65_536;
 
@@ -139,8 +139,10 @@ export class ReplayRun {
           }),
     );
     const chunk = this.options.chunk ?? 0;
-    if (chunk > 0 && this.fleets.every((f) => f === null || f.keyGrouped))
+    if (chunk > 0 && this.fleets.every((f) => f === null || f.keyGrouped)) {
       this.chunk = new ArrivalChunk(chunk, this.order.length);
+      for (const f of this.fleets) f?.holdSweeps();
+    }
   }
 
   /** One arrival; arrivals come in ascending t (ties in any order). */
@@ -174,13 +176,11 @@ export class ReplayRun {
       this.decide(st, t, g, flags, seq, null, 0);
       return;
     }
-    // the cross-key part in time order: each fleet's clock (its sweeps after every earlier arrival)
+    // a chunk spans at most W/2: the keys a fleet holds (its sweeps wait for the flush) follow the
+    // keys live within 1.5 W
+    if (chunk.size > 0 && t - chunk.t[0] >= this.W / 2) this.flush();
+    // the cross-key part in time order: each fleet's clock
     const fleets = this.fleets;
-    for (let i = 1; i < fleets.length; i++)
-      if (fleets[i]!.sweepsBy(t)) {
-        this.flush();
-        break;
-      }
     const slot = chunk.add(st, t, g, flags, seq);
     const base = slot * chunk.width;
     for (let i = 1; i < fleets.length; i++) chunk.ends[base + i] = fleets[i]!.clockTo(t);
@@ -198,6 +198,8 @@ export class ReplayRun {
         this.decide(st, t[s], g[s], flags[s], seq[s], ends, s * width);
     }
     c.clear();
+    // the sweeps that fell due in the chunk, now that every arrival before them is decided
+    for (const f of this.fleets) f?.sweepHeld();
   }
 
   /**
@@ -308,7 +310,6 @@ export class ReplayRun {
 
   /** Keys held by every fleet's gateways and stores now (tests). */
   heldState(): { gatewayKeys: number; storeKeys: number } {
-    this.flush();
     let gatewayKeys = 0;
     let storeKeys = 0;
     for (const f of this.fleets) {

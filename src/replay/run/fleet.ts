@@ -61,6 +61,9 @@ export class ReplayFleet {
   private sweepIdx = 0;
   private readonly sweepEvery: number;
   private finished = false;
+  /** Key-grouped (`holdSweeps`): a sweep due waits for `sweepHeld`, once the chunk is decided. */
+  private holding = false;
+  private sweepWaiting = false;
 
   constructor(private readonly spec: FleetSpec) {
     const K = spec.gateways;
@@ -147,6 +150,10 @@ export class ReplayFleet {
     const i = this.passIndex(t);
     this.moveTo(i);
     if (i < this.sweepIdx) return;
+    if (this.holding) {
+      this.sweepWaiting = true;
+      return;
+    }
     // the first index whose instant is at or after t − Δ: every index below it is before t − Δ
     const end = Math.max(0, i - this.K);
     perKey.sweep(end, Number.POSITIVE_INFINITY);
@@ -163,18 +170,31 @@ export class ReplayFleet {
   /**
    * Whether this fleet's requests may be decided key by key, out of time order across keys
    * (ReplayRun's chunks): its syncs run per key, so a key's calls touch only that key's state; the
-   * cross-key parts are the clock (`clockTo`, in time order) and the sweeps (`sweepsBy`).
+   * cross-key parts are the clock (`clockTo`, in time order) and the sweeps (`holdSweeps`).
    */
   get keyGrouped(): boolean {
     return this.perKey !== null;
   }
 
   /**
-   * Whether `clockTo(t)` would sweep: a sweep runs every key's syncs as if none came again before
-   * t, so every request before t must have been decided first.
+   * From now on a sweep falls due without running, until `sweepHeld` (key-grouped: a sweep runs
+   * every key's syncs as if none came again before the clock's instant, so every request before it
+   * must have been decided first).
    */
-  sweepsBy(t: number): boolean {
-    return this.perKey !== null && this.nextAt <= t && this.passIndex(t) >= this.sweepIdx;
+  holdSweeps(): void {
+    this.holding = true;
+  }
+
+  /**
+   * The sweep that fell due while held, if one did: up to a Δ before the clock's instant, which no
+   * later request comes before (a later sweep than the time-ordered one: it drops what that one
+   * would have, and decides nothing).
+   */
+  sweepHeld(): void {
+    if (!this.sweepWaiting || this.perKey === null) return;
+    this.sweepWaiting = false;
+    this.perKey.sweep(Math.max(0, this.syncIdx - this.K), Number.POSITIVE_INFINITY);
+    this.sweepIdx = this.syncIdx + this.sweepEvery;
   }
 
   /** Moves the clock to t (as a request at t does); returns the sync index such a request is decided after. */
