@@ -16,14 +16,14 @@ describe('replay streams: what it holds follows the keys live within W', () => {
     expect(w.maxStoreKeys).toBeLessThanOrEqual(2 * 80);
   });
 
-  it('the same, key-grouped in chunks (their sweeps wait for the chunk, spanning at most W/2)', () => {
+  it('the same, key-grouped in chunks (their sweeps wait for the chunk, spanning less than W)', () => {
     const w = replayChurn(300_000, 1000, () => {}, {
       designs: ['shared-counter', 'adaptive'],
       options: { chunk: REPLAY_CHUNK },
     });
     const r = w.run.finish();
     expect(r.arrivals).toBe(300_000);
-    // a generation is 40 keys over 20 s: a fleet's keys go at most W/2 + W/4 later than in time order
+    // a generation is 40 keys over 20 s: a fleet's keys go at most W + W/4 later than in time order
     expect(w.maxLive).toBeLessThanOrEqual(80);
     expect(w.maxGatewayKeys).toBeLessThanOrEqual(2 * 4 * 80);
     expect(w.maxStoreKeys).toBeLessThanOrEqual(2 * 80);

@@ -37,10 +37,11 @@ export interface RunOptions {
 
 /**
  * The replay's chunk: a key comes back every few seconds on a busy log, so a chunk must span many
- * seconds to hold several of its arrivals (at most W/2: ReplayRun.push). Its arrays take ~40 bytes
- * an arrival.
+ * seconds to hold several of its arrivals: 131,072 lines is a minute of the bench log's 2,000 a
+ * second. The engine's sweep, every W, flushes it too, so it spans less than W, and a fleet's keys
+ * (its sweeps wait for the flush) follow the keys live within 2 W. Its arrays take ~40 bytes an arrival.
  */
-export const REPLAY_CHUNK = 65_536;
+export const REPLAY_CHUNK = 131_072;
 
 const CENTRAL: DesignId = 'central-log';
 
@@ -176,9 +177,6 @@ export class ReplayRun {
       this.decide(st, t, g, flags, seq, null, 0);
       return;
     }
-    // a chunk spans at most W/2: the keys a fleet holds (its sweeps wait for the flush) follow the
-    // keys live within 1.5 W
-    if (chunk.size > 0 && t - chunk.t[0] >= this.W / 2) this.flush();
     // the cross-key part in time order: each fleet's clock
     const fleets = this.fleets;
     const slot = chunk.add(st, t, g, flags, seq);
