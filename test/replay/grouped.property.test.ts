@@ -12,7 +12,7 @@ import { ReplayRun, type TimelineRequest } from '../../src/replay/run/engine.js'
 import type { ReplayResult, ReplaySettings } from '../../src/replay/run/result.js';
 import { FC_SEED, seeded } from '../support/fc-seed.js';
 
-/** The designs a chunk is decided key by key for (ReplayFleet.keyGrouped). */
+/** The designs whose fleets decide a chunk key by key (ReplayFleet.keyGrouped); the others decide at the push. */
 const GROUPED = DESIGN_IDS.filter((id) => {
   const d = DESIGNS[id];
   return d.syncs === 'lazy' && d.earlySyncs === null && d.requestPath === null;
@@ -125,7 +125,7 @@ const SEED = process.env.FC_SEED ? FC_SEED : 3302;
 
 describe('replay engine: key-grouped chunks decide and count as time order', () => {
   it('random streams, every design, K = 1–4, both reads modes, random chunk boundaries', () => {
-    let groupedCases = 0;
+    let mixed = 0;
     fc.assert(
       fc.property(aCase, (c) => {
         const list = arrivals(c);
@@ -133,11 +133,12 @@ describe('replay engine: key-grouped chunks decide and count as time order', () 
         const grouped = run(c, list, true);
         expect(grouped.decided).toEqual(time.decided);
         expect(grouped.result).toEqual(time.result);
-        if (c.designs.every((d) => GROUPED.includes(d))) groupedCases++;
+        if (c.designs.some((d) => GROUPED.includes(d)) && c.designs.some((d) => !GROUPED.includes(d)))
+          mixed++;
       }),
       { ...seeded({ numRuns: 1000 }), seed: SEED },
     );
-    // most cases go through the chunks (not the fall-back to time order)
-    expect(groupedCases).toBeGreaterThan(600);
+    // some cases mix grouped fleets with fleets decided at the push (91 at seed 3302)
+    expect(mixed).toBeGreaterThan(50);
   }, 120_000);
 });

@@ -18,7 +18,10 @@ export class ArrivalChunk {
   readonly flags: Uint8Array;
   /** The arrival's number in the whole stream (ties across keys are broken by it: first in time). */
   readonly seq: Float64Array;
-  /** Per arrival, `width` numbers: each fleet's sync index the request is decided after. */
+  /**
+   * Per arrival, `width` numbers, one per fleet: a grouped fleet's sync index the request is decided
+   * after, or another fleet's decision (1 admitted), taken in time order.
+   */
   readonly ends: Float64Array;
   /** The next arrival of the same key in this chunk (−1: none). */
   readonly next: Int32Array;

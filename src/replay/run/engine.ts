@@ -27,8 +27,9 @@ export interface TimelineRequest {
 /** How the arrivals are decided (ReplayRun's third argument). */
 export interface RunOptions {
   /**
-   * Decide in key-grouped chunks of at most this many arrivals when every design's fleet allows it
-   * (ReplayFleet.keyGrouped); absent or 0: in time order, each arrival at its push.
+   * Decide in key-grouped chunks of at most this many arrivals: the fleets that allow it
+   * (ReplayFleet.keyGrouped) and the tallies key by key, the other fleets at each push, in time
+   * order; absent or 0: everything in time order, each arrival at its push.
    */
   chunk?: number;
   /** Called after each arrival is decided, with its number in the stream and `decided` (tests). */
@@ -69,6 +70,8 @@ export class ReplayRun {
   private readonly worstSeq: Float64Array;
   /** Key-grouped arrivals not yet decided (null: in time order). */
   private chunk: ArrivalChunk | null = null;
+  /** Per design in `order`: its fleet decides at the chunk's flush (1), or at the push, in time order (0). */
+  private grouped = new Uint8Array(0);
   private arrivals = 0;
   private floods = 0;
   private keys = 0;
@@ -140,9 +143,10 @@ export class ReplayRun {
           }),
     );
     const chunk = this.options.chunk ?? 0;
-    if (chunk > 0 && this.fleets.every((f) => f === null || f.keyGrouped)) {
+    if (chunk > 0) {
       this.chunk = new ArrivalChunk(chunk, this.order.length);
-      for (const f of this.fleets) f?.holdSweeps();
+      this.grouped = Uint8Array.from(this.fleets, (f) => (f !== null && f.keyGrouped ? 1 : 0));
+      for (const f of this.fleets) if (f !== null && f.keyGrouped) f.holdSweeps();
     }
   }
 
@@ -177,11 +181,15 @@ export class ReplayRun {
       this.decide(st, t, g, flags, seq, null, 0);
       return;
     }
-    // the cross-key part in time order: each fleet's clock
+    // the cross-key part in time order: each grouped fleet's clock; the others' whole decision
     const fleets = this.fleets;
+    const grouped = this.grouped;
     const slot = chunk.add(st, t, g, flags, seq);
     const base = slot * chunk.width;
-    for (let i = 1; i < fleets.length; i++) chunk.ends[base + i] = fleets[i]!.clockTo(t);
+    for (let i = 1; i < fleets.length; i++) {
+      const f = fleets[i]!;
+      chunk.ends[base + i] = grouped[i] === 1 ? f.clockTo(t) : f.arrive(st.key, g, t) ? 1 : 0;
+    }
     if (chunk.full) this.flush();
   }
 
@@ -202,7 +210,8 @@ export class ReplayRun {
 
   /**
    * One arrival decided by every design and tallied: in time order (`ends` null: each fleet's
-   * `arrive`), or key-grouped (each fleet's `decideAt` after the sync index its clock gave, ends[base + i]).
+   * `arrive`), or from a chunk: a grouped fleet's `decideAt` after the sync index its clock gave
+   * (ends[base + i]), another's decision taken at the push (ends[base + i], 1 admitted).
    */
   private decide(
     st: KeyStats,
@@ -231,7 +240,9 @@ export class ReplayRun {
           ? centralOk
           : ends === null
             ? fleets[i]!.arrive(key, g, t)
-            : fleets[i]!.decideAt(key, g, t, ends[base + i]);
+            : this.grouped[i] === 1
+              ? fleets[i]!.decideAt(key, g, t, ends[base + i])
+              : ends[base + i] === 1;
       this.decided[i] = ok ? 1 : 0;
       const d = st.designs[i];
       d.requests++;
