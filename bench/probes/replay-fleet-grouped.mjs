@@ -1,12 +1,13 @@
 // Go/no-go for key-grouped processing (issue 33): the replay fleet alone (per-key syncs) on the
 // bench-shaped stream (1,000,000 arrivals on 10,000 keys at 2 per ms, one gateway, 100 per minute,
-// Δ = 1 s), time-ordered vs key-grouped in chunks of CHUNK arrivals (a chunk is flushed early before
-// a fleet sweep), alternating in one process, CPU seconds each; the decisions must match.
-// Usage: npm run build && node bench/probes/replay-fleet-grouped.mjs [DESIGN] [READS] [ROUNDS=2] [CHUNK=4096]
+// Δ = 1 s), time-ordered vs key-grouped in chunks of at most CHUNK arrivals and W (the fleet's sweeps
+// held until a chunk is decided, as ReplayRun does), alternating in one process, CPU seconds each;
+// the decisions must match.
+// Usage: npm run build && node bench/probes/replay-fleet-grouped.mjs [DESIGN] [READS] [ROUNDS=2] [CHUNK=131072]
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [design = 'shared-counter', reads = 'every-sync', roundsArg = '2', chunkArg = '4096'] =
+const [design = 'shared-counter', reads = 'every-sync', roundsArg = '2', chunkArg = '131072'] =
   process.argv.slice(2);
 const dist = pathToFileURL(resolve('dist')).href;
 const { ReplayFleet } = await import(`${dist}/replay/run/fleet.js`);
@@ -38,7 +39,7 @@ function timeOrdered(out) {
 
 function grouped(out) {
   const f = mk();
-  const pk = f.perKey;
+  f.holdSweeps();
   // the chunk: arrival index, its sync index; per key a linked list (head, tail by key, next by slot)
   const idx = new Int32Array(CHUNK);
   const end = new Float64Array(CHUNK);
@@ -48,31 +49,29 @@ function grouped(out) {
   const order = new Int32Array(CHUNK);
   let n = 0;
   let nKeys = 0;
+  let from = 0;
   const flush = () => {
     for (let j = 0; j < nKeys; j++) {
       const k = order[j];
       const key = keys[k];
       for (let s = head[k]; s !== -1; s = nxt[s]) {
         const i = idx[s];
-        out[i] = pk.arrive(key, 0, Math.floor(i / 2), end[s]) ? 1 : 0;
+        out[i] = f.decideAt(key, 0, Math.floor(i / 2), end[s]) ? 1 : 0;
       }
       head[k] = -1;
     }
     n = 0;
     nKeys = 0;
+    f.sweepHeld();
   };
   for (let i = 0; i < N; i++) {
     const t = Math.floor(i / 2);
-    if (f.nextAt <= t) {
-      // would advanceTo sweep? (passTo's index)
-      let j = f.syncIdx + f.K * Math.max(0, Math.floor((t - f.nextAt) / f.D) - 1);
-      while (f.syncAt(j) <= t) j++;
-      if (j >= f.sweepIdx) flush();
-      f.advanceTo(t);
-    }
+    // as the engine: its sweep, every W, ends a chunk
+    if (n > 0 && t - from >= 60_000) flush();
+    if (n === 0) from = t;
     const k = ks[i];
     idx[n] = i;
-    end[n] = f.syncIdx;
+    end[n] = f.clockTo(t);
     nxt[n] = -1;
     if (head[k] === -1) {
       head[k] = n;
