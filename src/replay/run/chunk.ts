@@ -12,19 +12,19 @@ import type { KeyStats } from './key-stats.js';
 export const FLOOD = 1;
 export const LOGGED_429 = 2;
 
+/** An arrival's fields in `data`, before its fleets' numbers: t, seq, g · 4 + flags, next. */
+const FIELDS = 4;
+
 export class ArrivalChunk {
-  readonly t: Float64Array;
-  readonly g: Int32Array;
-  readonly flags: Uint8Array;
-  /** The arrival's number in the whole stream (ties across keys are broken by it: first in time). */
-  readonly seq: Float64Array;
   /**
-   * Per arrival, `width` numbers, one per fleet: a grouped fleet's sync index the request is decided
-   * after, or another fleet's decision (1 admitted), taken in time order.
+   * Per arrival, `stride` numbers side by side (a key's arrivals are read out of time order, so each
+   * is one or two cache lines, not one in each of six arrays): t; its number in the whole stream
+   * (ties across keys are broken by it: first in time); g · 4 + flags; the slot of the key's next
+   * arrival here (−1: none); then one number per fleet (design 1 on): a grouped fleet's sync index the
+   * request is decided after, or another fleet's decision (1 admitted), taken in time order.
    */
-  readonly ends: Float64Array;
-  /** The next arrival of the same key in this chunk (−1: none). */
-  readonly next: Int32Array;
+  readonly data: Float64Array;
+  readonly stride: number;
   /** The keys with an arrival here, in the order of their first one. */
   readonly keys: (KeyStats | null)[];
   size = 0;
@@ -32,33 +32,34 @@ export class ArrivalChunk {
 
   constructor(
     readonly capacity: number,
-    readonly width: number,
+    /** The designs, the central log's slot 0 included (it has no number here). */
+    designs: number,
   ) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new RangeError(`chunk: must be an integer ≥ 1, got ${capacity}`);
-    this.t = new Float64Array(capacity);
-    this.g = new Int32Array(capacity);
-    this.flags = new Uint8Array(capacity);
-    this.seq = new Float64Array(capacity);
-    this.ends = new Float64Array(capacity * width);
-    this.next = new Int32Array(capacity);
+    this.stride = FIELDS + designs - 1;
+    this.data = new Float64Array(capacity * this.stride);
     this.keys = new Array<KeyStats | null>(capacity).fill(null);
   }
 
-  /** Adds an arrival of `st`'s key; returns its slot (its `ends` start at slot · width). */
+  /**
+   * Adds an arrival of `st`'s key; returns the offset `base` such that design i's number (i ≥ 1) is
+   * data[base + i].
+   */
   add(st: KeyStats, t: number, g: number, flags: number, seq: number): number {
     const s = this.size++;
-    this.t[s] = t;
-    this.g[s] = g;
-    this.flags[s] = flags;
-    this.seq[s] = seq;
-    this.next[s] = -1;
+    const d = this.data;
+    const at = s * this.stride;
+    d[at] = t;
+    d[at + 1] = seq;
+    d[at + 2] = g * 4 + flags;
+    d[at + 3] = -1;
     if (st.chunkHead === -1) {
       st.chunkHead = s;
       this.keys[this.keyCount++] = st;
-    } else this.next[st.chunkTail] = s;
+    } else d[st.chunkTail * this.stride + 3] = s;
     st.chunkTail = s;
-    return s;
+    return at + FIELDS - 1;
   }
 
   get full(): boolean {

@@ -184,11 +184,10 @@ export class ReplayRun {
     // the cross-key part in time order: each grouped fleet's clock; the others' whole decision
     const fleets = this.fleets;
     const grouped = this.grouped;
-    const slot = chunk.add(st, t, g, flags, seq);
-    const base = slot * chunk.width;
+    const base = chunk.add(st, t, g, flags, seq);
     for (let i = 1; i < fleets.length; i++) {
       const f = fleets[i]!;
-      chunk.ends[base + i] = grouped[i] === 1 ? f.clockTo(t) : f.arrive(st.key, g, t) ? 1 : 0;
+      chunk.data[base + i] = grouped[i] === 1 ? f.clockTo(t) : f.arrive(st.key, g, t) ? 1 : 0;
     }
     if (chunk.full) this.flush();
   }
@@ -197,11 +196,15 @@ export class ReplayRun {
   flush(): void {
     const c = this.chunk;
     if (c === null || c.size === 0) return;
-    const { keys, next, t, g, flags, seq, ends, width } = c;
+    const { keys, data, stride } = c;
     for (let j = 0; j < c.keyCount; j++) {
       const st = keys[j]!;
-      for (let s = st.chunkHead; s !== -1; s = next[s])
-        this.decide(st, t[s], g[s], flags[s], seq[s], ends, s * width);
+      for (let s = st.chunkHead; s !== -1; ) {
+        const at = s * stride;
+        const gf = data[at + 2];
+        this.decide(st, data[at], gf >> 2, gf & 3, data[at + 1], data, at + 3);
+        s = data[at + 3];
+      }
     }
     c.clear();
     // the sweeps that fell due in the chunk, now that every arrival before them is decided
