@@ -3,8 +3,9 @@
  * Not leases: a leases gateway keeps a key as long as the store grants it a slot (the library's key
  * cap, 1,000,000 by default, is what lets it go), so its memory follows the keys seen (docs/replay.md).
  */
-import type { Arrival } from '../../src/replay/arrival.js';
+
 import type { DesignId } from '../../src/config.js';
+import type { Arrival } from '../../src/replay/arrival.js';
 import { ReplayRun, type RunOptions } from '../../src/replay/run/engine.js';
 import { Random } from '../../src/sim/random.js';
 

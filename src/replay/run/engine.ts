@@ -145,8 +145,8 @@ export class ReplayRun {
     const chunk = this.options.chunk ?? 0;
     if (chunk > 0) {
       this.chunk = new ArrivalChunk(chunk, this.order.length);
-      this.grouped = Uint8Array.from(this.fleets, (f) => (f !== null && f.keyGrouped ? 1 : 0));
-      for (const f of this.fleets) if (f !== null && f.keyGrouped) f.holdSweeps();
+      this.grouped = Uint8Array.from(this.fleets, (f) => (f?.keyGrouped ? 1 : 0));
+      for (const f of this.fleets) if (f?.keyGrouped) f.holdSweeps();
     }
   }
 
