@@ -305,6 +305,17 @@ export async function storeCount(
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * Waits until every gateway of `fleets` has had a good sync at or after `since` (local time), or
+ * `capMs` has passed: a reconnect measured from syncsAt needs the fleet still running when it comes,
+ * however late the load made the restart. Returns at once when all have synced.
+ */
+export async function untilSyncedSince(fleets: Fleet[], since: number, capMs: number): Promise<void> {
+  const synced = () => fleets.every((f) => f.syncsAt.every((s) => s.some((t) => t >= since)));
+  const end = Date.now() + capMs;
+  while (!synced() && Date.now() < end) await sleep(10);
+}
+
 /** Heap used after a full GC (vitest runs with --expose-gc), in MB. */
 export function heapMB(): number {
   const g = (globalThis as { gc?: () => void }).gc;
