@@ -13,6 +13,8 @@ import {
   sleep,
   startFleetReady,
   storeCount,
+  type TimedSync,
+  timingSyncs,
 } from '../support/fault-fleet.js';
 import { type RedisServer, startRedisServer, usingExternalRedis } from '../support/redis-server.js';
 
@@ -26,8 +28,6 @@ const W = 60_000;
 const K = 3;
 const SYNC = 100;
 const TIMEOUT = 200;
-/** The proxy's 50 ms + Redis's answer (≤ 20 ms here, on a loaded box): what a +50 ms sync leaves of the timeout for the loop to be late. */
-const LOOP_ROOM_50 = TIMEOUT - 50 - 20;
 const policy = { limit: L, windowMs: W, windowKind: 'sliding' as const };
 
 let server: RedisServer;
@@ -53,13 +53,15 @@ interface Run {
   design: DesignId;
   f: Fleet;
   r?: DriveResult;
+  /** Every sync of the fleet, timed until its reply was read (also after a timeout). */
+  syncs: TimedSync[];
 }
 
 async function fleets(tag: string, designs: DesignId[], url: string): Promise<Run[]> {
   return Promise.all(
-    designs.map(async (design) => ({
-      design,
-      f: await startFleetReady({
+    designs.map(async (design) => {
+      const syncs: TimedSync[] = [];
+      const f = await startFleetReady({
         design,
         k: K,
         limit: L,
@@ -68,8 +70,10 @@ async function fleets(tag: string, designs: DesignId[], url: string): Promise<Ru
         storeTimeoutMs: TIMEOUT,
         prefix: `${tag}-${design}`,
         url,
-      }),
-    })),
+        wrapStore: (st) => timingSyncs(st, syncs),
+      });
+      return { design, f, syncs };
+    }),
   );
 }
 
@@ -104,12 +108,17 @@ describe('faults: store latency and restarts (real redis-server)', () => {
       const { design } = run;
       const deg50 = r.degradedAt.filter((t) => t >= t50 + 200 && t < t500).length;
       const timeouts50 = run.f.syncErrorsAt.filter((t) => t >= t50 + 200 && t < t500).length;
+      // syncs that could time out in [t50 + 200, t500) (sent up to a timeout before it, so a renewed
+      // timeout is among them; not those still out at +500 ms), and those whose reply came after the timeout
+      const at50 = run.syncs.filter((x) => x.at >= t50 - TIMEOUT && x.at < t500 - TIMEOUT);
+      const slow50 = at50.filter((x) => x.ms >= TIMEOUT).length;
+      const slowest50 = Math.max(0, ...at50.map((x) => x.ms));
       const deg500 = r.degradedAt.filter((t) => t >= t500 && t < t0).length;
       const degradedAdmits = r.admitted.filter((a) => a.degraded).length;
       const timeouts = run.f.syncErrorsAt.filter((t) => t >= t500 && t < t0 + TIMEOUT).length;
       const count = design === 'split' ? Number.NaN : await storeCount(admin, run.f.spec.prefix, 'k', policy);
       lines.push(
-        `${design.padEnd(14)}: sync round trip ${lat50[i].toFixed(0)} ms at +50 ms, ${deg50} degraded decisions then; ` +
+        `${design.padEnd(14)}: sync round trip ${lat50[i].toFixed(0)} ms at +50 ms (slowest ${slowest50.toFixed(0)}, ${slow50} of ${at50.length} past the timeout), ${timeouts50} timed out, ${deg50} degraded decisions then; ` +
           `at +500 ms ${timeouts} syncs timed out, ${deg500} degraded decisions, ${degradedAdmits} degraded admits (bound ${K * Math.ceil(L / K)}); ` +
           `${r.viaStore} of ${r.requests} requests waited on the store, slowest ${r.slowestMs.toFixed(1)} ms (bound ${decisionWaitBound(design, TIMEOUT, r.lagMs).toFixed(0)}); store holds ${count} of ${r.admitted.length} admitted` +
           (design === 'central-log'
@@ -122,14 +131,20 @@ describe('faults: store latency and restarts (real redis-server)', () => {
       if (design !== 'central-log') {
         // the request path never touches the store
         expect.soft(r.viaStore).toBe(0);
-        // A sync through +50 ms takes 50 ms + Redis's few ms, and times out only if this process's
-        // loop reads its reply late by the rest of the timeout; without a timed-out sync the store
-        // never goes stale (staleAfterMs = 2Δ + timeout), so no decision is degraded. Judged when the
-        // loop stayed within that (LOOP_ROOM_50); a busier run prints it instead.
-        if (lagMs50 <= LOOP_ROOM_50) {
-          expect.soft(timeouts50, `${design}: syncs timed out at +50 ms`).toBe(0);
-          expect.soft(deg50, `${design}: degraded decisions at +50 ms`).toBe(0);
-        }
+        // A sync through +50 ms takes 50 ms + Redis's few ms, and times out only if its reply is read
+        // after the timeout: judged on each sync's round trip as this process read it (timingSyncs, also
+        // after a timeout), not on the loop's worst single delay. The reply takes several turns of this
+        // loop (the proxy reads it, holds it 50 ms, writes it on; the gateway reads it) and the Redis
+        // process's own, and at a load of 9–13 delays each under the 130 ms the loop-lag gate allowed
+        // added up past the timeout (one sync timed out at +50 ms with the gate passed). So: no sync
+        // times out whose reply came within the timeout, and without a slow reply the store never
+        // goes stale (staleAfterMs = 2Δ + timeout), so no decision is degraded; replies slower than the
+        // timeout must stay the exception (the median round trip within it), or +50 ms was not tested.
+        expect
+          .soft(timeouts50, `${design}: syncs timed out at +50 ms, more than replies came late`)
+          .toBeLessThanOrEqual(slow50);
+        if (slow50 === 0) expect.soft(deg50, `${design}: degraded decisions at +50 ms`).toBe(0);
+        expect.soft(lat50[i], `${design}: median sync round trip at +50 ms`).toBeLessThan(TIMEOUT);
       }
       if (design !== 'split') {
         expect.soft(timeouts).toBeGreaterThan(0);
@@ -141,7 +156,7 @@ describe('faults: store latency and restarts (real redis-server)', () => {
       }
     }
     console.log(
-      `store latency via the proxy (timeout ${TIMEOUT} ms); at +50 ms the loop was ${lagMs50.toFixed(0)} ms late at worst (${lagMs50 <= LOOP_ROOM_50 ? 'judged' : `over ${LOOP_ROOM_50} ms: +50 ms not judged`}):\n${lines.join('\n')}`,
+      `store latency via the proxy (timeout ${TIMEOUT} ms); at +50 ms the loop was ${lagMs50.toFixed(0)} ms late at worst:\n${lines.join('\n')}`,
     );
     for (const run of runs) run.f.disconnect();
   }, 40_000);

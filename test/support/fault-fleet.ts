@@ -305,6 +305,33 @@ export async function storeCount(
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** One store.sync call: when it was sent (local time) and how long until its promise settled, ms. */
+export interface TimedSync {
+  at: number;
+  ms: number;
+}
+
+/**
+ * Wraps a store (FleetSpec.wrapStore) to time every sync until its reply is read, also one that comes
+ * after the gateway's timeout: what the store and this process's loop made of the round trip.
+ */
+export function timingSyncs(store: AsyncStore, into: TimedSync[]): AsyncStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (prop !== 'sync' || typeof v !== 'function') return typeof v === 'function' ? v.bind(target) : v;
+      return (...args: Parameters<AsyncStore['sync']>) => {
+        const at = Date.now();
+        const t0 = performance.now();
+        const p = target.sync(...args);
+        const done = () => into.push({ at, ms: performance.now() - t0 });
+        p.then(done, done);
+        return p;
+      };
+    },
+  });
+}
+
 /**
  * Waits until every gateway of `fleets` has had a good sync at or after `since` (local time), or
  * `capMs` has passed: a reconnect measured from syncsAt needs the fleet still running when it comes,
