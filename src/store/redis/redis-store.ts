@@ -352,9 +352,13 @@ export class RedisStore implements AsyncStore {
       const calls = new Array<ScriptCall>(chunks.length);
       const paired = this.options.mode === 'exact';
       for (let c = 0; c < chunks.length; c++) {
-        // in a cluster a call of a few keys is carried with others of its node (sendPipelined), which
-        // encodes it anew: prebuilt bytes would be wasted
-        const alone = !cluster || chunks[c].indexes.length >= ALONE_KEYS;
+        // In a cluster every call (a key group's keys, decision 0011) is carried with others of its
+        // node (sendPipelined), which encodes it anew: prebuilt bytes would be wasted. sync.lua runs
+        // once per script call and checks the carried keys with its own reads (dispatch.lua), so
+        // carrying saves a call's set-up at next to no cost: 10,000 keys on 3 masters, Redis
+        // instructions per key-sync 1.13 × one server's with groups of 16 keys or more alone (an
+        // EXISTS then checked each carried name), 1.10 × carrying all (docs/fleet-many-keys.md).
+        const alone = !cluster;
         calls[c] = encodeSyncCall(this.scripts.sync, paired, chunks[c], entries, names, head, alone);
         if (slicer.due(chunks[c].indexes.length)) await slicer.pause();
       }
@@ -408,18 +412,6 @@ export class RedisStore implements AsyncStore {
     return (this.client as { isCluster?: boolean }).isCluster === true;
   }
 }
-
-/**
- * Keys from which a cluster sync call goes alone, prebuilt, rather than carried with others of its
- * node (sendPipelined), where sync.lua runs once for all the calls it carries (dispatch.lua's merge):
- * with key groups (decision 0011) a call holds a group's keys of the sync. A carried call saves a
- * call's set-up (prelude, arguments, the declared keys' check) but pays an EXISTS of its keys (about
- * 1,100 Redis instructions a name): in Redis instructions per key-sync of a 3-master cluster over
- * one server's (bench/probes/cluster-sync-ir.mjs), 2,000 keys (groups of ~8): 1.45 × at 8, 1.22 ×
- * at 16, 1.23 × carrying every group; 10,000 keys (groups of ~39): 1.13 × alone, 1.15 × carrying
- * groups under 40 keys, 1.19 × carrying every group.
- */
-const ALONE_KEYS = 16;
 
 /** Key names remembered per store (about 300 bytes each; see KeyNameCache). */
 const NAME_CACHE_KEYS = 100_000;

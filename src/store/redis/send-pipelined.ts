@@ -28,10 +28,11 @@ const PART_KEYS = 1000;
 
 /**
  * Most key names (two per user key) and arguments one cluster call carries when it carries several
- * calls (see composeScript): about one sync chunk (chunkKeys 100), so no call holds Redis longer
- * than a chunk did.
+ * calls (see composeScript): a call closes before the call that would take it past this, so with
+ * a sync's key groups of ~39 keys (78 names) calls carry ~100 keys on average, as one server's
+ * chunks (chunkKeys 100) do, and none more than 140.
  */
-const MIXED_KEYS = 200;
+const MIXED_KEYS = 280;
 const MIXED_ARGS = 2500;
 /** ARGV[1..6]: the head common.lua reads; calls carried by one call must share it. */
 const HEAD_ARGS = 6;
@@ -233,14 +234,17 @@ function sameButLast(a: (string | Buffer)[], b: (string | Buffer)[]): boolean {
   return true;
 }
 
-/** EVALSHA arguments of a mixed call (see composeScript): the first call's keys declared, every call in ARGV. */
+/**
+ * EVALSHA arguments of a mixed call (see dispatch.lua): the first call's keys declared, every call in
+ * ARGV but for those keys.
+ */
 function mixedCommand(calls: ScriptCall[], u: Unit): EvalShaArgs {
   const first = calls[u.calls[0]];
   const out: (string | Buffer)[] = [...first.keys, MIXED, String(u.calls.length)];
   for (const i of u.calls) {
     const c = calls[i];
     out.push(String(c.keys.length), String(c.args.length));
-    for (const k of c.keys) out.push(k);
+    if (i !== u.calls[0]) for (const k of c.keys) out.push(k);
     for (const a of c.args) out.push(a);
   }
   return [first.script.sha, first.keys.length, ...out];

@@ -48,6 +48,22 @@ local HEAD = { packHead('<d', NOW) }
 
 local blob = ARGV[11]
 
+-- Carried keys (dispatch.lua's merge): Redis checked the declared keys, those of the first carried
+-- call (user keys 1..CHECKED), that this node serves them; the others are checked here, by the
+-- first loop's reads of each of their names, before anything is written: a read Redis refuses (a
+-- slot served elsewhere, or mid-migration and a name not here) ends the call with NONLOCAL, having
+-- run nothing, and the client sends the carried calls one by one. In exact mode that read of the
+-- log is the plain path's held(), done early (HELD).
+local CHECKED = NKEYS
+-- Carried calls' entries come one blob per call (dispatch.lua's merge: joining them was a copy of
+-- the sync and its garbage): BLOB_OF[i], key i's; `blobCut`, the first key of the next call's.
+local BLOBS, BLOB_OF, blobCut, blobCall = fleetlimitBlobs, nil, NKEYS + 1, 1
+if fleetlimitSplit ~= nil then
+  CHECKED = KEYS_PAIRED and fleetlimitSplit[1] / 2 or fleetlimitSplit[1]
+  BLOB_OF, blobCut = {}, CHECKED + 1
+end
+local HELD = {}
+
 -- Parse the entries and check every key's seq before writing anything. Per key, in flat arrays (a
 -- table per key was a tenth of the script's time): flags, ask, runs, the runs' offset in `blob`,
 -- whether this is a replay, the meta hash as read for readMeta (exact mode: the record when the hash
@@ -60,6 +76,14 @@ local ADMITS, LO, HI = {}, {}, {}
 local PARTIAL = { partial = true }
 local at = 1
 for i = 1, NKEYS do
+  if BLOB_OF ~= nil then
+    while i == blobCut do
+      blobCall = blobCall + 1
+      blob, at = BLOBS[blobCall], 1
+      blobCut = blobCut + (KEYS_PAIRED and fleetlimitSplit[blobCall] / 2 or fleetlimitSplit[blobCall])
+    end
+    BLOB_OF[i] = blob
+  end
   local flags, ask, n, admits, lo, hi
   flags, ask, n, admits, lo, hi, at = unpackDoubles('<dddddd', blob, at)
   -- q: the seq field as read (false: none)
@@ -67,14 +91,28 @@ for i = 1, NKEYS do
   if BUCKETS > 0 then
     -- compact mode: only what the plain path needs, the seq and the record among it
     -- (window-buckets.lua); the general path reads the whole hash (PARTIAL)
-    q, plain = plainRead(i, KEYS[i], seqField, ask, n, blob, at, admits, lo, hi)
+    local refused
+    q, plain, refused = plainRead(i, KEYS[i], seqField, ask, n, blob, at, admits, lo, hi, i > CHECKED)
+    if refused then
+      return redis.error_reply('NONLOCAL ' .. refused)
+    end
   else
     -- exact mode: the record, the seq and the mark of a grant or void ('G', common.lua's settle): a
     -- fixed read, where HGETALL grew with the gateways' seq fields (+22 % Redis instructions per
     -- key-sync at K = 8); the general path reads the whole hash (readMeta). A hash of text fields
     -- only (written before the record) has no 'c'; one with both is from a fleet of three versions
     -- at once, which decision 0009 rules out.
-    local got = redis.call('HMGET', KEYS[2 * i], 'c', seqField, 'G')
+    local got
+    if i > CHECKED then
+      got = redis.pcall('HMGET', KEYS[2 * i], 'c', seqField, 'G')
+      local h = got.err == nil and redis.pcall('ZCARD', KEYS[2 * i - 1]) or got
+      if type(h) == 'table' then
+        return redis.error_reply('NONLOCAL ' .. h.err)
+      end
+      HELD[i] = h
+    else
+      got = redis.call('HMGET', KEYS[2 * i], 'c', seqField, 'G')
+    end
     -- the general path then reads the hash again only for a grant or void (readMeta)
     if got[1] and not got[3] then
       all = got[1]
@@ -109,6 +147,7 @@ end
 local function liveRuns(i)
   local times, counts, pushed, whole = {}, {}, 0, true
   local n, pos = RUNS[i], FIRST[i]
+  local blob = BLOB_OF ~= nil and BLOB_OF[i] or blob
   local done = 0
   while done < n do
     local k = math.min(UNPACK_RUNS, n - done)
@@ -226,7 +265,7 @@ local function plainTouch(i, log, meta, out)
   end
   -- expiry(o): while it is ahead nothing has aged out
   local oExpiry = FIXED and (math.floor(o / WINDOW) + 1) * WINDOW or o + WINDOW
-  if oExpiry <= NOW or (BUCKETS == 0 and held(log) == 0) then
+  if oExpiry <= NOW or (BUCKETS == 0 and (HELD[i] or held(log)) == 0) then
     return false
   end
   if e ~= e then
@@ -240,7 +279,8 @@ local function plainTouch(i, log, meta, out)
     if BUCKETS > 0 then
       pushed, n2, lo, hi, f, v, w, x = plainAdd(log, n, i)
     else
-      pushed, n2, lo, hi = plainAdd(log, n, k, blob, FIRST[i], string.sub(rec, 1, 8), ADMITS[i], LO[i], HI[i])
+      local b = BLOB_OF ~= nil and BLOB_OF[i] or blob
+      pushed, n2, lo, hi = plainAdd(log, n, k, b, FIRST[i], string.sub(rec, 1, 8), ADMITS[i], LO[i], HI[i])
     end
     if pushed > 0 then
       count = count + pushed

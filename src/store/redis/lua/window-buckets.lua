@@ -469,8 +469,9 @@ local PLAIN_PUSHED, PLAIN_LO, PLAIN_HI = {}, {}, {}
 -- gateway's sums): when the earliest still counts and both ends fall in one bucket, so do all runs
 -- between (bucketOf never decreases as t grows), and no run is looked at; else each (at most
 -- UNPACK_RUNS = 32 runs). Returns the seq field as read (false if none) and the record (false: the
--- general path; nil: no record).
-local function plainRead(i, meta, seqField, ask, k, blob, at, admits, lo, hi)
+-- general path; nil: no record); for a `carried` key (sync.lua's CHECKED) whose read Redis refused,
+-- nil, nil and the error.
+local function plainRead(i, meta, seqField, ask, k, blob, at, admits, lo, hi, carried)
   local b, pushed = 0, 0
   local f1, c1, t1, fs, cs, ts = nil, 0, 0, nil, nil, nil
   local one = nil
@@ -527,13 +528,18 @@ local function plainRead(i, meta, seqField, ask, k, blob, at, admits, lo, hi)
       b = 0
     end
   end
+  -- a carried key's (sync.lua's CHECKED): a refused read is answered, not raised
+  local call = carried and redis.pcall or redis.call
   local got
   if b == 0 then
-    got = redis.call('HMGET', meta, 'C', seqField)
+    got = call('HMGET', meta, 'C', seqField)
   elseif fs == nil then
-    got = redis.call('HMGET', meta, 'C', seqField, f1)
+    got = call('HMGET', meta, 'C', seqField, f1)
   else
-    got = redis.call('HMGET', meta, 'C', seqField, unpack(fs, 1, b))
+    got = call('HMGET', meta, 'C', seqField, unpack(fs, 1, b))
+  end
+  if got.err ~= nil then
+    return nil, nil, got.err
   end
   PLAIN_GOT[i], PLAIN_B[i], PLAIN_PUSHED[i], PLAIN_LO[i], PLAIN_HI[i] = got, b, pushed, lo, hi
   if fs == nil then
