@@ -154,10 +154,11 @@ export class AdaptiveKey extends SyncedKey {
   }
 
   protected override beforeApply(reply: SyncReply, now: number): void {
+    const { windowMs, windowKind } = this.p.policy;
+    // aged at K = 1 too (test/regressions/adaptive-k1-own-log-never-aged.test.ts)
+    this.own.dropExpired(now, windowMs, windowKind);
     // one gateway sees every admit: its share is 1 whatever a late reply says
     if (this.p.gateways === 1) return;
-    const { windowMs, windowKind } = this.p.policy;
-    this.own.dropExpired(now, windowMs, windowKind);
     if (reply.count > 0) {
       // admits made after the sync was taken (a late reply) are not in its count
       const own = this.own.size - (this.pending.length - this.pendingIdx);
