@@ -1,10 +1,9 @@
-import calculateSlot from 'cluster-key-slot';
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
-import type { SyncEntry } from '../../src/store/contract.js';
 import { RedisStore } from '../../src/store/redis/index.js';
 import { infoSum } from '../support/cluster-fleet.js';
 import { useClusterNodes } from '../support/cluster-nodes.js';
+import { keysOnOneNode } from '../support/one-node-keys.js';
 
 /**
  * Issue 35: a cluster sync call carrying several calls (dispatch.lua's merge) checks its carried
@@ -24,36 +23,7 @@ describe('a carried key half moved under a merged sync call', () => {
   for (const mode of ['exact', 'buckets'] as const) {
     it(`${mode}: the call runs whole or not at all`, async () => {
       const store = new RedisStore(fx.client, { prefix: `carry-${mode}:`, mode });
-      const slotOf = (k: string) => calculateSlot(store.keyNames(k, policy).meta);
-      const ownerOf = (slot: number) => fx.nodes.find((n) => n.addr === fx.client.slots[slot][0])!;
-      // 30 keys of distinct groups (slots) on one node: one script call carries them all
-      const a = ownerOf(slotOf(`${mode}-0`));
-      const b = fx.nodes.find((n) => n !== a)!;
-      const keys: string[] = [];
-      const used = new Set<number>();
-      for (let i = 0; keys.length < 30; i++) {
-        const k = `${mode}-${i}`;
-        const s = slotOf(k);
-        if (ownerOf(s) === a && !used.has(s)) {
-          used.add(s);
-          keys.push(k);
-        }
-      }
-      let seq = 0;
-      const sync = (admits: number) => {
-        const now = Date.now();
-        const entries: SyncEntry[] = keys.map((key) => ({
-          key,
-          admits: Array.from({ length: admits }, (_, j) => now - j),
-          read: true,
-          release: false,
-          ask: 0,
-        }));
-        return store.sync(
-          { gatewayId: 'gw-1', seq: ++seq, policy, leaseTtlMs: 3000, horizonMs: 0, entries },
-          now,
-        );
-      };
+      const { slotOf, a, b, keys, sync } = keysOnOneNode(fx, store, policy, mode, 30);
       const calls0 = await infoSum([a.conn], 'cmdstat_evalsha', 'calls');
       expect((await sync(3)).replies.map((r) => r.count)).toEqual(keys.map(() => 3));
       expect(await infoSum([a.conn], 'cmdstat_evalsha', 'calls')).toBe(calls0 + 1);

@@ -1,10 +1,9 @@
-import calculateSlot from 'cluster-key-slot';
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
-import type { SyncEntry } from '../../src/store/contract.js';
 import { RedisStore } from '../../src/store/redis/index.js';
 import { infoSum } from '../support/cluster-fleet.js';
 import { useClusterNodes } from '../support/cluster-nodes.js';
+import { keysOnOneNode } from '../support/one-node-keys.js';
 
 /**
  * Issue 19, cluster throughput: a sync's keys of one node travel several slots to a script call
@@ -24,36 +23,7 @@ const fx = useClusterNodes({ clientTimeoutMs: 2000 });
 describe('a mixed-slot sync call meets slots mid-migration', () => {
   it('runs whole or not at all: nothing lost, nothing counted twice', async () => {
     const store = new RedisStore(fx.client, { prefix: 'mix:' });
-    const slotOf = (k: string) => calculateSlot(store.keyNames(k, policy).log);
-    const ownerOf = (slot: number) => fx.nodes.find((n) => n.addr === fx.client.slots[slot][0])!;
-    // 40 keys of distinct slots, all on one node
-    const a = ownerOf(slotOf('k-0'));
-    const b = fx.nodes.find((n) => n !== a)!;
-    const keys: string[] = [];
-    const used = new Set<number>();
-    for (let i = 0; keys.length < 40; i++) {
-      const k = `k-${i}`;
-      const s = slotOf(k);
-      if (ownerOf(s) === a && !used.has(s)) {
-        used.add(s);
-        keys.push(k);
-      }
-    }
-    let seq = 0;
-    const sync = (admits: number) => {
-      const now = Date.now();
-      const entries: SyncEntry[] = keys.map((key) => ({
-        key,
-        admits: Array.from({ length: admits }, (_, j) => now - j),
-        read: true,
-        release: false,
-        ask: 0,
-      }));
-      return store.sync(
-        { gatewayId: 'gw-1', seq: ++seq, policy, leaseTtlMs: 3000, horizonMs: 0, entries },
-        now,
-      );
-    };
+    const { slotOf, a, b, keys, sync } = keysOnOneNode(fx, store, policy, 'k', 40);
     const all = fx.nodes.map((n) => n.conn);
 
     // 3 admits per key: the node's 40 slots take one script call
