@@ -1,6 +1,6 @@
 /**
- * One design's replay speed in a fresh process (what `replay.ts` starts, one per design, so no design's
- * code shapes another's JIT state): RUNS times, the readers alone on FILE (openArrivals, counting
+ * One design's replay speed in a fresh process (what `replay.ts` starts, one per design and round, so
+ * no design's code shapes another's JIT state): RUNS times, the readers alone on FILE (openArrivals, counting
  * arrivals), then the whole replay of FILE through DESIGN against the central log (readers + engine,
  * one gateway, 100 per minute, Δ = 1 s), each timed in this process's CPU time and in wall time.
  * Prints one JSON line (a ReplaySample). READS (default every-sync) is the gateways' `reads` option

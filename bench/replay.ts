@@ -2,8 +2,8 @@
  * `fleetlimit replay`'s speed (issue 33: 200,000 lines/s end to end for one design on one core,
  * beside the parse alone): writes one generated combined log (N lines, 10,000 client addresses, about
  * 2,000 lines per second of stamps, every 50th line's stamp 1-3 s behind as NGINX writes a slow
- * request's start, 5 % 429s), then per design a fresh process (replay-worker.ts) times, RUNS times,
- * the readers alone and the whole replay (readers + that design and the central log, one gateway,
+ * request's start, 5 % 429s), then in each of RUNS rounds, per design in turn, a fresh process
+ * (replay-worker.ts) times once the readers alone and the whole replay (readers + that design and the central log, one gateway,
  * 100 per minute, Δ = 1 s). Figures are lines per CPU-second of that process, min/median/max.
  * The designs whose reads can follow requests (Design.readsFollowRequests) run a second time with
  * `reads: 'on-request'` (`fleetlimit replay --reads on-request`), rows beside their default ones.
@@ -81,7 +81,6 @@ export async function benchReplay(opts: {
   try {
     opts.log(`replay: writing ${lines.toLocaleString('en-US')} combined lines`);
     await writeBenchLog(file, lines);
-    const samples: ReplaySample[] = [];
     // each design by default, then the on-request rows of those the option changes, in one run
     const jobs = [
       ...designs.map((d) => [d, 'every-sync'] as const),
@@ -89,20 +88,30 @@ export async function benchReplay(opts: {
         .filter((d) => DESIGNS[d as DesignId]?.readsFollowRequests === true)
         .map((d) => [d, 'on-request'] as const),
     ];
-    for (const [design, reads] of jobs) {
-      opts.log(`replay ${rowName(design, reads)}`);
-      samples.push(
-        await runTsChild<ReplaySample>(
+    // Rounds, each running every job once in a fresh process: the designs interleave, so a load that
+    // drifts over the minutes of the bench moves every row alike (run one after another, a falling
+    // load once read as a 1.7× gap between two designs that differ by 9 % side by side).
+    const byRow = new Map<string, ReplaySample>();
+    for (let r = 0; r < runs; r++) {
+      for (const [design, reads] of jobs) {
+        const row = rowName(design, reads);
+        opts.log(`replay ${row}, run ${r + 1} of ${runs}`);
+        const one = await runTsChild<ReplaySample>(
           'bench/replay-worker.ts',
-          [file, 'combined', design, String(runs), reads],
+          [file, 'combined', design, '1', reads],
           1_200_000,
-        ),
-      );
+        );
+        const s = byRow.get(row);
+        if (s === undefined) byRow.set(row, one);
+        else
+          for (const f of ['parseCpu', 'parseWall', 'endToEndCpu', 'endToEndWall'] as const)
+            s[f].push(...one[f]);
+      }
     }
+    const samples = [...byRow.values()];
     const endToEndCpu: Record<string, Spread> = {};
     const endToEndWall: Record<string, Spread> = {};
-    for (const s of samples) {
-      const row = rowName(s.design, s.reads ?? 'every-sync');
+    for (const [row, s] of byRow) {
       endToEndCpu[row] = spread(s.endToEndCpu);
       endToEndWall[row] = spread(s.endToEndWall);
     }
@@ -128,7 +137,7 @@ export function replayTable(b: ReplayBench): string {
     ([d, s]) => `| ${d} | ${mmm(s)} | ${s.median >= REPLAY_TARGET ? 'yes' : '**no**'} |`,
   );
   return [
-    `Replay speed: a generated combined log of ${k(b.lines)} lines (10,000 client addresses, 2,000 lines per second of stamps), one gateway, 100 per minute, Δ = 1 s; lines per CPU-second of one process, min / median / max of ${b.runs} runs per design (each design in a fresh process, the readers alone timed in every one of them); a design "--reads on-request" is that design with the gateways' \`reads: 'on-request'\` (a quiet key read only after a request).`,
+    `Replay speed: a generated combined log of ${k(b.lines)} lines (10,000 client addresses, 2,000 lines per second of stamps), one gateway, 100 per minute, Δ = 1 s; lines per CPU-second of one process, min / median / max of ${b.runs} runs per design (each run a fresh process, the designs taken in turn in each of ${b.runs} rounds, the readers alone timed in every one of them); a design "--reads on-request" is that design with the gateways' \`reads: 'on-request'\` (a quiet key read only after a request).`,
     '',
     '| what | lines per CPU-second | median ≥ 200,000 |',
     '|---|---:|:---:|',
