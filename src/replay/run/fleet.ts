@@ -256,11 +256,22 @@ export class ReplayFleet {
     return this.store.logAdmits + this.store.asks;
   }
 
-  /** Keys carried by the syncs so far (0 for a design whose syncs are not store calls). */
+  /** Keys carried by the syncs so far, early ones too (0 for a design whose syncs are not store calls). */
   keySyncs(): number {
     this.settle();
     if (!this.syncsCount) return 0;
-    return this.perKey === null ? this.syncedKeys : this.perKey.keySyncs;
+    if (this.perKey !== null) return this.perKey.keySyncs;
+    let early = 0;
+    for (const gw of this.gws) early += gw.earlySyncKeys;
+    return this.syncedKeys + early;
+  }
+
+  /** Early syncs sent so far (Design.earlySyncs; tests; the per-key designs send none). */
+  earlySyncs(): number {
+    if (this.perKey !== null) return 0;
+    let n = 0;
+    for (const gw of this.gws) n += gw.earlySyncs;
+    return n;
   }
 
   /** Store calls so far: syncs (if this design's syncs are store calls) and request-path calls. */
