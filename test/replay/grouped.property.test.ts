@@ -12,10 +12,13 @@ import { ReplayRun, type TimelineRequest } from '../../src/replay/run/engine.js'
 import type { ReplayResult, ReplaySettings } from '../../src/replay/run/result.js';
 import { FC_SEED, seeded } from '../support/fc-seed.js';
 
-/** The designs whose fleets decide a chunk key by key (ReplayFleet.keyGrouped); the others decide at the push. */
+/**
+ * The designs whose fleets decide a chunk key by key (ReplayFleet.keyGrouped; adaptive-early's only at
+ * K = 1, where it sends no early syncs); the others decide at the push.
+ */
 const GROUPED = DESIGN_IDS.filter((id) => {
   const d = DESIGNS[id];
-  return d.syncs === 'lazy' && d.earlySyncs === null && d.requestPath === null;
+  return d.syncs === 'lazy' && d.requestPath === null;
 });
 
 interface Case {

@@ -1,7 +1,9 @@
 // The replay fleet's per-key syncs (src/replay/run/key-syncs.ts) against the walk they replace
 // (`walk: true`: every gateway's Gateway.sync over its held keys, every Δ): on random arrival streams,
 // every design, K = 1–4, both reads modes, the same decision on every request and the same figures
-// (key-syncs, store calls, request-path calls).
+// (key-syncs, store calls, request-path calls, early syncs). adaptive-early's early syncs (recorded in
+// the schedule as they happen, src/replay/run/early-schedule.ts) get a property of their own, on
+// streams dense enough to send them.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DESIGN_IDS, type DesignId } from '../../src/config.js';
@@ -28,31 +30,48 @@ const gap = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 3000, max: 25_000 }) },
 );
 
-const aCase: fc.Arbitrary<Case> = fc
-  .record({
-    design: fc.constantFrom(...DESIGN_IDS),
-    K: fc.integer({ min: 1, max: 4 }),
-    limit: fc.integer({ min: 2, max: 12 }),
-    windowMs: fc.constantFrom(2000, 5000, 10_000),
-    syncMs: fc.constantFrom(250, 700, 1000),
-    reads: fc.constantFrom('every-sync' as const, 'on-request' as const),
-    seed: fc.integer({ min: 1, max: 1000 }),
-    keys: fc.integer({ min: 1, max: 6 }),
-  })
-  .chain((c) =>
-    fc
-      .array(fc.tuple(gap, fc.integer({ min: 0, max: c.keys - 1 }), fc.integer({ min: 0, max: c.K - 1 })), {
-        minLength: 1,
-        maxLength: 300,
-      })
-      .map((steps) => ({ ...c, steps })),
-  );
+/** Any gateway alike; or mostly the last one (a busy gateway, the others' reads of the key quiet). */
+const anyGateway = (K: number) => fc.integer({ min: 0, max: K - 1 });
+const busyLast = (K: number) =>
+  fc.oneof({ weight: 4, arbitrary: fc.constant(K - 1) }, { weight: 1, arbitrary: anyGateway(K) });
+
+const aCase = (
+  designs: readonly DesignId[],
+  gaps: fc.Arbitrary<number>,
+  gateway: (K: number) => fc.Arbitrary<number> = anyGateway,
+): fc.Arbitrary<Case> =>
+  fc
+    .record({
+      design: fc.constantFrom(...designs),
+      K: fc.integer({ min: 1, max: 4 }),
+      limit: fc.integer({ min: 2, max: 12 }),
+      windowMs: fc.constantFrom(2000, 5000, 10_000),
+      syncMs: fc.constantFrom(250, 700, 1000),
+      reads: fc.constantFrom('every-sync' as const, 'on-request' as const),
+      seed: fc.integer({ min: 1, max: 1000 }),
+      keys: fc.integer({ min: 1, max: 6 }),
+    })
+    .chain((c) =>
+      fc
+        .array(fc.tuple(gaps, fc.integer({ min: 0, max: c.keys - 1 }), gateway(c.K)), {
+          minLength: 1,
+          maxLength: 300,
+        })
+        .map((steps) => ({ ...c, steps })),
+    );
 
 /** Each request's decision, then the figures, through one fleet. */
 function run(
   c: Case,
   walk: boolean,
-): { decided: boolean[]; keySyncs: number; storeCalls: number; onPath: number; held: number } {
+): {
+  decided: boolean[];
+  keySyncs: number;
+  storeCalls: number;
+  onPath: number;
+  held: number;
+  early: number;
+} {
   const fleet = new ReplayFleet({
     design: c.design,
     gateways: c.K,
@@ -76,6 +95,7 @@ function run(
     keySyncs: fleet.keySyncs(),
     storeCalls: fleet.storeCalls(),
     onPath: fleet.requestPathCalls(),
+    early: fleet.earlySyncs(),
     // then the keys still held: every idle one dropped by the end, at whichever sync (memory)
     held: fleet.keysHeld,
   };
@@ -84,23 +104,52 @@ function run(
 // fixed unless FC_SEED asks for another (a failure names it)
 const SEED = process.env.FC_SEED ? FC_SEED : 3301;
 
+/** The walk and the per-key syncs on one case: the same decisions and figures; the walk's returned. */
+function same(c: Case): ReturnType<typeof run> {
+  const walk = run(c, true);
+  const perKey = run(c, false);
+  expect(perKey.decided).toEqual(walk.decided);
+  expect(perKey.keySyncs).toBe(walk.keySyncs);
+  expect(perKey.storeCalls).toBe(walk.storeCalls);
+  expect(perKey.onPath).toBe(walk.onPath);
+  expect(perKey.held).toBe(walk.held);
+  expect(perKey.early).toBe(walk.early);
+  return walk;
+}
+
 describe('replay fleet: per-key syncs decide and count as the walk of every held key every Δ', () => {
   it('random streams, every design, K = 1–4, both reads modes', () => {
     let synced = 0;
     fc.assert(
-      fc.property(aCase, (c) => {
-        const walk = run(c, true);
-        const perKey = run(c, false);
-        expect(perKey.decided).toEqual(walk.decided);
-        expect(perKey.keySyncs).toBe(walk.keySyncs);
-        expect(perKey.storeCalls).toBe(walk.storeCalls);
-        expect(perKey.onPath).toBe(walk.onPath);
-        expect(perKey.held).toBe(walk.held);
-        if (walk.keySyncs > 0) synced++;
+      fc.property(aCase(DESIGN_IDS, gap), (c) => {
+        if (same(c).keySyncs > 0) synced++;
       }),
       { ...seeded({ numRuns: 1500 }), seed: SEED },
     );
     // the cases reach the syncs (not only the designs that never sync)
     expect(synced).toBeGreaterThan(750);
+  }, 60_000);
+
+  it("adaptive-early: its early syncs, sent as requests decide, run in each key's place", () => {
+    let early = 0;
+    let cases = 0;
+    // shorter gaps: parts spent within Δ, so early syncs are sent (and the buckets run dry)
+    const dense = fc.oneof(
+      { weight: 6, arbitrary: fc.integer({ min: 0, max: 120 }) },
+      { weight: 2, arbitrary: fc.constant(0) },
+      { weight: 1, arbitrary: fc.integer({ min: 120, max: 3000 }) },
+      { weight: 1, arbitrary: fc.integer({ min: 3000, max: 25_000 }) },
+    );
+    fc.assert(
+      fc.property(aCase(['adaptive-early'], dense, busyLast), (c) => {
+        const walk = same(c);
+        if (walk.early > 0) cases++;
+        early += walk.early;
+      }),
+      { ...seeded({ numRuns: 600 }), seed: SEED },
+    );
+    // K = 1 sends none (a quarter of the cases); most others send some (378 cases, 1,495 early syncs at seed 3301)
+    expect(cases).toBeGreaterThan(300);
+    expect(early).toBeGreaterThan(1200);
   }, 60_000);
 });

@@ -7,10 +7,12 @@
  * log costs nothing, and an empty sync changes no decision).
  *
  * The lazy synced designs run their syncs per key (KeySyncs, src/replay/run/key-syncs.ts: why the
- * decisions and figures are the same); `walk: true`, and the other designs, have every gateway's
- * sync walk its held keys (`Gateway.sync`): adaptive-early's early syncs carry the gateway's every
- * key at a request's instant, and the lease designs' syncs each renew a grant (none is skipped, and
- * run per key they measured slower: docs/replay.md).
+ * decisions and figures are the same), adaptive-early too: its early syncs, sent as its requests are
+ * decided, are recorded in the schedule (src/replay/run/early-schedule.ts) and each key held runs
+ * them in its place, so its requests are decided in time order, key-grouped only at K = 1 (where it
+ * sends none). `walk: true`, and the other designs, have every gateway's sync walk its held keys
+ * (`Gateway.sync`): the lease designs' syncs each renew a grant (none is skipped, and run per key
+ * they measured slower: docs/replay.md).
  */
 import type { DesignId } from '../../config.js';
 import { DESIGNS } from '../../designs/index.js';
@@ -56,6 +58,8 @@ export class ReplayFleet {
   private readonly syncsCount: boolean;
   /** The per-key schedule (null: the walk). */
   private readonly perKey: KeySyncs | null;
+  /** Whether requests may be decided key-grouped (`keyGrouped`). */
+  private readonly grouped: boolean;
   private readonly memory: MemoryStore;
   /** The per-key schedule's next sweep, by sync index (every W/4, at least every Δ's worth of syncs). */
   private sweepIdx = 0;
@@ -99,9 +103,10 @@ export class ReplayFleet {
     const d = DESIGNS[spec.design];
     this.syncsCount = d.syncs !== 'never';
     this.nextAt = this.syncAt(0);
-    const perKey =
-      spec.walk !== true && d.syncs === 'lazy' && d.earlySyncs === null && d.requestPath === null;
+    const perKey = spec.walk !== true && d.syncs === 'lazy' && d.requestPath === null;
     this.perKey = perKey ? new KeySyncs(this, this.gws, this.memory) : null;
+    // early syncs (Design.earlySyncs) follow decisions: time order, but at K = 1 there are none
+    this.grouped = perKey && (d.earlySyncs === null || K === 1);
     this.sweepEvery = K * Math.max(1, Math.floor(spec.windowMs / 4 / spec.syncMs));
     this.sweepIdx = this.sweepEvery;
   }
@@ -173,7 +178,7 @@ export class ReplayFleet {
    * cross-key parts are the clock (`clockTo`, in time order) and the sweeps (`holdSweeps`).
    */
   get keyGrouped(): boolean {
-    return this.perKey !== null;
+    return this.grouped;
   }
 
   /**
@@ -256,18 +261,30 @@ export class ReplayFleet {
     return this.store.logAdmits + this.store.asks;
   }
 
-  /** Keys carried by the syncs so far (0 for a design whose syncs are not store calls). */
+  /** Keys carried by the syncs so far, early ones too (0 for a design whose syncs are not store calls). */
   keySyncs(): number {
     this.settle();
     if (!this.syncsCount) return 0;
-    return this.perKey === null ? this.syncedKeys : this.perKey.keySyncs;
+    if (this.perKey !== null) return this.perKey.keySyncs;
+    let early = 0;
+    for (const gw of this.gws) early += gw.earlySyncKeys;
+    return this.syncedKeys + early;
+  }
+
+  /** Early syncs sent so far (Design.earlySyncs; tests). */
+  earlySyncs(): number {
+    if (this.perKey !== null) return this.perKey.earlySyncs;
+    let n = 0;
+    for (const gw of this.gws) n += gw.earlySyncs;
+    return n;
   }
 
   /** Store calls so far: syncs (if this design's syncs are store calls) and request-path calls. */
   storeCalls(): number {
     this.settle();
-    // per key, every sync instant passed is one store call (KeySyncs)
-    const sent = this.perKey === null ? this.store.syncCalls + this.idleSyncs : this.syncIdx;
+    // per key, every sync instant passed is one store call (KeySyncs), and so is every early sync
+    const sent =
+      this.perKey === null ? this.store.syncCalls + this.idleSyncs : this.syncIdx + this.perKey.earlySyncs;
     const syncs = this.syncsCount ? sent : 0;
     return syncs + this.store.logAdmits + this.store.asks;
   }

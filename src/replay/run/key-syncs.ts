@@ -32,19 +32,29 @@
  * The rule is taken at the sync that found it, never asked ahead: a limiter asked about a later
  * instant may move its state there (the simulator asks only when no request comes before).
  *
+ * Early syncs (Design.earlySyncs, adaptive-early): after each decision the key is asked, as
+ * `Gateway.allow` asks it; one sent (the gateway's bucket had a token) is recorded with the fleet's
+ * sync index then (EarlySchedule), and every key the gateway holds runs it later, after the regular
+ * syncs below that index and before the others, as the walk's `Gateway.sync` at the request's
+ * instant ran it. Whether one is sent depends on a decision, so such a fleet decides in time order
+ * (ReplayFleet.keyGrouped). None is skipped: such a design learns from successive reads, and the
+ * simulator runs each of its syncs; at K = 1 there are no others and no early syncs, and the lazy
+ * skips hold as for adaptive.
+ *
  * The figures: a gateway's sync is one store call whether it holds one key or ten thousand, and in
- * the walk an empty gateway's sync was counted as sent: the store calls are the sync instants passed.
- * The key-syncs are counted as each key's syncs run (or are skipped, above).
+ * the walk an empty gateway's sync was counted as sent: the store calls are the sync instants passed,
+ * and the early syncs sent. The key-syncs are counted as each key's syncs run (or are skipped, above).
  */
 
 import { requireKey } from '../../config.js';
 import { DESIGNS, type Design } from '../../designs/index.js';
-import { ALLOW, DENY, type KeyLimiter, readsOnRequest } from '../../designs/key-limiter.js';
+import { ALLOW, DENY, type KeyLimiter, readsOnRequest, syncsEarly } from '../../designs/key-limiter.js';
 import { applyReply, DROP, newEntry, syncEntryOf } from '../../designs/key-steps.js';
 import type { Gateway } from '../../gateway/gateway.js';
 import type { SyncEntry, SyncRequest } from '../../store/contract.js';
 import { newReply } from '../../store/memory/sync-entry.js';
 import type { MemoryStore } from '../../store/memory-store.js';
+import { EarlySchedule } from './early-schedule.js';
 
 /** One key on one gateway. */
 class Slot {
@@ -58,11 +68,14 @@ class Slot {
 class KeyTrack extends Slot {
   /** The fleet's sync index from which this key's syncs have not run (nor been skipped). */
   next: number;
+  /** The first early sync (EarlySchedule's number) this key has not run. */
+  nextEarly: number;
   /** Gateways 1 … K − 1. */
   readonly others: Slot[];
-  constructor(next: number, K: number) {
+  constructor(next: number, nextEarly: number, K: number) {
     super();
     this.next = next;
+    this.nextEarly = nextEarly;
     this.others = K === 1 ? NONE : Array.from({ length: K - 1 }, () => new Slot());
   }
   slot(g: number): Slot {
@@ -86,8 +99,10 @@ export class KeySyncs {
   private readonly entry: SyncEntry = newEntry();
   private readonly reply = newReply();
   private readonly design: Design;
-  /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above). */
+  /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above; not with early syncs). */
   private readonly lazy: boolean;
+  /** Design.earlySyncs: the early syncs sent (null: the design has none). */
+  private readonly early: EarlySchedule | null;
   /** Key-syncs run or skipped so far. */
   keySyncs = 0;
 
@@ -98,7 +113,12 @@ export class KeySyncs {
     private readonly store: MemoryStore,
   ) {
     this.design = DESIGNS[gws[0].options.design];
-    this.lazy = this.design.syncs === 'lazy';
+    const K = clock.K;
+    const es = this.design.earlySyncs;
+    this.early = es === null ? null : new EarlySchedule(es, K, gws[0].options.fleet.syncMs);
+    // early syncs make a design learn from successive reads (Design.earlySyncs): none is skipped, as
+    // the simulator skips none; at K = 1 there are no others to learn of, and no early syncs
+    this.lazy = this.design.syncs === 'lazy' && (es === null || K === 1);
     this.reqs = gws.map((gw) => {
       const { policy, fleet } = gw.options;
       return {
@@ -120,19 +140,32 @@ export class KeySyncs {
    */
   arrive(key: string, g: number, t: number, end: number): boolean {
     let tr = this.tracks.get(key);
+    const early = this.early;
     if (tr === undefined) {
-      tr = new KeyTrack(end, this.clock.K);
+      // held nowhere: no early sync sent so far concerns it
+      tr = new KeyTrack(end, early === null ? 0 : early.end, this.clock.K);
       this.tracks.set(requireKey(key), tr);
-    } else if (tr.next < end) this.run(key, tr, end, t);
+    } else if (this.behind(tr, end)) this.run(key, tr, end, t);
     const slot = tr.slot(g);
     let lim = slot.lim;
     if (lim === null) lim = slot.lim = this.design.create(this.gws[g].options.fleet, t);
     // the sync after a request runs (as the simulator's needSyncAfter): the rule starts again from it
     slot.from = Number.NEGATIVE_INFINITY;
     const v = lim.decide(t, 1);
-    if (v === ALLOW) return true;
-    if (v === DENY) return false;
-    throw new Error(`${lim.design} said NEED_STORE: the replay's per-key syncs run no request-path call`);
+    if (v !== ALLOW && v !== DENY)
+      throw new Error(`${lim.design} said NEED_STORE: the replay's per-key syncs run no request-path call`);
+    // Gateway.allow's early sync, asked after every decision (it settles the key's state) and run
+    // lazily: this key's next catch-up, and every other key g holds, run it in its place
+    if (early !== null && syncsEarly(lim) && lim.wantsEarlySync(t) && early.take(g, t, end)) {
+      // a K = 1 fleet is decided key-grouped (ReplayFleet.keyGrouped): it must send none
+      if (this.clock.K === 1) throw new Error(`${lim.design} sent an early sync at K = 1`);
+    }
+    return v === ALLOW;
+  }
+
+  /** Early syncs sent so far (tests). */
+  get earlySyncs(): number {
+    return this.early === null ? 0 : this.early.end;
   }
 
   /** Keys held over all gateways now (tests: memory). */
@@ -153,19 +186,34 @@ export class KeySyncs {
    */
   sweep(end: number, bound: number): void {
     this.tracks.forEach((tr, key, tracks) => {
-      if (tr.next < end) this.run(key, tr, end, bound);
+      if (this.behind(tr, end)) this.run(key, tr, end, bound);
       if (tr.lim !== null) return;
       for (const s of tr.others) if (s.lim !== null) return;
       tracks.delete(key);
     });
     this.store.sweepDue(this.clock.syncAt(end));
+    // every key has run the early syncs before regular sync `end`
+    const early = this.early;
+    if (early !== null) early.forgetBefore(early.firstAfter(end, 0));
+  }
+
+  /**
+   * Whether the key has syncs to run before regular sync `end`: regular ones, or early ones sent since
+   * it ran up to `end` (those sent later than a sweep's `end` come after it: a sweep leaves them).
+   */
+  private behind(tr: KeyTrack, end: number): boolean {
+    if (tr.next !== end) return tr.next < end;
+    return this.early !== null && tr.nextEarly < this.early.end;
   }
 
   /** The key's syncs from tr.next below `end`, in the fleet's order; a request comes at `bound` at the earliest. */
   private run(key: string, tr: KeyTrack, end: number, bound: number): void {
     const clock = this.clock;
     const K = clock.K;
+    const early = this.early;
     for (let i = tr.next; i < end; i++) {
+      // the early syncs sent before regular sync i, first
+      if (early !== null && tr.nextEarly < early.end) tr.nextEarly = this.runEarly(key, tr, early, i);
       const slot = K === 1 ? tr : tr.slot(clock.gatewayOf(i));
       const lim = slot.lim;
       if (lim === null) continue;
@@ -202,6 +250,31 @@ export class KeySyncs {
       // nothing left of the key here: dropped, as Gateway.sync drops it
       slot.lim = null;
     }
+    if (early !== null) tr.nextEarly = this.runEarly(key, tr, early, end);
     tr.next = end;
+  }
+
+  /**
+   * The key's early syncs from tr.nextEarly on, up to regular sync `i`'s place, each as a sync of the
+   * gateway that sent it (none skipped: see `lazy`); returns the next one's number.
+   */
+  private runEarly(key: string, tr: KeyTrack, early: EarlySchedule, i: number): number {
+    let e = tr.nextEarly;
+    for (const stop = early.end; e < stop && early.indexOf(e) <= i; e++) {
+      const g = early.gatewayOf(e);
+      const slot = tr.slot(g);
+      const lim = slot.lim;
+      if (lim === null) continue;
+      const s = early.atOf(e);
+      const en = syncEntryOf(lim, key, s, this.entry);
+      if (en === null) continue;
+      // the store's seq is left as it is: it only orders lease grants, and no lease design syncs early
+      if (en !== DROP) {
+        this.keySyncs++;
+        if (!applyReply(lim, this.store.syncNext(this.reqs[g], en, s, this.reply), s)) continue;
+      }
+      slot.lim = null;
+    }
+    return e;
   }
 }
