@@ -144,8 +144,17 @@ export class MemoryStore extends CentralLogRecords implements Store, InProcessSy
   }
 
   ask(req: AskRequest, now: number): AskReply {
-    const { gatewayId, key, policy, leaseTtlMs, ask, seq = 0 } = req;
     this.sweepDue(now);
+    return this.askKey(req, now);
+  }
+
+  /**
+   * ask() without the store's sweep: for a caller that sweeps itself (the replay's per-key syncs,
+   * whose calls come in time order per key only, so a sweep up to this call's instant could prune
+   * another key's record ahead of calls still to come before it).
+   */
+  askKey(req: AskRequest, now: number): AskReply {
+    const { gatewayId, key, policy, leaseTtlMs, ask, seq = 0 } = req;
     const rec = this.record(key, policy);
     const others = rec.prune(now, policy, gatewayId);
     const mine = rec.lease(gatewayId);

@@ -9,6 +9,7 @@ import { DESIGN_IDS, type DesignId } from '../../src/config.js';
 import { DESIGNS } from '../../src/designs/index.js';
 import type { Arrival } from '../../src/replay/arrival.js';
 import { ReplayRun, type TimelineRequest } from '../../src/replay/run/engine.js';
+import { ReplayFleet } from '../../src/replay/run/fleet.js';
 import type { ReplayResult, ReplaySettings } from '../../src/replay/run/result.js';
 import { FC_SEED, seeded } from '../support/fc-seed.js';
 
@@ -18,7 +19,7 @@ import { FC_SEED, seeded } from '../support/fc-seed.js';
  */
 const GROUPED = DESIGN_IDS.filter((id) => {
   const d = DESIGNS[id];
-  return d.syncs === 'lazy' && d.requestPath === null;
+  return d.syncs !== 'never' && d.requestPath !== 'log';
 });
 
 interface Case {
@@ -143,5 +144,78 @@ describe('replay engine: key-grouped chunks decide and count as time order', () 
     );
     // some cases mix grouped fleets with fleets decided at the push (91 at seed 3302)
     expect(mixed).toBeGreaterThan(50);
+  }, 120_000);
+});
+
+/**
+ * The lease designs on the key-grouped path against the walk itself (ReplayFleet `walk: true`, in time
+ * order): tight limits, so grants run out and leases-ask asks the store, and chunks that span many of a
+ * key's syncs. A store call that sweeps the store mid-chunk (leases-ask's ask through `ask`, not
+ * `askKey`) prunes a key whose earlier requests are still to be decided: the cases above, at limits up
+ * to 12, did not catch that; these do.
+ */
+// denser than `gap`: keys come back within W, so the grants run out
+const leaseGap = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(0) },
+  { weight: 6, arbitrary: fc.integer({ min: 0, max: 600 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 600, max: 4000 }) },
+);
+
+const leaseCase = fc
+  .record({
+    design: fc.constantFrom('leases' as const, 'leases-ask' as const),
+    K: fc.integer({ min: 1, max: 3 }),
+    limit: fc.integer({ min: 2, max: 4 }),
+    windowMs: fc.constantFrom(2000, 5000),
+    syncMs: fc.constantFrom(250, 700, 1000),
+    keys: fc.integer({ min: 2, max: 6 }),
+    chunk: fc.integer({ min: 50, max: 1000 }),
+  })
+  .chain((c) =>
+    fc
+      // long enough to reach the store's sweep (fast-check's bias keeps arrays short otherwise)
+      .array(
+        fc.tuple(leaseGap, fc.integer({ min: 0, max: c.keys - 1 }), fc.integer({ min: 0, max: c.K - 1 })),
+        {
+          minLength: 30,
+          maxLength: 150,
+        },
+      )
+      .map((steps) => ({ ...c, steps })),
+  );
+
+describe('replay engine: the lease designs key-grouped decide and count as the walk', () => {
+  it('random streams, tight limits, long chunks', () => {
+    fc.assert(
+      fc.property(leaseCase, (c) => {
+        let t = 1000;
+        const list: Arrival[] = c.steps.map(([dt, k, g]) => {
+          t += dt;
+          return { t, key: `key${k}`, gateway: g };
+        });
+        const spec = {
+          design: c.design,
+          gateways: c.K,
+          limit: c.limit,
+          windowMs: c.windowMs,
+          syncMs: c.syncMs,
+        };
+        const walk = new ReplayFleet({ ...spec, seed: 7, origin: list[0].t, walk: true });
+        const want = list.map((a) => (walk.arrive(a.key, a.gateway, a.t) ? 1 : 0));
+        const got: number[] = [];
+        const r = new ReplayRun({ ...spec, designs: [c.design], seed: 7, top: 3 }, null, {
+          chunk: c.chunk,
+          onDecide: (seq, d) => {
+            got[seq] = d[1];
+          },
+        });
+        for (const a of list) r.push(a);
+        const d = r.finish().designs[0];
+        expect(got).toEqual(want);
+        expect(d.keySyncs).toBe(walk.keySyncs());
+        expect(d.storeCalls).toBe(walk.storeCalls());
+      }),
+      { ...seeded({ numRuns: 500 }), seed: SEED },
+    );
   }, 120_000);
 });

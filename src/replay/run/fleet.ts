@@ -6,13 +6,14 @@
  * the simulator), skipping — but counting — the ones no gateway holds a key for (an idle stretch of a
  * log costs nothing, and an empty sync changes no decision).
  *
- * The lazy synced designs run their syncs per key (KeySyncs, src/replay/run/key-syncs.ts: why the
- * decisions and figures are the same), adaptive-early too: its early syncs, sent as its requests are
- * decided, are recorded in the schedule (src/replay/run/early-schedule.ts) and each key held runs
- * them in its place, so its requests are decided in time order, key-grouped only at K = 1 (where it
- * sends none). `walk: true`, and the other designs, have every gateway's sync walk its held keys
- * (`Gateway.sync`): the lease designs' syncs each renew a grant (none is skipped, and run per key
- * they measured slower: docs/replay.md).
+ * The synced designs run their syncs per key (KeySyncs, src/replay/run/key-syncs.ts: why the
+ * decisions and figures are the same), the lease designs too (since 2026-12-06: inside key-grouped
+ * chunks, with an idle key's syncs applied at once, they run ~2× faster: docs/replay.md), and
+ * adaptive-early: its early syncs, sent as its requests are decided, are recorded in the schedule
+ * (src/replay/run/early-schedule.ts) and each key held runs them in its place, so its requests are
+ * decided in time order, key-grouped only at K = 1 (where it sends none). `walk: true`, and the other
+ * designs, have every gateway's sync walk its held keys (`Gateway.sync`): central-log and the designs
+ * that never sync have no syncs to run per key.
  */
 import type { DesignId } from '../../config.js';
 import { DESIGNS } from '../../designs/index.js';
@@ -103,7 +104,7 @@ export class ReplayFleet {
     const d = DESIGNS[spec.design];
     this.syncsCount = d.syncs !== 'never';
     this.nextAt = this.syncAt(0);
-    const perKey = spec.walk !== true && d.syncs === 'lazy' && d.requestPath === null;
+    const perKey = runsPerKey(spec);
     this.perKey = perKey ? new KeySyncs(this, this.gws, this.memory) : null;
     // early syncs (Design.earlySyncs) follow decisions: time order, but at K = 1 there are none
     this.grouped = perKey && (d.earlySyncs === null || K === 1);
@@ -258,7 +259,7 @@ export class ReplayFleet {
 
   /** Store calls on requests' path so far (central-log's logAdmit, leases-ask's asks). */
   requestPathCalls(): number {
-    return this.store.logAdmits + this.store.asks;
+    return this.store.logAdmits + this.store.asks + (this.perKey === null ? 0 : this.perKey.askCalls);
   }
 
   /** Keys carried by the syncs so far, early ones too (0 for a design whose syncs are not store calls). */
@@ -286,6 +287,15 @@ export class ReplayFleet {
     const sent =
       this.perKey === null ? this.store.syncCalls + this.idleSyncs : this.syncIdx + this.perKey.earlySyncs;
     const syncs = this.syncsCount ? sent : 0;
-    return syncs + this.store.logAdmits + this.store.asks;
+    return syncs + this.requestPathCalls();
   }
+}
+
+/**
+ * Whether a fleet runs its syncs per key (KeySyncs): every synced design (central-log and the designs
+ * that never sync have no syncs); not `walk: true`.
+ */
+export function runsPerKey(spec: Pick<FleetSpec, 'design' | 'walk'>): boolean {
+  const d = DESIGNS[spec.design];
+  return spec.walk !== true && d.syncs !== 'never' && d.requestPath !== 'log';
 }

@@ -41,6 +41,19 @@
  * simulator runs each of its syncs; at K = 1 there are no others and no early syncs, and the lazy
  * skips hold as for adaptive.
  *
+ * The lease designs (Design.syncs 'every': each sync renews the key's grant) skip none, but an idle
+ * gateway's syncs that the store would answer with exactly the slots it holds (nothing to push, an
+ * ask of what it holds, which the store can always grant again) change only the key's mean, the
+ * lease's lapse and bookkeeping: they are applied at once, as the simulator's parked gateways are
+ * (LeaseKey.fastForwardIdle; idleRun stops before a sync that would ask otherwise or drop the key),
+ * and the store's side is one renewLease, the lapse moved to the last one's + TTL. What those syncs
+ * would also have written changes no decision: a newer grant tag (tags only order a gateway's calls
+ * on the key, and the next sync hands back every older part), the store's prune (redone by the next
+ * call on the key), the reply's view of the store (the headers'). leases-ask's ask on a request goes
+ * to the store at once (askKey, tagged with the gateway's last sync before it), without the store's
+ * sweep: keys are run out of time order, and a sweep up to the ask's instant could prune another
+ * key's record ahead of its calls still to come.
+ *
  * The figures: a gateway's sync is one store call whether it holds one key or ten thousand, and in
  * the walk an empty gateway's sync was counted as sent: the store calls are the sync instants passed,
  * and the early syncs sent. The key-syncs are counted as each key's syncs run (or are skipped, above).
@@ -48,10 +61,19 @@
 
 import { requireKey } from '../../config.js';
 import { DESIGNS, type Design } from '../../designs/index.js';
-import { ALLOW, DENY, type KeyLimiter, readsOnRequest, syncsEarly } from '../../designs/key-limiter.js';
+import {
+  ALLOW,
+  type AsksStore,
+  asksStore,
+  DENY,
+  type KeyLimiter,
+  readsOnRequest,
+  syncsEarly,
+} from '../../designs/key-limiter.js';
 import { applyReply, DROP, newEntry, syncEntryOf } from '../../designs/key-steps.js';
+import { LeaseKey } from '../../designs/leases.js';
 import type { Gateway } from '../../gateway/gateway.js';
-import type { SyncEntry, SyncRequest } from '../../store/contract.js';
+import type { AskRequest, SyncEntry, SyncRequest } from '../../store/contract.js';
 import { newReply } from '../../store/memory/sync-entry.js';
 import type { MemoryStore } from '../../store/memory-store.js';
 import { EarlySchedule } from './early-schedule.js';
@@ -103,8 +125,23 @@ export class KeySyncs {
   private readonly lazy: boolean;
   /** Design.earlySyncs: the early syncs sent (null: the design has none). */
   private readonly early: EarlySchedule | null;
+  /** The lease designs (Design.syncs 'every'): an idle gateway's syncs that re-grant what it holds are applied at once (above). */
+  private readonly leases: boolean;
+  /** Design.requestPath 'ask' (leases-ask): a request that runs out asks the store. */
+  private readonly asks: boolean;
+  /** Per gateway, its place in the fleet's sync order (its syncs are the indices ≡ place mod K). */
+  private readonly place: number[];
+  /** Per gateway, in a run of the lease designs: the sync index below which its syncs were applied. */
+  private readonly appliedTo: number[];
+  /** The ask of a request (one object: the store keeps nothing of it). */
+  private readonly askReq: AskRequest;
+  /** The instants LeaseKey.idleRun asks about: idleAt(j) = syncAt(idleFrom + j·K). */
+  private idleFrom = 0;
+  private readonly idleAt: (j: number) => number;
   /** Key-syncs run or skipped so far. */
   keySyncs = 0;
+  /** Asks sent on requests' path so far (leases-ask). */
+  askCalls = 0;
 
   constructor(
     private readonly clock: SyncClock,
@@ -115,10 +152,25 @@ export class KeySyncs {
     this.design = DESIGNS[gws[0].options.design];
     const K = clock.K;
     const es = this.design.earlySyncs;
-    this.early = es === null ? null : new EarlySchedule(es, K, gws[0].options.fleet.syncMs);
+    const fleet = gws[0].options.fleet;
+    this.early = es === null ? null : new EarlySchedule(es, K, fleet.syncMs);
     // early syncs make a design learn from successive reads (Design.earlySyncs): none is skipped, as
     // the simulator skips none; at K = 1 there are no others to learn of, and no early syncs
     this.lazy = this.design.syncs === 'lazy' && (es === null || K === 1);
+    this.leases = this.design.syncs === 'every' && this.design.create(fleet, 0) instanceof LeaseKey;
+    this.asks = this.design.requestPath === 'ask';
+    this.place = new Array<number>(K).fill(0);
+    for (let i = 0; i < K; i++) this.place[clock.gatewayOf(i)] = i;
+    this.appliedTo = new Array<number>(K).fill(0);
+    this.askReq = {
+      gatewayId: '',
+      key: '',
+      policy: fleet.policy,
+      leaseTtlMs: fleet.leaseTtlMs,
+      ask: 0,
+      seq: 0,
+    };
+    this.idleAt = (j: number) => clock.syncAt(this.idleFrom + j * K);
     this.reqs = gws.map((gw) => {
       const { policy, fleet } = gw.options;
       return {
@@ -135,8 +187,9 @@ export class KeySyncs {
   /**
    * A request for `key` on gateway g at t, after the key's syncs of index below `end` (every one
    * due at or before t; each gateway's last before t runs). Decided as `Gateway.allow` decides a
-   * request of cost 1 (at most L: never over the design's largest cost) for a design with no store
-   * call on the request path.
+   * request of cost 1 (at most L: never over the design's largest cost): a design with no store
+   * call on the request path, or leases-ask, whose ask goes to the store here (`askKey`: the
+   * sweep is the fleet's, run where no key's calls are still to come before it).
    */
   arrive(key: string, g: number, t: number, end: number): boolean {
     let tr = this.tracks.get(key);
@@ -152,7 +205,11 @@ export class KeySyncs {
     // the sync after a request runs (as the simulator's needSyncAfter): the rule starts again from it
     slot.from = Number.NEGATIVE_INFINITY;
     const v = lim.decide(t, 1);
-    if (v !== ALLOW && v !== DENY)
+    let allowed: boolean;
+    if (v === ALLOW) allowed = true;
+    else if (v === DENY) allowed = false;
+    else if (this.asks && asksStore(lim)) allowed = this.ask(lim, key, g, t, end);
+    else
       throw new Error(`${lim.design} said NEED_STORE: the replay's per-key syncs run no request-path call`);
     // Gateway.allow's early sync, asked after every decision (it settles the key's state) and run
     // lazily: this key's next catch-up, and every other key g holds, run it in its place
@@ -160,12 +217,29 @@ export class KeySyncs {
       // a K = 1 fleet is decided key-grouped (ReplayFleet.keyGrouped): it must send none
       if (this.clock.K === 1) throw new Error(`${lim.design} sent an early sync at K = 1`);
     }
-    return v === ALLOW;
+    return allowed;
   }
 
   /** Early syncs sent so far (tests). */
   get earlySyncs(): number {
     return this.early === null ? 0 : this.early.end;
+  }
+
+  /**
+   * leases-ask's ask, as Gateway.allow sends it (callStore), tagged with the gateway's last sync
+   * before it: the count of its sync indices below `end`. The walk's seq counts only the syncs the
+   * gateway sent, but a tag only has to fall between the syncs around the ask (the store hands a
+   * grant back at the gateway's first sync tagged above it), and the key's syncs are the same.
+   */
+  private ask(lim: KeyLimiter & AsksStore, key: string, g: number, t: number, end: number): boolean {
+    const K = this.clock.K;
+    const req = this.askReq;
+    req.gatewayId = this.gws[g].id;
+    req.key = key;
+    req.ask = lim.askSize(1);
+    req.seq = Math.max(0, Math.floor((end - this.place[g] + K - 1) / K));
+    this.askCalls++;
+    return lim.onAskReply(this.store.askKey(req, t), t, 1);
   }
 
   /** Keys held over all gateways now (tests: memory). */
@@ -208,6 +282,10 @@ export class KeySyncs {
 
   /** The key's syncs from tr.next below `end`, in the fleet's order; a request comes at `bound` at the earliest. */
   private run(key: string, tr: KeyTrack, end: number, bound: number): void {
+    if (this.leases) {
+      this.runLeases(key, tr, end);
+      return;
+    }
     const clock = this.clock;
     const K = clock.K;
     const early = this.early;
@@ -276,5 +354,48 @@ export class KeySyncs {
       slot.lim = null;
     }
     return e;
+  }
+
+  /**
+   * The lease designs' run: every sync runs (each renews the key's grant), except that an idle
+   * gateway's syncs answered with exactly what it holds are applied at once, as the simulator's
+   * parked gateways are (LeaseKey.fastForwardIdle, and the store's renewLease for the lease they renew).
+   */
+  private runLeases(key: string, tr: KeyTrack, end: number): void {
+    const clock = this.clock;
+    const K = clock.K;
+    const applied = this.appliedTo;
+    for (let g = 0; g < K; g++) applied[g] = 0;
+    for (let i = tr.next; i < end; i++) {
+      const g = clock.gatewayOf(i);
+      const slot = K === 1 ? tr : tr.slot(g);
+      const lim = slot.lim as LeaseKey | null;
+      if (lim === null || i < applied[g]) continue;
+      const s = clock.syncAt(i);
+      if (lim.unsyncedAdmits() === 0) {
+        // idle here: the syncs from i that the store would answer with exactly what it holds
+        const held = lim.slots(s);
+        this.idleFrom = i;
+        const n = lim.fastForwardIdle(this.idleAt, Math.floor((end - 1 - i) / K) + 1);
+        if (n > 0) {
+          this.keySyncs += n;
+          applied[g] = i + n * K;
+          // the store's side of them: the lease renewed by the last, as that sync's re-grant would
+          const last = clock.syncAt(i + (n - 1) * K);
+          if (held > 0) this.store.renewLease(key, this.gws[g].id, last + this.reqs[g].leaseTtlMs);
+          continue;
+        }
+      }
+      const e = syncEntryOf(lim, key, s, this.entry);
+      if (e === null) continue;
+      if (e !== DROP) {
+        this.keySyncs++;
+        const req = this.reqs[g];
+        req.seq = Math.floor(i / K) + 1;
+        if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) continue;
+      }
+      slot.lim = null;
+    }
+    tr.next = end;
   }
 }
