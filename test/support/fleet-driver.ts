@@ -1,5 +1,6 @@
 import type { DesignId, WindowKind } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.js';
+import type { ReadsMode } from '../../src/gateway/options.js';
 import { boundedSweep } from './bounded-sweep.js';
 
 export interface Event {
@@ -17,6 +18,8 @@ export interface FleetSetup {
   gateways: number;
   syncMs: number;
   horizonMs?: number;
+  /** GatewayOptions.reads (default every-sync) */
+  reads?: ReadsMode;
 }
 
 /** Runs one key through K gateways on a shared MemoryStore; returns each request's outcome in order. */
