@@ -42,6 +42,13 @@ export function askGrantTag(seq: number): number {
 export class KeyRecord {
   readonly log = new TimeLog();
   leases: Map<string, Lease> | null = null;
+  /**
+   * The map dropEmpty let go of, holding one empty grant (`spareGw`'s), for the next grant to take up
+   * again: a lease gateway's every sync drops its grant and makes it anew, and a new map, grant and
+   * parts array each time (and the map's shrink on delete) were a third of a leases replay's garbage.
+   */
+  private spare: Map<string, Lease> | null = null;
+  private spareGw = '';
   /** Sum of outstanding slots, and a lower bound on the earliest lapse: prune walks the leases only then. */
   private leaseTotal = 0;
   private leaseCheckAt = Number.POSITIVE_INFINITY;
@@ -135,7 +142,7 @@ export class KeyRecord {
     }
     if (i === 0) return;
     if (i === parts.length) parts.length = 0;
-    else parts.splice(0, i);
+    else dropFront(parts, i);
     lease.slots -= freed;
     this.leaseTotal -= freed;
   }
@@ -145,8 +152,11 @@ export class KeyRecord {
     const leases = this.leases;
     const lease = leases?.get(gw);
     if (lease === undefined || lease.parts.length > 0) return;
-    leases!.delete(gw);
-    if (leases!.size === 0) {
+    if (leases!.size > 1) leases!.delete(gw);
+    else {
+      // kept, not emptied: a grant with no part holds no slot (slots 0), and grant resets the rest
+      this.spare = leases;
+      this.spareGw = gw;
       this.leases = null;
       this.leaseTotal = 0;
       this.leaseCheckAt = Number.POSITIVE_INFINITY;
@@ -159,7 +169,13 @@ export class KeyRecord {
    */
   grant(gw: string, tag: number, n: number, lapse: number, policy: Policy): Lease {
     let leases = this.leases;
-    if (leases === null) leases = this.leases = new Map();
+    if (leases === null) {
+      leases = this.spare;
+      if (leases === null) leases = new Map();
+      else if (this.spareGw !== gw) leases.delete(this.spareGw);
+      this.leases = leases;
+      this.spare = null;
+    }
     let lease = leases.get(gw);
     if (lease === undefined) {
       lease = {
@@ -178,11 +194,13 @@ export class KeyRecord {
     let i = parts.length;
     while (i > 0 && parts[i - 2] > tag) i -= 2;
     if (i > 0 && parts[i - 2] === tag) parts[i - 1] += n;
+    // at the end nearly always (tags grow with the seq): a push, where splice made an array to return
+    else if (i === parts.length) parts.push(tag, n);
     else parts.splice(i, 0, tag, n);
     if (parts.length > 2 * MAX_PARTS) {
       // the oldest part is handed back with the next one: later, never earlier
       parts[3] += parts[1];
-      parts.splice(0, 2);
+      dropFront(parts, 2);
     }
     lease.slots += n;
     this.leaseTotal += n;
@@ -211,6 +229,12 @@ export class KeyRecord {
   isEmpty(): boolean {
     return this.log.size === 0 && this.leases === null && this.voided === null;
   }
+}
+
+/** Removes a[0 .. n) in place (splice would make an array of them to return). */
+function dropFront(a: number[], n: number): void {
+  a.copyWithin(0, n);
+  a.length -= n;
 }
 
 /** Slots of the part tagged `tag` (0 if none). */
