@@ -21,8 +21,13 @@ export interface Lease {
   expiresAt: number;
   /** The store counts it until here: expiryOf(expiresAt). */
   until: number;
-  /** (tag, slots) pairs, tags ascending. */
+  /**
+   * (tag, slots) pairs, tags ascending, in parts[0 .. len): the array never shrinks, so handing every
+   * part back and granting again (a lease gateway's every sync) writes in place, where emptying it let
+   * go of its backing store and the next push made a new one (~150 bytes a sync).
+   */
   parts: number[];
+  len: number;
 }
 
 /** Parts kept per grant; past it the two oldest merge under the newer tag (handed back later, never earlier). */
@@ -136,13 +141,14 @@ export class KeyRecord {
     const parts = lease.parts;
     let freed = 0;
     let i = 0;
-    while (i < parts.length && parts[i] < below) {
+    const len = lease.len;
+    while (i < len && parts[i] < below) {
       freed += parts[i + 1];
       i += 2;
     }
     if (i === 0) return;
-    if (i === parts.length) parts.length = 0;
-    else dropFront(parts, i);
+    if (i < len) parts.copyWithin(0, i, len);
+    lease.len = len - i;
     lease.slots -= freed;
     this.leaseTotal -= freed;
   }
@@ -151,7 +157,7 @@ export class KeyRecord {
   dropEmpty(gw: string): void {
     const leases = this.leases;
     const lease = leases?.get(gw);
-    if (lease === undefined || lease.parts.length > 0) return;
+    if (lease === undefined || lease.len > 0) return;
     if (leases!.size > 1) leases!.delete(gw);
     else {
       // kept, not emptied: a grant with no part holds no slot (slots 0), and grant resets the rest
@@ -184,23 +190,32 @@ export class KeyRecord {
         expiresAt: lapse,
         until: expiryOf(lapse, policy.windowMs, policy.windowKind),
         parts: [],
+        len: 0,
       };
       leases.set(gw, lease);
-    } else if (lease.parts.length === 0 || lapse > lease.expiresAt) {
+    } else if (lease.len === 0 || lapse > lease.expiresAt) {
       lease.expiresAt = lapse;
       lease.until = expiryOf(lapse, policy.windowMs, policy.windowKind);
     }
     const parts = lease.parts;
-    let i = parts.length;
+    const len = lease.len;
+    let i = len;
     while (i > 0 && parts[i - 2] > tag) i -= 2;
     if (i > 0 && parts[i - 2] === tag) parts[i - 1] += n;
-    // at the end nearly always (tags grow with the seq): a push, where splice made an array to return
-    else if (i === parts.length) parts.push(tag, n);
-    else parts.splice(i, 0, tag, n);
-    if (parts.length > 2 * MAX_PARTS) {
-      // the oldest part is handed back with the next one: later, never earlier
-      parts[3] += parts[1];
-      dropFront(parts, 2);
+    else {
+      // room for one more pair, then the pairs from i moved up one (at the end nearly always: tags
+      // grow with the seq)
+      if (len === parts.length) parts.push(0, 0);
+      for (let j = len - 1; j >= i; j--) parts[j + 2] = parts[j];
+      parts[i] = tag;
+      parts[i + 1] = n;
+      lease.len = len + 2;
+      if (len + 2 > 2 * MAX_PARTS) {
+        // the oldest part is handed back with the next one: later, never earlier
+        parts[3] += parts[1];
+        parts.copyWithin(0, 2, len + 2);
+        lease.len = len;
+      }
     }
     lease.slots += n;
     this.leaseTotal += n;
@@ -231,16 +246,10 @@ export class KeyRecord {
   }
 }
 
-/** Removes a[0 .. n) in place (splice would make an array of them to return). */
-function dropFront(a: number[], n: number): void {
-  a.copyWithin(0, n);
-  a.length -= n;
-}
-
 /** Slots of the part tagged `tag` (0 if none). */
 export function partSlots(lease: Lease, tag: number): number {
   const parts = lease.parts;
-  for (let i = 0; i < parts.length; i += 2) if (parts[i] === tag) return parts[i + 1];
+  for (let i = 0; i < lease.len; i += 2) if (parts[i] === tag) return parts[i + 1];
   return 0;
 }
 
