@@ -15,6 +15,7 @@ import {
 import { fillEntry } from './key-steps.js';
 import { LeaseMean } from './lease-mean.js';
 import { prefixLength } from './prefix-length.js';
+import { quietPrefix } from './quiet-prefix.js';
 
 /**
  * leases: a gateway admits only within slots the store granted it. At each sync it pushes its
@@ -332,26 +333,14 @@ export class LeaseKey extends LeaseMean implements GatewayKey {
   /**
    * How many of the syncs at `at(0) … at(count − 1)` come less than a window after the last arrival:
    * a gateway holding no slot goes idle (and drops the key) at the first sync a whole window after
-   * it, and idleRun stops before it. Instants only grow, so the syncs before it are a prefix. Its own
-   * method, apart from idleRun: a closure there made every call allocate its context, even one that
-   * returned at once (the replay's lease runs call it per idle gateway and key, ~290 bytes a line).
+   * it, and idleRun stops before it. Its own method: a closure in idleRun made every call allocate.
    */
   private quietRun(at: (i: number) => number, count: number): number {
     const windowMs = this.p.policy.windowMs;
     const last = this.lastArrivalAt;
-    // instants Δ apart (the usual case): the count is a division away, which prefixLength confirms
+    // instants Δ apart (the usual case): the count is a division away, which quietPrefix confirms
     const guess = Math.ceil((last + windowMs - at(0)) / this.p.syncMs);
-    // prefixLength's own first checks, without the closure: the guess is right nearly always
-    if (
-      count > 0 &&
-      guess >= 1 &&
-      guess < count &&
-      at(guess - 1) - last < windowMs &&
-      !(at(guess) - last < windowMs)
-    )
-      return guess;
-    if (count > 0 && guess >= count && at(count - 1) - last < windowMs) return count;
-    return prefixLength(count, (i) => at(i) - last < windowMs, guess);
+    return quietPrefix(at, count, last, windowMs, guess);
   }
 
   /** Applies n idle syncs, the last at `last`, each answered with `held` slots (see idleRun). */
