@@ -16,13 +16,16 @@ import type { Arrival } from '../arrival.js';
 const COMPACT_AT = 8192;
 
 export class ReorderWindow {
-  // the queue, in read order and ascending t: [qHead, qT.length)
+  // the queue, in read order and ascending t: [qHead, qEnd). The columns never shrink (slots past
+  // qEnd are stale): cut down, V8 gave their backing stores back, and they grew again, copy on copy
+  // (~150 bytes a line)
   private qT: number[] = [];
   private qSeq: number[] = [];
   private qKey: string[] = [];
   private qGateway: number[] = [];
   private qStatus: (number | undefined)[] = [];
   private qHead = 0;
+  private qEnd = 0;
   // the heap
   private times: number[] = [];
   private seqs: number[] = [];
@@ -41,7 +44,7 @@ export class ReorderWindow {
   ) {}
 
   get size(): number {
-    return this.qT.length - this.qHead + this.times.length;
+    return this.qEnd - this.qHead + this.times.length;
   }
 
   /**
@@ -75,12 +78,22 @@ export class ReorderWindow {
     if (t > this.newest) this.newest = t;
     if (stamp > this.newestStamp) this.newestStamp = stamp;
     const q = this.qT;
-    if (q.length === this.qHead || t >= q[q.length - 1]) {
-      q.push(t);
-      this.qSeq.push(this.seq++);
-      this.qKey.push(key);
-      this.qGateway.push(gateway);
-      this.qStatus.push(status);
+    const e = this.qEnd;
+    if (e === this.qHead || t >= q[e - 1]) {
+      if (e === q.length) {
+        q.push(t);
+        this.qSeq.push(this.seq++);
+        this.qKey.push(key);
+        this.qGateway.push(gateway);
+        this.qStatus.push(status);
+      } else {
+        q[e] = t;
+        this.qSeq[e] = this.seq++;
+        this.qKey[e] = key;
+        this.qGateway[e] = gateway;
+        this.qStatus[e] = status;
+      }
+      this.qEnd = e + 1;
     } else this.insert(t, this.seq++, { t, key, gateway, status });
     this.emitUpTo(this.newest - this.windowMs, out);
   }
@@ -97,7 +110,7 @@ export class ReorderWindow {
     for (;;) {
       const h = this.qHead;
       const fromQueue =
-        h < q.length &&
+        h < this.qEnd &&
         (times.length === 0 || q[h] < times[0] || (q[h] === times[0] && this.qSeq[h] < this.seqs[0]));
       if (fromQueue) {
         if (!(q[h] <= edge)) break;
@@ -114,16 +127,18 @@ export class ReorderWindow {
   /** Cuts the taken slots off the queue's front once they are most of it (amortized O(1) per arrival). */
   private compact(): void {
     const h = this.qHead;
-    if (h === this.qT.length) {
+    const e = this.qEnd;
+    if (h === e) {
       if (h === 0) return;
-      this.qT.length = this.qSeq.length = this.qKey.length = this.qGateway.length = this.qStatus.length = 0;
-    } else if (h >= COMPACT_AT && 2 * h >= this.qT.length) {
-      // moved down in place: splice would also make an array of the h it cuts, to return
-      dropFront(this.qT, h);
-      dropFront(this.qSeq, h);
-      dropFront(this.qKey, h);
-      dropFront(this.qGateway, h);
-      dropFront(this.qStatus, h);
+      this.qEnd = 0;
+    } else if (h >= COMPACT_AT && 2 * h >= e) {
+      // moved down in place (splice also made an array of the h it cut, to return)
+      this.qT.copyWithin(0, h, e);
+      this.qSeq.copyWithin(0, h, e);
+      this.qKey.copyWithin(0, h, e);
+      this.qGateway.copyWithin(0, h, e);
+      this.qStatus.copyWithin(0, h, e);
+      this.qEnd = e - h;
     } else return;
     this.qHead = 0;
   }
@@ -175,10 +190,4 @@ export class ReorderWindow {
     this.seqs[i] = s;
     this.items[i] = a;
   }
-}
-
-/** Removes a[0 .. n). */
-function dropFront<T>(a: T[], n: number): void {
-  a.copyWithin(0, n);
-  a.length -= n;
 }
