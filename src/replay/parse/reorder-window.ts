@@ -132,12 +132,16 @@ export class ReorderWindow {
       if (h === 0) return;
       this.qEnd = 0;
     } else if (h >= COMPACT_AT && 2 * h >= e) {
-      // moved down in place (splice also made an array of the h it cut, to return)
-      this.qT.copyWithin(0, h, e);
-      this.qSeq.copyWithin(0, h, e);
-      this.qKey.copyWithin(0, h, e);
-      this.qGateway.copyWithin(0, h, e);
-      this.qStatus.copyWithin(0, h, e);
+      // moved down in place, by a loop: splice also made an array of the h it cut, and copyWithin
+      // is V8's generic builtin, an element at a time through the property path (1.4 % of a profile)
+      const { qT, qSeq, qKey, qGateway, qStatus } = this;
+      for (let i = 0, j = h; j < e; i++, j++) {
+        qT[i] = qT[j];
+        qSeq[i] = qSeq[j];
+        qKey[i] = qKey[j];
+        qGateway[i] = qGateway[j];
+        qStatus[i] = qStatus[j];
+      }
       this.qEnd = e - h;
     } else return;
     this.qHead = 0;
