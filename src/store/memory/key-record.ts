@@ -147,7 +147,8 @@ export class KeyRecord {
       i += 2;
     }
     if (i === 0) return;
-    if (i < len) parts.copyWithin(0, i, len);
+    // moved down by a loop: copyWithin is V8's generic builtin, slow on a few elements
+    for (let j = i; j < len; j++) parts[j - i] = parts[j];
     lease.len = len - i;
     lease.slots -= freed;
     this.leaseTotal -= freed;
@@ -213,7 +214,7 @@ export class KeyRecord {
       if (len + 2 > 2 * MAX_PARTS) {
         // the oldest part is handed back with the next one: later, never earlier
         parts[3] += parts[1];
-        parts.copyWithin(0, 2, len + 2);
+        for (let j = 2; j < len + 2; j++) parts[j - 2] = parts[j];
         lease.len = len;
       }
     }
