@@ -34,12 +34,14 @@ const lines = (await replay(openArrivals([file], { format: 'combined' }), settin
 const { profile } = await session.post('HeapProfiler.stopSampling');
 const self = new Map();
 let total = 0;
-const walk = (node) => {
+const walk = (node, parent = '') => {
   const { functionName, url, lineNumber } = node.callFrame;
-  const where = `${functionName || '(anonymous)'} ${url.replace(/^.*\/dist\//, '')}:${lineNumber + 1}`;
+  const where0 = `${functionName || '(anonymous)'} ${url.replace(/^.*\/dist\//, '')}:${lineNumber + 1}`;
+  // a builtin's bytes (splice, Map, delete: no url) named with the function that called it
+  const where = url === '' ? `${where0} <- ${parent}` : where0;
   self.set(where, (self.get(where) ?? 0) + node.selfSize);
   total += node.selfSize;
-  for (const child of node.children) walk(child);
+  for (const child of node.children) walk(child, where);
 };
 walk(profile.head);
 console.log(

@@ -15,6 +15,7 @@ import {
 import { fillEntry } from './key-steps.js';
 import { LeaseMean } from './lease-mean.js';
 import { prefixLength } from './prefix-length.js';
+import { quietPrefix } from './quiet-prefix.js';
 
 /**
  * leases: a gateway admits only within slots the store granted it. At each sync it pushes its
@@ -303,30 +304,43 @@ export class LeaseKey extends LeaseMean implements GatewayKey {
   idleRun(at: (i: number) => number, count: number, storeFull: boolean): number {
     if (count <= 0 || this.arrivals !== 0 || this.pending.size > 0 || this.inflight.length > 0) return 0;
     const held = this.slots(at(0));
-    // A gateway holding no slot goes idle (and drops the key) at the first sync a whole window after
-    // its last arrival; the run stops before it. Instants only grow, so the syncs before it are a prefix.
-    const quietFrom = () => {
-      const windowMs = this.p.policy.windowMs;
-      // instants Δ apart (the usual case): the count is a division away, which prefixLength confirms
-      const quietGuess = Math.ceil((this.lastArrivalAt + windowMs - at(0)) / this.p.syncMs);
-      return prefixLength(count, (i) => at(i) - this.lastArrivalAt < windowMs, quietGuess);
-    };
     // leases-ask asks for nothing at a sync without arrivals: the same answer only while it holds none
-    if (this.askWhenEmpty) return held === 0 ? quietFrom() : 0;
+    if (this.askWhenEmpty) return held === 0 ? this.quietRun(at, count) : 0;
     // leases asks ceil(1.5·m) + 1 with the mean m after i + 1 more idle intervals, which only falls
     // as i grows. The syncs that qualify ask exactly what it holds (or, when the store is full, at
     // least that): given the first does, that is the prefix while the ask stays at or above it.
     const j0 = this.idleIntervals + 1;
-    const ask = (i: number) => Math.ceil(1.5 * (this.meanBase * this.decayPow(j0 + i))) + 1;
-    const first = ask(0);
+    const first = this.idleAsk(j0);
     if (storeFull ? first < held : first !== held) return 0;
     // the ask is at least 1: only a gateway the full store granted nothing can hold none
-    const span = held === 0 ? quietFrom() : count;
-    if (held <= 1 || span === 0) return span;
+    const span = held === 0 ? this.quietRun(at, count) : count;
+    return held <= 1 || span === 0 ? span : this.askRun(span, held, j0);
+  }
+
+  /** The ask of an idle sync after j idle intervals (idleRun). */
+  private idleAsk(j: number): number {
+    return Math.ceil(1.5 * (this.meanBase * this.decayPow(j))) + 1;
+  }
+
+  /** How many of `span` idle syncs, from j0 idle intervals on, ask at least `held` (a closure: not in idleRun). */
+  private askRun(span: number, held: number, j0: number): number {
     // ask(i) >= held ⇔ meanBase·decay^(j0+i) > (held − 2)/1.5: solved with logarithms for a guess,
     // which prefixLength confirms with the exact test (and bisects if rounding put it off)
     const guess = Math.floor(Math.log((held - 2) / 1.5 / this.meanBase) / this.logDecay) - j0 + 1;
-    return prefixLength(span, (i) => ask(i) >= held, guess);
+    return prefixLength(span, (i) => this.idleAsk(j0 + i) >= held, guess);
+  }
+
+  /**
+   * How many of the syncs at `at(0) … at(count − 1)` come less than a window after the last arrival:
+   * a gateway holding no slot goes idle (and drops the key) at the first sync a whole window after
+   * it, and idleRun stops before it. Its own method: a closure in idleRun made every call allocate.
+   */
+  private quietRun(at: (i: number) => number, count: number): number {
+    const windowMs = this.p.policy.windowMs;
+    const last = this.lastArrivalAt;
+    // instants Δ apart (the usual case): the count is a division away, which quietPrefix confirms
+    const guess = Math.ceil((last + windowMs - at(0)) / this.p.syncMs);
+    return quietPrefix(at, count, last, windowMs, guess);
   }
 
   /** Applies n idle syncs, the last at `last`, each answered with `held` slots (see idleRun). */

@@ -151,9 +151,10 @@ export class MemoryStore extends CentralLogRecords implements Store, InProcessSy
   /**
    * ask() without the store's sweep: for a caller that sweeps itself (the replay's per-key syncs,
    * whose calls come in time order per key only, so a sweep up to this call's instant could prune
-   * another key's record ahead of calls still to come before it).
+   * another key's record ahead of calls still to come before it). The reply is written into `out`
+   * when given (the replay uses each at once and reuses one: a fresh one per ask was its garbage).
    */
-  askKey(req: AskRequest, now: number): AskReply {
+  askKey(req: AskRequest, now: number, out?: AskReply): AskReply {
     const { gatewayId, key, policy, leaseTtlMs, ask, seq = 0 } = req;
     const rec = this.record(key, policy);
     const others = rec.prune(now, policy, gatewayId);
@@ -168,7 +169,14 @@ export class MemoryStore extends CentralLogRecords implements Store, InProcessSy
     const oldestExpiry = oldestOf(rec.log, policy);
     const free = Math.max(0, policy.limit - count - rec.outstanding());
     this.settle(rec, policy, now);
-    return { granted, grantExpiresAt, now, count, oldestExpiry, free };
+    if (out === undefined) return { granted, grantExpiresAt, now, count, oldestExpiry, free };
+    out.granted = granted;
+    out.grantExpiresAt = grantExpiresAt;
+    out.now = now;
+    out.count = count;
+    out.oldestExpiry = oldestExpiry;
+    out.free = free;
+    return out;
   }
 
   /** Admitted count in the window for a key (tests and the simulator's checks). */

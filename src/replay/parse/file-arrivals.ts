@@ -52,7 +52,7 @@ export async function* fileArrivals(r: FileReading): AsyncGenerator<Arrival[]> {
       // a one-second stamp: a ms drawn inside its second
       const t =
         spread !== undefined && parser.wholeSecond ? stamp + Math.floor(spread.uniform() * 1000) : stamp;
-      window.push({ t, key: ownKey(parser.key), gateway, status: parser.status }, stamp, out);
+      window.pushFields(t, ownKey(parser.key), gateway, parser.status, stamp, out);
     }
     if (batch.brokenOff !== undefined) {
       counts.lines++;

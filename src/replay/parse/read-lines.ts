@@ -80,13 +80,9 @@ export async function* readLines(file: string, maxLineLength: number): AsyncGene
     return out;
   };
 
-  const split = (decoded: string) => {
-    // a byte-order mark some Windows tools write is not part of the first line
-    const chunk = !sawText && decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
-    if (decoded.length > 0) sawText = true;
-    const text = carry.length > 0 ? carry + chunk : chunk;
-    carry = '';
-    let pos = 0;
+  /** Hands on the lines of text[from..) that end in it; returns where the unfinished rest starts. */
+  const scan = (text: string, from: number): number => {
+    let pos = from;
     for (;;) {
       const nl = text.indexOf('\n', pos);
       if (nl < 0) break;
@@ -100,6 +96,27 @@ export async function* readLines(file: string, maxLineLength: number): AsyncGene
       }
       pos = nl + 1;
     }
+    return pos;
+  };
+
+  const split = (decoded: string) => {
+    // a byte-order mark some Windows tools write is not part of the first line
+    const chunk = !sawText && decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+    if (decoded.length > 0) sawText = true;
+    let text = chunk;
+    let pos = 0;
+    if (carry.length > 0) {
+      // the carried line joined with its own end alone: a whole chunk joined to it was flattened by
+      // the first indexOf, a copy of 64 KiB per chunk (most of the readers' garbage)
+      const nl = chunk.indexOf('\n');
+      if (nl < 0) text = carry + chunk;
+      else {
+        scan(carry + chunk.slice(0, nl + 1), 0);
+        pos = nl + 1;
+      }
+      carry = '';
+    }
+    pos = scan(text, pos);
     if (skipping) return;
     const rest = pos === 0 ? text : text.slice(pos);
     if (rest.length > maxLineLength) {

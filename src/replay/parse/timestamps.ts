@@ -53,16 +53,20 @@ function civilMs(year: number, month: number, day: number, h: number, mi: number
   return (daysFromCivil(year, month, day) * 86400 + h * 3600 + mi * 60 + sec) * 1000;
 }
 
-/** `±HHMM` or `±HH:MM` at s[i..]: the offset in minutes east of UTC and its length, or NaN. */
-function zoneAt(s: string, i: number, end: number): { minutes: number; length: number } | null {
+/** The length of the zone zoneAt read last (a number beside its result, not an object per line). */
+let zoneLength = 0;
+
+/** `±HHMM` or `±HH:MM` at s[i..]: the offset in minutes east of UTC (its length in zoneLength), or NaN. */
+function zoneAt(s: string, i: number, end: number): number {
   const sign = s.charCodeAt(i);
-  if (sign !== 43 && sign !== 45) return null; // + -
+  if (sign !== 43 && sign !== 45) return Number.NaN; // + -
   const hh = digits(s, i + 1, 2);
   const colon = s.charCodeAt(i + 3) === 58 ? 1 : 0;
   const mm = digits(s, i + 3 + colon, 2);
   const length = 5 + colon;
-  if (hh < 0 || mm < 0 || hh > 23 || mm > 59 || i + length > end) return null;
-  return { minutes: (sign === 45 ? -1 : 1) * (hh * 60 + mm), length };
+  if (hh < 0 || mm < 0 || hh > 23 || mm > 59 || i + length > end) return Number.NaN;
+  zoneLength = length;
+  return (sign === 45 ? -1 : 1) * (hh * 60 + mm);
 }
 
 /**
@@ -82,8 +86,8 @@ export function parseClfTime(s: string, i: number, end: number): number {
   const sec = digits(s, i + 18, 2);
   if (day < 0 || month < 0 || year < 0 || h < 0 || mi < 0 || sec < 0) return Number.NaN;
   const zone = zoneAt(s, i + 21, end);
-  if (zone === null || zone.length !== 5) return Number.NaN;
-  return civilMs(year, month, day, h, mi, sec) - zone.minutes * 60_000;
+  if (Number.isNaN(zone) || zoneLength !== 5) return Number.NaN;
+  return civilMs(year, month, day, h, mi, sec) - zone * 60_000;
 }
 
 /** Set by parseIsoTime: whether the stamp it read had no fraction of a second. */
@@ -129,6 +133,6 @@ export function parseIsoTime(s: string, i: number, end: number): number {
   const z = s.charCodeAt(j);
   if ((z === 90 || z === 122) && j + 1 === end) return ms; // Z
   const zone = zoneAt(s, j, end);
-  if (zone === null || j + zone.length !== end) return Number.NaN;
-  return ms - zone.minutes * 60_000;
+  if (Number.isNaN(zone) || j + zoneLength !== end) return Number.NaN;
+  return ms - zone * 60_000;
 }

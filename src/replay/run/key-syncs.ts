@@ -73,7 +73,7 @@ import {
 import { applyReply, DROP, newEntry, syncEntryOf } from '../../designs/key-steps.js';
 import { LeaseKey } from '../../designs/leases.js';
 import type { Gateway } from '../../gateway/gateway.js';
-import type { AskRequest, SyncEntry, SyncRequest } from '../../store/contract.js';
+import type { AskReply, AskRequest, SyncEntry, SyncRequest } from '../../store/contract.js';
 import { newReply } from '../../store/memory/sync-entry.js';
 import type { MemoryStore } from '../../store/memory-store.js';
 import { EarlySchedule } from './early-schedule.js';
@@ -135,6 +135,15 @@ export class KeySyncs {
   private readonly appliedTo: number[];
   /** The ask of a request (one object: the store keeps nothing of it). */
   private readonly askReq: AskRequest;
+  /** Its reply, written by the store (one object: the gateway reads it at once). */
+  private readonly askReply: AskReply = {
+    granted: 0,
+    grantExpiresAt: 0,
+    now: 0,
+    count: 0,
+    oldestExpiry: 0,
+    free: 0,
+  };
   /** The instants LeaseKey.idleRun asks about: idleAt(j) = syncAt(idleFrom + j·K). */
   private idleFrom = 0;
   private readonly idleAt: (j: number) => number;
@@ -239,7 +248,7 @@ export class KeySyncs {
     req.ask = lim.askSize(1);
     req.seq = Math.max(0, Math.floor((end - this.place[g] + K - 1) / K));
     this.askCalls++;
-    return lim.onAskReply(this.store.askKey(req, t), t, 1);
+    return lim.onAskReply(this.store.askKey(req, t, this.askReply), t, 1);
   }
 
   /** Keys held over all gateways now (tests: memory). */

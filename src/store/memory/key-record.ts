@@ -21,8 +21,13 @@ export interface Lease {
   expiresAt: number;
   /** The store counts it until here: expiryOf(expiresAt). */
   until: number;
-  /** (tag, slots) pairs, tags ascending. */
+  /**
+   * (tag, slots) pairs, tags ascending, in parts[0 .. len): the array never shrinks, so handing every
+   * part back and granting again (a lease gateway's every sync) writes in place, where emptying it let
+   * go of its backing store and the next push made a new one (~150 bytes a sync).
+   */
   parts: number[];
+  len: number;
 }
 
 /** Parts kept per grant; past it the two oldest merge under the newer tag (handed back later, never earlier). */
@@ -42,6 +47,13 @@ export function askGrantTag(seq: number): number {
 export class KeyRecord {
   readonly log = new TimeLog();
   leases: Map<string, Lease> | null = null;
+  /**
+   * The map dropEmpty let go of, holding one empty grant (`spareGw`'s), for the next grant to take up
+   * again: a lease gateway's every sync drops its grant and makes it anew, and a new map, grant and
+   * parts array each time (and the map's shrink on delete) were a third of a leases replay's garbage.
+   */
+  private spare: Map<string, Lease> | null = null;
+  private spareGw = '';
   /** Sum of outstanding slots, and a lower bound on the earliest lapse: prune walks the leases only then. */
   private leaseTotal = 0;
   private leaseCheckAt = Number.POSITIVE_INFINITY;
@@ -129,13 +141,15 @@ export class KeyRecord {
     const parts = lease.parts;
     let freed = 0;
     let i = 0;
-    while (i < parts.length && parts[i] < below) {
+    const len = lease.len;
+    while (i < len && parts[i] < below) {
       freed += parts[i + 1];
       i += 2;
     }
     if (i === 0) return;
-    if (i === parts.length) parts.length = 0;
-    else parts.splice(0, i);
+    // moved down by a loop: copyWithin is V8's generic builtin, slow on a few elements
+    for (let j = i; j < len; j++) parts[j - i] = parts[j];
+    lease.len = len - i;
     lease.slots -= freed;
     this.leaseTotal -= freed;
   }
@@ -144,9 +158,12 @@ export class KeyRecord {
   dropEmpty(gw: string): void {
     const leases = this.leases;
     const lease = leases?.get(gw);
-    if (lease === undefined || lease.parts.length > 0) return;
-    leases!.delete(gw);
-    if (leases!.size === 0) {
+    if (lease === undefined || lease.len > 0) return;
+    if (leases!.size > 1) leases!.delete(gw);
+    else {
+      // kept, not emptied: a grant with no part holds no slot (slots 0), and grant resets the rest
+      this.spare = leases;
+      this.spareGw = gw;
       this.leases = null;
       this.leaseTotal = 0;
       this.leaseCheckAt = Number.POSITIVE_INFINITY;
@@ -159,7 +176,13 @@ export class KeyRecord {
    */
   grant(gw: string, tag: number, n: number, lapse: number, policy: Policy): Lease {
     let leases = this.leases;
-    if (leases === null) leases = this.leases = new Map();
+    if (leases === null) {
+      leases = this.spare;
+      if (leases === null) leases = new Map();
+      else if (this.spareGw !== gw) leases.delete(this.spareGw);
+      this.leases = leases;
+      this.spare = null;
+    }
     let lease = leases.get(gw);
     if (lease === undefined) {
       lease = {
@@ -168,21 +191,32 @@ export class KeyRecord {
         expiresAt: lapse,
         until: expiryOf(lapse, policy.windowMs, policy.windowKind),
         parts: [],
+        len: 0,
       };
       leases.set(gw, lease);
-    } else if (lease.parts.length === 0 || lapse > lease.expiresAt) {
+    } else if (lease.len === 0 || lapse > lease.expiresAt) {
       lease.expiresAt = lapse;
       lease.until = expiryOf(lapse, policy.windowMs, policy.windowKind);
     }
     const parts = lease.parts;
-    let i = parts.length;
+    const len = lease.len;
+    let i = len;
     while (i > 0 && parts[i - 2] > tag) i -= 2;
     if (i > 0 && parts[i - 2] === tag) parts[i - 1] += n;
-    else parts.splice(i, 0, tag, n);
-    if (parts.length > 2 * MAX_PARTS) {
-      // the oldest part is handed back with the next one: later, never earlier
-      parts[3] += parts[1];
-      parts.splice(0, 2);
+    else {
+      // room for one more pair, then the pairs from i moved up one (at the end nearly always: tags
+      // grow with the seq)
+      if (len === parts.length) parts.push(0, 0);
+      for (let j = len - 1; j >= i; j--) parts[j + 2] = parts[j];
+      parts[i] = tag;
+      parts[i + 1] = n;
+      lease.len = len + 2;
+      if (len + 2 > 2 * MAX_PARTS) {
+        // the oldest part is handed back with the next one: later, never earlier
+        parts[3] += parts[1];
+        for (let j = 2; j < len + 2; j++) parts[j - 2] = parts[j];
+        lease.len = len;
+      }
     }
     lease.slots += n;
     this.leaseTotal += n;
@@ -216,7 +250,7 @@ export class KeyRecord {
 /** Slots of the part tagged `tag` (0 if none). */
 export function partSlots(lease: Lease, tag: number): number {
   const parts = lease.parts;
-  for (let i = 0; i < parts.length; i += 2) if (parts[i] === tag) return parts[i + 1];
+  for (let i = 0; i < lease.len; i += 2) if (parts[i] === tag) return parts[i + 1];
   return 0;
 }
 
