@@ -10,11 +10,11 @@
  *
  *   node --import tsx bench/replay-worker.ts FILE FORMAT DESIGN RUNS [READS] [WARMFILE]
  */
-import type { DesignId } from '../src/config.js';
 import type { ReadsMode } from '../src/gateway/options.js';
 import { openArrivals } from '../src/replay/parse/index.js';
 import type { LogFormat } from '../src/replay/parse/options.js';
 import { replay } from '../src/replay/run/engine.js';
+import { benchReplaySettings } from './replay-settings.mjs';
 
 export interface ReplaySample {
   design: string;
@@ -63,16 +63,7 @@ async function parseOnly(f: string): Promise<number> {
 
 /** The whole replay of `f` through DESIGN against the central log: its arrivals. */
 async function wholeReplay(f: string): Promise<number> {
-  const settings = {
-    designs: [design as DesignId],
-    gateways: 1,
-    limit: 100,
-    windowMs: 60_000,
-    syncMs: 1000,
-    seed: 1,
-    top: 10,
-    ...(reads === 'every-sync' ? {} : { reads }),
-  };
+  const settings = benchReplaySettings([design], reads);
   return (await replay(openArrivals([f], { format: format as LogFormat }), settings)).arrivals;
 }
 

@@ -6,6 +6,7 @@
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { benchReplaySettings } from '../replay-settings.mjs';
 
 const [file, design, distArg = 'dist', topArg = '25'] = process.argv.slice(2);
 if (design === undefined)
@@ -20,16 +21,7 @@ await session.post('HeapProfiler.startSampling', {
   includeObjectsCollectedByMinorGC: true,
   includeObjectsCollectedByMajorGC: true,
 });
-// bench/replay-worker.ts's settings (as replay-dist.mjs)
-const settings = {
-  designs: [design],
-  gateways: 1,
-  limit: 100,
-  windowMs: 60_000,
-  syncMs: 1000,
-  seed: 1,
-  top: 10,
-};
+const settings = benchReplaySettings([design]);
 const lines = (await replay(openArrivals([file], { format: 'combined' }), settings)).arrivals;
 const { profile } = await session.post('HeapProfiler.stopSampling');
 const self = new Map();

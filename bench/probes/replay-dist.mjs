@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { benchReplaySettings } from '../replay-settings.mjs';
 
 const [file, design, mode, distArg, reads = 'every-sync'] = process.argv.slice(2);
 if (file === undefined || design === undefined)
@@ -25,17 +26,8 @@ if (mode === 'parse') {
   const src = openArrivals([file], { format: 'combined' });
   for await (const _ of src.arrivals) n++;
 } else {
-  const settings = {
-    designs: [design],
-    gateways: 1,
-    limit: 100,
-    windowMs: 60_000,
-    syncMs: 1000,
-    seed: 1,
-    top: 10,
-    ...(reads === 'every-sync' ? {} : { reads }),
-  };
-  n = (await replay(openArrivals([file], { format: 'combined' }), settings)).arrivals;
+  n = (await replay(openArrivals([file], { format: 'combined' }), benchReplaySettings([design], reads)))
+    .arrivals;
 }
 const c = process.cpuUsage(c0);
 console.log(

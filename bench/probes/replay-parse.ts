@@ -22,6 +22,7 @@ import { readLines } from '../../src/replay/parse/read-lines.js';
 import { writeLog } from '../../src/replay/parse/write-log.js';
 import { replay } from '../../src/replay/run/engine.js';
 import { Random } from '../../src/sim/random.js';
+import { benchReplaySettings } from '../replay-settings.mjs';
 
 const design = process.argv.find((a) => a.startsWith('--design='))?.slice('--design='.length) as
   | DesignId
@@ -77,16 +78,7 @@ try {
     if (design !== undefined) {
       const t1 = performance.now();
       const cpu1 = process.cpuUsage();
-      const settings = {
-        designs: [design],
-        gateways: 1,
-        limit: 100,
-        windowMs: 60_000,
-        syncMs: 1000,
-        seed: 1,
-        top: 10,
-      };
-      const r = await replay(openArrivals([file], { format }), settings);
+      const r = await replay(openArrivals([file], { format }), benchReplaySettings([design]));
       if (r.arrivals !== N) throw new Error(`replayed ${r.arrivals} of ${N}`);
       endToEnd.push(N / ((performance.now() - t1) / 1000));
       const c1 = process.cpuUsage(cpu1);

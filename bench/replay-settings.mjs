@@ -1,0 +1,22 @@
+// The replay bench's settings, in one place: bench/replay-worker.ts times each design with them, and
+// the replay probes (bench/probes/replay-*.mjs, replay-parse.ts) replay with them so their figures are
+// the bench's. One gateway, 100 per minute, Δ = 1 s, seed 1, the top 10 keys; READS is the gateways'
+// reads option (`fleetlimit replay --reads`), left out at its default. Plain JS: the probes run a
+// chosen build without tsx.
+
+/**
+ * @param {readonly string[]} designs
+ * @param {string} [reads]
+ */
+export function benchReplaySettings(designs, reads = 'every-sync') {
+  return {
+    designs: [...designs],
+    gateways: 1,
+    limit: 100,
+    windowMs: 60_000,
+    syncMs: 1000,
+    seed: 1,
+    top: 10,
+    ...(reads === 'every-sync' ? {} : { reads }),
+  };
+}
