@@ -1,5 +1,6 @@
 import type { DesignId } from '../src/config.js';
 import type { ReadsMode } from '../src/gateway/options.js';
+import type { LogFormat } from '../src/replay/parse/options.js';
 
 /** The replay bench's settings (bench/replay-settings.mjs). */
 export function benchReplaySettings(
@@ -15,3 +16,6 @@ export function benchReplaySettings(
   top: number;
   reads?: ReadsMode;
 };
+
+/** The readers' options of the bench: the command's defaults (bench/replay-settings.mjs). */
+export function benchReadOptions(format: string): { format: LogFormat; spread: 'uniform'; seed: number };

@@ -20,3 +20,12 @@ export function benchReplaySettings(designs, reads = 'every-sync') {
     ...(reads === 'every-sync' ? {} : { reads }),
   };
 }
+
+/**
+ * The readers' options the bench reads its log with: `fleetlimit replay`'s defaults (--spread uniform,
+ * --seed 1), so the figures are what the command does with a log of one-second stamps.
+ * @param {string} format
+ */
+export function benchReadOptions(format) {
+  return { format, spread: 'uniform', seed: 1 };
+}

@@ -2,7 +2,8 @@
  * One design's replay speed in a fresh process (what `replay.ts` starts, one per design and round, so
  * no design's code shapes another's JIT state): RUNS times, the readers alone on FILE (openArrivals, counting
  * arrivals), then the whole replay of FILE through DESIGN against the central log (readers + engine,
- * one gateway, 100 per minute, Δ = 1 s), each timed in this process's CPU time and in wall time.
+ * one gateway, 100 per minute, Δ = 1 s), each timed in this process's CPU time and in wall time. Both
+ * read FILE with the command's defaults (--spread uniform: bench/replay-settings.mjs).
  * Prints one JSON line (a ReplaySample). READS (default every-sync) is the gateways' `reads` option
  * (`fleetlimit replay --reads`).
  *
@@ -12,9 +13,8 @@
  */
 import type { ReadsMode } from '../src/gateway/options.js';
 import { openArrivals } from '../src/replay/parse/index.js';
-import type { LogFormat } from '../src/replay/parse/options.js';
 import { replay } from '../src/replay/run/engine.js';
-import { benchReplaySettings } from './replay-settings.mjs';
+import { benchReadOptions, benchReplaySettings } from './replay-settings.mjs';
 
 export interface ReplaySample {
   design: string;
@@ -53,7 +53,7 @@ const out: ReplaySample = {
 };
 /** The readers alone on `f`: its arrivals, counted. */
 async function parseOnly(f: string): Promise<number> {
-  const src = openArrivals([f], { format: format as LogFormat });
+  const src = openArrivals([f], benchReadOptions(format));
   let n = 0;
   for await (const _ of src.arrivals) n++;
   const s = src.stats();
@@ -64,7 +64,7 @@ async function parseOnly(f: string): Promise<number> {
 /** The whole replay of `f` through DESIGN against the central log: its arrivals. */
 async function wholeReplay(f: string): Promise<number> {
   const settings = benchReplaySettings([design], reads);
-  return (await replay(openArrivals([f], { format: format as LogFormat }), settings)).arrivals;
+  return (await replay(openArrivals([f], benchReadOptions(format)), settings)).arrivals;
 }
 
 // Steady state: both paths run once, untimed, on WARMFILE (a shorter log of the same kind), so the
