@@ -142,7 +142,7 @@ export function replayTable(b: ReplayBench): string {
     ([d, s]) => `| ${d} | ${mmm(s)} | ${s.median >= REPLAY_TARGET ? 'yes' : '**no**'} |`,
   );
   return [
-    `Replay speed: a generated combined log of ${k(b.lines)} lines (10,000 client addresses, 2,000 lines per second of stamps), one gateway, 100 per minute, Δ = 1 s, read with the command's defaults (`--spread uniform`: a one-second stamp's lines placed at seeded draws inside it); lines per CPU-second of one process, min / median / max of ${b.runs} runs per design (each run a fresh process, warmed by an untimed replay of a fifth as many lines first, the designs taken in turn in each of ${b.runs} rounds, the readers alone timed in every one of them); a design "--reads on-request" is that design with the gateways' \`reads: 'on-request'\` (a quiet key read only after a request).`,
+    `Replay speed: a generated combined log of ${k(b.lines)} lines (10,000 client addresses, 2,000 lines per second of stamps), one gateway, 100 per minute, Δ = 1 s, read with the command's defaults (\`--spread uniform\`: a one-second stamp's lines placed at seeded draws inside it); lines per CPU-second of one process, min / median / max of ${b.runs} runs per design (each run a fresh process, warmed by an untimed replay of a fifth as many lines first, the designs taken in turn in each of ${b.runs} rounds, the readers alone timed in every one of them); a design "--reads on-request" is that design with the gateways' \`reads: 'on-request'\` (a quiet key read only after a request).`,
     '',
     '| what | lines per CPU-second | median ≥ 200,000 |',
     '|---|---:|:---:|',
