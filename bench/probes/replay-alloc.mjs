@@ -2,15 +2,16 @@
 // the figures are bytes allocated (not retained) per function, self only. A replay of shared-counter
 // at the bench's settings allocated ~2.9 KB per line, two thirds of it in the syncs (a reply, an entry and
 // the listed expiries per key read): what the scavenges, ~14 % of its CPU, spend their time on.
-// Usage: npm run build && node bench/probes/replay-alloc.mjs FILE DESIGN [DIST=dist] [TOP=25]
+// READS (default every-sync) is the gateways' reads option (fleetlimit replay --reads).
+// Usage: npm run build && node bench/probes/replay-alloc.mjs FILE DESIGN [DIST=dist] [TOP=25] [READS]
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { benchReplaySettings } from '../replay-settings.mjs';
 
-const [file, design, distArg = 'dist', topArg = '25'] = process.argv.slice(2);
+const [file, design, distArg = 'dist', topArg = '25', reads = 'every-sync'] = process.argv.slice(2);
 if (design === undefined)
-  throw new Error('usage: node bench/probes/replay-alloc.mjs FILE DESIGN [DIST] [TOP]');
+  throw new Error('usage: node bench/probes/replay-alloc.mjs FILE DESIGN [DIST] [TOP] [READS]');
 const dist = pathToFileURL(resolve(distArg)).href;
 const { openArrivals } = await import(`${dist}/replay/parse/index.js`);
 const { replay } = await import(`${dist}/replay/run/engine.js`);
@@ -21,7 +22,7 @@ await session.post('HeapProfiler.startSampling', {
   includeObjectsCollectedByMinorGC: true,
   includeObjectsCollectedByMajorGC: true,
 });
-const settings = benchReplaySettings([design]);
+const settings = benchReplaySettings([design], reads);
 const lines = (await replay(openArrivals([file], { format: 'combined' }), settings)).arrivals;
 const { profile } = await session.post('HeapProfiler.stopSampling');
 const self = new Map();
@@ -37,7 +38,7 @@ const walk = (node, parent = '') => {
 };
 walk(profile.head);
 console.log(
-  `${design}: ${(total / 1e6).toFixed(0)} MB allocated, ${Math.round(total / lines)} bytes per line`,
+  `${design}${reads === 'every-sync' ? '' : ` --reads ${reads}`}: ${(total / 1e6).toFixed(0)} MB allocated, ${Math.round(total / lines)} bytes per line`,
 );
 for (const [where, bytes] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(topArg)))
   console.log(
