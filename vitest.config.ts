@@ -17,6 +17,13 @@ export const LIVE = ['test/**/*.live.test.ts'];
  */
 export const COMMANDS = ['test/**/*.commands.test.ts'];
 
+/**
+ * Concurrent tests at once in a live file (vitest's default is 5): test/docs/code-examples runs its
+ * store-away runs, two per example, as one batch that waits until all have started, so all must run
+ * at once (it checks it has no more than this).
+ */
+export const LIVE_MAX_CONCURRENCY = 64;
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -65,6 +72,7 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, '.stryker-tmp/**'],
           pool: 'forks',
           execArgv: ['--expose-gc'],
+          maxConcurrency: LIVE_MAX_CONCURRENCY,
           // One file at a time, after the unit tests: the fault, Redis and HTTP suites measure real
           // time, and a CPU-heavy neighbour (a million keys, a browser) stalls their event loops
           // past the bounds they assert.
