@@ -17,6 +17,28 @@ export const LIVE = ['test/**/*.live.test.ts'];
  */
 export const COMMANDS = ['test/**/*.commands.test.ts'];
 
+/**
+ * Live files that measure memory and no time: heaps after full collections and a child's bytes per
+ * key, in-process, no server, CPU-bound on one core. In the live project's one-file-at-a-time queue
+ * they left the other core idle (84 s of its 389 at load 10); in a project of their own (forked
+ * workers with --expose-gc: a heap is its process's own) they share the unit and commands files'
+ * workers, which measure no time either, and none of the live project's real-time bounds has them
+ * as a neighbour. A live file that asserts a time bound or starts a server never goes here.
+ */
+export const MEMORY = [
+  'test/replay/memory.live.test.ts',
+  'test/replay/parse-memory.live.test.ts',
+  'test/gateway/idle-reclaim-million-keys.live.test.ts',
+  'test/regressions/key-bytes-stale-retry-fields-on-every-key.live.test.ts',
+];
+
+/**
+ * Concurrent tests at once in a live file (vitest's default is 5): test/docs/code-examples runs its
+ * store-away runs, two per example, as one batch that waits until all have started, so all must run
+ * at once (it checks it has no more than this).
+ */
+export const LIVE_MAX_CONCURRENCY = 64;
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -60,11 +82,29 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'live',
-          include: LIVE,
+          name: 'live-memory',
+          include: MEMORY,
           exclude: [...configDefaults.exclude, '.stryker-tmp/**'],
           pool: 'forks',
           execArgv: ['--expose-gc'],
+          // its files take turns with the unit and commands files for the group's workers, one per
+          // core (vitest requires one maxWorkers per group): the group's CPU work, spread on both
+          maxWorkers: '100%',
+          fileParallelism: true,
+          isolate: false,
+          // beside the unit and commands projects, before the live one
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'live',
+          include: LIVE,
+          exclude: [...configDefaults.exclude, ...MEMORY, '.stryker-tmp/**'],
+          pool: 'forks',
+          execArgv: ['--expose-gc'],
+          maxConcurrency: LIVE_MAX_CONCURRENCY,
           // One file at a time, after the unit tests: the fault, Redis and HTTP suites measure real
           // time, and a CPU-heavy neighbour (a million keys, a browser) stalls their event loops
           // past the bounds they assert.

@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { validateConfig } from '../../src/cli/validate-command.js';
 import { loadConfig } from '../../src/config-file.js';
+import { LIVE_MAX_CONCURRENCY } from '../../vitest.config.js';
 import { ensureFreshBuild } from '../support/fresh-build.js';
 import { type RedisServer, startRedisServer, usingExternalRedis } from '../support/redis-server.js';
 import { type CodeBlock, codeBlocks, docFiles, ROOT } from './doc-blocks.js';
@@ -123,6 +124,10 @@ const DRIVER = `
     process.stdout.write('STORE_AWAY?\\n');
     await go;
     await new Promise((r) => setTimeout(r, 1_200));
+    // the test says when: no other example's timed exit runs beside this one's
+    const turn = new Promise((r) => process.once('SIGUSR2', r));
+    process.stdout.write('EXIT?\\n');
+    await turn;
   }
   if (/process\\.on\\('SIGTERM'/.test(SOURCE)) {
     const t0 = performance.now();
@@ -132,11 +137,12 @@ const DRIVER = `
 }
 `;
 
-/** Runs one example; `onAsk` is called when its driver asks for the store to be taken away. */
+/** Runs one example; `onAsk`, `onExit`: when it asks for its store taken away, for its turn to exit. */
 function runExample(
   file: string,
   env: Record<string, string>,
   onAsk?: () => Promise<void>,
+  onExit?: () => Promise<void>,
 ): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [file], {
@@ -145,6 +151,7 @@ function runExample(
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
+    let hung: NodeJS.Timeout | undefined;
     child.stdout.on('data', (d) => {
       out += d;
       if (onAsk !== undefined && out.includes('STORE_AWAY?\n')) {
@@ -158,17 +165,30 @@ function runExample(
           },
         );
       }
+      if (onExit !== undefined && out.includes('EXIT?\n')) {
+        const go = onExit;
+        onExit = undefined;
+        void go().then(() => {
+          child.kill('SIGUSR2'); // it holds the others' turn: a hung shutdown fails here
+          hung = setTimeout(() => {
+            out += '\n[the test killed it: still running 3 s after its turn to exit]';
+            child.kill('SIGKILL');
+          }, 3_000);
+        });
+      }
     });
     child.stderr.on('data', (d) => {
       out += d;
     });
-    // an example whose shutdown leaves something open never exits: that is a failure, not a hang
+    // a shutdown that leaves something open never exits: a failure, not a hang (100 s: the last
+    // store-away run waits for every run to start and for the others' turns)
     const timer = setTimeout(() => {
-      out += '\n[the test killed it: still running 45 s after start]';
+      out += '\n[the test killed it: still running 100 s after start]';
       child.kill('SIGKILL');
-    }, 45_000);
+    }, 100_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
+      clearTimeout(hung);
       resolve({ code, out });
     });
   });
@@ -313,19 +333,24 @@ describe('the code examples of README.md and docs/', () => {
     }, 60_000);
   }
 
-  // With the store away, the shutdown must not wait for it. An example's two runs (its Redis killed,
-  // its Redis paused) start side by side; once both have started, they take turns: the store taken
-  // away, the 1.2 s the driver then waits, the exit that is timed, while the other child waits idle
-  // on a store that answers. These exits take 300-450 ms (the last sync waits out storeTimeoutMs),
-  // and two side by side beside a busy loop reached 1,041 ms: so no start-up and no other exit runs
-  // beside the one that is timed, and each is timed at the same phase as when they ran one by one.
+  // With the store away, the shutdown must not wait for it. Each example runs twice (Redis killed, then
+  // paused), all in one batch started side by side; once all have started, STAGGER_MS apart, each has
+  // its store taken away, waits the driver's 1.2 s (idle) and asks for its turn to exit. These exits
+  // take 300-450 ms (the last sync waits out storeTimeoutMs); two side by side beside a busy loop took
+  // 1,041 ms: so no start-up and no other exit runs beside the one timed, 1.2 s after its store left.
   const withRedisShutdown = runnable.filter(
     (e) => /process\.on\('SIGTERM'/.test(e.block.code) && /new Redis\(/.test(e.block.code),
   );
-  for (const e of withRedisShutdown) {
-    describe(`${e.id} with its store away`, () => {
-      const party = barrier(2);
-      const turns = semaphore(1);
+  const STAGGER_MS = 600;
+  describe('with their store away', () => {
+    it('all run at once: the batch waits for every run to start', () => {
+      expect(2 * withRedisShutdown.length, 'see vitest.config.ts').toBeLessThanOrEqual(LIVE_MAX_CONCURRENCY);
+    });
+    const party = barrier(2 * withRedisShutdown.length);
+    // the takings-away, STAGGER_MS apart; the timed exits, one at a time
+    const paces = semaphore(1);
+    const turns = semaphore(1);
+    for (const e of withRedisShutdown) {
       for (const away of ['killed', 'paused'] as const) {
         it.skipIf(usingExternalRedis).concurrent(
           `${e.id}: its shutdown ends the process within a second with Redis ${away}`,
@@ -336,28 +361,36 @@ describe('the code examples of README.md and docs/', () => {
             try {
               const file = runnableFile(e, `-${away}`, DRIVER);
               const env = { REDIS_URL: own.url, PORT: '0', DOCS_EXAMPLE_STORE_AWAY: '1' };
-              const { code: exit, out } = await runExample(file, env, async () => {
-                await arrive();
-                release = await turns();
-                if (away === 'killed') await own.kill9();
-                else own.pause();
-              });
+              const { code: exit, out } = await runExample(
+                file,
+                env,
+                async () => {
+                  await arrive();
+                  const paced = await paces();
+                  setTimeout(paced, STAGGER_MS);
+                  if (away === 'killed') await own.kill9();
+                  else own.pause();
+                },
+                async () => {
+                  release = await turns();
+                },
+              );
               expect(out, `${e.id} never asked for the store to go away:\n${out}`).toContain('STORE_AWAY?');
               expect(exit, `${e.id} exited ${exit} with Redis ${away}:\n${out}`).toBe(0);
               expectQuickExit(e, out);
             } finally {
-              // a run that failed before it asked must not hold its twin at the barrier
+              // a run that failed before it asked must not hold the others at the barrier
               void arrive();
               release();
               if (away === 'paused') own.resume();
               await own.stop();
             }
           },
-          60_000,
+          120_000,
         );
       }
-    });
-  }
+    }
+  });
 
   const json = examples.filter((e) => e.block.lang === 'json');
   for (const e of json) {
