@@ -12,6 +12,7 @@ import { JsonParser } from './json-parser.js';
 import { type KeyPart, parseKeySpec } from './key-spec.js';
 import type { LineParser } from './line-parser.js';
 import { mergeSorted } from './merge-sorted.js';
+import { oneByOne } from './one-by-one.js';
 import { type ReadOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { StatsKeeper } from './read-stats.js';
 import { makeRouter } from './route.js';
@@ -94,9 +95,5 @@ export function openArrivals(files: readonly string[], opts: ReadOptions): Arriv
   }
   // either one is read; a generator starts only when read, so the other opens no file
   const batched = batches();
-  async function* arrivals(): AsyncGenerator<Arrival> {
-    for await (const batch of batched) yield* batch;
-  }
-
-  return { arrivals: arrivals(), batches: batched, stats: () => stats.snapshot() };
+  return { arrivals: oneByOne(batched), batches: batched, stats: () => stats.snapshot() };
 }
