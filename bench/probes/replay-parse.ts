@@ -63,7 +63,7 @@ try {
   for (let r = 0; r < RUNS; r++) {
     let t = performance.now();
     let lines = 0;
-    for await (const b of readLines(file, 65536)) lines += b.lines.length;
+    for await (const b of readLines(file, 65536)) lines += b.count;
     linesOnly.push(lines / ((performance.now() - t) / 1000));
     t = performance.now();
     const cpu0 = process.cpuUsage();

@@ -7,8 +7,10 @@
  *
  * The path is the request's target without its query string.
  */
+import { found, scanClfBytes } from './clf-bytes.js';
 import { KEY_JOINER, type KeyPart } from './key-spec.js';
 import { failureReason, LineFields, type LineParser } from './line-parser.js';
+import { asciiKey } from './own-key.js';
 import { closingQuote, requestAfter, requestFailure, target, unescapeField } from './quoted.js';
 import { parseClfTime } from './timestamps.js';
 
@@ -60,6 +62,31 @@ export class ClfParser extends LineFields implements LineParser {
       this.key = key;
     }
     return null;
+  }
+
+  parseBytes(b: Buffer, start: number, end: number): boolean {
+    if (!scanClfBytes(b, start, end, this.combined)) return false;
+    const parts = this.parts;
+    let key = this.byteField(b, start, parts[0]);
+    if (key === null) return false;
+    for (let i = 1; i < parts.length; i++) {
+      const more = this.byteField(b, start, parts[i]);
+      if (more === null) return false;
+      key += KEY_JOINER + more;
+    }
+    this.t = found.t;
+    this.status = found.status;
+    this.key = key;
+    return true;
+  }
+
+  /** A key part of the line at b[start..) scanClfBytes read; null for a quoted one with an escape to undo. */
+  private byteField(b: Buffer, start: number, part: number): string | null {
+    if (part === IP) return asciiKey(b, start, found.ipEnd);
+    const from = part === PATH ? found.pathStart : part === REFERER ? found.refStart : found.uaStart;
+    const to = part === PATH ? found.pathEnd : part === REFERER ? found.refEnd : found.uaEnd;
+    for (let i = from; i < to; i++) if (b[i] === 92) return null;
+    return asciiKey(b, from, to);
   }
 
   private field(line: string, part: number): string {

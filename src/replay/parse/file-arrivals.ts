@@ -29,14 +29,34 @@ export async function* fileArrivals(r: FileReading): AsyncGenerator<Arrival[]> {
   const { parser, stats, gateway, spread } = r;
   const counts = stats.counts;
   const window = new ReorderWindow(r.reorderWindowMs, counts);
+  let out: Arrival[] = [];
+  /** The line the parser has just read as an arrival, its key `key`, into the window. */
+  const arrive = (key: string) => {
+    counts.arrivals++;
+    const stamp = parser.t;
+    // a one-second stamp: a ms drawn inside its second
+    const t =
+      spread !== undefined && parser.wholeSecond ? stamp + Math.floor(spread.uniform() * 1000) : stamp;
+    window.pushFields(t, key, gateway, parser.status, stamp, out);
+  };
   for await (const batch of readLines(r.file, r.maxLineLength)) {
-    const out: Arrival[] = [];
-    const { lines, tooLong } = batch;
+    const { lines, tooLong, spans, bytes, count } = batch;
     let nextTooLong = tooLong.length > 0 ? tooLong[0] : -1;
     let tooLongAt = 0;
-    counts.lines += lines.length;
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i];
+    counts.lines += count;
+    for (let i = 0; i < count; i++) {
+      let line: string;
+      if (spans === undefined) line = lines[i];
+      else {
+        const start = spans[2 * i];
+        const end = spans[2 * i + 1];
+        if (start < 0) line = lines[end];
+        else if (parser.parseBytes?.(bytes!, start, end) === true) {
+          // its key is a string of its own already
+          arrive(parser.key);
+          continue;
+        } else line = bytes!.toString('latin1', start, end);
+      }
       if (i === nextTooLong) {
         stats.malformed(r.fileIndex, batch.first + i, line, `line longer than ${r.maxLineLength} characters`);
         nextTooLong = ++tooLongAt < tooLong.length ? tooLong[tooLongAt] : -1;
@@ -47,18 +67,16 @@ export async function* fileArrivals(r: FileReading): AsyncGenerator<Arrival[]> {
         stats.malformed(r.fileIndex, batch.first + i, line, reason);
         continue;
       }
-      counts.arrivals++;
-      const stamp = parser.t;
-      // a one-second stamp: a ms drawn inside its second
-      const t =
-        spread !== undefined && parser.wholeSecond ? stamp + Math.floor(spread.uniform() * 1000) : stamp;
-      window.pushFields(t, ownKey(parser.key), gateway, parser.status, stamp, out);
+      arrive(ownKey(parser.key));
     }
     if (batch.brokenOff !== undefined) {
       counts.lines++;
-      stats.malformed(r.fileIndex, batch.first + lines.length, '', batch.brokenOff);
+      stats.malformed(r.fileIndex, batch.first + count, '', batch.brokenOff);
     }
-    if (out.length > 0) yield out;
+    if (out.length > 0) {
+      yield out;
+      out = [];
+    }
   }
   const rest: Arrival[] = [];
   window.flush(rest);

@@ -11,6 +11,11 @@ export interface LineParser {
   wholeSecond: boolean;
   status: number | undefined;
   key: string;
+  /**
+   * parse() of the line b[start, end) of ASCII bytes, when the parser reads such lines and this one
+   * is an arrival: true, its fields set, `key` a string of its own. False: read it as text with parse().
+   */
+  parseBytes?(b: Buffer, start: number, end: number): boolean;
 }
 
 /**

@@ -11,3 +11,17 @@
 export function ownKey(key: string): string {
   return key.length < 13 ? key : `${key} `.slice(0, -1);
 }
+
+/** Buffer's own latin1 decoding, without toString's checks of its arguments (not in its types). */
+interface Latin1 {
+  latin1Slice(start: number, end: number): string;
+}
+
+/**
+ * b[from, to), ASCII, as a string of its own: decoded from the bytes, it holds nothing of their chunk.
+ * (Found again in a cache of the keys read lately instead, a key cost more than this in the readers
+ * than it saved in the engine's maps: a slot and a string out of the processor's caches a line.)
+ */
+export function asciiKey(b: Buffer, from: number, to: number): string {
+  return (b as unknown as Latin1).latin1Slice(from, to);
+}

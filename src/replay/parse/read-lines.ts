@@ -7,23 +7,13 @@
 import type { ReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { pipeline, type Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
+import { type LineBatch, LineSplitter } from './line-splitter.js';
 
-export interface LineBatch {
-  lines: string[];
-  /** The 1-based line number of lines[0]. */
-  first: number;
-  /** Indices into `lines` of lines longer than the limit; their text is only their start. */
-  tooLong: number[];
-  /** Set on the last batch when the file could not be read to its end (a corrupt gzip stream). */
-  brokenOff?: string;
-}
+export type { LineBatch } from './line-splitter.js';
 
 // 64 KiB: a string of 256 KiB is made in the large-object space, and decoding one cost 20 times more per line
 const CHUNK_BYTES = 64 * 1024;
-/** How much of an overlong line is kept to show where it was. */
-const TOO_LONG_KEPT = 256;
 
 /** Whether the first bytes are gzip's magic number. */
 export function isGzip(head: Uint8Array): boolean {
@@ -61,83 +51,19 @@ export async function* readLines(file: string, maxLineLength: number): AsyncGene
     throw new Error(`cannot read log ${file}: ${(err as Error).message}`);
   }
 
-  const decoder = new StringDecoder('utf8');
-  let lineNo = 1;
-  let carry = '';
-  // inside an overlong line whose start was handed on: skip to its newline
-  let skipping = false;
-  let sawText = false;
-  let batch: LineBatch = { lines: [], first: lineNo, tooLong: [] };
-
-  const push = (text: string, tooLong: boolean) => {
-    if (tooLong) batch.tooLong.push(batch.lines.length);
-    batch.lines.push(text);
-    lineNo++;
-  };
-  const take = (): LineBatch => {
-    const out = batch;
-    batch = { lines: [], first: lineNo, tooLong: [] };
-    return out;
-  };
-
-  /** Hands on the lines of text[from..) that end in it; returns where the unfinished rest starts. */
-  const scan = (text: string, from: number): number => {
-    let pos = from;
-    for (;;) {
-      const nl = text.indexOf('\n', pos);
-      if (nl < 0) break;
-      if (skipping) {
-        skipping = false;
-      } else {
-        let end = nl;
-        if (end > pos && text.charCodeAt(end - 1) === 13) end--; // CRLF
-        if (end - pos > maxLineLength) push(text.slice(pos, pos + TOO_LONG_KEPT), true);
-        else push(text.slice(pos, end), false);
-      }
-      pos = nl + 1;
-    }
-    return pos;
-  };
-
-  const split = (decoded: string) => {
-    // a byte-order mark some Windows tools write is not part of the first line
-    const chunk = !sawText && decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
-    if (decoded.length > 0) sawText = true;
-    let text = chunk;
-    let pos = 0;
-    if (carry.length > 0) {
-      // the carried line joined with its own end alone: a whole chunk joined to it was flattened by
-      // the first indexOf, a copy of 64 KiB per chunk (most of the readers' garbage)
-      const nl = chunk.indexOf('\n');
-      if (nl < 0) text = carry + chunk;
-      else {
-        scan(carry + chunk.slice(0, nl + 1), 0);
-        pos = nl + 1;
-      }
-      carry = '';
-    }
-    pos = scan(text, pos);
-    if (skipping) return;
-    const rest = pos === 0 ? text : text.slice(pos);
-    if (rest.length > maxLineLength) {
-      push(rest.slice(0, TOO_LONG_KEPT), true);
-      skipping = true;
-    } else {
-      carry = rest;
-    }
-  };
+  const lines = new LineSplitter(maxLineLength);
 
   try {
     for await (const chunk of source) {
-      split(decoder.write(chunk as Buffer));
-      if (batch.lines.length > 0) yield take();
+      lines.chunk(chunk as Buffer);
+      if (lines.count > 0) yield lines.take();
     }
   } catch (err) {
     // a gzip stream cut short or corrupt: what came before it stands, the rest is reported
-    if (!sawText && lineNo === 1) throw new Error(`cannot read log ${file}: ${(err as Error).message}`);
-    split(decoder.end());
-    if (carry.length > 0) push(carry, false);
-    const last = take();
+    if (!lines.sawText && lines.lineNo === 1)
+      throw new Error(`cannot read log ${file}: ${(err as Error).message}`);
+    lines.end();
+    const last = lines.take();
     last.brokenOff = `the file cannot be read past here: ${(err as Error).message}`;
     yield last;
     return;
@@ -146,8 +72,7 @@ export async function* readLines(file: string, maxLineLength: number): AsyncGene
     source.destroy();
     raw.destroy();
   }
-  split(decoder.end());
-  if (carry.length > 0) push(carry, false);
-  if (!sawText) throw new Error(`cannot read log ${file}: the file is empty`);
-  if (batch.lines.length > 0) yield take();
+  lines.end();
+  if (!lines.sawText) throw new Error(`cannot read log ${file}: the file is empty`);
+  if (lines.count > 0) yield lines.take();
 }

@@ -97,6 +97,19 @@ export function parseClfTime(s: string, i: number, end: number): number {
   return t;
 }
 
+/**
+ * parseClfTime of the 26 ASCII bytes at b[i]: the last stamp's ms when they are its characters, else
+ * the stamp read as text.
+ */
+export function parseClfTimeBytes(b: Buffer, i: number): number {
+  if (!Number.isNaN(lastMs)) {
+    let k = 0;
+    while (k < 26 && b[i + k] === lastStamp[k]) k++;
+    if (k === 26) return lastMs;
+  }
+  return parseClfTime(b.toString('latin1', i, i + 26), 0, 26);
+}
+
 /** Whether s's stamp at i has the last stamp's ` ±HHMM` (its [20, 26)). */
 function sameZone(s: string, i: number): boolean {
   for (let k = 20; k < 26; k++) if (s.charCodeAt(i + k) !== lastStamp[k]) return false;
