@@ -4,9 +4,9 @@
  * `maxLineLength` characters: a longer one is handed on cut, flagged, and the rest of it skipped, so a
  * file of binary junk without newlines costs no more memory than a chunk.
  */
-import type { ReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { pipeline, type Readable } from 'node:stream';
+import { readSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { type LineBatch, LineSplitter } from './line-splitter.js';
 
@@ -32,19 +32,47 @@ async function openForReading(file: string) {
   }
 }
 
+/**
+ * A plain file's chunks, read into one buffer again and again: each is cut into lines and handed on
+ * before the next is read (a batch's bytes are good until the next batch is asked for). Read
+ * synchronously (a regular file, 64 KiB at a time): through a read stream each chunk was a fresh
+ * buffer and a trip through libuv's thread pool, three times the CPU of the reads themselves.
+ */
+async function* plainChunks(handle: FileHandle): AsyncGenerator<Buffer> {
+  const buf = Buffer.allocUnsafeSlow(CHUNK_BYTES);
+  let at = 0;
+  for (;;) {
+    const n = readSync(handle.fd, buf, 0, CHUNK_BYTES, at);
+    if (n === 0) return;
+    at += n;
+    yield buf.subarray(0, n);
+  }
+}
+
 /** The file's lines, in batches; throws (naming the file) when it is missing, unreadable or empty. */
 export async function* readLines(file: string, maxLineLength: number): AsyncGenerator<LineBatch> {
   const handle = await openForReading(file);
-  let raw: ReadStream;
-  let source: Readable;
+  let source: AsyncIterable<Buffer>;
+  let close: () => Promise<void> | undefined;
   try {
     const head = Buffer.alloc(2);
     const { bytesRead } = await handle.read(head, 0, 2, 0);
     if (bytesRead === 0) throw new Error(`cannot read log ${file}: the file is empty`);
-    // the stream closes the handle when it ends or is destroyed
-    raw = handle.createReadStream({ start: 0, highWaterMark: CHUNK_BYTES });
-    // pipeline: an error in either stream ends the gunzip stream with it, and the loop below sees it
-    source = isGzip(head) ? pipeline(raw, createGunzip({ chunkSize: CHUNK_BYTES }), () => {}) : raw;
+    if (isGzip(head)) {
+      // the stream closes the handle when it ends or is destroyed
+      const raw = handle.createReadStream({ start: 0, highWaterMark: CHUNK_BYTES });
+      // pipeline: an error in either stream ends the gunzip stream with it, and the loop below sees it
+      const gunzip = pipeline(raw, createGunzip({ chunkSize: CHUNK_BYTES }), () => {});
+      source = gunzip;
+      close = () => {
+        gunzip.destroy();
+        raw.destroy();
+        return undefined;
+      };
+    } else {
+      source = plainChunks(handle);
+      close = () => handle.close();
+    }
   } catch (err) {
     await handle.close();
     if (err instanceof Error && err.message.startsWith('cannot read log')) throw err;
@@ -55,7 +83,7 @@ export async function* readLines(file: string, maxLineLength: number): AsyncGene
 
   try {
     for await (const chunk of source) {
-      lines.chunk(chunk as Buffer);
+      lines.chunk(chunk);
       if (lines.count > 0) yield lines.take();
     }
   } catch (err) {
@@ -68,9 +96,8 @@ export async function* readLines(file: string, maxLineLength: number): AsyncGene
     yield last;
     return;
   } finally {
-    // also when the reader stops early: no stream left reading a closed handle
-    source.destroy();
-    raw.destroy();
+    // also when the reader stops early: no stream left reading a closed handle, no file left open
+    await close();
   }
   lines.end();
   if (!lines.sawText) throw new Error(`cannot read log ${file}: the file is empty`);
