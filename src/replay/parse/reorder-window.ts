@@ -4,35 +4,40 @@
  * than the window allows (behind the edge, `newest - windowMs`) is counted late and placed at the
  * edge: never dropped, and never out of order.
  *
- * Most lines come in order: those (t not behind the newest held in order) wait in a queue of columns,
- * appended and taken at its ends, and the arrival is made again when it leaves: the window holds no
- * object per line for a collector to carry through its generations. The few out of order wait in a
- * min-heap on (t, read order) (src/util/min-heap.ts orders by time alone, and ties must come out in
- * read order: the contract's "ties in read order"); the next due is the earlier of the two heads.
+ * Most lines come in order: those (t not behind the newest held in order) wait in a queue of columns
+ * (column-queue.ts): the window holds no object per line for a collector to carry through its
+ * generations, and the arrival is made again when it leaves. Those a little behind (up to ~2 s, as
+ * `--spread uniform` draws half of a second's lines) wait in a ring of per-ms buckets (ms-ring.ts),
+ * O(1) each, and go on, in (t, read order), to a second queue of columns as the newest moves past
+ * them. The few further behind wait in a min-heap on (t, read order) (src/util/min-heap.ts orders by
+ * time alone, and ties must come out in read order: the contract's "ties in read order"). The next
+ * due is the earliest of the two queues' heads and the heap's top; the ring never holds one due.
+ * Each part gives its arrivals in (t, read order) (`passed` gets ms at or below the ring's lo, and the
+ * ring holds only ms above it), so what leaves, and when, is what one heap of them all gave
+ * (test/replay/reorder-window.property.test.ts checks it against a plain model).
  */
 import type { Arrival } from '../arrival.js';
+import { ColumnQueue } from './column-queue.js';
+import { MsRing } from './ms-ring.js';
 
-/** Taken slots at the queue's front are cut off once there are this many and they are half of it. */
-const COMPACT_AT = 8192;
+/** The ms the ring covers: a spread line is behind the newest by under 1 s, a slow one's by more. */
+const RING_MS = 2048;
 
 export class ReorderWindow {
-  // the queue, in read order and ascending t: [qHead, qEnd). The columns never shrink (slots past
-  // qEnd are stale): cut down, V8 gave their backing stores back, and they grew again, copy on copy
-  // (~150 bytes a line)
-  private qT: number[] = [];
-  private qSeq: number[] = [];
-  private qKey: string[] = [];
-  private qGateway: number[] = [];
-  private qStatus: (number | undefined)[] = [];
-  private qHead = 0;
-  private qEnd = 0;
-  // the heap
+  // arrivals in read order and ascending t
+  private readonly queue = new ColumnQueue();
+  // arrivals a little behind, until the newest moves on; then in (t, read order) in `passed`
+  private readonly ring = new MsRing(RING_MS);
+  private readonly passed = new ColumnQueue();
+  // the rest: the heap
   private times: number[] = [];
   private seqs: number[] = [];
   private items: Arrival[] = [];
   private seq = 0;
   private newest = Number.NEGATIVE_INFINITY;
   private newestStamp = Number.NEGATIVE_INFINITY;
+  // the ring's lo trails the newest by this much, never more than the window: what it holds is not due
+  private readonly ringSpan: number;
 
   /**
    * `counts` gets the arrivals whose stamp, as written, is behind the newest read (`reordered`: put
@@ -41,10 +46,12 @@ export class ReorderWindow {
   constructor(
     private readonly windowMs: number,
     private readonly counts: { reordered: number; late: number },
-  ) {}
+  ) {
+    this.ringSpan = Math.min(RING_MS, windowMs);
+  }
 
   get size(): number {
-    return this.qEnd - this.qHead + this.times.length;
+    return this.queue.length + this.ring.count + this.passed.length + this.times.length;
   }
 
   /**
@@ -75,76 +82,59 @@ export class ReorderWindow {
     } else if (stamp < this.newestStamp) {
       this.counts.reordered++;
     }
-    if (t > this.newest) this.newest = t;
+    if (t > this.newest) {
+      this.newest = t;
+      // lo ≥ the edge, and held there are integers above lo: never one due
+      this.ring.advance(Math.floor(t - this.ringSpan), this.passed);
+    }
     if (stamp > this.newestStamp) this.newestStamp = stamp;
-    const q = this.qT;
-    const e = this.qEnd;
-    if (e === this.qHead || t >= q[e - 1]) {
-      if (e === q.length) {
-        q.push(t);
-        this.qSeq.push(this.seq++);
-        this.qKey.push(key);
-        this.qGateway.push(gateway);
-        this.qStatus.push(status);
-      } else {
-        q[e] = t;
-        this.qSeq[e] = this.seq++;
-        this.qKey[e] = key;
-        this.qGateway[e] = gateway;
-        this.qStatus[e] = status;
-      }
-      this.qEnd = e + 1;
-    } else this.insert(t, this.seq++, { t, key, gateway, status });
+    const q = this.queue;
+    if (q.end === q.head || t >= q.lastT) q.push(t, this.seq++, key, gateway, status);
+    else if (this.ring.takes(t)) this.ring.add(t, this.seq++, key, gateway, status);
+    else this.insert(t, this.seq++, { t, key, gateway, status });
     this.emitUpTo(this.newest - this.windowMs, out);
   }
 
   /** Appends every arrival still held, in order (at the end of the file). */
   flush(out: Arrival[]): void {
+    this.ring.advance(Number.POSITIVE_INFINITY, this.passed);
     this.emitUpTo(Number.POSITIVE_INFINITY, out);
   }
 
-  /** Appends, in order, the arrivals held with t ≤ edge. */
+  /** Appends, in order, the arrivals held with t ≤ edge (none is in the ring). */
   private emitUpTo(edge: number, out: Arrival[]): void {
-    const q = this.qT;
+    const q = this.queue;
+    const p = this.passed;
     const times = this.times;
     for (;;) {
-      const h = this.qHead;
-      const fromQueue =
-        h < this.qEnd &&
-        (times.length === 0 || q[h] < times[0] || (q[h] === times[0] && this.qSeq[h] < this.seqs[0]));
-      if (fromQueue) {
-        if (!(q[h] <= edge)) break;
-        out.push({ t: q[h], key: this.qKey[h], gateway: this.qGateway[h], status: this.qStatus[h] });
-        this.qHead = h + 1;
-      } else {
-        if (!(times.length > 0 && times[0] <= edge)) break;
-        out.push(this.pop());
+      // the earliest on (t, read order) of the three: 1 the queue, 2 passed, 3 the heap
+      let from = 0;
+      let t = 0;
+      let s = 0;
+      if (q.head < q.end) {
+        from = 1;
+        t = q.t[q.head];
+        s = q.seq[q.head];
       }
+      if (p.head < p.end) {
+        const pt = p.t[p.head];
+        if (from === 0 || pt < t || (pt === t && p.seq[p.head] < s)) {
+          from = 2;
+          t = pt;
+          s = p.seq[p.head];
+        }
+      }
+      if (times.length > 0 && (from === 0 || times[0] < t || (times[0] === t && this.seqs[0] < s))) {
+        from = 3;
+        t = times[0];
+      }
+      if (from === 0 || !(t <= edge)) break;
+      if (from === 1) q.shiftTo(out);
+      else if (from === 2) p.shiftTo(out);
+      else out.push(this.pop());
     }
-    this.compact();
-  }
-
-  /** Cuts the taken slots off the queue's front once they are most of it (amortized O(1) per arrival). */
-  private compact(): void {
-    const h = this.qHead;
-    const e = this.qEnd;
-    if (h === e) {
-      if (h === 0) return;
-      this.qEnd = 0;
-    } else if (h >= COMPACT_AT && 2 * h >= e) {
-      // moved down in place, by a loop: splice also made an array of the h it cut, and copyWithin
-      // is V8's generic builtin, an element at a time through the property path (1.4 % of a profile)
-      const { qT, qSeq, qKey, qGateway, qStatus } = this;
-      for (let i = 0, j = h; j < e; i++, j++) {
-        qT[i] = qT[j];
-        qSeq[i] = qSeq[j];
-        qKey[i] = qKey[j];
-        qGateway[i] = qGateway[j];
-        qStatus[i] = qStatus[j];
-      }
-      this.qEnd = e - h;
-    } else return;
-    this.qHead = 0;
+    q.compact();
+    p.compact();
   }
 
   private insert(t: number, s: number, a: Arrival): void {
