@@ -11,6 +11,9 @@ export class MsRing {
   /** Arrivals held here have an integer t in (lo, lo + size]; -Infinity until the first advance. */
   lo = Number.NEGATIVE_INFINITY;
   count = 0;
+  // the bucket of lo (t's is lo's plus t − lo), stepped as lo moves: a ms since 1970 is past 2^31,
+  // where `t % size` is a floating-point remainder
+  private loBucket = 0;
   private readonly mask: number;
   // per bucket: its first and last slot, -1 when empty
   private readonly first: Int32Array;
@@ -53,8 +56,7 @@ export class MsRing {
       this.gateway.push(gateway);
       this.status.push(status);
     }
-    // t mod size (t may be below 0: a stamp before 1970)
-    const b = (t % this.size) & this.mask;
+    const b = (this.loBucket + (t - this.lo)) & this.mask;
     const l = this.last[b];
     if (l < 0) this.first[b] = s;
     else this.next[l] = s;
@@ -70,16 +72,20 @@ export class MsRing {
     if (!(to > this.lo)) return;
     if (this.count > 0) {
       const end = Math.min(to, this.lo + this.size);
-      for (let m = this.lo + 1; m <= end && this.count > 0; m++) this.drain(m, into);
+      let b = this.loBucket;
+      for (let m = this.lo + 1; m <= end && this.count > 0; m++) {
+        b = (b + 1) & this.mask;
+        if (this.first[b] >= 0) this.drain(m, b, into);
+      }
     }
+    // a jump past the whole ring left it empty, and then any bucket may stand for lo
+    if (to - this.lo <= this.size) this.loBucket = (this.loBucket + (to - this.lo)) & this.mask;
     this.lo = to;
   }
 
-  /** Appends bucket m's arrivals (all at t = m) to `into` and frees their slots. */
-  private drain(m: number, into: ColumnQueue): void {
-    const b = (m % this.size) & this.mask;
+  /** Appends bucket b's arrivals (all at t = m) to `into` and frees their slots. */
+  private drain(m: number, b: number, into: ColumnQueue): void {
     let s = this.first[b];
-    if (s < 0) return;
     this.first[b] = -1;
     this.last[b] = -1;
     const next = this.next;

@@ -82,17 +82,26 @@ export class ReorderWindow {
     } else if (stamp < this.newestStamp) {
       this.counts.reordered++;
     }
+    const ring = this.ring;
     if (t > this.newest) {
       this.newest = t;
-      // lo ≥ the edge, and held there are integers above lo: never one due
-      this.ring.advance(Math.floor(t - this.ringSpan), this.passed);
+      // the ring's lo kept ≥ the edge while it holds any (integers above lo: never one due); an empty
+      // ring's lo is moved only when a line may go in, not at every line in order
+      if (ring.count > 0) ring.advance(Math.floor(t - this.ringSpan), this.passed);
     }
     if (stamp > this.newestStamp) this.newestStamp = stamp;
     const q = this.queue;
     if (q.end === q.head || t >= q.lastT) q.push(t, this.seq++, key, gateway, status);
-    else if (this.ring.takes(t)) this.ring.add(t, this.seq++, key, gateway, status);
-    else this.insert(t, this.seq++, { t, key, gateway, status });
+    else this.holdBehind(t, key, gateway, status);
     this.emitUpTo(this.newest - this.windowMs, out);
+  }
+
+  /** Holds an arrival behind the queue's last: in the ring if it is near, else in the heap. */
+  private holdBehind(t: number, key: string, gateway: number, status: number | undefined): void {
+    const ring = this.ring;
+    ring.advance(Math.floor(this.newest - this.ringSpan), this.passed);
+    if (ring.takes(t)) ring.add(t, this.seq++, key, gateway, status);
+    else this.insert(t, this.seq++, { t, key, gateway, status });
   }
 
   /** Appends every arrival still held, in order (at the end of the file). */
