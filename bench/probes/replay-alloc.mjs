@@ -7,7 +7,7 @@
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchReplaySettings } from '../replay-settings.mjs';
+import { benchReadOptions, benchReplaySettings } from '../replay-settings.mjs';
 
 const [file, design, distArg = 'dist', topArg = '25', reads = 'every-sync'] = process.argv.slice(2);
 if (design === undefined)
@@ -23,7 +23,7 @@ await session.post('HeapProfiler.startSampling', {
   includeObjectsCollectedByMajorGC: true,
 });
 const settings = benchReplaySettings([design], reads);
-const lines = (await replay(openArrivals([file], { format: 'combined' }), settings)).arrivals;
+const lines = (await replay(openArrivals([file], benchReadOptions('combined')), settings)).arrivals;
 const { profile } = await session.post('HeapProfiler.stopSampling');
 const self = new Map();
 let total = 0;

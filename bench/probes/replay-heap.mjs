@@ -1,12 +1,12 @@
 // Memory of one whole replay of a log (issue 33: "a 10-million-line log runs in bounded memory"): the
-// readers and DESIGNs against the central log (bench/replay-worker.ts's settings: one gateway,
-// 100 per minute, Δ = 1 s), the live heap after a full collection and the RSS sampled every EVERY
+// readers and DESIGNs against the central log (bench/replay-settings.mjs: one gateway, 100 per
+// minute, Δ = 1 s, the log read with the command's defaults), the live heap after a full collection and the RSS sampled every EVERY
 // lines read, printed as it goes. Flat figures from the first sample to the last: memory follows
 // the keys live within W, not the file. Run with --expose-gc.
 // Usage: npm run build && node --expose-gc bench/probes/replay-heap.mjs FILE [EVERY=1000000] DESIGN…
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchReplaySettings } from '../replay-settings.mjs';
+import { benchReadOptions, benchReplaySettings } from '../replay-settings.mjs';
 
 const [file, everyArg, ...designs] = process.argv.slice(2);
 if (file === undefined || designs.length === 0 || typeof globalThis.gc !== 'function')
@@ -17,11 +17,11 @@ const { openArrivals } = await import(`${dist}/replay/parse/index.js`);
 const { replay } = await import(`${dist}/replay/run/engine.js`);
 
 const MB = 2 ** 20;
-const src = openArrivals([file], { format: 'combined' });
+const src = openArrivals([file], benchReadOptions('combined'));
 let next = every;
 const samples = [];
-// the readers await each chunk, so a timer runs between chunks
-const timer = setInterval(() => {
+/** Samples the heap once `every` more lines are read (between batches: the readers may read synchronously). */
+const sample = () => {
   const read = src.stats().lines;
   if (read < next) return;
   next += every;
@@ -31,9 +31,14 @@ const timer = setInterval(() => {
   console.log(
     `${read.toLocaleString('en-US')} lines: heap ${(m.heapUsed / MB).toFixed(1)} MB, RSS ${(m.rss / MB).toFixed(1)} MB`,
   );
-}, 20);
-const r = await replay(src, benchReplaySettings(designs));
-clearInterval(timer);
+};
+async function* watched(batches) {
+  for await (const b of batches) {
+    yield b;
+    sample();
+  }
+}
+const r = await replay({ ...src, batches: watched(src.batches) }, benchReplaySettings(designs));
 const mb = (x) => (x / MB).toFixed(1);
 console.log(
   `${r.arrivals.toLocaleString('en-US')} arrivals; live heap min / max over the samples ${mb(Math.min(...samples))} / ${mb(Math.max(...samples))} MB; peak RSS ${mb(process.resourceUsage().maxRSS * 1024)} MB`,
