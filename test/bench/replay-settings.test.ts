@@ -1,0 +1,19 @@
+// The replay bench times what `fleetlimit replay` does by default: its read options are the
+// command's defaults (--format combined, --spread uniform), so a figure in bench/results/replay.md is
+// what a user running the command on such a log gets.
+import { Command } from 'commander';
+import { expect, it } from 'vitest';
+import { benchReadOptions } from '../../bench/replay-settings.mjs';
+import { addLogFlags, type LogFlags, readOptions } from '../../src/cli/log-flags.js';
+
+it("the replay bench reads its log with the command's default read options", () => {
+  const cmd = addLogFlags(new Command().exitOverride());
+  cmd.parse([], { from: 'user' });
+  const cli = readOptions(cmd.opts<LogFlags>(), 1, 1);
+  const bench = benchReadOptions('combined');
+  expect({ format: bench.format, spread: bench.spread, seed: bench.seed }).toEqual({
+    format: cli.format,
+    spread: cli.spread,
+    seed: cli.seed,
+  });
+});
