@@ -2,7 +2,9 @@
 // the figures are bytes allocated (not retained) per function, self only. A replay of shared-counter
 // at the bench's settings allocated ~2.9 KB per line, two thirds of it in the syncs (a reply, an entry and
 // the listed expiries per key read): what the scavenges, ~14 % of its CPU, spend their time on.
-// READS (default every-sync) is the gateways' reads option (fleetlimit replay --reads).
+// READS (default every-sync) is the gateways' reads option (fleetlimit replay --reads). The log is read
+// as the bench reads it (bench/replay-settings.mjs: --spread uniform since 8cb1c49; figures before it
+// read --spread none).
 // Usage: npm run build && node bench/probes/replay-alloc.mjs FILE DESIGN [DIST=dist] [TOP=25] [READS]
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';

@@ -1,6 +1,6 @@
 // One replay of a log through a build (dist by default): the readers alone, or the readers and one
-// design against the central log (one gateway, 100 per minute, Δ = 1 s: bench/replay-worker.ts's
-// settings), printing lines per CPU-second. A compiled build, so a CPU profile names the lines of the
+// design against the central log (one gateway, 100 per minute, Δ = 1 s: the bench's settings,
+// bench/replay-settings.mjs), printing lines per CPU-second. A compiled build, so a CPU profile names the lines of the
 // library's own files: the loop to profile with `node --cpu-prof` and split with profile-split.mjs.
 // FILE is written first, as bench/replay.ts writes its log (1,000,000 lines), if it does not exist.
 // READS (default every-sync) is the gateways' reads option (fleetlimit replay --reads); SPREAD is
