@@ -7,9 +7,11 @@
  * Prints one JSON line (a ReplaySample). READS (default every-sync) is the gateways' `reads` option
  * (`fleetlimit replay --reads`).
  *
- * WARMFILE, if given, is replayed once first, untimed (steady state).
+ * WARMFILE, if given, is replayed once first, untimed (steady state). GATEWAYS (default 1) and ROUTE
+ * (default hash) split the log over K gateways, as `fleetlimit replay --gateways K --route ROUTE`
+ * does; the readers alone then route too.
  *
- *   node --import tsx bench/replay-worker.ts FILE FORMAT DESIGN RUNS [READS] [WARMFILE]
+ *   node --import tsx bench/replay-worker.ts FILE FORMAT DESIGN RUNS [READS] [WARMFILE] [GATEWAYS] [ROUTE]
  */
 import type { ReadsMode } from '../src/gateway/options.js';
 import { openArrivals } from '../src/replay/parse/index.js';
@@ -20,6 +22,9 @@ export interface ReplaySample {
   design: string;
   /** The gateways' reads option; absent in samples saved before it was measured (every-sync). */
   reads?: ReadsMode;
+  /** K, and the route the log was split by (K > 1); absent in samples saved before K > 1 was measured (1). */
+  gateways?: number;
+  route?: string;
   lines: number;
   /** Lines per CPU-second of this process (a shared machine's other load does not lower it), per run. */
   parseCpu: number[];
@@ -28,9 +33,14 @@ export interface ReplaySample {
   endToEndWall: number[];
 }
 
-const [file, format, design, runsArg, readsArg, warmFile] = process.argv.slice(2);
+const [file, format, design, runsArg, readsArg, warmArg, gatewaysArg, routeArg] = process.argv.slice(2);
 const runs = Number(runsArg ?? 3);
 const reads = (readsArg ?? 'every-sync') as ReadsMode;
+// '' (an argument given only to reach the next ones): no warm-up
+const warmFile = warmArg === '' ? undefined : warmArg;
+const gateways = Number(gatewaysArg ?? 1);
+const route = routeArg ?? 'hash';
+const readOptions = () => benchReadOptions(format, gateways, route);
 
 /** Lines per second of CPU and of wall time for one call. */
 async function timed(f: () => Promise<number>): Promise<{ lines: number; cpu: number; wall: number }> {
@@ -45,6 +55,8 @@ async function timed(f: () => Promise<number>): Promise<{ lines: number; cpu: nu
 const out: ReplaySample = {
   design,
   reads,
+  gateways,
+  ...(gateways > 1 ? { route } : {}),
   lines: 0,
   parseCpu: [],
   parseWall: [],
@@ -53,7 +65,7 @@ const out: ReplaySample = {
 };
 /** The readers alone on `f`: its arrivals, counted. */
 async function parseOnly(f: string): Promise<number> {
-  const src = openArrivals([f], benchReadOptions(format));
+  const src = openArrivals([f], readOptions());
   let n = 0;
   for await (const _ of src.arrivals) n++;
   const s = src.stats();
@@ -63,8 +75,8 @@ async function parseOnly(f: string): Promise<number> {
 
 /** The whole replay of `f` through DESIGN against the central log: its arrivals. */
 async function wholeReplay(f: string): Promise<number> {
-  const settings = benchReplaySettings([design], reads);
-  return (await replay(openArrivals([f], benchReadOptions(format)), settings)).arrivals;
+  const settings = benchReplaySettings([design], reads, gateways);
+  return (await replay(openArrivals([f], readOptions()), settings)).arrivals;
 }
 
 // Steady state: both paths run once, untimed, on WARMFILE (a shorter log of the same kind), so the

@@ -12,7 +12,7 @@ import { benchDecision } from './decision.js';
 import { benchHttp } from './http.js';
 import { BENCH_PARTS, type BenchPart } from './parts.js';
 import { benchRefund, renderRefund } from './refund.js';
-import { benchReplay, type ReplayBench, replayTable } from './replay.js';
+import { benchReplay, parseShape, type ReplayBench, replayTable } from './replay.js';
 import {
   type BenchResult,
   decisionTargets,
@@ -78,7 +78,7 @@ const t0 = Date.now();
 // decision (a few minutes), sync (a minute, with its floor; --no-redis-benchmark leaves out the
 // redis-benchmark peers), http (a few minutes, its own redis-server), sidecar (a minute, beside a
 // per-request central service on Redis), sim (the simulator's speed; --full-study for the whole grid),
-// replay [--design ID ...] (several minutes for every design), refund (every design on MemoryStore
+// replay [--design ID ...] [--shape K/ROUTE ...] (default 1 and 4/random; several minutes for every design), refund (every design on MemoryStore
 // and Redis, a few minutes). decision writes decision.* even when quick, as it always has.
 const onlyAt = argv.indexOf('--only');
 const loadNow = () => loadavg().map((x) => Math.round(x * 100) / 100);
@@ -152,7 +152,13 @@ const PARTS: Record<BenchPart, () => Promise<never>> = {
   },
   async replay() {
     const designs = argv.flatMap((a, i) => (argv[i - 1] === '--design' ? [a] : []));
-    const replay = await benchReplay({ quick, log, designs: designs.length > 0 ? designs : undefined });
+    const shapes = argv.flatMap((a, i) => (argv[i - 1] === '--shape' ? [parseShape(a)] : []));
+    const replay = await benchReplay({
+      quick,
+      log,
+      designs: designs.length > 0 ? designs : undefined,
+      shapes: shapes.length > 0 ? shapes : undefined,
+    });
     machine.loadEnd = loadNow();
     const result = { machine, quick, command, replay };
     return finishPart(

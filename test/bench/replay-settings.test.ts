@@ -3,7 +3,7 @@
 // what a user running the command on such a log gets.
 import { Command } from 'commander';
 import { expect, it } from 'vitest';
-import { benchReadOptions } from '../../bench/replay-settings.mjs';
+import { benchReadOptions, benchReplaySettings } from '../../bench/replay-settings.mjs';
 import { addLogFlags, type LogFlags, readOptions } from '../../src/cli/log-flags.js';
 
 it("the replay bench reads its log with the command's default read options", () => {
@@ -16,4 +16,22 @@ it("the replay bench reads its log with the command's default read options", () 
     spread: cli.spread,
     seed: cli.seed,
   });
+});
+
+it('at K > 1 the replay bench splits its log as `--gateways K --route ROUTE` does', () => {
+  for (const route of ['hash', 'random', 'round-robin'] as const) {
+    const cmd = addLogFlags(new Command().exitOverride());
+    cmd.parse(['--route', route], { from: 'user' });
+    const cli = readOptions(cmd.opts<LogFlags>(), 4, 1);
+    const bench = benchReadOptions('combined', 4, route);
+    expect({ gateways: bench.gateways, route: bench.route, spread: bench.spread, seed: bench.seed }).toEqual({
+      gateways: cli.gateways,
+      route: cli.route,
+      spread: cli.spread,
+      seed: cli.seed,
+    });
+  }
+  // one gateway: no route, as the command reads one file for one gateway
+  expect(benchReadOptions('combined', 1, 'random').route).toBeUndefined();
+  expect(benchReplaySettings(['central-log'], 'every-sync', 4).gateways).toBe(4);
 });
