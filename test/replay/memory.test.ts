@@ -28,4 +28,12 @@ describe('replay streams: what it holds follows the keys live within W', () => {
     expect(w.maxGatewayKeys).toBeLessThanOrEqual(2 * 4 * 80);
     expect(w.maxStoreKeys).toBeLessThanOrEqual(2 * 80);
   });
+
+  it("split's keys, kept by the fleet and dropped at its sweeps (NeverSyncKeys), key-grouped", () => {
+    const w = replayChurn(300_000, 1000, () => {}, { designs: ['split'], options: { chunk: REPLAY_CHUNK } });
+    expect(w.run.finish().arrivals).toBe(300_000);
+    // per gateway (four), the keys of at most two generations; split leaves nothing in the store
+    expect(w.maxGatewayKeys).toBeLessThanOrEqual(4 * 80);
+    expect(w.maxStoreKeys).toBe(0);
+  });
 });

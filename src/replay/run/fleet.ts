@@ -11,9 +11,11 @@
  * chunks, with an idle key's syncs applied at once, they run ~2× faster: docs/replay.md), and
  * adaptive-early: its early syncs, sent as its requests are decided, are recorded in the schedule
  * (src/replay/run/early-schedule.ts) and each key held runs them in its place, so its requests are
- * decided in time order, key-grouped only at K = 1 (where it sends none). `walk: true`, and the other
- * designs, have every gateway's sync walk its held keys (`Gateway.sync`): central-log and the designs
- * that never sync have no syncs to run per key.
+ * decided in time order, key-grouped only at K = 1 (where it sends none). The designs that never sync
+ * only drop idle keys at their syncs: split's keys are kept by the fleet (NeverSyncKeys,
+ * src/replay/run/never-sync-keys.ts: why the same), dropped at the sweeps; central-log's gateways
+ * hold none, so none of its syncs runs. `walk: true` has every gateway's every sync walk its held
+ * keys (`Gateway.sync`): the reference.
  */
 import type { DesignId } from '../../config.js';
 import { DESIGNS } from '../../designs/index.js';
@@ -23,6 +25,7 @@ import { CountingStore } from '../../sim/many-keys.js';
 import { Random } from '../../sim/random.js';
 import { MemoryStore } from '../../store/memory-store.js';
 import { KeySyncs } from './key-syncs.js';
+import { keptHere, NeverSyncKeys } from './never-sync-keys.js';
 
 export interface FleetSpec {
   design: DesignId;
@@ -59,6 +62,11 @@ export class ReplayFleet {
   private readonly syncsCount: boolean;
   /** The per-key schedule (null: the walk). */
   private readonly perKey: KeySyncs | null;
+  /**
+   * split (not `walk: true`): its keys, whose syncs only drop idle ones, dropped at the sweeps, each
+   * gateway's at its last sync due then (NeverSyncKeys, src/replay/run/never-sync-keys.ts: why exact).
+   */
+  private readonly drops: NeverSyncKeys | null;
   /** Whether requests may be decided key-grouped (`keyGrouped`). */
   private readonly grouped: boolean;
   private readonly memory: MemoryStore;
@@ -106,8 +114,10 @@ export class ReplayFleet {
     this.nextAt = this.syncAt(0);
     const perKey = runsPerKey(spec);
     this.perKey = perKey ? new KeySyncs(this, this.gws, this.memory) : null;
-    // early syncs (Design.earlySyncs) follow decisions: time order, but at K = 1 there are none
-    this.grouped = perKey && (d.earlySyncs === null || K === 1);
+    this.drops = keptHere(spec) ? new NeverSyncKeys(this, this.gws) : null;
+    // early syncs (Design.earlySyncs) follow decisions: time order, but at K = 1 there are none;
+    // split's keys touch nothing of each other's (NeverSyncKeys), but for the sweeps
+    this.grouped = (perKey && (d.earlySyncs === null || K === 1)) || this.drops !== null;
     this.sweepEvery = K * Math.max(1, Math.floor(spec.windowMs / 4 / spec.syncMs));
     this.sweepIdx = this.sweepEvery;
   }
@@ -128,6 +138,10 @@ export class ReplayFleet {
     if (this.nextAt > t) return;
     if (this.perKey !== null) {
       this.passTo(this.perKey, t);
+      return;
+    }
+    if (this.drops !== null) {
+      this.dropTo(this.drops, t);
       return;
     }
     for (;;) {
@@ -166,6 +180,22 @@ export class ReplayFleet {
     this.sweepIdx = i + this.sweepEvery;
   }
 
+  /**
+   * split: the clock moved past t; a sweep when due (not held) runs each gateway's last sync at or
+   * before t, which drops the keys idle then (as its every sync since its last sweep would have).
+   */
+  private dropTo(drops: NeverSyncKeys, t: number): void {
+    const i = this.passIndex(t);
+    this.moveTo(i);
+    if (i < this.sweepIdx) return;
+    if (this.holding) {
+      this.sweepWaiting = true;
+      return;
+    }
+    drops.runBelow(i);
+    this.sweepIdx = i + this.sweepEvery;
+  }
+
   /** The first sync index whose instant is after t (nextAt ≤ t). */
   private passIndex(t: number): number {
     let i = this.syncIdx + this.K * Math.max(0, Math.floor((t - this.nextAt) / this.D) - 1);
@@ -175,8 +205,9 @@ export class ReplayFleet {
 
   /**
    * Whether this fleet's requests may be decided key by key, out of time order across keys
-   * (ReplayRun's chunks): its syncs run per key, so a key's calls touch only that key's state; the
-   * cross-key parts are the clock (`clockTo`, in time order) and the sweeps (`holdSweeps`).
+   * (ReplayRun's chunks): its syncs run per key (split: it has none but the drops, NeverSyncKeys), so
+   * a key's calls touch only that key's state; the cross-key parts are the clock (`clockTo`, in time
+   * order) and the sweeps (`holdSweeps`).
    */
   get keyGrouped(): boolean {
     return this.grouped;
@@ -192,14 +223,16 @@ export class ReplayFleet {
   }
 
   /**
-   * The sweep that fell due while held, if one did: up to a Δ before the clock's instant, which no
-   * later request comes before (a later sweep than the time-ordered one: it drops what that one
-   * would have, and decides nothing).
+   * The sweep that fell due while held, if one did: up to a Δ before the clock's instant (split's: up
+   * to the clock's instant), which no later request comes before (a later sweep than the
+   * time-ordered one: it drops what that one would have, and decides nothing).
    */
   sweepHeld(): void {
-    if (!this.sweepWaiting || this.perKey === null) return;
+    if (!this.sweepWaiting) return;
     this.sweepWaiting = false;
-    this.perKey.sweep(Math.max(0, this.syncIdx - this.K), Number.POSITIVE_INFINITY);
+    // split's syncs at or before the clock's instant: every request at or after it is still to come
+    if (this.drops !== null) this.drops.runBelow(this.syncIdx);
+    else this.perKey!.sweep(Math.max(0, this.syncIdx - this.K), Number.POSITIVE_INFINITY);
     this.sweepIdx = this.syncIdx + this.sweepEvery;
   }
 
@@ -217,7 +250,8 @@ export class ReplayFleet {
    */
   decideAt(key: string, g: number, t: number, end: number): boolean {
     if (this.finished) throw new Error('ReplayFleet: a request after the figures were taken');
-    return this.perKey!.arrive(key, g, t, end);
+    const perKey = this.perKey;
+    return perKey === null ? this.drops!.arrive(key, g, t) : perKey.arrive(key, g, t, end);
   }
 
   private moveTo(i: number): void {
@@ -236,19 +270,27 @@ export class ReplayFleet {
     if (this.finished) throw new Error('ReplayFleet: a request after the figures were taken');
     this.advanceTo(t);
     const perKey = this.perKey;
-    if (perKey === null) return this.gws[g].allow(key, t);
-    return perKey.arrive(key, g, t, this.syncIdx);
+    if (perKey !== null) return perKey.arrive(key, g, t, this.syncIdx);
+    const drops = this.drops;
+    return drops === null ? this.gws[g].allow(key, t) : drops.arrive(key, g, t);
   }
 
   /** The per-key schedule's syncs, every one due so far (once the stream has ended: the figures). */
   private settle(): void {
-    if (this.perKey === null || this.finished) return;
+    if (this.finished) return;
+    if (this.drops !== null) {
+      this.finished = true;
+      this.drops.runBelow(this.syncIdx);
+      return;
+    }
+    if (this.perKey === null) return;
     this.finished = true;
     this.perKey.sweep(this.syncIdx, Number.POSITIVE_INFINITY);
   }
 
   /** Keys held over all gateways now (the replay's memory, for tests). */
   get keysHeld(): number {
+    if (this.drops !== null) return this.drops.held;
     return this.perKey === null ? this.heldKeys() : this.perKey.held;
   }
 
