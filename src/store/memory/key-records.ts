@@ -2,6 +2,7 @@
 // lookup, and the lazy sweep that drops records with nothing left: the bookkeeping under every call.
 import type { Policy } from '../../config.js';
 import { MinHeap } from '../../util/min-heap.js';
+import { copyState } from '../../util/state-copy.js';
 import { policyTag } from '../policy-tag.js';
 import { KeyRecord } from './key-record.js';
 
@@ -19,6 +20,8 @@ export class KeyRecords {
   private readonly sweep = new MinHeap<KeyRecord>();
   /** The record last looked up: a gateway syncs one hot key over and over (and the simulator only one). */
   private lastRec: KeyRecord | null = null;
+  /** saveRecord's copies, by record. */
+  private readonly copies = new WeakMap<KeyRecord, KeyRecord>();
   /** The reset scan in progress (one at a time): its policy's table, its keys sorted, how many handed out. */
   private scan: { table: Map<string, KeyRecord>; keys: string[]; next: number } | null = null;
 
@@ -110,6 +113,38 @@ export class KeyRecords {
     }
   }
 
+  /**
+   * A copy of the key's record as it is now (none: the key has none), for `restoreRecord` to put
+   * back: the replay's checked chunks undo a key's calls (src/replay/run/key-checkpoints.ts).
+   */
+  saveRecord(key: string, policy: Policy): RecordSave {
+    const table = this.tableOf(policy);
+    const rec = table.get(key);
+    if (rec === undefined) return { key, table, rec, copy: undefined };
+    const keep = (v: object) => v === table || v === rec.policy;
+    // written over the record's copy of the save before (copyState: no garbage)
+    const copy = copyState(rec, keep, this.copies.get(rec));
+    this.copies.set(rec, copy);
+    return { key, table, rec, copy };
+  }
+
+  /**
+   * Puts a saved record back, into the same object (the sweep's heap holds it); a record made for the
+   * key since is let go (the sweep skips it). No sweep ran since the save (the caller holds them).
+   */
+  restoreRecord(s: RecordSave): void {
+    const now = s.table.get(s.key);
+    if (now !== undefined && now !== s.rec) {
+      now.sweepAt = -1;
+      s.table.delete(s.key);
+    }
+    if (s.rec === undefined) return;
+    // the copy's parts are the record's now: no longer a copy to write over
+    this.copies.delete(s.rec);
+    Object.assign(s.rec, s.copy);
+    s.table.set(s.key, s.rec);
+  }
+
   sweepDue(now: number): void {
     const heap = this.sweep;
     while (heap.peekTime() <= now) {
@@ -126,4 +161,12 @@ export class KeyRecords {
       }
     }
   }
+}
+
+/** A key's record as `saveRecord` found it. */
+export interface RecordSave {
+  readonly key: string;
+  readonly table: Map<string, KeyRecord>;
+  readonly rec: KeyRecord | undefined;
+  readonly copy: KeyRecord | undefined;
 }
