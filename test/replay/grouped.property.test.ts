@@ -4,7 +4,7 @@
 // random too), the same decision on every arrival and the same whole ReplayResult (figures, worst
 // keys, top keys, timelines).
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DESIGN_IDS, type DesignId } from '../../src/config.js';
 import { DESIGNS } from '../../src/designs/index.js';
 import type { Arrival } from '../../src/replay/arrival.js';
@@ -14,8 +14,9 @@ import type { ReplayResult, ReplaySettings } from '../../src/replay/run/result.j
 import { FC_SEED, seeded } from '../support/fc-seed.js';
 
 /**
- * The designs whose fleets decide a chunk key by key (ReplayFleet.keyGrouped; adaptive-early's only at
- * K = 1, where it sends no early syncs; split's keys, NeverSyncKeys); central-log decides at the push.
+ * The designs whose fleets decide a chunk key by key (ReplayFleet.keyGrouped: split's keys,
+ * NeverSyncKeys; adaptive-early's at K > 1 checked: undone and decided in time order where a decision
+ * wanted an early sync); central-log decides at the push.
  */
 const GROUPED = DESIGN_IDS.filter((id) => DESIGNS[id].requestPath !== 'log');
 
@@ -134,20 +135,31 @@ const SEED = process.env.FC_SEED ? FC_SEED : 3302;
 describe('replay engine: key-grouped chunks decide and count as time order', () => {
   it('random streams, every design, K = 1–4, both reads modes, random chunk boundaries', () => {
     let mixed = 0;
-    fc.assert(
-      fc.property(aCase, (c) => {
-        const list = arrivals(c);
-        const time = run(c, list, false);
-        const grouped = run(c, list, true);
-        expect(grouped.decided).toEqual(time.decided);
-        expect(grouped.result).toEqual(time.result);
-        if (c.designs.some((d) => GROUPED.includes(d)) && c.designs.some((d) => !GROUPED.includes(d)))
-          mixed++;
-      }),
-      { ...seeded({ numRuns: 1000 }), seed: SEED },
-    );
-    // some cases mix grouped fleets with central-log, decided at the push (195 at seed 3302; seeds 1, 2: 178, 210)
-    expect(mixed).toBeGreaterThan(100);
+    // adaptive-early's checked chunks at K > 1: those that stood, those undone (an early sync wanted)
+    const stood = vi.spyOn(ReplayFleet.prototype, 'endCheck');
+    const undone = vi.spyOn(ReplayFleet.prototype, 'rollback');
+    try {
+      fc.assert(
+        fc.property(aCase, (c) => {
+          const list = arrivals(c);
+          const time = run(c, list, false);
+          const grouped = run(c, list, true);
+          expect(grouped.decided).toEqual(time.decided);
+          expect(grouped.result).toEqual(time.result);
+          if (c.designs.some((d) => GROUPED.includes(d)) && c.designs.some((d) => !GROUPED.includes(d)))
+            mixed++;
+        }),
+        { ...seeded({ numRuns: 1000 }), seed: SEED },
+      );
+      // some cases mix grouped fleets with central-log, decided at the push (195 at seed 3302; seeds 1, 2: 178, 210)
+      expect(mixed).toBeGreaterThan(100);
+      // and adaptive-early's checked chunks, both ways (150 stood, 349 undone at seed 3302)
+      expect(stood.mock.calls.length).toBeGreaterThan(75);
+      expect(undone.mock.calls.length).toBeGreaterThan(175);
+    } finally {
+      stood.mockRestore();
+      undone.mockRestore();
+    }
   }, 120_000);
 });
 

@@ -13,7 +13,7 @@ export const FLOOD = 1;
 export const LOGGED_429 = 2;
 
 /** An arrival's fields in `data`, before its fleets' numbers: t, seq, g · 4 + flags, next. */
-const FIELDS = 4;
+export const FIELDS = 4;
 
 export class ArrivalChunk {
   /**
@@ -29,6 +29,10 @@ export class ArrivalChunk {
   readonly keys: (KeyStats | null)[];
   size = 0;
   keyCount = 0;
+  /** A checked fleet's decisions, by arrival (src/replay/run/checked.ts). */
+  readonly verdicts: Uint8Array;
+  /** Each arrival's key (`keysInOrder`), made when first asked for. */
+  private byArrival: (KeyStats | null)[] | null = null;
 
   constructor(
     readonly capacity: number,
@@ -40,6 +44,17 @@ export class ArrivalChunk {
     this.stride = FIELDS + designs - 1;
     this.data = new Float64Array(capacity * this.stride);
     this.keys = new Array<KeyStats | null>(capacity).fill(null);
+    this.verdicts = new Uint8Array(capacity);
+  }
+
+  /** Each arrival's key, in time order (valid until the chunk is cleared or added to). */
+  keysInOrder(): readonly (KeyStats | null)[] {
+    const out = (this.byArrival ??= new Array<KeyStats | null>(this.capacity).fill(null));
+    for (let j = 0; j < this.keyCount; j++) {
+      const st = this.keys[j]!;
+      for (let s = st.chunkHead; s !== -1; s = this.data[s * this.stride + 3]) out[s] = st;
+    }
+    return out;
   }
 
   /**
@@ -68,6 +83,7 @@ export class ArrivalChunk {
 
   /** Empties the chunk, letting go of its keys (a retired key is kept by nothing here). */
   clear(): void {
+    this.byArrival?.fill(null, 0, this.size);
     for (let j = 0; j < this.keyCount; j++) {
       this.keys[j]!.chunkHead = -1;
       this.keys[j] = null;

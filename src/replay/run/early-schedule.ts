@@ -3,9 +3,9 @@
  * gateway's token bucket, taken in time order as `Gateway.allow` takes it, and the early syncs sent
  * so far, each recorded as it happens (its gateway, its instant, the fleet's sync index then) so that
  * every key the gateway held then catches up through it later, in its place among the regular syncs.
- * Whether one is sent depends on the decision before it, so a fleet that records them decides its
- * requests in time order (never key-grouped: a key's later request must see an early sync another
- * key's request started).
+ * Whether one is sent depends on the decision before it, and a key's later request must see an early
+ * sync another key's request started: a fleet that records them decides its chunks checked
+ * (src/replay/run/checked.ts), sending early syncs only in time order.
  */
 import { EarlySyncBucket } from '../../designs/early-syncs.js';
 import type { Design } from '../../designs/index.js';

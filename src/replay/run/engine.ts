@@ -9,6 +9,7 @@
  */
 import type { DesignId } from '../../config.js';
 import type { Arrival, ArrivalSource, ReadStats } from '../arrival.js';
+import { decideChecked } from './checked.js';
 import { ArrivalChunk, FLOOD, LOGGED_429 } from './chunk.js';
 import { ReplayFleet } from './fleet.js';
 import { KeyStats, type KeySummary, summarize } from './key-stats.js';
@@ -70,7 +71,10 @@ export class ReplayRun {
   private readonly worstSeq: Float64Array;
   /** Key-grouped arrivals not yet decided (null: in time order). */
   private chunk: ArrivalChunk | null = null;
-  /** Per design in `order`: its fleet decides at the chunk's flush (1), or at the push, in time order (0). */
+  /**
+   * Per design in `order`: its fleet decides at the chunk's flush (1), or at the push, in time order
+   * (0), or at the flush before the others, checked (2: src/replay/run/checked.ts).
+   */
   private grouped = new Uint8Array(0);
   private arrivals = 0;
   private floods = 0;
@@ -145,7 +149,7 @@ export class ReplayRun {
     const chunk = this.options.chunk ?? 0;
     if (chunk > 0) {
       this.chunk = new ArrivalChunk(chunk, this.order.length);
-      this.grouped = Uint8Array.from(this.fleets, (f) => (f?.keyGrouped ? 1 : 0));
+      this.grouped = Uint8Array.from(this.fleets, (f) => (f?.keyGrouped ? (f.checked ? 2 : 1) : 0));
       for (const f of this.fleets) if (f?.keyGrouped) f.holdSweeps();
     }
   }
@@ -187,7 +191,7 @@ export class ReplayRun {
     const base = chunk.add(st, t, g, flags, seq);
     for (let i = 1; i < fleets.length; i++) {
       const f = fleets[i]!;
-      chunk.data[base + i] = grouped[i] === 1 ? f.clockTo(t) : f.arrive(st.key, g, t) ? 1 : 0;
+      chunk.data[base + i] = grouped[i] !== 0 ? f.clockTo(t) : f.arrive(st.key, g, t) ? 1 : 0;
     }
     if (chunk.full) this.flush();
   }
@@ -197,6 +201,9 @@ export class ReplayRun {
     const c = this.chunk;
     if (c === null || c.size === 0) return;
     const { keys, data, stride } = c;
+    // the checked fleets first: each leaves its decisions where a time-ordered fleet's are
+    for (let i = 1; i < this.fleets.length; i++)
+      if (this.grouped[i] === 2) decideChecked(c, this.fleets[i]!, i);
     for (let j = 0; j < c.keyCount; j++) {
       const st = keys[j]!;
       for (let s = st.chunkHead; s !== -1; ) {

@@ -10,8 +10,9 @@
  * decisions and figures are the same), the lease designs too (since 2026-12-06: inside key-grouped
  * chunks, with an idle key's syncs applied at once, they run ~2× faster: docs/replay.md), and
  * adaptive-early: its early syncs, sent as its requests are decided, are recorded in the schedule
- * (src/replay/run/early-schedule.ts) and each key held runs them in its place, so its requests are
- * decided in time order, key-grouped only at K = 1 (where it sends none). The designs that never sync
+ * (src/replay/run/early-schedule.ts) and each key held runs them in its place; an early sync reaches
+ * across keys, so at K > 1 its chunks are checked (`beginCheck`: key-grouped, undone and decided in
+ * time order when a decision wanted one; at K = 1 it sends none). The designs that never sync
  * only drop idle keys at their syncs: split's keys are kept by the fleet (NeverSyncKeys,
  * src/replay/run/never-sync-keys.ts: why the same), dropped at the sweeps; central-log's gateways
  * hold none, so none of its syncs runs. `walk: true` has every gateway's every sync walk its held
@@ -67,8 +68,9 @@ export class ReplayFleet {
    * gateway's at its last sync due then (NeverSyncKeys, src/replay/run/never-sync-keys.ts: why exact).
    */
   private readonly drops: NeverSyncKeys | null;
-  /** Whether requests may be decided key-grouped (`keyGrouped`). */
+  /** Whether requests may be decided key-grouped (`keyGrouped`), and only in checked chunks (`checked`). */
   private readonly grouped: boolean;
+  readonly checked: boolean;
   private readonly memory: MemoryStore;
   /** The per-key schedule's next sweep, by sync index (every W/4, at least every Δ's worth of syncs). */
   private sweepIdx = 0;
@@ -115,9 +117,11 @@ export class ReplayFleet {
     const perKey = runsPerKey(spec);
     this.perKey = perKey ? new KeySyncs(this, this.gws, this.memory) : null;
     this.drops = keptHere(spec) ? new NeverSyncKeys(this, this.gws) : null;
-    // early syncs (Design.earlySyncs) follow decisions: time order, but at K = 1 there are none;
     // split's keys touch nothing of each other's (NeverSyncKeys), but for the sweeps
-    this.grouped = (perKey && (d.earlySyncs === null || K === 1)) || this.drops !== null;
+    this.grouped = perKey || this.drops !== null;
+    // early syncs (Design.earlySyncs) follow decisions and reach across keys: checked chunks (at
+    // K = 1 there are none)
+    this.checked = perKey && d.earlySyncs !== null && K > 1;
     this.sweepEvery = K * Math.max(1, Math.floor(spec.windowMs / 4 / spec.syncMs));
     this.sweepIdx = this.sweepEvery;
   }
@@ -211,6 +215,39 @@ export class ReplayFleet {
    */
   get keyGrouped(): boolean {
     return this.grouped;
+  }
+
+  /**
+   * A checked chunk starts (`checked` fleets: adaptive-early at K > 1): its requests are decided
+   * key-grouped, `checkpoint` saving each key's state before its first; a decision that wants an
+   * early sync sends none and spoils the chunk (`spoiled`). One that sends none decides every request
+   * as time order does (only an early sync reaches across keys); a spoiled one is undone (`rollback`)
+   * and decided again in time order (`decideAt` in the requests' order), or it stands (`endCheck`).
+   * The sweeps are held meanwhile (`holdSweeps`).
+   */
+  beginCheck(): void {
+    const p = this.perKey!;
+    p.checks!.begin(p.keySyncs);
+  }
+
+  /** Saves the key's state before the checked chunk's first request of it. */
+  checkpoint(key: string): void {
+    this.perKey!.checkpoint(key);
+  }
+
+  /** Whether a decision of the checked chunk wanted an early sync. */
+  get spoiled(): boolean {
+    return this.perKey!.checks!.spoiled;
+  }
+
+  /** The checked chunk stands. */
+  endCheck(): void {
+    this.perKey!.checks!.clear();
+  }
+
+  /** Undoes the checked chunk: every key it touched back as the chunk found it. */
+  rollback(): void {
+    this.perKey!.rollback();
   }
 
   /**

@@ -36,8 +36,9 @@
  * `Gateway.allow` asks it; one sent (the gateway's bucket had a token) is recorded with the fleet's
  * sync index then (EarlySchedule), and every key the gateway holds runs it later, after the regular
  * syncs below that index and before the others, as the walk's `Gateway.sync` at the request's
- * instant ran it. Whether one is sent depends on a decision, so such a fleet decides in time order
- * (ReplayFleet.keyGrouped). None is skipped: such a design learns from successive reads, and the
+ * instant ran it. Whether one is sent depends on a decision, so such a fleet decides its chunks
+ * checked (ReplayFleet.beginCheck): key-grouped, each key's state saved first (KeyCheckpoints), and
+ * undone and decided again in time order if a decision wanted one. None is skipped: such a design learns from successive reads, and the
  * simulator runs each of its syncs; at K = 1 there are no others and no early syncs, and the lazy
  * skips hold as for adaptive.
  *
@@ -77,6 +78,7 @@ import type { AskReply, AskRequest, SyncEntry, SyncRequest } from '../../store/c
 import { newReply } from '../../store/memory/sync-entry.js';
 import type { MemoryStore } from '../../store/memory-store.js';
 import { EarlySchedule } from './early-schedule.js';
+import { KeyCheckpoints } from './key-checkpoints.js';
 
 /** One key on one gateway. */
 class Slot {
@@ -149,6 +151,8 @@ export class KeySyncs {
   private readonly idleAt: (j: number) => number;
   /** Key-syncs run or skipped so far. */
   keySyncs = 0;
+  /** The early-sync designs' checked chunks (ReplayFleet.beginCheck): each key's state saved. */
+  readonly checks: KeyCheckpoints | null;
   /** Asks sent on requests' path so far (leases-ask). */
   askCalls = 0;
 
@@ -163,6 +167,8 @@ export class KeySyncs {
     const es = this.design.earlySyncs;
     const fleet = gws[0].options.fleet;
     this.early = es === null ? null : new EarlySchedule(es, K, fleet.syncMs);
+    const shared = gws.map((gw) => gw.options.fleet);
+    this.checks = es === null ? null : new KeyCheckpoints(store, gws[0].options.policy, shared);
     // early syncs make a design learn from successive reads (Design.earlySyncs): none is skipped, as
     // the simulator skips none; at K = 1 there are no others to learn of, and no early syncs
     this.lazy = this.design.syncs === 'lazy' && (es === null || K === 1);
@@ -222,11 +228,24 @@ export class KeySyncs {
       throw new Error(`${lim.design} said NEED_STORE: the replay's per-key syncs run no request-path call`);
     // Gateway.allow's early sync, asked after every decision (it settles the key's state) and run
     // lazily: this key's next catch-up, and every other key g holds, run it in its place
-    if (early !== null && syncsEarly(lim) && lim.wantsEarlySync(t) && early.take(g, t, end)) {
-      // a K = 1 fleet is decided key-grouped (ReplayFleet.keyGrouped): it must send none
-      if (this.clock.K === 1) throw new Error(`${lim.design} sent an early sync at K = 1`);
+    if (early !== null && syncsEarly(lim) && lim.wantsEarlySync(t)) {
+      // a checked chunk (beginCheck) sends none: it is decided again in time order, from its start
+      if (this.checks?.active === true) this.checks.spoiled = true;
+      // a K = 1 fleet is decided key-grouped unchecked (ReplayFleet.keyGrouped): it must send none
+      else if (early.take(g, t, end) && this.clock.K === 1)
+        throw new Error(`${lim.design} sent an early sync at K = 1`);
     }
     return allowed;
+  }
+
+  /** Saves the key's state before a checked chunk's first request of it (KeyCheckpoints). */
+  checkpoint(key: string): void {
+    this.checks!.save(key, this.tracks.get(key));
+  }
+
+  /** Undoes the checked chunk: each key it touched as it found it, its key-syncs uncounted. */
+  rollback(): void {
+    this.keySyncs = this.checks!.restore((key) => this.tracks.delete(key));
   }
 
   /** Early syncs sent so far (tests). */

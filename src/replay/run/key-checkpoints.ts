@@ -1,0 +1,156 @@
+/**
+ * The checked chunks' undo (KeySyncs.beginCheck): each key's state as the chunk found it, copied at
+ * the key's first request there, before anything of the chunk touched it: its track (the sync
+ * indices it ran to, each gateway's limiter and lazy-skip instant) and its store record. A chunk
+ * decided key-grouped that turns out to need time order (a decision wanted an early sync) is put
+ * back with `restore` and decided again in time order, from exactly the state time order had.
+ *
+ * The limiters are copied whole (copyState), sharing only what is shared in the design's own
+ * working: the fleet's parameters, and the sentinels compared by identity (the empty run list
+ * `EMPTY`, the empty admit log `AdmitLog.NONE`). The copy, not the object the chunk went on
+ * working with, is what a slot gets back: a log the chunk handed to the spare pool stays there.
+ */
+
+import type { Policy } from '../../config.js';
+import type { KeyLimiter } from '../../designs/key-limiter.js';
+import { EMPTY } from '../../designs/synced-view.js';
+import type { RecordSave } from '../../store/memory/key-records.js';
+import type { MemoryStore } from '../../store/memory-store.js';
+import { copyState } from '../../util/state-copy.js';
+import { AdmitLog } from '../../window/run-log.js';
+
+/** One key on one gateway, as KeySyncs keeps it (Slot). */
+export interface SlotState {
+  lim: KeyLimiter | null;
+  from: number;
+}
+
+/** One key's place in the schedule, as KeySyncs keeps it (KeyTrack: gateway 0's slot in itself). */
+export interface TrackState extends SlotState {
+  next: number;
+  nextEarly: number;
+  readonly others: readonly SlotState[];
+}
+
+interface KeySave {
+  key: string;
+  /** The key's track then (undefined: it had none). */
+  track: TrackState | undefined;
+  next: number;
+  nextEarly: number;
+  /** Per gateway: the limiter (null: not held), its copy, and the slot's `from`. */
+  origs: (KeyLimiter | null)[];
+  lims: (KeyLimiter | null)[];
+  froms: number[];
+  record: RecordSave;
+}
+
+export class KeyCheckpoints {
+  /** A checked chunk is being decided (`begin`): a decision that wants an early sync sends none. */
+  active = false;
+  /** Set when one did: the chunk must be undone (`restore`) and decided in time order. */
+  spoiled = false;
+  private keySyncs = 0;
+  private saves: KeySave[] = [];
+  /** Per limiter, its copy: never handed to anyone until `restore` (which then forgets it). */
+  private readonly copies = new WeakMap<KeyLimiter, KeyLimiter>();
+  private readonly keep: (v: object) => boolean;
+
+  constructor(
+    private readonly store: MemoryStore,
+    /** The store's policy of the fleet's keys. */
+    private readonly policy: Policy,
+    /** What the limiters share with every other key (the gateways' fleet parameters). */
+    shared: readonly object[],
+  ) {
+    const set = new Set<object>(shared);
+    set.add(EMPTY);
+    set.add(AdmitLog.NONE);
+    this.keep = (v) => set.has(v);
+  }
+
+  /** A checked chunk starts, the key-syncs counted so far at `keySyncs`. */
+  begin(keySyncs: number): void {
+    this.active = true;
+    this.spoiled = false;
+    this.keySyncs = keySyncs;
+  }
+
+  /** Keys saved since the last `clear`. */
+  get size(): number {
+    return this.saves.length;
+  }
+
+  /** Saves a key's state (once per key and chunk: the caller sees to it). */
+  save(key: string, track: TrackState | undefined): void {
+    const origs: (KeyLimiter | null)[] = [];
+    const lims: (KeyLimiter | null)[] = [];
+    const froms: number[] = [];
+    if (track !== undefined) {
+      this.saveSlot(track, origs, lims, froms);
+      for (const s of track.others) this.saveSlot(s, origs, lims, froms);
+    }
+    this.saves.push({
+      key,
+      track,
+      next: track?.next ?? 0,
+      nextEarly: track?.nextEarly ?? 0,
+      origs,
+      lims,
+      froms,
+      record: this.store.saveRecord(key, this.policy),
+    });
+  }
+
+  private saveSlot(
+    s: SlotState,
+    origs: (KeyLimiter | null)[],
+    lims: (KeyLimiter | null)[],
+    froms: number[],
+  ): void {
+    const lim = s.lim;
+    origs.push(lim);
+    if (lim === null) lims.push(null);
+    else {
+      // written over the limiter's copy of the chunk before (copyState: no garbage)
+      const copy = copyState(lim, this.keep, this.copies.get(lim));
+      this.copies.set(lim, copy);
+      lims.push(copy);
+    }
+    froms.push(s.from);
+  }
+
+  /**
+   * Puts every saved key back (`forget` drops the track of a key that had none) and ends the check;
+   * returns the key-syncs counted at `begin`.
+   */
+  restore(forget: (key: string) => void): number {
+    for (const sv of this.saves) {
+      this.store.restoreRecord(sv.record);
+      const tr = sv.track;
+      if (tr === undefined) {
+        forget(sv.key);
+        continue;
+      }
+      // the copies go back into the slots: no longer copies to write over
+      for (const lim of sv.origs) if (lim !== null) this.copies.delete(lim);
+      tr.next = sv.next;
+      tr.nextEarly = sv.nextEarly;
+      tr.lim = sv.lims[0];
+      tr.from = sv.froms[0];
+      for (let g = 1; g < sv.lims.length; g++) {
+        tr.others[g - 1].lim = sv.lims[g];
+        tr.others[g - 1].from = sv.froms[g];
+      }
+    }
+    this.clear();
+    return this.keySyncs;
+  }
+
+  /** Ends the check and forgets the saves (the chunk stands). */
+  clear(): void {
+    this.active = false;
+    this.spoiled = false;
+    this.saves = [];
+  }
+}
