@@ -1,8 +1,8 @@
 // The replay engine's key-grouped chunks (ReplayRun with `chunk`, src/replay/run/chunk.ts) against
-// time order: on random streams (1–6 keys, sometimes up to 60; K = 1–4; both reads modes; every
-// design; gaps from none to beyond W; floods and logged 429s; chunks of random size, flushed at
-// random too), the same decision on every arrival and the same whole ReplayResult (figures, worst
-// keys, top keys, timelines).
+// time order: on random streams (1–6 keys, sometimes up to 60; K = 1–4, and up to 32; both reads
+// modes; every design; gaps from none to beyond W; floods and logged 429s; chunks of random size,
+// flushed at random too), the same decision on every arrival and the same whole ReplayResult
+// (figures, worst keys, top keys, timelines).
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { DESIGN_IDS, type DesignId } from '../../src/config.js';
@@ -53,33 +53,39 @@ const designs = fc.oneof(
   },
 );
 
-const aCase: fc.Arbitrary<Case> = fc
-  .record({
-    designs,
-    K: fc.integer({ min: 1, max: 4 }),
-    limit: fc.integer({ min: 2, max: 12 }),
-    windowMs: fc.constantFrom(2000, 5000, 10_000),
-    syncMs: fc.constantFrom(250, 700, 1000),
-    reads: fc.constantFrom('every-sync' as const, 'on-request' as const),
-    seed: fc.integer({ min: 1, max: 1000 }),
-    keys: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 6 }) }, fc.integer({ min: 7, max: 60 })),
-    chunk: fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 9, max: 400 })),
-  })
-  .chain((c) =>
-    fc
-      .array(
-        fc.tuple(
-          gap,
-          fc.integer({ min: 0, max: c.keys - 1 }),
-          fc.integer({ min: 0, max: c.K - 1 }),
-          fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
-          fc.boolean(),
-          fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
-        ),
-        { minLength: 1, maxLength: 300 },
-      )
-      .map((steps) => ({ ...c, steps })),
-  );
+const caseOf = (Ks: fc.Arbitrary<number>, pick: fc.Arbitrary<DesignId[]>): fc.Arbitrary<Case> =>
+  fc
+    .record({
+      designs: pick,
+      K: Ks,
+      limit: fc.integer({ min: 2, max: 12 }),
+      windowMs: fc.constantFrom(2000, 5000, 10_000),
+      syncMs: fc.constantFrom(250, 700, 1000),
+      reads: fc.constantFrom('every-sync' as const, 'on-request' as const),
+      seed: fc.integer({ min: 1, max: 1000 }),
+      keys: fc.oneof(
+        { weight: 4, arbitrary: fc.integer({ min: 1, max: 6 }) },
+        fc.integer({ min: 7, max: 60 }),
+      ),
+      chunk: fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 9, max: 400 })),
+    })
+    .chain((c) =>
+      fc
+        .array(
+          fc.tuple(
+            gap,
+            fc.integer({ min: 0, max: c.keys - 1 }),
+            fc.integer({ min: 0, max: c.K - 1 }),
+            fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+            fc.boolean(),
+            fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
+          ),
+          { minLength: 1, maxLength: 300 },
+        )
+        .map((steps) => ({ ...c, steps })),
+    );
+
+const aCase = caseOf(fc.integer({ min: 1, max: 4 }), designs);
 
 function arrivals(c: Case): Arrival[] {
   let t = 1000;
@@ -160,6 +166,22 @@ describe('replay engine: key-grouped chunks decide and count as time order', () 
       stood.mockRestore();
       undone.mockRestore();
     }
+  }, 120_000);
+
+  it('K up to 32: keys held at many gateways at once, their syncs merged in the fleet order', () => {
+    fc.assert(
+      fc.property(
+        caseOf(fc.constantFrom(8, 16, 32), fc.subarray(GROUPED, { minLength: 1, maxLength: 2 })),
+        (c) => {
+          const list = arrivals(c);
+          const time = run(c, list, false);
+          const grouped = run(c, list, true);
+          expect(grouped.decided).toEqual(time.decided);
+          expect(grouped.result).toEqual(time.result);
+        },
+      ),
+      { ...seeded({ numRuns: 200 }), seed: SEED },
+    );
   }, 120_000);
 });
 

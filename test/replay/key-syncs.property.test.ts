@@ -1,6 +1,7 @@
 // The replay fleet's per-key syncs (src/replay/run/key-syncs.ts) against the walk they replace
 // (`walk: true`: every gateway's Gateway.sync over its held keys, every Δ): on random arrival streams,
-// every design, K = 1–4, both reads modes, the same decision on every request and the same figures
+// every design, K = 1–4 (and the synced designs up to K = 32, a key held at many gateways at once),
+// both reads modes, the same decision on every request and the same figures
 // (key-syncs, store calls, request-path calls, early syncs). adaptive-early's early syncs (recorded in
 // the schedule as they happen, src/replay/run/early-schedule.ts) get a property of their own, on
 // streams dense enough to send them, and on the key-grouped path too (checked chunks, ReplayRun with
@@ -8,6 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { DESIGN_IDS, type DesignId } from '../../src/config.js';
+import { DESIGNS } from '../../src/designs/index.js';
 import { ReplayRun } from '../../src/replay/run/engine.js';
 import { ReplayFleet } from '../../src/replay/run/fleet.js';
 import { FC_SEED, seeded } from '../support/fc-seed.js';
@@ -41,17 +43,19 @@ const aCase = (
   designs: readonly DesignId[],
   gaps: fc.Arbitrary<number>,
   gateway: (K: number) => fc.Arbitrary<number> = anyGateway,
+  Ks: fc.Arbitrary<number> = fc.integer({ min: 1, max: 4 }),
+  maxKeys = 6,
 ): fc.Arbitrary<Case> =>
   fc
     .record({
       design: fc.constantFrom(...designs),
-      K: fc.integer({ min: 1, max: 4 }),
+      K: Ks,
       limit: fc.integer({ min: 2, max: 12 }),
       windowMs: fc.constantFrom(2000, 5000, 10_000),
       syncMs: fc.constantFrom(250, 700, 1000),
       reads: fc.constantFrom('every-sync' as const, 'on-request' as const),
       seed: fc.integer({ min: 1, max: 1000 }),
-      keys: fc.integer({ min: 1, max: 6 }),
+      keys: fc.integer({ min: 1, max: maxKeys }),
     })
     .chain((c) =>
       fc
@@ -62,7 +66,7 @@ const aCase = (
         .map((steps) => ({ ...c, steps })),
     );
 
-/** Each request's decision, then the figures, through one fleet. */
+/** Each request's decision, then the figures, through one fleet (`spread`: the most gateways holding keys at once). */
 function run(
   c: Case,
   walk: boolean,
@@ -73,6 +77,7 @@ function run(
   onPath: number;
   held: number;
   early: number;
+  spread: number;
 } {
   const fleet = new ReplayFleet({
     design: c.design,
@@ -87,9 +92,11 @@ function run(
   });
   const decided: boolean[] = [];
   let t = 1000;
+  let spread = 0;
   for (const [dt, k, g] of c.steps) {
     t += dt;
     decided.push(fleet.arrive(`key${k}`, g, t));
+    if (walk) spread = Math.max(spread, fleet.keysHeld);
   }
   // the end of the stream: the syncs due up to the last request's instant, as a replay's figures
   return {
@@ -100,6 +107,7 @@ function run(
     early: fleet.earlySyncs(),
     // then the keys still held: every idle one dropped by the end, at whichever sync (memory)
     held: fleet.keysHeld,
+    spread,
   };
 }
 
@@ -221,5 +229,21 @@ describe('replay fleet: per-key syncs decide and count as the walk of every held
       stood.mockRestore();
       undone.mockRestore();
     }
+  }, 120_000);
+
+  it('K up to 32, a key held at many gateways at once: their syncs merged in the fleet order', () => {
+    // the synced designs (the others have no per-key syncs); one or two keys, so each spreads wide
+    const synced = DESIGN_IDS.filter(
+      (id) => DESIGNS[id].syncs !== 'never' && DESIGNS[id].requestPath !== 'log',
+    );
+    let wide = 0;
+    fc.assert(
+      fc.property(aCase(synced, gap, anyGateway, fc.constantFrom(5, 8, 16, 32), 2), (c) => {
+        if (same(c).spread >= 5) wide++;
+      }),
+      { ...seeded({ numRuns: 300 }), seed: SEED },
+    );
+    // many cases hold keys at five gateways or more at once (110 at seed 3301)
+    expect(wide).toBeGreaterThan(80);
   }, 120_000);
 });

@@ -25,11 +25,12 @@ export interface SlotState {
   from: number;
 }
 
-/** One key's place in the schedule, as KeySyncs keeps it (KeyTrack: gateway 0's slot in itself). */
+/** One key's place in the schedule, as KeySyncs keeps it (KeyTrack: its home gateway's slot in itself). */
 export interface TrackState extends SlotState {
   next: number;
   nextEarly: number;
-  readonly others: readonly SlotState[];
+  home: number;
+  others: (SlotState | null)[] | null;
 }
 
 interface KeySave {
@@ -38,7 +39,10 @@ interface KeySave {
   track: TrackState | undefined;
   next: number;
   nextEarly: number;
-  /** Per gateway: the limiter (null: not held), its copy, and the slot's `from`. */
+  home: number;
+  /** The track's other slots then (a copy of the array: slots made during the chunk are forgotten). */
+  others: (SlotState | null)[] | null;
+  /** Per slot (the track's own, then each of `others` that exists, in order): the limiter (null: not held), its copy, and the slot's `from`. */
   origs: (KeyLimiter | null)[];
   lims: (KeyLimiter | null)[];
   froms: number[];
@@ -86,15 +90,21 @@ export class KeyCheckpoints {
     const origs: (KeyLimiter | null)[] = [];
     const lims: (KeyLimiter | null)[] = [];
     const froms: number[] = [];
+    let others: (SlotState | null)[] | null = null;
     if (track !== undefined) {
       this.saveSlot(track, origs, lims, froms);
-      for (const s of track.others) this.saveSlot(s, origs, lims, froms);
+      if (track.others !== null) {
+        others = track.others.slice();
+        for (const s of others) if (s !== null) this.saveSlot(s, origs, lims, froms);
+      }
     }
     this.saves.push({
       key,
       track,
       next: track?.next ?? 0,
       nextEarly: track?.nextEarly ?? 0,
+      home: track?.home ?? -1,
+      others,
       origs,
       lims,
       froms,
@@ -136,12 +146,18 @@ export class KeyCheckpoints {
       for (const lim of sv.origs) if (lim !== null) this.copies.delete(lim);
       tr.next = sv.next;
       tr.nextEarly = sv.nextEarly;
+      tr.home = sv.home;
       tr.lim = sv.lims[0];
       tr.from = sv.froms[0];
-      for (let g = 1; g < sv.lims.length; g++) {
-        tr.others[g - 1].lim = sv.lims[g];
-        tr.others[g - 1].from = sv.froms[g];
-      }
+      tr.others = sv.others;
+      let k = 1;
+      if (sv.others !== null)
+        for (const s of sv.others) {
+          if (s === null) continue;
+          s.lim = sv.lims[k];
+          s.from = sv.froms[k];
+          k++;
+        }
     }
     this.clear();
     return this.keySyncs;

@@ -55,6 +55,12 @@
  * sweep: keys are run out of time order, and a sweep up to the ask's instant could prune another
  * key's record ahead of its calls still to come.
  *
+ * A run walks only the gateways holding the key (a gateway's syncs are the indices ≡ its place mod
+ * K; none comes to hold the key during a run), round by round in place order, which is the fleet's
+ * order; a gateway's syncs that the rules above skip touch nothing shared, so a run of them is passed
+ * in one step (the index arithmetic in key-track.ts). With hash routing a key is held at one gateway:
+ * a run costs its own syncs, not K per Δ. A key's slots are allocated as gateways come to hold it.
+ *
  * The figures: a gateway's sync is one store call whether it holds one key or ten thousand, and in
  * the walk an empty gateway's sync was counted as sent: the store calls are the sync instants passed,
  * and the early syncs sent. The key-syncs are counted as each key's syncs run (or are skipped, above).
@@ -79,43 +85,7 @@ import { newReply } from '../../store/memory/sync-entry.js';
 import type { MemoryStore } from '../../store/memory-store.js';
 import { EarlySchedule } from './early-schedule.js';
 import { KeyCheckpoints } from './key-checkpoints.js';
-
-/** One key on one gateway. */
-class Slot {
-  /** The key's state there (null: not held). */
-  lim: KeyLimiter | null = null;
-  /** The instant from which this gateway's syncs of the key must run again (lazy skips; −∞: every one runs). */
-  from = Number.NEGATIVE_INFINITY;
-}
-
-/** One key's place in the schedule: gateway 0's slot in the record itself (one object per key at K = 1). */
-class KeyTrack extends Slot {
-  /** The fleet's sync index from which this key's syncs have not run (nor been skipped). */
-  next: number;
-  /** The first early sync (EarlySchedule's number) this key has not run. */
-  nextEarly: number;
-  /** Gateways 1 … K − 1. */
-  readonly others: Slot[];
-  constructor(next: number, nextEarly: number, K: number) {
-    super();
-    this.next = next;
-    this.nextEarly = nextEarly;
-    this.others = K === 1 ? NONE : Array.from({ length: K - 1 }, () => new Slot());
-  }
-  slot(g: number): Slot {
-    return g === 0 ? this : this.others[g - 1];
-  }
-}
-const NONE: Slot[] = [];
-
-/** The fleet's sync schedule, as ReplayFleet keeps it. */
-export interface SyncClock {
-  readonly K: number;
-  /** The gateway of sync index i. */
-  gatewayOf(i: number): number;
-  /** The instant of sync index i. */
-  syncAt(i: number): number;
-}
+import { firstAt, firstIndexAt, gatewayAt, KeyTrack, type Slot, type SyncClock } from './key-track.js';
 
 export class KeySyncs {
   private readonly tracks = new Map<string, KeyTrack>();
@@ -133,8 +103,12 @@ export class KeySyncs {
   private readonly asks: boolean;
   /** Per gateway, its place in the fleet's sync order (its syncs are the indices ≡ place mod K). */
   private readonly place: number[];
-  /** Per gateway, in a run of the lease designs: the sync index below which its syncs were applied. */
-  private readonly appliedTo: number[];
+  /** A run's scratch: the gateways holding the key, in place order, and each one's next sync index. */
+  private readonly hs: Int32Array;
+  private readonly cur: Float64Array;
+  /** A run's first index whose instant is at or after its bound (firstIndexAt), and the instant of its last index. */
+  private atBound = 0;
+  private endAt = 0;
   /** The ask of a request (one object: the store keeps nothing of it). */
   private readonly askReq: AskRequest;
   /** Its reply, written by the store (one object: the gateway reads it at once). */
@@ -176,7 +150,8 @@ export class KeySyncs {
     this.asks = this.design.requestPath === 'ask';
     this.place = new Array<number>(K).fill(0);
     for (let i = 0; i < K; i++) this.place[clock.gatewayOf(i)] = i;
-    this.appliedTo = new Array<number>(K).fill(0);
+    this.hs = new Int32Array(K);
+    this.cur = new Float64Array(K);
     this.askReq = {
       gatewayId: '',
       key: '',
@@ -274,8 +249,7 @@ export class KeySyncs {
   get held(): number {
     let n = 0;
     this.tracks.forEach((tr) => {
-      if (tr.lim !== null) n++;
-      for (const s of tr.others) if (s.lim !== null) n++;
+      n += tr.heldCount();
     });
     return n;
   }
@@ -289,9 +263,7 @@ export class KeySyncs {
   sweep(end: number, bound: number): void {
     this.tracks.forEach((tr, key, tracks) => {
       if (this.behind(tr, end)) this.run(key, tr, end, bound);
-      if (tr.lim !== null) return;
-      for (const s of tr.others) if (s.lim !== null) return;
-      tracks.delete(key);
+      if (!tr.anyHeld()) tracks.delete(key);
     });
     this.store.sweepDue(this.clock.syncAt(end));
     // every key has run the early syncs before regular sync `end`
@@ -310,54 +282,104 @@ export class KeySyncs {
 
   /** The key's syncs from tr.next below `end`, in the fleet's order; a request comes at `bound` at the earliest. */
   private run(key: string, tr: KeyTrack, end: number, bound: number): void {
-    if (this.leases) {
-      this.runLeases(key, tr, end);
-      return;
-    }
     const clock = this.clock;
     const K = clock.K;
     const early = this.early;
-    for (let i = tr.next; i < end; i++) {
-      // the early syncs sent before regular sync i, first
-      if (early !== null && tr.nextEarly < early.end) tr.nextEarly = this.runEarly(key, tr, early, i);
-      const slot = K === 1 ? tr : tr.slot(clock.gatewayOf(i));
-      const lim = slot.lim;
-      if (lim === null) continue;
-      const s = clock.syncAt(i);
-      // a lazy skip: before the instant the gateway must run from, and not its last sync before the request
-      if (s < slot.from && clock.syncAt(i + K) < bound) {
-        if (slot.from !== Number.POSITIVE_INFINITY) {
-          // reads every sync: the skipped read is a key-sync all the same
-          this.keySyncs++;
-          continue;
+    // the gateways holding the key, in place order (none can come to hold it during the run)
+    const hs = this.hs;
+    const n = tr.heldInPlaceOrder(clock, hs);
+    // each one's first sync index from tr.next (a gateway's indices are ≡ its place mod K)
+    const cur = this.cur;
+    const first = tr.next;
+    this.atBound = firstIndexAt(clock, first, end, bound);
+    this.endAt = end > first ? clock.syncAt(end - 1) : Number.NEGATIVE_INFINITY;
+    let min = Number.POSITIVE_INFINITY;
+    for (let k = 0; k < n; k++) {
+      const i = first + ((((this.place[hs[k]] - first) % K) + K) % K);
+      cur[k] = i;
+      if (i < min) min = i;
+    }
+    // round by round (K indices from a multiple of K), the held gateways in place order: the syncs in
+    // the fleet's order, each gateway's skipped runs passed in one step (they touch nothing shared)
+    while (min < end) {
+      const top = min - (min % K) + K;
+      min = Number.POSITIVE_INFINITY;
+      for (let k = 0; k < n; k++) {
+        let i = cur[k];
+        if (i >= end) continue;
+        if (i < top) {
+          // the early syncs sent before regular sync i, first (they may drop the key somewhere)
+          if (early !== null && tr.nextEarly < early.end) tr.nextEarly = this.runEarly(key, tr, early, i);
+          const g = hs[k];
+          const slot = tr.peek(g);
+          const lim = slot.lim;
+          if (lim === null) i = Number.POSITIVE_INFINITY;
+          else if (this.leases) i = this.leaseStep(key, slot, lim as LeaseKey, g, i, end);
+          else i = this.step(key, slot, lim, g, i, end, bound);
+          cur[k] = i;
+          if (i >= end) continue;
         }
-        // reads on request, none due: it carries nothing; the last of the run goes (it drops an idle key)
-        if (i + K < end) continue;
+        if (i < min) min = i;
       }
-      const e = syncEntryOf(lim, key, s, this.entry);
-      if (e === null) {
-        // reads on request, nothing to push and no read due: none falls due before a request (below)
-        if (this.lazy) slot.from = Number.POSITIVE_INFINITY;
-        continue;
-      }
-      if (e !== DROP) {
-        this.keySyncs++;
-        const req = this.reqs[clock.gatewayOf(i)];
-        // the gateway's seq, rising by sync (only its order matters: lease grants are tagged by it)
-        req.seq = Math.floor(i / K) + 1;
-        if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) {
-          slot.from =
-            this.lazy && lim.unsyncedAdmits() === 0 && !readsOnRequest(lim)
-              ? this.store.latestExpiry(key)
-              : Number.NEGATIVE_INFINITY;
-          continue;
-        }
-      }
-      // nothing left of the key here: dropped, as Gateway.sync drops it
-      slot.lim = null;
     }
     if (early !== null) tr.nextEarly = this.runEarly(key, tr, early, end);
     tr.next = end;
+  }
+
+  /**
+   * Gateway g's sync i of the key (held there), or its syncs from i that the lazy rule skips (above);
+   * returns g's next sync index to look at (+∞: the key dropped there).
+   */
+  private step(
+    key: string,
+    slot: Slot,
+    lim: KeyLimiter,
+    g: number,
+    i: number,
+    end: number,
+    bound: number,
+  ): number {
+    const clock = this.clock;
+    const K = clock.K;
+    const s = clock.syncAt(i);
+    // a lazy skip: before the instant the gateway must run from, and not its last sync before the request
+    if (s < slot.from && clock.syncAt(i + K) < bound) {
+      // g's first index whose next one is at or after `bound`
+      const last = gatewayAt(clock, i, this.atBound, bound, end) - K;
+      const from = slot.from;
+      if (from !== Number.POSITIVE_INFINITY) {
+        // reads every sync: the skipped reads are key-syncs all the same
+        const stop = Math.min(end, from > this.endAt ? end : firstAt(clock, i, from, end), last);
+        const m = Math.ceil((stop - i) / K);
+        this.keySyncs += m;
+        return i + m * K;
+      }
+      // reads on request, none due: they carry nothing; the last of the run goes (it drops an idle key)
+      const stop = Math.min(end - K, last);
+      if (i < stop) return i + Math.ceil((stop - i) / K) * K;
+    }
+    const e = syncEntryOf(lim, key, s, this.entry);
+    if (e === null) {
+      // reads on request, nothing to push and no read due: none falls due before a request (below)
+      if (this.lazy) slot.from = Number.POSITIVE_INFINITY;
+      return i + K;
+    }
+    if (e !== DROP) {
+      this.keySyncs++;
+      const req = this.reqs[g];
+      // the gateway's seq, rising by sync (only its order matters: lease grants are tagged by it)
+      req.seq = Math.floor(i / K) + 1;
+      if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) {
+        slot.from =
+          this.lazy && lim.unsyncedAdmits() === 0 && !readsOnRequest(lim)
+            ? this.store.latestExpiry(key)
+            : Number.NEGATIVE_INFINITY;
+        return i + K;
+      }
+    }
+    // nothing left of the key here: dropped, as Gateway.sync drops it
+    slot.lim = null;
+    return Number.POSITIVE_INFINITY;
   }
 
   /**
@@ -385,45 +407,37 @@ export class KeySyncs {
   }
 
   /**
-   * The lease designs' run: every sync runs (each renews the key's grant), except that an idle
-   * gateway's syncs answered with exactly what it holds are applied at once, as the simulator's
-   * parked gateways are (LeaseKey.fastForwardIdle, and the store's renewLease for the lease they renew).
+   * A lease design's sync i of the key on gateway g (held there): every sync runs (each renews the
+   * key's grant), except that an idle gateway's syncs answered with exactly what it holds are applied
+   * at once, as the simulator's parked gateways are (LeaseKey.fastForwardIdle, and the store's
+   * renewLease for the lease they renew); returns g's next sync index (+∞: the key dropped there).
    */
-  private runLeases(key: string, tr: KeyTrack, end: number): void {
+  private leaseStep(key: string, slot: Slot, lim: LeaseKey, g: number, i: number, end: number): number {
     const clock = this.clock;
     const K = clock.K;
-    const applied = this.appliedTo;
-    for (let g = 0; g < K; g++) applied[g] = 0;
-    for (let i = tr.next; i < end; i++) {
-      const g = clock.gatewayOf(i);
-      const slot = K === 1 ? tr : tr.slot(g);
-      const lim = slot.lim as LeaseKey | null;
-      if (lim === null || i < applied[g]) continue;
-      const s = clock.syncAt(i);
-      if (lim.unsyncedAdmits() === 0) {
-        // idle here: the syncs from i that the store would answer with exactly what it holds
-        const held = lim.slots(s);
-        this.idleFrom = i;
-        const n = lim.fastForwardIdle(this.idleAt, Math.floor((end - 1 - i) / K) + 1);
-        if (n > 0) {
-          this.keySyncs += n;
-          applied[g] = i + n * K;
-          // the store's side of them: the lease renewed by the last, as that sync's re-grant would
-          const last = clock.syncAt(i + (n - 1) * K);
-          if (held > 0) this.store.renewLease(key, this.gws[g].id, last + this.reqs[g].leaseTtlMs);
-          continue;
-        }
+    const s = clock.syncAt(i);
+    if (lim.unsyncedAdmits() === 0) {
+      // idle here: the syncs from i that the store would answer with exactly what it holds
+      const held = lim.slots(s);
+      this.idleFrom = i;
+      const n = lim.fastForwardIdle(this.idleAt, Math.floor((end - 1 - i) / K) + 1);
+      if (n > 0) {
+        this.keySyncs += n;
+        // the store's side of them: the lease renewed by the last, as that sync's re-grant would
+        const last = clock.syncAt(i + (n - 1) * K);
+        if (held > 0) this.store.renewLease(key, this.gws[g].id, last + this.reqs[g].leaseTtlMs);
+        return i + n * K;
       }
-      const e = syncEntryOf(lim, key, s, this.entry);
-      if (e === null) continue;
-      if (e !== DROP) {
-        this.keySyncs++;
-        const req = this.reqs[g];
-        req.seq = Math.floor(i / K) + 1;
-        if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) continue;
-      }
-      slot.lim = null;
     }
-    tr.next = end;
+    const e = syncEntryOf(lim, key, s, this.entry);
+    if (e === null) return i + K;
+    if (e !== DROP) {
+      this.keySyncs++;
+      const req = this.reqs[g];
+      req.seq = Math.floor(i / K) + 1;
+      if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) return i + K;
+    }
+    slot.lim = null;
+    return Number.POSITIVE_INFINITY;
   }
 }
