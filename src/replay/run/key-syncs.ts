@@ -87,6 +87,9 @@ import { EarlySchedule } from './early-schedule.js';
 import { KeyCheckpoints } from './key-checkpoints.js';
 import { firstAt, firstIndexAt, gatewayAt, KeyTrack, type Slot, type SyncClock } from './key-track.js';
 
+// the clock's interface lives with the index arithmetic; its users import it from here
+export type { SyncClock } from './key-track.js';
+
 export class KeySyncs {
   private readonly tracks = new Map<string, KeyTrack>();
   private readonly reqs: SyncRequest[];
