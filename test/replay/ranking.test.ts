@@ -51,6 +51,35 @@ describe('the most affected keys', () => {
     });
   });
 
+  it('a kept key back for a stretch no design treats differently is summarized again, both stretches in', () => {
+    // as above, but the second stretch is two requests, both admitted by split too: unaffected alone, so
+    // only its kept past (taken off the board when it came back) makes its retirement worth a summary
+    const arrivals: Arrival[] = [];
+    for (let s = 0; s < 120; s++) {
+      if (s < 40 || s === 70 || s === 75) arrivals.push({ t: s * 1000, key: 'a', gateway: 0 });
+      if (s % 4 === 1) arrivals.push({ t: s * 1000 + 500, key: 'b', gateway: 1 });
+    }
+    const run = new ReplayRun({
+      designs: ['split'],
+      gateways: 2,
+      limit: 5,
+      windowMs: 10_000,
+      syncMs: 1000,
+      seed: 1,
+      top: 3,
+    });
+    let late = 0;
+    for (const a of arrivals) {
+      run.push(a);
+      if (a.key === 'a' && a.t >= 50_000) late += run.decided[1];
+    }
+    expect(late).toBe(2);
+    const r = run.finish();
+    // retired twice (at ~50 s and ~90 s, the second time from its unaffected stretch): still ranked
+    expect(r.keys).toBe(3);
+    expect(r.top[0].byHonestRejected[0]).toMatchObject({ key: 'a', requests: 42 });
+  });
+
   it('the board keeps the most affected keys when full, and says how many it dropped', () => {
     const board = new Leaderboard(4);
     for (let i = 1; i <= 5; i++) board.offer(summary(`k${i}`, i));

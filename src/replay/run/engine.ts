@@ -316,7 +316,8 @@ export class ReplayRun {
     for (const [key, st] of this.live) {
       if (t - st.lastSeen >= this.W) {
         this.live.delete(key);
-        this.board.offer(summarize(st));
+        // a key no design treated differently, with no kept past, the board would drop: not summarized
+        if (st.worthSummary) this.board.offer(summarize(st));
       }
     }
     this.nextSweep = t + this.W;

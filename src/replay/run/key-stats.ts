@@ -34,6 +34,11 @@ export class DesignTally {
     this.log = capacity === 0 ? EMPTY : new Float64Array(capacity);
   }
 
+  /** Whether the central log treated the key differently here: its leaderboard score is > 0. */
+  get affected(): boolean {
+    return this.honestRejected > 0 || this.overAdmitted > 0;
+  }
+
   /** Admits in the trailing window (t − W, t] before one at t: the central log admits iff this is < L. */
   liveAt(t: number, W: number): number {
     this.dropExpired(t, W);
@@ -93,6 +98,17 @@ export class KeyStats {
     // each tally's log made here, with the key's other objects, rather than at its first admit: one
     // key's objects then sit together in memory, and an arrival's walk over them misses the cache less
     this.designs = Array.from({ length: designs }, () => new DesignTally(FIRST_CAPACITY));
+  }
+
+  /**
+   * Whether the leaderboard would keep the key on its retirement (`Leaderboard.offer`): a design
+   * treated it differently in this stretch, or the board kept an earlier one (whose score the merge
+   * keeps). Else its summary would be dropped, so it need not be made.
+   */
+  get worthSummary(): boolean {
+    if (this.prior !== undefined) return true;
+    for (const d of this.designs) if (d.affected) return true;
+    return false;
   }
 }
 
