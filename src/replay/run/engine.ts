@@ -12,7 +12,8 @@ import type { Arrival, ArrivalSource, ReadStats } from '../arrival.js';
 import { decideChecked } from './checked.js';
 import { ArrivalChunk, FLOOD, LOGGED_429 } from './chunk.js';
 import { ReplayFleet } from './fleet.js';
-import { KeyStats, type KeySummary, summarize } from './key-stats.js';
+import { KeyPool, POOL_CAPACITY } from './key-pool.js';
+import { type KeyStats, type KeySummary, summarize } from './key-stats.js';
 import { Leaderboard } from './leaderboard.js';
 import type { DesignResult, KeyRow, ReplayResult, ReplaySettings, Timeline, TopKeys } from './result.js';
 import { drainSource } from './stage.js';
@@ -35,6 +36,8 @@ export interface RunOptions {
   chunk?: number;
   /** Called after each arrival is decided, with its number in the stream and `decided` (tests). */
   onDecide?: (seq: number, decided: Uint8Array) => void;
+  /** The most retired keys' objects kept for reuse (KeyPool; tests: 0, every key a fresh one). */
+  pool?: number;
 }
 
 /**
@@ -53,6 +56,8 @@ export class ReplayRun {
   /** A fleet per design of `order`, from index 1 (index 0, the reference, has none). */
   private fleets: (ReplayFleet | null)[] = [];
   private readonly live = new Map<string, KeyStats>();
+  /** Retired keys' objects, reused for new keys. */
+  private readonly pool: KeyPool;
   private readonly board: Leaderboard;
   private readonly W: number;
   private readonly L: number;
@@ -113,6 +118,7 @@ export class ReplayRun {
     this.worstKey = new Array(n).fill('');
     this.worstSeq = new Float64Array(n);
     this.decided = new Uint8Array(n);
+    this.pool = new KeyPool(n, options.pool ?? POOL_CAPACITY);
     this.board = new Leaderboard(Math.max(1000, 20 * s.top));
     this.timelines = timeline === null ? null : new Map();
     if (timeline !== null)
@@ -303,7 +309,7 @@ export class ReplayRun {
   }
 
   private enter(key: string, t: number): KeyStats {
-    const st = new KeyStats(key, this.order.length, t);
+    const st = this.pool.take(key, t);
     st.prior = this.board.take(key);
     this.live.set(key, st);
     this.keys++;
@@ -318,6 +324,7 @@ export class ReplayRun {
         this.live.delete(key);
         // a key no design treated differently, with no kept past, the board would drop: not summarized
         if (st.worthSummary) this.board.offer(summarize(st));
+        this.pool.give(st);
       }
     }
     this.nextSweep = t + this.W;

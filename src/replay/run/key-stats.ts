@@ -7,8 +7,18 @@
 /** A log of capacity 0 (grow replaces it). */
 const EMPTY = new Float64Array(0);
 
-/** A tally's first log: a key back every few seconds holds ~12 admits in a minute's window. */
-const FIRST_CAPACITY = 16;
+/**
+ * A tally's first log. 8 slots, 64 bytes: V8 keeps a typed array that small on its heap, where 16 (a
+ * busy key's ~12 admits in a minute) took an ArrayBuffer off it, costly to make and to collect; a busy
+ * key grows its log once, and a pooled tally (KeyPool) keeps it.
+ */
+const FIRST_CAPACITY = 8;
+
+/**
+ * The largest log a reused tally keeps (`reset`): a flood key's log, grown to its busiest window, is
+ * let go rather than held by the pool for a quiet key that needs a few slots.
+ */
+const KEPT_CAPACITY = 64;
 
 /** One design's counts on one key. */
 export class DesignTally {
@@ -32,6 +42,19 @@ export class DesignTally {
 
   constructor(capacity: number) {
     this.log = capacity === 0 ? EMPTY : new Float64Array(capacity);
+  }
+
+  /** Back to a new key's zero counts and empty window (its log reused unless it grew large). */
+  reset(): void {
+    this.requests = 0;
+    this.admitted = 0;
+    this.rejected = 0;
+    this.honestRejected = 0;
+    this.overAdmitted = 0;
+    this.worst = 0;
+    this.head = 0;
+    this.len = 0;
+    if (this.log.length > KEPT_CAPACITY) this.log = new Float64Array(FIRST_CAPACITY);
   }
 
   /** Whether the central log treated the key differently here: its leaderboard score is > 0. */
@@ -78,6 +101,7 @@ export class DesignTally {
 
 /** A live key: its name, counts per design (index 0 is the central log) and what the log recorded. */
 export class KeyStats {
+  key: string;
   lastSeen: number;
   /** Arrivals the log recorded as 429 (rejected by today's limiter). */
   logRejected = 0;
@@ -89,15 +113,24 @@ export class KeyStats {
   chunkHead = -1;
   chunkTail = -1;
 
-  constructor(
-    readonly key: string,
-    designs: number,
-    t: number,
-  ) {
+  constructor(key: string, designs: number, t: number) {
+    this.key = key;
     this.lastSeen = t;
     // each tally's log made here, with the key's other objects, rather than at its first admit: one
     // key's objects then sit together in memory, and an arrival's walk over them misses the cache less
     this.designs = Array.from({ length: designs }, () => new DesignTally(FIRST_CAPACITY));
+  }
+
+  /** A retired key's object made a new key's (KeyPool): every count zero, as if just constructed. */
+  reset(key: string, t: number): void {
+    this.key = key;
+    this.lastSeen = t;
+    this.logRejected = 0;
+    this.floodRequests = 0;
+    this.prior = undefined;
+    this.chunkHead = -1;
+    this.chunkTail = -1;
+    for (const d of this.designs) d.reset();
   }
 
   /**
