@@ -58,21 +58,30 @@ export interface ReplayBench {
 /** The issue's target, end to end, lines per second on one core. */
 export const REPLAY_TARGET = 200_000;
 
-function* generated(n: number): Generator<Arrival> {
+function* generated(n: number, addresses: number): Generator<Arrival> {
   const random = new Random(7);
   const t0 = Date.UTC(2026, 0, 5, 12, 0, 0);
   for (let i = 0; i < n; i++) {
     const behind = i % 50 === 0 ? 1000 + Math.floor(random.uniform() * 2000) : 0;
     const t = t0 + Math.floor(i / 2) - behind; // 2,000 per second
-    const ip = Math.floor(random.uniform() * 10_000);
-    const key = `10.${(ip >> 8) & 255}.${ip & 255}.${(ip * 7) & 255}`;
+    const ip = Math.floor(random.uniform() * addresses);
+    // the bench's own addresses as they always were; beyond 65,536, three bytes of the number
+    const key =
+      addresses <= 65_536
+        ? `10.${(ip >> 8) & 255}.${ip & 255}.${(ip * 7) & 255}`
+        : `10.${(ip >> 16) & 255}.${(ip >> 8) & 255}.${ip & 255}`;
     yield { t, key, gateway: 0, status: random.uniform() < 0.05 ? 429 : 200 };
   }
 }
 
-/** Writes the bench's log (see the top of this file) of `lines` lines to `file`. */
-export async function writeBenchLog(file: string, lines: number): Promise<void> {
-  await writeLog(file, generated(lines), { format: 'combined', tzOffsetMinutes: 60 });
+/**
+ * Writes the bench's log (see the top of this file) of `lines` lines to `file`; `addresses` other than
+ * 10,000 gives a log of busier keys (fewer) or a long tail of quiet ones (more), at the same rate.
+ */
+export async function writeBenchLog(file: string, lines: number, addresses = 10_000): Promise<void> {
+  if (!Number.isInteger(addresses) || addresses < 1 || addresses > 16_777_216)
+    throw new RangeError(`addresses: must be an integer in [1, 2^24], got ${addresses}`);
+  await writeLog(file, generated(lines, addresses), { format: 'combined', tzOffsetMinutes: 60 });
 }
 
 /** A shape as the table names it: '' for one gateway, else `, K = 4, --route random`. */
