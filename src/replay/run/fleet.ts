@@ -140,12 +140,8 @@ export class ReplayFleet {
   advanceTo(t: number): void {
     // the common case, one comparison: no sync due yet
     if (this.nextAt > t) return;
-    if (this.perKey !== null) {
-      this.passTo(this.perKey, t);
-      return;
-    }
-    if (this.drops !== null) {
-      this.dropTo(this.drops, t);
+    if (this.perKey !== null || this.drops !== null) {
+      this.passTo(t);
       return;
     }
     for (;;) {
@@ -167,10 +163,10 @@ export class ReplayFleet {
   }
 
   /**
-   * The per-key schedule's clock moved past t; a sweep when due runs every key's syncs up to an
-   * instant a Δ before (no request can still come before it: see KeySyncs), dropping idle keys.
+   * The per-key schedule's (or split's) clock moved past t; a sweep when due (not held) runs
+   * (`sweepBelow`).
    */
-  private passTo(perKey: KeySyncs, t: number): void {
+  private passTo(t: number): void {
     const i = this.passIndex(t);
     this.moveTo(i);
     if (i < this.sweepIdx) return;
@@ -178,26 +174,20 @@ export class ReplayFleet {
       this.sweepWaiting = true;
       return;
     }
-    // the first index whose instant is at or after t − Δ: every index below it is before t − Δ
-    const end = Math.max(0, i - this.K);
-    perKey.sweep(end, Number.POSITIVE_INFINITY);
+    this.sweepBelow(i);
     this.sweepIdx = i + this.sweepEvery;
   }
 
   /**
-   * split: the clock moved past t; a sweep when due (not held) runs each gateway's last sync at or
-   * before t, which drops the keys idle then (as its every sync since its last sweep would have).
+   * The sweep with the clock at sync index i: every key's syncs up to an instant a Δ before (no
+   * request can still come before it: see KeySyncs), dropping idle keys; split's, each gateway's last
+   * sync below i, which drops the keys idle then (as its every sync since its last sweep would have):
+   * every request at or after the clock's instant is still to come.
    */
-  private dropTo(drops: NeverSyncKeys, t: number): void {
-    const i = this.passIndex(t);
-    this.moveTo(i);
-    if (i < this.sweepIdx) return;
-    if (this.holding) {
-      this.sweepWaiting = true;
-      return;
-    }
-    drops.runBelow(i);
-    this.sweepIdx = i + this.sweepEvery;
+  private sweepBelow(i: number): void {
+    if (this.drops !== null) this.drops.runBelow(i);
+    // i − K: the first index at or after a Δ before the clock, every one below it before that
+    else this.perKey!.sweep(Math.max(0, i - this.K), Number.POSITIVE_INFINITY);
   }
 
   /** The first sync index whose instant is after t (nextAt ≤ t). */
@@ -267,9 +257,7 @@ export class ReplayFleet {
   sweepHeld(): void {
     if (!this.sweepWaiting) return;
     this.sweepWaiting = false;
-    // split's syncs at or before the clock's instant: every request at or after it is still to come
-    if (this.drops !== null) this.drops.runBelow(this.syncIdx);
-    else this.perKey!.sweep(Math.max(0, this.syncIdx - this.K), Number.POSITIVE_INFINITY);
+    this.sweepBelow(this.syncIdx);
     this.sweepIdx = this.syncIdx + this.sweepEvery;
   }
 
