@@ -186,6 +186,64 @@ describe('replay engine: key-grouped chunks decide and count as time order', () 
 });
 
 /**
+ * The look-ahead (KeySyncs.lookAhead): a lazy design's chunk is decided knowing each request's
+ * gateway's next on the key, so a gateway's syncs are skipped up to its own next request, not the
+ * key's next on any gateway. A few keys spread at random over many gateways, back within Δ to a few
+ * Δ (each gateway holds a key long between its own requests there), chunks long enough to hold many
+ * of a key's requests and short enough that a gateway's next often lies in a later chunk.
+ */
+const LAZY = DESIGN_IDS.filter((id) => DESIGNS[id].syncs === 'lazy' && DESIGNS[id].earlySyncs === null);
+
+const spreadGap = fc.oneof(
+  { weight: 2, arbitrary: fc.constant(0) },
+  { weight: 6, arbitrary: fc.integer({ min: 0, max: 1500 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 1500, max: 12_000 }) },
+);
+
+const spreadCase: fc.Arbitrary<Case> = fc
+  .record({
+    designs: fc.subarray(LAZY, { minLength: 1, maxLength: 2 }),
+    K: fc.constantFrom(4, 8, 16, 32),
+    limit: fc.integer({ min: 2, max: 30 }),
+    windowMs: fc.constantFrom(2000, 5000, 10_000),
+    syncMs: fc.constantFrom(250, 700, 1000),
+    reads: fc.constantFrom('every-sync' as const, 'on-request' as const),
+    seed: fc.integer({ min: 1, max: 1000 }),
+    keys: fc.integer({ min: 1, max: 3 }),
+    chunk: fc.oneof(fc.integer({ min: 2, max: 30 }), fc.integer({ min: 31, max: 400 })),
+  })
+  .chain((c) =>
+    fc
+      .array(
+        fc.tuple(
+          spreadGap,
+          fc.integer({ min: 0, max: c.keys - 1 }),
+          fc.integer({ min: 0, max: c.K - 1 }),
+          fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+          fc.boolean(),
+          fc.integer({ min: 0, max: 29 }).map((n) => n === 0),
+        ),
+        { minLength: 20, maxLength: 300 },
+      )
+      .map((steps) => ({ ...c, steps })),
+  );
+
+describe('replay engine: the look-ahead of a key spread over many gateways', () => {
+  it('lazy designs, K = 4–32, requests at random gateways: decided and counted as time order', () => {
+    fc.assert(
+      fc.property(spreadCase, (c) => {
+        const list = arrivals(c);
+        const time = run(c, list, false);
+        const grouped = run(c, list, true);
+        expect(grouped.decided).toEqual(time.decided);
+        expect(grouped.result).toEqual(time.result);
+      }),
+      { ...seeded({ numRuns: 400 }), seed: SEED },
+    );
+  }, 180_000);
+});
+
+/**
  * The lease designs on the key-grouped path against the walk itself (ReplayFleet `walk: true`, in time
  * order): tight limits, so grants run out and leases-ask asks the store, and chunks that span many of a
  * key's syncs. A store call that sweeps the store mid-chunk (leases-ask's ask through `ask`, not

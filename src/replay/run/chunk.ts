@@ -12,8 +12,11 @@ import type { KeyStats } from './key-stats.js';
 export const FLOOD = 1;
 export const LOGGED_429 = 2;
 
-/** An arrival's fields in `data`, before its fleets' numbers: t, seq, g · 4 + flags, next. */
-export const FIELDS = 4;
+/**
+ * An arrival's fields in `data`, before its fleets' numbers: t, seq, g · 4 + flags, next, and the
+ * instant of the key's next arrival on the same gateway here (+∞: none; `lookAhead`).
+ */
+export const FIELDS = 5;
 
 export class ArrivalChunk {
   /**
@@ -33,11 +36,19 @@ export class ArrivalChunk {
   readonly verdicts: Uint8Array;
   /** Each arrival's key (`keysInOrder`), made when first asked for. */
   private byArrival: (KeyStats | null)[] | null = null;
+  /** `lookAhead`'s: the key's gateways with an arrival here, each one's first, and how many. */
+  readonly firstG: Int32Array;
+  readonly firstT: Float64Array;
+  firstN = 0;
+  /** `lookAhead`'s scratch: per gateway, its latest arrival of the key so far (−1: none). */
+  private readonly lastOn: Int32Array;
 
   constructor(
     readonly capacity: number,
     /** The designs, the central log's slot 0 included (it has no number here). */
     designs: number,
+    /** The gateways (K). */
+    gateways = 1,
   ) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new RangeError(`chunk: must be an integer ≥ 1, got ${capacity}`);
@@ -45,6 +56,37 @@ export class ArrivalChunk {
     this.data = new Float64Array(capacity * this.stride);
     this.keys = new Array<KeyStats | null>(capacity).fill(null);
     this.verdicts = new Uint8Array(capacity);
+    this.firstG = new Int32Array(gateways);
+    this.firstT = new Float64Array(gateways);
+    this.lastOn = new Int32Array(gateways).fill(-1);
+  }
+
+  /**
+   * The look-ahead of st's key here (KeySyncs.lookAhead): each arrival's field 4 set to the instant
+   * of the key's next arrival on the same gateway (+∞: none here), and firstG/firstT/firstN to the
+   * gateways with one, each with its first. One walk of the key's arrivals, none of K's size.
+   */
+  lookAhead(st: KeyStats): void {
+    const d = this.data;
+    const w = this.stride;
+    const last = this.lastOn;
+    let n = 0;
+    for (let s = st.chunkHead; s !== -1; s = d[s * w + 3]) {
+      const at = s * w;
+      const g = d[at + 2] >> 2;
+      const p = last[g];
+      if (p === -1) {
+        this.firstG[n] = g;
+        this.firstT[n++] = d[at];
+      } else d[p * w + 4] = d[at];
+      last[g] = s;
+    }
+    for (let j = 0; j < n; j++) {
+      const g = this.firstG[j];
+      d[last[g] * w + 4] = Number.POSITIVE_INFINITY;
+      last[g] = -1;
+    }
+    this.firstN = n;
   }
 
   /** Each arrival's key, in time order (valid until the chunk is cleared or added to). */
@@ -69,6 +111,7 @@ export class ArrivalChunk {
     d[at + 1] = seq;
     d[at + 2] = g * 4 + flags;
     d[at + 3] = -1;
+    d[at + 4] = Number.POSITIVE_INFINITY;
     if (st.chunkHead === -1) {
       st.chunkHead = s;
       this.keys[this.keyCount++] = st;

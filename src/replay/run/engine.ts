@@ -10,7 +10,7 @@
 import type { DesignId } from '../../config.js';
 import type { Arrival, ArrivalSource, ReadStats } from '../arrival.js';
 import { decideChecked } from './checked.js';
-import { ArrivalChunk, FLOOD, LOGGED_429 } from './chunk.js';
+import { ArrivalChunk, FIELDS, FLOOD, LOGGED_429 } from './chunk.js';
 import { ReplayFleet } from './fleet.js';
 import { KeyPool, POOL_CAPACITY } from './key-pool.js';
 import { type KeyStats, type KeySummary, summarize } from './key-stats.js';
@@ -81,6 +81,8 @@ export class ReplayRun {
    * (0), or at the flush before the others, checked (2: src/replay/run/checked.ts).
    */
   private grouped = new Uint8Array(0);
+  /** The grouped fleets that decide a chunk with its look-ahead (ReplayFleet.looksAhead). */
+  private ahead: ReplayFleet[] = [];
   private arrivals = 0;
   private floods = 0;
   private keys = 0;
@@ -154,8 +156,9 @@ export class ReplayRun {
     );
     const chunk = this.options.chunk ?? 0;
     if (chunk > 0) {
-      this.chunk = new ArrivalChunk(chunk, this.order.length);
+      this.chunk = new ArrivalChunk(chunk, this.order.length, s.gateways);
       this.grouped = Uint8Array.from(this.fleets, (f) => (f?.keyGrouped ? (f.checked ? 2 : 1) : 0));
+      this.ahead = this.fleets.filter((f): f is ReplayFleet => f?.keyGrouped === true && f.looksAhead);
       for (const f of this.fleets) if (f?.keyGrouped) f.holdSweeps();
     }
   }
@@ -210,15 +213,23 @@ export class ReplayRun {
     // the checked fleets first: each leaves its decisions where a time-ordered fleet's are
     for (let i = 1; i < this.fleets.length; i++)
       if (this.grouped[i] === 2) decideChecked(c, this.fleets[i]!, i);
+    // no later chunk's request comes before this one's last
+    const ahead = this.ahead;
+    for (const f of ahead) f.lookAhead(this.last);
     for (let j = 0; j < c.keyCount; j++) {
       const st = keys[j]!;
+      if (ahead.length > 0) {
+        c.lookAhead(st);
+        for (const f of ahead) f.expect(st.key, c.firstG, c.firstT, c.firstN);
+      }
       for (let s = st.chunkHead; s !== -1; ) {
         const at = s * stride;
         const gf = data[at + 2];
-        this.decide(st, data[at], gf >> 2, gf & 3, data[at + 1], data, at + 3);
+        this.decide(st, data[at], gf >> 2, gf & 3, data[at + 1], data, at + FIELDS - 1);
         s = data[at + 3];
       }
     }
+    for (const f of ahead) f.stopLookAhead();
     c.clear();
     // the sweeps that fell due in the chunk, now that every arrival before them is decided
     for (const f of this.fleets) f?.sweepHeld();
@@ -227,7 +238,8 @@ export class ReplayRun {
   /**
    * One arrival decided by every design and tallied: in time order (`ends` null: each fleet's
    * `arrive`), or from a chunk: a grouped fleet's `decideAt` after the sync index its clock gave
-   * (ends[base + i]), another's decision taken at the push (ends[base + i], 1 admitted).
+   * (ends[base + i]; ends[base]: the key's next arrival on g, ArrivalChunk.lookAhead), another's
+   * decision taken at the push (ends[base + i], 1 admitted).
    */
   private decide(
     st: KeyStats,
@@ -257,7 +269,7 @@ export class ReplayRun {
           : ends === null
             ? fleets[i]!.arrive(key, g, t)
             : this.grouped[i] === 1
-              ? fleets[i]!.decideAt(key, g, t, ends[base + i])
+              ? fleets[i]!.decideAt(key, g, t, ends[base + i], ends[base])
               : ends[base + i] === 1;
       this.decided[i] = ok ? 1 : 0;
       const d = st.designs[i];

@@ -273,10 +273,32 @@ export class ReplayFleet {
    * `arrive` split in two, for a key-grouped fleet. A key's requests come in time order; other
    * keys' may come between in any order, provided no sweep passed one of them.
    */
-  decideAt(key: string, g: number, t: number, end: number): boolean {
+  decideAt(key: string, g: number, t: number, end: number, next?: number): boolean {
     if (this.finished) throw new Error('ReplayFleet: a request after the figures were taken');
     const perKey = this.perKey;
-    return perKey === null ? this.drops!.arrive(key, g, t) : perKey.arrive(key, g, t, end);
+    return perKey === null ? this.drops!.arrive(key, g, t) : perKey.arrive(key, g, t, end, next);
+  }
+
+  /**
+   * Whether this fleet decides a chunk faster knowing, per request, its gateway's next on the key
+   * (KeySyncs.lookAhead: a lazy design's syncs are skipped up to each gateway's own next request).
+   */
+  get looksAhead(): boolean {
+    return this.perKey !== null && !this.checked && this.perKey.looksAhead;
+  }
+
+  /** A chunk is decided with its look-ahead; no later request comes before `end` (KeySyncs.lookAhead). */
+  lookAhead(end: number): void {
+    this.perKey!.lookAhead(end);
+  }
+
+  stopLookAhead(): void {
+    this.perKey!.stopLookAhead();
+  }
+
+  /** Of the key's n gateways gs with a request in the chunk, each one's first at ts (KeySyncs.expect). */
+  expect(key: string, gs: Int32Array, ts: Float64Array, n: number): void {
+    this.perKey!.expect(key, gs, ts, n);
   }
 
   private moveTo(i: number): void {

@@ -11,6 +11,12 @@ export class Slot {
   lim: KeyLimiter | null = null;
   /** The instant from which this gateway's syncs of the key must run again (lazy skips; −∞: every one runs). */
   from = Number.NEGATIVE_INFINITY;
+  /**
+   * A lower bound of this gateway's next request on the key, as the chunk being decided tells
+   * (KeySyncs.lookAhead): +∞ for none left in the chunk it was set in (the chunk's end bounds it then);
+   * −∞ unknown.
+   */
+  ahead = Number.NEGATIVE_INFINITY;
 }
 
 /** A gateway's slot where it has none: never held (nothing writes to it). */
@@ -49,6 +55,14 @@ export class KeyTrack extends Slot {
     let s = o[g];
     if (s === null) s = o[g] = new Slot();
     return s;
+  }
+  /** Gateway g's next request on the key comes at t (KeySyncs.expect): its slot's look-ahead, if it has one. */
+  expect(g: number, t: number): void {
+    if (g === this.home) this.ahead = t;
+    else {
+      const s = this.others === null ? null : this.others[g];
+      if (s !== null) s.ahead = t;
+    }
   }
   /** Gateway g's slot, or NO_SLOT (lim null) if it has none: for reading. */
   peek(g: number): Slot {
