@@ -23,8 +23,7 @@
  * [T − Δ, T), so none it passes can be the last before a request at or after T. A key-grouped chunk
  * knows more (`lookAhead`, ArrivalChunk.lookAhead): each gateway's own next request on the key in the
  * chunk, and for one with none left, the chunk's last instant, which no later chunk's comes before.
- * With its own bound (Slot.ahead), a holder other than the asking gateway skips its syncs on
- * (shared-counter, K = 32 routed at random, the bench's log: 3.3 store calls a line, from 20.9).
+ * With its own bound (Slot.ahead), a holder not asking skips on (shared-counter, K = 32 at random: 3.3 store calls a line, not 20.9).
  *
  * Reads on request (Design.readsFollowRequests with `reads: 'on-request'`): InstantSync's
  * unchanged-read skip does not apply (whether a sync reads depends on when the last read was), but
@@ -108,8 +107,9 @@ export class KeySyncs {
   private readonly leases: boolean;
   /** Design.requestPath 'ask' (leases-ask): a request that runs out asks the store. */
   private readonly asks: boolean;
-  /** Per gateway, its place in the fleet's sync order (its syncs are the indices ≡ place mod K). */
+  /** Per gateway, its place in the fleet's sync order (its syncs are the indices ≡ place mod K); by place, the gateway. */
   private readonly place: number[];
+  private readonly byPlace: Int32Array;
   /** A run's scratch: the gateways holding the key, in place order, each one's next sync index and bound (boundOf). */
   private readonly hs: Int32Array;
   private readonly cur: Float64Array;
@@ -143,10 +143,12 @@ export class KeySyncs {
     // early syncs make a design learn from successive reads (Design.earlySyncs): none is skipped, as
     // the simulator skips none; at K = 1 there are no others to learn of, and no early syncs
     this.lazy = this.design.syncs === 'lazy' && (es === null || K === 1);
+    this.looksAhead = this.lazy;
     this.leases = this.design.syncs === 'every' && this.design.create(fleet, 0) instanceof LeaseKey;
     this.asks = this.design.requestPath === 'ask';
+    this.byPlace = Int32Array.from({ length: K }, (_, i) => clock.gatewayOf(i));
     this.place = new Array<number>(K).fill(0);
-    for (let i = 0; i < K; i++) this.place[clock.gatewayOf(i)] = i;
+    for (let i = 0; i < K; i++) this.place[this.byPlace[i]] = i;
     this.hs = new Int32Array(K);
     this.cur = new Float64Array(K);
     this.bd = new Float64Array(K);
@@ -253,9 +255,7 @@ export class KeySyncs {
   }
 
   /** Whether a chunk's look-ahead lets this fleet skip more (`lookAhead`): its syncs are skipped by a bound. */
-  get looksAhead(): boolean {
-    return this.lazy;
-  }
+  readonly looksAhead: boolean;
 
   /** Early syncs sent so far (tests). */
   get earlySyncs(): number {
@@ -304,7 +304,7 @@ export class KeySyncs {
     const early = this.early;
     // the gateways holding the key, in place order (none can come to hold it during the run)
     const hs = this.hs;
-    const n = tr.heldInPlaceOrder(clock, hs);
+    const n = tr.heldInPlaceOrder(this.byPlace, hs);
     // each one's first sync index from tr.next (a gateway's indices are ≡ its place mod K)
     const cur = this.cur;
     const first = tr.next;

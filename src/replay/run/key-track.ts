@@ -78,17 +78,19 @@ export class KeyTrack extends Slot {
     if (o !== null) for (const s of o) if (s !== null && s.lim !== null) return true;
     return false;
   }
-  /** Writes the gateways holding the key into hs in place order (the clock's order of a round); returns how many. */
-  heldInPlaceOrder(clock: SyncClock, hs: Int32Array): number {
-    if (this.others === null) {
+  /** Writes the gateways holding the key into hs in place order (byPlace: the clock's order of a round); returns how many. */
+  heldInPlaceOrder(byPlace: Int32Array, hs: Int32Array): number {
+    const o = this.others;
+    if (o === null) {
       if (this.lim === null) return 0;
       hs[0] = this.home;
       return 1;
     }
     let n = 0;
     for (let p = 0; p < this.K; p++) {
-      const g = clock.gatewayOf(p);
-      if (this.peek(g).lim !== null) hs[n++] = g;
+      const g = byPlace[p];
+      const s = g === this.home ? this : o[g];
+      if (s !== null && s.lim !== null) hs[n++] = g;
     }
     return n;
   }
