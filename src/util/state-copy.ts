@@ -15,6 +15,28 @@ export function copyState<T extends object>(o: T, keep: (v: object) => boolean, 
   return copyValue(into, o, keep) as T;
 }
 
+/**
+ * copyState, but the fields of `o` itself (a class instance) named in `replaced` are shared, not
+ * copied: fields whose value its class only ever replaces, never writes into (a view's arrays set
+ * whole from each reply), so the original's value stays as it was and the copy may hold it. The
+ * fields below `o` are copied as copyState copies them.
+ */
+export function copyStateSharing<T extends object>(
+  o: T,
+  keep: (v: object) => boolean,
+  replaced: ReadonlySet<string>,
+  into?: T,
+): T {
+  const proto = Object.getPrototypeOf(o) as object;
+  if (proto === Object.prototype || proto === null || keep(o) || Array.isArray(o) || ArrayBuffer.isView(o))
+    throw new RangeError('copyStateSharing: copies a class instance');
+  const out = (
+    into !== undefined && into !== o && Object.getPrototypeOf(into) === proto ? into : Object.create(proto)
+  ) as object;
+  copierOf(proto, o, replaced)(out, o, keep);
+  return out as T;
+}
+
 function copyValue(into: unknown, v: unknown, keep: (v: object) => boolean): unknown {
   if (v === null || typeof v !== 'object') {
     if (typeof v === 'function') throw new RangeError('copyState: a function cannot be copied');
@@ -70,23 +92,32 @@ type Copier = (out: object, v: object, keep: (v: object) => boolean) => void;
  * ES2022 class defines every declared field in its constructor, so its instances have the same.
  */
 const COPIERS = new Map<object, Copier>();
+/** The same per set of shared field names (copyStateSharing). */
+const SHARING = new WeakMap<ReadonlySet<string>, Map<object, Copier>>();
+const NONE_SHARED: ReadonlySet<string> = new Set();
 
-function copierOf(proto: object, first: object): Copier {
-  const known = COPIERS.get(proto);
+function copierOf(proto: object, first: object, replaced = NONE_SHARED): Copier {
+  let cache = COPIERS;
+  if (replaced !== NONE_SHARED) {
+    cache = SHARING.get(replaced) ?? new Map<object, Copier>();
+    SHARING.set(replaced, cache);
+  }
+  const known = cache.get(proto);
   if (known !== undefined) return known;
   const names = Object.keys(first);
   for (const n of names)
     if (!/^[A-Za-z_$][\w$]*$/.test(n)) throw new RangeError(`copyState: a field named ${n} is not copied`);
   const body = names
-    .map(
-      (n) =>
-        `x = v.${n}; out.${n} = x === null || (typeof x !== 'object' && typeof x !== 'function') ? x : cv(out.${n}, x, keep);`,
+    .map((n) =>
+      replaced.has(n)
+        ? `out.${n} = v.${n};`
+        : `x = v.${n}; out.${n} = x === null || (typeof x !== 'object' && typeof x !== 'function') ? x : cv(out.${n}, x, keep);`,
     )
     .join('\n');
   const make = new Function('cv', `return function (out, v, keep) { let x;\n${body}\n};`) as (
     cv: typeof copyValue,
   ) => Copier;
   const copy = make(copyValue);
-  COPIERS.set(proto, copy);
+  cache.set(proto, copy);
   return copy;
 }

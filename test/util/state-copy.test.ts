@@ -3,7 +3,7 @@
 // prototypes, and written over an earlier copy (`into`) equals a fresh one.
 import { describe, expect, it } from 'vitest';
 import { EMPTY } from '../../src/designs/synced-view.js';
-import { copyState } from '../../src/util/state-copy.js';
+import { copyState, copyStateSharing } from '../../src/util/state-copy.js';
 import { AdmitLog, RunLog } from '../../src/window/run-log.js';
 
 class Inner {
@@ -62,6 +62,28 @@ describe('copyState', () => {
     expect(again).toEqual(copyState(o, keep));
     expect(again.buf).toBe(buf);
     expect(again.late).not.toBe(o.late);
+  });
+
+  it('copyStateSharing: the named fields of the object itself shared, the rest copied', () => {
+    const shared = new Set(['late', 'list']);
+    const src = new Outer();
+    src.late = [1, 2];
+    const c = copyStateSharing(src, keep, shared);
+    expect(c).toBeInstanceOf(Outer);
+    expect(c).toEqual(src);
+    expect(c.late).toBe(src.late);
+    // a field of that name below the object is copied
+    expect(c.inner).not.toBe(src.inner);
+    expect(c.inner!.list).not.toBe(src.inner!.list);
+    expect(c.buf).not.toBe(src.buf);
+    // written over an earlier copy: the same object, the shared field the original's again
+    src.late = [3];
+    const again = copyStateSharing(src, keep, shared, c);
+    expect(again).toBe(c);
+    expect(again.late).toBe(src.late);
+    // copyState, with no names, still copies it (its own copier)
+    expect(copyState(src, keep).late).not.toBe(src.late);
+    expect(() => copyStateSharing({ a: 1 }, keep, shared)).toThrow(RangeError);
   });
 
   it('refuses what it cannot copy', () => {

@@ -5,9 +5,9 @@
  * decided key-grouped that turns out to need time order (a decision wanted an early sync) is put
  * back with `restore` and decided again in time order, from exactly the state time order had.
  *
- * The limiters are copied whole (copyState), sharing only what is shared in the design's own
- * working: the fleet's parameters, and the sentinels compared by identity (the empty run list
- * `EMPTY`, the empty admit log `AdmitLog.NONE`). The copy, not the object the chunk went on
+ * The limiters are copied whole (copyStateSharing), sharing only what is shared in the design's own
+ * working: the fleet's parameters, the sentinels compared by identity (the empty run list `EMPTY`,
+ * the empty admit log `AdmitLog.NONE`), and the arrays the design only replaces (REPLACED_FIELDS). The copy, not the object the chunk went on
  * working with, is what a slot gets back: a log the chunk handed to the spare pool stays there.
  */
 
@@ -16,7 +16,7 @@ import type { KeyLimiter } from '../../designs/key-limiter.js';
 import { EMPTY } from '../../designs/synced-view.js';
 import type { RecordSave } from '../../store/memory/key-records.js';
 import type { MemoryStore } from '../../store/memory-store.js';
-import { copyState } from '../../util/state-copy.js';
+import { copyStateSharing } from '../../util/state-copy.js';
 import { AdmitLog } from '../../window/run-log.js';
 
 /** One key on one gateway, as KeySyncs keeps it (Slot). */
@@ -48,6 +48,22 @@ interface KeySave {
   froms: number[];
   record: RecordSave;
 }
+
+/**
+ * The limiters' fields (the synced designs' view, src/designs/synced-view.ts and synced.ts) that hold
+ * arrays only ever replaced whole, never written into: a reply's expiries and their counts, the
+ * runs a sync pushed, the reply's Retry-After instants. A copy shares them (copyStateSharing), where
+ * copying them was a third of a save; test/replay/key-checkpoints-sharing.test.ts freezes them through
+ * a design's whole working to hold that. (`late` is written into: it is copied.)
+ */
+export const REPLACED_FIELDS: ReadonlySet<string> = new Set([
+  'expiries',
+  'expCounts',
+  'inflight',
+  'inflightCounts',
+  'below',
+  'past',
+]);
 
 export class KeyCheckpoints {
   /** A checked chunk is being decided (`begin`): a decision that wants an early sync sends none. */
@@ -123,7 +139,7 @@ export class KeyCheckpoints {
     if (lim === null) lims.push(null);
     else {
       // written over the limiter's copy of the chunk before (copyState: no garbage)
-      const copy = copyState(lim, this.keep, this.copies.get(lim));
+      const copy = copyStateSharing(lim, this.keep, REPLACED_FIELDS, this.copies.get(lim));
       this.copies.set(lim, copy);
       lims.push(copy);
     }
