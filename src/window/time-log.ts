@@ -387,6 +387,16 @@ export class TimeLog {
     this.oldest = Number.POSITIVE_INFINITY;
   }
 
+  /**
+   * Back to a new log's state, for a reused record (the memory store's pool): empty, without counts
+   * (a new log has none until a slot first holds several), its buffer kept unless it grew past `keep`.
+   */
+  reset(keep: number): void {
+    this.clear();
+    this.cnt = null;
+    if (this.buf.length > keep) this.buf = new Float64Array(4);
+  }
+
   /** One entry per admit, oldest first (tests). */
   toArray(): number[] {
     const out: number[] = [];

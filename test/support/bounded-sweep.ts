@@ -1,5 +1,5 @@
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { MinHeap } from '../../src/util/min-heap.js';
+import { SweepQueue } from '../../src/store/memory/sweep-queue.js';
 
 /**
  * A MemoryStore whose lazy sweep fails instead of spinning. The sweep pops every record due at or
@@ -14,14 +14,14 @@ import { MinHeap } from '../../src/util/min-heap.js';
  */
 export function boundedSweep(store = new MemoryStore()): MemoryStore {
   const fields = store as unknown as { sweep?: unknown };
-  if (!(fields.sweep instanceof MinHeap) || fields.sweep.size > 0) {
-    throw new Error('boundedSweep: needs a fresh MemoryStore with its sweep heap in `sweep`');
+  if (!(fields.sweep instanceof SweepQueue) || fields.sweep.size > 0) {
+    throw new Error('boundedSweep: needs a fresh MemoryStore with its sweep schedule in `sweep`');
   }
-  fields.sweep = new BoundedHeap();
+  fields.sweep = new BoundedQueue();
   return store;
 }
 
-class BoundedHeap<T> extends MinHeap<T> {
+class BoundedQueue<T> extends SweepQueue<T> {
   private poppedAt = Number.NaN;
   private popped: T | undefined = undefined;
 

@@ -30,6 +30,9 @@ export interface Lease {
   len: number;
 }
 
+/** The largest admit log a renewed record keeps: a busy key's, grown to its busiest window, is let go. */
+const KEPT_LOG = 64;
+
 /** Parts kept per grant; past it the two oldest merge under the newer tag (handed back later, never earlier). */
 const MAX_PARTS = 8;
 
@@ -73,12 +76,37 @@ export class KeyRecord {
   /** When the record is next looked at by the sweep; -1 once deleted. */
   sweepAt = 0;
   constructor(
-    readonly key: string,
+    /** The key (a pooled record is renewed for another: `renew`). */
+    public key: string,
     /** The policy the record was last touched with (one tag, see policyTag): the sweep ages the record by it. */
     public policy: Policy,
     /** The records of this policy's tag, holding this one under `key`. */
-    readonly table: Map<string, KeyRecord>,
+    public table: Map<string, KeyRecord>,
   ) {}
+
+  /**
+   * A deleted record made a new key's (KeyRecords' pool): every field as the constructor leaves it,
+   * so nothing of its last key's admits, grants or seqs carries over (test/store/key-record-renew.test.ts
+   * compares a renewed record with a new one, field by field).
+   */
+  renew(key: string, policy: Policy, table: Map<string, KeyRecord>): void {
+    this.key = key;
+    this.policy = policy;
+    this.table = table;
+    this.log.reset(KEPT_LOG);
+    this.leases = null;
+    this.spare = null;
+    this.spareGw = '';
+    this.leaseTotal = 0;
+    this.leaseCheckAt = Number.POSITIVE_INFINITY;
+    this.calls = null;
+    this.seqGw = null;
+    this.seqN = 0;
+    this.seqs = null;
+    this.voided = null;
+    this.refunded = null;
+    this.sweepAt = 0;
+  }
 
   seqOf(gw: string): number | undefined {
     if (this.seqGw === gw) return this.seqN;

@@ -1,10 +1,16 @@
 // The memory store's records by policy, the lookups that hand out the hot record without a map
 // lookup, and the lazy sweep that drops records with nothing left: the bookkeeping under every call.
 import type { Policy } from '../../config.js';
-import { MinHeap } from '../../util/min-heap.js';
 import { copyState } from '../../util/state-copy.js';
 import { policyTag } from '../policy-tag.js';
 import { KeyRecord } from './key-record.js';
+import { SweepQueue } from './sweep-queue.js';
+
+/**
+ * The most deleted records kept for new keys. Records are made only when none is idle, so live and
+ * idle together stay near the peak of live records; past this many idle the rest are let go.
+ */
+export const RECORD_POOL = 1 << 17;
 
 /**
  * Records per policy tag, and a sweep ordered by the instant each may next have emptied. MemoryStore
@@ -17,7 +23,14 @@ export class KeyRecords {
   /** The table last looked up, and the policy object it was looked up by: a gateway passes the same one. */
   private lastPolicy: Policy | null = null;
   private lastTable: Map<string, KeyRecord> | null = null;
-  private readonly sweep = new MinHeap<KeyRecord>();
+  private readonly sweep = new SweepQueue<KeyRecord>();
+  /**
+   * Deleted records, for new keys (`renew`): on a log of quiet keys nearly every call made a record
+   * (~200 bytes with its log) that lived a window and was old-generation garbage. A record goes here
+   * only when nothing else can reach it: deleted and out of the sweep's schedule (the schedule is its
+   * only other holder; `saveRecord`'s saves hold only records in a table while no sweep runs).
+   */
+  private readonly idle: KeyRecord[] = [];
   /** The record last looked up: a gateway syncs one hot key over and over (and the simulator only one). */
   private lastRec: KeyRecord | null = null;
   /** saveRecord's copies, by record. */
@@ -92,7 +105,9 @@ export class KeyRecords {
     let rec = this.peek(key, policy);
     if (rec === undefined) {
       const table = this.lastTable!; // peek looked it up
-      rec = new KeyRecord(key, policy, table);
+      rec = this.idle.pop();
+      if (rec === undefined) rec = new KeyRecord(key, policy, table);
+      else rec.renew(key, policy, table);
       table.set(key, rec);
       rec.sweepAt = Number.NaN; // not scheduled yet
     } else rec.policy = policy;
@@ -104,7 +119,10 @@ export class KeyRecords {
   settle(rec: KeyRecord, policy: Policy, _now: number): void {
     if (rec.isEmpty()) {
       rec.table.delete(rec.key);
+      // never scheduled: nothing else holds it (else the sweep lets it go when it comes to it)
+      const free = Number.isNaN(rec.sweepAt);
       rec.sweepAt = -1;
+      if (free) this.release(rec);
       return;
     }
     if (Number.isNaN(rec.sweepAt)) {
@@ -145,16 +163,32 @@ export class KeyRecords {
     s.table.set(s.key, s.rec);
   }
 
+  /** A deleted record that nothing holds any more, kept for a new key. */
+  private release(rec: KeyRecord): void {
+    if (this.idle.length < RECORD_POOL) this.idle.push(rec);
+  }
+
+  /** Deleted records kept for new keys (tests). */
+  get idleRecords(): number {
+    return this.idle.length;
+  }
+
   sweepDue(now: number): void {
     const heap = this.sweep;
     while (heap.peekTime() <= now) {
       const rec = heap.pop()!;
-      if (rec.sweepAt === -1 || rec.table.get(rec.key) !== rec) continue;
+      if (rec.sweepAt === -1) {
+        // deleted since it was scheduled: out of the schedule now, so free
+        this.release(rec);
+        continue;
+      }
+      if (rec.table.get(rec.key) !== rec) continue;
       const policy = rec.policy;
       rec.prune(now, policy);
       if (rec.isEmpty()) {
         rec.table.delete(rec.key);
         rec.sweepAt = -1;
+        this.release(rec);
       } else {
         rec.sweepAt = rec.deadline(policy);
         heap.push(rec.sweepAt, rec);
