@@ -331,14 +331,14 @@ export class ReplayRun {
 
   /** Retires the keys with no arrival for a whole window: their trailing windows are empty. */
   private sweep(t: number): void {
-    for (const [key, st] of this.live) {
+    this.live.forEach((st, key, live) => {
       if (t - st.lastSeen >= this.W) {
-        this.live.delete(key);
+        live.delete(key);
         // a key no design treated differently, with no kept past, the board would drop: not summarized
         if (st.worthSummary) this.board.offer(summarize(st));
         this.pool.give(st);
       }
-    }
+    });
     this.nextSweep = t + this.W;
   }
 
