@@ -1,5 +1,5 @@
-import { MemoryStore } from '../../src/store/memory-store.js';
 import { SweepQueue } from '../../src/store/memory/sweep-queue.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
 
 /**
  * A MemoryStore whose lazy sweep fails instead of spinning. The sweep pops every record due at or
