@@ -12,6 +12,7 @@ import { ReplayRun, type TimelineRequest } from '../../src/replay/run/engine.js'
 import { ReplayFleet } from '../../src/replay/run/fleet.js';
 import type { ReplayResult, ReplaySettings } from '../../src/replay/run/result.js';
 import { FC_SEED, seeded } from '../support/fc-seed.js';
+import { oneIn, type Step, stepArrivals, stepsOf } from './support.js';
 
 /**
  * The designs whose fleets decide a chunk key by key (ReplayFleet.keyGrouped: split's keys,
@@ -30,7 +31,7 @@ interface Case {
   seed: number;
   chunk: number;
   /** [gap ms before, key, gateway, flood, logged 429, flush after] */
-  steps: [number, number, number, boolean, boolean, boolean][];
+  steps: Step[];
 }
 
 // gaps from none (requests at one instant) to beyond a window (keys go idle, retire and come back)
@@ -70,32 +71,16 @@ const caseOf = (Ks: fc.Arbitrary<number>, pick: fc.Arbitrary<DesignId[]>): fc.Ar
       chunk: fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 9, max: 400 })),
     })
     .chain((c) =>
-      fc
-        .array(
-          fc.tuple(
-            gap,
-            fc.integer({ min: 0, max: c.keys - 1 }),
-            fc.integer({ min: 0, max: c.K - 1 }),
-            fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
-            fc.boolean(),
-            fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
-          ),
-          { minLength: 1, maxLength: 300 },
-        )
-        .map((steps) => ({ ...c, steps })),
+      stepsOf(gap, c.keys, fc.integer({ min: 0, max: c.K - 1 }), [oneIn(5), fc.boolean(), oneIn(20)], {
+        minLength: 1,
+        maxLength: 300,
+      }).map((steps) => ({ ...c, steps })),
     );
 
 const aCase = caseOf(fc.integer({ min: 1, max: 4 }), designs);
 
 function arrivals(c: Case): Arrival[] {
-  let t = 1000;
-  return c.steps.map(([dt, k, g, flood, is429]) => {
-    t += dt;
-    const a: Arrival = { t, key: `key${k}`, gateway: g };
-    if (flood) a.flood = true;
-    if (is429) a.status = 429;
-    return a;
-  });
+  return stepArrivals(c.steps, true);
 }
 
 /** Each arrival's decisions (by its number in the stream), then the whole result. */
@@ -213,19 +198,10 @@ const spreadCase: fc.Arbitrary<Case> = fc
     chunk: fc.oneof(fc.integer({ min: 2, max: 30 }), fc.integer({ min: 31, max: 400 })),
   })
   .chain((c) =>
-    fc
-      .array(
-        fc.tuple(
-          spreadGap,
-          fc.integer({ min: 0, max: c.keys - 1 }),
-          fc.integer({ min: 0, max: c.K - 1 }),
-          fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
-          fc.boolean(),
-          fc.integer({ min: 0, max: 29 }).map((n) => n === 0),
-        ),
-        { minLength: 20, maxLength: 300 },
-      )
-      .map((steps) => ({ ...c, steps })),
+    stepsOf(spreadGap, c.keys, fc.integer({ min: 0, max: c.K - 1 }), [oneIn(10), fc.boolean(), oneIn(30)], {
+      minLength: 20,
+      maxLength: 300,
+    }).map((steps) => ({ ...c, steps })),
   );
 
 describe('replay engine: the look-ahead of a key spread over many gateways', () => {
@@ -284,11 +260,7 @@ describe('replay engine: the lease designs key-grouped decide and count as the w
   it('random streams, tight limits, long chunks', () => {
     fc.assert(
       fc.property(leaseCase, (c) => {
-        let t = 1000;
-        const list: Arrival[] = c.steps.map(([dt, k, g]) => {
-          t += dt;
-          return { t, key: `key${k}`, gateway: g };
-        });
+        const list = stepArrivals(c.steps);
         const spec = {
           design: c.design,
           gateways: c.K,

@@ -7,12 +7,12 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import type { KeyLimiter } from '../../src/designs/key-limiter.js';
-import type { Arrival } from '../../src/replay/arrival.js';
 import { ReplayRun } from '../../src/replay/run/engine.js';
 import { ReplayFleet } from '../../src/replay/run/fleet.js';
 import { KeyCheckpoints, REPLACED_FIELDS, type TrackState } from '../../src/replay/run/key-checkpoints.js';
 import type { ReplaySettings } from '../../src/replay/run/result.js';
 import { FC_SEED, seeded } from '../support/fc-seed.js';
+import { stepArrivals, stepsOf } from './support.js';
 
 const SEED = process.env.FC_SEED ? FC_SEED : 4646;
 
@@ -35,16 +35,13 @@ const aCase = fc
     chunk: fc.integer({ min: 5, max: 300 }),
   })
   .chain((c) =>
-    fc
-      .array(
-        fc.tuple(
-          fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 300 }), fc.integer({ min: 300, max: 6000 })),
-          fc.integer({ min: 0, max: c.keys - 1 }),
-          fc.integer({ min: 0, max: c.K - 1 }),
-        ),
-        { minLength: 20, maxLength: 300 },
-      )
-      .map((steps) => ({ ...c, steps })),
+    stepsOf(
+      fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 300 }), fc.integer({ min: 300, max: 6000 })),
+      c.keys,
+      fc.integer({ min: 0, max: c.K - 1 }),
+      [],
+      { minLength: 20, maxLength: 300 },
+    ).map((steps) => ({ ...c, steps })),
   );
 
 describe('checked chunks: the arrays a save shares are never written', () => {
@@ -65,11 +62,7 @@ describe('checked chunks: the arrays a save shares are never written', () => {
     try {
       fc.assert(
         fc.property(aCase, (c) => {
-          let t = 1000;
-          const list: Arrival[] = c.steps.map(([dt, k, g]) => {
-            t += dt;
-            return { t, key: `key${k}`, gateway: g };
-          });
+          const list = stepArrivals(c.steps);
           const settings: ReplaySettings = {
             designs: ['adaptive-early'],
             gateways: c.K,

@@ -13,6 +13,7 @@ import { DESIGNS } from '../../src/designs/index.js';
 import { ReplayRun } from '../../src/replay/run/engine.js';
 import { ReplayFleet } from '../../src/replay/run/fleet.js';
 import { FC_SEED, seeded } from '../support/fc-seed.js';
+import { type Step, stepArrivals, stepsOf } from './support.js';
 
 interface Case {
   design: DesignId;
@@ -23,7 +24,7 @@ interface Case {
   reads: 'every-sync' | 'on-request';
   seed: number;
   /** [gap ms before, key, gateway] */
-  steps: [number, number, number][];
+  steps: Step[];
 }
 
 // gaps from none (requests at one instant) to beyond a window (keys go idle and are dropped)
@@ -58,12 +59,10 @@ const aCase = (
       keys: fc.integer({ min: 1, max: maxKeys }),
     })
     .chain((c) =>
-      fc
-        .array(fc.tuple(gaps, fc.integer({ min: 0, max: c.keys - 1 }), gateway(c.K)), {
-          minLength: 1,
-          maxLength: 300,
-        })
-        .map((steps) => ({ ...c, steps })),
+      stepsOf(gaps, c.keys, gateway(c.K), [], { minLength: 1, maxLength: 300 }).map((steps) => ({
+        ...c,
+        steps,
+      })),
     );
 
 /** Each request's decision, then the figures, through one fleet (`spread`: the most gateways holding keys at once). */
@@ -117,11 +116,7 @@ function run(
  * request's decision and the figures.
  */
 function groupedAndWalk(c: Case, chunk: number): { grouped: Figures; walk: Figures; early: number } {
-  let t = 1000;
-  const list = c.steps.map(([dt, k, g]) => {
-    t += dt;
-    return { t, key: `key${k}`, gateway: g };
-  });
+  const list = stepArrivals(c.steps);
   const settings = {
     design: c.design,
     gateways: c.K,

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ReplayFleet } from '../../src/replay/run/fleet.js';
 import { FC_SEED, seeded } from '../support/fc-seed.js';
+import { oneIn, type Step, stepsOf } from './support.js';
 
 type Route = 'random' | 'round-robin' | 'hash';
 
@@ -21,7 +22,7 @@ interface Case {
   keys: number;
   route: Route;
   /** [gap ms before, key, gateway (random routing), the chunk ends after it] */
-  steps: [number, number, number, boolean][];
+  steps: Step[];
 }
 
 // gaps from none (requests at one instant) to beyond a window (keys go idle, are dropped, come back)
@@ -47,18 +48,14 @@ const aCase: fc.Arbitrary<Case> = fc
     route: fc.constantFrom<Route>('random', 'round-robin', 'hash'),
   })
   .chain((c) =>
-    fc
-      .array(
-        fc.tuple(
-          gap,
-          fc.integer({ min: 0, max: c.keys - 1 }),
-          fc.integer({ min: 0, max: c.K - 1 }),
-          fc.integer({ min: 0, max: 29 }).map((n) => n === 0),
-        ),
-        // long streams (fast-check's bias keeps arrays short otherwise): keys come back, shares run out
-        { minLength: 1, maxLength: 400, size: 'max' },
-      )
-      .map((steps) => ({ ...c, steps })),
+    stepsOf(
+      gap,
+      c.keys,
+      fc.integer({ min: 0, max: c.K - 1 }),
+      [oneIn(30)],
+      // long streams (fast-check's bias keeps arrays short otherwise): keys come back, shares run out
+      { minLength: 1, maxLength: 400, size: 'max' },
+    ).map((steps) => ({ ...c, steps })),
   );
 
 interface Request {

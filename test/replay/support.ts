@@ -1,4 +1,5 @@
 /** Arrivals for replay tests: a source from an array, and seeded random sequences. */
+import fc from 'fast-check';
 import type { Arrival, ArrivalSource, ReadStats } from '../../src/replay/arrival.js';
 import { Random } from '../../src/sim/random.js';
 
@@ -36,4 +37,43 @@ export function randomArrivals(
     out.push(a);
   }
   return out;
+}
+
+/**
+ * A property case's step: the gap before it (ms), its key's number, its gateway, then the case's
+ * own flags (a flood, a logged 429, the chunk ends after it…).
+ */
+export type Step = [dt: number, key: number, gateway: number, ...flags: boolean[]];
+
+/** True one time in n. */
+export const oneIn = (n: number): fc.Arbitrary<boolean> =>
+  fc.integer({ min: 0, max: n - 1 }).map((x) => x === 0);
+
+/** A case's steps: each a gap, one of `keys` keys, a gateway, and one draw of each flag. */
+export function stepsOf(
+  gap: fc.Arbitrary<number>,
+  keys: number,
+  gateway: fc.Arbitrary<number>,
+  flags: fc.Arbitrary<boolean>[],
+  constraints: fc.ArrayConstraints,
+): fc.Arbitrary<Step[]> {
+  return fc.array(
+    fc.tuple(gap, fc.integer({ min: 0, max: keys - 1 }), gateway, ...flags) as fc.Arbitrary<Step>,
+    constraints,
+  );
+}
+
+/**
+ * A case's arrivals, from t = 1000, key k named `key${k}`; with `marked`, the first two flags are a
+ * flood and a logged 429.
+ */
+export function stepArrivals(steps: readonly Step[], marked = false): Arrival[] {
+  let t = 1000;
+  return steps.map(([dt, k, g, flood, is429]) => {
+    t += dt;
+    const a: Arrival = { t, key: `key${k}`, gateway: g };
+    if (marked && flood === true) a.flood = true;
+    if (marked && is429 === true) a.status = 429;
+    return a;
+  });
 }
