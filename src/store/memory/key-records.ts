@@ -13,6 +13,14 @@ import { SweepQueue } from './sweep-queue.js';
 export const RECORD_POOL = 1 << 17;
 
 /**
+ * After a sweep lets records go, the pool keeps no more than the records still live, or this many:
+ * a spike of keys leaves no pool of its size behind once the keys have expired (the store's memory
+ * follows the keys live, test/gateway/idle-reclaim-million-keys.live.test.ts), while a steady tail of
+ * keys coming and going (a replay's quiet keys) still finds one for each new key.
+ */
+export const RECORD_POOL_FLOOR = 1024;
+
+/**
  * Records per policy tag, and a sweep ordered by the instant each may next have emptied. MemoryStore
  * extends it (through CentralLogRecords) rather than holding one: the simulator's calls reach the records with no field between
  * (held in a field, the quick grid took 5-8 % more CPU).
@@ -185,11 +193,13 @@ export class KeyRecords {
 
   sweepDue(now: number): void {
     const heap = this.sweep;
+    let freed = false;
     while (heap.peekTime() <= now) {
       const rec = heap.pop()!;
       if (rec.sweepAt === -1) {
         // deleted since it was scheduled: out of the schedule now, so free
         this.release(rec);
+        freed = true;
         continue;
       }
       if (rec.table.get(rec.key) !== rec) continue;
@@ -199,10 +209,15 @@ export class KeyRecords {
         rec.table.delete(rec.key);
         rec.sweepAt = -1;
         this.release(rec);
+        freed = true;
       } else {
         rec.sweepAt = rec.deadline(policy);
         heap.push(rec.sweepAt, rec);
       }
+    }
+    if (freed && this.idle.length > RECORD_POOL_FLOOR) {
+      const cap = Math.max(RECORD_POOL_FLOOR, this.keyCount);
+      if (this.idle.length > cap) this.idle.length = cap;
     }
   }
 }
