@@ -65,6 +65,17 @@ const aCase = (
       })),
     );
 
+/** The case's fleet, but for its origin and whether it walks. */
+const fleetOf = (c: Case) => ({
+  design: c.design,
+  gateways: c.K,
+  limit: c.limit,
+  windowMs: c.windowMs,
+  syncMs: c.syncMs,
+  seed: c.seed,
+  reads: c.reads,
+});
+
 /** Each request's decision, then the figures, through one fleet (`spread`: the most gateways holding keys at once). */
 function run(
   c: Case,
@@ -78,17 +89,7 @@ function run(
   early: number;
   spread: number;
 } {
-  const fleet = new ReplayFleet({
-    design: c.design,
-    gateways: c.K,
-    limit: c.limit,
-    windowMs: c.windowMs,
-    syncMs: c.syncMs,
-    seed: c.seed,
-    origin: 1000,
-    reads: c.reads,
-    walk,
-  });
+  const fleet = new ReplayFleet({ ...fleetOf(c), origin: 1000, walk });
   const decided: boolean[] = [];
   let t = 1000;
   let spread = 0;
@@ -117,15 +118,7 @@ function run(
  */
 function groupedAndWalk(c: Case, chunk: number): { grouped: Figures; walk: Figures; early: number } {
   const list = stepArrivals(c.steps);
-  const settings = {
-    design: c.design,
-    gateways: c.K,
-    limit: c.limit,
-    windowMs: c.windowMs,
-    syncMs: c.syncMs,
-    seed: c.seed,
-    reads: c.reads,
-  };
+  const settings = fleetOf(c);
   const fleet = new ReplayFleet({ ...settings, origin: list[0].t, walk: true });
   const walk: Figures = {
     decided: list.map((a) => fleet.arrive(a.key, a.gateway, a.t)),

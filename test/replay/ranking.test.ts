@@ -15,6 +15,18 @@ const summary = (key: string, honest: number, over = 0): KeySummary => ({
   admitted: [5, 5],
 });
 
+/** split against the central log, K = 2, 5 per 10 s (split's share: ceil(5/2) = 3), Δ = 1 s. */
+const splitRun = (): ReplayRun =>
+  new ReplayRun({
+    designs: ['split'],
+    gateways: 2,
+    limit: 5,
+    windowMs: 10_000,
+    syncMs: 1000,
+    seed: 1,
+    top: 3,
+  });
+
 describe('the most affected keys', () => {
   it('a key that goes quiet for a window and comes back is ranked on both stretches', () => {
     // key "a" at 1 per second, all on gateway 0: split (K = 2) holds it to ceil(L/2) = 3 per 10 s, the
@@ -25,15 +37,7 @@ describe('the most affected keys', () => {
       if (s < 40 || s >= 70) arrivals.push({ t: s * 1000, key: 'a', gateway: 0 });
       if (s % 4 === 1) arrivals.push({ t: s * 1000 + 500, key: 'b', gateway: 1 });
     }
-    const run = new ReplayRun({
-      designs: ['split'],
-      gateways: 2,
-      limit: 5,
-      windowMs: 10_000,
-      syncMs: 1000,
-      seed: 1,
-      top: 3,
-    });
+    const run = splitRun();
     const perStretch = [0, 0];
     for (const a of arrivals) {
       run.push(a);
@@ -59,15 +63,7 @@ describe('the most affected keys', () => {
       if (s < 40 || s === 70 || s === 75) arrivals.push({ t: s * 1000, key: 'a', gateway: 0 });
       if (s % 4 === 1) arrivals.push({ t: s * 1000 + 500, key: 'b', gateway: 1 });
     }
-    const run = new ReplayRun({
-      designs: ['split'],
-      gateways: 2,
-      limit: 5,
-      windowMs: 10_000,
-      syncMs: 1000,
-      seed: 1,
-      top: 3,
-    });
+    const run = splitRun();
     let late = 0;
     for (const a of arrivals) {
       run.push(a);
