@@ -75,6 +75,11 @@ export class KeyRecord {
   refunded: Map<string, number> | null = null;
   /** When the record is next looked at by the sweep; -1 once deleted. */
   sweepAt = 0;
+  /**
+   * Whether a call may have changed the record since `sweepAt` was set to its deadline (KeyRecords
+   * sets it on handing the record out, clears it on scheduling): an unchanged record is empty by then.
+   */
+  changed = true;
   constructor(
     /** The key (a pooled record is renewed for another: `renew`). */
     public key: string,
@@ -106,6 +111,7 @@ export class KeyRecord {
     this.voided = null;
     this.refunded = null;
     this.sweepAt = 0;
+    this.changed = true;
   }
 
   seqOf(gw: string): number | undefined {

@@ -107,16 +107,19 @@ export class KeyRecords {
     }
     // with one table, the last one looked up is it
     const last = this.lastRec;
-    if (last !== null && last.key === key && last.sweepAt !== -1) return last;
-    return this.lastTable!.get(key);
+    if (last !== null && last.key === key && last.sweepAt !== -1) return handOut(last);
+    const rec = this.lastTable!.get(key);
+    return rec === undefined ? rec : handOut(rec);
   }
 
   /** The key's record under `policy`, if it has one (without making one). A deleted record (sweepAt −1) is never handed out. */
   peek(key: string, policy: Policy): KeyRecord | undefined {
     const table = this.tableOf(policy);
     const last = this.lastRec;
-    if (last !== null && last.key === key && last.table === table && last.sweepAt !== -1) return last;
-    return table.get(key);
+    if (last !== null && last.key === key && last.table === table && last.sweepAt !== -1)
+      return handOut(last);
+    const rec = table.get(key);
+    return rec === undefined ? rec : handOut(rec);
   }
 
   record(key: string, policy: Policy): KeyRecord {
@@ -145,6 +148,7 @@ export class KeyRecords {
     }
     if (Number.isNaN(rec.sweepAt)) {
       rec.sweepAt = rec.deadline(policy);
+      rec.changed = false;
       this.sweep.push(rec.sweepAt, rec);
     }
   }
@@ -178,6 +182,7 @@ export class KeyRecords {
     // the copy's parts are the record's now: no longer a copy to write over
     this.copies.delete(s.rec);
     Object.assign(s.rec, s.copy);
+    s.rec.changed = true;
     s.table.set(s.key, s.rec);
   }
 
@@ -203,15 +208,20 @@ export class KeyRecords {
         continue;
       }
       if (rec.table.get(rec.key) !== rec) continue;
+      const changed = rec.changed;
       const policy = rec.policy;
-      rec.prune(now, policy);
-      if (rec.isEmpty()) {
+      // unchanged since its sweepAt was set, its deadline: now past it, nothing of it counts (the
+      // prune would empty it); on a log of quiet keys nearly every record is, and its log and buffer
+      // are then not read, out of the caches a window after the key's last call
+      if (changed) rec.prune(now, policy);
+      if (!changed || rec.isEmpty()) {
         rec.table.delete(rec.key);
         rec.sweepAt = -1;
         this.release(rec);
         freed = true;
       } else {
         rec.sweepAt = rec.deadline(policy);
+        rec.changed = false;
         heap.push(rec.sweepAt, rec);
       }
     }
@@ -220,6 +230,15 @@ export class KeyRecords {
       if (this.idle.length > cap) this.idle.length = cap;
     }
   }
+}
+
+/**
+ * A record handed to a call, which may change it (KeyRecord.changed): every call reaches a record
+ * through `peek`, `peekOnly` or `record`.
+ */
+function handOut(rec: KeyRecord): KeyRecord {
+  rec.changed = true;
+  return rec;
 }
 
 /** A key's record as `saveRecord` found it. */
