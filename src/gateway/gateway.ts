@@ -48,6 +48,8 @@ export class Gateway {
   /** syncInProcess's entry and reply, written for each key in turn. */
   private readonly entry: SyncEntry = newEntry();
   private readonly reply = newReply();
+  /** A design that holds no keys: the limiter every request goes through (newLimiter). */
+  private passing: KeyLimiter | undefined = undefined;
 
   constructor(
     opts: GatewayOptions,
@@ -138,9 +140,12 @@ export class Gateway {
   }
 
   private newLimiter(key: string, now: number): KeyLimiter {
+    // a design that holds no keys (central-log) keeps nothing between requests: the store has it all,
+    // and the one limiter serves every request, each reply written over the last (a new one per
+    // request was a replay's garbage on every line)
+    if (!this.design.holdsKeys) return (this.passing ??= this.design.create(this.options.fleet, now));
     const lim = this.design.create(this.options.fleet, now);
-    // a design that holds no keys (central-log) keeps nothing between requests: the store has it all
-    if (this.design.holdsKeys) this.keys.set(key, lim);
+    this.keys.set(key, lim);
     return lim;
   }
 
