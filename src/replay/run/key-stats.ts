@@ -106,7 +106,9 @@ export class KeyStats {
   /** Arrivals the log recorded as 429 (rejected by today's limiter). */
   logRejected = 0;
   floodRequests = 0;
-  readonly designs: DesignTally[];
+  private readonly tallies: DesignTally[];
+  /** Reset since the tallies were last read: they still hold the last key's counts (see `designs`). */
+  private stale = false;
   /** What the key did before it last went idle, if the leaderboard kept it. */
   prior: KeySummary | undefined = undefined;
   /** The key's first and last arrival in the engine's chunk (ArrivalChunk; −1: none there). */
@@ -118,7 +120,20 @@ export class KeyStats {
     this.lastSeen = t;
     // each tally's log made here, with the key's other objects, rather than at its first admit: one
     // key's objects then sit together in memory, and an arrival's walk over them misses the cache less
-    this.designs = Array.from({ length: designs }, () => new DesignTally(FIRST_CAPACITY));
+    this.tallies = Array.from({ length: designs }, () => new DesignTally(FIRST_CAPACITY));
+  }
+
+  /**
+   * Counts per design (index 0 the central log). A reset key's are zeroed here, at their first read:
+   * the engine resets a key as it enters, and decides its arrivals only at the chunk's flush, up to a
+   * minute of lines later, when the tallies are out of the processor's caches again either way.
+   */
+  get designs(): DesignTally[] {
+    if (this.stale) {
+      this.stale = false;
+      for (const d of this.tallies) d.reset();
+    }
+    return this.tallies;
   }
 
   /** A retired key's object made a new key's (KeyPool): every count zero, as if just constructed. */
@@ -130,7 +145,7 @@ export class KeyStats {
     this.prior = undefined;
     this.chunkHead = -1;
     this.chunkTail = -1;
-    for (const d of this.designs) d.reset();
+    this.stale = true;
   }
 
   /**
