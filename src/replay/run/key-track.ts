@@ -17,6 +17,15 @@ export class Slot {
    * −∞ unknown.
    */
   ahead = Number.NEGATIVE_INFINITY;
+  /**
+   * A lease design's parked syncs here (LeaseSteps.park): from index parkFrom (−1: none) below
+   * parkStop, each answered with parkHeld slots, not yet applied to `lim`; parkFull: they rely on the
+   * store staying full.
+   */
+  parkFrom = -1;
+  parkStop = 0;
+  parkHeld = 0;
+  parkFull = false;
 }
 
 /** A gateway's slot where it has none: never held (nothing writes to it). */
@@ -32,6 +41,8 @@ export class KeyTrack extends Slot {
   next: number;
   /** The first early sync (EarlySchedule's number) this key has not run. */
   nextEarly: number;
+  /** A lease design's: no holder's syncs below this index need running (all parked to it or beyond; LeaseSteps). */
+  quietTo = -1;
   /** The gateway whose slot this record is (−1: none yet). */
   home = -1;
   /** The other gateways' slots, by gateway (null: no other has held the key; a null slot: that one has not). */
