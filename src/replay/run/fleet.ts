@@ -332,7 +332,7 @@ export class ReplayFleet {
     }
     if (this.perKey === null) return;
     this.finished = true;
-    this.perKey.sweep(this.syncIdx, Number.POSITIVE_INFINITY);
+    this.perKey.sweep(this.syncIdx, Number.POSITIVE_INFINITY, true);
   }
 
   /** Keys held over all gateways now (the replay's memory, for tests). */

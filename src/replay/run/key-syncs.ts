@@ -46,14 +46,10 @@
  * skips hold as for adaptive.
  *
  * The lease designs (Design.syncs 'every': each sync renews the key's grant) skip none, but an idle
- * gateway's syncs that the store would answer with exactly the slots it holds (nothing to push, an
- * ask of what it holds, which the store can always grant again) change only the key's mean, the
- * lease's lapse and bookkeeping: they are applied at once, as the simulator's parked gateways are
- * (LeaseKey.fastForwardIdle; idleRun stops before a sync that would ask otherwise or drop the key),
- * and the store's side is one renewLease, the lapse moved to the last one's + TTL. What those syncs
- * would also have written changes no decision: a newer grant tag (tags only order a gateway's calls
- * on the key, and the next sync hands back every older part), the store's prune (redone by the next
- * call on the key), the reply's view of the store (the headers'). leases-ask's ask on a request goes
+ * gateway's syncs that the store would answer with exactly the slots it holds change only the key's
+ * mean, the lease's lapse and bookkeeping: they are parked, and applied where the park stops, as the
+ * simulator's parked gateways are (src/replay/run/lease-steps.ts has the rules, and why a park may
+ * outlast a run; the store's side is one renewLease). leases-ask's ask on a request goes
  * to the store at once (askKey, tagged with the gateway's last sync before it), without the store's
  * sweep: keys are run out of time order, and a sweep up to the ask's instant could prune another
  * key's record ahead of its calls still to come.
@@ -186,6 +182,8 @@ export class KeySyncs {
       tr = new KeyTrack(end, early === null ? 0 : early.end, this.clock.K);
       this.tracks.set(requireKey(key), tr);
     } else if (this.behind(tr, end)) this.run(key, tr, end, t);
+    // a lease holder's parked syncs before the request are applied; its park ends (LeaseSteps)
+    if (this.leases) this.keySyncs += this.leaseSteps.arrived(tr, g, end);
     const slot = tr.slot(g);
     let lim = slot.lim;
     if (lim === null) lim = slot.lim = this.design.create(this.gws[g].options.fleet, t);
@@ -277,9 +275,9 @@ export class KeySyncs {
    * after it are forgotten; then the store may sweep up to the instant of `end`, which no later call
    * comes before.
    */
-  sweep(end: number, bound: number): void {
+  sweep(end: number, bound: number, final = false): void {
     this.tracks.forEach((tr, key, tracks) => {
-      if (this.behind(tr, end)) this.run(key, tr, end, bound);
+      if (this.behind(tr, end) || (final && this.leases)) this.run(key, tr, end, bound, final);
       if (!tr.anyHeld()) tracks.delete(key);
     });
     this.store.sweepDue(this.clock.syncAt(end));
@@ -298,10 +296,15 @@ export class KeySyncs {
   }
 
   /** The key's syncs from tr.next below `end`, in the fleet's order; a request comes at `bound` at the earliest. */
-  private run(key: string, tr: KeyTrack, end: number, bound: number): void {
+  private run(key: string, tr: KeyTrack, end: number, bound: number, final = false): void {
     const clock = this.clock;
     const K = clock.K;
     const early = this.early;
+    // a lease key's run is LeaseSteps' (its parked syncs: src/replay/run/lease-steps.ts)
+    if (this.leases) {
+      this.keySyncs += this.leaseSteps.run(key, tr, this.byPlace, end, final);
+      return;
+    }
     // the gateways holding the key, in place order (none can come to hold it during the run)
     const hs = this.hs;
     const n = tr.heldInPlaceOrder(this.byPlace, hs);
@@ -349,10 +352,7 @@ export class KeySyncs {
           const slot = tr.peek(g);
           const lim = slot.lim;
           if (lim === null) i = Number.POSITIVE_INFINITY;
-          else if (this.leases) {
-            i = this.leaseSteps.step(key, slot, lim as LeaseKey, g, i, end);
-            this.keySyncs += this.leaseSteps.counted;
-          } else i = this.step(key, slot, lim, g, i, end, bd[k], bound);
+          else i = this.step(key, slot, lim, g, i, end, bd[k], bound);
           cur[k] = i;
           if (i >= end) continue;
         }
