@@ -103,7 +103,8 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
   private lastArrival = Number.NaN;
   private gapBefore = Number.POSITIVE_INFINITY;
   /** The share the part follows (ADAPTIVE_EARLY.partShareWindows), as of the sync at partShareAt. */
-  private partShare: number;
+  // a number from the start, not undefined (AdaptiveKey.share: a boxed double per write otherwise)
+  private partShare = Number.NaN;
   private partShareAt = Number.NaN;
   /**
    * The others' admits of a round of parts this gateway has not seen yet: set at a sync that pushed

@@ -70,7 +70,9 @@ export type RateTuning = Pick<typeof ADAPTIVE, 'blindSyncs' | 'blindMaxW' | 'rat
  */
 export class AdaptiveKey extends SyncedKey {
   readonly design: DesignId = 'adaptive';
-  protected share: number;
+  // every field a number from the start (a field made undefined, as a declared one is, holds its
+  // doubles boxed: a new heap number at each write, adaptive-early's most garbage per sync)
+  protected share = Number.NaN;
   private readonly own = new RunLog();
   /** arrivals (admitted or not), as a count decaying with time constant tau, last updated at rateAt */
   private rateCount = 0;
@@ -78,7 +80,7 @@ export class AdaptiveKey extends SyncedKey {
   private readonly tau: number;
   protected readonly blind: number;
   protected readonly z: number;
-  private rng: number;
+  private rng = 0;
   /** the last decide was a thinning rejection: nothing guarantees the next arrival is rejected too */
   private thinnedAt = Number.NaN;
 
