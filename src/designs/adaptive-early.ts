@@ -211,6 +211,25 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
   }
 
   /**
+   * A sync that pushes nothing and whose read shows no admit this gateway's reads have not: none
+   * reached the store since its last read, and none does before its next sync (the caller knows;
+   * the replay's idle reads, src/replay/run/read-steps.ts). `count`: the store's count now. Its
+   * read finds the count no higher than the view held (others ≤ 0: no round, the others' rate as
+   * it is), so it changes the share, the part's share and the bookkeeping only, done here; the
+   * view it would write the next sync writes. False, nothing changed, where a full sync must run.
+   */
+  idleSync(now: number, count: number): boolean {
+    if (this.p.gateways <= 1 || !(count > 0) || Number.isNaN(this.othersRef)) return false;
+    if (!this.idleSyncStart(now)) return false;
+    // beforeApply with pushed = 0: unseenOfRound is 0, `others` ≤ 0 changes no rate
+    this.unseen = 0;
+    this.measureShare(count, now);
+    this.followShare(now);
+    this.idleSyncEnd(now);
+    return true;
+  }
+
+  /**
    * A round: this sync pushes a spent part (own + 1 > part) less than Δ after the sync before (or it
    * is the key's first). At a fast flood's onset every gateway spends its part within the same few
    * ms and syncs early; each read counts only the parts of the gateways that synced before it, so

@@ -213,17 +213,22 @@ export class AdaptiveKey extends SyncedKey {
   }
 
   protected override beforeApply(reply: SyncReply, now: number): void {
+    this.measureShare(reply.count, now);
+  }
+
+  /** beforeApply's part: the share measured at a sync whose reply counts `count`. */
+  protected measureShare(count: number, now: number): void {
     const { windowMs, windowKind } = this.p.policy;
     // aged at K = 1 too: isIdle waits for the log to empty, and a log never aged kept every key held
     // (and its log growing by every admit) for good
     this.own.dropExpired(now, windowMs, windowKind);
     // one gateway sees every admit: its share is 1 whatever a late reply says
     if (this.p.gateways === 1) return;
-    if (reply.count > 0) {
+    if (count > 0) {
       // admits made after the sync was taken (a late reply) are not in its count
       const own = this.own.size - this.pending.live;
       const floor = 1 / (4 * this.p.gateways);
-      this.share = Math.min(1, Math.max(floor, own / reply.count));
+      this.share = Math.min(1, Math.max(floor, own / count));
     }
   }
 

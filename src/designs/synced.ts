@@ -298,6 +298,36 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
       late === null ? Number.POSITIVE_INFINITY : firstPushDue(late, this.lateFrom, this.p.policy);
   }
 
+  /**
+   * The parts of a sync with nothing to push (syncEntry, then applySync, less a design's
+   * beforeApply) that outlast the next sync: all but the view, which that sync writes whole (the
+   * replay's idle reads, src/replay/run/read-steps.ts: why exact). False, nothing changed, unless the
+   * key reads at every sync, has nothing to push, has synced before, and its `late` stays as it is
+   * (keepLate: lateDue not before the read's horizon). `idleSyncEnd` ends it.
+   */
+  protected idleSyncStart(now: number): boolean {
+    if (this.onRequest || this.inflight !== EMPTY || Number.isNaN(this.lastSyncAt)) return false;
+    if (this.late !== null && this.lateDue < now + this.p.horizonMs) return false;
+    // syncEntry's, as it runs them (the walk is the one a full sync would make first)
+    this.ownSinceSync(now);
+    if (this.pending.size !== 0) return false;
+    this.asked = false;
+    this.inflightLive = 0;
+    this.inflightCounts = undefined;
+    this.inflightIdx = 0;
+    this.pending = this.pending.recycle();
+    this.syncs++;
+    this.stableUntil = Number.NEGATIVE_INFINITY;
+    return true;
+  }
+
+  /** applySync's part of an idle sync (idleSyncStart), after the design's beforeApply. */
+  protected idleSyncEnd(now: number): void {
+    this.syncs++;
+    this.lastSyncAt = now;
+    this.stableUntil = Number.NEGATIVE_INFINITY;
+  }
+
   /** Hook for designs that learn from the reply (track-share). */
   protected beforeApply(_reply: SyncReply, _now: number): void {}
 

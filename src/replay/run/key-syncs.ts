@@ -43,7 +43,7 @@
  * checked (ReplayFleet.beginCheck): key-grouped, each key's state saved first (KeyCheckpoints), and
  * undone and decided again in time order if a decision wanted one. None is skipped: such a design learns from successive reads, and the
  * simulator runs each of its syncs; at K = 1 there are no others and no early syncs, and the lazy
- * skips hold as for adaptive.
+ * skips hold as for adaptive. A read that shows nothing new is applied at once (src/replay/run/read-steps.ts).
  *
  * The lease designs (Design.syncs 'every': each sync renews the key's grant) skip none, but an idle
  * gateway's syncs that the store would answer with exactly the slots it holds change only the key's
@@ -85,6 +85,7 @@ import { EarlySchedule } from './early-schedule.js';
 import { KeyCheckpoints } from './key-checkpoints.js';
 import { firstAt, firstIndexAt, gatewayAt, KeyTrack, type Slot, type SyncClock } from './key-track.js';
 import { LeaseSteps } from './lease-steps.js';
+import { idleReadsOf, ReadSteps } from './read-steps.js';
 
 // the clock's interface lives with the index arithmetic; its users import it from here
 export type { SyncClock } from './key-track.js';
@@ -118,6 +119,9 @@ export class KeySyncs {
   private endAt = 0;
   /** The lease designs' syncs and leases-ask's asks (src/replay/run/lease-steps.ts). */
   private readonly leaseSteps: LeaseSteps;
+  /** The early-sync designs' early syncs, and their idle reads at K > 1 (src/replay/run/read-steps.ts). */
+  private readonly readSteps: ReadSteps;
+  private readonly idleReads: boolean;
   /** Key-syncs run or skipped so far. */
   keySyncs = 0;
   /** The early-sync designs' checked chunks (ReplayFleet.beginCheck): each key's state saved. */
@@ -160,6 +164,8 @@ export class KeySyncs {
       };
     });
     this.leaseSteps = new LeaseSteps(clock, gws, store, this.reqs, this.entry, this.reply, this.place);
+    this.readSteps = new ReadSteps(clock, store, this.reqs, this.entry, this.reply);
+    this.idleReads = idleReadsOf(this.design, fleet, K);
   }
 
   /** Asks sent on requests' path so far (leases-ask). */
@@ -250,6 +256,7 @@ export class KeySyncs {
   /** Undoes the checked chunk: each key it touched as it found it, its key-syncs uncounted. */
   rollback(): void {
     this.keySyncs = this.checks!.restore((key) => this.tracks.delete(key));
+    this.readSteps.rollback();
   }
 
   /** Whether a chunk's look-ahead lets this fleet skip more (`lookAhead`): its syncs are skipped by a bound. */
@@ -319,6 +326,8 @@ export class KeySyncs {
     const pass =
       this.lazy && early === null && end > first ? clock.syncAt(end + K - 1) : Number.POSITIVE_INFINITY;
     let min = Number.POSITIVE_INFINITY;
+    const idle = this.idleReads;
+    if (idle) this.readSteps.beginRun();
     // first's place (no % of a double: V8 calls fmod for it)
     const p0 = first - Math.floor(first / K) * K;
     for (let k = 0; k < n; k++) {
@@ -335,6 +344,7 @@ export class KeySyncs {
       }
       cur[k] = i;
       bd[k] = b;
+      if (idle) this.readSteps.holder(slot.lim, i);
       if (i < min) min = i;
     }
     // round by round (K indices from a multiple of K), the held gateways in place order: the syncs in
@@ -352,7 +362,12 @@ export class KeySyncs {
           const slot = tr.peek(g);
           const lim = slot.lim;
           if (lim === null) i = Number.POSITIVE_INFINITY;
-          else i = this.step(key, slot, lim, g, i, end, bd[k], bound);
+          else if (idle && this.readSteps.idle(key, tr, slot, g, i, end)) {
+            this.keySyncs++;
+            // the gateway's seq, as the sync would set it (an early sync's push is tagged with it)
+            this.reqs[g].seq = Math.floor(i / K) + 1;
+            i += K;
+          } else i = this.step(key, tr, slot, lim, g, i, end, bd[k], bound);
           cur[k] = i;
           if (i >= end) continue;
         }
@@ -370,6 +385,7 @@ export class KeySyncs {
    */
   private step(
     key: string,
+    tr: KeyTrack,
     slot: Slot,
     lim: KeyLimiter,
     g: number,
@@ -411,6 +427,7 @@ export class KeySyncs {
       const req = this.reqs[g];
       // the gateway's seq, rising by sync (only its order matters: lease grants are tagged by it)
       req.seq = Math.floor(i / K) + 1;
+      if (this.idleReads) this.readSteps.synced(tr, slot, e.admits.length > 0);
       if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) {
         slot.from =
           this.lazy && lim.unsyncedAdmits() === 0 && !readsOnRequest(lim)
@@ -424,27 +441,10 @@ export class KeySyncs {
     return Number.POSITIVE_INFINITY;
   }
 
-  /**
-   * The key's early syncs from tr.nextEarly on, up to regular sync `i`'s place, each as a sync of the
-   * gateway that sent it (none skipped: see `lazy`); returns the next one's number.
-   */
+  /** The key's early syncs from tr.nextEarly on, up to regular sync `i`'s place (ReadSteps.runEarly). */
   private runEarly(key: string, tr: KeyTrack, early: EarlySchedule, i: number): number {
-    let e = tr.nextEarly;
-    for (const stop = early.end; e < stop && early.indexOf(e) <= i; e++) {
-      const g = early.gatewayOf(e);
-      const slot = tr.slot(g);
-      const lim = slot.lim;
-      if (lim === null) continue;
-      const s = early.atOf(e);
-      const en = syncEntryOf(lim, key, s, this.entry);
-      if (en === null) continue;
-      // the store's seq is left as it is: it only orders lease grants, and no lease design syncs early
-      if (en !== DROP) {
-        this.keySyncs++;
-        if (!applyReply(lim, this.store.syncNext(this.reqs[g], en, s, this.reply), s)) continue;
-      }
-      slot.lim = null;
-    }
+    const e = this.readSteps.runEarly(key, tr, early, i);
+    this.keySyncs += this.readSteps.counted;
     return e;
   }
 }

@@ -26,6 +26,8 @@ export class Slot {
   parkStop = 0;
   parkHeld = 0;
   parkFull = false;
+  /** The tick of this gateway's last read of the key (ReadSteps: idle reads; −1 none). */
+  readAt = -1;
 }
 
 /** A gateway's slot where it has none: never held (nothing writes to it). */
@@ -43,6 +45,8 @@ export class KeyTrack extends Slot {
   nextEarly: number;
   /** A lease design's: no holder's syncs below this index need running (all parked to it or beyond; LeaseSteps). */
   quietTo = -1;
+  /** The tick of the last sync that pushed to the key (ReadSteps: idle reads; −1 none). */
+  pushAt = -1;
   /** The gateway whose slot this record is (−1: none yet). */
   home = -1;
   /** The other gateways' slots, by gateway (null: no other has held the key; a null slot: that one has not). */

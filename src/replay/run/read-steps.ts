@@ -1,0 +1,120 @@
+/**
+ * The early-sync designs' part of the per-key syncs (KeySyncs, src/replay/run/key-syncs.ts): a run's
+ * early syncs, and the idle reads applied at once.
+ *
+ * Idle reads. Such a design runs every sync of every holder at K > 1 (none is skipped: each read
+ * feeds its estimate of the others' rate), most of them by a gateway with nothing to push on a key
+ * no other gateway pushed to since. Such a read finds the store's count no higher than the view the
+ * gateway holds: every admit counted then was there at its last read, and that read listed each one
+ * leaving before this one (the horizon is ≥ Δ), or kept it in the view's count (a count only falls
+ * from there). So it learns nothing of the others (adaptive-early's `others` ≤ 0) and changes only
+ * the share (own admits over the store's count, which `MemoryStore.countOf` gives, pruning the record
+ * as the sync's read would), the part's share, and bookkeeping: AdaptiveEarlyKey.idleSync does that
+ * much. The view it would write, the gateway's next sync writes whole; that sync reads the key on
+ * the older view, which ages to what the skipped one would have aged to (the same admits listed up
+ * to then; past that horizon, counted, which only lowers `others` further, still ≤ 0) and frees
+ * (SyncedView.freed) on the same admits leaving. So an idle read is applied at once when
+ * - no sync pushed to the key since the gateway's last read (the reads and pushes are ordered by one
+ *   tick: Slot.readAt, KeyTrack.pushAt; a rollback makes every earlier read unknown, `epoch`),
+ * - none will before its next sync: every holder with admits to push has had its first sync of the
+ *   run (`quietFrom`; a run makes no decision, so a gateway with nothing to push has nothing until the
+ *   run ends, and an early sync pushes only a holder's admits),
+ * - its next sync is in the run (index + K below the run's end): a run ends with each view written.
+ * The design refuses (a full sync runs) where its reply could say more: reads on request, a key that
+ * never synced here, `late` due before the horizon, a count of 0 (the key may be dropped).
+ */
+import { AdaptiveEarlyKey } from '../../designs/adaptive-early.js';
+import type { Design } from '../../designs/index.js';
+import type { FleetParams, KeyLimiter } from '../../designs/key-limiter.js';
+import { applyReply, DROP, syncEntryOf } from '../../designs/key-steps.js';
+import type { SyncEntry, SyncReply, SyncRequest } from '../../store/contract.js';
+import type { MemoryStore } from '../../store/memory-store.js';
+import type { EarlySchedule } from './early-schedule.js';
+import type { KeyTrack, Slot, SyncClock } from './key-track.js';
+
+/** Whether a fleet of `design` at K gateways applies idle reads: adaptive-early's limiters, at K > 1. */
+export function idleReadsOf(design: Design, fleet: FleetParams, K: number): boolean {
+  return design.earlySyncs !== null && K > 1 && design.create(fleet, 0) instanceof AdaptiveEarlyKey;
+}
+
+export class ReadSteps {
+  /** Key-syncs the last `runEarly` ran. */
+  counted = 0;
+  /** Orders every key's pushes and reads (KeyTrack.pushAt, Slot.readAt). */
+  private tick = 0;
+  /** Reads before this tick are not known to follow their key's last push (a rollback undid some). */
+  private epoch = 0;
+  /** The run being walked: the last index a holder with admits to push syncs at (−∞: none). */
+  private quietFrom = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly clock: SyncClock,
+    private readonly store: MemoryStore,
+    /** KeySyncs' own: the gateways' sync requests, a sync's entry and its reply (one object each). */
+    private readonly reqs: readonly SyncRequest[],
+    private readonly entry: SyncEntry,
+    private readonly reply: SyncReply,
+  ) {}
+
+  /** A run starts: no holder with admits to push seen yet (`holder`). */
+  beginRun(): void {
+    this.quietFrom = Number.NEGATIVE_INFINITY;
+  }
+
+  /** A holder of the run, its first sync of it at index i. */
+  holder(lim: KeyLimiter | null, i: number): void {
+    if (lim !== null && i > this.quietFrom && lim.unsyncedAdmits() > 0) this.quietFrom = i;
+  }
+
+  /**
+   * Gateway g's regular sync i of the key, applied as an idle read if it is one (see above); false:
+   * it must run in full. `end`: the run's. (Indices, not instants: a double passed to a call that is
+   * not inlined is boxed, a heap number per sync.)
+   */
+  idle(key: string, tr: KeyTrack, slot: Slot, g: number, i: number, end: number): boolean {
+    const clock = this.clock;
+    if (!(i > this.quietFrom) || i + clock.K >= end || !(slot.readAt > tr.pushAt) || slot.readAt < this.epoch)
+      return false;
+    const s = clock.syncAt(i);
+    const lim = slot.lim as AdaptiveEarlyKey;
+    return lim.idleSync(s, this.store.countOf(key, this.reqs[g].policy, s));
+  }
+
+  /** A full sync's store call: `pushed` whether its entry pushed admits, then its read. */
+  synced(tr: KeyTrack, slot: Slot, pushed: boolean): void {
+    if (pushed) tr.pushAt = ++this.tick;
+    slot.readAt = ++this.tick;
+  }
+
+  /** A checked chunk was undone: the ticks kept no longer tell what the states put back read. */
+  rollback(): void {
+    this.epoch = ++this.tick;
+  }
+
+  /**
+   * The key's early syncs from tr.nextEarly on, up to regular sync `i`'s place, each as a sync of the
+   * gateway that sent it (none skipped: see KeySyncs' `lazy`); returns the next one's number, the
+   * key-syncs in `counted`.
+   */
+  runEarly(key: string, tr: KeyTrack, early: EarlySchedule, i: number): number {
+    let e = tr.nextEarly;
+    this.counted = 0;
+    for (const stop = early.end; e < stop && early.indexOf(e) <= i; e++) {
+      const g = early.gatewayOf(e);
+      const slot = tr.slot(g);
+      const lim = slot.lim;
+      if (lim === null) continue;
+      const s = early.atOf(e);
+      const en = syncEntryOf(lim, key, s, this.entry);
+      if (en === null) continue;
+      // the store's seq is left as it is: it only orders lease grants, and no lease design syncs early
+      if (en !== DROP) {
+        this.counted++;
+        this.synced(tr, slot, en.admits.length > 0);
+        if (!applyReply(lim, this.store.syncNext(this.reqs[g], en, s, this.reply), s)) continue;
+      }
+      slot.lim = null;
+    }
+    return e;
+  }
+}
