@@ -5,7 +5,9 @@
 // same state of every gateway's limiter of the key just decided, field by field (the share, the
 // part's share, the view the next full sync wrote, the bookkeeping), and of every key at the end.
 // Through a replay's checked chunks too (undone and decided again in time order where a decision
-// wanted an early sync: the reads' ticks no longer tell what the states put back read).
+// wanted an early sync: the reads' ticks no longer tell what the states put back read), the limiters
+// compared after every decision, undone ones included. Each of the shortcut's guards is seen failing
+// here when dropped: the ones the random streams rarely reach by fixed cases the property found.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { KeyLimiter } from '../../src/designs/key-limiter.js';
@@ -40,12 +42,20 @@ const busy = fc.oneof(
   { weight: 2, arbitrary: fc.integer({ min: 120, max: 3000 }) },
 );
 
-const aCase = (gaps: fc.Arbitrary<number>): fc.Arbitrary<Case> =>
+// both, on few gateways and windows of 1–40 Δ: a gateway's own admits pushed late (SyncedKey's
+// `late`, due within a read's horizon or not), and chunks undone after a few requests of a key
+const mixed = fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 300, max: 2500 }));
+
+const aCase = (gaps: fc.Arbitrary<number>, wide = false): fc.Arbitrary<Case> =>
   fc
     .record({
-      K: fc.oneof(fc.integer({ min: 2, max: 5 }), fc.constantFrom(8, 16, 32)),
+      K: wide
+        ? fc.integer({ min: 2, max: 4 })
+        : fc.oneof(fc.integer({ min: 2, max: 5 }), fc.constantFrom(8, 16, 32)),
       limit: fc.oneof(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 13, max: 300 })),
-      windowMs: fc.constantFrom(2000, 5000, 10_000, 60_000),
+      windowMs: wide
+        ? fc.constantFrom(1000, 1500, 2000, 2500, 5000, 10_000)
+        : fc.constantFrom(2000, 5000, 10_000, 60_000),
       syncMs: fc.constantFrom(250, 700, 1000),
       reads: fc.constantFrom('every-sync' as const, 'every-sync' as const, 'on-request' as const),
       hash: fc.boolean(),
@@ -110,10 +120,14 @@ interface Run {
 }
 
 /** The case through a fleet, request by request, with or without idle reads. */
-function run(c: Case, idle: boolean): Run {
+function run(c: Case, idle: boolean, horizonMs?: number): Run {
   const off = idle ? null : vi.spyOn(ReadSteps.prototype, 'idle').mockReturnValue(false);
   try {
     const fleet = new ReplayFleet({ ...settingsOf(c), origin: 1000 });
+    if (horizonMs !== undefined) {
+      const perKey = (fleet as unknown as { perKey: { reqs: { horizonMs: number }[] } }).perKey;
+      for (const req of perKey.reqs) req.horizonMs = horizonMs;
+    }
     const out: Run = { decided: [], states: [], end: [], keySyncs: 0, storeCalls: 0, early: 0, held: 0 };
     for (const a of stepArrivals(c.steps)) {
       out.decided.push(fleet.arrive(a.key, a.gateway, a.t));
@@ -131,16 +145,152 @@ function run(c: Case, idle: boolean): Run {
   }
 }
 
+/** A replay's adaptive-early fleet (its fleets are made at its first arrival). */
+function fleetOf(r: ReplayRun): ReplayFleet {
+  const fleets = (r as unknown as { fleets: (ReplayFleet | null)[] }).fleets;
+  const f = fleets.find((x): x is ReplayFleet => x instanceof ReplayFleet);
+  if (f === undefined) throw new Error('no adaptive-early fleet');
+  return f;
+}
+
+/**
+ * The case through a replay in checked chunks of `chunk` arrivals, with or without idle reads: its
+ * decisions and figures, and after each decision (a chunk's, the ones undone, the ones made again)
+ * its key's limiters, and every key's at the end.
+ */
+function grouped(c: Case, chunk: number, idle: boolean) {
+  const off = idle ? null : vi.spyOn(ReadSteps.prototype, 'idle').mockReturnValue(false);
+  const decideAt = ReplayFleet.prototype.decideAt;
+  const states: unknown[][] = [];
+  const spy = vi.spyOn(ReplayFleet.prototype, 'decideAt').mockImplementation(function (
+    this: ReplayFleet,
+    ...args: Parameters<ReplayFleet['decideAt']>
+  ) {
+    const d = decideAt.apply(this, args);
+    states.push(limsOf(this, c.K, args[0]).map(plain));
+    return d;
+  });
+  try {
+    const decided: boolean[] = [];
+    const r = new ReplayRun({ ...settingsOf(c), designs: ['adaptive-early'], top: 3 }, null, {
+      chunk,
+      onDecide: (seq, d) => {
+        decided[seq] = d[1] === 1;
+      },
+    });
+    for (const a of stepArrivals(c.steps)) r.push(a);
+    const row = r.finish().designs[0];
+    const end: unknown[][] = [];
+    for (let k = 0; k < c.keys; k++) end.push(limsOf(fleetOf(r), c.K, `key${k}`).map(plain));
+    return { decided, states, end, keySyncs: row.keySyncs, storeCalls: row.storeCalls };
+  } finally {
+    spy.mockRestore();
+    off?.mockRestore();
+  }
+}
+
+const LATE_DUE: Case = {
+  ...{ K: 2, limit: 19, windowMs: 5000, syncMs: 250, reads: 'every-sync', hash: true, seed: 737, keys: 1 },
+  steps: [
+    [300, 0, 0],
+    [300, 0, 0],
+    [52, 0, 0],
+    [76, 0, 0],
+    [150, 0, 0],
+    [1225, 0, 0],
+    [1259, 0, 0],
+    [48, 0, 0],
+    [1968, 0, 0],
+  ],
+};
+const LATE_DUE_CHUNKED: Case = {
+  ...{ K: 4, limit: 5, windowMs: 5000, syncMs: 250, reads: 'every-sync', hash: true, seed: 3, keys: 1 },
+  steps: [
+    [0, 0, 0],
+    [239, 0, 0],
+    [1402, 0, 0],
+    [1728, 0, 0],
+    [96, 0, 0],
+    [320, 0, 0],
+    [534, 0, 0],
+    [121, 0, 0],
+    [110, 0, 0],
+    [847, 0, 0],
+    [2033, 0, 0],
+  ],
+};
+/** Another holder pushes after a gateway's read in the run, before its next (reply horizon Δ). */
+const PUSHED_LATER: Case[] = [
+  {
+    ...{ K: 3, limit: 81, windowMs: 5000, syncMs: 700, reads: 'every-sync', hash: false, seed: 9, keys: 1 },
+    steps: [
+      [300, 0, 0],
+      [29, 0, 0],
+      [286, 0, 0],
+      [644, 0, 1],
+      [2273, 0, 1],
+      [2001, 0, 1],
+      [1679, 0, 0],
+      [300, 0, 0],
+    ],
+  },
+  {
+    ...{ K: 2, limit: 9, windowMs: 2500, syncMs: 250, reads: 'every-sync', hash: false, seed: 111, keys: 1 },
+    steps: [
+      [300, 0, 0],
+      [300, 0, 1],
+      [192, 0, 1],
+      [2067, 0, 1],
+      [443, 0, 0],
+    ],
+  },
+];
+/** Checked in chunks of 2: another holder's push read by a chunk that is undone. */
+const UNDONE: Case[] = [
+  {
+    ...{ K: 4, limit: 2, windowMs: 5000, syncMs: 1000, reads: 'every-sync', hash: false, seed: 802, keys: 3 },
+    steps: [
+      [300, 0, 0],
+      [1214, 0, 1],
+      [597, 0, 0],
+      [2274, 0, 2],
+      [97, 0, 0],
+      [1293, 0, 0],
+      [300, 1, 0],
+    ],
+  },
+  {
+    ...{
+      K: 4,
+      limit: 4,
+      windowMs: 10_000,
+      syncMs: 1000,
+      reads: 'every-sync',
+      hash: false,
+      seed: 111,
+      keys: 3,
+    },
+    steps: [
+      [0, 0, 0],
+      [811, 0, 1],
+      [1270, 1, 0],
+      [86, 1, 0],
+      [40, 0, 0],
+      [0, 0, 0],
+    ],
+  },
+];
+
 /** The idle reads applied so far (ReadSteps.idle answering true). */
 let applied = 0;
 const SEED = process.env.FC_SEED ? FC_SEED : 4801;
 
-function same(c: Case): void {
+function same(c: Case, horizonMs?: number): void {
   const spy = vi.spyOn(ReadSteps.prototype, 'idle');
-  const fast = run(c, true);
+  const fast = run(c, true, horizonMs);
   for (const r of spy.mock.results) if (r.value === true) applied++;
   spy.mockRestore();
-  const full = run(c, false);
+  const full = run(c, false, horizonMs);
   expect(fast.decided).toEqual(full.decided);
   for (let j = 0; j < full.states.length; j++)
     expect(fast.states[j], `after request ${j}`).toEqual(full.states[j]);
@@ -158,42 +308,63 @@ describe('adaptive-early: an idle read applied at once leaves what the full sync
 
   it('quiet keys: K = 2–32, random and hash routing, L = 1–300, several Δ', () => {
     applied = 0;
-    fc.assert(fc.property(aCase(quiet), same), { ...seeded({ numRuns: 250 }), seed: SEED });
+    fc.assert(
+      fc.property(aCase(quiet), (c) => same(c)),
+      { ...seeded({ numRuns: 250 }), seed: SEED },
+    );
     // the shortcut is taken, not only refused: 8,878–13,424 over seeds 1–4 and 4801
     expect(applied).toBeGreaterThan(4000);
   }, 120_000);
 
   it('busy keys: early syncs, other holders pushing between the reads', () => {
     applied = 0;
-    fc.assert(fc.property(aCase(busy), same), { ...seeded({ numRuns: 250 }), seed: SEED });
+    fc.assert(
+      fc.property(aCase(busy), (c) => same(c)),
+      { ...seeded({ numRuns: 250 }), seed: SEED },
+    );
     // 560–791 over seeds 1–4
     expect(applied).toBeGreaterThan(200);
   }, 120_000);
 
+  it('mixed keys, W = 1–40 Δ: late pushes due within the horizon, or not', () => {
+    applied = 0;
+    fc.assert(
+      fc.property(aCase(mixed, true), (c) => same(c)),
+      { ...seeded({ numRuns: 300 }), seed: SEED },
+    );
+    expect(applied).toBeGreaterThan(200);
+  }, 120_000);
+
+  it('replies listing expiries within Δ only (as the simulator asks): the same', () => {
+    // the replay's gateways ask for min(W, 4Δ), which lists every expiry up to a gateway's next full
+    // read after an idle one (2Δ on): there a read before another holder's push in the run is exact
+    // even when taken, and only a shorter horizon shows what the run's quiet check guards
+    fc.assert(
+      fc.property(aCase(mixed, true), (c) => same(c, c.syncMs)),
+      { ...seeded({ numRuns: 300 }), seed: SEED },
+    );
+    for (const c of PUSHED_LATER) same(c, c.syncMs);
+  }, 120_000);
+
+  // found by the property with the guard dropped (seeds 1–3): each fails without its guard
+  it('a gateway with a late push due within the horizon reads in full (SyncedKey.idleSyncStart)', () => {
+    same(LATE_DUE);
+    expect(grouped(LATE_DUE_CHUNKED, 1, true)).toEqual(grouped(LATE_DUE_CHUNKED, 1, false));
+  });
+
+  it('after a chunk is undone, no read is taken for idle on the ticks it left (ReadSteps.rollback)', () => {
+    const undone = vi.spyOn(ReplayFleet.prototype, 'rollback');
+    for (const c of UNDONE) expect(grouped(c, 2, true)).toEqual(grouped(c, 2, false));
+    expect(undone).toHaveBeenCalled();
+  });
+
   it('checked chunks (undone and decided again in time order): the same decisions and figures', () => {
     const undone = vi.spyOn(ReplayFleet.prototype, 'rollback');
     fc.assert(
-      fc.property(aCase(busy), fc.integer({ min: 1, max: 200 }), (c, chunk) => {
-        const grouped = (idle: boolean) => {
-          const off = idle ? null : vi.spyOn(ReadSteps.prototype, 'idle').mockReturnValue(false);
-          try {
-            const decided: boolean[] = [];
-            const r = new ReplayRun({ ...settingsOf(c), designs: ['adaptive-early'], top: 3 }, null, {
-              chunk,
-              onDecide: (seq, d) => {
-                decided[seq] = d[1] === 1;
-              },
-            });
-            for (const a of stepArrivals(c.steps)) r.push(a);
-            const row = r.finish().designs[0];
-            return { decided, keySyncs: row.keySyncs, storeCalls: row.storeCalls };
-          } finally {
-            off?.mockRestore();
-          }
-        };
-        expect(grouped(true)).toEqual(grouped(false));
+      fc.property(fc.oneof(aCase(busy), aCase(mixed, true)), fc.integer({ min: 1, max: 200 }), (c, chunk) => {
+        expect(grouped(c, chunk, true)).toEqual(grouped(c, chunk, false));
       }),
-      { ...seeded({ numRuns: 200 }), seed: SEED },
+      { ...seeded({ numRuns: 300 }), seed: SEED },
     );
     // chunks undone (ReadSteps.rollback's epoch reached): 254–286 over seeds 1–4
     expect(undone.mock.calls.length).toBeGreaterThan(50);
