@@ -39,7 +39,8 @@ export class LeaseKey extends LeaseMean implements GatewayKey {
   private grantExpiresAt = Number.NEGATIVE_INFINITY;
   private arrivals = 0;
   private lastArrivalAt = Number.NEGATIVE_INFINITY;
-  private lastSyncAt: number;
+  // a number from the start: a declared field starts undefined and then holds each double boxed
+  private lastSyncAt = Number.NaN;
   /**
    * Own admits since the last sync, and those taken by a sync still in flight: the runs it pushed
    * (`inflightCounts[i]` admits at inflight[i]; one each when undefined).

@@ -373,7 +373,8 @@ export class AssumeOthersKey extends SyncedKey {
  */
 export class TrackShareKey extends SyncedKey {
   readonly design = 'track-share' as const;
-  private share: number;
+  // a number from the start: a declared field starts undefined and then holds each double boxed
+  private share = Number.NaN;
   /** Own admits over the last window (not just since the last sync): the share's numerator. */
   private readonly own = new RunLog();
 
