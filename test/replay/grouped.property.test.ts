@@ -12,7 +12,7 @@ import { ReplayRun, type TimelineRequest } from '../../src/replay/run/engine.js'
 import { ReplayFleet } from '../../src/replay/run/fleet.js';
 import type { ReplayResult, ReplaySettings } from '../../src/replay/run/result.js';
 import { FC_SEED, seeded } from '../support/fc-seed.js';
-import { oneIn, type Step, stepArrivals, stepsOf } from './support.js';
+import { expectChunkedAsWalk, oneIn, type Step, stepArrivals, stepsOf } from './support.js';
 
 /**
  * The designs whose fleets decide a chunk key by key (ReplayFleet.keyGrouped: split's keys,
@@ -260,28 +260,7 @@ describe('replay engine: the lease designs key-grouped decide and count as the w
   it('random streams, tight limits, long chunks', () => {
     fc.assert(
       fc.property(leaseCase, (c) => {
-        const list = stepArrivals(c.steps);
-        const spec = {
-          design: c.design,
-          gateways: c.K,
-          limit: c.limit,
-          windowMs: c.windowMs,
-          syncMs: c.syncMs,
-        };
-        const walk = new ReplayFleet({ ...spec, seed: 7, origin: list[0].t, walk: true });
-        const want = list.map((a) => (walk.arrive(a.key, a.gateway, a.t) ? 1 : 0));
-        const got: number[] = [];
-        const r = new ReplayRun({ ...spec, designs: [c.design], seed: 7, top: 3 }, null, {
-          chunk: c.chunk,
-          onDecide: (seq, d) => {
-            got[seq] = d[1];
-          },
-        });
-        for (const a of list) r.push(a);
-        const d = r.finish().designs[0];
-        expect(got).toEqual(want);
-        expect(d.keySyncs).toBe(walk.keySyncs());
-        expect(d.storeCalls).toBe(walk.storeCalls());
+        expectChunkedAsWalk(c, 7);
       }),
       { ...seeded({ numRuns: 500 }), seed: SEED },
     );

@@ -5,11 +5,9 @@
 // runs and sweeps pass keys whose holders are all parked. The same decision on every request, and the
 // same key-syncs and store calls.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { ReplayRun } from '../../src/replay/run/engine.js';
-import { ReplayFleet } from '../../src/replay/run/fleet.js';
+import { describe, it } from 'vitest';
 import { FC_SEED, seeded } from '../support/fc-seed.js';
-import { stepArrivals } from './support.js';
+import { expectChunkedAsWalk } from './support.js';
 
 // fixed unless FC_SEED asks for another (a failure names it)
 const SEED = process.env.FC_SEED ? FC_SEED : 5011;
@@ -44,28 +42,7 @@ describe('replay: the lease designs parked decide and count as the walk', () => 
   it('keys held at more gateways than the store has slots, quiet for windows at a time', () => {
     fc.assert(
       fc.property(parkCase, (c) => {
-        const list = stepArrivals(c.steps);
-        const spec = {
-          design: c.design,
-          gateways: c.K,
-          limit: c.limit,
-          windowMs: c.windowMs,
-          syncMs: c.syncMs,
-        };
-        const walk = new ReplayFleet({ ...spec, seed: 3, origin: list[0].t, walk: true });
-        const want = list.map((a) => (walk.arrive(a.key, a.gateway, a.t) ? 1 : 0));
-        const got: number[] = [];
-        const r = new ReplayRun({ ...spec, designs: [c.design], seed: 3, top: 3 }, null, {
-          chunk: c.chunk,
-          onDecide: (seq, d) => {
-            got[seq] = d[1];
-          },
-        });
-        for (const a of list) r.push(a);
-        const d = r.finish().designs[0];
-        expect(got).toEqual(want);
-        expect(d.keySyncs).toBe(walk.keySyncs());
-        expect(d.storeCalls).toBe(walk.storeCalls());
+        expectChunkedAsWalk(c, 3);
       }),
       { ...seeded({ numRuns: 400 }), seed: SEED },
     );

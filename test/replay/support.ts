@@ -1,6 +1,10 @@
 /** Arrivals for replay tests: a source from an array, and seeded random sequences. */
 import fc from 'fast-check';
+import { expect } from 'vitest';
+import type { DesignId } from '../../src/config.js';
 import type { Arrival, ArrivalSource, ReadStats } from '../../src/replay/arrival.js';
+import { ReplayRun } from '../../src/replay/run/engine.js';
+import { ReplayFleet } from '../../src/replay/run/fleet.js';
 import { Random } from '../../src/sim/random.js';
 
 export function emptyStats(arrivals = 0): ReadStats {
@@ -76,4 +80,38 @@ export function stepArrivals(steps: readonly Step[], marked = false): Arrival[] 
     if (marked && is429 === true) a.status = 429;
     return a;
   });
+}
+
+/** A fleet's shape and a case's steps, for `expectChunkedAsWalk`. */
+export interface ChunkedCase {
+  design: DesignId;
+  K: number;
+  limit: number;
+  windowMs: number;
+  syncMs: number;
+  chunk: number;
+  steps: readonly Step[];
+}
+
+/**
+ * The case replayed in chunks of `c.chunk` decides every request as the walk itself does (ReplayFleet
+ * `walk: true`: every sync a store call, in time order), with the same key-syncs and store calls.
+ */
+export function expectChunkedAsWalk(c: ChunkedCase, seed: number): void {
+  const list = stepArrivals(c.steps);
+  const spec = { design: c.design, gateways: c.K, limit: c.limit, windowMs: c.windowMs, syncMs: c.syncMs };
+  const walk = new ReplayFleet({ ...spec, seed, origin: list[0].t, walk: true });
+  const want = list.map((a) => (walk.arrive(a.key, a.gateway, a.t) ? 1 : 0));
+  const got: number[] = [];
+  const r = new ReplayRun({ ...spec, designs: [c.design], seed, top: 3 }, null, {
+    chunk: c.chunk,
+    onDecide: (seq, d) => {
+      got[seq] = d[1];
+    },
+  });
+  for (const a of list) r.push(a);
+  const d = r.finish().designs[0];
+  expect(got).toEqual(want);
+  expect(d.keySyncs).toBe(walk.keySyncs());
+  expect(d.storeCalls).toBe(walk.storeCalls());
 }
