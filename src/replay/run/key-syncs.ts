@@ -327,7 +327,7 @@ export class KeySyncs {
       this.lazy && early === null && end > first ? clock.syncAt(end + K - 1) : Number.POSITIVE_INFINITY;
     let min = Number.POSITIVE_INFINITY;
     const idle = this.idleReads;
-    if (idle) this.readSteps.beginRun();
+    if (idle) this.readSteps.beginRun(end);
     // first's place (no % of a double: V8 calls fmod for it)
     const p0 = first - Math.floor(first / K) * K;
     for (let k = 0; k < n; k++) {
@@ -443,7 +443,7 @@ export class KeySyncs {
 
   /** The key's early syncs from tr.nextEarly on, up to regular sync `i`'s place (ReadSteps.runEarly). */
   private runEarly(key: string, tr: KeyTrack, early: EarlySchedule, i: number): number {
-    const e = this.readSteps.runEarly(key, tr, early, i);
+    const e = this.readSteps.runEarly(key, tr, early, i, this.idleReads);
     this.keySyncs += this.readSteps.counted;
     return e;
   }

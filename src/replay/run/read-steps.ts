@@ -20,6 +20,9 @@
  *   run (`quietFrom`; a run makes no decision, so a gateway with nothing to push has nothing until the
  *   run ends, and an early sync pushes only a holder's admits),
  * - its next sync is in the run (index + K below the run's end): a run ends with each view written.
+ * An early sync (runEarly: each key the gateway holds runs it) is a read as a regular one is, taken
+ * on the same rules at the index it is placed before; the gateway's next sync is its next regular
+ * one at the latest, so `end` bounds it as it bounds a regular one's.
  * The design refuses (a full sync runs) where its reply could say more: reads on request, a key that
  * never synced here, `late` due before the horizon, a count of 0 (the key may be dropped).
  */
@@ -46,6 +49,10 @@ export class ReadSteps {
   private epoch = 0;
   /** The run being walked: the last index a holder with admits to push syncs at (−∞: none). */
   private quietFrom = Number.NEGATIVE_INFINITY;
+  /** The run's end (`beginRun`: its early syncs' idle reads need their gateway's next sync in it). */
+  private runEnd = Number.NEGATIVE_INFINITY;
+  /** `runEarly`'s schedule, for `idle` asked of an early sync. */
+  private early: EarlySchedule | null = null;
 
   constructor(
     private readonly clock: SyncClock,
@@ -56,9 +63,10 @@ export class ReadSteps {
     private readonly reply: SyncReply,
   ) {}
 
-  /** A run starts: no holder with admits to push seen yet (`holder`). */
-  beginRun(): void {
+  /** A run below index `end` starts: no holder with admits to push seen yet (`holder`). */
+  beginRun(end: number): void {
     this.quietFrom = Number.NEGATIVE_INFINITY;
+    this.runEnd = end;
   }
 
   /** A holder of the run, its first sync of it at index i. */
@@ -67,15 +75,17 @@ export class ReadSteps {
   }
 
   /**
-   * Gateway g's regular sync i of the key, applied as an idle read if it is one (see above); false:
-   * it must run in full. `end`: the run's. (Indices, not instants: a double passed to a call that is
-   * not inlined is boxed, a heap number per sync.)
+   * Gateway g's regular sync i of the key, or its early sync number e (≥ 0, placed before regular
+   * sync i: EarlySchedule.indexOf), applied as an idle read if it is one (see above); false: it must
+   * run in full. `end`: the run's; g's next sync after an early one comes before its next regular one,
+   * below i + K. (Indices, not instants: a double passed to a call that is not inlined is boxed, a
+   * heap number per sync.)
    */
-  idle(key: string, tr: KeyTrack, slot: Slot, g: number, i: number, end: number): boolean {
+  idle(key: string, tr: KeyTrack, slot: Slot, g: number, i: number, end: number, e = -1): boolean {
     const clock = this.clock;
     if (!(i > this.quietFrom) || i + clock.K >= end || !(slot.readAt > tr.pushAt) || slot.readAt < this.epoch)
       return false;
-    const s = clock.syncAt(i);
+    const s = e < 0 ? clock.syncAt(i) : this.early!.atOf(e);
     const lim = slot.lim as AdaptiveEarlyKey;
     return lim.idleSync(s, this.store.countOf(key, this.reqs[g].policy, s));
   }
@@ -93,17 +103,24 @@ export class ReadSteps {
 
   /**
    * The key's early syncs from tr.nextEarly on, up to regular sync `i`'s place, each as a sync of the
-   * gateway that sent it (none skipped: see KeySyncs' `lazy`); returns the next one's number, the
+   * gateway that sent it (none skipped: see KeySyncs' `lazy`; an idle read applied at once, as a
+   * regular sync's, in a run of a fleet with idle reads); returns the next one's number, the
    * key-syncs in `counted`.
    */
-  runEarly(key: string, tr: KeyTrack, early: EarlySchedule, i: number): number {
+  runEarly(key: string, tr: KeyTrack, early: EarlySchedule, i: number, idle = false): number {
     let e = tr.nextEarly;
     this.counted = 0;
+    this.early = early;
     for (const stop = early.end; e < stop && early.indexOf(e) <= i; e++) {
       const g = early.gatewayOf(e);
       const slot = tr.slot(g);
       const lim = slot.lim;
       if (lim === null) continue;
+      // the store's seq is left as it is (below), as the full sync leaves it
+      if (idle && this.idle(key, tr, slot, g, early.indexOf(e), this.runEnd, e)) {
+        this.counted++;
+        continue;
+      }
       const s = early.atOf(e);
       const en = syncEntryOf(lim, key, s, this.entry);
       if (en === null) continue;
