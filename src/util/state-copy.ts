@@ -44,10 +44,26 @@ function copyValue(into: unknown, v: unknown, keep: (v: object) => boolean): unk
   }
   if (keep(v)) return v;
   const reuse = into !== null && typeof into === 'object' && into !== v && !keep(into) ? into : undefined;
+  const proto = Object.getPrototypeOf(v) as object;
+  // a class instance of a kind copied before first (most of a limiter's parts): no kind tests
+  const known = COPIERS.get(proto);
+  if (known !== undefined) {
+    const out = (
+      reuse !== undefined && Object.getPrototypeOf(reuse) === proto ? reuse : Object.create(proto)
+    ) as object;
+    known(out, v, keep);
+    return out;
+  }
   if (Array.isArray(v)) {
-    const out = Array.isArray(reuse) ? reuse : new Array<unknown>(v.length);
-    out.length = v.length;
-    for (let i = 0; i < v.length; i++) out[i] = copyValue(out[i], v[i], keep);
+    const n = v.length;
+    const out = Array.isArray(reuse) ? reuse : new Array<unknown>(n);
+    // setting an array's length is a runtime call, even to what it is
+    if (out.length !== n) out.length = n;
+    for (let i = 0; i < n; i++) {
+      const x: unknown = v[i];
+      out[i] =
+        x === null || (typeof x !== 'object' && typeof x !== 'function') ? x : copyValue(out[i], x, keep);
+    }
     return out;
   }
   if (ArrayBuffer.isView(v)) {
@@ -71,7 +87,6 @@ function copyValue(into: unknown, v: unknown, keep: (v: object) => boolean): unk
   }
   if (v instanceof Set || v instanceof WeakMap || v instanceof WeakSet || v instanceof Promise)
     throw new RangeError(`copyState: a ${v.constructor.name} is not copied`);
-  const proto = Object.getPrototypeOf(v) as object;
   const out = (
     reuse !== undefined && Object.getPrototypeOf(reuse) === proto ? reuse : Object.create(proto)
   ) as object;

@@ -5,10 +5,12 @@
  * decided key-grouped that turns out to need time order (a decision wanted an early sync) is put
  * back with `restore` and decided again in time order, from exactly the state time order had.
  *
- * The limiters are copied whole (copyStateSharing), sharing only what is shared in the design's own
- * working: the fleet's parameters, the sentinels compared by identity (the empty run list `EMPTY`,
- * the empty admit log `AdmitLog.NONE`), and the arrays the design only replaces (REPLACED_FIELDS). The copy, not the object the chunk went on
- * working with, is what a slot gets back: a log the chunk handed to the spare pool stays there.
+ * The limiters are saved whole (a StateSnapshot: their states written in order into buffers reused
+ * from chunk to chunk), sharing only what is shared in the design's own working: the fleet's
+ * parameters, the sentinels compared by identity (the empty run list `EMPTY`, the empty admit log
+ * `AdmitLog.NONE`), and the arrays the design only replaces (REPLACED_FIELDS). New objects read back
+ * from it, not the ones the chunk went on working with, are what a slot gets back: a log the chunk
+ * handed to the spare pool stays there.
  */
 
 import type { Policy } from '../../config.js';
@@ -16,7 +18,7 @@ import type { KeyLimiter } from '../../designs/key-limiter.js';
 import { EMPTY } from '../../designs/synced-view.js';
 import type { RecordSave } from '../../store/memory/key-records.js';
 import type { MemoryStore } from '../../store/memory-store.js';
-import { copyStateSharing } from '../../util/state-copy.js';
+import { StateSnapshot } from '../../util/state-snapshot.js';
 import { AdmitLog } from '../../window/run-log.js';
 
 /** One key on one gateway, as KeySyncs keeps it (Slot). */
@@ -42,9 +44,8 @@ interface KeySave {
   home: number;
   /** The track's other slots then (a copy of the array: slots made during the chunk are forgotten). */
   others: (SlotState | null)[] | null;
-  /** Per slot (the track's own, then each of `others` that exists, in order): the limiter (null: not held), its copy, and the slot's `from`. */
-  origs: (KeyLimiter | null)[];
-  lims: (KeyLimiter | null)[];
+  /** Per slot (the track's own, then each of `others` that exists, in order): whether it held a limiter (its state in the snapshot, in that order), and its `from`. */
+  held: boolean[];
   froms: number[];
   record: RecordSave;
 }
@@ -52,7 +53,7 @@ interface KeySave {
 /**
  * The limiters' fields (the synced designs' view, src/designs/synced-view.ts and synced.ts) that hold
  * arrays only ever replaced whole, never written into: a reply's expiries and their counts, the
- * runs a sync pushed, the reply's Retry-After instants. A copy shares them (copyStateSharing), where
+ * runs a sync pushed, the reply's Retry-After instants. A save shares them (StateSnapshot), where
  * copying them was a third of a save; test/replay/key-checkpoints-sharing.test.ts freezes them through
  * a design's whole working to hold that. (`late` is written into: it is copied.)
  */
@@ -72,9 +73,8 @@ export class KeyCheckpoints {
   spoiled = false;
   private keySyncs = 0;
   private saves: KeySave[] = [];
-  /** Per limiter, its copy: never handed to anyone until `restore` (which then forgets it). */
-  private readonly copies = new WeakMap<KeyLimiter, KeyLimiter>();
-  private readonly keep: (v: object) => boolean;
+  /** The saved limiters' states, in the order of `saves` and their slots. */
+  private readonly snap: StateSnapshot;
 
   constructor(
     private readonly store: MemoryStore,
@@ -86,7 +86,7 @@ export class KeyCheckpoints {
     const set = new Set<object>(shared);
     set.add(EMPTY);
     set.add(AdmitLog.NONE);
-    this.keep = (v) => set.has(v);
+    this.snap = new StateSnapshot((v) => set.has(v), REPLACED_FIELDS);
   }
 
   /** A checked chunk starts, the key-syncs counted so far at `keySyncs`. */
@@ -94,6 +94,7 @@ export class KeyCheckpoints {
     this.active = true;
     this.spoiled = false;
     this.keySyncs = keySyncs;
+    this.snap.reset();
   }
 
   /** Keys saved since the last `clear`. */
@@ -103,15 +104,14 @@ export class KeyCheckpoints {
 
   /** Saves a key's state (once per key and chunk: the caller sees to it). */
   save(key: string, track: TrackState | undefined): void {
-    const origs: (KeyLimiter | null)[] = [];
-    const lims: (KeyLimiter | null)[] = [];
+    const held: boolean[] = [];
     const froms: number[] = [];
     let others: (SlotState | null)[] | null = null;
     if (track !== undefined) {
-      this.saveSlot(track, origs, lims, froms);
+      this.saveSlot(track, held, froms);
       if (track.others !== null) {
         others = track.others.slice();
-        for (const s of others) if (s !== null) this.saveSlot(s, origs, lims, froms);
+        for (const s of others) if (s !== null) this.saveSlot(s, held, froms);
       }
     }
     this.saves.push({
@@ -121,28 +121,16 @@ export class KeyCheckpoints {
       nextEarly: track?.nextEarly ?? 0,
       home: track?.home ?? -1,
       others,
-      origs,
-      lims,
+      held,
       froms,
       record: this.store.saveRecord(key, this.policy),
     });
   }
 
-  private saveSlot(
-    s: SlotState,
-    origs: (KeyLimiter | null)[],
-    lims: (KeyLimiter | null)[],
-    froms: number[],
-  ): void {
+  private saveSlot(s: SlotState, held: boolean[], froms: number[]): void {
     const lim = s.lim;
-    origs.push(lim);
-    if (lim === null) lims.push(null);
-    else {
-      // written over the limiter's copy of the chunk before (copyState: no garbage)
-      const copy = copyStateSharing(lim, this.keep, REPLACED_FIELDS, this.copies.get(lim));
-      this.copies.set(lim, copy);
-      lims.push(copy);
-    }
+    held.push(lim !== null);
+    if (lim !== null) this.snap.write(lim);
     froms.push(s.from);
   }
 
@@ -151,6 +139,8 @@ export class KeyCheckpoints {
    * returns the key-syncs counted at `begin`.
    */
   restore(forget: (key: string) => void): number {
+    const snap = this.snap;
+    snap.rewind();
     for (const sv of this.saves) {
       this.store.restoreRecord(sv.record);
       const tr = sv.track;
@@ -158,19 +148,18 @@ export class KeyCheckpoints {
         forget(sv.key);
         continue;
       }
-      // the copies go back into the slots: no longer copies to write over
-      for (const lim of sv.origs) if (lim !== null) this.copies.delete(lim);
       tr.next = sv.next;
       tr.nextEarly = sv.nextEarly;
       tr.home = sv.home;
-      tr.lim = sv.lims[0];
+      // new objects, read in the order written: nothing the chunk worked on is given back
+      tr.lim = sv.held[0] ? snap.read<KeyLimiter>() : null;
       tr.from = sv.froms[0];
       tr.others = sv.others;
       let k = 1;
       if (sv.others !== null)
         for (const s of sv.others) {
           if (s === null) continue;
-          s.lim = sv.lims[k];
+          s.lim = sv.held[k] ? snap.read<KeyLimiter>() : null;
           s.from = sv.froms[k];
           k++;
         }
