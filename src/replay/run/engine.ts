@@ -15,8 +15,9 @@ import { ReplayFleet } from './fleet.js';
 import { KeyPool, POOL_CAPACITY } from './key-pool.js';
 import { type KeyStats, type KeySummary, summarize } from './key-stats.js';
 import { Leaderboard } from './leaderboard.js';
-import type { DesignResult, KeyRow, ReplayResult, ReplaySettings, Timeline, TopKeys } from './result.js';
+import type { DesignResult, ReplayResult, ReplaySettings, Timeline } from './result.js';
 import { drainSource } from './stage.js';
+import { topKeys } from './top-keys.js';
 
 /** Record per-key timelines for these keys (a second pass, once the worst keys are known). */
 export interface TimelineRequest {
@@ -390,7 +391,9 @@ export class ReplayRun {
     // every key's whole history: the live ones, and the retired ones the board kept
     const all: KeySummary[] = [...this.board.values()];
     for (const st of this.live.values()) all.push(summarize(st));
-    const top = this.settings.designs.map((design) => this.topOf(design, all));
+    const top = this.settings.designs.map((design) =>
+      topKeys(design, this.order.indexOf(design, 1), all, this.L, this.settings.top),
+    );
     const central = rows[0];
     const out: ReplayResult = {
       settings: this.settings,
@@ -411,30 +414,6 @@ export class ReplayRun {
     };
     if (this.timelines !== null) out.timelines = [...this.timelines.values()];
     return out;
-  }
-
-  private topOf(design: DesignId, all: KeySummary[]): TopKeys {
-    const i = this.order.indexOf(design, 1);
-    const row = (s: KeySummary): KeyRow => ({
-      key: s.key,
-      requests: s.requests,
-      floodRequests: s.floodRequests,
-      honestRejected: s.honestRejected[i],
-      overAdmitted: s.overAdmitted[i],
-      worstWindow: s.worst[i] / this.L,
-    });
-    const n = this.settings.top;
-    const pick = (f: (s: KeySummary) => number) =>
-      all
-        .filter((s) => f(s) > 0)
-        .sort((a, b) => f(b) - f(a) || (a.key < b.key ? -1 : 1))
-        .slice(0, n)
-        .map(row);
-    return {
-      design,
-      byHonestRejected: pick((s) => s.honestRejected[i]),
-      byOverAdmitted: pick((s) => s.overAdmitted[i]),
-    };
   }
 }
 
