@@ -5,15 +5,27 @@
 // READS (default every-sync) is the gateways' reads option (fleetlimit replay --reads). The log is read
 // as the bench reads it (bench/replay-settings.mjs: --spread uniform since 8cb1c49; figures before it
 // read --spread none).
-// Usage: npm run build && node bench/probes/replay-alloc.mjs FILE DESIGN [DIST=dist] [TOP=25] [READS]
+// K, ROUTE and LIMIT (default 1, hash, 100) are the fleet's shape, as in replay-scale.mjs.
+// Usage: npm run build && node bench/probes/replay-alloc.mjs FILE DESIGN [DIST=dist] [TOP=25] [READS] [K] [ROUTE] [LIMIT]
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { benchReadOptions, benchReplaySettings } from '../replay-settings.mjs';
 
-const [file, design, distArg = 'dist', topArg = '25', reads = 'every-sync'] = process.argv.slice(2);
+const [
+  file,
+  design,
+  distArg = 'dist',
+  topArg = '25',
+  reads = 'every-sync',
+  K = '1',
+  route = 'hash',
+  limit = '100',
+] = process.argv.slice(2);
 if (design === undefined)
-  throw new Error('usage: node bench/probes/replay-alloc.mjs FILE DESIGN [DIST] [TOP] [READS]');
+  throw new Error(
+    'usage: node bench/probes/replay-alloc.mjs FILE DESIGN [DIST] [TOP] [READS] [K] [ROUTE] [LIMIT]',
+  );
 const dist = pathToFileURL(resolve(distArg)).href;
 const { openArrivals } = await import(`${dist}/replay/parse/index.js`);
 const { replay } = await import(`${dist}/replay/run/engine.js`);
@@ -24,8 +36,9 @@ await session.post('HeapProfiler.startSampling', {
   includeObjectsCollectedByMinorGC: true,
   includeObjectsCollectedByMajorGC: true,
 });
-const settings = benchReplaySettings([design], reads);
-const lines = (await replay(openArrivals([file], benchReadOptions('combined')), settings)).arrivals;
+const settings = { ...benchReplaySettings([design], reads, Number(K)), limit: Number(limit) };
+const lines = (await replay(openArrivals([file], benchReadOptions('combined', Number(K), route)), settings))
+  .arrivals;
 const { profile } = await session.post('HeapProfiler.stopSampling');
 const self = new Map();
 let total = 0;
