@@ -26,7 +26,7 @@ export class ArrivalChunk {
    * arrival here (−1: none); then one number per fleet (design 1 on): a grouped fleet's sync index the
    * request is decided after, or another fleet's decision (1 admitted), taken in time order.
    */
-  readonly data: Float64Array;
+  data: Float64Array;
   readonly stride: number;
   /** The keys with an arrival here, in the order of their first one. */
   readonly keys: (KeyStats | null)[];
@@ -42,6 +42,12 @@ export class ArrivalChunk {
   firstN = 0;
   /** `lookAhead`'s scratch: per gateway, its latest arrival of the key so far (−1: none). */
   private readonly lastOn: Int32Array;
+  /** Per arrival, its key's place in `keys` (`gather`). */
+  private readonly keyOf: Int32Array;
+  /** `gather`'s: per key, its next slot there, and the end of its slots; the rows moved, then swapped in. */
+  private readonly cursor: Int32Array;
+  private readonly ends: Int32Array;
+  private spare: Float64Array | null = null;
 
   constructor(
     readonly capacity: number,
@@ -59,6 +65,46 @@ export class ArrivalChunk {
     this.firstG = new Int32Array(gateways);
     this.firstT = new Float64Array(gateways);
     this.lastOn = new Int32Array(gateways).fill(-1);
+    this.keyOf = new Int32Array(capacity);
+    this.cursor = new Int32Array(capacity);
+    this.ends = new Int32Array(capacity);
+  }
+
+  /**
+   * Moves the arrivals into key order (the keys in the order of `keys`, each one's in time order):
+   * each key's arrivals then sit side by side, `next` the slot after (−1 after its last), and the
+   * walks of a key's arrivals read on through memory. Linked across the whole chunk, each arrival's
+   * row was a wait for memory (the chunk is megabytes), where one pass in time order moves them all
+   * with reads in order and writes that do not wait. Slots are no longer in time order after it
+   * (`keysInOrder`). Left as it is under two arrivals a key (the links still hold).
+   */
+  gather(): void {
+    const n = this.size;
+    const m = this.keyCount;
+    // under two arrivals a key: most keys' one row is read once, and their order is time order; the
+    // rest are walked through their links (the quiet-keys log, where this was 1 % in vain)
+    if (2 * m > n) return;
+    const w = this.stride;
+    const src = this.data;
+    const dst = (this.spare ??= new Float64Array(src.length));
+    const { keys, keyOf, cursor, ends } = this;
+    let o = 0;
+    for (let j = 0; j < m; j++) {
+      const st = keys[j]!;
+      st.chunkHead = o;
+      cursor[j] = o;
+      o += st.chunkCount;
+      ends[j] = o;
+    }
+    for (let s = 0, at = 0; s < n; s++, at += w) {
+      const j = keyOf[s];
+      const r = cursor[j]++;
+      const to = r * w;
+      for (let k = 0; k < w; k++) dst[to + k] = src[at + k];
+      dst[to + 3] = r + 1 < ends[j] ? r + 1 : -1;
+    }
+    this.spare = src;
+    this.data = dst;
   }
 
   /**
@@ -89,7 +135,7 @@ export class ArrivalChunk {
     this.firstN = n;
   }
 
-  /** Each arrival's key, in time order (valid until the chunk is cleared or added to). */
+  /** Each arrival's key, in time order (valid until the chunk is gathered, cleared or added to). */
   keysInOrder(): readonly (KeyStats | null)[] {
     const out = (this.byArrival ??= new Array<KeyStats | null>(this.capacity).fill(null));
     for (let j = 0; j < this.keyCount; j++) {
@@ -114,9 +160,15 @@ export class ArrivalChunk {
     d[at + 4] = Number.POSITIVE_INFINITY;
     if (st.chunkHead === -1) {
       st.chunkHead = s;
+      st.chunkIndex = this.keyCount;
+      st.chunkCount = 1;
       this.keys[this.keyCount++] = st;
-    } else d[st.chunkTail * this.stride + 3] = s;
+    } else {
+      d[st.chunkTail * this.stride + 3] = s;
+      st.chunkCount++;
+    }
     st.chunkTail = s;
+    this.keyOf[s] = st.chunkIndex;
     return at + FIELDS - 1;
   }
 

@@ -45,7 +45,9 @@ export interface RunOptions {
  * The replay's chunk: a key comes back every few seconds on a busy log, so a chunk must span many
  * seconds to hold several of its arrivals: 131,072 lines is a minute of the bench log's 2,000 a
  * second. The engine's sweep, every W, flushes it too, so it spans less than W, and a fleet's keys
- * (its sweeps wait for the flush) follow the keys live within 2 W. Its arrays take ~40 bytes an arrival.
+ * (its sweeps wait for the flush) follow the keys live within 2 W. Its arrays take 8 bytes a number
+ * of an arrival's row (4 + the designs, the central log's included), twice (ArrivalChunk.gather), and
+ * ~25 bytes more: ~120 bytes an arrival with one design, ~15 MB in all.
  */
 export const REPLAY_CHUNK = 131_072;
 
@@ -210,10 +212,11 @@ export class ReplayRun {
   flush(): void {
     const c = this.chunk;
     if (c === null || c.size === 0) return;
-    const { keys, data, stride } = c;
     // the checked fleets first: each leaves its decisions where a time-ordered fleet's are
     for (let i = 1; i < this.fleets.length; i++)
       if (this.grouped[i] === 2) decideChecked(c, this.fleets[i]!, i);
+    c.gather();
+    const { keys, data, stride } = c;
     // no later chunk's request comes before this one's last
     const ahead = this.ahead;
     for (const f of ahead) f.lookAhead(this.last);

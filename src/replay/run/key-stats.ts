@@ -114,6 +114,9 @@ export class KeyStats {
   /** The key's first and last arrival in the engine's chunk (ArrivalChunk; −1: none there). */
   chunkHead = -1;
   chunkTail = -1;
+  /** The key's place in the chunk's `keys`, and its arrivals there (when chunkHead is not −1). */
+  chunkIndex = 0;
+  chunkCount = 0;
 
   constructor(key: string, designs: number, t: number) {
     this.key = key;
