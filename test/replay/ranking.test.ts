@@ -76,6 +76,27 @@ describe('the most affected keys', () => {
     expect(r.top[0].byHonestRejected[0]).toMatchObject({ key: 'a', requests: 42 });
   });
 
+  it('a kept key live at the end, in a stretch no design treats differently, is ranked on both', () => {
+    // as above, but the second stretch is still live when the stream ends: finish summarizes only the
+    // live keys worth it, and this one is worth it for its kept past alone
+    const arrivals: Arrival[] = [];
+    for (let s = 0; s < 120; s++) {
+      if (s < 40 || s === 115 || s === 118) arrivals.push({ t: s * 1000, key: 'a', gateway: 0 });
+      if (s % 4 === 1) arrivals.push({ t: s * 1000 + 500, key: 'b', gateway: 1 });
+    }
+    const run = splitRun();
+    let late = 0;
+    for (const a of arrivals) {
+      run.push(a);
+      if (a.key === 'a' && a.t >= 50_000) late += run.decided[1];
+    }
+    expect(late).toBe(2);
+    expect(run.liveKeys).toBe(2);
+    const r = run.finish();
+    expect(r.top[0].byHonestRejected.map((k) => k.key)).toEqual(['a']);
+    expect(r.top[0].byHonestRejected[0]).toMatchObject({ key: 'a', requests: 42 });
+  });
+
   it('the board keeps the most affected keys when full, and says how many it dropped', () => {
     const board = new Leaderboard(4);
     for (let i = 1; i <= 5; i++) board.offer(summary(`k${i}`, i));

@@ -393,7 +393,8 @@ export class ReplayRun {
     });
     // every key's whole history: the live ones, and the retired ones the board kept
     const all: KeySummary[] = [...this.board.values()];
-    for (const st of this.live.values()) all.push(summarize(st));
+    // a key no design treated differently, with no kept past, is in no list (topKeys keeps scores > 0)
+    for (const st of this.live.values()) if (st.worthSummary) all.push(summarize(st));
     const top = this.settings.designs.map((design) =>
       topKeys(design, this.order.indexOf(design, 1), all, this.L, this.settings.top),
     );
