@@ -106,6 +106,38 @@ describe('StateSnapshot', () => {
     }
   });
 
+  it('shares `replaced` fields of the top object only: a nested object copies its own', () => {
+    // `replaced` names what the top object's class replaces whole; a nested object (of another class,
+    // or of the top's own) may change a field of that name in place, so its copy is its own
+    class Node {
+      replies: number[] = [1, 2];
+      child: Node | null = null;
+    }
+    class Holder {
+      replies: number[] = [3];
+      inner = new Node();
+    }
+    const top = new Node();
+    top.child = new Node();
+    const h = new Holder();
+    const snap = new StateSnapshot(() => false, new Set(['replies']));
+    snap.reset();
+    snap.write(top);
+    snap.write(h);
+    top.child.replies.push(9);
+    h.inner.replies.push(9);
+    snap.rewind();
+    const c = snap.read<Node>();
+    const d = snap.read<Holder>();
+    expect(c.replies).toBe(top.replies);
+    expect(d.replies).toBe(h.replies);
+    expect(c.child).toBeInstanceOf(Node);
+    expect(c.child!.replies).not.toBe(top.child.replies);
+    expect(c.child!.replies).toEqual([1, 2]);
+    expect(d.inner.replies).not.toBe(h.inner.replies);
+    expect(d.inner.replies).toEqual([1, 2]);
+  });
+
   it('refuses functions, sets, and what is not a class instance at the top', () => {
     const snap = new StateSnapshot(() => false, new Set());
     class WithFn {
