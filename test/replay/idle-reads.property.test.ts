@@ -7,7 +7,8 @@
 // Through a replay's checked chunks too (undone and decided again in time order where a decision
 // wanted an early sync: the reads' ticks no longer tell what the states put back read), the limiters
 // compared after every decision, undone ones included. Each of the shortcut's guards is seen failing
-// here when dropped: the ones the random streams rarely reach by fixed cases the property found.
+// here when dropped: the ones the random streams rarely reach by fixed cases (the property found
+// them, or they are built by hand: an early sync before another holder pushes in the run).
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { KeyLimiter } from '../../src/designs/key-limiter.js';
@@ -281,6 +282,43 @@ const UNDONE: Case[] = [
   },
 ];
 
+/**
+ * Gateway 1's request of key0 at 4060 is pushed at its next sync (4108.07), after gateway 0's early
+ * syncs (key1's requests at 4070 on) and before gateway 0's next regular one (4301.68): those early
+ * syncs come before the run's last first sync of a holder with admits to push (`quietFrom`), so each
+ * reads in full. Taken for idle, they would leave gateway 0 on its view of 4051.68, whose reply
+ * (expiries before now + Δ, strictly, with replies listing within Δ only) did not list gateway 1's
+ * admit at `leaves`, leaving at 4301.68 exactly: that read would still count it in the view, and
+ * take gateway 1's push for none of the others'. An early sync's next full read is at most Δ after
+ * its last one, so only an admit leaving exactly then shows the guard (regular syncs: PUSHED_LATER).
+ */
+function earlyBeforePush(): Case {
+  const c: Case = {
+    ...{ K: 2, limit: 9, windowMs: 2500, syncMs: 250, reads: 'every-sync', hash: false, seed: 111, keys: 2 },
+    steps: [],
+  };
+  const fleet = new ReplayFleet({ ...settingsOf(c), origin: 1000 });
+  // gateway 0's regular syncs at indices 24 and 26, gateway 1's at 25 (seed 111's phases)
+  const [last, push, next] = [fleet.syncAt(24), fleet.syncAt(25), fleet.syncAt(26)];
+  const leaves = next - c.windowMs;
+  // the instants the case stands on: exact, not rounded past them
+  expect([last + c.syncMs, leaves + c.windowMs]).toEqual([next, next]);
+  expect(last < 4060 && 4071 < push).toBe(true);
+  c.steps = [
+    [300, 0, 0],
+    [300, 0, 1],
+    // 1600 + this is `leaves` exactly (a difference of doubles within 2× of each other is exact)
+    [leaves - 1600, 0, 1],
+    [4060 - leaves, 0, 1],
+    [10, 1, 0],
+    [0.25, 1, 0],
+    [0.25, 1, 0],
+    [0.25, 1, 0],
+    [629.25, 0, 0],
+  ];
+  return c;
+}
+
 /** The idle reads applied so far (ReadSteps.idle answering true). */
 let applied = 0;
 const SEED = process.env.FC_SEED ? FC_SEED : 4801;
@@ -345,6 +383,10 @@ describe('adaptive-early: an idle read applied at once leaves what the full sync
     );
     for (const c of PUSHED_LATER) same(c, c.syncMs);
   }, 120_000);
+
+  it('an early sync before another holder pushes in the run reads in full (ReadSteps quietFrom)', () => {
+    same(earlyBeforePush(), 250);
+  });
 
   // found by the property with the guard dropped (seeds 1–3): each fails without its guard
   it('a gateway with a late push due within the horizon reads in full (SyncedKey.idleSyncStart)', () => {
