@@ -245,7 +245,8 @@ export class KeySyncs {
    * skips less).
    */
   private boundOf(slot: Slot, t: number): number {
-    return this.aheadOn ? Math.min(slot.ahead, this.aheadEnd) : t;
+    // t * 1 (= t): a double on both sides; merged with the tagged argument, V8 boxed every bound
+    return this.aheadOn ? Math.min(slot.ahead, this.aheadEnd) : t * 1;
   }
 
   /** Saves the key's state before a checked chunk's first request of it (KeyCheckpoints). */
@@ -269,11 +270,7 @@ export class KeySyncs {
 
   /** Keys held over all gateways now (tests: memory). */
   get held(): number {
-    let n = 0;
-    this.tracks.forEach((tr) => {
-      n += tr.heldCount();
-    });
-    return n;
+    return KeyTrack.heldOver(this.tracks);
   }
 
   /**
@@ -367,7 +364,7 @@ export class KeySyncs {
             // the gateway's seq, as the sync would set it (an early sync's push is tagged with it)
             this.reqs[g].seq = Math.floor(i / K) + 1;
             i += K;
-          } else i = this.step(key, tr, slot, lim, g, i, end, bd[k], bound);
+          } else i = this.step(key, tr, slot, lim, g, i, end, k, bound);
           cur[k] = i;
           if (i >= end) continue;
         }
@@ -391,9 +388,11 @@ export class KeySyncs {
     g: number,
     i: number,
     end: number,
-    bound: number,
+    k: number,
     runBound: number,
   ): number {
+    // read here, not passed: a double argument is boxed on every call
+    const bound = this.bd[k];
     const clock = this.clock;
     const K = clock.K;
     const s = clock.syncAt(i);

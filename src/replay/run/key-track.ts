@@ -109,6 +109,12 @@ export class KeyTrack extends Slot {
     }
     return n;
   }
+  /** Keys held over all gateways, of every track (KeySyncs.held). */
+  static heldOver(tracks: Map<string, KeyTrack>): number {
+    let n = 0;
+    for (const tr of tracks.values()) n += tr.heldCount();
+    return n;
+  }
   /** Gateways holding the key. */
   heldCount(): number {
     let n = this.lim !== null ? 1 : 0;
