@@ -212,7 +212,7 @@ export class MemoryStore extends CentralLogRecords implements Store, InProcessSy
   /** Extends a gateway's outstanding grant to lapse at `expiresAt` (the simulator's skipped idle syncs). */
   renewLease(key: string, gatewayId: string, expiresAt: number): void {
     const rec = this.peekOnly(key);
-    const lease = rec?.leases?.get(gatewayId);
+    const lease = rec?.lease(gatewayId);
     if (lease !== undefined && expiresAt > lease.expiresAt) {
       lease.expiresAt = expiresAt;
       lease.until = expiryOf(expiresAt, rec!.policy.windowMs, rec!.policy.windowKind);

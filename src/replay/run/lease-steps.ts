@@ -320,7 +320,7 @@ export class LeaseSteps {
     if (!Number.isNaN(this.watchAt)) return this.watchAt;
     let w = this.store.headExpiry(this.key);
     const leases = this.store.peekOnly(this.key)?.leases;
-    if (leases != null) for (const l of leases.values()) if (l.until < w) w = l.until;
+    if (leases != null) for (const l of leases) if (l.until < w) w = l.until;
     this.watchAt = w;
     return w;
   }

@@ -13,8 +13,8 @@ import { TimeLog } from '../../window/time-log.js';
  * before the lapse and still waiting in an unsent sync stay counted until they could have aged out.
  */
 export interface Lease {
-  /** The gateway holding it (its key in the leases map): prune walks the values without entry pairs. */
-  readonly gw: string;
+  /** The gateway holding it (KeyRecord.leases is found by it). */
+  gw: string;
   /** Sum of the parts' slots. */
   slots: number;
   /** The gateway spends none of it from here on (store time). */
@@ -36,6 +36,33 @@ const KEPT_LOG = 64;
 /** Parts kept per grant; past it the two oldest merge under the newer tag (handed back later, never earlier). */
 const MAX_PARTS = 8;
 
+/**
+ * Grants gone from their record (handed back whole, or lapsed), kept for the next new grant to take
+ * up, with their parts array: at K > 1 a key's grants come and go with its gateways, and a grant, its
+ * parts and their growth were most of a leases-ask replay's garbage. A grant is only ever used within
+ * the call that looks it up, so one gone from its record is no one's.
+ */
+const SPARE_LEASES: Lease[] = [];
+const KEPT_LEASES = 256;
+
+/** A grant gone from its map, kept for `newLease`. */
+function keepLease(lease: Lease): void {
+  if (SPARE_LEASES.length < KEPT_LEASES) SPARE_LEASES.push(lease);
+}
+
+/** A new grant of gw with no part, lapsing at `lapse` (counted until `until`): a kept one, or made. */
+function newLease(gw: string, lapse: number, until: number): Lease {
+  const l = SPARE_LEASES.pop();
+  if (l === undefined) return { gw, slots: 0, expiresAt: lapse, until, parts: [], len: 0 };
+  // every field but the parts' backing store, which `len` 0 leaves unread
+  l.gw = gw;
+  l.slots = 0;
+  l.expiresAt = lapse;
+  l.until = until;
+  l.len = 0;
+  return l;
+}
+
 /** The tag of a grant made by sync `seq` of a gateway. */
 export function syncGrantTag(seq: number): number {
   return 2 * seq;
@@ -49,14 +76,18 @@ export function askGrantTag(seq: number): number {
 /** One key's state in the store: every admitted timestamp still in the window, and outstanding grants. */
 export class KeyRecord {
   readonly log = new TimeLog();
-  leases: Map<string, Lease> | null = null;
   /**
-   * The map dropEmpty let go of, holding one empty grant (`spareGw`'s), for the next grant to take up
-   * again: a lease gateway's every sync drops its grant and makes it anew, and a new map, grant and
-   * parts array each time (and the map's shrink on delete) were a third of a leases replay's garbage.
+   * The outstanding grants, one per gateway holding one, in no order (null: none). An array scanned
+   * by gateway, not a Map: a key has a grant per gateway holding it at most, and a Map's table was
+   * remade on deletes (its shrink) and on sets after them, at every grant of another gateway.
    */
-  private spare: Map<string, Lease> | null = null;
-  private spareGw = '';
+  leases: Lease[] | null = null;
+  /**
+   * The array the last grant left, for the next grant to take up again: a lease gateway's every sync
+   * drops its grant and makes it anew, and a new map, grant and parts array each time were a third of
+   * a leases replay's garbage.
+   */
+  private spare: Lease[] | null = null;
   /** Sum of outstanding slots, and a lower bound on the earliest lapse: prune walks the leases only then. */
   private leaseTotal = 0;
   private leaseCheckAt = Number.POSITIVE_INFINITY;
@@ -101,7 +132,6 @@ export class KeyRecord {
     this.log.reset(KEPT_LOG);
     this.leases = null;
     this.spare = null;
-    this.spareGw = '';
     this.leaseTotal = 0;
     this.leaseCheckAt = Number.POSITIVE_INFINITY;
     this.calls = null;
@@ -145,32 +175,38 @@ export class KeyRecord {
     if (now >= this.leaseCheckAt) {
       let total = 0;
       let check = Number.POSITIVE_INFINITY;
-      for (const lease of leases.values()) {
-        if (lease.until <= now) leases.delete(lease.gw);
-        else {
+      // from the end: a lapsed grant's place takes the last one, already walked
+      for (let i = leases.length - 1; i >= 0; i--) {
+        const lease = leases[i];
+        if (lease.until <= now) {
+          const last = leases.pop()!;
+          if (i < leases.length) leases[i] = last;
+          keepLease(lease);
+        } else {
           total += lease.slots;
           if (lease.until < check) check = lease.until;
         }
       }
       this.leaseTotal = total;
       this.leaseCheckAt = check;
-      if (leases.size === 0) {
+      if (leases.length === 0) {
+        this.spare = leases;
         this.leases = null;
         return 0;
       }
     }
     if (except === undefined) return this.leaseTotal;
-    const mine = leases.get(except);
+    const mine = find(leases, except);
     return mine === undefined ? this.leaseTotal : this.leaseTotal - mine.slots;
   }
 
   /**
-   * Hands back gw's parts tagged below `below`. A grant left with no part stays in the map, empty,
+   * Hands back gw's parts tagged below `below`. A grant left with no part stays, empty,
    * for `grant` to refill in place (a sync releases and grants again on every call); `dropEmpty`
    * removes it if nothing was.
    */
   release(gw: string, below: number): void {
-    const lease = this.leases?.get(gw);
+    const lease = this.lease(gw);
     if (lease === undefined) return;
     const parts = lease.parts;
     let freed = 0;
@@ -191,13 +227,15 @@ export class KeyRecord {
   /** Removes gw's grant if it holds no part. */
   dropEmpty(gw: string): void {
     const leases = this.leases;
-    const lease = leases?.get(gw);
+    if (leases === null) return;
+    const lease = find(leases, gw);
     if (lease === undefined || lease.len > 0) return;
-    if (leases!.size > 1) leases!.delete(gw);
-    else {
-      // kept, not emptied: a grant with no part holds no slot (slots 0), and grant resets the rest
+    const last = leases.pop()!;
+    if (last !== lease) leases[leases.indexOf(lease)] = last;
+    keepLease(lease);
+    if (leases.length === 0) {
+      // the array kept for the next grant
       this.spare = leases;
-      this.spareGw = gw;
       this.leases = null;
       this.leaseTotal = 0;
       this.leaseCheckAt = Number.POSITIVE_INFINITY;
@@ -211,23 +249,14 @@ export class KeyRecord {
   grant(gw: string, tag: number, n: number, lapse: number, policy: Policy): Lease {
     let leases = this.leases;
     if (leases === null) {
-      leases = this.spare;
-      if (leases === null) leases = new Map();
-      else if (this.spareGw !== gw) leases.delete(this.spareGw);
+      leases = this.spare ?? [];
       this.leases = leases;
       this.spare = null;
     }
-    let lease = leases.get(gw);
+    let lease = find(leases, gw);
     if (lease === undefined) {
-      lease = {
-        gw,
-        slots: 0,
-        expiresAt: lapse,
-        until: expiryOf(lapse, policy.windowMs, policy.windowKind),
-        parts: [],
-        len: 0,
-      };
-      leases.set(gw, lease);
+      lease = newLease(gw, lapse, expiryOf(lapse, policy.windowMs, policy.windowKind));
+      leases.push(lease);
     } else if (lease.len === 0 || lapse > lease.expiresAt) {
       lease.expiresAt = lapse;
       lease.until = expiryOf(lapse, policy.windowMs, policy.windowKind);
@@ -264,14 +293,14 @@ export class KeyRecord {
   }
 
   lease(gw: string): Lease | undefined {
-    return this.leases?.get(gw) ?? undefined;
+    return this.leases === null ? undefined : find(this.leases, gw);
   }
 
   /** The last instant anything in this record still matters. */
   deadline(policy: Policy): number {
     let d = Number.NEGATIVE_INFINITY;
     if (this.log.size > 0) d = expiryOf(this.log.last(), policy.windowMs, policy.windowKind);
-    if (this.leases !== null) for (const l of this.leases.values()) if (l.until > d) d = l.until;
+    if (this.leases !== null) for (const l of this.leases) if (l.until > d) d = l.until;
     if (this.voided !== null) for (const v of this.voided.values()) if (v.until > d) d = v.until;
     return d;
   }
@@ -279,6 +308,12 @@ export class KeyRecord {
   isEmpty(): boolean {
     return this.log.size === 0 && this.leases === null && this.voided === null;
   }
+}
+
+/** gw's grant among `leases` (undefined: none). */
+function find(leases: Lease[], gw: string): Lease | undefined {
+  for (let i = 0; i < leases.length; i++) if (leases[i].gw === gw) return leases[i];
+  return undefined;
 }
 
 /** Slots of the part tagged `tag` (0 if none). */
