@@ -8,6 +8,7 @@ import { keyGroup } from '../../src/store/redis/key-names.js';
 import { DEFAULT_CLUSTER_KEY_GROUPS } from '../../src/store/redis/options.js';
 import { infoSum, migrateSlotKeys, sleep } from '../support/cluster-fleet.js';
 import { useClusterNodes } from '../support/cluster-nodes.js';
+import { monitorOf } from '../support/redis-monitor.js';
 
 /**
  * Decision 0011: on a cluster, user keys fall in DEFAULT_CLUSTER_KEY_GROUPS hash tags, and a sync
@@ -48,7 +49,7 @@ describe('key groups on a cluster (decision 0011)', () => {
     const groups = new Set(keys.map((k) => keyGroup(k, DEFAULT_CLUSTER_KEY_GROUPS)));
     expect(groups.size).toBe(DEFAULT_CLUSTER_KEY_GROUPS);
     // MONITOR on every master: what each EVALSHA declared, as the node got it
-    const monitors: Redis[] = await Promise.all(fx.nodes.map((n) => n.conn.duplicate().monitor()));
+    const monitors: Redis[] = await Promise.all(fx.nodes.map((n) => monitorOf(n.conn)));
     const declared: string[][] = [];
     for (const m of monitors)
       m.on('monitor', (_time: string, args: string[]) => {
