@@ -194,6 +194,19 @@ export class MemoryStore extends CentralLogRecords implements Store, InProcessSy
     return expiryOf(rec.log.last(), rec.policy.windowMs, rec.policy.windowKind);
   }
 
+  /**
+   * latestExpiry written into `out.from`: a number returned from a call the optimiser does not inline
+   * is boxed on every return, one written into a number field is not (the replay's lazy skips asked
+   * for one on most syncs: ~20 B a line of garbage).
+   */
+  latestExpiryInto(key: string, out: { from: number }): void {
+    const rec = this.peekOnly(key);
+    out.from =
+      rec === undefined || rec.log.size === 0
+        ? Number.NEGATIVE_INFINITY
+        : expiryOf(rec.log.last(), rec.policy.windowMs, rec.policy.windowKind);
+  }
+
   /** Slots neither admitted in the window nor granted: what a sync could grant beyond what a gateway holds. */
   freeSlots(key: string, now: number): number {
     const rec = this.peekOnly(key);

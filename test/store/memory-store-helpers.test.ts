@@ -29,6 +29,27 @@ describe('MemoryStore helpers', () => {
     expect(() => s.headExpiry('k')).toThrow(/2 policies/);
   });
 
+  it('latestExpiryInto writes what latestExpiry returns: none, a grant alone, admits, a fixed window', () => {
+    const s = boundedSweep();
+    const out = { from: 0 };
+    const same = (key: string) => {
+      s.latestExpiryInto(key, out);
+      expect(out.from).toBe(s.latestExpiry(key));
+      return out.from;
+    };
+    expect(same('k')).toBe(Number.NEGATIVE_INFINITY);
+    s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 2 }, 0);
+    expect(same('k')).toBe(Number.NEGATIVE_INFINITY);
+    s.logAdmit({ key: 'k', policy, cost: 1 }, 30);
+    s.logAdmit({ key: 'k', policy, cost: 1 }, 20);
+    expect(same('k')).toBe(130);
+    const f = boundedSweep();
+    f.logAdmit({ key: 'f', policy: { ...policy, windowKind: 'fixed' }, cost: 1 }, 130);
+    f.latestExpiryInto('f', out);
+    expect(out.from).toBe(200);
+    expect(out.from).toBe(f.latestExpiry('f'));
+  });
+
   it('a key holding only a grant has no latest admit, and renewing a grant it does not hold does nothing', () => {
     const s = boundedSweep();
     s.ask({ gatewayId: 'g', key: 'k', policy, leaseTtlMs: 50, ask: 2 }, 0);

@@ -428,10 +428,10 @@ export class KeySyncs {
       req.seq = Math.floor(i / K) + 1;
       if (this.idleReads) this.readSteps.synced(tr, slot, e.admits.length > 0);
       if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) {
-        slot.from =
-          this.lazy && lim.unsyncedAdmits() === 0 && !readsOnRequest(lim)
-            ? this.store.latestExpiry(key)
-            : Number.NEGATIVE_INFINITY;
+        // (written by the store: a returned number is boxed, see latestExpiryInto)
+        if (this.lazy && lim.unsyncedAdmits() === 0 && !readsOnRequest(lim))
+          this.store.latestExpiryInto(key, slot);
+        else slot.from = Number.NEGATIVE_INFINITY;
         return i + K;
       }
     }
