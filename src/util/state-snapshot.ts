@@ -81,6 +81,41 @@ export class StateSnapshot {
     return this.get() as T;
   }
 
+  /** A number of the caller's own, read back by `readNumber` in its place. */
+  writeNumber(x: number): void {
+    this.num(x);
+  }
+
+  readNumber(): number {
+    return this.nums[this.np++];
+  }
+
+  /** A reference of the caller's own (shared, not copied), read back by `readRef` in its place. */
+  writeRef(x: unknown): void {
+    this.ref(x);
+  }
+
+  readRef<T>(): T {
+    return this.refs[this.rp++] as T;
+  }
+
+  /**
+   * Room for m more kinds and numbers: a generated writer writes a field that is a number or a
+   * primitive straight into the buffers (`writerOf`).
+   */
+  reserve(m: number): void {
+    if (this.kp + m > this.kinds.length) {
+      const b = new Uint8Array(Math.max(2 * this.kinds.length, this.kp + m));
+      b.set(this.kinds);
+      this.kinds = b;
+    }
+    if (this.np + m > this.nums.length) {
+      const b = new Float64Array(Math.max(2 * this.nums.length, this.np + m));
+      b.set(this.nums);
+      this.nums = b;
+    }
+  }
+
   private kind(k: number): void {
     if (this.kp === this.kinds.length) {
       const b = new Uint8Array(this.kp * 2);
@@ -144,7 +179,11 @@ export class StateSnapshot {
       this.kind(TYPED);
       this.ref(v.constructor);
       this.num(n);
-      for (let i = 0; i < n; i++) this.num(v[i]);
+      this.reserve(n);
+      const nums = this.nums;
+      let np = this.np;
+      for (let i = 0; i < n; i++) nums[np++] = v[i];
+      this.np = np;
       return;
     }
     const proto = Object.getPrototypeOf(v) as object;
@@ -211,10 +250,27 @@ export class StateSnapshot {
       if (!/^[A-Za-z_$][\w$]*$/.test(n))
         throw new RangeError(`StateSnapshot: a field named ${n} is not copied`);
     const shared = (n: string) => top && this.replaced.has(n);
+    // a number or another primitive straight into the buffers (room reserved for the fields left),
+    // an object through `put` (after it, the buffers and places read again: it may have grown them)
+    const N = names.length;
+    const load = 'k = w.kinds; m = w.nums; kp = w.kp; np = w.np; rp = w.rp;';
+    const store = 'w.kp = kp; w.np = np; w.rp = rp;';
+    const field = (n: string, i: number) =>
+      shared(n)
+        ? `k[kp++] = ${REF}; r[rp++] = v.${n};`
+        : `x = v.${n};
+if (typeof x === 'number') { k[kp++] = ${NUM}; m[np++] = x; }
+else if (x === null || (typeof x !== 'object' && typeof x !== 'function')) { k[kp++] = ${REF}; r[rp++] = x; }
+else { ${store} w.put(x); w.reserve(${N - i - 1}); ${load} }`;
     const w = new Function(
       'w',
       'v',
-      names.map((n) => (shared(n) ? `w.share(v.${n});` : `w.put(v.${n});`)).join('\n'),
+      `w.reserve(${N});
+let k, m, kp, np, rp, x;
+const r = w.refs;
+${load}
+${names.map(field).join('\n')}
+${store}`,
     ) as Writer;
     const r = new Function('r', 'out', names.map((n) => `out.${n} = r.get();`).join('\n')) as Reader;
     writers.set(proto, w);

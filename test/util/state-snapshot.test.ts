@@ -138,6 +138,30 @@ describe('StateSnapshot', () => {
     expect(d.inner.replies).toEqual([1, 2]);
   });
 
+  it('the fields after a value that grew the buffers to their very end are kept', () => {
+    // a typed array past the buffers' room grows them to hold exactly it: the fields written after it
+    // need room of their own (the generated writer reserves it again after every object)
+    class Tail {
+      big: Float64Array;
+      a = 1.5;
+      b = -2;
+      flag = true;
+      constructor(n: number) {
+        this.big = new Float64Array(n).fill(3);
+      }
+    }
+    for (const n of [1020, 5000, 70_000]) {
+      const snap = new StateSnapshot(() => false, new Set());
+      snap.reset();
+      const o = new Tail(n);
+      snap.write(o);
+      snap.writeNumber(7);
+      snap.rewind();
+      expect(snap.read<Tail>()).toEqual(o);
+      expect(snap.readNumber()).toBe(7);
+    }
+  });
+
   it('refuses functions, sets, and what is not a class instance at the top', () => {
     const snap = new StateSnapshot(() => false, new Set());
     class WithFn {

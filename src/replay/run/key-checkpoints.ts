@@ -35,6 +35,11 @@ export interface TrackState extends SlotState {
   others: (SlotState | null)[] | null;
 }
 
+/**
+ * One key's save. Reused from chunk to chunk (`saves` keeps them), and the slots' parts are written
+ * into the snapshot, not into arrays of their own: a save allocated six objects a key, a tenth of
+ * what adaptive-early's replay allocated at K = 4 (random routing).
+ */
 interface KeySave {
   key: string;
   /** The key's track then (undefined: it had none). */
@@ -42,12 +47,12 @@ interface KeySave {
   next: number;
   nextEarly: number;
   home: number;
-  /** The track's other slots then (a copy of the array: slots made during the chunk are forgotten). */
+  /**
+   * The track's array of other slots then (null: none), its entries in the snapshot: a slot the
+   * chunk made in it is forgotten at `restore`.
+   */
   others: (SlotState | null)[] | null;
-  /** Per slot (the track's own, then each of `others` that exists, in order): whether it held a limiter (its state in the snapshot, in that order), and its `from`. */
-  held: boolean[];
-  froms: number[];
-  record: RecordSave;
+  record: RecordSave | null;
 }
 
 /**
@@ -72,7 +77,9 @@ export class KeyCheckpoints {
   /** Set when one did: the chunk must be undone (`restore`) and decided in time order. */
   spoiled = false;
   private keySyncs = 0;
-  private saves: KeySave[] = [];
+  /** The saves since `begin`: the first `count` of `saves` (the rest kept for later chunks). */
+  private readonly saves: KeySave[] = [];
+  private count = 0;
   /** The saved limiters' states, in the order of `saves` and their slots. */
   private readonly snap: StateSnapshot;
 
@@ -99,39 +106,54 @@ export class KeyCheckpoints {
 
   /** Keys saved since the last `clear`. */
   get size(): number {
-    return this.saves.length;
+    return this.count;
   }
 
-  /** Saves a key's state (once per key and chunk: the caller sees to it). */
+  /**
+   * Saves a key's state (once per key and chunk: the caller sees to it). Written into the snapshot,
+   * per slot (the track's own, then each of `others` in order): the entry (of `others`), then for a
+   * slot that exists its `from`, whether it holds a limiter, and the limiter's state.
+   */
   save(key: string, track: TrackState | undefined): void {
-    const held: boolean[] = [];
-    const froms: number[] = [];
-    let others: (SlotState | null)[] | null = null;
-    if (track !== undefined) {
-      this.saveSlot(track, held, froms);
-      if (track.others !== null) {
-        others = track.others.slice();
-        for (const s of others) if (s !== null) this.saveSlot(s, held, froms);
-      }
+    let sv = this.saves[this.count];
+    if (sv === undefined) {
+      sv = { key, track, next: 0, nextEarly: 0, home: -1, others: null, record: null };
+      this.saves.push(sv);
     }
-    this.saves.push({
-      key,
-      track,
-      next: track?.next ?? 0,
-      nextEarly: track?.nextEarly ?? 0,
-      home: track?.home ?? -1,
-      others,
-      held,
-      froms,
-      record: this.store.saveRecord(key, this.policy),
-    });
+    this.count++;
+    sv.key = key;
+    sv.track = track;
+    sv.others = null;
+    if (track !== undefined) {
+      sv.next = track.next;
+      sv.nextEarly = track.nextEarly;
+      sv.home = track.home;
+      this.saveSlot(track);
+      const others = track.others;
+      sv.others = others;
+      if (others !== null)
+        for (let g = 0; g < others.length; g++) {
+          const o = others[g];
+          this.snap.writeRef(o);
+          if (o !== null) this.saveSlot(o);
+        }
+    }
+    sv.record = this.store.saveRecord(key, this.policy);
   }
 
-  private saveSlot(s: SlotState, held: boolean[], froms: number[]): void {
+  private saveSlot(s: SlotState): void {
+    const snap = this.snap;
     const lim = s.lim;
-    held.push(lim !== null);
-    if (lim !== null) this.snap.write(lim);
-    froms.push(s.from);
+    snap.writeNumber(s.from);
+    snap.writeNumber(lim === null ? 0 : 1);
+    if (lim !== null) snap.write(lim);
+  }
+
+  /** A slot as `saveSlot` wrote it: its limiter a new object read back, nothing the chunk worked on. */
+  private restoreSlot(s: SlotState): void {
+    const snap = this.snap;
+    s.from = snap.readNumber();
+    s.lim = snap.readNumber() === 1 ? snap.read<KeyLimiter>() : null;
   }
 
   /**
@@ -141,8 +163,9 @@ export class KeyCheckpoints {
   restore(forget: (key: string) => void): number {
     const snap = this.snap;
     snap.rewind();
-    for (const sv of this.saves) {
-      this.store.restoreRecord(sv.record);
+    for (let i = 0; i < this.count; i++) {
+      const sv = this.saves[i];
+      this.store.restoreRecord(sv.record!);
       const tr = sv.track;
       if (tr === undefined) {
         forget(sv.key);
@@ -151,17 +174,15 @@ export class KeyCheckpoints {
       tr.next = sv.next;
       tr.nextEarly = sv.nextEarly;
       tr.home = sv.home;
-      // new objects, read in the order written: nothing the chunk worked on is given back
-      tr.lim = sv.held[0] ? snap.read<KeyLimiter>() : null;
-      tr.from = sv.froms[0];
-      tr.others = sv.others;
-      let k = 1;
-      if (sv.others !== null)
-        for (const s of sv.others) {
-          if (s === null) continue;
-          s.lim = sv.held[k] ? snap.read<KeyLimiter>() : null;
-          s.from = sv.froms[k];
-          k++;
+      this.restoreSlot(tr);
+      // the same array, its entries as they were (a slot made since is dropped)
+      const others = sv.others;
+      tr.others = others;
+      if (others !== null)
+        for (let g = 0; g < others.length; g++) {
+          const o = snap.readRef<SlotState | null>();
+          others[g] = o;
+          if (o !== null) this.restoreSlot(o);
         }
     }
     this.clear();
@@ -172,6 +193,14 @@ export class KeyCheckpoints {
   clear(): void {
     this.active = false;
     this.spoiled = false;
-    this.saves = [];
+    // the saves let go of their keys, tracks and records (kept for reuse, not for what they held)
+    for (let i = 0; i < this.count; i++) {
+      const sv = this.saves[i];
+      sv.key = '';
+      sv.track = undefined;
+      sv.others = null;
+      sv.record = null;
+    }
+    this.count = 0;
   }
 }
