@@ -66,6 +66,11 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
    * (bench/key-bytes.mjs, shared-counter).
    */
   private retryMemo: RetryMemo | null = null;
+  /**
+   * Whether `late` is kept (withoutRetryAfter: off where nothing asks Retry-After). With reads at
+   * every sync only retryAt reads it; each push a window of garbage-collected arrays per held key.
+   */
+  private keepsLate = true;
 
   /**
    * A refund of an own admit: one not pushed yet leaves the pending log here (the store never sees
@@ -139,7 +144,16 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     return this.retryMemoOf(now, cost, syncAt).notBefore;
   }
 
+  /**
+   * For a driver that never asks retryAt nor retryNotBefore (the replay, src/replay/run/replay-limiter.ts):
+   * `late` is not kept. Reads on request decide on it (listLate): kept there.
+   */
+  withoutRetryAfter(): void {
+    if (!this.onRequest) this.keepsLate = false;
+  }
+
   private retryMemoOf(now: number, cost: number, syncAt: number): RetryMemo {
+    if (!this.keepsLate) throw new Error(`${this.design}: Retry-After asked of a key made without it`);
     // an admit adds to the pending log; anything else that changes what is known is a sync's
     const m = this.retryMemo;
     if (
@@ -268,6 +282,7 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
 
   /** Keeps the pushed admits a reply counted past its horizon; drops those it lists now (see `late`). */
   private keepLate(pushed: number[], counts: number[] | undefined, horizon: number): void {
+    if (!this.keepsLate) return;
     let late = this.late;
     // nothing pushed and nothing due: it would set what is already there (most keys at most syncs)
     if (pushed.length === 0 && (late === null || !(this.lateDue < horizon))) return;

@@ -86,6 +86,7 @@ import { KeyCheckpoints } from './key-checkpoints.js';
 import { firstAt, firstIndexAt, gatewayAt, KeyTrack, type Slot, type SyncClock } from './key-track.js';
 import { LeaseSteps } from './lease-steps.js';
 import { idleReadsOf, ReadSteps } from './read-steps.js';
+import { replayLimiter, syncRequestOf } from './replay-limiter.js';
 
 // the clock's interface lives with the index arithmetic; its users import it from here
 export type { SyncClock } from './key-track.js';
@@ -152,17 +153,7 @@ export class KeySyncs {
     this.hs = new Int32Array(K);
     this.cur = new Float64Array(K);
     this.bd = new Float64Array(K);
-    this.reqs = gws.map((gw) => {
-      const { policy, fleet } = gw.options;
-      return {
-        gatewayId: gw.id,
-        seq: 0,
-        policy,
-        leaseTtlMs: fleet.leaseTtlMs,
-        horizonMs: fleet.horizonMs,
-        entries: [],
-      };
-    });
+    this.reqs = gws.map(syncRequestOf);
     this.leaseSteps = new LeaseSteps(clock, gws, store, this.reqs, this.entry, this.reply, this.place);
     this.readSteps = new ReadSteps(clock, store, this.reqs, this.entry, this.reply);
     this.idleReads = idleReadsOf(this.design, fleet, K);
@@ -192,7 +183,7 @@ export class KeySyncs {
     if (this.leases) this.keySyncs += this.leaseSteps.arrived(tr, g, end);
     const slot = tr.slot(g);
     let lim = slot.lim;
-    if (lim === null) lim = slot.lim = this.design.create(this.gws[g].options.fleet, t);
+    if (lim === null) lim = slot.lim = replayLimiter(this.design, this.gws[g].options.fleet, t);
     // the sync after a request runs (as the simulator's needSyncAfter): the rule starts again from it
     slot.from = Number.NEGATIVE_INFINITY;
     // g's next request on the key (lookAhead): the bound of g's syncs in the runs until then

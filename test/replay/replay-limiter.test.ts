@@ -1,0 +1,126 @@
+/**
+ * The replay's limiters (src/replay/run/replay-limiter.ts): a synced key made without Retry-After
+ * (SyncedKey.withoutRetryAfter: its pushes past the horizon not kept) decides and syncs as one made
+ * with it, refuses a Retry-After question, and keeps them where reads on request decide on them.
+ */
+import { describe, expect, it } from 'vitest';
+import { type DesignId, makePolicy } from '../../src/config.js';
+import { DESIGNS } from '../../src/designs/index.js';
+import type { FleetParams, KeyLimiter } from '../../src/designs/key-limiter.js';
+import { DROP, syncEntryOf } from '../../src/designs/key-steps.js';
+import type { SyncedKey } from '../../src/designs/synced.js';
+import { replayLimiter } from '../../src/replay/run/replay-limiter.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+
+const W = 10_000;
+const DELTA = 100;
+const SYNCED: DesignId[] = ['shared-counter', 'assume-others', 'track-share', 'adaptive', 'adaptive-early'];
+
+function params(readsOnRequest: boolean, gateways = 3): FleetParams {
+  return {
+    policy: makePolicy(8, W),
+    gateways,
+    syncMs: DELTA,
+    leaseTtlMs: 3 * DELTA,
+    horizonMs: 4 * DELTA,
+    readsOnRequest,
+  };
+}
+
+/** A seeded xorshift draw in [0, 1). */
+function draws(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 2 ** 32;
+  };
+}
+
+/**
+ * Key k's limiters, one per gateway, over a stretch of requests and syncs against one store, from
+ * `t0` for `ms`: the verdicts, each sync's entry and reply (as text), in order.
+ */
+function drive(
+  lims: KeyLimiter[],
+  seed: number,
+  t0: number,
+  ms: number,
+  store = new MemoryStore(),
+): string[] {
+  const out: string[] = [];
+  const next = draws(seed);
+  const seq = lims.map(() => 0);
+  for (let t = t0; t < t0 + ms; t += 7) {
+    const g = Math.floor(next() * lims.length);
+    // bursts then quiet: the store's count goes near L and back to 0
+    if (next() < (Math.floor(t / 3000) % 2 === 0 ? 0.4 : 0.02)) out.push(`${t} ${g} ${lims[g].decide(t, 1)}`);
+    if (t % DELTA !== 0) continue;
+    for (let h = 0; h < lims.length; h++) {
+      const e = syncEntryOf(lims[h], 'k', t);
+      if (e === null || e === DROP) {
+        out.push(`${t} ${h} ${e === null ? 'none' : 'idle'}`);
+        continue;
+      }
+      const req = {
+        gatewayId: `g${h}`,
+        seq: ++seq[h],
+        policy: params(false).policy,
+        leaseTtlMs: 3 * DELTA,
+        horizonMs: 4 * DELTA,
+        entries: [e],
+      };
+      const reply = store.sync(req, t).replies[0];
+      out.push(`${t} ${h} ${JSON.stringify(e)} ${JSON.stringify(reply)}`);
+      lims[h].applySync(reply, t);
+    }
+  }
+  return out;
+}
+
+describe('the replay’s limiters (replayLimiter)', () => {
+  for (const design of SYNCED)
+    it(`${design}: made without Retry-After, it decides and syncs as with it; asked one, it throws`, () => {
+      const p = params(false);
+      const made = (without: boolean) =>
+        [0, 1, 2].map(() => {
+          const lim = DESIGNS[design].create(p, 0) as SyncedKey;
+          if (without) lim.withoutRetryAfter();
+          return lim;
+        });
+      const without = made(true);
+      const a = drive(without, 3, 0, 6 * W);
+      expect(a).toEqual(drive(made(false), 3, 0, 6 * W));
+      expect(a.filter((s) => s.endsWith(' 1')).length).toBeGreaterThan(20);
+      expect(() => without[0].retryAt(6 * W, 1, 6 * W + DELTA)).toThrow(/Retry-After/);
+      expect(() => without[0].retryNotBefore(6 * W, 1, 6 * W + DELTA)).toThrow(/Retry-After/);
+    });
+
+  it('with reads on request it keeps its late pushes: its view lists them (listLate)', () => {
+    const p = params(true);
+    const lims = [0, 1, 2].map(() => DESIGNS['shared-counter'].create(p, 0) as SyncedKey);
+    for (const lim of lims) lim.withoutRetryAfter();
+    expect(lims[0].retryAt(0, 1, DELTA)).toBe(0);
+    const a = drive(lims, 9, 0, 6 * W);
+    expect(a).toEqual(
+      drive(
+        [0, 1, 2].map(() => DESIGNS['shared-counter'].create(p, 0)),
+        9,
+        0,
+        6 * W,
+      ),
+    );
+  });
+
+  it('the replay makes its synced keys without Retry-After, and none where reads follow requests', () => {
+    for (const design of SYNCED) {
+      expect(() => replayLimiter(DESIGNS[design], params(false), 0).retryAt(0, 1, DELTA)).toThrow(
+        /Retry-After/,
+      );
+      expect((replayLimiter(DESIGNS[design], params(true), 0) as SyncedKey).retryAt(0, 1, DELTA)).toBe(0);
+    }
+    expect(replayLimiter(DESIGNS['central-log'], params(false), 0).design).toBe('central-log');
+  });
+});
