@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
 import { KeyRecord } from '../../src/store/memory/key-record.js';
+import { RecordTable } from '../../src/store/memory/record-table.js';
 import { seeded } from '../support/fc-seed.js';
 
 const policy: Policy = { limit: 40, windowMs: 100, windowKind: 'sliding' };
@@ -24,7 +25,7 @@ const op: fc.Arbitrary<Op> = fc.record({
 
 /** Every gateway's grant as the record shows it, and its totals, after each call. */
 function drive(ops: Op[], between?: () => void): unknown[] {
-  const rec = new KeyRecord('k', policy, new Map());
+  const rec = new KeyRecord('k', policy, new RecordTable<KeyRecord>());
   const seen: unknown[] = [];
   let now = 0;
   for (const o of ops) {
@@ -61,7 +62,7 @@ describe('KeyRecord: kept grants', () => {
       fc.property(fc.array(op, { maxLength: 80 }), fc.array(op, { maxLength: 80 }), (ops, noise) => {
         const alone = drive(ops);
         // another record's calls between each of this one's: its grants come and go through the kept ones
-        const other = new KeyRecord('other', policy, new Map());
+        const other = new KeyRecord('other', policy, new RecordTable<KeyRecord>());
         let i = 0;
         let t = 0;
         const mixed = drive(ops, () => {
@@ -83,7 +84,7 @@ describe('KeyRecord: kept grants', () => {
   });
 
   it('a grant handed back whole is taken up by the next new grant, with no part and its own lapse', () => {
-    const rec = new KeyRecord('k', policy, new Map());
+    const rec = new KeyRecord('k', policy, new RecordTable<KeyRecord>());
     rec.grant('a', 2, 3, 50, policy);
     rec.grant('b', 4, 5, 70, policy);
     rec.release('b', 10);

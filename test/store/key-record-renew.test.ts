@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config.js';
 import { KeyRecord, type Lease } from '../../src/store/memory/key-record.js';
+import { RecordTable } from '../../src/store/memory/record-table.js';
 import { SweepQueue } from '../../src/store/memory/sweep-queue.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { TimeLog } from '../../src/window/time-log.js';
@@ -12,7 +13,7 @@ const policy: Policy = { limit: 50, windowMs: 1000, windowKind: 'sliding' };
 
 /** A record with every field moved: admits (with counts), grants of two gateways, a spare, seqs, calls, voids, refunds. */
 function usedRecord(): KeyRecord {
-  const table = new Map<string, KeyRecord>();
+  const table = new RecordTable<KeyRecord>();
   const rec = new KeyRecord('old', policy, table);
   rec.log.insert(10);
   rec.log.insertMany(20, 12);
@@ -66,7 +67,7 @@ describe('a pooled memory-store record (KeyRecord.renew)', () => {
     ['with its grants handed back (a spare map kept)', usedSpare],
   ])('is a new record in every field (%s)', (_, used) => {
     const rec = used();
-    const table = new Map<string, KeyRecord>();
+    const table = new RecordTable<KeyRecord>();
     const p2: Policy = { ...policy };
     rec.renew('new', p2, table);
     const fresh = new KeyRecord('new', p2, table);

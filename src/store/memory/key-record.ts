@@ -3,6 +3,7 @@
 import type { Policy } from '../../config.js';
 import { expiryOf } from '../../window/expiry.js';
 import { TimeLog } from '../../window/time-log.js';
+import type { RecordTable } from './record-table.js';
 
 /**
  * One gateway's outstanding grant on a key. It is made of parts, each tagged with the call that made
@@ -111,13 +112,15 @@ export class KeyRecord {
    * sets it on handing the record out, clears it on scheduling): an unchanged record is empty by then.
    */
   changed = true;
+  /** The key's hash in its table (RecordTable sets it). */
+  hash = 0;
   constructor(
     /** The key (a pooled record is renewed for another: `renew`). */
     public key: string,
     /** The policy the record was last touched with (one tag, see policyTag): the sweep ages the record by it. */
     public policy: Policy,
     /** The records of this policy's tag, holding this one under `key`. */
-    public table: Map<string, KeyRecord>,
+    public table: RecordTable<KeyRecord>,
   ) {}
 
   /**
@@ -125,7 +128,7 @@ export class KeyRecord {
    * so nothing of its last key's admits, grants or seqs carries over (test/store/key-record-renew.test.ts
    * compares a renewed record with a new one, field by field).
    */
-  renew(key: string, policy: Policy, table: Map<string, KeyRecord>): void {
+  renew(key: string, policy: Policy, table: RecordTable<KeyRecord>): void {
     this.key = key;
     this.policy = policy;
     this.table = table;
@@ -142,6 +145,7 @@ export class KeyRecord {
     this.refunded = null;
     this.sweepAt = 0;
     this.changed = true;
+    this.hash = 0;
   }
 
   seqOf(gw: string): number | undefined {

@@ -4,6 +4,7 @@ import type { Policy } from '../../config.js';
 import { copyState } from '../../util/state-copy.js';
 import { policyTag } from '../policy-tag.js';
 import { KeyRecord } from './key-record.js';
+import { RecordTable } from './record-table.js';
 import { SweepQueue } from './sweep-queue.js';
 
 /**
@@ -27,16 +28,16 @@ export const RECORD_POOL_FLOOR = 1024;
  */
 export class KeyRecords {
   /** Per policyTag, the records of its keys. A table stays once made: there are as many as policies configured. */
-  private readonly tables = new Map<string, Map<string, KeyRecord>>();
+  private readonly tables = new Map<string, RecordTable<KeyRecord>>();
   /** The table last looked up, and the policy object it was looked up by: a gateway passes the same one. */
   private lastPolicy: Policy | null = null;
-  private lastTable: Map<string, KeyRecord> | null = null;
+  private lastTable: RecordTable<KeyRecord> | null = null;
   /**
    * Each policy object's table, as `lastPolicy` is (by identity): K gateways each pass their own
    * equal policy, and a replay's per-key syncs switch between them at every call, where building the
    * tag again each time was ~1/16 of the bytes a line allocated (shared-counter, 4 gateways).
    */
-  private readonly byPolicy = new WeakMap<Policy, Map<string, KeyRecord>>();
+  private readonly byPolicy = new WeakMap<Policy, RecordTable<KeyRecord>>();
   private readonly sweep = new SweepQueue<KeyRecord>();
   /**
    * Deleted records, for new keys (`renew`): on a log of quiet keys nearly every call made a record
@@ -50,7 +51,7 @@ export class KeyRecords {
   /** saveRecord's copies, by record. */
   private readonly copies = new WeakMap<KeyRecord, KeyRecord>();
   /** The reset scan in progress (one at a time): its policy's table, its keys sorted, how many handed out. */
-  private scan: { table: Map<string, KeyRecord>; keys: string[]; next: number } | null = null;
+  private scan: { table: RecordTable<KeyRecord>; keys: string[]; next: number } | null = null;
 
   /** Keys the store holds state for, over every policy (a key under two policies counts twice). */
   get keyCount(): number {
@@ -60,13 +61,13 @@ export class KeyRecords {
   }
 
   /** The records of `policy` (made on first use). */
-  private tableOf(policy: Policy): Map<string, KeyRecord> {
+  private tableOf(policy: Policy): RecordTable<KeyRecord> {
     if (policy === this.lastPolicy) return this.lastTable!;
     let t = this.byPolicy.get(policy);
     if (t === undefined) {
       const tag = policyTag(policy);
       t = this.tables.get(tag);
-      if (t === undefined) this.tables.set(tag, (t = new Map()));
+      if (t === undefined) this.tables.set(tag, (t = new RecordTable()));
       this.byPolicy.set(policy, t);
     }
     this.lastPolicy = policy;
@@ -129,7 +130,7 @@ export class KeyRecords {
       rec = this.idle.pop();
       if (rec === undefined) rec = new KeyRecord(key, policy, table);
       else rec.renew(key, policy, table);
-      table.set(key, rec);
+      table.set(rec);
       rec.sweepAt = Number.NaN; // not scheduled yet
     } else rec.policy = policy;
     this.lastRec = rec;
@@ -139,7 +140,7 @@ export class KeyRecords {
   /** Drops an empty record at once, or makes sure the sweep will look at it when it may have emptied. */
   settle(rec: KeyRecord, policy: Policy, _now: number): void {
     if (rec.isEmpty()) {
-      rec.table.delete(rec.key);
+      rec.table.remove(rec);
       // never scheduled: nothing else holds it (else the sweep lets it go when it comes to it)
       const free = Number.isNaN(rec.sweepAt);
       rec.sweepAt = -1;
@@ -176,14 +177,14 @@ export class KeyRecords {
     const now = s.table.get(s.key);
     if (now !== undefined && now !== s.rec) {
       now.sweepAt = -1;
-      s.table.delete(s.key);
+      s.table.remove(now);
     }
     if (s.rec === undefined) return;
     // the copy's parts are the record's now: no longer a copy to write over
     this.copies.delete(s.rec);
     Object.assign(s.rec, s.copy);
     s.rec.changed = true;
-    s.table.set(s.key, s.rec);
+    s.table.set(s.rec);
   }
 
   /** A deleted record that nothing holds any more, kept for a new key. */
@@ -207,7 +208,7 @@ export class KeyRecords {
         freed = true;
         continue;
       }
-      if (rec.table.get(rec.key) !== rec) continue;
+      if (!rec.table.holds(rec)) continue;
       const changed = rec.changed;
       const policy = rec.policy;
       // unchanged since its sweepAt was set, its deadline: now past it, nothing of it counts (the
@@ -215,7 +216,7 @@ export class KeyRecords {
       // are then not read, out of the caches a window after the key's last call
       if (changed) rec.prune(now, policy);
       if (!changed || rec.isEmpty()) {
-        rec.table.delete(rec.key);
+        rec.table.remove(rec);
         rec.sweepAt = -1;
         this.release(rec);
         freed = true;
@@ -244,7 +245,7 @@ function handOut(rec: KeyRecord): KeyRecord {
 /** A key's record as `saveRecord` found it. */
 export interface RecordSave {
   readonly key: string;
-  readonly table: Map<string, KeyRecord>;
+  readonly table: RecordTable<KeyRecord>;
   readonly rec: KeyRecord | undefined;
   readonly copy: KeyRecord | undefined;
 }
