@@ -15,6 +15,7 @@ import { ReplayFleet } from './fleet.js';
 import { KeyPool, POOL_CAPACITY } from './key-pool.js';
 import { type KeyStats, type KeySummary, summarize } from './key-stats.js';
 import { Leaderboard } from './leaderboard.js';
+import { LiveKeys } from './live-keys.js';
 import type { DesignResult, ReplayResult, ReplaySettings, Timeline } from './result.js';
 import { drainSource } from './stage.js';
 import { topKeys } from './top-keys.js';
@@ -58,7 +59,7 @@ export class ReplayRun {
   readonly order: DesignId[];
   /** A fleet per design of `order`, from index 1 (index 0, the reference, has none). */
   private fleets: (ReplayFleet | null)[] = [];
-  private readonly live = new Map<string, KeyStats>();
+  private readonly live = new LiveKeys();
   /** Retired keys' objects, reused for new keys. */
   private readonly pool: KeyPool;
   private readonly board: Leaderboard;
@@ -327,7 +328,7 @@ export class ReplayRun {
   private enter(key: string, t: number): KeyStats {
     const st = this.pool.take(key, t);
     st.prior = this.board.take(key);
-    this.live.set(key, st);
+    this.live.add(st);
     this.keys++;
     if (this.live.size > this.peakLive) this.peakLive = this.live.size;
     return st;
@@ -335,14 +336,14 @@ export class ReplayRun {
 
   /** Retires the keys with no arrival for a whole window: their trailing windows are empty. */
   private sweep(t: number): void {
-    this.live.forEach((st, key, live) => {
-      if (t - st.lastSeen >= this.W) {
-        live.delete(key);
+    this.live.sweep(
+      (st) => t - st.lastSeen >= this.W,
+      (st) => {
         // a key no design treated differently, with no kept past, the board would drop: not summarized
         if (st.worthSummary) this.board.offer(summarize(st));
         this.pool.give(st);
-      }
-    });
+      },
+    );
     this.nextSweep = t + this.W;
   }
 

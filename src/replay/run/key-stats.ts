@@ -102,6 +102,8 @@ export class DesignTally {
 /** A live key: its name, counts per design (index 0 is the central log) and what the log recorded. */
 export class KeyStats {
   key: string;
+  /** The key's hash in the live keys' table (LiveKeys). */
+  hash = 0;
   lastSeen: number;
   /** Arrivals the log recorded as 429 (rejected by today's limiter). */
   logRejected = 0;
