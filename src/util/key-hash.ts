@@ -8,3 +8,12 @@ export function keyHash(key: string): number {
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return h === 0 ? 1 : h;
 }
+
+/**
+ * The most slots one walk of those tables reads before the table becomes a Map for good. Keys are a
+ * client's to choose and this hash is unseeded, so keys made to share a slot's neighbourhood would
+ * make every walk long (quadratic work in the keys sent); a Map hashes with the process's random
+ * seed. Tables at most half full of keys not chosen so walk a few slots (a run of 64 is far beyond
+ * what a million such keys make), so only chosen keys trip it, and then lookups cost a Map's.
+ */
+export const MAX_WALK = 64;

@@ -4,9 +4,10 @@
  * chain whose every entry's key string sat cold in memory (a wait each); here a miss reads the probed
  * hashes, side by side in one typed array, and a string is compared only where a hash matches. The
  * keys are also listed in the order they entered, for the sweep and the report, which read them in a
- * Map's order (entry order: the figures depend on it through the leaderboard's ties).
+ * Map's order (entry order: the figures depend on it through the leaderboard's ties). A walk longer
+ * than MAX_WALK (a log's keys chosen to collide) turns the table into a Map for good.
  */
-import { keyHash } from '../../util/key-hash.js';
+import { keyHash, MAX_WALK } from '../../util/key-hash.js';
 import type { KeyStats } from './key-stats.js';
 
 /** The fewest slots (a power of two). */
@@ -22,18 +23,26 @@ export class LiveKeys {
   /** `get`'s last miss: the hash and the free slot the key goes to (`add`). */
   private missHash = 0;
   private missAt = -1;
+  /** The live keys by name once a walk ran past MAX_WALK (then the slots are let go). */
+  private map: Map<string, KeyStats> | null = null;
 
   get size(): number {
     return this.list.length;
   }
 
+  /** Whether the table has become a Map (keys chosen to collide). */
+  get isMap(): boolean {
+    return this.map !== null;
+  }
+
   /** The live key named `key`, or undefined (then `add` may enter it, with no other call between). */
   get(key: string): KeyStats | undefined {
+    if (this.map !== null) return this.missInMap(this.map.get(key));
     const h = keyHash(key);
     const hashes = this.hashes;
     const mask = this.mask;
     let p = h & mask;
-    for (;;) {
+    for (let walk = 0; ; ) {
       const x = hashes[p];
       if (x === 0) break;
       if (x === h) {
@@ -41,6 +50,7 @@ export class LiveKeys {
         if (st.key === key) return st;
       }
       p = (p + 1) & mask;
+      if (++walk > MAX_WALK) return this.missInMap(this.toMap().get(key));
     }
     this.missHash = h;
     this.missAt = p;
@@ -52,6 +62,11 @@ export class LiveKeys {
     const p = this.missAt;
     if (p < 0) throw new Error('LiveKeys.add: no miss to add at (get the key first)');
     this.missAt = -1;
+    if (this.map !== null) {
+      this.map.set(st.key, st);
+      this.list.push(st);
+      return;
+    }
     st.hash = this.missHash;
     this.hashes[p] = st.hash;
     this.slots[p] = st;
@@ -75,6 +90,11 @@ export class LiveKeys {
     if (w === list.length) return;
     list.length = w;
     this.missAt = -1;
+    if (this.map !== null) {
+      const map = (this.map = new Map());
+      for (const st of list) map.set(st.key, st);
+      return;
+    }
     // the table made anew from the keys kept, smaller when they fill under an eighth of it
     let n = this.mask + 1;
     while (n > MIN_SLOTS && 8 * w < n) n >>= 1;
@@ -99,9 +119,29 @@ export class LiveKeys {
     const mask = this.mask;
     for (const st of this.list) {
       let p = st.hash & mask;
-      while (hashes[p] !== 0) p = (p + 1) & mask;
+      for (let walk = 0; hashes[p] !== 0; p = (p + 1) & mask)
+        if (++walk > MAX_WALK) {
+          this.toMap();
+          return;
+        }
       hashes[p] = st.hash;
       this.slots[p] = st;
     }
+  }
+
+  /** A lookup's answer in Map form: a miss marked for `add`. */
+  private missInMap(st: KeyStats | undefined): KeyStats | undefined {
+    if (st === undefined) this.missAt = 0;
+    return st;
+  }
+
+  /** The table as a Map from now on, made from the entry list (which holds every live key). */
+  private toMap(): Map<string, KeyStats> {
+    const map = new Map<string, KeyStats>();
+    for (const st of this.list) map.set(st.key, st);
+    this.map = map;
+    this.hashes = new Int32Array(0);
+    this.slots = [];
+    return map;
   }
 }
