@@ -33,6 +33,8 @@ export interface TrackState extends SlotState {
   nextEarly: number;
   home: number;
   others: (SlotState | null)[] | null;
+  /** After the slots are put back: the held flags the dropped slots left (KeyTrack.restored). */
+  restored(): void;
 }
 
 /**
@@ -184,6 +186,7 @@ export class KeyCheckpoints {
           others[g] = o;
           if (o !== null) this.restoreSlot(o);
         }
+      tr.restored();
     }
     this.clear();
     return this.keySyncs;

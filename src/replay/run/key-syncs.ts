@@ -83,7 +83,7 @@ import { newReply } from '../../store/memory/sync-entry.js';
 import type { MemoryStore } from '../../store/memory-store.js';
 import { EarlySchedule } from './early-schedule.js';
 import { KeyCheckpoints } from './key-checkpoints.js';
-import { firstAt, firstIndexAt, gatewayAt, KeyTrack, type Slot, type SyncClock } from './key-track.js';
+import { firstAt, firstIndexAt, gatewayAt, KeyTrack, type SyncClock } from './key-track.js';
 import { LeaseSteps } from './lease-steps.js';
 import { idleReadsOf, ReadSteps } from './read-steps.js';
 import { replayLimiter, syncRequestOf } from './replay-limiter.js';
@@ -96,6 +96,8 @@ export class KeySyncs {
   private readonly reqs: SyncRequest[];
   private readonly entry: SyncEntry = newEntry();
   private readonly reply = newReply();
+  /** The store's latest expiry of a key (latestExpiryInto), for a slot's `from` (KeyTrack.setFrom). */
+  private readonly expiry = { from: Number.NEGATIVE_INFINITY };
   private readonly design: Design;
   /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above; not with early syncs). */
   private readonly lazy: boolean;
@@ -108,7 +110,7 @@ export class KeySyncs {
   /** Per gateway, its place in the fleet's sync order (its syncs are the indices ≡ place mod K); by place, the gateway. */
   private readonly place: number[];
   private readonly byPlace: Int32Array;
-  /** A run's scratch: the gateways holding the key, in place order, each one's next sync index and bound (boundOf). */
+  /** A run's scratch: the gateways holding the key, in place order, each one's next sync index and bound (run). */
   private readonly hs: Int32Array;
   private readonly cur: Float64Array;
   private readonly bd: Float64Array;
@@ -228,18 +230,6 @@ export class KeySyncs {
     if (tr !== undefined) for (let j = 0; j < n; j++) tr.expect(gs[j], ts[j]);
   }
 
-  /**
-   * The instant gateway g's next request on the key cannot come before, in a run for a request at
-   * t (a sweep's bound: +∞): with the look-ahead, the slot's (the chunk's end if none is left in it;
-   * at or after t: `expect` gave every gateway with a request still to come here its next), else t,
-   * the next request's, which no gateway's comes before. Any lower bound is safe (a lower one only
-   * skips less).
-   */
-  private boundOf(slot: Slot, t: number): number {
-    // t * 1 (= t): a double on both sides; merged with the tagged argument, V8 boxed every bound
-    return this.aheadOn ? Math.min(slot.ahead, this.aheadEnd) : t * 1;
-  }
-
   /** Saves the key's state before a checked chunk's first request of it (KeyCheckpoints). */
   checkpoint(key: string): void {
     this.checks!.save(key, this.tracks.get(key));
@@ -318,12 +308,18 @@ export class KeySyncs {
     if (idle) this.readSteps.beginRun(end);
     // first's place (no % of a double: V8 calls fmod for it)
     const p0 = first - Math.floor(first / K) * K;
+    // the holders' fields from the key's arrays (KeyTrack.fromOf, aheadOf), not from their slots
     for (let k = 0; k < n; k++) {
-      const d = this.place[hs[k]] - p0;
+      const g = hs[k];
+      const d = this.place[g] - p0;
       let i = first + (d < 0 ? d + K : d);
-      const slot = tr.peek(hs[k]);
-      const b = this.boundOf(slot, bound);
-      const from = slot.from;
+      // the instant g's next request cannot come before: with the look-ahead, its own (the chunk's
+      // end if none is left in it; at or after the run's: `expect` gave every gateway with a request
+      // still to come here its next), else the run's, which no gateway's comes before (any lower
+      // bound is safe: a lower one only skips less). bound * 1: a double on both sides; merged with
+      // the tagged argument, V8 boxed every bound
+      const b = this.aheadOn ? Math.min(tr.aheadOf(g), this.aheadEnd) : bound * 1;
+      const from = tr.fromOf(g);
       // reads on request (from +∞): the run's last goes, unless the look-ahead bound is later (step)
       if (b > pass && from > this.endAt && i < end && (from < Number.POSITIVE_INFINITY || b > bound)) {
         const m = Math.ceil((end - i) / K);
@@ -332,7 +328,7 @@ export class KeySyncs {
       }
       cur[k] = i;
       bd[k] = b;
-      if (idle) this.readSteps.holder(slot.lim, i);
+      if (idle) this.readSteps.holder(tr.peek(g).lim, i);
       if (i < min) min = i;
     }
     // round by round (K indices from a multiple of K), the held gateways in place order: the syncs in
@@ -347,15 +343,13 @@ export class KeySyncs {
           // the early syncs sent before regular sync i, first (they may drop the key somewhere)
           if (early !== null && tr.nextEarly < early.end) tr.nextEarly = this.runEarly(key, tr, early, i);
           const g = hs[k];
-          const slot = tr.peek(g);
-          const lim = slot.lim;
-          if (lim === null) i = Number.POSITIVE_INFINITY;
-          else if (idle && this.readSteps.idle(key, tr, slot, g, i, end)) {
+          if (tr.limOf(g) === null) i = Number.POSITIVE_INFINITY;
+          else if (idle && this.readSteps.idle(key, tr, tr.peek(g), g, i, end)) {
             this.keySyncs++;
             // the gateway's seq, as the sync would set it (an early sync's push is tagged with it)
             this.reqs[g].seq = Math.floor(i / K) + 1;
             i += K;
-          } else i = this.step(key, tr, slot, lim, g, i, end, k, bound);
+          } else i = this.step(key, tr, g, i, end, k, bound);
           cur[k] = i;
           if (i >= end) continue;
         }
@@ -369,13 +363,11 @@ export class KeySyncs {
   /**
    * Gateway g's sync i of the key (held there), or its syncs from i that the lazy rule skips (above);
    * returns g's next sync index to look at (+∞: the key dropped there). `bound`: the instant g's next
-   * request cannot come before (boundOf); `runBound`: the run's, which `atBound` was found for.
+   * request cannot come before (run's `bd`); `runBound`: the run's, which `atBound` was found for.
    */
   private step(
     key: string,
     tr: KeyTrack,
-    slot: Slot,
-    lim: KeyLimiter,
     g: number,
     i: number,
     end: number,
@@ -387,13 +379,14 @@ export class KeySyncs {
     const clock = this.clock;
     const K = clock.K;
     const s = clock.syncAt(i);
+    // the slot's `from`, from the key's array: a skip touches no slot
+    const from = tr.fromOf(g);
     // a lazy skip: before the instant the gateway must run from, and not its last sync before the request
-    if (s < slot.from && clock.syncAt(i + K) < bound) {
+    if (s < from && clock.syncAt(i + K) < bound) {
       // g's first index whose next one is at or after `bound`
       const last =
         (bound === runBound ? gatewayAt(clock, i, this.atBound, bound, end) : firstAt(clock, i, bound, end)) -
         K;
-      const from = slot.from;
       if (from !== Number.POSITIVE_INFINITY) {
         // reads every sync: the skipped reads are key-syncs all the same
         const stop = Math.min(end, from > this.endAt ? end : firstAt(clock, i, from, end), last);
@@ -406,10 +399,11 @@ export class KeySyncs {
       const stop = Math.min(bound > runBound ? end : end - K, last);
       if (i < stop) return i + Math.ceil((stop - i) / K) * K;
     }
+    const lim = tr.limOf(g) as KeyLimiter;
     const e = syncEntryOf(lim, key, s, this.entry);
     if (e === null) {
       // reads on request, nothing to push and no read due: none falls due before a request (below)
-      if (this.lazy) slot.from = Number.POSITIVE_INFINITY;
+      if (this.lazy) tr.setFrom(g, Number.POSITIVE_INFINITY);
       return i + K;
     }
     if (e !== DROP) {
@@ -417,17 +411,18 @@ export class KeySyncs {
       const req = this.reqs[g];
       // the gateway's seq, rising by sync (only its order matters: lease grants are tagged by it)
       req.seq = Math.floor(i / K) + 1;
-      if (this.idleReads) this.readSteps.synced(tr, slot, e.admits.length > 0);
+      if (this.idleReads) this.readSteps.synced(tr, tr.peek(g), e.admits.length > 0);
       if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) {
-        // (written by the store: a returned number is boxed, see latestExpiryInto)
-        if (this.lazy && lim.unsyncedAdmits() === 0 && !readsOnRequest(lim))
-          this.store.latestExpiryInto(key, slot);
-        else slot.from = Number.NEGATIVE_INFINITY;
+        if (this.lazy && lim.unsyncedAdmits() === 0 && !readsOnRequest(lim)) {
+          // (written by the store: a returned number is boxed, see latestExpiryInto)
+          this.store.latestExpiryInto(key, this.expiry);
+          tr.setFrom(g, this.expiry.from);
+        } else tr.setFrom(g, Number.NEGATIVE_INFINITY);
         return i + K;
       }
     }
     // nothing left of the key here: dropped, as Gateway.sync drops it
-    slot.lim = null;
+    tr.peek(g).lim = null;
     return Number.POSITIVE_INFINITY;
   }
 

@@ -5,38 +5,95 @@
  */
 import type { KeyLimiter } from '../../designs/key-limiter.js';
 
-/** One key on one gateway. */
+/**
+ * A slot's limiter and the fields a run reads for every holder (from, ahead, parkFrom, parkStop), by
+ * gateway in arrays of the key's (KeyTrack.ls; KeyTrack.fs, field f of gateway g at [f·w + g], w the
+ * gateways the arrays cover): a run over 32 holders read them from 32 cold objects, each double a
+ * heap number of its own, and a sync read the limiter through its slot (shared-counter at K = 32
+ * random: a third of the run's time; leases: a third of its run's, on parkFrom).
+ */
+const FROM = 0;
+const AHEAD = 1;
+const PARK_FROM = 2;
+const PARK_STOP = 3;
+const FIELDS = 4;
 export class Slot {
+  /** The key's arrays (KeyTrack's) and this slot's place in them. */
+  protected ls: (KeyLimiter | null)[];
+  protected fs: Float64Array;
+  protected idx: number;
+  /**
+   * A lease design's parked syncs here (LeaseSteps.park): from index parkFrom (−1: none) below
+   * parkStop (both in the key's array), each answered with parkHeld slots, not yet applied to `lim`;
+   * parkFull: they rely on the store staying full.
+   */
+  parkHeld = 0;
+  parkFull = false;
+  /** The tick of this gateway's last read of the key (ReadSteps: idle reads; −1 none). */
+  readAt = -1;
+  constructor(ls: (KeyLimiter | null)[], fs: Float64Array, idx: number) {
+    this.ls = ls;
+    this.fs = fs;
+    this.idx = idx;
+    const w = ls.length;
+    ls[idx] = null;
+    fs[FROM * w + idx] = Number.NEGATIVE_INFINITY;
+    fs[AHEAD * w + idx] = Number.NEGATIVE_INFINITY;
+    fs[PARK_FROM * w + idx] = -1;
+    fs[PARK_STOP * w + idx] = 0;
+  }
   /** The key's state there (null: not held). */
-  lim: KeyLimiter | null = null;
+  get lim(): KeyLimiter | null {
+    return this.ls[this.idx];
+  }
+  set lim(l: KeyLimiter | null) {
+    this.ls[this.idx] = l;
+  }
   /** The instant from which this gateway's syncs of the key must run again (lazy skips; −∞: every one runs). */
-  from = Number.NEGATIVE_INFINITY;
+  get from(): number {
+    return this.fs[FROM * this.ls.length + this.idx];
+  }
+  set from(x: number) {
+    this.fs[FROM * this.ls.length + this.idx] = x;
+  }
   /**
    * A lower bound of this gateway's next request on the key, as the chunk being decided tells
    * (KeySyncs.lookAhead): +∞ for none left in the chunk it was set in (the chunk's end bounds it then);
    * −∞ unknown.
    */
-  ahead = Number.NEGATIVE_INFINITY;
-  /**
-   * A lease design's parked syncs here (LeaseSteps.park): from index parkFrom (−1: none) below
-   * parkStop, each answered with parkHeld slots, not yet applied to `lim`; parkFull: they rely on the
-   * store staying full.
-   */
-  parkFrom = -1;
-  parkStop = 0;
-  parkHeld = 0;
-  parkFull = false;
-  /** The tick of this gateway's last read of the key (ReadSteps: idle reads; −1 none). */
-  readAt = -1;
+  get ahead(): number {
+    return this.fs[AHEAD * this.ls.length + this.idx];
+  }
+  set ahead(x: number) {
+    this.fs[AHEAD * this.ls.length + this.idx] = x;
+  }
+  get parkFrom(): number {
+    return this.fs[PARK_FROM * this.ls.length + this.idx];
+  }
+  set parkFrom(x: number) {
+    this.fs[PARK_FROM * this.ls.length + this.idx] = x;
+  }
+  get parkStop(): number {
+    return this.fs[PARK_STOP * this.ls.length + this.idx];
+  }
+  set parkStop(x: number) {
+    this.fs[PARK_STOP * this.ls.length + this.idx] = x;
+  }
 }
 
 /** A gateway's slot where it has none: never held (nothing writes to it). */
-const NO_SLOT: Slot = new Slot();
+const NO_SLOT: Slot = newSlot();
+
+/** A slot of its own arrays (one that stands for none: nothing writes to it). */
+export function newSlot(): Slot {
+  return new Slot([null], new Float64Array(FIELDS), 0);
+}
 
 /**
  * One key's place in the schedule: the slot of the first gateway to hold it (its home) in the record
  * itself, the others' allocated as they come (one object per key while one gateway holds it: hash
- * routing, or K = 1).
+ * routing, or K = 1). Its arrays cover the home alone until another gateway comes, then every
+ * gateway, by gateway (`limOf`, `fromOf`, `aheadOf`).
  */
 export class KeyTrack extends Slot {
   /** The fleet's sync index from which this key's syncs have not run (nor been skipped). */
@@ -53,10 +110,34 @@ export class KeyTrack extends Slot {
   others: (Slot | null)[] | null = null;
   private readonly K: number;
   constructor(next: number, nextEarly: number, K: number) {
-    super();
+    super([null], new Float64Array(FIELDS), 0);
     this.next = next;
     this.nextEarly = nextEarly;
     this.K = K;
+  }
+  /** The limiter of gateway g (one with a slot; the home, or any once widened), from the key's array. */
+  limOf(g: number): KeyLimiter | null {
+    return this.ls[this.ls.length === 1 ? 0 : g];
+  }
+  /** Its `from` (as `limOf`). */
+  fromOf(g: number): number {
+    return this.fs[this.ls.length === 1 ? FROM : FROM * this.K + g];
+  }
+  /** Sets its `from` (as `limOf`). */
+  setFrom(g: number, x: number): void {
+    this.fs[this.ls.length === 1 ? FROM : FROM * this.K + g] = x;
+  }
+  /** Its `ahead` (as `limOf`). */
+  aheadOf(g: number): number {
+    return this.fs[this.ls.length === 1 ? AHEAD : AHEAD * this.K + g];
+  }
+  /** Its `parkFrom` (as `limOf`). */
+  parkFromOf(g: number): number {
+    return this.fs[this.ls.length === 1 ? PARK_FROM : PARK_FROM * this.K + g];
+  }
+  /** Its `parkStop` (as `limOf`). */
+  parkStopOf(g: number): number {
+    return this.fs[this.ls.length === 1 ? PARK_STOP : PARK_STOP * this.K + g];
   }
   /** Gateway g's slot, made if it has none. */
   slot(g: number): Slot {
@@ -66,10 +147,39 @@ export class KeyTrack extends Slot {
       return this;
     }
     let o = this.others;
-    if (o === null) o = this.others = new Array<Slot | null>(this.K).fill(null);
+    if (o === null) o = this.others = this.widen();
     let s = o[g];
-    if (s === null) s = o[g] = new Slot();
+    if (s === null) s = o[g] = new Slot(this.ls, this.fs, g);
     return s;
+  }
+  /** Another gateway comes: arrays over every gateway, the home's moved into them. */
+  private widen(): (Slot | null)[] {
+    const K = this.K;
+    const h = this.home;
+    if (this.ls.length !== K) {
+      const ls = new Array<KeyLimiter | null>(K).fill(null);
+      const fs = new Float64Array(FIELDS * K);
+      ls[h] = this.ls[this.idx];
+      const w = this.ls.length;
+      for (let f = 0; f < FIELDS; f++) fs[f * K + h] = this.fs[f * w + this.idx];
+      this.ls = ls;
+      this.fs = fs;
+      this.idx = h;
+    }
+    return new Array<Slot | null>(K).fill(null);
+  }
+  /**
+   * The limiters again from the slots (KeyCheckpoints.restore: a slot a checked chunk made is dropped
+   * from `others`, its limiter left in the array).
+   */
+  restored(): void {
+    const o = this.others;
+    if (o === null) {
+      // widened in the chunk: no other slot now
+      if (this.ls.length > 1) for (let g = 0; g < this.K; g++) if (g !== this.home) this.ls[g] = null;
+      return;
+    }
+    for (let g = 0; g < this.K; g++) if (g !== this.home && o[g] === null) this.ls[g] = null;
   }
   /** Gateway g's next request on the key comes at t (KeySyncs.expect): its slot's look-ahead, if it has one. */
   expect(g: number, t: number): void {
@@ -95,17 +205,17 @@ export class KeyTrack extends Slot {
   }
   /** Writes the gateways holding the key into hs in place order (byPlace: the clock's order of a round); returns how many. */
   heldInPlaceOrder(byPlace: Int32Array, hs: Int32Array): number {
-    const o = this.others;
-    if (o === null) {
-      if (this.lim === null) return 0;
+    const ls = this.ls;
+    if (ls.length === 1) {
+      if (ls[0] === null) return 0;
       hs[0] = this.home;
       return 1;
     }
+    // the array, not the slots: a gateway without a slot has null there
     let n = 0;
     for (let p = 0; p < this.K; p++) {
       const g = byPlace[p];
-      const s = g === this.home ? this : o[g];
-      if (s !== null && s.lim !== null) hs[n++] = g;
+      if (ls[g] !== null) hs[n++] = g;
     }
     return n;
   }

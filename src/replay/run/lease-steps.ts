@@ -25,7 +25,7 @@ import type { LeaseKey } from '../../designs/leases.js';
 import type { Gateway } from '../../gateway/gateway.js';
 import type { AskReply, AskRequest, SyncEntry, SyncReply, SyncRequest } from '../../store/contract.js';
 import type { MemoryStore } from '../../store/memory-store.js';
-import { firstAt, type KeyTrack, Slot, type SyncClock } from './key-track.js';
+import { firstAt, KeyTrack, newSlot, type Slot, type SyncClock } from './key-track.js';
 
 export class LeaseSteps {
   /** Asks sent on requests' path so far (leases-ask). */
@@ -46,6 +46,7 @@ export class LeaseSteps {
   private readonly idleAt: (j: number) => number;
   /** A run's (`run`) key, its holders (gateways, in place order; their slots) and how many. */
   private key = '';
+  private tr: KeyTrack = NO_TRACK;
   private readonly hs: Int32Array;
   private readonly slots: Slot[];
   private n = 0;
@@ -118,6 +119,7 @@ export class LeaseSteps {
     const cur = this.cur;
     const slots = this.slots;
     this.key = key;
+    this.tr = tr;
     this.n = n;
     this.keySyncs = 0;
     this.watchAt = Number.NaN;
@@ -125,12 +127,13 @@ export class LeaseSteps {
     // first's place (no % of a double: V8 calls fmod for it); each holder's first index from it
     const p0 = first - Math.floor(first / K) * K;
     for (let k = 0; k < n; k++) {
-      const slot = tr.peek(hs[k]);
-      slots[k] = slot;
+      // the slot is touched only where its park or its sync runs: its fields from the key's arrays
+      const g = hs[k];
+      slots[k] = tr.peek(g);
       let i: number;
-      if (slot.parkFrom >= 0) i = slot.parkStop;
+      if (tr.parkFromOf(g) >= 0) i = tr.parkStopOf(g);
       else {
-        const d = this.place[hs[k]] - p0;
+        const d = this.place[g] - p0;
         i = first + (d < 0 ? d + K : d);
       }
       cur[k] = i;
@@ -145,7 +148,7 @@ export class LeaseSteps {
         let i = cur[k];
         if (i >= end) continue;
         if (i < top) {
-          if (slots[k].parkFrom >= 0) this.unpark(slots[k], i);
+          if (tr.parkFromOf(hs[k]) >= 0) this.unpark(slots[k], i);
           i = this.step(k, i);
           cur[k] = i;
           if (i >= end) continue;
@@ -158,9 +161,9 @@ export class LeaseSteps {
     // the holders' next sync index to look at: the key need not run before the first of them
     let quiet = Number.POSITIVE_INFINITY;
     for (let k = 0; k < n; k++) {
-      const slot = slots[k];
-      if (final && slot.parkFrom >= 0) this.unpark(slot, this.firstFrom(slot.parkFrom, end));
-      if (slot.lim !== null && cur[k] < quiet) quiet = cur[k];
+      const g = hs[k];
+      if (final && tr.parkFromOf(g) >= 0) this.unpark(slots[k], this.firstFrom(tr.parkFromOf(g), end));
+      if (tr.limOf(g) !== null && cur[k] < quiet) quiet = cur[k];
       slots[k] = NO_SLOT;
     }
     tr.quietTo = quiet;
@@ -195,7 +198,7 @@ export class LeaseSteps {
    */
   private step(k: number, i: number): number {
     const slot = this.slots[k];
-    const lim = slot.lim as LeaseKey | null;
+    const lim = this.tr.limOf(this.hs[k]) as LeaseKey | null;
     if (lim === null) return Number.POSITIVE_INFINITY;
     const clock = this.clock;
     const K = clock.K;
@@ -297,8 +300,9 @@ export class LeaseSteps {
     const K = this.clock.K;
     const pj = j - Math.floor(j / K) * K;
     for (let k = 0; k < this.n; k++) {
+      if (k === b || this.tr.parkFromOf(this.hs[k]) < 0) continue;
       const slot = this.slots[k];
-      if (k === b || slot.parkFrom < 0 || !slot.parkFull) continue;
+      if (!slot.parkFull) continue;
       let w: number;
       if (full) w = firstAt(this.clock, slot.parkFrom, this.watch(), cur[k]);
       else {
@@ -330,4 +334,6 @@ export class LeaseSteps {
 const PARK_MAX = 2048;
 
 /** A holder's slot where none is listed (run's scratch, let go after it). */
-const NO_SLOT = new Slot();
+const NO_SLOT = newSlot();
+/** The run's track between runs (nothing reads it then). */
+const NO_TRACK = new KeyTrack(0, 0, 1);
