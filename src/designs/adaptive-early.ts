@@ -178,6 +178,24 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
     return this.p.policy.limit - known - own >= 1 && this.overCap(known, own, 1);
   }
 
+  /**
+   * Whether no decision here up to `until` can want an early sync (wantsEarlySync) while own admits
+   * since a sync stay ≤ ownMax and every read counts ≤ countMax: the replay's checked chunks skip
+   * saving such a key (src/replay/run/key-checkpoints.ts, `quiet`; `from`: the chunk's first instant).
+   * Wanting one needs own ≥ 1, known + own ≤ L − 1 and own + 1 > part = (L − known − unseen) ·
+   * partShare / partDiv. Until the next read known ≤ `count` (it only ages down from the read's
+   * count), after it ≤ countMax; partShare is bounded below by partShareLow. So with unseen as it is,
+   * part ≥ (L − knownMax − unseen) · shareLow / partDiv, and own + 1 ≤ ownMax + 1 is not above it if
+   * that bound is at least ownMax + 1. Nor does unseen rise: a round (unseenOfRound) needs a spent
+   * part at a sync, pushed + 1 > part, its pushed ≤ own ≤ ownMax; an idle read sets it to 0. A limiter
+   * dropped and made again by then is a new key's (unseen 0), within the same bounds. (NaN: false.)
+   */
+  quietWhile(ownMax: number, countMax: number, from: number, until: number): boolean {
+    const at = Number.isNaN(this.partShareAt) ? Number.NEGATIVE_INFINITY : Math.min(this.partShareAt, from);
+    const low = partShareLow(this.p, Math.min(this.partShare, 1 / this.p.gateways), at, until);
+    return quietBound(this.p, Math.max(this.count, countMax), this.unseen, low, ownMax);
+  }
+
   protected override fleetRate(now: number): number {
     const base = super.fleetRate(now);
     if (!(this.othersRate > 0)) return base;
@@ -253,4 +271,36 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
     }
     this.partShareAt = now;
   }
+}
+
+/**
+ * A lower bound of a part's share up to `until`, for a share of `share` (or a new key's, 1/K, at most)
+ * last moved at `at` (−∞: not known). followShare moves it toward a share clamped to ≥ floor =
+ * 1/(4K) (measureShare) by 1 − e^(−dt/M) (M = partShareWindows · W): its distance above the floor
+ * shrinks by e^(−dt/M) at most per move, so by e^(−(until − at)/M) at most in all; one below the
+ * floor only rises. With a margin (× 0.999) for rounding.
+ */
+export function partShareLow(p: FleetParams, share: number, at: number, until: number): number {
+  const floor = 1 / (4 * p.gateways);
+  if (!(share > floor)) return share * 0.999;
+  const memory = ADAPTIVE_EARLY.partShareWindows * p.policy.windowMs;
+  const decay = until > at ? Math.exp((at - until) / memory) : 1;
+  return (floor + (share - floor) * decay) * 0.999;
+}
+
+/**
+ * AdaptiveEarlyKey.quietWhile's bound: no decision wants an early sync while own ≤ ownMax, known ≤
+ * count and the part's share ≥ shareLow, from unseen admits `unseen` on (none rises: see there).
+ */
+export function quietBound(
+  p: FleetParams,
+  count: number,
+  unseen: number,
+  shareLow: number,
+  ownMax: number,
+): boolean {
+  const K = p.gateways;
+  if (K <= 1) return true;
+  const part = ((p.policy.limit - count - unseen) * shareLow) / ADAPTIVE_EARLY.partDiv;
+  return part >= ownMax + 1;
 }

@@ -225,6 +225,15 @@ export class ReplayFleet {
     this.perKey!.checkpoint(key);
   }
 
+  /**
+   * Whether the key's requests of the checked chunk (n, at ts[j] on gateway gs[j]) cannot want an
+   * early sync (KeyCheckpoints.quiet; the chunk from instant `from` to `until`): decided after every
+   * key that may, unsaved.
+   */
+  quiet(key: string, ts: Float64Array, gs: Int32Array, n: number, from: number, until: number): boolean {
+    return this.perKey!.quiet(key, ts, gs, n, from, until);
+  }
+
   /** Whether a decision of the checked chunk wanted an early sync. */
   get spoiled(): boolean {
     return this.perKey!.checks!.spoiled;

@@ -14,7 +14,8 @@
  */
 
 import type { Policy } from '../../config.js';
-import type { KeyLimiter } from '../../designs/key-limiter.js';
+import { AdaptiveEarlyKey, partShareLow, quietBound } from '../../designs/adaptive-early.js';
+import type { FleetParams, KeyLimiter } from '../../designs/key-limiter.js';
 import { EMPTY } from '../../designs/synced-view.js';
 import type { RecordSave } from '../../store/memory/key-records.js';
 import type { MemoryStore } from '../../store/memory-store.js';
@@ -82,6 +83,12 @@ export class KeyCheckpoints {
   /** The saves since `begin`: the first `count` of `saves` (the rest kept for later chunks). */
   private readonly saves: KeySave[] = [];
   private count = 0;
+  /** `mostWithin`'s scratch: per gateway, its most, its queue's ends and length; the queue's links. */
+  private readonly most: Int32Array;
+  private readonly first: Int32Array;
+  private readonly last: Int32Array;
+  private readonly inSpan: Int32Array;
+  private order = new Int32Array(64);
   /** The saved limiters' states, in the order of `saves` and their slots. */
   private readonly snap: StateSnapshot;
 
@@ -89,10 +96,15 @@ export class KeyCheckpoints {
     private readonly store: MemoryStore,
     /** The store's policy of the fleet's keys. */
     private readonly policy: Policy,
-    /** What the limiters share with every other key (the gateways' fleet parameters). */
-    shared: readonly object[],
+    /** What the limiters share with every other key: the gateways' fleet parameters, by gateway. */
+    private readonly fleets: readonly FleetParams[],
   ) {
-    const set = new Set<object>(shared);
+    const set = new Set<object>(fleets);
+    const K = fleets.length;
+    this.most = new Int32Array(K);
+    this.first = new Int32Array(K);
+    this.last = new Int32Array(K);
+    this.inSpan = new Int32Array(K);
     set.add(EMPTY);
     set.add(AdmitLog.NONE);
     this.snap = new StateSnapshot((v) => set.has(v), REPLACED_FIELDS);
@@ -109,6 +121,89 @@ export class KeyCheckpoints {
   /** Keys saved since the last `clear`. */
   get size(): number {
     return this.count;
+  }
+
+  /**
+   * Whether none of the key's n requests in the chunk (at ts[j] on gateway gs[j], in order) can want
+   * an early sync, from its state as the chunk finds it (`from`, `until`: the chunk's first and last
+   * instants): such a key cannot spoil the chunk, and decided after every key that can (checked.ts),
+   * it need not be saved. Every read of the key in the chunk counts at most what its record holds now
+   * (none dropped yet: its calls come in time order) plus what the chunk pushes: the slots' unsynced
+   * admits and the requests' admits (n at most). Gateway g syncs every Δ (none skipped: an early-sync
+   * design's are not), each sync taking its admits since the last one, so its own admits since a sync
+   * are at most its unsynced ones plus its most requests within a span of Δ (`mostWithin`, over 2Δ: a
+   * margin). AdaptiveEarlyKey.quietWhile bounds the part from those (a limiter dropped and made again
+   * in the chunk is a new key's, within them); a gateway with no request decides nothing. A design
+   * other than adaptive-early, or requests out of order: false.
+   */
+  quiet(
+    key: string,
+    track: TrackState | undefined,
+    ts: Float64Array,
+    gs: Int32Array,
+    n: number,
+    from: number,
+    until: number,
+  ): boolean {
+    let unsynced = 0;
+    if (track !== undefined) {
+      unsynced += unsyncedOf(track);
+      const others = track.others;
+      if (others !== null) for (let g = 0; g < others.length; g++) unsynced += unsyncedOf(others[g]);
+    }
+    const most = this.mostWithin(ts, gs, n);
+    if (most === null) return false;
+    const countMax = this.store.heldOf(key, this.policy) + unsynced + n;
+    for (let g = 0; g < most.length; g++) {
+      if (most[g] === 0) continue;
+      const slot = track === undefined ? null : g === track.home ? track : (track.others?.[g] ?? null);
+      const lim = slot === null ? null : slot.lim;
+      if (lim === null) {
+        // a new key's limiter, made in the chunk
+        const p = this.fleets[g];
+        if (!quietBound(p, countMax, 0, partShareLow(p, 1 / p.gateways, from, until), most[g])) return false;
+      } else if (
+        !(lim instanceof AdaptiveEarlyKey) ||
+        !lim.quietWhile(lim.unsyncedAdmits() + most[g], countMax, from, until)
+      )
+        return false;
+    }
+    return true;
+  }
+
+  /**
+   * Per gateway, the most of its requests (of the n at ts[j] on gs[j]) within any closed span of 2Δ
+   * (its fleet's syncMs); null if the instants are not in order.
+   */
+  private mostWithin(ts: Float64Array, gs: Int32Array, n: number): Int32Array | null {
+    const K = this.fleets.length;
+    const most = this.most;
+    const last = this.last;
+    const first = this.first;
+    most.fill(0);
+    // per gateway, its requests so far in the span ending at the latest (a queue in `order`)
+    if (this.order.length < n) this.order = new Int32Array(Math.max(n, 2 * this.order.length));
+    const order = this.order;
+    for (let g = 0; g < K; g++) first[g] = last[g] = -1;
+    const count = this.inSpan;
+    count.fill(0);
+    for (let j = 0; j < n; j++) {
+      if (j > 0 && !(ts[j] >= ts[j - 1])) return null;
+      const g = gs[j];
+      const span = 2 * this.fleets[g].syncMs;
+      // g's requests: a linked queue through `order`, oldest first
+      order[j] = -1;
+      if (last[g] === -1) first[g] = j;
+      else order[last[g]] = j;
+      last[g] = j;
+      count[g]++;
+      while (ts[first[g]] < ts[j] - span) {
+        first[g] = order[first[g]];
+        count[g]--;
+      }
+      if (count[g] > most[g]) most[g] = count[g];
+    }
+    return most;
   }
 
   /**
@@ -206,4 +301,9 @@ export class KeyCheckpoints {
     }
     this.count = 0;
   }
+}
+
+/** A slot's unsynced admits (none: 0). */
+function unsyncedOf(s: SlotState | null | undefined): number {
+  return s === null || s === undefined || s.lim === null ? 0 : s.lim.unsyncedAdmits();
 }

@@ -235,6 +235,11 @@ export class KeySyncs {
     this.checks!.save(key, this.tracks.get(key));
   }
 
+  /** Whether the key's requests of a checked chunk cannot spoil it (KeyCheckpoints.quiet). */
+  quiet(key: string, ts: Float64Array, gs: Int32Array, n: number, from: number, until: number): boolean {
+    return this.checks!.quiet(key, this.tracks.get(key), ts, gs, n, from, until);
+  }
+
   /** Undoes the checked chunk: each key it touched as it found it, its key-syncs uncounted. */
   rollback(): void {
     this.keySyncs = this.checks!.restore((key) => this.tracks.delete(key));

@@ -187,6 +187,16 @@ export class KeyRecords {
     s.table.set(s.rec);
   }
 
+  /**
+   * The admits the key's record holds (0: none), those expired but not dropped yet included, read
+   * without handing the record out: no call on the key counts more before pushes add to it (the calls
+   * come in time order; src/replay/run/key-checkpoints.ts, `quiet`).
+   */
+  heldOf(key: string, policy: Policy): number {
+    const rec = this.tableOf(policy).get(key);
+    return rec === undefined ? 0 : rec.log.size;
+  }
+
   /** A deleted record that nothing holds any more, kept for a new key. */
   private release(rec: KeyRecord): void {
     if (this.idle.length < RECORD_POOL) this.idle.push(rec);
