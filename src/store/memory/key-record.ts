@@ -54,7 +54,8 @@ function keepLease(lease: Lease): void {
 /** A new grant of gw with no part, lapsing at `lapse` (counted until `until`): a kept one, or made. */
 function newLease(gw: string, lapse: number, until: number): Lease {
   const l = SPARE_LEASES.pop();
-  if (l === undefined) return { gw, slots: 0, expiresAt: lapse, until, parts: [], len: 0 };
+  // parts with room for one pair: a push onto an empty array made room for 19 numbers
+  if (l === undefined) return { gw, slots: 0, expiresAt: lapse, until, parts: [0, 0], len: 0 };
   // every field but the parts' backing store, which `len` 0 leaves unread
   l.gw = gw;
   l.slots = 0;
@@ -252,15 +253,16 @@ export class KeyRecord {
    */
   grant(gw: string, tag: number, n: number, lapse: number, policy: Policy): Lease {
     let leases = this.leases;
-    if (leases === null) {
-      leases = this.spare ?? [];
-      this.leases = leases;
+    if (leases === null && this.spare !== null) {
+      leases = this.leases = this.spare;
       this.spare = null;
     }
-    let lease = find(leases, gw);
+    let lease = leases === null ? undefined : find(leases, gw);
     if (lease === undefined) {
       lease = newLease(gw, lapse, expiryOf(lapse, policy.windowMs, policy.windowKind));
-      leases.push(lease);
+      // a first grant's array sized for it (a push onto an empty one made room for 17)
+      if (leases === null) this.leases = [lease];
+      else leases.push(lease);
     } else if (lease.len === 0 || lapse > lease.expiresAt) {
       lease.expiresAt = lapse;
       lease.until = expiryOf(lapse, policy.windowMs, policy.windowKind);
