@@ -42,6 +42,10 @@ export class Slot {
     fs[PARK_FROM * w + idx] = -1;
     fs[PARK_STOP * w + idx] = 0;
   }
+  /** Where field f of this slot's gateway is in `fs` (the arrays cover `ls.length` gateways). */
+  protected cell(f: number): number {
+    return f * this.ls.length + this.idx;
+  }
   /** The key's state there (null: not held). */
   get lim(): KeyLimiter | null {
     return this.ls[this.idx];
@@ -51,10 +55,10 @@ export class Slot {
   }
   /** The instant from which this gateway's syncs of the key must run again (lazy skips; −∞: every one runs). */
   get from(): number {
-    return this.fs[FROM * this.ls.length + this.idx];
+    return this.fs[this.cell(FROM)];
   }
   set from(x: number) {
-    this.fs[FROM * this.ls.length + this.idx] = x;
+    this.fs[this.cell(FROM)] = x;
   }
   /**
    * A lower bound of this gateway's next request on the key, as the chunk being decided tells
@@ -62,22 +66,22 @@ export class Slot {
    * −∞ unknown.
    */
   get ahead(): number {
-    return this.fs[AHEAD * this.ls.length + this.idx];
+    return this.fs[this.cell(AHEAD)];
   }
   set ahead(x: number) {
-    this.fs[AHEAD * this.ls.length + this.idx] = x;
+    this.fs[this.cell(AHEAD)] = x;
   }
   get parkFrom(): number {
-    return this.fs[PARK_FROM * this.ls.length + this.idx];
+    return this.fs[this.cell(PARK_FROM)];
   }
   set parkFrom(x: number) {
-    this.fs[PARK_FROM * this.ls.length + this.idx] = x;
+    this.fs[this.cell(PARK_FROM)] = x;
   }
   get parkStop(): number {
-    return this.fs[PARK_STOP * this.ls.length + this.idx];
+    return this.fs[this.cell(PARK_STOP)];
   }
   set parkStop(x: number) {
-    this.fs[PARK_STOP * this.ls.length + this.idx] = x;
+    this.fs[this.cell(PARK_STOP)] = x;
   }
 }
 
@@ -115,29 +119,33 @@ export class KeyTrack extends Slot {
     this.nextEarly = nextEarly;
     this.K = K;
   }
+  /** Where field f of gateway g (one with a slot) is in `fs`: the home's alone until widened, then by gateway. */
+  private at(f: number, g: number): number {
+    return this.ls.length === 1 ? f : f * this.K + g;
+  }
   /** The limiter of gateway g (one with a slot; the home, or any once widened), from the key's array. */
   limOf(g: number): KeyLimiter | null {
     return this.ls[this.ls.length === 1 ? 0 : g];
   }
   /** Its `from` (as `limOf`). */
   fromOf(g: number): number {
-    return this.fs[this.ls.length === 1 ? FROM : FROM * this.K + g];
+    return this.fs[this.at(FROM, g)];
   }
   /** Sets its `from` (as `limOf`). */
   setFrom(g: number, x: number): void {
-    this.fs[this.ls.length === 1 ? FROM : FROM * this.K + g] = x;
+    this.fs[this.at(FROM, g)] = x;
   }
   /** Its `ahead` (as `limOf`). */
   aheadOf(g: number): number {
-    return this.fs[this.ls.length === 1 ? AHEAD : AHEAD * this.K + g];
+    return this.fs[this.at(AHEAD, g)];
   }
   /** Its `parkFrom` (as `limOf`). */
   parkFromOf(g: number): number {
-    return this.fs[this.ls.length === 1 ? PARK_FROM : PARK_FROM * this.K + g];
+    return this.fs[this.at(PARK_FROM, g)];
   }
   /** Its `parkStop` (as `limOf`). */
   parkStopOf(g: number): number {
-    return this.fs[this.ls.length === 1 ? PARK_STOP : PARK_STOP * this.K + g];
+    return this.fs[this.at(PARK_STOP, g)];
   }
   /** Gateway g's slot, made if it has none. */
   slot(g: number): Slot {

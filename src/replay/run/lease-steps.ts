@@ -167,6 +167,8 @@ export class LeaseSteps {
       slots[k] = NO_SLOT;
     }
     tr.quietTo = quiet;
+    // let the key go, as its slots above: a retired key's track is not kept alive by the last run
+    this.tr = NO_TRACK;
     return this.keySyncs;
   }
 
