@@ -24,6 +24,47 @@ export class RetryMemo {
   pending = -1;
 }
 
+/**
+ * What only Retry-After reads of a SyncedKey, apart from the key (SyncedKey.retry): made at its first
+ * use, never where nothing asks Retry-After (SyncedKey.withoutRetryAfter).
+ */
+export class RetryPart {
+  /** The last reply's horizon (SyncReply.horizon): what it listed the expiries up to. */
+  horizon = Number.NEGATIVE_INFINITY;
+  /**
+   * When the oldest admit the last reply counted leaves, if that reply listed no expiry and said so
+   * (SyncReply.oldestExpiry; NaN: not told). None of the admits it counted past its horizon leaves
+   * before it; the others' among them (known only as a count) Retry-After waits for (issue 31).
+   */
+  unlistedFrom = Number.NaN;
+  /**
+   * Own admits pushed by earlier syncs whose expiry lies past the horizon of the reply that counted
+   * them: the store counts them without telling when they age out, but this gateway knows (Retry-After).
+   * The pushed runs, oldest first, copied into one array as (time, count) pairs, the count negated on
+   * the last run of each push; a push is dropped once a reply lists all of it (null: none). One array
+   * of numbers, not the pushed arrays themselves: a reply's walk over it (listLate) read one cold
+   * array per push, and each pushed array lived for a window (promoted garbage).
+   */
+  late: number[] | null = null;
+  /** Where `late` starts: the pushes before it were dropped (moved down only once they are half of it). */
+  lateFrom = 0;
+  /**
+   * When the first push in `late` is listed whole (the expiry of its last run; Infinity: none):
+   * keepLate compares it with each reply's horizon without reading `late`, cold memory at every
+   * sync of every held key.
+   */
+  lateDue = Number.POSITIVE_INFINITY;
+  /** Syncs taken, applied or failed, since this was made: `memo`'s answer is good only between two of these. */
+  syncs = 0;
+  /**
+   * retryAt's last answer and what it was computed on; made at the key's first retryAt (a rejection
+   * with headers), then updated in place. An object made on demand, not six fields on every key:
+   * as fields (their doubles boxed by V8) they took a held key from 461 to 917 bytes
+   * (bench/key-bytes.mjs, shared-counter).
+   */
+  memo: RetryMemo | null = null;
+}
+
 /** What the walk reads of a SyncedKey, settled to `now` (see the fields of the same names there). */
 export interface RetryState {
   readonly p: FleetParams;

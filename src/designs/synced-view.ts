@@ -17,7 +17,7 @@ export abstract class SyncedView {
   abstract readonly design: DesignId;
 
   /**
-   * The store's count at the last sync, and the expiry instants it listed up to `horizon`, as runs
+   * The store's count at the last sync, and the expiry instants it listed up to its horizon, as runs
    * (`expCounts[i]` admits at expiries[i]; one each when undefined): `expIdx` runs, `expGone` admits,
    * have aged out since.
    */
@@ -26,7 +26,6 @@ export abstract class SyncedView {
   protected expCounts: number[] | undefined = undefined;
   protected expIdx = 0;
   protected expGone = 0;
-  protected horizon = Number.NEGATIVE_INFINITY;
   /**
    * Own admits since the last sync, and those taken by a sync still in flight: the runs it pushed
    * (`inflightCounts[i]` admits at inflight[i]; one each when undefined), walked past up to run
@@ -39,8 +38,11 @@ export abstract class SyncedView {
   protected inflightIdx = 0;
   protected inflightLive = 0;
   protected lastSyncAt = Number.NaN;
-  /** The last remaining() answer, and whether a slot really freed since (see remaining). */
-  protected shown = Number.POSITIVE_INFINITY;
+  /**
+   * The last remaining() answer (−1: none yet; a small integer, never a double V8 boxes on every key),
+   * and whether a slot really freed since (see remaining).
+   */
+  protected shown = -1;
   protected freed = false;
   /**
    * A request was decided here (or an admit taken back at the store) since the last read: the next
@@ -238,7 +240,7 @@ export abstract class SyncedView {
    */
   remaining(now: number): number {
     const r = Math.max(0, Math.floor(this.limit - this.estimate(now)));
-    if (r > this.shown && !this.freed) return this.shown;
+    if (this.shown >= 0 && r > this.shown && !this.freed) return this.shown;
     this.shown = r;
     this.freed = false;
     return r;

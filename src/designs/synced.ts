@@ -6,7 +6,7 @@ import { forgetPending } from './forget-pending.js';
 import type { FleetParams, GatewayKey, ReadsOnRequest, TakeBack } from './key-limiter.js';
 import { fillEntry } from './key-steps.js';
 import { appendPush, dropListed, firstPushDue, listedWithLate, removeAdmits } from './synced-late.js';
-import { firstAdmit, RetryMemo, type RetryState } from './synced-retry.js';
+import { firstAdmit, RetryMemo, RetryPart, type RetryState } from './synced-retry.js';
 import { EMPTY, SyncedView } from './synced-view.js';
 
 /**
@@ -20,12 +20,6 @@ import { EMPTY, SyncedView } from './synced-view.js';
  * At a sync the gateway pushes its admits, then reads the window (push, then read).
  */
 export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsOnRequest {
-  /**
-   * When the oldest admit the last reply counted leaves, if that reply listed no expiry and said so
-   * (SyncReply.oldestExpiry; NaN: not told). None of the admits it counted past its horizon leaves
-   * before it; the others' among them (known only as a count) Retry-After waits for (issue 31).
-   */
-  private unlistedFrom = Number.NaN;
   /**
    * The last reply's store count stays at L − j or more until `below[j]` (SyncReply.belowLimitAt, told
    * for a count of L or more; null: not told). Retry-After's walk keeps enough of the others' admits
@@ -41,36 +35,46 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
    */
   private past: number[] | null = null;
   /**
-   * Own admits pushed by earlier syncs whose expiry lies past the horizon of the reply that counted
-   * them: the store counts them without telling when they age out, but this gateway knows (Retry-After).
-   * The pushed runs, oldest first, copied into one array as (time, count) pairs, the count negated on
-   * the last run of each push; a push is dropped once a reply lists all of it (null: none). One array
-   * of numbers, not the pushed arrays themselves: a reply's walk over it (listLate) read one cold
-   * array per push, and each pushed array lived for a window (promoted garbage).
+   * The rest of what only Retry-After reads (RetryPart), made at its first use: never where nothing
+   * asks Retry-After (withoutRetryAfter), where it cost a held key 7 fields and 3 boxed doubles (the
+   * replay makes a key for nearly every line of a log of quiet keys: promoted garbage).
    */
-  protected late: number[] | null = null;
-  /** Where `late` starts: the pushes before it were dropped (moved down only once they are half of it). */
-  protected lateFrom = 0;
+  private retry: RetryPart | null = null;
   /**
-   * When the first push in `late` is listed whole (the expiry of its last run; Infinity: none):
-   * keepLate compares it with each reply's horizon without reading `late`, cold memory at every
-   * sync of every held key.
-   */
-  private lateDue = Number.POSITIVE_INFINITY;
-  /** Syncs taken, applied or failed: retryAt's answer is good only between two of these. */
-  protected syncs = 0;
-  /**
-   * retryAt's last answer and what it was computed on; made at the key's first retryAt (a rejection
-   * with headers), then updated in place. An object made on demand, not six fields on every key:
-   * as fields (their doubles boxed by V8) they took a held key from 461 to 917 bytes
-   * (bench/key-bytes.mjs, shared-counter).
-   */
-  private retryMemo: RetryMemo | null = null;
-  /**
-   * Whether `late` is kept (withoutRetryAfter: off where nothing asks Retry-After). With reads at
-   * every sync only retryAt reads it; each push a window of garbage-collected arrays per held key.
+   * Whether the Retry-After state is kept (withoutRetryAfter: off where nothing asks Retry-After).
+   * With reads at every sync only retryAt reads it; `late` cost each push a window of
+   * garbage-collected arrays per held key.
    */
   private keepsLate = true;
+
+  /** The Retry-After state, made if the key has none yet (only while keepsLate). */
+  private retryPart(): RetryPart {
+    return (this.retry ??= new RetryPart());
+  }
+
+  /** The pushes kept past their replies' horizons (RetryPart.late; null: none). */
+  protected get late(): number[] | null {
+    const r = this.retry;
+    return r === null ? null : r.late;
+  }
+
+  /** Where `late` starts (RetryPart.lateFrom). */
+  protected get lateFrom(): number {
+    const r = this.retry;
+    return r === null ? 0 : r.lateFrom;
+  }
+
+  /** Syncs taken, applied or failed, since the Retry-After state was made (RetryPart.syncs). */
+  protected get syncs(): number {
+    const r = this.retry;
+    return r === null ? 0 : r.syncs;
+  }
+
+  /** A sync taken, applied or failed: a remembered Retry-After answer no longer holds. */
+  private synced(): void {
+    const r = this.retry;
+    if (r !== null) r.syncs++;
+  }
 
   /**
    * A refund of an own admit: one not pushed yet leaves the pending log here (the store never sees
@@ -96,7 +100,7 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     // the view it is in now keeps it until then, and a read follows
     this.dropLate(at, cost);
     this.asked = true;
-    this.syncs++;
+    this.synced();
     return 'store';
   }
 
@@ -110,11 +114,12 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
 
   /** Takes `cost` admits at `at` out of `late` (see removeAdmits). */
   private dropLate(at: number, cost: number): void {
-    const late = this.late;
+    const r = this.retry;
+    const late = r === null ? null : r.late;
     if (late === null) return;
-    const w = removeAdmits(late, this.lateFrom, at, cost);
-    this.lateFrom = 0;
-    this.setLate(w === 0 ? null : late, true);
+    const w = removeAdmits(late, (r as RetryPart).lateFrom, at, cost);
+    (r as RetryPart).lateFrom = 0;
+    this.setLate(r as RetryPart, w === 0 ? null : late, true);
   }
 
   /** Hook for designs that keep a log of their own admits beside the pending one (the share's). */
@@ -155,14 +160,15 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
   private retryMemoOf(now: number, cost: number, syncAt: number): RetryMemo {
     if (!this.keepsLate) throw new Error(`${this.design}: Retry-After asked of a key made without it`);
     // an admit adds to the pending log; anything else that changes what is known is a sync's
-    const m = this.retryMemo;
+    const part = this.retryPart();
+    const m = part.memo;
     if (
       m !== null &&
       now < m.at &&
       now >= m.from &&
       cost === m.cost &&
       syncAt === m.syncAt &&
-      this.syncs === m.syncs &&
+      part.syncs === m.syncs &&
       this.pending.size === m.pending
     )
       return m;
@@ -172,15 +178,16 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     memo.from = now;
     memo.cost = cost;
     memo.syncAt = syncAt;
-    memo.syncs = this.syncs;
+    memo.syncs = part.syncs;
     memo.pending = this.pending.size;
-    this.retryMemo = memo;
+    part.memo = memo;
     return memo;
   }
 
   /** retryAt's answer; when it is Infinity, sets `out.notBefore` where it has a bound. */
   private firstAdmit(now: number, cost: number, syncAt: number, out: RetryMemo): number {
     this.settle(now);
+    const r = this.retryPart();
     const state: RetryState = {
       p: this.p,
       limit: this.limit,
@@ -188,12 +195,12 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
       expiries: this.expiries,
       expCounts: this.expCounts,
       expIdx: this.expIdx,
-      horizon: this.horizon,
-      unlistedFrom: this.unlistedFrom,
+      horizon: r.horizon,
+      unlistedFrom: r.unlistedFrom,
       below: this.below,
       past: this.past,
-      late: this.late,
-      lateFrom: this.lateFrom,
+      late: r.late,
+      lateFrom: r.lateFrom,
       inflight: this.inflight,
       inflightCounts: this.inflightCounts,
       inflightIdx: this.inflightIdx,
@@ -234,7 +241,7 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     this.inflightCounts = counts;
     this.inflightIdx = 0;
     this.pending = pend.recycle();
-    this.syncs++;
+    this.synced();
     this.stableUntil = Number.NEGATIVE_INFINITY;
     if (into === undefined) return { key, admits, counts, read: true, release: false, ask: 0 };
     return fillEntry(into, key, admits, counts, true, false, 0);
@@ -244,22 +251,26 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     this.beforeApply(reply, now);
     // fewer than the admits it knew of still counting: some it had no expiry of aged out
     if (reply.count < this.known(now) + this.liveInflight(now)) this.freed = true;
-    this.keepLate(this.inflight, this.inflightCounts, reply.horizon);
-    this.syncs++;
+    // what only Retry-After reads, kept only for it
+    const r = this.keepsLate ? this.retryPart() : null;
+    if (r !== null) this.keepLate(r, this.inflight, this.inflightCounts, reply.horizon);
+    this.synced();
     this.count = reply.count;
-    this.horizon = reply.horizon;
     this.expiries = reply.expiries;
     this.expCounts = reply.expiryCounts;
-    // its own admits the store counts past the horizon leave the view at their own expiries: with
-    // reads following requests a view may serve long after its reply, and one gateway must decide
-    // as the central log does (test/regressions/reads-follow-requests-k1-identity.test.ts)
-    if (this.onRequest && this.late !== null) this.listLate(reply);
     this.expIdx = 0;
     this.expGone = 0;
-    this.unlistedFrom =
-      reply.expiries.length === 0 && reply.oldestExpiry !== undefined ? reply.oldestExpiry : Number.NaN;
-    this.below = reply.belowLimitAt ?? null;
-    this.past = reply.pastHorizonAt ?? null;
+    if (r !== null) {
+      r.horizon = reply.horizon;
+      // its own admits the store counts past the horizon leave the view at their own expiries: with
+      // reads following requests a view may serve long after its reply, and one gateway must decide
+      // as the central log does (test/regressions/reads-follow-requests-k1-identity.test.ts)
+      if (this.onRequest && r.late !== null) this.listLate(r, reply);
+      r.unlistedFrom =
+        reply.expiries.length === 0 && reply.oldestExpiry !== undefined ? reply.oldestExpiry : Number.NaN;
+      this.below = reply.belowLimitAt ?? null;
+      this.past = reply.pastHorizonAt ?? null;
+    }
     this.inflight = EMPTY;
     this.inflightCounts = undefined;
     this.inflightIdx = 0;
@@ -269,11 +280,11 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
   }
 
   /** The reply's expiries, then those of `late` past its horizon (see listedWithLate). */
-  private listLate(reply: SyncReply): void {
-    const listed = listedWithLate(this.late as number[], this.lateFrom, reply, this.p.policy);
+  private listLate(r: RetryPart, reply: SyncReply): void {
+    const listed = listedWithLate(r.late as number[], r.lateFrom, reply, this.p.policy);
     if (listed === undefined) return;
     if (listed === null) {
-      this.setLate(null, true);
+      this.setLate(r, null, true);
       return;
     }
     this.expiries = listed.t;
@@ -281,18 +292,17 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
   }
 
   /** Keeps the pushed admits a reply counted past its horizon; drops those it lists now (see `late`). */
-  private keepLate(pushed: number[], counts: number[] | undefined, horizon: number): void {
-    if (!this.keepsLate) return;
-    let late = this.late;
+  private keepLate(part: RetryPart, pushed: number[], counts: number[] | undefined, horizon: number): void {
+    let late = part.late;
     // nothing pushed and nothing due: it would set what is already there (most keys at most syncs)
-    if (pushed.length === 0 && (late === null || !(this.lateDue < horizon))) return;
+    if (pushed.length === 0 && (late === null || !(part.lateDue < horizon))) return;
     let first = false;
-    if (late !== null && this.lateDue < horizon) {
-      const r = dropListed(late, this.lateFrom, horizon, this.p.policy);
+    if (late !== null && part.lateDue < horizon) {
+      const r = dropListed(late, part.lateFrom, horizon, this.p.policy);
       if (r === late.length) {
         late = null;
-        this.lateFrom = 0;
-      } else this.lateFrom = r;
+        part.lateFrom = 0;
+      } else part.lateFrom = r;
       first = true;
     }
     const n = pushed.length;
@@ -301,16 +311,16 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
       if (late === null) first = true;
       late = appendPush(late, pushed, counts);
     }
-    this.setLate(late, first || late === null);
+    this.setLate(part, late, first || late === null);
   }
 
   /** Sets `late`; `firstChanged`: its first push is another (or it is gone), so lateDue is recomputed. */
-  private setLate(late: number[] | null, firstChanged: boolean): void {
-    this.late = late;
-    if (late === null) this.lateFrom = 0;
+  private setLate(part: RetryPart, late: number[] | null, firstChanged: boolean): void {
+    part.late = late;
+    if (late === null) part.lateFrom = 0;
     if (!firstChanged) return;
-    this.lateDue =
-      late === null ? Number.POSITIVE_INFINITY : firstPushDue(late, this.lateFrom, this.p.policy);
+    part.lateDue =
+      late === null ? Number.POSITIVE_INFINITY : firstPushDue(late, part.lateFrom, this.p.policy);
   }
 
   /**
@@ -322,7 +332,8 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
    */
   protected idleSyncStart(now: number): boolean {
     if (this.onRequest || this.inflight !== EMPTY || Number.isNaN(this.lastSyncAt)) return false;
-    if (this.late !== null && this.lateDue < now + this.p.horizonMs) return false;
+    const r = this.retry;
+    if (r !== null && r.late !== null && r.lateDue < now + this.p.horizonMs) return false;
     // syncEntry's, as it runs them (the walk is the one a full sync would make first)
     this.ownSinceSync(now);
     if (this.pending.size !== 0) return false;
@@ -331,14 +342,14 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     this.inflightCounts = undefined;
     this.inflightIdx = 0;
     this.pending = this.pending.recycle();
-    this.syncs++;
+    this.synced();
     this.stableUntil = Number.NEGATIVE_INFINITY;
     return true;
   }
 
   /** applySync's part of an idle sync (idleSyncStart), after the design's beforeApply. */
   protected idleSyncEnd(now: number): void {
-    this.syncs++;
+    this.synced();
     this.lastSyncAt = now;
     this.stableUntil = Number.NEGATIVE_INFINITY;
   }
@@ -347,7 +358,7 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
   protected beforeApply(_reply: SyncReply, _now: number): void {}
 
   syncFailed(_now: number): void {
-    this.syncs++;
+    this.synced();
     // its read did not happen
     this.asked = true;
     if (this.inflight.length > 0)

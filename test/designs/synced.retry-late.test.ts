@@ -19,7 +19,7 @@ const N = Number.NaN;
 class Probe extends SharedCounterKey {
   answer(now: number, cost: number, syncAt: number): [number, number] {
     const at = this.retryAt(now, cost, syncAt);
-    const memo = (this as unknown as { retryMemo: { notBefore: number } }).retryMemo;
+    const memo = (this as unknown as { retry: { memo: { notBefore: number } } }).retry.memo;
     return [at, at < INF ? N : memo.notBefore];
   }
 }

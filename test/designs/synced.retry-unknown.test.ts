@@ -23,7 +23,7 @@ type Reply = Partial<SyncReply> & { count: number };
 class Probe extends SharedCounterKey {
   answer(now: number, cost: number, syncAt: number): [number, number] {
     const at = this.retryAt(now, cost, syncAt);
-    const memo = (this as unknown as { retryMemo: { notBefore: number } }).retryMemo;
+    const memo = (this as unknown as { retry: { memo: { notBefore: number } } }).retry.memo;
     return [at, at < INF ? Number.NaN : memo.notBefore];
   }
 }

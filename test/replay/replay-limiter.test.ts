@@ -98,6 +98,33 @@ describe('the replay’s limiters (replayLimiter)', () => {
       expect(() => without[0].retryNotBefore(6 * W, 1, 6 * W + DELTA)).toThrow(/Retry-After/);
     });
 
+  for (const design of SYNCED)
+    it(`${design}: made without Retry-After, it makes none of the state only Retry-After reads`, () => {
+      // the replay makes a key for nearly every line of a log of quiet keys: the Retry-After state
+      // (SyncedKey.retry, a RetryPart) and the reply's bounds (below, past) are made and held only for it
+      const p = params(false);
+      const made = (without: boolean) =>
+        [0, 1, 2].map(() => {
+          const lim = DESIGNS[design].create(p, 0) as SyncedKey;
+          if (without) lim.withoutRetryAfter();
+          return lim;
+        });
+      const state = (lims: SyncedKey[]) =>
+        lims.map((l) => [Reflect.get(l, 'retry'), Reflect.get(l, 'below'), Reflect.get(l, 'past')]);
+      // stopped in a burst, at L: the replies told bounds (belowLimitAt, pastHorizonAt)
+      const without = made(true);
+      drive(without, 3, 0, 3 * W);
+      expect(
+        state(without)
+          .flat()
+          .every((v) => v === null),
+      ).toBe(true);
+      const withIt = made(false);
+      drive(withIt, 3, 0, 3 * W);
+      expect(state(withIt).every(([retry]) => retry !== null)).toBe(true);
+      expect(state(withIt).some(([, below, past]) => below !== null || past !== null)).toBe(true);
+    });
+
   it('with reads on request it keeps its late pushes: its view lists them (listLate)', () => {
     const p = params(true);
     const lims = [0, 1, 2].map(() => DESIGNS['shared-counter'].create(p, 0) as SyncedKey);
