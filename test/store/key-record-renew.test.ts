@@ -26,6 +26,8 @@ function usedRecord(): KeyRecord {
   rec.grant('c', 4, 1, 700, policy);
   rec.setSeq('a', 7);
   rec.setSeq('b', 8);
+  // a third gateway's seq: in the map past the two inline
+  rec.setSeq('c', 9);
   rec.calls = [{ gw: 'a', seq: 1, t: 10, cost: 1 }];
   rec.voided = new Map([['a', { upTo: 3, until: 900 }]]);
   rec.refunded = new Map([['a', 2]]);
@@ -82,6 +84,7 @@ describe('a pooled memory-store record (KeyRecord.renew)', () => {
     expect(rec.prune(40, p2)).toBe(fresh.prune(40, p2));
     expect(leaseState(rec.grant('a', 2, 1, 90, p2))).toEqual(leaseState(fresh.grant('a', 2, 1, 90, p2)));
     expect(rec.seqOf('b')).toBe(undefined);
+    expect(rec.seqOf('c')).toBe(undefined);
   });
 
   it('a reset log has no counts, and one grown large is let go', () => {
@@ -198,5 +201,22 @@ describe('the sweep schedule (SweepQueue)', () => {
     }
     expect(q.peekTime()).toBe(Number.POSITIVE_INFINITY);
     expect(q.pop()).toBe(undefined);
+  });
+});
+
+describe('a record’s seqs per gateway (KeyRecord.setSeq, seqOf)', () => {
+  it('keeps each gateway’s last seq apart: the first two inline, the rest in a map', () => {
+    const rec = new KeyRecord('k', policy, new RecordTable<KeyRecord>());
+    const gws = ['g0', 'g1', 'g2', 'g3', 'g4'];
+    for (const gw of gws) expect(rec.seqOf(gw)).toBe(undefined);
+    // each pushes in turn, twice round: a later seq replaces the gateway's own, no other's
+    for (let round = 1; round <= 2; round++)
+      gws.forEach((gw, i) => {
+        rec.setSeq(gw, 10 * round + i);
+        for (let j = 0; j < gws.length; j++)
+          expect(rec.seqOf(gws[j])).toBe(j <= i ? 10 * round + j : round === 1 ? undefined : 10 + j);
+      });
+    const fields = rec as unknown as { seqs: Map<string, number> | null };
+    expect([...(fields.seqs ?? new Map()).keys()]).toEqual(['g2', 'g3', 'g4']);
   });
 });

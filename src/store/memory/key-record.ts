@@ -97,10 +97,14 @@ export class KeyRecord {
   calls: { gw: string; seq: number; t: number; cost: number }[] | null = null;
   /**
    * Per gateway: the seq of the last sync that pushed admits here (a resend with it pushes nothing
-   * again). The first gateway's inline (most keys are pushed to by one), the others in a map.
+   * again). The first two gateways' inline (most keys are pushed to by one, and at K > 1 by two far
+   * more often than by more: a map for the second was made for a record in five on a replay of quiet
+   * keys at K = 4), the others in a map.
    */
   private seqGw: string | null = null;
   private seqN = 0;
+  private seqGw2: string | null = null;
+  private seqN2 = 0;
   private seqs: Map<string, number> | null = null;
   /** Per gateway: logAdmit calls up to this seq are void until `until` (see voidLogAdmits). */
   voided: Map<string, { upTo: number; until: number }> | null = null;
@@ -141,6 +145,8 @@ export class KeyRecord {
     this.calls = null;
     this.seqGw = null;
     this.seqN = 0;
+    this.seqGw2 = null;
+    this.seqN2 = 0;
     this.seqs = null;
     this.voided = null;
     this.refunded = null;
@@ -151,6 +157,7 @@ export class KeyRecord {
 
   seqOf(gw: string): number | undefined {
     if (this.seqGw === gw) return this.seqN;
+    if (this.seqGw2 === gw) return this.seqN2;
     return this.seqs === null ? undefined : this.seqs.get(gw);
   }
 
@@ -158,6 +165,9 @@ export class KeyRecord {
     if (this.seqGw === null || this.seqGw === gw) {
       this.seqGw = gw;
       this.seqN = seq;
+    } else if (this.seqGw2 === null || this.seqGw2 === gw) {
+      this.seqGw2 = gw;
+      this.seqN2 = seq;
     } else (this.seqs ??= new Map()).set(gw, seq);
   }
 
