@@ -52,6 +52,8 @@ export class ReplayFleet {
   private readonly D: number;
   private readonly phase: number[];
   private readonly order: number[];
+  /** Per place in a round, origin + phase of its gateway (syncAt's first two terms, added as it adds them). */
+  private readonly base: Float64Array;
   private syncIdx = 0;
   /** syncAt(syncIdx), kept: every arrival compares with it */
   private nextAt: number;
@@ -80,7 +82,7 @@ export class ReplayFleet {
   private holding = false;
   private sweepWaiting = false;
 
-  constructor(private readonly spec: FleetSpec) {
+  constructor(spec: FleetSpec) {
     const K = spec.gateways;
     this.design = spec.design;
     this.K = K;
@@ -111,6 +113,7 @@ export class ReplayFleet {
     this.order = Array.from({ length: K }, (_, g) => g).sort(
       (a, b) => this.phase[a] - this.phase[b] || a - b,
     );
+    this.base = Float64Array.from(this.order, (g) => spec.origin + this.phase[g]);
     const d = DESIGNS[spec.design];
     this.syncsCount = d.syncs !== 'never';
     this.nextAt = this.syncAt(0);
@@ -133,7 +136,10 @@ export class ReplayFleet {
 
   /** The instant of sync index i (SyncClock). */
   syncAt(i: number): number {
-    return this.spec.origin + this.phase[this.order[i % this.K]] + Math.floor(i / this.K) * this.D;
+    // the round and the place without %: an index the caller holds as a double made V8 call fmod
+    const K = this.K;
+    const n = Math.floor(i / K);
+    return this.base[i - n * K] + n * this.D;
   }
 
   /** Runs every sync due at or before t (per key: passes them, each key runs its own later). */
