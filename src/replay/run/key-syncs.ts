@@ -120,6 +120,8 @@ export class KeySyncs {
   /** A run's first index whose instant is at or after its bound (firstIndexAt), and the instant of its last index. */
   private atBound = 0;
   private endAt = 0;
+  /** The run's bound (`run`'s): a field, as `step` reads it (a double argument is boxed on every call). */
+  private runBound = 0;
   /** The lease designs' syncs and leases-ask's asks (src/replay/run/lease-steps.ts). */
   private readonly leaseSteps: LeaseSteps;
   /** The early-sync designs' early syncs, and their idle reads at K > 1 (src/replay/run/read-steps.ts). */
@@ -302,6 +304,7 @@ export class KeySyncs {
     const cur = this.cur;
     const first = tr.next;
     this.atBound = firstIndexAt(clock, first, end, bound);
+    this.runBound = bound;
     this.endAt = end > first ? clock.syncAt(end - 1) : Number.NEGATIVE_INFINITY;
     const bd = this.bd;
     // a gateway whose syncs here all come before its `from` and its last before its bound (the last
@@ -314,6 +317,7 @@ export class KeySyncs {
     // first's place (no % of a double: V8 calls fmod for it)
     const p0 = first - Math.floor(first / K) * K;
     // the holders' fields from the key's arrays (KeyTrack.fromOf, aheadOf), not from their slots
+    let a = 0;
     for (let k = 0; k < n; k++) {
       const g = hs[k];
       const d = this.place[g] - p0;
@@ -331,19 +335,24 @@ export class KeySyncs {
         if (from < Number.POSITIVE_INFINITY) this.keySyncs += m;
         i += m * K;
       }
-      cur[k] = i;
-      bd[k] = b;
       if (idle) this.readSteps.holder(tr.peek(g).lim, i);
+      // only the gateways with syncs left stay in the arrays (in place order): most pass them all here
+      if (i >= end) continue;
+      hs[a] = g;
+      cur[a] = i;
+      bd[a] = b;
+      a++;
       if (i < min) min = i;
     }
     // round by round (K indices from a multiple of K), the held gateways in place order: the syncs in
-    // the fleet's order, each gateway's skipped runs passed in one step (they touch nothing shared)
+    // the fleet's order, each gateway's skipped runs passed in one step (they touch nothing shared);
+    // one done with the run leaves the arrays (a run walked every holder each round)
     while (min < end) {
       const top = (Math.floor(min / K) + 1) * K;
       min = Number.POSITIVE_INFINITY;
-      for (let k = 0; k < n; k++) {
+      let w = 0;
+      for (let k = 0; k < a; k++) {
         let i = cur[k];
-        if (i >= end) continue;
         if (i < top) {
           // the early syncs sent before regular sync i, first (they may drop the key somewhere)
           if (early !== null && tr.nextEarly < early.end) tr.nextEarly = this.runEarly(key, tr, early, i);
@@ -354,12 +363,16 @@ export class KeySyncs {
             // the gateway's seq, as the sync would set it (an early sync's push is tagged with it)
             this.reqs[g].seq = Math.floor(i / K) + 1;
             i += K;
-          } else i = this.step(key, tr, g, i, end, k, bound);
-          cur[k] = i;
+          } else i = this.step(key, tr, g, i, end, k);
           if (i >= end) continue;
         }
+        hs[w] = hs[k];
+        cur[w] = i;
+        bd[w] = bd[k];
+        w++;
         if (i < min) min = i;
       }
+      a = w;
     }
     if (early !== null) tr.nextEarly = this.runEarly(key, tr, early, end);
     tr.next = end;
@@ -370,17 +383,10 @@ export class KeySyncs {
    * returns g's next sync index to look at (+∞: the key dropped there). `bound`: the instant g's next
    * request cannot come before (run's `bd`); `runBound`: the run's, which `atBound` was found for.
    */
-  private step(
-    key: string,
-    tr: KeyTrack,
-    g: number,
-    i: number,
-    end: number,
-    k: number,
-    runBound: number,
-  ): number {
+  private step(key: string, tr: KeyTrack, g: number, i: number, end: number, k: number): number {
     // read here, not passed: a double argument is boxed on every call
     const bound = this.bd[k];
+    const runBound = this.runBound;
     const clock = this.clock;
     const K = clock.K;
     const s = clock.syncAt(i);
