@@ -189,13 +189,14 @@ export class KeyTrack extends Slot {
     }
     for (let g = 0; g < this.K; g++) if (g !== this.home && o[g] === null) this.ls[g] = null;
   }
-  /** Gateway g's next request on the key comes at t (KeySyncs.expect): its slot's look-ahead, if it has one. */
+  /**
+   * Gateway g's next request on the key comes at t (KeySyncs.expect): its slot's look-ahead, if it has
+   * one. Once widened, written into the key's array whether g has a slot or not (one made later sets
+   * its own, and only holders' are read): a chunk's first requests wrote through up to K cold slots.
+   */
   expect(g: number, t: number): void {
-    if (g === this.home) this.ahead = t;
-    else {
-      const s = this.others === null ? null : this.others[g];
-      if (s !== null) s.ahead = t;
-    }
+    if (this.ls.length !== 1) this.fs[AHEAD * this.K + g] = t;
+    else if (g === this.home) this.ahead = t;
   }
   /** Gateway g's slot, or NO_SLOT (lim null) if it has none: for reading. */
   peek(g: number): Slot {
