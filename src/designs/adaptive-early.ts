@@ -111,6 +111,8 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
    * a spent part less than Δ after the sync before (a round), held until the next sync.
    */
   private unseen = 0;
+  /** The last full read's horizon (SyncReply.horizon): its view lists every admit leaving before it. */
+  private readHorizon = Number.NEGATIVE_INFINITY;
 
   constructor(p: FleetParams, now: number) {
     super(p, now, ADAPTIVE_EARLY.rate);
@@ -207,6 +209,8 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
   }
 
   protected override beforeApply(reply: SyncReply, now: number): void {
+    // kept here, not in the synced key's Retry-After part, which the replay's keys never make
+    this.readHorizon = reply.horizon;
     if (this.p.gateways > 1) {
       const pushed = this.pushedLive();
       // what the count grew by beyond own pushes: the others' admits since the last read (at least;
@@ -245,6 +249,15 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
     this.followShare(now);
     this.idleSyncEnd(now);
     return true;
+  }
+
+  /**
+   * Whether the view the last full read wrote lists every admit of its count that leaves before `t`
+   * (its horizon is later): until t it ages as a newer read's would, with nothing pushed since (the
+   * replay's idle reads, src/replay/run/read-steps.ts).
+   */
+  listsBefore(t: number): boolean {
+    return t < this.readHorizon;
   }
 
   /**

@@ -19,7 +19,13 @@
  * - none will before its next sync: every holder with admits to push has had its first sync of the
  *   run (`quietFrom`; a run makes no decision, so a gateway with nothing to push has nothing until the
  *   run ends, and an early sync pushes only a holder's admits),
- * - its next sync is in the run (index + K below the run's end): a run ends with each view written.
+ * - its next sync is in the run (index + K below the run's end): a run ends with each view written;
+ * or, in place of the last two, its next sync comes before the horizon of the read that wrote its
+ * view (AdaptiveEarlyKey.listsBefore). Up to then that view lists every admit it counts that leaves,
+ * as the skipped read's would: with nothing pushed since the read, both know the store's count at
+ * every instant, so a decision on it, or a full sync after another gateway's push (its `others`),
+ * finds what it would have found on the newer view. (The default horizon is 4 Δ: about half of the
+ * reads a run's rules left full at K = 4 random.)
  * An early sync (runEarly: each key the gateway holds runs it) is a read as a regular one is, taken
  * on the same rules at the index it is placed before; the gateway's next sync is its next regular
  * one at the latest, so `end` bounds it as it bounds a regular one's.
@@ -83,10 +89,12 @@ export class ReadSteps {
    */
   idle(key: string, tr: KeyTrack, slot: Slot, g: number, i: number, end: number, e = -1): boolean {
     const clock = this.clock;
-    if (!(i > this.quietFrom) || i + clock.K >= end || !(slot.readAt > tr.pushAt) || slot.readAt < this.epoch)
+    if (!(slot.readAt > tr.pushAt) || slot.readAt < this.epoch) return false;
+    const lim = slot.lim as AdaptiveEarlyKey;
+    // a push may come before g's next sync, or a decision: only if the view lists all that leaves by then
+    if ((!(i > this.quietFrom) || i + clock.K >= end) && !lim.listsBefore(clock.syncAt(i + clock.K)))
       return false;
     const s = e < 0 ? clock.syncAt(i) : this.early!.atOf(e);
-    const lim = slot.lim as AdaptiveEarlyKey;
     return lim.idleSync(s, this.store.countOf(key, this.reqs[g].policy, s));
   }
 
