@@ -280,10 +280,25 @@ export class AdaptiveEarlyKey extends AdaptiveKey {
   private followShare(now: number): void {
     if (!Number.isNaN(this.partShareAt) && now > this.partShareAt) {
       const memory = ADAPTIVE_EARLY.partShareWindows * this.p.policy.windowMs;
-      this.partShare += (this.share - this.partShare) * (1 - Math.exp((this.partShareAt - now) / memory));
+      this.partShare += (this.share - this.partShare) * (1 - expOf((this.partShareAt - now) / memory));
     }
     this.partShareAt = now;
   }
+}
+
+/**
+ * followShare's last e^x, and x: a gateway's syncs are Δ apart, so its moves (every sync, idle
+ * reads included) nearly all take the same x, one exp between them (the same bits: Math.exp is a
+ * function of x alone). In a typed array: a double kept in a module variable is boxed at each write.
+ */
+const lastExp = new Float64Array([Number.NaN, Number.NaN]);
+
+function expOf(x: number): number {
+  if (x !== lastExp[0]) {
+    lastExp[0] = x;
+    lastExp[1] = Math.exp(x);
+  }
+  return lastExp[1];
 }
 
 /**

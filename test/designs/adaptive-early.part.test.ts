@@ -234,3 +234,30 @@ describe('adaptive-early: the part follows the gateway’s measured share, over 
     expect(admitsUntilDeny(lim, W + 1)).toBe(9);
   });
 });
+
+describe("adaptive-early: the part's share, moved at each sync", () => {
+  /** The share the key's part follows (ADAPTIVE_EARLY.partShareWindows). */
+  const partShareOf = (lim: AdaptiveEarlyKey) => (lim as unknown as { partShare: number }).partShare;
+
+  it("does not depend on another key's moves between its own (followShare's last exp)", () => {
+    const times = [0, 1000, 2000, 3000, 4000, 7000, 8000];
+    const alone = new AdaptiveEarlyKey(params(30, 2), 0);
+    const seen: number[] = [];
+    for (const t of times) {
+      sync(alone, t, 8);
+      seen.push(partShareOf(alone));
+    }
+    // the share moves toward 1/(4K) by 1 − e^(−dt/W) of the way at each read
+    expect(seen[1]).toBeLessThan(seen[0]);
+    // the same reads, another key's between them at other steps (2.5 Δ, then 0.7 Δ)
+    const lim = new AdaptiveEarlyKey(params(30, 2), 0);
+    const other = new AdaptiveEarlyKey(params(30, 4), 0);
+    let o = 0;
+    times.forEach((t, j) => {
+      sync(other, o, 3);
+      o += j % 2 === 0 ? 2500 : 700;
+      sync(lim, t, 8);
+      expect(partShareOf(lim), `read at ${t}`).toBe(seen[j]);
+    });
+  });
+});
