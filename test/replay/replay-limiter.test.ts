@@ -80,16 +80,20 @@ function drive(
   return out;
 }
 
+/** Three gateways' limiters of `design` for one key, made without Retry-After if `without`. */
+function threeKeys(design: DesignId, p: FleetParams, without: boolean): SyncedKey[] {
+  return [0, 1, 2].map(() => {
+    const lim = DESIGNS[design].create(p, 0) as SyncedKey;
+    if (without) lim.withoutRetryAfter();
+    return lim;
+  });
+}
+
 describe('the replay’s limiters (replayLimiter)', () => {
   for (const design of SYNCED)
     it(`${design}: made without Retry-After, it decides and syncs as with it; asked one, it throws`, () => {
       const p = params(false);
-      const made = (without: boolean) =>
-        [0, 1, 2].map(() => {
-          const lim = DESIGNS[design].create(p, 0) as SyncedKey;
-          if (without) lim.withoutRetryAfter();
-          return lim;
-        });
+      const made = (without: boolean) => threeKeys(design, p, without);
       const without = made(true);
       const a = drive(without, 3, 0, 6 * W);
       expect(a).toEqual(drive(made(false), 3, 0, 6 * W));
@@ -103,12 +107,7 @@ describe('the replay’s limiters (replayLimiter)', () => {
       // the replay makes a key for nearly every line of a log of quiet keys: the Retry-After state
       // (SyncedKey.retry, a RetryPart) and the reply's bounds (below, past) are made and held only for it
       const p = params(false);
-      const made = (without: boolean) =>
-        [0, 1, 2].map(() => {
-          const lim = DESIGNS[design].create(p, 0) as SyncedKey;
-          if (without) lim.withoutRetryAfter();
-          return lim;
-        });
+      const made = (without: boolean) => threeKeys(design, p, without);
       const state = (lims: SyncedKey[]) =>
         lims.map((l) => [Reflect.get(l, 'retry'), Reflect.get(l, 'below'), Reflect.get(l, 'past')]);
       // stopped in a burst, at L: the replies told bounds (belowLimitAt, pastHorizonAt)
