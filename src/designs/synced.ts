@@ -115,11 +115,11 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
   /** Takes `cost` admits at `at` out of `late` (see removeAdmits). */
   private dropLate(at: number, cost: number): void {
     const r = this.retry;
-    const late = r === null ? null : r.late;
-    if (late === null) return;
-    const w = removeAdmits(late, (r as RetryPart).lateFrom, at, cost);
-    (r as RetryPart).lateFrom = 0;
-    this.setLate(r as RetryPart, w === 0 ? null : late, true);
+    if (r === null || r.late === null) return;
+    const late = r.late;
+    const w = removeAdmits(late, r.lateFrom, at, cost);
+    r.lateFrom = 0;
+    this.setLate(r, w === 0 ? null : late, true);
   }
 
   /** Hook for designs that keep a log of their own admits beside the pending one (the share's). */
