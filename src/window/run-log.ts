@@ -219,11 +219,20 @@ export class RunLog extends Runs {
 
 /** Small logs handed back by quiet keys, shared by every key (bounded: a key at rest holds none). */
 const SPARE: AdmitLog[] = [];
-const MAX_SPARE = 64;
+/**
+ * The most spare logs kept. Enough for a sweep's worth of quiet keys: the replay runs a key's syncs
+ * when it comes back or at a sweep, so tens of thousands of keys hand their logs back at once and
+ * the new keys after take them. With 64 kept, on a log of quiet keys (200,000 addresses, one back
+ * every ~100 s; shared-counter at K = 4, random) nearly every admit made a new log, promoted before
+ * its key's sync and then old-generation garbage: 270 of 1,900 bytes allocated a line. The spares
+ * follow the peak of keys with admits between syncs, which held as many logs then; at most
+ * MAX_SPARE small logs (a few hundred bytes each) stay held after it.
+ */
+export const MAX_SPARE = 1 << 16;
 /**
  * Largest buffer (in runs) a spare log keeps: a key whose intervals swing between a few admits and a
  * dozen grew its log to 8 or 16 runs, handed it back in a quiet interval, and would grow a fresh one
- * again the next busy interval. At most MAX_SPARE × 16 runs (~12 KB) are held for every key together.
+ * again the next busy interval.
  */
 const MAX_SPARE_RUNS = 16;
 

@@ -2,16 +2,16 @@
  * RunLog and AdmitLog beyond the model properties of run-log.test.ts (issue 32, Stryker on src/window):
  * refunds (remove), the expiry runs, the forms a sync takes (runCounts undefined while every run holds
  * one), a clock that went back onto a walked-past run, growth only when full, and the spare-log pool
- * (never the shared NONE, at most 64 logs of at most 16 runs).
+ * (never the shared NONE, at most MAX_SPARE logs of at most 16 runs, a sweep's worth kept).
  */
 import { describe, expect, it } from 'vitest';
-import { AdmitLog, RunLog } from '../../src/window/run-log.js';
+import { AdmitLog, MAX_SPARE, RunLog } from '../../src/window/run-log.js';
 
 const W = 50;
 
-/** Empties the spare pool (at most 64 logs): the next take() is a new log unless one is recycled. */
+/** Empties the spare pool (at most MAX_SPARE logs): the next take() is a new log unless one is recycled. */
 function drainSpares(): void {
-  for (let i = 0; i < 64; i++) AdmitLog.take();
+  for (let i = 0; i < MAX_SPARE; i++) AdmitLog.take();
 }
 
 describe('RunLog', () => {
@@ -177,16 +177,32 @@ describe('AdmitLog: the spare pool', () => {
     expect(AdmitLog.take()).not.toBe(AdmitLog.NONE);
   });
 
-  it('holds at most 64 logs', () => {
+  it('holds at most MAX_SPARE logs', () => {
     drainSpares();
     const logs: AdmitLog[] = [];
-    for (let i = 0; i < 65; i++) {
+    for (let i = 0; i <= MAX_SPARE; i++) {
       const l = new AdmitLog();
       l.append(i, 1);
       l.recycle();
       logs.push(l);
     }
-    expect(AdmitLog.take()).toBe(logs[63]);
+    expect(AdmitLog.take()).toBe(logs[MAX_SPARE - 1]);
+    drainSpares();
+  });
+
+  it("keeps a sweep's worth of quiet keys' logs: 50,000 handed back are all handed out again", () => {
+    // the replay runs quiet keys' syncs at a sweep: tens of thousands of logs come back at once
+    drainSpares();
+    const back = new Set<AdmitLog>();
+    for (let i = 0; i < 50_000; i++) {
+      const l = new AdmitLog();
+      l.append(i, 1);
+      expect(l.recycle()).toBe(AdmitLog.NONE);
+      back.add(l);
+    }
+    let reused = 0;
+    for (let i = 0; i < 50_000; i++) if (back.has(AdmitLog.take())) reused++;
+    expect(reused).toBe(50_000);
     drainSpares();
   });
 
