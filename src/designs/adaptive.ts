@@ -1,7 +1,7 @@
 import type { DesignId } from '../config.js';
 import type { SyncReply } from '../store/contract.js';
-import { RunLog } from '../window/run-log.js';
 import { ALLOW, DENY, type FleetParams, type Verdict } from './key-limiter.js';
+import { OwnLog } from './own-log.js';
 import { SyncedKey } from './synced.js';
 
 /**
@@ -73,7 +73,7 @@ export class AdaptiveKey extends SyncedKey {
   // every field a number from the start (a field made undefined, as a declared one is, holds its
   // doubles boxed: a new heap number at each write, adaptive-early's most garbage per sync)
   protected share = Number.NaN;
-  private readonly own = new RunLog();
+  private readonly own = new OwnLog();
   /** arrivals (admitted or not), as a count decaying with time constant tau, last updated at rateAt */
   private rateCount = 0;
   private rateAt = Number.NEGATIVE_INFINITY;
