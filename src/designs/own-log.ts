@@ -16,6 +16,12 @@ export class OwnLog {
   private head = 0;
   private end = 0;
   private total = 0;
+  /**
+   * When the run at `head` expires (+∞: none; −∞: not known, a run was put before it): dropExpired
+   * before it touches no array (most syncs find nothing expired). Never later than that run's expiry;
+   * an earlier one (the head run taken back) only costs a walk.
+   */
+  private due = Number.POSITIVE_INFINITY;
 
   get size(): number {
     return this.total;
@@ -27,7 +33,10 @@ export class OwnLog {
     const lt = last >= this.head ? this.times[last] : Number.NEGATIVE_INFINITY;
     if (lt === t) this.counts[last] += n;
     else if (lt > t) this.insertBefore(t, n);
-    else this.put(t, n);
+    else {
+      if (last < this.head) this.due = Number.NEGATIVE_INFINITY;
+      this.put(t, n);
+    }
     this.total += n;
   }
 
@@ -71,17 +80,25 @@ export class OwnLog {
     times.splice(i, 0, t);
     this.counts.splice(i, 0, n);
     this.end++;
+    if (i === this.head) this.due = Number.NEGATIVE_INFINITY;
   }
 
   /** Drops every admit that no longer counts at `now`. */
   dropExpired(now: number, windowMs: number, kind: WindowKind): void {
+    if (now < this.due) return;
     const times = this.times;
     let h = this.head;
-    while (h < this.end && expiryOf(times[h], windowMs, kind) <= now) {
+    let due = Number.POSITIVE_INFINITY;
+    for (; h < this.end; h++) {
+      const e = expiryOf(times[h], windowMs, kind);
+      if (e > now) {
+        due = e;
+        break;
+      }
       this.total -= this.counts[h];
-      h++;
     }
     this.head = h;
+    this.due = due;
     if (h === this.end) this.head = this.end = 0;
   }
 
