@@ -5,11 +5,10 @@
  * last run of each push. These functions work on that array in place; the key keeps the array, where
  * it starts (`from`) and when its first push is listed whole.
  */
-import type { SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
 import { runTotal } from '../window/runs.js';
 import type { FleetParams } from './key-limiter.js';
-import { lateExpiries } from './synced-retry.js';
+import { lateExpiries, type RetryPart } from './synced-retry.js';
 
 type WindowOf = FleetParams['policy'];
 
@@ -92,37 +91,80 @@ export function removeAdmits(late: number[], from: number, at: number, cost: num
   return w;
 }
 
+/** A view's list as lateTail and listedWithLate read it: the reply's expiries, count and horizon. */
+export interface ListedView {
+  readonly count: number;
+  readonly expiries: readonly number[];
+  readonly expiryCounts?: readonly number[] | undefined;
+  readonly horizon: number;
+}
+
+/** lateTail: no late run is past the horizon (the reply's lists stand). */
+export const NO_LATE = -1;
+/**
+ * lateTail: the reply's count is below its list and the late runs, so it does not hold them all (the
+ * key was reset at the store after the push, or the store lost them): listed, each left the count at
+ * its expiry and took the view below 0, L + 1 admitted
+ * (test/regressions/synced-late-admits-past-a-reset-count.test.ts). Which ones it holds is unknown:
+ * none is kept as the key's own.
+ */
+export const NOT_HELD = -2;
+/** lateTail: the late runs past the horizon are not the array's end in order (a clock that went back). */
+export const NOT_IN_PLACE = -3;
+
+/**
+ * Where the runs of `late` the view lists after the reply's expiries start (those whose expiry is at
+ * or past its horizon): when they are the array's last runs, in order (a clock never went back), the
+ * view reads them in place from there (SyncedView.tail), where listedWithLate copied the whole list
+ * at every read of a key holding late runs, the larger part of what reads on request allocated. Else
+ * NO_LATE, NOT_HELD or NOT_IN_PLACE (see there).
+ */
+export function lateTail(late: readonly number[], from: number, reply: ListedView, policy: WindowOf): number {
+  const { windowMs, windowKind } = policy;
+  const h = reply.horizon;
+  let s = -1;
+  let held = 0;
+  let inPlace = true;
+  let prev = Number.NEGATIVE_INFINITY;
+  for (let r = from; r < late.length; r += 2) {
+    const e = expiryOf(late[r], windowMs, windowKind);
+    if (!(e >= h)) {
+      if (s >= 0) inPlace = false;
+      continue;
+    }
+    if (s < 0) s = r;
+    else if (e < prev) inPlace = false;
+    prev = e;
+    held += Math.abs(late[r + 1]);
+  }
+  if (s < 0) return NO_LATE;
+  if (reply.count < runTotal(reply.expiries, reply.expiryCounts) + held) return NOT_HELD;
+  return inPlace ? s : NOT_IN_PLACE;
+}
+
 /**
  * The reply's expiries (all before its horizon), then those of the late runs (at or past it), in
  * arrays of their exact length (a key's memory: bench/key-bytes.mjs), counts only where one is not 1.
- * Undefined: no late run is past the horizon (the reply's lists stand). Null: the reply's count is
- * below its list and these, so it does not hold them all (the key was reset at the store after the
- * push, or the store lost them): listed, each left the count at its expiry and took the view below 0,
- * L + 1 admitted (test/regressions/synced-late-admits-past-a-reset-count.test.ts). Which ones it
- * holds is unknown: none is kept as the key's own.
+ * For a `late` that lateTail found some of, and held: what the view reads in place otherwise, made
+ * where it cannot (NOT_IN_PLACE) or where a caller wants the list whole.
  */
 export function listedWithLate(
   late: readonly number[],
   from: number,
-  reply: SyncReply,
+  reply: ListedView,
   policy: WindowOf,
-): { t: number[]; n: number[] | undefined } | null | undefined {
+): { t: number[]; n: number[] | undefined } {
   const { windowMs, windowKind } = policy;
   const h = reply.horizon;
   let m = 0;
-  let held = 0;
   let ones = reply.expiryCounts === undefined;
   for (let r = from; r < late.length; r += 2) {
     if (!(expiryOf(late[r], windowMs, windowKind) >= h)) continue;
-    const c = Math.abs(late[r + 1]);
     m++;
-    held += c;
-    if (c !== 1) ones = false;
+    if (Math.abs(late[r + 1]) !== 1) ones = false;
   }
-  if (m === 0) return undefined;
   const ex = reply.expiries;
   const ec = reply.expiryCounts;
-  if (reply.count < runTotal(ex, ec) + held) return null;
   const t = new Array<number>(ex.length + m);
   const n = ones ? undefined : new Array<number>(ex.length + m);
   for (let i = 0; i < ex.length; i++) {
@@ -148,4 +190,66 @@ export function listedWithLate(
     }
   }
   return { t, n };
+}
+
+/**
+ * The view's list whole (listedWithLate) from one read in place: its tail, `late` from run `tailIdx`
+ * on (walked past up to there), and `expIdx`, the walk in the reply's part; `view`: the reply's part.
+ * Returns where the walk stands in the whole list.
+ */
+export function wholeList(
+  tail: readonly number[],
+  tailIdx: number,
+  from: number,
+  view: ListedView,
+  expIdx: number,
+  policy: WindowOf,
+): { t: number[]; n: number[] | undefined; expIdx: number } {
+  const { windowMs, windowKind } = policy;
+  // the tail's first run: the first from `from` at or past the horizon (lateTail's answer)
+  let s = from;
+  while (!(expiryOf(tail[s], windowMs, windowKind) >= view.horizon)) s += 2;
+  const { t, n } = listedWithLate(tail, from, view, policy);
+  return { t, n, expIdx: expIdx === view.expiries.length ? expIdx + (tailIdx - s) / 2 : expIdx };
+}
+
+/** Keeps the pushed admits a reply counted past its horizon; drops those it lists now (RetryPart.late). */
+export function keepLate(
+  part: RetryPart,
+  pushed: number[],
+  counts: number[] | undefined,
+  horizon: number,
+  policy: WindowOf,
+): void {
+  let late = part.late;
+  // nothing pushed and nothing due: it would set what is already there (most keys at most syncs)
+  if (pushed.length === 0 && (late === null || !(part.lateDue < horizon))) return;
+  let first = false;
+  if (late !== null && part.lateDue < horizon) {
+    const r = dropListed(late, part.lateFrom, horizon, policy);
+    if (r === late.length) {
+      late = null;
+      part.lateFrom = 0;
+    } else part.lateFrom = r;
+    first = true;
+  }
+  const n = pushed.length;
+  if (n > 0 && expiryOf(pushed[n - 1], policy.windowMs, policy.windowKind) >= horizon) {
+    if (late === null) first = true;
+    late = appendPush(late, pushed, counts);
+  }
+  setLate(part, late, first || late === null, policy);
+}
+
+/** Sets `late`; `firstChanged`: its first push is another (or it is gone), so lateDue is recomputed. */
+export function setLate(
+  part: RetryPart,
+  late: number[] | null,
+  firstChanged: boolean,
+  policy: WindowOf,
+): void {
+  part.late = late;
+  if (late === null) part.lateFrom = 0;
+  if (!firstChanged) return;
+  part.lateDue = late === null ? Number.POSITIVE_INFINITY : firstPushDue(late, part.lateFrom, policy);
 }

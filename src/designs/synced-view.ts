@@ -3,6 +3,7 @@ import { expiryOf } from '../window/expiry.js';
 import { AdmitLog } from '../window/run-log.js';
 import { runTotal } from '../window/runs.js';
 import { ALLOW, DENY, type FleetParams, type Verdict } from './key-limiter.js';
+import { wholeList } from './synced-late.js';
 
 /** An empty run list, shared: `inflight === EMPTY` says no sync is in flight. */
 export const EMPTY: number[] = [];
@@ -26,6 +27,14 @@ export abstract class SyncedView {
   protected expCounts: number[] | undefined = undefined;
   protected expIdx = 0;
   protected expGone = 0;
+  /**
+   * Reads on request: the view's list goes on past `expiries` with own admits the store counts past
+   * the reply's horizon, read in place from SyncedKey's `late` runs (time, ±count pairs; see
+   * synced-late.ts), from run `tailIdx` (walked past up to there) to its end; EMPTY: none. SyncedKey
+   * copies them into `expiries` (materialize) before it writes `late` while this view stands.
+   */
+  protected tail: number[] = EMPTY;
+  protected tailIdx = 0;
   /**
    * Own admits since the last sync, and those taken by a sync still in flight: the runs it pushed
    * (`inflightCounts[i]` admits at inflight[i]; one each when undefined), walked past up to run
@@ -92,17 +101,28 @@ export abstract class SyncedView {
       gone += ec === undefined ? 1 : ec[i];
       i++;
     }
+    const tl = this.tail;
+    let t = this.tailIdx;
+    if (i === ex.length && t < tl.length) {
+      const { windowMs, windowKind } = this.p.policy;
+      while (t < tl.length && expiryOf(tl[t], windowMs, windowKind) <= now) {
+        gone += Math.abs(tl[t + 1]);
+        t += 2;
+      }
+    }
     // every admit the last reply counted was made by its instant: a window later all have left,
     // listed or not (a key no longer read must not hold the others' unlisted admits for ever)
     if (this.onRequest && gone < this.count && !(now < this.viewEnd())) {
       gone = this.count;
       i = ex.length;
+      t = tl.length;
     }
-    if (i !== this.expIdx || gone !== this.expGone) {
+    if (i !== this.expIdx || gone !== this.expGone || t !== this.tailIdx) {
       if (unstable) this.stableUntil = Number.NEGATIVE_INFINITY;
       this.freed = true;
       this.expIdx = i;
       this.expGone = gone;
+      this.tailIdx = t;
     }
     return gone;
   }
@@ -113,9 +133,41 @@ export abstract class SyncedView {
    * NaN before the first reply.
    */
   private viewEnd(): number {
-    const e = expiryOf(this.lastSyncAt, this.p.policy.windowMs, this.p.policy.windowKind);
+    const { windowMs, windowKind } = this.p.policy;
+    const e = expiryOf(this.lastSyncAt, windowMs, windowKind);
     const ex = this.expiries;
+    const tl = this.tail;
+    // the tail's last run is the list's last (its runs are at or past the horizon, the reply's before)
+    if (tl.length > 0) return Math.max(expiryOf(tl[tl.length - 2], windowMs, windowKind), e);
     return ex.length > 0 && ex[ex.length - 1] > e ? ex[ex.length - 1] : e;
+  }
+
+  /**
+   * The view's list whole, as listedWithLate made it at every read (the tail copied after the reply's
+   * expiries), and where the walk stands in it; the view unchanged. `from`, `horizon`: where `late`
+   * started and the reply's horizon when the view was made.
+   */
+  protected wholeFrom(
+    from: number,
+    horizon: number,
+  ): { t: number[]; n: number[] | undefined; expIdx: number } {
+    if (this.tail === EMPTY) return { t: this.expiries, n: this.expCounts, expIdx: this.expIdx };
+    const view = { count: this.count, expiries: this.expiries, expiryCounts: this.expCounts, horizon };
+    return wholeList(this.tail, this.tailIdx, from, view, this.expIdx, this.p.policy);
+  }
+
+  /**
+   * The view's list copied whole into `expiries` (wholeFrom), its walk where it was: before SyncedKey
+   * writes into `late` while the view reads it, and for Retry-After.
+   */
+  protected materialize(from: number, horizon: number): void {
+    if (this.tail === EMPTY) return;
+    const w = this.wholeFrom(from, horizon);
+    this.expiries = w.t;
+    this.expCounts = w.n;
+    this.expIdx = w.expIdx;
+    this.tail = EMPTY;
+    this.tailIdx = 0;
   }
 
   /** Own admits since the last completed sync that still count now. */
@@ -166,7 +218,9 @@ export abstract class SyncedView {
     this.ownCached = this.walkOwn(now);
     this.weightCached = this.weight();
     const { windowMs, windowKind } = this.p.policy;
-    let known = i < ex.length ? ex[i] : Number.POSITIVE_INFINITY;
+    let known = Number.POSITIVE_INFINITY;
+    if (i < ex.length) known = ex[i];
+    else if (this.tailIdx < this.tail.length) known = expiryOf(this.tail[this.tailIdx], windowMs, windowKind);
     if (this.onRequest && this.knownCached > 0) {
       const end = this.viewEnd();
       if (end < known) known = end;

@@ -5,7 +5,16 @@ import { concatRuns, runTotal } from '../window/runs.js';
 import { forgetPending } from './forget-pending.js';
 import type { FleetParams, GatewayKey, ReadsOnRequest, TakeBack } from './key-limiter.js';
 import { fillEntry } from './key-steps.js';
-import { appendPush, dropListed, firstPushDue, listedWithLate, removeAdmits } from './synced-late.js';
+import {
+  keepLate,
+  lateTail,
+  listedWithLate,
+  NO_LATE,
+  NOT_HELD,
+  NOT_IN_PLACE,
+  removeAdmits,
+  setLate,
+} from './synced-late.js';
 import { firstAdmit, RetryMemo, RetryPart, type RetryState } from './synced-retry.js';
 import { EMPTY, SyncedView } from './synced-view.js';
 
@@ -112,14 +121,22 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     return n;
   }
 
+  /** The view's list whole and where its walk stands (wholeFrom), the view unchanged: for tests. */
+  protected wholeView(): { t: number[]; n: number[] | undefined; expIdx: number } {
+    const r = this.retry;
+    return r === null ? this.wholeFrom(0, 0) : this.wholeFrom(r.lateFrom, r.horizon);
+  }
+
   /** Takes `cost` admits at `at` out of `late` (see removeAdmits). */
   private dropLate(at: number, cost: number): void {
     const r = this.retry;
     if (r === null || r.late === null) return;
+    // the view reads `late` in place: it keeps its list as it is
+    this.materialize(r.lateFrom, r.horizon);
     const late = r.late;
     const w = removeAdmits(late, r.lateFrom, at, cost);
     r.lateFrom = 0;
-    this.setLate(r, w === 0 ? null : late, true);
+    setLate(r, w === 0 ? null : late, true, this.p.policy);
   }
 
   /** Hook for designs that keep a log of their own admits beside the pending one (the share's). */
@@ -188,6 +205,7 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
   private firstAdmit(now: number, cost: number, syncAt: number, out: RetryMemo): number {
     this.settle(now);
     const r = this.retryPart();
+    this.materialize(r.lateFrom, r.horizon);
     const state: RetryState = {
       p: this.p,
       limit: this.limit,
@@ -253,13 +271,15 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     if (reply.count < this.known(now) + this.liveInflight(now)) this.freed = true;
     // what only Retry-After reads, kept only for it
     const r = this.keepsLate ? this.retryPart() : null;
-    if (r !== null) this.keepLate(r, this.inflight, this.inflightCounts, reply.horizon);
+    if (r !== null) keepLate(r, this.inflight, this.inflightCounts, reply.horizon, this.p.policy);
     this.synced();
     this.count = reply.count;
     this.expiries = reply.expiries;
     this.expCounts = reply.expiryCounts;
     this.expIdx = 0;
     this.expGone = 0;
+    this.tail = EMPTY;
+    this.tailIdx = 0;
     if (r !== null) {
       r.horizon = reply.horizon;
       // its own admits the store counts past the horizon leave the view at their own expiries: with
@@ -279,48 +299,23 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     this.stableUntil = Number.NEGATIVE_INFINITY;
   }
 
-  /** The reply's expiries, then those of `late` past its horizon (see listedWithLate). */
+  /** The reply's expiries, then those of `late` past its horizon: read in place (see lateTail). */
   private listLate(r: RetryPart, reply: SyncReply): void {
-    const listed = listedWithLate(r.late as number[], r.lateFrom, reply, this.p.policy);
-    if (listed === undefined) return;
-    if (listed === null) {
-      this.setLate(r, null, true);
+    const late = r.late as number[];
+    const s = lateTail(late, r.lateFrom, reply, this.p.policy);
+    if (s === NO_LATE) return;
+    if (s === NOT_HELD) {
+      setLate(r, null, true, this.p.policy);
       return;
     }
-    this.expiries = listed.t;
-    this.expCounts = listed.n;
-  }
-
-  /** Keeps the pushed admits a reply counted past its horizon; drops those it lists now (see `late`). */
-  private keepLate(part: RetryPart, pushed: number[], counts: number[] | undefined, horizon: number): void {
-    let late = part.late;
-    // nothing pushed and nothing due: it would set what is already there (most keys at most syncs)
-    if (pushed.length === 0 && (late === null || !(part.lateDue < horizon))) return;
-    let first = false;
-    if (late !== null && part.lateDue < horizon) {
-      const r = dropListed(late, part.lateFrom, horizon, this.p.policy);
-      if (r === late.length) {
-        late = null;
-        part.lateFrom = 0;
-      } else part.lateFrom = r;
-      first = true;
+    if (s === NOT_IN_PLACE) {
+      const listed = listedWithLate(late, r.lateFrom, reply, this.p.policy);
+      this.expiries = listed.t;
+      this.expCounts = listed.n;
+      return;
     }
-    const n = pushed.length;
-    const { windowMs, windowKind } = this.p.policy;
-    if (n > 0 && expiryOf(pushed[n - 1], windowMs, windowKind) >= horizon) {
-      if (late === null) first = true;
-      late = appendPush(late, pushed, counts);
-    }
-    this.setLate(part, late, first || late === null);
-  }
-
-  /** Sets `late`; `firstChanged`: its first push is another (or it is gone), so lateDue is recomputed. */
-  private setLate(part: RetryPart, late: number[] | null, firstChanged: boolean): void {
-    part.late = late;
-    if (late === null) part.lateFrom = 0;
-    if (!firstChanged) return;
-    part.lateDue =
-      late === null ? Number.POSITIVE_INFINITY : firstPushDue(late, part.lateFrom, this.p.policy);
+    this.tail = late;
+    this.tailIdx = s;
   }
 
   /**

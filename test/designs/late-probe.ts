@@ -43,10 +43,9 @@ export class Probe extends SharedCounterKey {
   }
 
   view(): { expiries: number[]; counts: number[] | undefined } {
-    return {
-      expiries: [...this.expiries],
-      counts: this.expCounts === undefined ? undefined : [...this.expCounts],
-    };
+    // the whole list: the late runs the view reads in place after the reply's expiries too
+    const w = this.wholeView();
+    return { expiries: [...w.t], counts: w.n === undefined ? undefined : [...w.n] };
   }
 
   syncsSoFar(): number {
