@@ -7,10 +7,11 @@
  */
 import type { ArrivalSource } from '../replay/arrival.js';
 import { REPLAY_CHUNK, ReplayRun } from '../replay/run/engine.js';
-import type { DesignResult } from '../replay/run/result.js';
+import type { DesignResult, ReplayResult } from '../replay/run/result.js';
 import { drainSource } from '../replay/run/stage.js';
 import { METRIC_KEYS } from '../sim/run.js';
 import type { RunMetrics } from '../sim/types.js';
+import { holdSpares } from '../window/run-log.js';
 import type { PlannedRow } from './plan.js';
 import type { AdviceInput } from './types.js';
 
@@ -50,8 +51,14 @@ export async function replayRows(
       { chunk: REPLAY_CHUNK },
     );
     const source = open();
-    await drainSource(source, [], (a) => run.push(a));
-    const result = run.finish(source.stats());
+    const release = holdSpares();
+    let result: ReplayResult;
+    try {
+      await drainSource(source, [], (a) => run.push(a));
+      result = run.finish(source.stats());
+    } finally {
+      release();
+    }
     for (const [r, i] of at) perRow[i] = result.designs.find((d) => d.design === r.design)!;
     summary = {
       files: result.read?.files ?? [],

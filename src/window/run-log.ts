@@ -219,16 +219,38 @@ export class RunLog extends Runs {
 
 /** Small logs handed back by quiet keys, shared by every key (bounded: a key at rest holds none). */
 const SPARE: AdmitLog[] = [];
+/** The most spare logs kept outside a replay: a gateway's keys hand theirs back a few at a time. */
+export const SPARE_AT_REST = 64;
 /**
- * The most spare logs kept. Enough for a sweep's worth of quiet keys: the replay runs a key's syncs
- * when it comes back or at a sweep, so tens of thousands of keys hand their logs back at once and
- * the new keys after take them. With 64 kept, on a log of quiet keys (200,000 addresses, one back
- * every ~100 s; shared-counter at K = 4, random) nearly every admit made a new log, promoted before
- * its key's sync and then old-generation garbage: 270 of 1,900 bytes allocated a line. The spares
- * follow the peak of keys with admits between syncs, which held as many logs then; at most
- * MAX_SPARE small logs (a few hundred bytes each) stay held after it.
+ * The most spare logs kept while a replay runs (holdSpares). The replay runs a key's syncs when it
+ * comes back or at a sweep, so tens of thousands of keys hand their logs back at once and the new
+ * keys after take them. With 64 kept, on a log of quiet keys (200,000 addresses, one back every
+ * ~100 s; shared-counter at K = 4, random) nearly every admit made a new log, promoted before its
+ * key's sync and then old-generation garbage: 270 of 1,900 bytes allocated a line. Outside a replay
+ * the pool goes back to SPARE_AT_REST, so a library gateway's keys at rest hold none of these
+ * (test/gateway/idle-reclaim-million-keys.live.test.ts: ~20 MB stayed held with MAX_SPARE always).
  */
 export const MAX_SPARE = 1 << 16;
+let spareCap = SPARE_AT_REST;
+let holders = 0;
+
+/**
+ * Raises the spare pool's cap to MAX_SPARE until the returned function is called (once per hold;
+ * replays that overlap each hold it); when the last hold ends, the pool is cut back to
+ * SPARE_AT_REST. Which log a key gets changes no count: only what is allocated.
+ */
+export function holdSpares(): () => void {
+  holders++;
+  spareCap = MAX_SPARE;
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    if (--holders > 0) return;
+    spareCap = SPARE_AT_REST;
+    if (SPARE.length > SPARE_AT_REST) SPARE.length = SPARE_AT_REST;
+  };
+}
 /**
  * Largest buffer (in runs) a spare log keeps: a key whose intervals swing between a few admits and a
  * dozen grew its log to 8 or 16 runs, handed it back in a quiet interval, and would grow a fresh one
@@ -377,7 +399,7 @@ export class AdmitLog extends Runs {
     if (used <= 2) {
       // handed to the next key that needs one; the log's data was copied out by the sync (toArray).
       // Without its counts: a key whose runs each hold one admit pushes no counts (SyncEntry.counts)
-      if (this !== AdmitLog.NONE && SPARE.length < MAX_SPARE && this.times.length <= MAX_SPARE_RUNS) {
+      if (this !== AdmitLog.NONE && SPARE.length < spareCap && this.times.length <= MAX_SPARE_RUNS) {
         this.counts = null;
         SPARE.push(this);
       }

@@ -2,10 +2,11 @@
  * RunLog and AdmitLog beyond the model properties of run-log.test.ts (issue 32, Stryker on src/window):
  * refunds (remove), the expiry runs, the forms a sync takes (runCounts undefined while every run holds
  * one), a clock that went back onto a walked-past run, growth only when full, and the spare-log pool
- * (never the shared NONE, at most MAX_SPARE logs of at most 16 runs, a sweep's worth kept).
+ * (never the shared NONE, at most SPARE_AT_REST logs of at most 16 runs, a sweep's worth while a replay
+ * holds the pool, cut back after it).
  */
 import { describe, expect, it } from 'vitest';
-import { AdmitLog, MAX_SPARE, RunLog } from '../../src/window/run-log.js';
+import { AdmitLog, holdSpares, MAX_SPARE, RunLog, SPARE_AT_REST } from '../../src/window/run-log.js';
 
 const W = 50;
 
@@ -177,32 +178,61 @@ describe('AdmitLog: the spare pool', () => {
     expect(AdmitLog.take()).not.toBe(AdmitLog.NONE);
   });
 
-  it('holds at most MAX_SPARE logs', () => {
-    drainSpares();
+  /** Hands back n new one-admit logs; returns them in the order handed back. */
+  function handBack(n: number): AdmitLog[] {
     const logs: AdmitLog[] = [];
-    for (let i = 0; i <= MAX_SPARE; i++) {
-      const l = new AdmitLog();
-      l.append(i, 1);
-      l.recycle();
-      logs.push(l);
-    }
-    expect(AdmitLog.take()).toBe(logs[MAX_SPARE - 1]);
-    drainSpares();
-  });
-
-  it("keeps a sweep's worth of quiet keys' logs: 50,000 handed back are all handed out again", () => {
-    // the replay runs quiet keys' syncs at a sweep: tens of thousands of logs come back at once
-    drainSpares();
-    const back = new Set<AdmitLog>();
-    for (let i = 0; i < 50_000; i++) {
+    for (let i = 0; i < n; i++) {
       const l = new AdmitLog();
       l.append(i, 1);
       expect(l.recycle()).toBe(AdmitLog.NONE);
-      back.add(l);
+      logs.push(l);
     }
+    return logs;
+  }
+
+  /** How many of `logs` the next `n` takes hand out. */
+  function reusedOf(logs: readonly AdmitLog[], n: number): number {
+    const back = new Set(logs);
     let reused = 0;
-    for (let i = 0; i < 50_000; i++) if (back.has(AdmitLog.take())) reused++;
-    expect(reused).toBe(50_000);
+    for (let i = 0; i < n; i++) if (back.has(AdmitLog.take())) reused++;
+    return reused;
+  }
+
+  it('holds at most SPARE_AT_REST logs outside a replay', () => {
+    drainSpares();
+    const logs = handBack(SPARE_AT_REST + 1);
+    expect(AdmitLog.take()).toBe(logs[SPARE_AT_REST - 1]);
+    drainSpares();
+  });
+
+  it("keeps a sweep's worth of quiet keys' logs while a replay holds the pool: 50,000 handed back are all handed out again", () => {
+    // the replay runs quiet keys' syncs at a sweep: tens of thousands of logs come back at once
+    drainSpares();
+    const release = holdSpares();
+    try {
+      expect(reusedOf(handBack(50_000), 50_000)).toBe(50_000);
+      expect(reusedOf(handBack(MAX_SPARE + 1), MAX_SPARE + 1)).toBe(MAX_SPARE);
+    } finally {
+      release();
+    }
+    drainSpares();
+  });
+
+  it('lets the extra spares go when the last hold ends (a library gateway keeps none after a replay)', () => {
+    drainSpares();
+    const first = holdSpares();
+    const second = holdSpares();
+    const logs = handBack(1000);
+    first();
+    first(); // a second call changes nothing: the other hold still stands
+    expect(reusedOf(logs, 1000)).toBe(1000);
+    const later = handBack(1000);
+    second();
+    // cut back to SPARE_AT_REST, and the cap is back too
+    expect(reusedOf(later, 1000)).toBe(SPARE_AT_REST);
+    drainSpares();
+    const rest = handBack(SPARE_AT_REST + 10);
+    expect(reusedOf(rest, SPARE_AT_REST + 10)).toBe(SPARE_AT_REST);
     drainSpares();
   });
 

@@ -8,6 +8,7 @@
  * the arrivals; a key with no arrival for a whole window is retired to a summary.
  */
 import type { DesignId } from '../../config.js';
+import { holdSpares } from '../../window/run-log.js';
 import type { Arrival, ArrivalSource, ReadStats } from '../arrival.js';
 import { decideChecked } from './checked.js';
 import { ArrivalChunk, FIELDS, FLOOD, LOGGED_429 } from './chunk.js';
@@ -428,7 +429,12 @@ export async function replay(
   settings: ReplaySettings,
   timeline: TimelineRequest | null = null,
 ): Promise<ReplayResult> {
-  const run = new ReplayRun(settings, timeline, { chunk: REPLAY_CHUNK });
-  await drainSource(source, [], (a) => run.push(a));
-  return run.finish(source.stats());
+  const release = holdSpares();
+  try {
+    const run = new ReplayRun(settings, timeline, { chunk: REPLAY_CHUNK });
+    await drainSource(source, [], (a) => run.push(a));
+    return run.finish(source.stats());
+  } finally {
+    release();
+  }
 }

@@ -3,6 +3,8 @@
  * attacks overlaid (--attack), through the engine; then, when timelines are wanted (--out), a second
  * pass over a fresh stream recording the worst keys, which are known only once the first has ended.
  */
+
+import { holdSpares } from '../../window/run-log.js';
 import type { ArrivalSource } from '../arrival.js';
 import { type AttackSpec, attackStage } from './attack.js';
 import { REPLAY_CHUNK, ReplayRun, type TimelineRequest } from './engine.js';
@@ -31,9 +33,15 @@ async function pass(
   const stages = [
     attackStage(o.attacks, { limit: s.limit, windowMs: s.windowMs, gateways: s.gateways, seed: s.seed }),
   ].filter((x): x is Stage => x !== null);
-  const run = new ReplayRun(s, timeline, { chunk: REPLAY_CHUNK });
-  await drainSource(source, stages, (a) => run.push(a));
-  return run.finish(source.stats());
+  // many quiet keys hand their admit logs back at once: keep them for the next keys (holdSpares)
+  const release = holdSpares();
+  try {
+    const run = new ReplayRun(s, timeline, { chunk: REPLAY_CHUNK });
+    await drainSource(source, stages, (a) => run.push(a));
+    return run.finish(source.stats());
+  } finally {
+    release();
+  }
 }
 
 /** The keys a timeline is drawn for: each design's worst by honest rejections, then by over-admission. */
