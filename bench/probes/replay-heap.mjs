@@ -3,7 +3,8 @@
 // minute, Δ = 1 s, the log read with the command's defaults), the live heap after a full collection and the RSS sampled every EVERY
 // lines read, printed as it goes. Flat figures from the first sample to the last: memory follows
 // the keys live within W, not the file. Run with --expose-gc.
-// Usage: npm run build && node --expose-gc bench/probes/replay-heap.mjs FILE [EVERY=1000000] DESIGN…
+// Other shapes from the environment: K (gateways, default 1), ROUTE (default hash), L (per minute, default 100).
+// Usage: npm run build && [K=4 ROUTE=random L=5] node --expose-gc bench/probes/replay-heap.mjs FILE [EVERY=1000000] DESIGN…
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { benchReadOptions, benchReplaySettings } from '../replay-settings.mjs';
@@ -17,7 +18,8 @@ const { openArrivals } = await import(`${dist}/replay/parse/index.js`);
 const { replay } = await import(`${dist}/replay/run/engine.js`);
 
 const MB = 2 ** 20;
-const src = openArrivals([file], benchReadOptions('combined'));
+const k = Number(process.env.K ?? 1);
+const src = openArrivals([file], benchReadOptions('combined', k, process.env.ROUTE ?? 'hash'));
 let next = every;
 const samples = [];
 /** Samples the heap once `every` more lines are read (between batches: the readers may read synchronously). */
@@ -38,7 +40,8 @@ async function* watched(batches) {
     sample();
   }
 }
-const r = await replay({ ...src, batches: watched(src.batches) }, benchReplaySettings(designs));
+const settings = { ...benchReplaySettings(designs, 'every-sync', k), limit: Number(process.env.L ?? 100) };
+const r = await replay({ ...src, batches: watched(src.batches) }, settings);
 const mb = (x) => (x / MB).toFixed(1);
 console.log(
   `${r.arrivals.toLocaleString('en-US')} arrivals; live heap min / max over the samples ${mb(Math.min(...samples))} / ${mb(Math.max(...samples))} MB; peak RSS ${mb(process.resourceUsage().maxRSS * 1024)} MB`,
