@@ -6,12 +6,10 @@
  * log flags). The flood side stays simulated.
  */
 import type { ArrivalSource } from '../replay/arrival.js';
-import { REPLAY_CHUNK, ReplayRun } from '../replay/run/engine.js';
-import type { DesignResult, ReplayResult } from '../replay/run/result.js';
-import { drainSource } from '../replay/run/stage.js';
+import { replay } from '../replay/run/engine.js';
+import type { DesignResult } from '../replay/run/result.js';
 import { METRIC_KEYS } from '../sim/run.js';
 import type { RunMetrics } from '../sim/types.js';
-import { holdSpares } from '../window/run-log.js';
 import type { PlannedRow } from './plan.js';
 import type { AdviceInput } from './types.js';
 
@@ -36,29 +34,16 @@ export async function replayRows(
   const deltas = [...new Set(rows.map((r) => r.flood.syncS))];
   for (const syncS of deltas) {
     const at = rows.map((r, i) => [r, i] as const).filter(([r]) => r.flood.syncS === syncS);
-    const run = new ReplayRun(
-      {
-        designs: at.map(([r]) => r.design),
-        gateways: input.gateways,
-        limit: input.limit,
-        windowMs: input.windowS * 1000,
-        syncMs: syncS * 1000,
-        seed,
-        top: 1,
-        ...(input.reads === undefined || input.reads === 'every-sync' ? {} : { reads: input.reads }),
-      },
-      null,
-      { chunk: REPLAY_CHUNK },
-    );
-    const source = open();
-    const release = holdSpares();
-    let result: ReplayResult;
-    try {
-      await drainSource(source, [], (a) => run.push(a));
-      result = run.finish(source.stats());
-    } finally {
-      release();
-    }
+    const result = await replay(open(), {
+      designs: at.map(([r]) => r.design),
+      gateways: input.gateways,
+      limit: input.limit,
+      windowMs: input.windowS * 1000,
+      syncMs: syncS * 1000,
+      seed,
+      top: 1,
+      ...(input.reads === undefined || input.reads === 'every-sync' ? {} : { reads: input.reads }),
+    });
     for (const [r, i] of at) perRow[i] = result.designs.find((d) => d.design === r.design)!;
     summary = {
       files: result.read?.files ?? [],

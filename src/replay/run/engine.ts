@@ -18,7 +18,7 @@ import { type KeyStats, type KeySummary, summarize } from './key-stats.js';
 import { Leaderboard } from './leaderboard.js';
 import { LiveKeys } from './live-keys.js';
 import type { DesignResult, ReplayResult, ReplaySettings, Timeline } from './result.js';
-import { drainSource } from './stage.js';
+import { drainSource, type Stage } from './stage.js';
 import { topKeys } from './top-keys.js';
 
 /** Record per-key timelines for these keys (a second pass, once the worst keys are known). */
@@ -423,16 +423,20 @@ export class ReplayRun {
   }
 }
 
-/** Replays a whole source. */
+/**
+ * Replays a whole source, through `stages` (an attack's overlay) first. Every whole replay runs here:
+ * many quiet keys hand their admit logs back at once, kept for the next keys while it runs (holdSpares).
+ */
 export async function replay(
   source: ArrivalSource,
   settings: ReplaySettings,
   timeline: TimelineRequest | null = null,
+  stages: readonly Stage[] = [],
 ): Promise<ReplayResult> {
   const release = holdSpares();
   try {
     const run = new ReplayRun(settings, timeline, { chunk: REPLAY_CHUNK });
-    await drainSource(source, [], (a) => run.push(a));
+    await drainSource(source, stages, (a) => run.push(a));
     return run.finish(source.stats());
   } finally {
     release();

@@ -4,12 +4,11 @@
  * pass over a fresh stream recording the worst keys, which are known only once the first has ended.
  */
 
-import { holdSpares } from '../../window/run-log.js';
 import type { ArrivalSource } from '../arrival.js';
 import { type AttackSpec, attackStage } from './attack.js';
-import { REPLAY_CHUNK, ReplayRun, type TimelineRequest } from './engine.js';
+import { replay, type TimelineRequest } from './engine.js';
 import type { ReplayResult, ReplaySettings } from './result.js';
-import { drainSource, type Stage } from './stage.js';
+import type { Stage } from './stage.js';
 
 export interface PipelineOptions {
   attacks: readonly AttackSpec[];
@@ -33,15 +32,7 @@ async function pass(
   const stages = [
     attackStage(o.attacks, { limit: s.limit, windowMs: s.windowMs, gateways: s.gateways, seed: s.seed }),
   ].filter((x): x is Stage => x !== null);
-  // many quiet keys hand their admit logs back at once: keep them for the next keys (holdSpares)
-  const release = holdSpares();
-  try {
-    const run = new ReplayRun(s, timeline, { chunk: REPLAY_CHUNK });
-    await drainSource(source, stages, (a) => run.push(a));
-    return run.finish(source.stats());
-  } finally {
-    release();
-  }
+  return replay(source, s, timeline, stages);
 }
 
 /** The keys a timeline is drawn for: each design's worst by honest rejections, then by over-admission. */
