@@ -46,6 +46,34 @@ export function idleReadsOf(design: Design, fleet: FleetParams, K: number): bool
   return design.earlySyncs !== null && K > 1 && design.create(fleet, 0) instanceof AdaptiveEarlyKey;
 }
 
+/** BoxedInstants' entries: a power of 2, above the sync indices a sweep interval spans at K = 32. */
+const INSTANTS = 1024;
+
+/**
+ * clock.syncAt(i), as a number already boxed: an idle read hands its instant to calls the optimiser
+ * does not inline (the store's countOf, parts of idleSync), and a double made there was boxed anew for
+ * each, a heap number or more per idle read (~200 B a line at K = 4 random). An index is read by every
+ * key its gateway holds, so one box per index serves them all (direct-mapped over the indices in reach).
+ */
+export class BoxedInstants {
+  /** The index each entry holds (−1: none). */
+  private readonly idx = new Float64Array(INSTANTS).fill(-1);
+  // tagged elements (made with null): a double stored here stays the heap number it is read as
+  private readonly boxes: (number | null)[] = new Array<number | null>(INSTANTS).fill(null);
+
+  constructor(private readonly clock: SyncClock) {}
+
+  /** clock.syncAt(i), i ≥ 0 a sync index. */
+  at(i: number): number {
+    const j = i & (INSTANTS - 1);
+    if (this.idx[j] !== i) {
+      this.idx[j] = i;
+      this.boxes[j] = this.clock.syncAt(i);
+    }
+    return this.boxes[j] as number;
+  }
+}
+
 export class ReadSteps {
   /** Key-syncs the last `runEarly` ran. */
   counted = 0;
@@ -60,6 +88,9 @@ export class ReadSteps {
   /** `runEarly`'s schedule, for `idle` asked of an early sync. */
   private early: EarlySchedule | null = null;
 
+  /** The regular syncs' instants, boxed once for every key (BoxedInstants). */
+  private readonly instants: BoxedInstants;
+
   constructor(
     private readonly clock: SyncClock,
     private readonly store: MemoryStore,
@@ -67,7 +98,9 @@ export class ReadSteps {
     private readonly reqs: readonly SyncRequest[],
     private readonly entry: SyncEntry,
     private readonly reply: SyncReply,
-  ) {}
+  ) {
+    this.instants = new BoxedInstants(clock);
+  }
 
   /** A run below index `end` starts: no holder with admits to push seen yet (`holder`). */
   beginRun(end: number): void {
@@ -94,7 +127,7 @@ export class ReadSteps {
     // a push may come before g's next sync, or a decision: only if the view lists all that leaves by then
     if ((!(i > this.quietFrom) || i + clock.K >= end) && !lim.listsBefore(clock.syncAt(i + clock.K)))
       return false;
-    const s = e < 0 ? clock.syncAt(i) : this.early!.atOf(e);
+    const s = e < 0 ? this.instants.at(i) : this.early!.atOf(e);
     return lim.idleSync(s, this.store.countOf(key, this.reqs[g].policy, s));
   }
 
