@@ -17,10 +17,25 @@ const AHEAD = 1;
 const PARK_FROM = 2;
 const PARK_STOP = 3;
 const FIELDS = 4;
+
+/** Zeros in a packed double array (made from a double, so it never holds a boxed one): `doubles`' source. */
+const ZEROS = [Number.NaN];
+ZEROS[0] = 0;
+
+/**
+ * n zeros in a packed double array of its own, its size exact (a slice of ZEROS): a Float64Array cost
+ * each key a typed array, its buffer and backing store (on a log of quiet keys nearly every line
+ * makes a key: promoted garbage).
+ */
+function doubles(n: number): number[] {
+  while (ZEROS.length < n) ZEROS.push(0);
+  return ZEROS.slice(0, n);
+}
+
 export class Slot {
   /** The key's arrays (KeyTrack's) and this slot's place in them. */
   protected ls: (KeyLimiter | null)[];
-  protected fs: Float64Array;
+  protected fs: number[];
   protected idx: number;
   /**
    * A lease design's parked syncs here (LeaseSteps.park): from index parkFrom (−1: none) below
@@ -31,7 +46,7 @@ export class Slot {
   parkFull = false;
   /** The tick of this gateway's last read of the key (ReadSteps: idle reads; −1 none). */
   readAt = -1;
-  constructor(ls: (KeyLimiter | null)[], fs: Float64Array, idx: number) {
+  constructor(ls: (KeyLimiter | null)[], fs: number[], idx: number) {
     this.ls = ls;
     this.fs = fs;
     this.idx = idx;
@@ -90,7 +105,7 @@ const NO_SLOT: Slot = newSlot();
 
 /** A slot of its own arrays (one that stands for none: nothing writes to it). */
 export function newSlot(): Slot {
-  return new Slot([null], new Float64Array(FIELDS), 0);
+  return new Slot([null], doubles(FIELDS), 0);
 }
 
 /**
@@ -114,7 +129,7 @@ export class KeyTrack extends Slot {
   others: (Slot | null)[] | null = null;
   private readonly K: number;
   constructor(next: number, nextEarly: number, K: number) {
-    super([null], new Float64Array(FIELDS), 0);
+    super([null], doubles(FIELDS), 0);
     this.next = next;
     this.nextEarly = nextEarly;
     this.K = K;
@@ -166,7 +181,7 @@ export class KeyTrack extends Slot {
     const h = this.home;
     if (this.ls.length !== K) {
       const ls = new Array<KeyLimiter | null>(K).fill(null);
-      const fs = new Float64Array(FIELDS * K);
+      const fs = doubles(FIELDS * K);
       ls[h] = this.ls[this.idx];
       const w = this.ls.length;
       for (let f = 0; f < FIELDS; f++) fs[f * K + h] = this.fs[f * w + this.idx];
