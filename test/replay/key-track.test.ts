@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyLimiter } from '../../src/designs/key-limiter.js';
-import { KeyTrack } from '../../src/replay/run/key-track.js';
+import { ReplayFleet } from '../../src/replay/run/fleet.js';
+import { firstAt, KeyTrack } from '../../src/replay/run/key-track.js';
 
 /** A limiter stand-in: KeyTrack only keeps it and tells null from not. */
 const lim = (n: number) => ({ n }) as unknown as KeyLimiter;
@@ -88,5 +89,36 @@ describe('a key’s slots in its arrays (KeyTrack)', () => {
     // made again: a fresh slot, nothing of the dropped one's
     const again = tr.slot(3);
     expect([again.lim, again.from]).toEqual([null, Number.NEGATIVE_INFINITY]);
+  });
+});
+
+describe('firstAt reads the instants as the fleet’s clock computes them', () => {
+  it('as a walk over syncAt finds it, for fleets of 1 to 32 gateways', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const K = [1, 2, 3, 4, 7, 32][seed % 6];
+      const fleet = new ReplayFleet({
+        design: 'shared-counter',
+        gateways: K,
+        limit: 5,
+        windowMs: 60_000,
+        syncMs: 1000 + seed * 37.3,
+        seed,
+        origin: 1_700_000_000_123.5 + seed,
+      });
+      // the first of i's gateway's indices from i at or after x, any past end + K standing for none
+      const walk = (i: number, x: number, end: number) => {
+        let j = i;
+        while (j < end + K && fleet.syncAt(j) < x) j += K;
+        return Math.min(j, end + K);
+      };
+      for (let n = 0; n < 200; n++) {
+        const i = (seed * 7919 + n * 104_729) % 5000;
+        const end = i + ((n * 31) % 300);
+        // instants on the schedule (exact ties), between them, before i and past end
+        const x = n % 3 === 0 ? fleet.syncAt(i + (n % 50)) : fleet.syncAt(i) + (n - 20) * 97.1;
+        const got = firstAt(fleet, i, x, end);
+        expect(Math.min(got, end + K), `seed ${seed} i ${i} x ${x} end ${end}`).toBe(walk(i, x, end));
+      }
+    }
   });
 });

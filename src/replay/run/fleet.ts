@@ -49,11 +49,12 @@ export class ReplayFleet {
   private readonly store: CountingStore;
   private readonly gws: Gateway[];
   readonly K: number;
-  private readonly D: number;
+  /** Δ (SyncClock.D). */
+  readonly D: number;
   private readonly phase: number[];
   private readonly order: number[];
   /** Per place in a round, origin + phase of its gateway (syncAt's first two terms, added as it adds them). */
-  private readonly base: Float64Array;
+  readonly base: Float64Array;
   private syncIdx = 0;
   /** syncAt(syncIdx), kept: every arrival compares with it */
   private nextAt: number;

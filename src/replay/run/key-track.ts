@@ -263,8 +263,11 @@ export interface SyncClock {
   readonly K: number;
   /** The gateway of sync index i. */
   gatewayOf(i: number): number;
-  /** The instant of sync index i. */
+  /** The instant of sync index i: base[p] + n·D, for i = n·K + p. */
   syncAt(i: number): number;
+  /** syncAt's terms: by place, a round's first instants (origin + phase), and the gateways' period Δ. */
+  readonly base: Float64Array;
+  readonly D: number;
 }
 
 /**
@@ -299,13 +302,25 @@ export function firstAt(clock: SyncClock, i: number, x: number, end: number): nu
   const K = clock.K;
   const cap = end + K;
   if (!(x < Number.POSITIVE_INFINITY)) return cap;
-  const s = clock.syncAt(i);
+  // the instants of i's gateway, as syncAt computes them (b + n·D, n the round): not its calls, whose
+  // doubles came back boxed where they were not inlined (shared-counter, tail log: 63 B a line)
+  const D = clock.D;
+  const n = Math.floor(i / K);
+  const b = clock.base[i - n * K];
+  const s = b + n * D;
   if (s >= x) return i;
   // a guess a Δ short (the instants are i's plus whole Δs), then exact steps
-  const m = Math.floor((x - s) / (clock.syncAt(i + K) - s)) - 1;
+  const m = Math.floor((x - s) / (b + (n + 1) * D - s)) - 1;
   let j = m > 0 ? i + m * K : i;
   if (j >= cap) return cap;
-  while (j > i && clock.syncAt(j - K) >= x) j -= K;
-  while (j < cap && clock.syncAt(j) < x) j += K;
+  let r = (j - i) / K + n;
+  while (j > i && b + (r - 1) * D >= x) {
+    j -= K;
+    r--;
+  }
+  while (j < cap && b + r * D < x) {
+    j += K;
+    r++;
+  }
   return j;
 }
