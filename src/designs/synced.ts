@@ -174,6 +174,14 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     if (!this.onRequest) this.keepsLate = false;
   }
 
+  /**
+   * Whether applySync reads a reply's Retry-After fields (oldestExpiry, belowLimitAt, pastHorizonAt):
+   * only while `late` is kept (the replay's syncs ask the store for them only then).
+   */
+  get readsRetryAfter(): boolean {
+    return this.keepsLate;
+  }
+
   private retryMemoOf(now: number, cost: number, syncAt: number): RetryMemo {
     if (!this.keepsLate) throw new Error(`${this.design}: Retry-After asked of a key made without it`);
     // an admit adds to the pending log; anything else that changes what is known is a sync's

@@ -103,12 +103,15 @@ export class MemoryStore extends CentralLogRecords implements Store, InProcessSy
     return true;
   }
 
-  /** InProcessSync: one entry of the sync openSync started, applied as sync() applies it. */
-  syncNext(req: SyncRequest, entry: SyncEntry, now: number, out: SyncReply): SyncReply {
+  /**
+   * InProcessSync: one entry of the sync openSync started, applied as sync() applies it; `retryAfter`
+   * false: without a read's Retry-After fields (syncEntry).
+   */
+  syncNext(req: SyncRequest, entry: SyncEntry, now: number, out: SyncReply, retryAfter = true): SyncReply {
     const rec = this.record(entry.key, req.policy);
     // the one field syncEntry leaves as it was when it does not write it (a fresh reply's: undefined)
     out.free = undefined;
-    syncEntry(rec, req, entry, req.policy, now, false, out, true);
+    syncEntry(rec, req, entry, req.policy, now, false, out, true, retryAfter);
     this.settle(rec, req.policy, now);
     return out;
   }

@@ -86,7 +86,7 @@ import { KeyCheckpoints } from './key-checkpoints.js';
 import { firstAt, firstIndexAt, gatewayAt, KeyTrack, type SyncClock } from './key-track.js';
 import { LeaseSteps } from './lease-steps.js';
 import { idleReadsOf, ReadSteps } from './read-steps.js';
-import { replayLimiter, syncRequestOf } from './replay-limiter.js';
+import { readsRetryAfter, replayLimiter, syncRequestOf } from './replay-limiter.js';
 
 // the clock's interface lives with the index arithmetic; its users import it from here
 export type { SyncClock } from './key-track.js';
@@ -127,6 +127,8 @@ export class KeySyncs {
   /** The early-sync designs' early syncs, and their idle reads at K > 1 (src/replay/run/read-steps.ts). */
   private readonly readSteps: ReadSteps;
   private readonly idleReads: boolean;
+  /** Whether the keys read a reply's Retry-After fields (SyncedKey.readsRetryAfter): else the store skips them. */
+  private readonly retryAfter: boolean;
   /** Key-syncs run or skipped so far. */
   keySyncs = 0;
   /** The early-sync designs' checked chunks (ReplayFleet.beginCheck): each key's state saved. */
@@ -161,6 +163,7 @@ export class KeySyncs {
     this.leaseSteps = new LeaseSteps(clock, gws, store, this.reqs, this.entry, this.reply, this.place);
     this.readSteps = new ReadSteps(clock, store, this.reqs, this.entry, this.reply);
     this.idleReads = idleReadsOf(this.design, fleet, K);
+    this.retryAfter = readsRetryAfter(this.design, fleet);
   }
 
   /** Asks sent on requests' path so far (leases-ask). */
@@ -423,7 +426,7 @@ export class KeySyncs {
       // the gateway's seq, rising by sync (only its order matters: lease grants are tagged by it)
       req.seq = Math.floor(i / K) + 1;
       if (this.idleReads) this.readSteps.synced(tr, tr.peek(g), e.admits.length > 0);
-      if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply), s)) {
+      if (!applyReply(lim, this.store.syncNext(req, e, s, this.reply, this.retryAfter), s)) {
         if (this.lazy && lim.unsyncedAdmits() === 0 && !readsOnRequest(lim)) {
           // (written by the store: a returned number is boxed, see latestExpiryInto)
           this.store.latestExpiryInto(key, this.expiry);

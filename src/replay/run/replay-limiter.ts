@@ -21,6 +21,16 @@ export function replayLimiter(design: Design, fleet: FleetParams, now: number): 
   return lim;
 }
 
+/**
+ * Whether the design's keys, as replayLimiter makes them, read a reply's Retry-After fields
+ * (SyncedKey.readsRetryAfter; every gateway's alike: one design, one reads option): where not, the
+ * store's syncs leave them out (MemoryStore.syncNext).
+ */
+export function readsRetryAfter(design: Design, fleet: FleetParams): boolean {
+  const lim = replayLimiter(design, fleet, 0);
+  return !(lim instanceof SyncedKey) || lim.readsRetryAfter;
+}
+
 /** A gateway's sync request, reused for each key's sync there (KeySyncs: its seq and entries rewritten). */
 export function syncRequestOf(gw: Gateway): SyncRequest {
   const { policy, fleet } = gw.options;

@@ -10,7 +10,9 @@ import { type KeyRecord, oldestOf, partSlots, syncGrantTag } from './key-record.
 /**
  * Applies entry `e` of `req` to `rec` (the key's record, made by the caller, who settles it after),
  * writing the reply into `out`. A `replay` pushes nothing again; `perKey` records the seq on the key
- * (sync()); syncKey keeps it per gateway.
+ * (sync()); syncKey keeps it per gateway. `retryAfter` false: a read's Retry-After fields (oldestExpiry,
+ * belowLimitAt, pastHorizonAt) are left undefined, for a caller whose key reads none of them (the
+ * replay's synced keys: a boxed double and up to two arrays per read, for nothing).
  */
 export function syncEntry(
   rec: KeyRecord,
@@ -21,6 +23,7 @@ export function syncEntry(
   replay: boolean,
   out: SyncReply,
   perKey: boolean,
+  retryAfter = true,
 ): SyncReply {
   const gw = req.gatewayId;
   const others = rec.prune(now, policy, gw);
@@ -81,16 +84,17 @@ export function syncEntry(
     expiryRunsBefore(log, horizon, windowMs, windowKind, out);
     // the shared-counter family's Retry-After: when the oldest admit counted leaves, for a read that
     // lists no expiry (as sync.lua: one that lists some has it first)
-    if (!e.release) out.oldestExpiry = out.expiries.length === 0 ? oldestOf(log, policy) : undefined;
+    const told = retryAfter && !e.release;
+    if (!e.release) out.oldestExpiry = told && out.expiries.length === 0 ? oldestOf(log, policy) : undefined;
     // and, at the limit or over, when the count falls below L and L − 1 (SyncReply.belowLimitAt):
     // the admits at ranks count − L and count − L + 1 leave then (exact here)
     const r = count - policy.limit;
-    if (!e.release && r >= 0) {
+    if (told && r >= 0) {
       // (L = 1: the count never falls below 0)
       const below1 = r + 1 < count ? expiryOf(log.at(r + 1), windowMs, windowKind) : Number.POSITIVE_INFINITY;
       out.belowLimitAt = [expiryOf(log.at(r), windowMs, windowKind), below1];
     } else out.belowLimitAt = undefined;
-    out.pastHorizonAt = e.release ? undefined : pastHorizon(log, count, out, policy);
+    out.pastHorizonAt = told ? pastHorizon(log, count, out, policy) : undefined;
   } else {
     out.belowLimitAt = undefined;
     out.pastHorizonAt = undefined;
