@@ -7,11 +7,16 @@ import type { SyncClock } from '../../src/replay/run/key-track.js';
 import { BoxedInstants } from '../../src/replay/run/read-steps.js';
 import { seeded } from '../support/fc-seed.js';
 
-const clockOf = (K: number, syncMs: number, phase: number): SyncClock => ({
-  K,
-  gatewayOf: (i) => i % K,
-  syncAt: (i) => phase + (i % K) * 0.37 + Math.floor(i / K) * syncMs,
-});
+const clockOf = (K: number, syncMs: number, phase: number): SyncClock => {
+  const base = Float64Array.from({ length: K }, (_, p) => phase + p * 0.37);
+  return {
+    K,
+    base,
+    D: syncMs,
+    gatewayOf: (i) => i % K,
+    syncAt: (i) => base[i % K] + Math.floor(i / K) * syncMs,
+  };
+};
 
 describe('BoxedInstants', () => {
   it('gives clock.syncAt(i) for indices sharing an entry, asked in turn', () => {
