@@ -392,7 +392,8 @@ export class KeySyncs {
     const runBound = this.runBound;
     const clock = this.clock;
     const K = clock.K;
-    const s = clock.syncAt(i);
+    // boxed once per index for every key (BoxedInstants): s goes to calls not inlined, each boxed it anew
+    const s = this.readSteps.instants.at(i);
     // the slot's `from`, from the key's array: a skip touches no slot
     const from = tr.fromOf(g);
     // a lazy skip: before the instant the gateway must run from, and not its last sync before the request

@@ -88,8 +88,8 @@ export class ReadSteps {
   /** `runEarly`'s schedule, for `idle` asked of an early sync. */
   private early: EarlySchedule | null = null;
 
-  /** The regular syncs' instants, boxed once for every key (BoxedInstants). */
-  private readonly instants: BoxedInstants;
+  /** The regular syncs' instants, boxed once for every key (BoxedInstants; KeySyncs.step's too). */
+  readonly instants: BoxedInstants;
 
   constructor(
     private readonly clock: SyncClock,
