@@ -4,40 +4,14 @@
  * with it, refuses a Retry-After question, and keeps them where reads on request decide on them.
  */
 import { describe, expect, it } from 'vitest';
-import { type DesignId, makePolicy } from '../../src/config.js';
+import type { DesignId } from '../../src/config.js';
 import { DESIGNS } from '../../src/designs/index.js';
 import type { FleetParams, KeyLimiter } from '../../src/designs/key-limiter.js';
 import { DROP, syncEntryOf } from '../../src/designs/key-steps.js';
 import type { SyncedKey } from '../../src/designs/synced.js';
 import { replayLimiter } from '../../src/replay/run/replay-limiter.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-
-const W = 10_000;
-const DELTA = 100;
-const SYNCED: DesignId[] = ['shared-counter', 'assume-others', 'track-share', 'adaptive', 'adaptive-early'];
-
-function params(readsOnRequest: boolean, gateways = 3): FleetParams {
-  return {
-    policy: makePolicy(8, W),
-    gateways,
-    syncMs: DELTA,
-    leaseTtlMs: 3 * DELTA,
-    horizonMs: 4 * DELTA,
-    readsOnRequest,
-  };
-}
-
-/** A seeded xorshift draw in [0, 1). */
-function draws(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
+import { DELTA, draws, params, SYNCED, W } from '../support/replay-limiter-fixture.js';
 
 /**
  * Key k's limiters, one per gateway, over a stretch of requests and syncs against one store, from

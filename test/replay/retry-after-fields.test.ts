@@ -4,7 +4,7 @@
  * and answer Retry-After as with the whole reply, and the store makes none of those fields for them.
  */
 import { describe, expect, it } from 'vitest';
-import { type DesignId, makePolicy } from '../../src/config.js';
+import type { DesignId } from '../../src/config.js';
 import { DESIGNS } from '../../src/designs/index.js';
 import type { FleetParams } from '../../src/designs/key-limiter.js';
 import { DROP, syncEntryOf } from '../../src/designs/key-steps.js';
@@ -13,33 +13,7 @@ import { readsRetryAfter, replayLimiter } from '../../src/replay/run/replay-limi
 import type { SyncReply } from '../../src/store/contract.js';
 import { newReply } from '../../src/store/memory/sync-entry.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-
-const W = 10_000;
-const DELTA = 100;
-const SYNCED: DesignId[] = ['shared-counter', 'assume-others', 'track-share', 'adaptive', 'adaptive-early'];
-
-function params(readsOnRequest: boolean): FleetParams {
-  return {
-    policy: makePolicy(8, W),
-    gateways: 3,
-    syncMs: DELTA,
-    leaseTtlMs: 3 * DELTA,
-    horizonMs: 4 * DELTA,
-    readsOnRequest,
-  };
-}
-
-/** A seeded xorshift draw in [0, 1). */
-function draws(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
+import { DELTA, draws, params, SYNCED, W } from '../support/replay-limiter-fixture.js';
 
 /**
  * Three gateways' replay limiters of one key against one store, synced one entry at a time as the
