@@ -1,10 +1,10 @@
-// BoxedInstants (src/replay/run/read-steps.ts): idle reads take a regular sync's instant from a
+// BoxedInstants (src/replay/run/boxed-instants.ts): idle reads take a regular sync's instant from a
 // direct-mapped cache of boxed numbers; whatever the order of the indices asked (entries shared by
 // indices 1,024 apart, indices asked again after their entry was taken), each is the clock's.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { BoxedInstants } from '../../src/replay/run/boxed-instants.js';
 import type { SyncClock } from '../../src/replay/run/key-track.js';
-import { BoxedInstants } from '../../src/replay/run/read-steps.js';
 import { seeded } from '../support/fc-seed.js';
 
 const clockOf = (K: number, syncMs: number, phase: number): SyncClock => {

@@ -38,40 +38,13 @@ import type { FleetParams, KeyLimiter } from '../../designs/key-limiter.js';
 import { applyReply, DROP, syncEntryOf } from '../../designs/key-steps.js';
 import type { SyncEntry, SyncReply, SyncRequest } from '../../store/contract.js';
 import type { MemoryStore } from '../../store/memory-store.js';
+import { BoxedInstants } from './boxed-instants.js';
 import type { EarlySchedule } from './early-schedule.js';
 import type { KeyTrack, Slot, SyncClock } from './key-track.js';
 
 /** Whether a fleet of `design` at K gateways applies idle reads: adaptive-early's limiters, at K > 1. */
 export function idleReadsOf(design: Design, fleet: FleetParams, K: number): boolean {
   return design.earlySyncs !== null && K > 1 && design.create(fleet, 0) instanceof AdaptiveEarlyKey;
-}
-
-/** BoxedInstants' entries: a power of 2, above the sync indices a sweep interval spans at K = 32. */
-const INSTANTS = 1024;
-
-/**
- * clock.syncAt(i), as a number already boxed: an idle read hands its instant to calls the optimiser
- * does not inline (the store's countOf, parts of idleSync), and a double made there was boxed anew for
- * each, a heap number or more per idle read (~200 B a line at K = 4 random). An index is read by every
- * key its gateway holds, so one box per index serves them all (direct-mapped over the indices in reach).
- */
-export class BoxedInstants {
-  /** The index each entry holds (−1: none). */
-  private readonly idx = new Float64Array(INSTANTS).fill(-1);
-  // tagged elements (made with null): a double stored here stays the heap number it is read as
-  private readonly boxes: (number | null)[] = new Array<number | null>(INSTANTS).fill(null);
-
-  constructor(private readonly clock: SyncClock) {}
-
-  /** clock.syncAt(i), i ≥ 0 a sync index. */
-  at(i: number): number {
-    const j = i & (INSTANTS - 1);
-    if (this.idx[j] !== i) {
-      this.idx[j] = i;
-      this.boxes[j] = this.clock.syncAt(i);
-    }
-    return this.boxes[j] as number;
-  }
 }
 
 export class ReadSteps {
