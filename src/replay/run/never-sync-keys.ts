@@ -35,12 +35,16 @@ import { DESIGNS, type Design } from '../../designs/index.js';
 import { ALLOW, DENY, type KeyLimiter } from '../../designs/key-limiter.js';
 import { DROP, syncEntryOf } from '../../designs/key-steps.js';
 import type { Gateway } from '../../gateway/gateway.js';
+import { type Hashed, RecordTable } from '../../store/memory/record-table.js';
 import { expiryOf } from '../../window/expiry.js';
 import type { FleetSpec } from './fleet.js';
 import type { SyncClock } from './key-syncs.js';
 
-/** A key's state on each gateway. */
-class Track {
+/** A key's state on each gateway (pooled: a track let go is the next new key's, `NeverSyncKeys.free`). */
+class Track implements Hashed {
+  key: string;
+  /** The key's hash in the tracks' table (RecordTable sets it). */
+  hash = 0;
   /** null: not held there */
   readonly lims: (KeyLimiter | null)[];
   /**
@@ -48,14 +52,40 @@ class Track {
    * sweep need not ask it (a cold object per held key and gateway was most of a sweep's time).
    */
   readonly until: Float64Array;
-  constructor(K: number) {
-    this.lims = Array.from({ length: K }, () => null);
+  constructor(key: string, K: number) {
+    this.key = key;
+    // a loop, not Array.from with a callback: made once per key before the pool fills, it was 5 % of
+    // a replay of quiet keys
+    this.lims = new Array<KeyLimiter | null>(K).fill(null);
     this.until = new Float64Array(K);
   }
 }
 
 export class NeverSyncKeys {
-  private readonly tracks = new Map<string, Track>();
+  /**
+   * The tracks by key, in the memory store's table of our own (RecordTable) in place of a Map (as
+   * LiveKeys): on a log of quiet keys nearly every request is a key not held, and a Map's miss walked
+   * a chain of cold entries, its delete at the sweep hashed the cold key again; `list` holds them for
+   * the sweeps' walk, in no order (a dropped state decides as a fresh one: which key's spare a new
+   * key takes changes nothing).
+   */
+  private readonly tracks = new RecordTable<Track>();
+  private readonly list: Track[] = [];
+  /**
+   * Per track of `list`, at most the earliest `until` of its states (a lower bound): a sweep whose
+   * syncs all come before it drops none of them, and passes the track by without reading it. A
+   * quiet key's track, its admits counting for a window, was read at each of the 4 or 5 sweeps of
+   * its life, a few cold objects each time; now at the one or two that drop its states.
+   */
+  private firstUntil = new Float64Array(1024);
+  /** A state new on a tracked key was denied (its `until` left 0): the next sweep reads every track. */
+  private unbounded = false;
+  /**
+   * Tracks the last sweep let go (every state dropped, each `lims` all null), for the next new keys:
+   * made anew for each key, with their arrays, they were a fifth of what a replay of quiet keys
+   * allocated. Let go at the next sweep as the spare states are.
+   */
+  private readonly free: Track[] = [];
   /** Per gateway: states the last sweep dropped (idle), for that gateway's next new keys. */
   private readonly spare: KeyLimiter[][];
   /** Per gateway: its last sync's instant at the sweep running (NaN: none yet). */
@@ -79,18 +109,31 @@ export class NeverSyncKeys {
   /** A request for key on gateway g at t (the fleet's syncs due before it passed): Gateway.allow's decision. */
   arrive(key: string, g: number, t: number): boolean {
     let tr = this.tracks.get(key);
+    let j = -1;
     if (tr === undefined) {
-      tr = new Track(this.K);
-      this.tracks.set(requireKey(key), tr);
+      requireKey(key);
+      tr = this.free.pop();
+      if (tr === undefined) tr = new Track(key, this.K);
+      else tr.key = key;
+      this.tracks.set(tr);
+      j = this.list.length;
+      this.list.push(tr);
+      if (j === this.firstUntil.length) this.growUntil();
     }
     const lims = tr.lims;
     let lim = lims[g];
-    if (lim === null) lim = lims[g] = this.spare[g].pop() ?? this.design.create(this.gws[g].options.fleet, t);
-    const v = lim.decide(t, 1);
-    if (v === ALLOW) {
-      tr.until[g] = expiryOf(t, this.windowMs, this.windowKind);
-      return true;
+    const fresh = lim === null;
+    if (lim === null) {
+      lim = lims[g] = this.spare[g].pop() ?? this.design.create(this.gws[g].options.fleet, t);
+      // a pooled track's: a new state's is 0 until its first admit, as a new track's
+      tr.until[g] = 0;
     }
+    const v = lim.decide(t, 1);
+    // the bound holds as admits come: an admit's expiry is at or after every earlier one's
+    if (v === ALLOW) tr.until[g] = expiryOf(t, this.windowMs, this.windowKind);
+    if (j !== -1) this.firstUntil[j] = tr.until[g];
+    else if (fresh && v !== ALLOW) this.unbounded = true;
+    if (v === ALLOW) return true;
     if (v === DENY) return false;
     throw new Error(`${lim.design} said NEED_STORE: a design that never syncs here has no request path`);
   }
@@ -101,25 +144,57 @@ export class NeverSyncKeys {
    * sweep's spares not taken since are let go: memory follows the keys held).
    */
   runBelow(end: number): void {
-    const { K, at, spare } = this;
+    const { K, at, spare, list, free, tracks, firstUntil } = this;
     at.fill(Number.NaN);
     for (let i = Math.max(0, end - K); i < end; i++) at[this.clock.gatewayOf(i)] = this.clock.syncAt(i);
+    // the latest of those syncs (−∞: none yet, nothing dropped)
+    let last = Number.NEGATIVE_INFINITY;
+    for (let g = 0; g < K; g++) if (at[g] > last) last = at[g];
+    const every = this.unbounded;
+    this.unbounded = false;
     for (const s of spare) s.length = 0;
-    this.tracks.forEach((tr, key, tracks) => {
+    free.length = 0;
+    let w = 0;
+    for (let j = 0; j < list.length; j++) {
+      const tr = list[j];
+      const bound = firstUntil[j];
+      // every state's last admit still counts at every sync: none is dropped
+      if (bound > last && !every) {
+        firstUntil[w] = bound;
+        list[w++] = tr;
+        continue;
+      }
       let held = 0;
+      let first = Number.POSITIVE_INFINITY;
       const { lims, until } = tr;
       for (let g = 0; g < K; g++) {
         const lim = lims[g];
         if (lim === null) continue;
         // a gateway with no sync yet has dropped nothing (NaN: never below `until`, never dropped)
         const s = at[g];
-        if (!(s < until[g]) && !Number.isNaN(s) && this.dropsAt(lim, key, s)) {
+        if (!(s < until[g]) && !Number.isNaN(s) && this.dropsAt(lim, tr.key, s)) {
           lims[g] = null;
           spare[g].push(lim);
-        } else held++;
+        } else {
+          held++;
+          if (until[g] < first) first = until[g];
+        }
       }
-      if (held === 0) tracks.delete(key);
-    });
+      if (held === 0) {
+        tracks.remove(tr);
+        free.push(tr);
+      } else {
+        firstUntil[w] = first;
+        list[w++] = tr;
+      }
+    }
+    list.length = w;
+  }
+
+  private growUntil(): void {
+    const next = new Float64Array(2 * this.firstUntil.length);
+    next.set(this.firstUntil);
+    this.firstUntil = next;
   }
 
   /** Whether a sync at s drops the state, as Gateway.sync decides it (syncEntryOf). */
@@ -133,9 +208,7 @@ export class NeverSyncKeys {
   /** States held over all gateways now (the spares not counted: tests, memory). */
   get held(): number {
     let n = 0;
-    this.tracks.forEach((tr) => {
-      for (const lim of tr.lims) if (lim !== null) n++;
-    });
+    for (const tr of this.list) for (const lim of tr.lims) if (lim !== null) n++;
     return n;
   }
 }
