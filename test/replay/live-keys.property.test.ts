@@ -47,6 +47,8 @@ describe('LiveKeys (the engine’s live keys by name)', () => {
             live.sweep(
               (st) => t - st.lastSeen >= op,
               (st) => got.push(st.key),
+              // as the engine's sweep: a key entered within `op` of t is not done, nor any after it
+              (entered) => t - entered < op,
             );
             expect(got).toEqual(want);
           }
@@ -57,6 +59,26 @@ describe('LiveKeys (the engine’s live keys by name)', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('a key entered before the one listed before it is still asked (its young bound is not trusted)', () => {
+    const live = new LiveKeys();
+    for (const [key, t] of [
+      ['a', 5],
+      ['b', 3],
+      ['c', 6],
+    ] as const) {
+      expect(live.get(key)).toBeUndefined();
+      live.add(new KeyStats(key, 1, t));
+    }
+    const got: string[] = [];
+    live.sweep(
+      (st) => 10 - st.lastSeen >= 6,
+      (st) => got.push(st.key),
+      (entered) => 10 - entered < 6,
+    );
+    expect(got).toEqual(['b']);
+    expect(live.values().map((st) => st.key)).toEqual(['a', 'c']);
   });
 
   it('adds only where a get just missed', () => {

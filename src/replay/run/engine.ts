@@ -337,13 +337,16 @@ export class ReplayRun {
 
   /** Retires the keys with no arrival for a whole window: their trailing windows are empty. */
   private sweep(t: number): void {
+    const W = this.W;
     this.live.sweep(
-      (st) => t - st.lastSeen >= this.W,
+      (st) => t - st.lastSeen >= W,
       (st) => {
         // a key no design treated differently, with no kept past, the board would drop: not summarized
         if (st.worthSummary) this.board.offer(summarize(st));
         this.pool.give(st);
       },
+      // seen at or after its entry, a key entered within W of t is not done
+      (entered) => t - entered < W,
     );
     this.nextSweep = t + this.W;
   }
