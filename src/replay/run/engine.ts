@@ -296,12 +296,14 @@ export class ReplayRun {
         if (n > L) {
           if (d.overAdmitted === 0) this.keysOver[i]++;
           d.overAdmitted++;
+          st.affected = true;
           this.over[i]++;
         }
       } else {
         d.rejected++;
         if (!flood && centralOk) {
           d.honestRejected++;
+          st.affected = true;
           this.honest[i]++;
         }
       }

@@ -77,11 +77,6 @@ export class DesignTally {
     }
   }
 
-  /** Whether the central log treated the key differently here: its leaderboard score is > 0. */
-  get affected(): boolean {
-    return this.honestRejected > 0 || this.overAdmitted > 0;
-  }
-
   /** Admits in the trailing window (t − W, t] before one at t: the central log admits iff this is < L. */
   liveAt(t: number, W: number): number {
     this.dropExpired(t, W);
@@ -134,6 +129,13 @@ export class KeyStats {
   private readonly tallies: DesignTally[];
   /** Reset since the tallies were last read: they still hold the last key's counts (see `designs`). */
   private stale = false;
+  /**
+   * A design treated the key differently in this stretch (a tally's honestRejected or overAdmitted
+   * above 0, its leaderboard score > 0): set by what counts them (ReplayRun.decide), so that
+   * `worthSummary`, asked of every retiring key, reads this object alone, not its tallies (cold, three
+   * objects more).
+   */
+  affected = false;
   /** What the key did before it last went idle, if the leaderboard kept it. */
   prior: KeySummary | undefined = undefined;
   /** The key's first and last arrival in the engine's chunk (ArrivalChunk; −1: none there). */
@@ -171,6 +173,7 @@ export class KeyStats {
     this.logRejected = 0;
     this.floodRequests = 0;
     this.prior = undefined;
+    this.affected = false;
     this.chunkHead = -1;
     this.chunkTail = -1;
     this.stale = true;
@@ -182,9 +185,7 @@ export class KeyStats {
    * keeps). Else its summary would be dropped, so it need not be made.
    */
   get worthSummary(): boolean {
-    if (this.prior !== undefined) return true;
-    for (const d of this.designs) if (d.affected) return true;
-    return false;
+    return this.prior !== undefined || this.affected;
   }
 }
 
