@@ -40,24 +40,20 @@ import { expiryOf } from '../../window/expiry.js';
 import type { FleetSpec } from './fleet.js';
 import type { SyncClock } from './key-syncs.js';
 
-/** A key's state on each gateway (pooled: a track let go is the next new key's, `NeverSyncKeys.free`). */
+/**
+ * A key held by the fleet: its states, one per gateway, are at `id` in NeverSyncKeys' flat arrays
+ * (`lims`, `until`: K slots from id · K). Pooled, with its id, for the next new key
+ * (`NeverSyncKeys.free`).
+ */
 class Track implements Hashed {
   key: string;
   /** The key's hash in the tracks' table (RecordTable sets it). */
   hash = 0;
-  /** null: not held there */
-  readonly lims: (KeyLimiter | null)[];
-  /**
-   * When the last admit there stops counting (expiryOf): until then the state is not idle, and a
-   * sweep need not ask it (a cold object per held key and gateway was most of a sweep's time).
-   */
-  readonly until: Float64Array;
-  constructor(key: string, K: number) {
+  constructor(
+    key: string,
+    readonly id: number,
+  ) {
     this.key = key;
-    // a loop, not Array.from with a callback: made once per key before the pool fills, it was 5 % of
-    // a replay of quiet keys
-    this.lims = new Array<KeyLimiter | null>(K).fill(null);
-    this.until = new Float64Array(K);
   }
 }
 
@@ -72,18 +68,27 @@ export class NeverSyncKeys {
   private readonly tracks = new RecordTable<Track>();
   private readonly list: Track[] = [];
   /**
-   * Per track of `list`, at most the earliest `until` of its states (a lower bound): a sweep whose
-   * syncs all come before it drops none of them, and passes the track by without reading it. A
-   * quiet key's track, its admits counting for a window, was read at each of the 4 or 5 sweeps of
-   * its life, a few cold objects each time; now at the one or two that drop its states.
+   * Per track of `list`, its id, and at most the earliest `until` of its states (a lower bound): a
+   * sweep whose syncs all come before it drops none of them, and passes the track by without reading
+   * it. A quiet key's track, its admits counting for a window, was read at each of the 4 or 5 sweeps
+   * of its life, a few cold objects each time; now at the one or two that drop its states.
    */
+  private listId = new Int32Array(1024);
   private firstUntil = new Float64Array(1024);
   /** A state new on a tracked key was denied (its `until` left 0): the next sweep reads every track. */
   private unbounded = false;
   /**
-   * Tracks the last sweep let go (every state dropped, each `lims` all null), for the next new keys:
-   * made anew for each key, with their arrays, they were a fifth of what a replay of quiet keys
-   * allocated. Let go at the next sweep as the spare states are.
+   * Per track id, K slots: the key's state on each gateway (null: not held there), and when its last
+   * admit there stops counting (expiryOf): until then the state is not idle, and a sweep need not
+   * ask it. Flat, not two arrays per track: a track's request read four objects (the track, its
+   * array, a typed array and its bytes), all cold on a log of quiet keys; now a line of each.
+   */
+  private lims: (KeyLimiter | null)[] = [];
+  private until = new Float64Array(0);
+  /**
+   * Tracks let go (every state dropped), for the next new keys, kept with their ids: made anew for
+   * each key, with their arrays, they were a fifth of what a replay of quiet keys allocated. Tracks
+   * and ids stay at the peak of keys held (as KeyPool's objects do).
    */
   private readonly free: Track[] = [];
   /** Per gateway: states the last sweep dropped (idle), for that gateway's next new keys. */
@@ -112,30 +117,43 @@ export class NeverSyncKeys {
     let j = -1;
     if (tr === undefined) {
       requireKey(key);
-      tr = this.free.pop();
-      if (tr === undefined) tr = new Track(key, this.K);
-      else tr.key = key;
+      tr = this.free.pop() ?? this.newTrack(key);
+      tr.key = key;
       this.tracks.set(tr);
       j = this.list.length;
       this.list.push(tr);
-      if (j === this.firstUntil.length) this.growUntil();
+      if (j === this.firstUntil.length) this.growList();
+      this.listId[j] = tr.id;
     }
-    const lims = tr.lims;
-    let lim = lims[g];
+    const at = tr.id * this.K + g;
+    const { lims, until } = this;
+    let lim = lims[at];
     const fresh = lim === null;
     if (lim === null) {
-      lim = lims[g] = this.spare[g].pop() ?? this.design.create(this.gws[g].options.fleet, t);
-      // a pooled track's: a new state's is 0 until its first admit, as a new track's
-      tr.until[g] = 0;
+      lim = lims[at] = this.spare[g].pop() ?? this.design.create(this.gws[g].options.fleet, t);
+      // a new state's is 0 until its first admit
+      until[at] = 0;
     }
     const v = lim.decide(t, 1);
     // the bound holds as admits come: an admit's expiry is at or after every earlier one's
-    if (v === ALLOW) tr.until[g] = expiryOf(t, this.windowMs, this.windowKind);
-    if (j !== -1) this.firstUntil[j] = tr.until[g];
+    if (v === ALLOW) until[at] = expiryOf(t, this.windowMs, this.windowKind);
+    if (j !== -1) this.firstUntil[j] = until[at];
     else if (fresh && v !== ALLOW) this.unbounded = true;
     if (v === ALLOW) return true;
     if (v === DENY) return false;
     throw new Error(`${lim.design} said NEED_STORE: a design that never syncs here has no request path`);
+  }
+
+  /** A track with the next id, its K slots made (not held anywhere). */
+  private newTrack(key: string): Track {
+    const id = this.lims.length / this.K;
+    for (let g = 0; g < this.K; g++) this.lims.push(null);
+    if (this.lims.length > this.until.length) {
+      const next = new Float64Array(Math.max(1024, 2 * this.until.length));
+      next.set(this.until);
+      this.until = next;
+    }
+    return new Track(key, id);
   }
 
   /**
@@ -144,7 +162,7 @@ export class NeverSyncKeys {
    * sweep's spares not taken since are let go: memory follows the keys held).
    */
   runBelow(end: number): void {
-    const { K, at, spare, list, free, tracks, firstUntil } = this;
+    const { K, at, spare, list, free, tracks, firstUntil, listId, lims, until } = this;
     at.fill(Number.NaN);
     for (let i = Math.max(0, end - K); i < end; i++) at[this.clock.gatewayOf(i)] = this.clock.syncAt(i);
     // the latest of those syncs (−∞: none yet, nothing dropped)
@@ -153,48 +171,53 @@ export class NeverSyncKeys {
     const every = this.unbounded;
     this.unbounded = false;
     for (const s of spare) s.length = 0;
-    free.length = 0;
     let w = 0;
     for (let j = 0; j < list.length; j++) {
-      const tr = list[j];
       const bound = firstUntil[j];
+      const id = listId[j];
       // every state's last admit still counts at every sync: none is dropped
       if (bound > last && !every) {
         firstUntil[w] = bound;
-        list[w++] = tr;
+        listId[w] = id;
+        list[w++] = list[j];
         continue;
       }
       let held = 0;
       let first = Number.POSITIVE_INFINITY;
-      const { lims, until } = tr;
-      for (let g = 0; g < K; g++) {
-        const lim = lims[g];
+      for (let g = 0, x = id * K; g < K; g++, x++) {
+        const lim = lims[x];
         if (lim === null) continue;
         // a gateway with no sync yet has dropped nothing (NaN: never below `until`, never dropped)
         const s = at[g];
-        if (!(s < until[g]) && !Number.isNaN(s) && this.dropsAt(lim, tr.key, s)) {
-          lims[g] = null;
+        if (!(s < until[x]) && !Number.isNaN(s) && this.dropsAt(lim, list[j].key, s)) {
+          lims[x] = null;
           spare[g].push(lim);
         } else {
           held++;
-          if (until[g] < first) first = until[g];
+          if (until[x] < first) first = until[x];
         }
       }
+      const tr = list[j];
       if (held === 0) {
         tracks.remove(tr);
         free.push(tr);
       } else {
         firstUntil[w] = first;
+        listId[w] = id;
         list[w++] = tr;
       }
     }
     list.length = w;
   }
 
-  private growUntil(): void {
-    const next = new Float64Array(2 * this.firstUntil.length);
-    next.set(this.firstUntil);
-    this.firstUntil = next;
+  private growList(): void {
+    const n = 2 * this.firstUntil.length;
+    const first = new Float64Array(n);
+    first.set(this.firstUntil);
+    this.firstUntil = first;
+    const ids = new Int32Array(n);
+    ids.set(this.listId);
+    this.listId = ids;
   }
 
   /** Whether a sync at s drops the state, as Gateway.sync decides it (syncEntryOf). */
@@ -208,7 +231,7 @@ export class NeverSyncKeys {
   /** States held over all gateways now (the spares not counted: tests, memory). */
   get held(): number {
     let n = 0;
-    for (const tr of this.list) for (const lim of tr.lims) if (lim !== null) n++;
+    for (const lim of this.lims) if (lim !== null) n++;
     return n;
   }
 }
