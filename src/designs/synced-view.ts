@@ -112,7 +112,7 @@ export abstract class SyncedView {
     }
     // every admit the last reply counted was made by its instant: a window later all have left,
     // listed or not (a key no longer read must not hold the others' unlisted admits for ever)
-    if (this.onRequest && gone < this.count && !(now < this.viewEnd())) {
+    if (this.onRequest && gone < this.count && this.viewEndedBy(now)) {
       gone = this.count;
       i = ex.length;
       t = tl.length;
@@ -128,18 +128,22 @@ export abstract class SyncedView {
   }
 
   /**
-   * When every admit the last reply counted has left the window: a window after the reply, or the
-   * last expiry the view lists if later (an own admit stamped after it: a clock that went back).
-   * NaN before the first reply.
+   * Whether every admit the last reply counted has left the window by `now`: a window after the
+   * reply, and the last expiry the view lists if later (an own admit stamped after it: a clock that
+   * went back); true before the first reply. A boolean: a method returning that instant (refresh
+   * writes it out) came back a boxed double, 45 of the 791 bytes a line of track-share at K = 4
+   * random, on request.
    */
-  private viewEnd(): number {
+  private viewEndedBy(now: number): boolean {
     const { windowMs, windowKind } = this.p.policy;
     const e = expiryOf(this.lastSyncAt, windowMs, windowKind);
+    if (Number.isNaN(e)) return true;
+    if (now < e) return false;
+    // the tail's last run is the list's last (its runs are at or past the horizon, the reply's before)
     const ex = this.expiries;
     const tl = this.tail;
-    // the tail's last run is the list's last (its runs are at or past the horizon, the reply's before)
-    if (tl.length > 0) return Math.max(expiryOf(tl[tl.length - 2], windowMs, windowKind), e);
-    return ex.length > 0 && ex[ex.length - 1] > e ? ex[ex.length - 1] : e;
+    if (tl.length > 0) return !(now < expiryOf(tl[tl.length - 2], windowMs, windowKind));
+    return !(ex.length > 0 && now < ex[ex.length - 1]);
   }
 
   /**
@@ -222,7 +226,11 @@ export abstract class SyncedView {
     if (i < ex.length) known = ex[i];
     else if (this.tailIdx < this.tail.length) known = expiryOf(this.tail[this.tailIdx], windowMs, windowKind);
     if (this.onRequest && this.knownCached > 0) {
-      const end = this.viewEnd();
+      // when every admit the last reply counted has left (see viewEndedBy), written out
+      let end = expiryOf(this.lastSyncAt, windowMs, windowKind);
+      const tl = this.tail;
+      if (tl.length > 0) end = Math.max(expiryOf(tl[tl.length - 2], windowMs, windowKind), end);
+      else if (ex.length > 0 && ex[ex.length - 1] > end) end = ex[ex.length - 1];
       if (end < known) known = end;
     }
     let inflight = Number.POSITIVE_INFINITY;
