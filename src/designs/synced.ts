@@ -1,10 +1,10 @@
 import type { SyncEntry, SyncReply } from '../store/contract.js';
 import { expiryOf } from '../window/expiry.js';
-import { RunLog } from '../window/run-log.js';
 import { concatRuns, runTotal } from '../window/runs.js';
 import { forgetPending } from './forget-pending.js';
 import type { FleetParams, GatewayKey, ReadsOnRequest, TakeBack } from './key-limiter.js';
 import { fillEntry } from './key-steps.js';
+import { OwnLog } from './own-log.js';
 import {
   keepLate,
   lateTail,
@@ -405,7 +405,7 @@ export class TrackShareKey extends SyncedKey {
   // a number from the start: a declared field starts undefined and then holds each double boxed
   private share = Number.NaN;
   /** Own admits over the last window (not just since the last sync): the share's numerator. */
-  private readonly own = new RunLog();
+  private readonly own = new OwnLog();
 
   constructor(p: FleetParams) {
     super(p);
