@@ -18,6 +18,11 @@ import {
 import { firstAdmit, RetryMemo, RetryPart, type RetryState } from './synced-retry.js';
 import { EMPTY, SyncedView } from './synced-view.js';
 
+/** SyncedKey.keeps: the Retry-After state whole; `late` alone (listLate's, reads on request); none. */
+const KEEPS_ALL = 0;
+const KEEPS_LATE = 1;
+const KEEPS_NONE = 2;
+
 /**
  * The shared-counter family: decide locally from what the store reported at the last sync (aged
  * out as time goes on) plus this gateway's own admits since, weighted by how much of the fleet's
@@ -44,19 +49,14 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
    */
   private past: number[] | null = null;
   /**
-   * The rest of what only Retry-After reads (RetryPart), made at its first use: never where nothing
-   * asks Retry-After (withoutRetryAfter), where it cost a held key 7 fields and 3 boxed doubles (the
-   * replay makes a key for nearly every line of a log of quiet keys: promoted garbage).
+   * The rest of what only Retry-After reads (RetryPart), made at its first use: never where nothing asks
+   * for it (withoutRetryAfter), where it cost a held key 7 fields and 3 boxed doubles (promoted garbage).
    */
   private retry: RetryPart | null = null;
-  /**
-   * Whether the Retry-After state is kept (withoutRetryAfter: off where nothing asks Retry-After).
-   * With reads at every sync only retryAt reads it; `late` cost each push a window of
-   * garbage-collected arrays per held key.
-   */
-  private keepsLate = true;
+  /** What of the Retry-After state is kept (withoutRetryAfter: less where nothing asks for it). */
+  private keeps = KEEPS_ALL;
 
-  /** The Retry-After state, made if the key has none yet (only while keepsLate). */
+  /** The Retry-After state, made if the key has none yet (only while `late` is kept). */
   private retryPart(): RetryPart {
     return (this.retry ??= new RetryPart());
   }
@@ -167,23 +167,24 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
   }
 
   /**
-   * For a driver that never asks retryAt nor retryNotBefore (the replay, src/replay/run/replay-limiter.ts):
-   * `late` is not kept. Reads on request decide on it (listLate): kept there.
+   * For a driver that never asks retryAt nor retryNotBefore (the replay, src/replay/run/replay-limiter.ts;
+   * they throw): `late` (a window of arrays per held key) is kept only where reads on request decide on
+   * it (listLate), and the replies' Retry-After fields (a boxed double and two arrays a read) are not.
    */
   withoutRetryAfter(): void {
-    if (!this.onRequest) this.keepsLate = false;
+    this.keeps = this.onRequest ? KEEPS_LATE : KEEPS_NONE;
   }
 
   /**
    * Whether applySync reads a reply's Retry-After fields (oldestExpiry, belowLimitAt, pastHorizonAt):
-   * only while `late` is kept (the replay's syncs ask the store for them only then).
+   * only while Retry-After may be asked (the replay's syncs ask the store for them only then).
    */
   get readsRetryAfter(): boolean {
-    return this.keepsLate;
+    return this.keeps === KEEPS_ALL;
   }
 
   private retryMemoOf(now: number, cost: number, syncAt: number): RetryMemo {
-    if (!this.keepsLate) throw new Error(`${this.design}: Retry-After asked of a key made without it`);
+    if (this.keeps !== KEEPS_ALL) throw new Error(`${this.design}: Retry-After asked of a key without it`);
     // an admit adds to the pending log; anything else that changes what is known is a sync's
     const part = this.retryPart();
     const m = part.memo;
@@ -277,8 +278,7 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
     this.beforeApply(reply, now);
     // fewer than the admits it knew of still counting: some it had no expiry of aged out
     if (reply.count < this.known(now) + this.liveInflight(now)) this.freed = true;
-    // what only Retry-After reads, kept only for it
-    const r = this.keepsLate ? this.retryPart() : null;
+    const r = this.keeps !== KEEPS_NONE ? this.retryPart() : null;
     if (r !== null) keepLate(r, this.inflight, this.inflightCounts, reply.horizon, this.p.policy);
     this.synced();
     this.count = reply.count;
@@ -294,10 +294,12 @@ export abstract class SyncedKey extends SyncedView implements GatewayKey, ReadsO
       // reads following requests a view may serve long after its reply, and one gateway must decide
       // as the central log does (test/regressions/reads-follow-requests-k1-identity.test.ts)
       if (this.onRequest && r.late !== null) this.listLate(r, reply);
-      r.unlistedFrom =
-        reply.expiries.length === 0 && reply.oldestExpiry !== undefined ? reply.oldestExpiry : Number.NaN;
-      this.below = reply.belowLimitAt ?? null;
-      this.past = reply.pastHorizonAt ?? null;
+      // what only Retry-After reads, kept only for it
+      if (this.keeps === KEEPS_ALL) {
+        r.unlistedFrom = reply.expiries.length === 0 ? (reply.oldestExpiry ?? Number.NaN) : Number.NaN;
+        this.below = reply.belowLimitAt ?? null;
+        this.past = reply.pastHorizonAt ?? null;
+      }
     }
     this.inflight = EMPTY;
     this.inflightCounts = undefined;

@@ -1,7 +1,8 @@
 /**
  * The replay's limiters (src/replay/run/replay-limiter.ts): a synced key made without Retry-After
  * (SyncedKey.withoutRetryAfter: its pushes past the horizon not kept) decides and syncs as one made
- * with it, refuses a Retry-After question, and keeps them where reads on request decide on them.
+ * with it, refuses a Retry-After question, and keeps them where reads on request decide on them
+ * (without the replies' Retry-After bounds).
  */
 import { describe, expect, it } from 'vitest';
 import type { DesignId } from '../../src/config.js';
@@ -100,26 +101,41 @@ describe('the replay’s limiters (replayLimiter)', () => {
 
   it('with reads on request it keeps its late pushes: its view lists them (listLate)', () => {
     const p = params(true);
-    const lims = [0, 1, 2].map(() => DESIGNS['shared-counter'].create(p, 0) as SyncedKey);
-    for (const lim of lims) lim.withoutRetryAfter();
-    expect(lims[0].retryAt(0, 1, DELTA)).toBe(0);
+    const made = (without: boolean) => threeKeys('shared-counter', p, without);
+    const lims = made(true);
+    expect(() => lims[0].retryAt(0, 1, DELTA)).toThrow(/Retry-After/);
     const a = drive(lims, 9, 0, 6 * W);
-    expect(a).toEqual(
-      drive(
-        [0, 1, 2].map(() => DESIGNS['shared-counter'].create(p, 0)),
-        9,
-        0,
-        6 * W,
-      ),
-    );
+    expect(a).toEqual(drive(made(false), 9, 0, 6 * W));
   });
 
-  it('the replay makes its synced keys without Retry-After, and none where reads follow requests', () => {
+  it('with reads on request it keeps none of the replies’ Retry-After bounds', () => {
+    // stopped in a burst, at L: the replies told bounds (belowLimitAt, pastHorizonAt), which only
+    // Retry-After reads
+    const bounds = (lims: SyncedKey[]) => lims.map((l) => [Reflect.get(l, 'below'), Reflect.get(l, 'past')]);
+    const without = threeKeys('shared-counter', params(true), true);
+    drive(without, 9, 0, 3 * W);
+    expect(
+      bounds(without)
+        .flat()
+        .every((v) => v === null),
+    ).toBe(true);
+    const withIt = threeKeys('shared-counter', params(true), false);
+    drive(withIt, 9, 0, 3 * W);
+    expect(
+      bounds(withIt)
+        .flat()
+        .some((v) => v !== null),
+    ).toBe(true);
+  });
+
+  it('the replay makes its synced keys without Retry-After, where reads follow requests too', () => {
     for (const design of SYNCED) {
       expect(() => replayLimiter(DESIGNS[design], params(false), 0).retryAt(0, 1, DELTA)).toThrow(
         /Retry-After/,
       );
-      expect((replayLimiter(DESIGNS[design], params(true), 0) as SyncedKey).retryAt(0, 1, DELTA)).toBe(0);
+      expect(() => replayLimiter(DESIGNS[design], params(true), 0).retryAt(0, 1, DELTA)).toThrow(
+        /Retry-After/,
+      );
     }
     expect(replayLimiter(DESIGNS['central-log'], params(false), 0).design).toBe('central-log');
   });
