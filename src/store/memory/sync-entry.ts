@@ -83,9 +83,10 @@ export function syncEntry(
     horizon = now + req.horizonMs;
     expiryRunsBefore(log, horizon, windowMs, windowKind, out);
     // the shared-counter family's Retry-After: when the oldest admit counted leaves, for a read that
-    // lists no expiry (as sync.lua: one that lists some has it first)
+    // lists no expiry (as sync.lua: one that lists some has it first); a release's leaves it as it was
     const told = retryAfter && !e.release;
-    if (!e.release) out.oldestExpiry = told && out.expiries.length === 0 ? oldestOf(log, policy) : undefined;
+    if (!e.release)
+      out.oldestExpiry = retryAfter && out.expiries.length === 0 ? oldestOf(log, policy) : undefined;
     // and, at the limit or over, when the count falls below L and L − 1 (SyncReply.belowLimitAt):
     // the admits at ranks count − L and count − L + 1 leave then (exact here)
     const r = count - policy.limit;
