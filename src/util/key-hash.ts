@@ -1,11 +1,20 @@
 /**
- * A key's hash for the tables of our own (the memory store's records, the replay's live keys): never
- * 0, which marks an empty slot. FNV-1a over the key's UTF-16 code units: a key is a short string (an
- * address, a token), hashed in the few nanoseconds a Map's lookup takes to hash it too.
+ * FNV-1a (32 bits) over the key's UTF-16 code units (a key's bytes, for ASCII), as a signed 32-bit
+ * integer: stable across runs and machines, so `--route hash` sends a key where it sent it before.
  */
-export function keyHash(key: string): number {
+export function fnv1a(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/**
+ * A key's hash for the tables of our own (the memory store's records, the replay's live keys): never
+ * 0, which marks an empty slot. A key is a short string (an address, a token), hashed in the few
+ * nanoseconds a Map's lookup takes to hash it too.
+ */
+export function keyHash(key: string): number {
+  const h = fnv1a(key);
   return h === 0 ? 1 : h;
 }
 

@@ -4,17 +4,8 @@
  * a seeded draw.
  */
 import { Random } from '../../sim/random.js';
+import { fnv1a } from '../../util/key-hash.js';
 import type { RouteMode } from './options.js';
-
-/** FNV-1a over the key's UTF-16 code units: stable across runs and machines. */
-export function keyHash(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
 
 /** A gateway picker for arrivals taken in time order. */
 export function makeRouter(mode: RouteMode, gateways: number, seed: number): (key: string) => number {
@@ -26,7 +17,7 @@ export function makeRouter(mode: RouteMode, gateways: number, seed: number): (ke
       return g;
     };
   }
-  if (mode === 'hash') return (key) => keyHash(key) % gateways;
+  if (mode === 'hash') return (key) => (fnv1a(key) >>> 0) % gateways;
   const random = new Random(seed);
   return () => Math.floor(random.uniform() * gateways);
 }
