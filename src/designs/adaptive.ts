@@ -249,6 +249,11 @@ export class AdaptiveKey extends SyncedKey {
     return fleet > this.p.policy.limit - this.estimate(now);
   }
 
+  /** Whether an own admit still counts at `now`: the key is not idle then (isIdle), whatever else. */
+  ownsAt(now: number): boolean {
+    return this.own.countsAt(now, this.p.policy.windowMs, this.p.policy.windowKind);
+  }
+
   override isIdle(now: number): boolean {
     if (!super.isIdle(now)) return false;
     if (!this.onRequest) return this.own.size === 0;

@@ -30,6 +30,11 @@ export class OwnLog {
     return this.total;
   }
 
+  /** Whether an admit still counts at `now` (the newest run's expiry is later), walked or not. */
+  countsAt(now: number, windowMs: number, kind: WindowKind): boolean {
+    return this.end > this.head && now < expiryOf(this.times[this.end - 1], windowMs, kind);
+  }
+
   /** Records n admits at t, keeping time order; equal times share a run. */
   insert(t: number, n: number): void {
     const last = this.end - 1;

@@ -41,9 +41,8 @@
  * syncs below that index and before the others, as the walk's `Gateway.sync` at the request's
  * instant ran it. Whether one is sent depends on a decision, so such a fleet decides its chunks
  * checked (ReplayFleet.beginCheck): key-grouped, each key's state saved first (KeyCheckpoints), and
- * undone and decided again in time order if a decision wanted one. None is skipped: such a design learns from successive reads, and the
- * simulator runs each of its syncs; at K = 1 there are no others and no early syncs, and the lazy
- * skips hold as for adaptive. A read that shows nothing new is applied at once (src/replay/run/read-steps.ts).
+ * undone and decided again in time order if a decision wanted one. No read is skipped (such a design learns from successive reads; K = 1: lazy as adaptive),
+ * but on request a sync with neither read nor push (entry null) is, by the rule above and `nullRuns`. An idle read is applied at once (src/replay/run/read-steps.ts).
  *
  * The lease designs (Design.syncs 'every': each sync renews the key's grant) skip none, but an idle
  * gateway's syncs that the store would answer with exactly the slots it holds change only the key's
@@ -99,8 +98,9 @@ export class KeySyncs {
   /** The store's latest expiry of a key (latestExpiryInto), for a slot's `from` (KeyTrack.setFrom). */
   private readonly expiry = { from: Number.NEGATIVE_INFINITY };
   private readonly design: Design;
-  /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above; not with early syncs). */
+  /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above; not with early syncs). nullRuns: early syncs at K > 1, on request, null syncs passed (ReadSteps.passes). */
   private readonly lazy: boolean;
+  private readonly nullRuns: boolean;
   /** Design.earlySyncs: the early syncs sent (null: the design has none). */
   private readonly early: EarlySchedule | null;
   /** The lease designs (Design.syncs 'every'): an idle gateway's syncs that re-grant what it holds are applied at once (above). */
@@ -151,6 +151,7 @@ export class KeySyncs {
     // the simulator skips none; at K = 1 there are no others to learn of, and no early syncs
     this.lazy = this.design.syncs === 'lazy' && (es === null || K === 1);
     this.looksAhead = this.lazy;
+    this.nullRuns = !this.lazy && es !== null;
     this.leases = this.design.syncs === 'every' && this.design.create(fleet, 0) instanceof LeaseKey;
     this.asks = this.design.requestPath === 'ask';
     this.byPlace = Int32Array.from({ length: K }, (_, i) => clock.gatewayOf(i));
@@ -310,30 +311,29 @@ export class KeySyncs {
     this.runBound = bound;
     this.endAt = end > first ? clock.syncAt(end - 1) : Number.NEGATIVE_INFINITY;
     const bd = this.bd;
-    // a gateway whose syncs here all come before its `from` and its last before its bound (the last
-    // index's next one, below end + K, is before it) skips them all, as `step` would in one step
+    // a gateway whose syncs here all come before its `from` and its last before its bound (the last index's next one, below end + K, is before it) skips them all, as `step` would in one step
     const pass =
       this.lazy && early === null && end > first ? clock.syncAt(end + K - 1) : Number.POSITIVE_INFINITY;
     let min = Number.POSITIVE_INFINITY;
     const idle = this.idleReads;
     if (idle) this.readSteps.beginRun(end);
-    // first's place (no % of a double: V8 calls fmod for it)
+    // first's place (no % of a double: V8 calls fmod for it); the holders' fields from the key's arrays (KeyTrack.fromOf, aheadOf), not their slots
     const p0 = first - Math.floor(first / K) * K;
-    // the holders' fields from the key's arrays (KeyTrack.fromOf, aheadOf), not from their slots
     let a = 0;
     for (let k = 0; k < n; k++) {
       const g = hs[k];
       const d = this.place[g] - p0;
       let i = first + (d < 0 ? d + K : d);
-      // the instant g's next request cannot come before: with the look-ahead, its own (the chunk's
-      // end if none is left in it; at or after the run's: `expect` gave every gateway with a request
-      // still to come here its next), else the run's, which no gateway's comes before (any lower
-      // bound is safe: a lower one only skips less). bound * 1: a double on both sides; merged with
-      // the tagged argument, V8 boxed every bound
+      // the instant g's next request cannot come before: with the look-ahead, its own (the chunk's end if none
+      // is left in it; at or after the run's: `expect` gave every gateway with a request still to come here its
+      // next), else the run's, which no gateway's comes before (any lower bound is safe: a lower one only skips
+      // less). bound * 1: a double on both sides; merged with the tagged argument, V8 boxed every bound
       const b = this.aheadOn ? Math.min(tr.aheadOf(g), this.aheadEnd) : bound * 1;
       const from = tr.fromOf(g);
-      // reads on request (from +∞): the run's last goes, unless the look-ahead bound is later (step)
-      if (b > pass && from > this.endAt && i < end && (from < Number.POSITIVE_INFINITY || b > bound)) {
+      // reads on request (from +∞): the run's last goes, unless the look-ahead bound is later (step), or it cannot find the key idle (nullRuns)
+      const skip = b > pass && from > this.endAt && (from < Number.POSITIVE_INFINITY || b > bound);
+      const none = from === Number.POSITIVE_INFINITY && this.nullRuns;
+      if (i < end && (skip || (none && this.readSteps.passes(tr.limOf(g), end - 1)))) {
         const m = Math.ceil((end - i) / K);
         if (from < Number.POSITIVE_INFINITY) this.keySyncs += m;
         i += m * K;
@@ -394,9 +394,8 @@ export class KeySyncs {
     const K = clock.K;
     // boxed once per index for every key (BoxedInstants): s goes to calls not inlined, each boxed it anew
     const s = this.readSteps.instants.at(i);
-    // the slot's `from`, from the key's array: a skip touches no slot
+    // the slot's `from`, from the key's array (a skip touches no slot). A lazy skip: before it, and not g's last sync before the request
     const from = tr.fromOf(g);
-    // a lazy skip: before the instant the gateway must run from, and not its last sync before the request
     if (s < from && clock.syncAt(i + K) < bound) {
       // g's first index whose next one is at or after `bound`
       const last =
@@ -409,16 +408,17 @@ export class KeySyncs {
         this.keySyncs += m;
         return i + m * K;
       }
-      // reads on request, none due: they carry nothing; the last of the run goes (it drops an idle
-      // key), unless the look-ahead puts a later one of g's before its next request (that one will)
+      // reads on request, none due: they carry nothing; the last of the run goes (it drops an idle key), unless the look-ahead puts a later one of g's before its next request (that one will)
       const stop = Math.min(bound > runBound ? end : end - K, last);
       if (i < stop) return i + Math.ceil((stop - i) / K) * K;
     }
     const lim = tr.limOf(g) as KeyLimiter;
+    // that one too, where it cannot find the key idle (adaptive-early: ReadSteps.passes)
+    if (from === Number.POSITIVE_INFINITY && this.nullRuns && this.readSteps.passes(lim, i)) return i + K;
     const e = syncEntryOf(lim, key, s, this.entry);
     if (e === null) {
       // reads on request, nothing to push and no read due: none falls due before a request (below)
-      if (this.lazy) tr.setFrom(g, Number.POSITIVE_INFINITY);
+      if (this.lazy || this.early !== null) tr.setFrom(g, Number.POSITIVE_INFINITY);
       return i + K;
     }
     if (e !== DROP) {

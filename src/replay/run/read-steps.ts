@@ -42,8 +42,10 @@ import { BoxedInstants } from './boxed-instants.js';
 import type { EarlySchedule } from './early-schedule.js';
 import type { KeyTrack, Slot, SyncClock } from './key-track.js';
 
-/** Whether a fleet of `design` at K gateways applies idle reads: adaptive-early's limiters, at K > 1. */
+/** Whether a fleet of `design` at K gateways applies idle reads: adaptive-early's limiters, at K > 1, reads at every sync. */
 export function idleReadsOf(design: Design, fleet: FleetParams, K: number): boolean {
+  // on request, the design refuses every one (AdaptiveEarlyKey.idleSync): none is asked
+  if (fleet.readsOnRequest === true) return false;
   return design.earlySyncs !== null && K > 1 && design.create(fleet, 0) instanceof AdaptiveEarlyKey;
 }
 
@@ -102,6 +104,18 @@ export class ReadSteps {
       return false;
     const s = e < 0 ? this.instants.at(i) : this.early!.atOf(e);
     return lim.idleSync(s, this.store.countOf(key, this.reqs[g].policy, s));
+  }
+
+  /**
+   * Whether adaptive-early's syncs of a key up to regular sync i's instant, on request, at a gateway
+   * whose last one found no read due and nothing to push (`from` +∞: KeySyncs' on-request skips) and
+   * no request since, are all null and cannot find it idle: an own admit still counts at that
+   * instant (AdaptiveKey.ownsAt; then at every one before). Such a sync only ages the state (the next
+   * call ages it the same), so none needs running: not even a run's last, which runs to drop an idle
+   * key. (An index, not an instant: a double passed to a call not inlined is boxed.)
+   */
+  passes(lim: KeyLimiter | null, i: number): boolean {
+    return (lim as AdaptiveEarlyKey).ownsAt(this.instants.at(i));
   }
 
   /** A full sync's store call: `pushed` whether its entry pushed admits, then its read. */
