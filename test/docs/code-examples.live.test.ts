@@ -1,5 +1,6 @@
 // Every code example of README.md and docs/ is run here, so none can rot (issue 20):
-// - ```ts / ```js: type-checked against src/ (tsc, strict, as the project), then transpiled and run in a
+// - ```ts / ```js: type-checked against src/ (tsc, strict, as the project: code-examples-types.commands
+//   .test.ts, in-process and timed by nothing, so it runs beside the unit tests), then transpiled and run in a
 //   child process (plain `node`, as users run the built package: its imports 'fleetlimit',
 //   'fleetlimit/http', … resolve to dist/ through the package's own exports, rebuilt first if src/ is
 //   newer) with REDIS_URL set to a private redis-server and PORT=0. A driver appended to
@@ -14,7 +15,7 @@
 // A block preceded by `<!-- example: fragment, REASON -->` is only listed, not run; keep those few.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
@@ -23,47 +24,8 @@ import { loadConfig } from '../../src/config-file.js';
 import { LIVE_MAX_CONCURRENCY } from '../../vitest.config.js';
 import { ensureFreshBuild } from '../support/fresh-build.js';
 import { type RedisServer, startRedisServer, usingExternalRedis } from '../support/redis-server.js';
-import { type CodeBlock, codeBlocks, docFiles, ROOT } from './doc-blocks.js';
-
-const OUT = join(ROOT, 'test-artifacts', 'docs-examples');
-
-/** The package's public entry points, as a user imports them, → the sources they are built from. */
-const ENTRY: Record<string, string> = {
-  fleetlimit: 'src/index.js',
-  'fleetlimit/http': 'src/http/index.js',
-  'fleetlimit/redis': 'src/store/redis/index.js',
-  'fleetlimit/sim': 'src/sim/index.js',
-};
-
-function pointAtSources(code: string, file: string): string {
-  return code.replace(/from '(fleetlimit(?:\/\w+)?)'/g, (_whole, name: string) => {
-    const target = ENTRY[name];
-    if (target === undefined)
-      throw new Error(`an example imports ${name}, which the package does not export`);
-    return `from '${relative(dirname(file), join(ROOT, target)).replaceAll('\\', '/')}'`;
-  });
-}
-
-interface Example {
-  doc: string;
-  id: string;
-  block: CodeBlock;
-}
-
-const examples: Example[] = docFiles().flatMap((doc) =>
-  codeBlocks(readFileSync(join(ROOT, doc), 'utf8')).map((block) => ({
-    doc,
-    id: `${doc}:${block.line}`,
-    block,
-  })),
-);
-const runnable = examples.filter(
-  (e) => (e.block.lang === 'ts' || e.block.lang === 'js') && !e.block.fragment,
-);
-
-function exampleFile(e: Example): string {
-  return join(OUT, `${e.id.replace(/[^\w]+/g, '-')}.${e.block.lang}`);
-}
+import { type Example, exampleFile, examples, OUT, runnable } from './code-example-blocks.js';
+import { ROOT } from './doc-blocks.js';
 
 /**
  * The example as a child runs it: TypeScript's types stripped (ts.transpileModule: no checking, that
@@ -253,56 +215,6 @@ describe('the code examples of README.md and docs/', () => {
     const fragments = examples.filter((e) => e.block.fragment !== undefined);
     expect(fragments.map((e) => `${e.id}: ${e.block.fragment}`).length).toBeLessThanOrEqual(2);
   });
-
-  it('type-check against src/ (strict, as the project)', () => {
-    const files = runnable.map((e) => {
-      const file = exampleFile(e);
-      return { e, file, text: pointAtSources(e.block.code, file) };
-    });
-    const config = ts.getParsedCommandLineOfConfigFile(
-      join(ROOT, 'tsconfig.json'),
-      {},
-      {
-        ...ts.sys,
-        onUnRecoverableConfigFileDiagnostic: (d) => {
-          throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-        },
-      },
-    );
-    if (config === undefined) throw new Error('tsconfig.json did not parse');
-    const host = ts.createCompilerHost({ ...config.options, noEmit: true });
-    const virtual = new Map(files.map((f) => [f.file, f.text]));
-    const getSourceFile = host.getSourceFile.bind(host);
-    host.getSourceFile = (name, lang, onError) => {
-      const text = virtual.get(name);
-      return text === undefined ? getSourceFile(name, lang, onError) : ts.createSourceFile(name, text, lang);
-    };
-    const fileExists = host.fileExists.bind(host);
-    host.fileExists = (name) => virtual.has(name) || fileExists(name);
-    const readFile = host.readFile.bind(host);
-    host.readFile = (name) => virtual.get(name) ?? readFile(name);
-    const program = ts.createProgram([...virtual.keys()], { ...config.options, noEmit: true }, host);
-    // the examples' own diagnostics, as getPreEmitDiagnostics gives them for these files, without
-    // checking the rest of src/ (the typecheck does that): 5-6 s here, against 14-18 s for the program
-    const diagnostics = [...virtual.keys()].flatMap((name) => {
-      const sf = program.getSourceFile(name);
-      if (sf === undefined) throw new Error(`${name}: not in the program`);
-      return [
-        ...program.getSyntacticDiagnostics(sf),
-        ...program.getSemanticDiagnostics(sf),
-        ...(config.options.declaration === true ? program.getDeclarationDiagnostics(sf) : []),
-      ];
-    });
-    const errors = diagnostics
-      .filter((d) => d.file !== undefined && virtual.has(d.file.fileName))
-      .map((d) => {
-        const f = files.find((x) => x.file === d.file!.fileName)!;
-        const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
-        // the block's first line of code is the line after its fence
-        return `${f.e.doc}:${f.e.block.line + 1 + line}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-      });
-    expect(errors, 'an example does not type-check: fix the example, it is what users copy').toEqual([]);
-  }, 120_000);
 
   // These run two at a time (concurrent tests holding one of two slots): a child exits 13-40 ms after
   // SIGTERM, so one starting beside it (a core for about a second) leaves the 1 s bound far off. The
