@@ -41,27 +41,20 @@
  * syncs below that index and before the others, as the walk's `Gateway.sync` at the request's
  * instant ran it. Whether one is sent depends on a decision, so such a fleet decides its chunks
  * checked (ReplayFleet.beginCheck): key-grouped, each key's state saved first (KeyCheckpoints), and
- * undone and decided again in time order if a decision wanted one. No read is skipped (such a design learns from successive reads; K = 1: lazy as adaptive),
- * but on request a sync with neither read nor push (entry null) is, by the rule above and `nullRuns`. An idle read is applied at once (src/replay/run/read-steps.ts).
+ * undone and decided again in time order if a decision wanted one. Its reads all run (it learns from
+ * successive reads; K = 1: lazy as adaptive), idle ones applied at once (read-steps.ts); on request,
+ * its syncs with neither read nor push (entry null) are passed by the rule above and `nullRuns`.
  *
- * The lease designs (Design.syncs 'every': each sync renews the key's grant) skip none, but an idle
- * gateway's syncs that the store would answer with exactly the slots it holds change only the key's
- * mean, the lease's lapse and bookkeeping: they are parked, and applied where the park stops, as the
- * simulator's parked gateways are (src/replay/run/lease-steps.ts has the rules, and why a park may
- * outlast a run; the store's side is one renewLease). leases-ask's ask on a request goes
- * to the store at once (askKey, tagged with the gateway's last sync before it), without the store's
- * sweep: keys are run out of time order, and a sweep up to the ask's instant could prune another
- * key's record ahead of its calls still to come.
+ * The lease designs (Design.syncs 'every'): every sync runs, an idle holder's parked (lease-steps.ts).
  *
- * A run walks only the gateways holding the key (a gateway's syncs are the indices ≡ its place mod
- * K; none comes to hold the key during a run), round by round in place order, which is the fleet's
- * order; a gateway's syncs that the rules above skip touch nothing shared, so a run of them is passed
- * in one step (the index arithmetic in key-track.ts). With hash routing a key is held at one gateway:
- * a run costs its own syncs, not K per Δ. A key's slots are allocated as gateways come to hold it.
+ * A run walks only the gateways holding the key (their syncs: the indices ≡ their place mod K; none
+ * comes to hold it during a run), round by round in place order, the fleet's; syncs the rules above
+ * skip touch nothing shared, so a run of them is passed in one step (key-track.ts). With hash
+ * routing a key is held at one gateway: a run costs its own syncs, not K per Δ.
  *
- * The figures: a gateway's sync is one store call whether it holds one key or ten thousand, and in
- * the walk an empty gateway's sync was counted as sent: the store calls are the sync instants passed,
- * and the early syncs sent. The key-syncs are counted as each key's syncs run (or are skipped, above).
+ * The figures: a gateway's sync is one store call however many keys it holds (the walk counted an
+ * empty one's too), so store calls are the sync instants passed and the early syncs sent; key-syncs
+ * are counted as each key's syncs run (or are skipped, above).
  */
 
 import { requireKey } from '../../config.js';
@@ -98,8 +91,9 @@ export class KeySyncs {
   /** The store's latest expiry of a key (latestExpiryInto), for a slot's `from` (KeyTrack.setFrom). */
   private readonly expiry = { from: Number.NEGATIVE_INFINITY };
   private readonly design: Design;
-  /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above; not with early syncs). nullRuns: early syncs at K > 1, on request, null syncs passed (ReadSteps.passes). */
+  /** Design.syncs 'lazy': syncs that change nothing may be skipped (see above; not with early syncs). */
   private readonly lazy: boolean;
+  /** Early syncs at K > 1, reads on request: null syncs passed where ReadSteps.passes says so. */
   private readonly nullRuns: boolean;
   /** Design.earlySyncs: the early syncs sent (null: the design has none). */
   private readonly early: EarlySchedule | null;
@@ -311,26 +305,30 @@ export class KeySyncs {
     this.runBound = bound;
     this.endAt = end > first ? clock.syncAt(end - 1) : Number.NEGATIVE_INFINITY;
     const bd = this.bd;
-    // a gateway whose syncs here all come before its `from` and its last before its bound (the last index's next one, below end + K, is before it) skips them all, as `step` would in one step
+    // a gateway whose syncs here all come before its `from` and its last before its bound (the last
+    // index's next one, below end + K, is before it) skips them all, as `step` would in one step
     const pass =
       this.lazy && early === null && end > first ? clock.syncAt(end + K - 1) : Number.POSITIVE_INFINITY;
     let min = Number.POSITIVE_INFINITY;
     const idle = this.idleReads;
     if (idle) this.readSteps.beginRun(end);
-    // first's place (no % of a double: V8 calls fmod for it); the holders' fields from the key's arrays (KeyTrack.fromOf, aheadOf), not their slots
+    // first's place (no % of a double: V8 calls fmod for it); the holders' fields from the key's
+    // arrays (KeyTrack.fromOf, aheadOf), not their slots
     const p0 = first - Math.floor(first / K) * K;
     let a = 0;
     for (let k = 0; k < n; k++) {
       const g = hs[k];
       const d = this.place[g] - p0;
       let i = first + (d < 0 ? d + K : d);
-      // the instant g's next request cannot come before: with the look-ahead, its own (the chunk's end if none
-      // is left in it; at or after the run's: `expect` gave every gateway with a request still to come here its
-      // next), else the run's, which no gateway's comes before (any lower bound is safe: a lower one only skips
-      // less). bound * 1: a double on both sides; merged with the tagged argument, V8 boxed every bound
+      // the instant g's next request cannot come before: with the look-ahead, its own (the chunk's
+      // end if none is left in it; at or after the run's: `expect` gave every gateway with a request
+      // still to come here its next), else the run's, which no gateway's comes before (any lower
+      // bound is safe: a lower one only skips less). bound * 1: a double on both sides; merged with
+      // the tagged argument, V8 boxed every bound
       const b = this.aheadOn ? Math.min(tr.aheadOf(g), this.aheadEnd) : bound * 1;
       const from = tr.fromOf(g);
-      // reads on request (from +∞): the run's last goes, unless the look-ahead bound is later (step), or it cannot find the key idle (nullRuns)
+      // reads on request (from +∞): the run's last goes, unless the look-ahead bound is later (step),
+      // or it cannot find the key idle (nullRuns)
       const skip = b > pass && from > this.endAt && (from < Number.POSITIVE_INFINITY || b > bound);
       const none = from === Number.POSITIVE_INFINITY && this.nullRuns;
       if (i < end && (skip || (none && this.readSteps.passes(tr.limOf(g), end - 1)))) {
@@ -394,7 +392,8 @@ export class KeySyncs {
     const K = clock.K;
     // boxed once per index for every key (BoxedInstants): s goes to calls not inlined, each boxed it anew
     const s = this.readSteps.instants.at(i);
-    // the slot's `from`, from the key's array (a skip touches no slot). A lazy skip: before it, and not g's last sync before the request
+    // the slot's `from`, from the key's array (a skip touches no slot). A lazy skip: before it, and
+    // not g's last sync before the request
     const from = tr.fromOf(g);
     if (s < from && clock.syncAt(i + K) < bound) {
       // g's first index whose next one is at or after `bound`
@@ -408,7 +407,8 @@ export class KeySyncs {
         this.keySyncs += m;
         return i + m * K;
       }
-      // reads on request, none due: they carry nothing; the last of the run goes (it drops an idle key), unless the look-ahead puts a later one of g's before its next request (that one will)
+      // reads on request, none due: they carry nothing; the last of the run goes (it drops an idle
+      // key), unless the look-ahead puts a later one of g's before its next request (that one will)
       const stop = Math.min(bound > runBound ? end : end - K, last);
       if (i < stop) return i + Math.ceil((stop - i) / K) * K;
     }

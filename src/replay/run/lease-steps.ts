@@ -17,7 +17,12 @@
  * gateway's calls on the key, and the next sync hands back every older part), the store's prune
  * (redone by the next call on the key), the reply's view of the store (the headers'; a full park's
  * would be the same), and the lease's lapse, renewed at once to the park's last sync (until then the
- * holder renews it every sync; no other gateway's call reads more of it than that it counts).
+ * holder renews it every sync; no other gateway's call reads more of it than that it counts). The
+ * store's side of a park is one renewLease.
+ *
+ * leases-ask's ask on a request goes to the store at once (askKey, tagged with the gateway's last
+ * sync before it), without the store's sweep: keys are run out of time order, and a sweep up to the
+ * ask's instant could prune another key's record ahead of its calls still to come.
  */
 import type { AsksStore, KeyLimiter } from '../../designs/key-limiter.js';
 import { applyReply, DROP, syncEntryOf } from '../../designs/key-steps.js';
