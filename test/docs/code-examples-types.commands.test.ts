@@ -7,6 +7,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { exampleFile, runnable } from './code-example-blocks.js';
 import { ROOT } from './doc-blocks.js';
+import { projectCompilerOptions } from './project-options.js';
 
 /** The package's public entry points, as a user imports them, → the sources they are built from. */
 const ENTRY: Record<string, string> = {
@@ -31,18 +32,8 @@ describe('the code examples of README.md and docs/', () => {
       const file = exampleFile(e);
       return { e, file, text: pointAtSources(e.block.code, file) };
     });
-    const config = ts.getParsedCommandLineOfConfigFile(
-      join(ROOT, 'tsconfig.json'),
-      {},
-      {
-        ...ts.sys,
-        onUnRecoverableConfigFileDiagnostic: (d) => {
-          throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-        },
-      },
-    );
-    if (config === undefined) throw new Error('tsconfig.json did not parse');
-    const host = ts.createCompilerHost({ ...config.options, noEmit: true });
+    const options = projectCompilerOptions();
+    const host = ts.createCompilerHost(options);
     const virtual = new Map(files.map((f) => [f.file, f.text]));
     const getSourceFile = host.getSourceFile.bind(host);
     host.getSourceFile = (name, lang, onError) => {
@@ -53,7 +44,7 @@ describe('the code examples of README.md and docs/', () => {
     host.fileExists = (name) => virtual.has(name) || fileExists(name);
     const readFile = host.readFile.bind(host);
     host.readFile = (name) => virtual.get(name) ?? readFile(name);
-    const program = ts.createProgram([...virtual.keys()], { ...config.options, noEmit: true }, host);
+    const program = ts.createProgram([...virtual.keys()], options, host);
     // the examples' own diagnostics, as getPreEmitDiagnostics gives them for these files, without
     // checking the rest of src/ (the typecheck does that): 5-6 s here, against 14-18 s for the program
     const diagnostics = [...virtual.keys()].flatMap((name) => {
@@ -62,7 +53,7 @@ describe('the code examples of README.md and docs/', () => {
       return [
         ...program.getSyntacticDiagnostics(sf),
         ...program.getSemanticDiagnostics(sf),
-        ...(config.options.declaration === true ? program.getDeclarationDiagnostics(sf) : []),
+        ...(options.declaration === true ? program.getDeclarationDiagnostics(sf) : []),
       ];
     });
     const errors = diagnostics

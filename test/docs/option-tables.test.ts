@@ -7,6 +7,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { ASYNC_GATEWAY_FIELDS } from '../../src/gateway/runtime/async-options.js';
 import { ROOT } from './doc-blocks.js';
+import { projectCompilerOptions } from './project-options.js';
 
 /** Each documented table: where it is, and the types (file, exported name) whose properties it lists. */
 const TABLES = [
@@ -41,19 +42,8 @@ const TABLES = [
 ] as const;
 
 function program(): ts.Program {
-  const config = ts.getParsedCommandLineOfConfigFile(
-    join(ROOT, 'tsconfig.json'),
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (d) => {
-        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-      },
-    },
-  );
-  if (config === undefined) throw new Error('tsconfig.json did not parse');
   const roots = TABLES.flatMap((t) => t.types.map(([file]) => join(ROOT, file)));
-  return ts.createProgram(roots, { ...config.options, noEmit: true });
+  return ts.createProgram(roots, projectCompilerOptions());
 }
 
 /** The property names of an exported interface or type alias (inherited and intersected ones too). */
